@@ -1,0 +1,89 @@
+# gamebot - one Makefile for the whole tree (no recursive make).
+#
+#   make                 build bin/gamebot
+#   make run             build and run the service (console chat without tokens)
+#   make test            build and run every cmocka suite
+#   make SANITIZE=address,undefined test   the same under ASan and UBSan
+#   make bench           the computer players' arena rows
+#   make check           layering and banned-call checks
+#
+# Missing Debian packages are installed by config/deps.sh before anything is
+# compiled. Objects live under build/ (build/san-<list> for sanitized builds),
+# so a sanitized and a plain build never mix.
+
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+DEPS_OK := $(shell sh config/deps.sh 1>&2 && echo yes)
+ifneq ($(DEPS_OK),yes)
+$(error dependencies missing: see the messages above)
+endif
+endif
+
+PKGS := libcurl jansson libmicrohttpd sqlite3 libsodium
+CC ?= cc
+SANITIZE ?=
+
+ifeq ($(SANITIZE),)
+BUILD ?= build
+OPT := -O2
+BIN := bin/gamebot
+else
+BUILD ?= build/san-$(subst $(comma),-,$(SANITIZE))
+OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+BIN := $(BUILD)/gamebot
+endif
+comma := ,
+
+CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
+	-Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
+	-MMD -MP $(shell pkg-config --cflags $(PKGS)) -I.
+LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
+LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+TEST_LDLIBS := $(shell pkg-config --libs cmocka)
+
+LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c bot/*.c))
+LIB_SRC := $(filter-out bot/main.c,$(LIB_SRC))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/bot/main.o
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c)))
+TEST_HELP_OBJ := $(TEST_HELP_SRC:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libgamebot.a
+
+.PHONY: all run test bench arena check clean
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELP_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(TEST_LDLIBS) $(LDLIBS)
+
+run: $(BIN)
+	$(BIN) serve
+
+test: $(BIN) $(TEST_BIN)
+	@GAMEBOT_BIN=$(BIN) GAMEBOT_SRC=$(CURDIR) sh tests/run-suites.sh $(TEST_BIN)
+
+bench arena: $(BIN)
+	sh tests/bench.sh $(BIN)
+
+check:
+	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
+	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
+	@echo "check: ok"
+
+clean:
+	rm -rf build bin
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d)

@@ -1,0 +1,39 @@
+/*
+ * ai.h - computer players: one entry point for every game and level.
+ *
+ * A computer player is a pure function of what its seat may know and of a
+ * seed for its own randomness (tie-breaks, varied openings): the same state,
+ * level and seed give the same action. Call Break players read only the
+ * seat's view (callbreak_view), never the other hands.
+ */
+#ifndef GB_AI_H
+#define GB_AI_H
+
+#include <stdint.h>
+
+#include "../game.h"
+
+enum gb_level {
+	GB_LEVEL_RANDOM = 0, /* a uniformly random legal action: the baseline */
+	GB_LEVEL_EASY,
+	GB_LEVEL_MEDIUM,
+	GB_LEVEL_HARD,
+	GB_LEVEL_COUNT
+};
+
+/* "random", "easy", "medium", "hard" -> level, or -1. */
+int gb_level_parse(const char *name);
+
+/* The name of a level. Never NULL. */
+const char *gb_level_name(int level);
+
+/*
+ * Choose an action for the seat whose turn it is (for callbreak between
+ * rounds: `next`). budget_ms bounds the thinking time of searching levels
+ * (0 = the level's default). Returns GB_OK, or GB_EOVER when there is
+ * nothing to do.
+ */
+int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
+		 int budget_ms, struct gb_action *out);
+
+#endif

@@ -1,0 +1,228 @@
+/*
+ * game.c - the registry of games and the helpers every game shares: house
+ * rule tables, the contract's state JSON with its sorted "legal" list, and
+ * forgiving readers for action words and numbers.
+ */
+#include "game.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "baghchal.h"
+#include "callbreak.h"
+#include "ludo.h"
+#include "snakes.h"
+
+const struct gb_game *const gb_games[] = {
+	&snakes_game,
+	&ludo_game,
+	&baghchal_game,
+	&callbreak_game,
+	NULL,
+};
+
+const struct gb_game *gb_game_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (int i = 0; gb_games[i]; i++)
+		if (strcmp(gb_games[i]->name, name) == 0)
+			return gb_games[i];
+	return NULL;
+}
+
+void gb_events_push(struct gb_events *ev, int type, int seat, int a, int b, int c)
+{
+	if (!ev)
+		return;
+	if (ev->n >= GB_MAX_EVENTS) {
+		ev->dropped++;
+		return;
+	}
+	ev->ev[ev->n++] = (struct gb_event){ type, seat, a, b, c };
+}
+
+void gb_setup_init(struct gb_setup *su, const struct gb_game *g)
+{
+	memset(su, 0, sizeof(*su));
+	su->players = g ? g->default_players : 2;
+}
+
+int gb_rule_index(const struct gb_game *g, const char *key)
+{
+	for (int i = 0; i < g->nrules; i++)
+		if (strcmp(g->rules[i].key, key) == 0)
+			return i;
+	return -1;
+}
+
+int gb_rules_set(const struct gb_game *g, struct gb_rules *r, const char *key, const char *value)
+{
+	int i = gb_rule_index(g, key);
+
+	if (i < 0)
+		return GB_ERULE_KEY;
+	for (int v = 0; g->rules[i].values[v]; v++) {
+		if (strcmp(g->rules[i].values[v], value) == 0) {
+			r->v[i] = (unsigned char)v;
+			return GB_OK;
+		}
+	}
+	return GB_ERULE_VALUE;
+}
+
+int gb_rules_set_kv(const struct gb_game *g, struct gb_rules *r, const char *kv)
+{
+	char key[64];
+	const char *eq = strchr(kv, '=');
+	size_t len;
+
+	if (!eq)
+		return GB_EPARSE;
+	len = (size_t)(eq - kv);
+	if (len == 0 || len >= sizeof(key))
+		return len ? GB_ERULE_KEY : GB_EPARSE;
+	memcpy(key, kv, len);
+	key[len] = '\0';
+	return gb_rules_set(g, r, key, eq + 1);
+}
+
+const char *gb_rule_value(const struct gb_game *g, const struct gb_rules *r, int i)
+{
+	return g->rules[i].values[r->v[i]];
+}
+
+json_t *gb_rules_to_json(const struct gb_game *g, const struct gb_rules *r)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; o && i < g->nrules; i++)
+		json_object_set_new(o, g->rules[i].key, json_string(gb_rule_value(g, r, i)));
+	return o;
+}
+
+int gb_rules_from_json(const struct gb_game *g, struct gb_rules *r, const json_t *j)
+{
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(j))
+		return GB_ESTATE;
+	for (int i = 0; i < g->nrules; i++) {
+		json_t *v = json_object_get(j, g->rules[i].key);
+
+		if (!v)
+			continue;
+		if (!json_is_string(v) || gb_rules_set(g, r, g->rules[i].key, json_string_value(v)))
+			return GB_ESTATE;
+	}
+	return GB_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+json_t *gb_legal_json(const struct gb_game *g, const void *st)
+{
+	struct gb_action acts[GB_MAX_LEGAL];
+	char text[GB_MAX_LEGAL][GB_ACTION_TEXT];
+	const char *ptr[GB_MAX_LEGAL];
+	int n = g->legal(st, acts);
+	json_t *arr = json_array();
+
+	for (int i = 0; i < n; i++) {
+		g->format(st, &acts[i], text[i], sizeof(text[i]));
+		ptr[i] = text[i];
+	}
+	qsort(ptr, (size_t)n, sizeof(ptr[0]), cmp_str);
+	for (int i = 0; arr && i < n; i++)
+		json_array_append_new(arr, json_string(ptr[i]));
+	return arr;
+}
+
+json_t *gb_state_json(const struct gb_game *g, const void *st)
+{
+	struct gb_outcome oc;
+	json_t *own = g->to_json(st);
+	json_t *o = json_object();
+	int turn = g->turn(st);
+
+	if (!o || !own) {
+		json_decref(o);
+		json_decref(own);
+		return NULL;
+	}
+	g->outcome(st, &oc);
+	json_object_set_new(o, "game", json_string(g->name));
+	json_object_set_new(o, "over", json_boolean(oc.over));
+	json_object_set_new(o, "turn", turn < 0 ? json_null() : json_integer(turn));
+	json_object_update(o, own);
+	json_decref(own);
+	json_object_set_new(o, "legal", gb_legal_json(g, st));
+	return o;
+}
+
+bool gb_action_is_legal(const struct gb_game *g, const void *st, const struct gb_action *act)
+{
+	struct gb_action acts[GB_MAX_LEGAL];
+	int n = g->legal(st, acts);
+
+	for (int i = 0; i < n; i++)
+		if (acts[i].kind == act->kind && acts[i].a == act->a && acts[i].b == act->b)
+			return true;
+	return false;
+}
+
+const char *gb_next_word(const char *s, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	if (!s || n == 0)
+		return NULL;
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+		s++;
+	if (!*s)
+		return NULL;
+	while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
+		char c = *s++;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (len + 1 < n)
+			buf[len++] = c;
+	}
+	buf[len] = '\0';
+	return s;
+}
+
+int gb_parse_uint(const char *s, int max, int *out)
+{
+	long v = 0;
+	int digits = 0;
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!s)
+		return GB_EPARSE;
+	while (*p) {
+		int d;
+
+		if (*p >= '0' && *p <= '9') {
+			d = *p - '0';
+			p++;
+		} else if (p[0] == 0xe0 && p[1] == 0xa5 && p[2] >= 0xa6 && p[2] <= 0xaf) {
+			/* Devanagari digits U+0966..U+096F are E0 A5 A6..AF in UTF-8 */
+			d = p[2] - 0xa6;
+			p += 3;
+		} else {
+			return GB_EPARSE;
+		}
+		v = v * 10 + d;
+		if (v > max)
+			return GB_EPARSE;
+		digits++;
+	}
+	if (!digits)
+		return GB_EPARSE;
+	*out = (int)v;
+	return GB_OK;
+}

@@ -1,0 +1,197 @@
+/*
+ * game.h - the one interface every game of the rules core offers.
+ *
+ * A game is a `struct gb_game` of function pointers over an opaque, fixed-size
+ * state (`state_size` bytes of plain data: no pointers, copied with memcpy, so
+ * computer players can search by copying). Everything is pure: no I/O, no
+ * globals, no clock. Randomness comes only from the struct gb_rng inside the
+ * state, so (setup, actions) replays byte for byte.
+ *
+ * Actions travel as struct gb_action and are read from / written to the
+ * canonical chat syntax (`roll`, `move 2`, `place c3`, `move a1 c3`, `bid 3`,
+ * `play QS`, `next`) by each game's parse/format. apply() validates: on any
+ * error it returns the code and leaves the state exactly as it was.
+ *
+ * What happened during apply() is reported as struct gb_event values; each
+ * game's format_event() prints them as the short canonical strings of the
+ * script contract's "did" list ("roll 6", "move 1", "ladder 4 14").
+ *
+ * Usage:
+ *     const struct gb_game *g = gb_game_find("ludo");
+ *     struct gb_setup su; gb_setup_init(&su, g);  su.seed = 42;
+ *     void *st = malloc(g->state_size);
+ *     rc = g->init(st, &su);
+ *     rc = g->parse(st, "roll", &act);  rc = g->apply(st, &act, &ev);
+ */
+#ifndef GB_GAME_H
+#define GB_GAME_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "rng.h"
+
+#define GB_MAX_SEATS 4
+#define GB_MAX_RULES 8      /* house rules per game */
+#define GB_MAX_RULE_VALUES 6
+#define GB_MAX_LEGAL 128    /* legal actions in any position of any game */
+#define GB_MAX_EVENTS 64    /* events one apply() may report */
+#define GB_ACTION_TEXT 32   /* room for any canonical action text */
+#define GB_EVENT_TEXT 48    /* room for any formatted event */
+
+enum gb_action_kind {
+	GB_ACT_NONE = 0,
+	GB_ACT_ROLL,   /* roll the die(s) */
+	GB_ACT_MOVE,   /* ludo: a = token 0..3; baghchal: a = from, b = to (points 0..24) */
+	GB_ACT_PLACE,  /* baghchal: a = point 0..24 */
+	GB_ACT_BID,    /* callbreak: a = 1..8 */
+	GB_ACT_PLAY,   /* callbreak: a = card 0..51 (see callbreak.h) */
+	GB_ACT_NEXT,   /* callbreak: start the next round */
+};
+
+struct gb_action {
+	int kind;      /* enum gb_action_kind */
+	int a, b;      /* arguments, meaning per kind above */
+	int die;       /* GB_ACT_ROLL only: 1..6 forces the die (tests, --dice);
+	                  0 draws it from the game's generator */
+};
+
+/* One thing that happened. `type` is the game's own event enum. */
+struct gb_event {
+	int type;
+	int seat;      /* who it concerns, or -1 */
+	int a, b, c;   /* details, meaning per game and type */
+};
+
+struct gb_events {
+	int n;
+	int dropped;   /* events that did not fit (never expected; counted, not lost silently) */
+	struct gb_event ev[GB_MAX_EVENTS];
+};
+
+/* Append an event (ev may be NULL: then nothing is recorded). */
+void gb_events_push(struct gb_events *ev, int type, int seat, int a, int b, int c);
+
+/*
+ * A house rule: a key and its allowed values, the default first.
+ * `requires`, when set ("six_bonus=on"), names the only condition under which
+ * the rule means anything; chat settings show it greyed out otherwise.
+ */
+struct gb_rule_def {
+	const char *key;
+	const char *values[GB_MAX_RULE_VALUES + 1]; /* NULL-terminated */
+	const char *requires;
+	const char *help;  /* one line, English, for /settings */
+};
+
+/* Chosen house rules: v[i] indexes game->rules[i].values. All zero = defaults. */
+struct gb_rules {
+	unsigned char v[GB_MAX_RULES];
+};
+
+/* Everything a game starts from. */
+struct gb_setup {
+	int players;
+	struct gb_rules rules;
+	uint64_t seed;
+	const char *deal;  /* callbreak: forced first deal ("AS KS ...|...|...|..."), or NULL */
+	int dealer;        /* callbreak: first dealer seat */
+};
+
+/* How a game ended, for stats and the arena. */
+struct gb_outcome {
+	bool over;
+	int winner;        /* seat, or -1 (not over, or a draw) */
+	bool draw;
+	int score[GB_MAX_SEATS]; /* callbreak: totals in tenths; others 0 */
+	int turns;         /* turns played so far (a turn includes its extra rolls) */
+};
+
+struct gb_game {
+	const char *name;            /* "snakes", "ludo", "baghchal", "callbreak" */
+	int min_players, max_players, default_players;
+	const struct gb_rule_def *rules;
+	int nrules;
+	size_t state_size;
+
+	/* Start a game. Returns GB_OK, GB_EPLAYERS, GB_EDEAL. */
+	int (*init)(void *st, const struct gb_setup *setup);
+	/* Seat to act, or -1 when nobody is (game over; callbreak between rounds). */
+	int (*turn)(const void *st);
+	/* Legal actions now; out has room for GB_MAX_LEGAL. Returns the count. */
+	int (*legal)(const void *st, struct gb_action *out);
+	/* Apply an action for the seat whose turn it is. On error the state is unchanged. */
+	int (*apply)(void *st, const struct gb_action *act, struct gb_events *ev);
+	/* Read canonical (and forgiving) action text. GB_EPARSE when unreadable. */
+	int (*parse)(const void *st, const char *text, struct gb_action *out);
+	/* Write the canonical text of an action. */
+	void (*format)(const void *st, const struct gb_action *act, char *buf, size_t n);
+	/* Write an event as a short canonical string for the "did" list. */
+	void (*format_event)(const struct gb_event *ev, char *buf, size_t n);
+	/* Game-specific state fields as a new JSON object (caller owns; json_decref). */
+	json_t *(*to_json)(const void *st);
+	/* Restore from to_json() output (extra keys ignored). GB_OK or GB_ESTATE. */
+	int (*from_json)(void *st, const json_t *j);
+	/* Invariant check: GB_OK or GB_EINVARIANT. */
+	int (*check)(const void *st);
+	/* How it stands. */
+	void (*outcome)(const void *st, struct gb_outcome *out);
+};
+
+/* The game called `name`, or NULL. */
+const struct gb_game *gb_game_find(const char *name);
+
+/* All games, NULL-terminated. */
+extern const struct gb_game *const gb_games[];
+
+/* Defaults: default players, default rules, seed 0, no deal, dealer 0. */
+void gb_setup_init(struct gb_setup *su, const struct gb_game *g);
+
+/* Set house rule key to value. GB_OK, GB_ERULE_KEY or GB_ERULE_VALUE. */
+int gb_rules_set(const struct gb_game *g, struct gb_rules *r, const char *key, const char *value);
+
+/* Set from "key=value". GB_OK, GB_EPARSE, GB_ERULE_KEY or GB_ERULE_VALUE. */
+int gb_rules_set_kv(const struct gb_game *g, struct gb_rules *r, const char *kv);
+
+/* Index of rule key in g->rules, or -1. */
+int gb_rule_index(const struct gb_game *g, const char *key);
+
+/* The chosen value text of rule i. */
+const char *gb_rule_value(const struct gb_game *g, const struct gb_rules *r, int i);
+
+/* Rules as a new JSON object {"key": "value", ...} (caller owns). */
+json_t *gb_rules_to_json(const struct gb_game *g, const struct gb_rules *r);
+
+/* Rules from such an object; missing keys keep their default. */
+int gb_rules_from_json(const struct gb_game *g, struct gb_rules *r, const json_t *j);
+
+/*
+ * The full state object of the script contract: "game", "over", "turn",
+ * the game's own fields, then "legal" (canonical texts, sorted).
+ * Caller owns the result.
+ */
+json_t *gb_state_json(const struct gb_game *g, const void *st);
+
+/* Legal actions as sorted canonical strings (caller owns the JSON array). */
+json_t *gb_legal_json(const struct gb_game *g, const void *st);
+
+/* Is act (compared by kind, a, b) among the legal actions? */
+bool gb_action_is_legal(const struct gb_game *g, const void *st, const struct gb_action *act);
+
+/*
+ * Read one text token for actions: skips leading blanks, copies up to n-1
+ * bytes of the next blank-separated word lowercased into buf. Returns a
+ * pointer past the word, or NULL when there is none.
+ */
+const char *gb_next_word(const char *s, char *buf, size_t n);
+
+/*
+ * Read a whole number 0..max from text, accepting ASCII and Devanagari
+ * digits (०..९). Returns GB_OK or GB_EPARSE.
+ */
+int gb_parse_uint(const char *s, int max, int *out);
+
+#endif
