@@ -25,10 +25,14 @@ SANITIZE ?=
 ifeq ($(SANITIZE),)
 BUILD ?= build
 OPT := -O2
-BIN := bin/gamebot
 else
 BUILD ?= build/san-$(subst $(comma),-,$(SANITIZE))
 OPT := -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+endif
+# bin/gamebot is the plain default build; any other build keeps its binary inside.
+ifeq ($(BUILD),build)
+BIN := bin/gamebot
+else
 BIN := $(BUILD)/gamebot
 endif
 comma := ,
@@ -44,7 +48,9 @@ LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c bot/*
 LIB_SRC := $(filter-out bot/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/bot/main.o
-TEST_SRC := $(sort $(wildcard tests/test_*.c))
+# SUITES="test_ludo test_script" runs only those suites.
+SUITES ?=
+TEST_SRC := $(if $(SUITES),$(SUITES:%=tests/%.c),$(sort $(wildcard tests/test_*.c)))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c)))
 TEST_HELP_OBJ := $(TEST_HELP_SRC:%.c=$(BUILD)/%.o)
