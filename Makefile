@@ -57,6 +57,7 @@ TEST_HELP_OBJ := $(TEST_HELP_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libgamebot.a
 
 .PHONY: all run test bench arena check clean
+.SECONDARY:
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
