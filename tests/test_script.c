@@ -246,7 +246,7 @@ static int load_file(const char *file, struct run **runs, int *nruns)
 			cur->file = xstrdup(file);
 			cur->line = lineno;
 			cur->args = xstrdup(line + 5);
-			snprintf(cur->name, sizeof(cur->name), "%s:%d %s", strrchr(file, '/') + 1, lineno,
+			snprintf(cur->name, sizeof(cur->name), "%.60s:%d %.90s", strrchr(file, '/') + 1, lineno,
 				 comment);
 			comment[0] = '\0';
 		} else if (!cur) {
