@@ -1,0 +1,1595 @@
+/*
+ * sqlite.c - the SQLite backend of store.h.
+ *
+ * One struct store is one connection plus its prepared statements. The file
+ * runs in WAL mode with synchronous=NORMAL (a commit survives a crash of the
+ * process; a power cut may lose the last commits but never corrupts the
+ * file), foreign keys on and a 5 s busy timeout, so several handles (threads
+ * or processes) can share one file: readers never wait, writers queue.
+ *
+ * Schema: the version lives in PRAGMA user_version. migrations[] is the
+ * ordered list of schema changes; store_open() applies the missing ones in a
+ * single BEGIN IMMEDIATE transaction, re-reading the version under the lock
+ * so two processes starting together migrate once. An up-to-date file is
+ * only read. A file from a newer gamebot (a version we do not know) is
+ * refused rather than guessed at.
+ *
+ * Statements: every SQL text is a constant in sql_text[], indexed by enum
+ * stmt. All are prepared once at open (so a typo fails at start-up, not in
+ * the middle of a game) and kept until store_free(); after every use a
+ * statement is reset and its bindings cleared, so none holds a read snapshot
+ * between calls. Strings are bound SQLITE_TRANSIENT (SQLite copies them).
+ * The only SQL run without binding is constant text (pragmas, migrations).
+ *
+ * Threads: a handle keeps cached statements and a transaction state, so it
+ * belongs to one thread at a time; open one handle per thread.
+ *
+ * Strings: identifiers (platform, chat, user, game, timer kind, message ids,
+ * language) must fit their row buffers, or the call is GB_EARGS: truncating
+ * an id could merge two chats. Display names are cut to STORE_NAME_LEN - 1
+ * bytes on a UTF-8 character boundary before they are stored. Anything read
+ * back is truncated to its buffer the same way, so a row written by other
+ * software cannot overflow a struct.
+ *
+ * Errors: SQLite's result codes become gb_error codes in one place,
+ * err_of(): a unique or primary key violation is GB_EEXISTS (callers turn it
+ * into GB_EDUP where the header says so), a foreign key violation is
+ * GB_ENOTFOUND (the chat or table referred to does not exist), NOT NULL and
+ * CHECK violations are GB_EARGS, out of memory is GB_ENOMEM and everything
+ * else GB_ESTORE. A failed statement rolls back only itself: an enclosing
+ * transaction stays usable.
+ *
+ * Out rows: every function that fills rows first zeroes them; on an error
+ * they are left zeroed (nothing to release) and counts are 0.
+ */
+#include "store/store.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define BUSY_TIMEOUT_MS 5000
+
+/* Buffer size of a field of a row struct (sizeof does not evaluate). */
+#define CAP(type, field) sizeof(((struct type *)0)->field)
+
+/*
+ * The schema, one migration per element, applied in order. Never edit a
+ * migration that has shipped: append a new one. Each ends by setting
+ * user_version to its own number (a pragma cannot take a bound parameter,
+ * and building the statement from a number would be SQL from formatting).
+ * Tables use CREATE TABLE without IF NOT EXISTS on purpose: a migration that
+ * ran twice would fail loudly instead of silently doing half its work.
+ * Column names avoid words PostgreSQL reserves (user), so the schema ports.
+ */
+static const char *const migrations[] = {
+	/* 1: everything */
+	"CREATE TABLE chats ("
+	"  id INTEGER PRIMARY KEY,"
+	"  platform TEXT NOT NULL,"
+	"  chat TEXT NOT NULL,"
+	"  lang TEXT NOT NULL DEFAULT 'en',"
+	"  settings TEXT NOT NULL DEFAULT '{}',"
+	"  UNIQUE (platform, chat)"
+	");"
+	"CREATE TABLE tables ("
+	"  id INTEGER PRIMARY KEY,"
+	"  chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,"
+	"  game TEXT NOT NULL,"
+	"  status INTEGER NOT NULL DEFAULT 0 CHECK (status IN (0, 1, 2)),"
+	"  version INTEGER NOT NULL DEFAULT 1,"
+	"  seed INTEGER NOT NULL DEFAULT 0,"
+	"  creator TEXT NOT NULL DEFAULT '',"
+	"  message TEXT NOT NULL DEFAULT '',"
+	"  turn_started_ms INTEGER NOT NULL DEFAULT 0,"
+	"  rules TEXT NOT NULL DEFAULT '{}',"
+	"  state TEXT"
+	");"
+	"CREATE INDEX tables_chat ON tables(chat_id);"
+	/* At most one open table per chat, even with two instances racing. */
+	"CREATE UNIQUE INDEX tables_open ON tables(chat_id) WHERE status < 2;"
+	"CREATE TABLE seats ("
+	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
+	"  seat INTEGER NOT NULL CHECK (seat >= 0),"
+	"  user_id TEXT NOT NULL DEFAULT '',"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  level INTEGER NOT NULL DEFAULT -1,"
+	"  PRIMARY KEY (table_id, seat)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE moves ("
+	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL CHECK (seq > 0),"
+	"  actor TEXT NOT NULL,"
+	"  action TEXT NOT NULL,"
+	"  events TEXT NOT NULL DEFAULT '[]',"
+	"  PRIMARY KEY (table_id, seq)"
+	") WITHOUT ROWID;"
+	/* The log is append only: a game replays from its seed and moves. */
+	"CREATE TRIGGER moves_append_only BEFORE UPDATE ON moves"
+	"  BEGIN SELECT RAISE(ABORT, 'the move log is append only'); END;"
+	/* at (epoch seconds) lets old keys be pruned later without a migration. */
+	"CREATE TABLE processed ("
+	"  platform TEXT NOT NULL,"
+	"  update_id TEXT NOT NULL,"
+	"  at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)),"
+	"  PRIMARY KEY (platform, update_id)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  platform TEXT NOT NULL,"
+	"  chat TEXT NOT NULL,"
+	"  payload TEXT NOT NULL,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  due_ms INTEGER NOT NULL"
+	");"
+	"CREATE INDEX outbox_due ON outbox(platform, due_ms, id);"
+	"CREATE TABLE timers ("
+	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"
+	"  due_ms INTEGER NOT NULL,"
+	"  version INTEGER NOT NULL,"
+	"  PRIMARY KEY (table_id, kind)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX timers_due ON timers(due_ms, table_id, kind);"
+	"CREATE TABLE stats ("
+	"  chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,"
+	"  user_id TEXT NOT NULL,"
+	"  game TEXT NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  games INTEGER NOT NULL DEFAULT 0,"
+	"  wins INTEGER NOT NULL DEFAULT 0,"
+	"  points INTEGER NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (chat_id, user_id, game)"
+	") WITHOUT ROWID;"
+	"PRAGMA user_version = 1;",
+};
+
+#define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+
+enum stmt {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_SAVEPOINT,
+	ST_RELEASE,
+	ST_ROLLBACK_TO,
+	ST_USER_VERSION,
+	ST_PROCESSED_ADD,
+	ST_CHAT_FIND,
+	ST_CHAT_BY_ID,
+	ST_CHAT_ADD,
+	ST_CHAT_SAVE,
+	ST_TABLE_OPEN_GET,
+	ST_TABLE_GET,
+	ST_TABLE_INSERT,
+	ST_TABLE_UPDATE,
+	ST_SEATS_GET,
+	ST_SEATS_CLEAR,
+	ST_SEAT_ADD,
+	ST_MOVE_ADD,
+	ST_MOVE_COUNT,
+	ST_OUT_ADD,
+	ST_OUT_DUE,
+	ST_OUT_DONE,
+	ST_OUT_RETRY,
+	ST_TIMER_SET,
+	ST_TIMER_CLEAR,
+	ST_TIMER_CLEAR_ALL,
+	ST_TIMER_DUE,
+	ST_TIMER_NEXT,
+	ST_STAT_ADD,
+	ST_STAT_NAME,
+	ST_STATS_GAME,
+	ST_STATS_ALL,
+	ST_COUNT
+};
+
+/* Column list read by read_table(), in its order. */
+#define TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
+	" turn_started_ms, rules, state"
+#define TIMER_COLS "table_id, kind, due_ms, version"
+#define OUT_COLS "id, platform, chat, payload, attempts, due_ms"
+
+static const char *const sql_text[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_SAVEPOINT] = "SAVEPOINT store_step",
+	[ST_RELEASE] = "RELEASE store_step",
+	[ST_ROLLBACK_TO] = "ROLLBACK TO store_step",
+	[ST_USER_VERSION] = "PRAGMA user_version",
+	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
+	[ST_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
+		" WHERE platform = ?1 AND chat = ?2",
+	[ST_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
+	[ST_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
+		" VALUES (?1, ?2, ?3, '{}') ON CONFLICT (platform, chat) DO NOTHING",
+	[ST_CHAT_SAVE] = "UPDATE chats SET lang = ?1, settings = ?2 WHERE id = ?3",
+	[ST_TABLE_OPEN_GET] = "SELECT " TABLE_COLS " FROM tables"
+		" WHERE chat_id = ?1 AND status < 2",
+	[ST_TABLE_GET] = "SELECT " TABLE_COLS " FROM tables WHERE id = ?1",
+	[ST_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
+		" creator, message, turn_started_ms, rules, state)"
+		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_TABLE_UPDATE] = "UPDATE tables SET status = ?1, message = ?2,"
+		" turn_started_ms = ?3, rules = ?4, state = ?5, version = version + 1"
+		" WHERE id = ?6 AND version = ?7",
+	[ST_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
+		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
+	[ST_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
+	[ST_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
+	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms)"
+		" VALUES (?1, ?2, ?3, ?4)",
+	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
+		" AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
+	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
+	[ST_OUT_RETRY] = "UPDATE outbox SET attempts = attempts + 1, due_ms = ?2"
+		" WHERE id = ?1",
+	[ST_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
+		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT (table_id, kind) DO UPDATE"
+		" SET due_ms = excluded.due_ms, version = excluded.version",
+	[ST_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2",
+	[ST_TIMER_CLEAR_ALL] = "DELETE FROM timers WHERE table_id = ?1",
+	[ST_TIMER_DUE] = "SELECT " TIMER_COLS " FROM timers WHERE due_ms <= ?1"
+		" ORDER BY due_ms, table_id, kind LIMIT ?2",
+	[ST_TIMER_NEXT] = "SELECT " TIMER_COLS " FROM timers"
+		" ORDER BY due_ms, table_id, kind LIMIT 1",
+	[ST_STAT_ADD] = "INSERT INTO stats (chat_id, user_id, game, name, games, wins, points)"
+		" VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6) ON CONFLICT (chat_id, user_id, game)"
+		" DO UPDATE SET name = excluded.name, games = games + 1,"
+		" wins = wins + excluded.wins, points = points + excluded.points",
+	/* A user's latest display name on all their rows, so the aggregated
+	 * leaderboard shows one current name. */
+	[ST_STAT_NAME] = "UPDATE stats SET name = ?3 WHERE chat_id = ?1 AND user_id = ?2"
+		" AND name <> ?3",
+	[ST_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
+		" WHERE chat_id = ?1 AND game = ?2"
+		" ORDER BY wins DESC, points DESC, games ASC, name, user_id LIMIT ?3",
+	[ST_STATS_ALL] = "SELECT user_id, max(name) AS n, '', sum(games) AS g,"
+		" sum(wins) AS w, sum(points) AS p FROM stats WHERE chat_id = ?1"
+		" GROUP BY user_id ORDER BY w DESC, p DESC, g ASC, n, user_id LIMIT ?2",
+};
+
+struct store {
+	sqlite3 *db;                   /* owned; closed by store_free() */
+	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by store_free() */
+};
+
+/* ---- helpers ---- */
+
+/* The gb_error code for an SQLite (extended) result code that is not success. */
+static int err_of(int src)
+{
+	switch (src) {
+	case SQLITE_NOMEM:
+		return GB_ENOMEM;
+	case SQLITE_CONSTRAINT_PRIMARYKEY:
+	case SQLITE_CONSTRAINT_UNIQUE:
+		return GB_EEXISTS;
+	case SQLITE_CONSTRAINT_FOREIGNKEY:
+		return GB_ENOTFOUND;
+	case SQLITE_CONSTRAINT_NOTNULL:
+	case SQLITE_CONSTRAINT_CHECK:
+		return GB_EARGS;
+	default:
+		return GB_ESTORE;
+	}
+}
+
+/* Is str a string that fits a buffer of cap bytes (empty allowed)? */
+static int fits(const char *str, size_t cap)
+{
+	return str && strnlen(str, cap) < cap;
+}
+
+/* Is str a non-empty string that fits a buffer of cap bytes? */
+static int id_ok(const char *str, size_t cap)
+{
+	return fits(str, cap) && str[0] != '\0';
+}
+
+/*
+ * How many of the len bytes of str to keep so that at most max remain,
+ * cutting before a UTF-8 continuation byte (10xxxxxx) rather than inside a
+ * character. A character is at most 4 bytes, so at most 3 steps back.
+ */
+static size_t utf8_cut(const char *str, size_t len, size_t max)
+{
+	size_t n = max;
+
+	if (len <= max)
+		return len;
+	while (n > 0 && max - n < 3 && ((unsigned char)str[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* uint64_t <-> SQLite's signed 64-bit integer, bit for bit. */
+static sqlite3_int64 u64_to_i64(uint64_t v)
+{
+	sqlite3_int64 r;
+
+	memcpy(&r, &v, sizeof r);
+	return r;
+}
+
+static uint64_t i64_to_u64(sqlite3_int64 v)
+{
+	uint64_t r;
+
+	memcpy(&r, &v, sizeof r);
+	return r;
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *text)
+{
+	return sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+}
+
+/* Bind a display name cut to what a name buffer holds. */
+static int bind_name(sqlite3_stmt *st, int i, const char *name)
+{
+	size_t len = utf8_cut(name, strlen(name), STORE_NAME_LEN - 1);
+
+	return sqlite3_bind_text(st, i, name, (int)len, SQLITE_TRANSIENT);
+}
+
+/* Column col as an int, clamped (sums over many games could exceed it). */
+static int col_int(sqlite3_stmt *st, int col)
+{
+	sqlite3_int64 v = sqlite3_column_int64(st, col);
+
+	if (v > INT_MAX)
+		v = INT_MAX;
+	if (v < INT_MIN)
+		v = INT_MIN;
+	return (int)v;
+}
+
+/*
+ * Copy text column col into dst (cap bytes), truncated on a character
+ * boundary and NUL-terminated. NULL becomes "".
+ */
+static int copy_col(char *dst, size_t cap, sqlite3_stmt *st, int col)
+{
+	int null = sqlite3_column_type(st, col) == SQLITE_NULL;
+	const char *text = (const char *)sqlite3_column_text(st, col);
+	size_t len = 0;
+	int rc = GB_OK;
+
+	dst[0] = '\0';
+	if (!text) {
+		rc = null ? GB_OK : GB_ENOMEM;
+		goto out;
+	}
+	len = strnlen(text, (size_t)sqlite3_column_bytes(st, col));
+	len = utf8_cut(text, len, cap - 1);
+	memcpy(dst, text, len);
+	dst[len] = '\0';
+out:
+	return rc;
+}
+
+/* *dst = a malloc'd copy of text column col (caller owns it), NULL for NULL. */
+static int dup_col(char **dst, sqlite3_stmt *st, int col)
+{
+	int null = sqlite3_column_type(st, col) == SQLITE_NULL;
+	const char *text = (const char *)sqlite3_column_text(st, col);
+	size_t len;
+	int rc = GB_OK;
+
+	*dst = NULL;
+	if (!text) {
+		rc = null ? GB_OK : GB_ENOMEM;
+		goto out;
+	}
+	len = (size_t)sqlite3_column_bytes(st, col);
+	*dst = malloc(len + 1);
+	if (!*dst) {
+		rc = GB_ENOMEM;
+		goto out;
+	}
+	memcpy(*dst, text, len);
+	(*dst)[len] = '\0';
+out:
+	return rc;
+}
+
+/*
+ * The cached statement id, ready for binding. It must go back through
+ * stmt_done() before the calling function returns.
+ */
+static int stmt_get(struct store *s, enum stmt id, sqlite3_stmt **st)
+{
+	int src;
+	int rc = GB_OK;
+
+	*st = NULL;
+	if (!s->stmt[id]) {
+		src = sqlite3_prepare_v3(s->db, sql_text[id], -1, SQLITE_PREPARE_PERSISTENT,
+					 &s->stmt[id], NULL);
+		if (src != SQLITE_OK) {
+			rc = err_of(src);
+			goto out;
+		}
+	}
+	*st = s->stmt[id];
+out:
+	return rc;
+}
+
+/* Reset st and clear its bindings (releases its read snapshot); NULL is a no-op. */
+static void stmt_done(sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+/* Step st once: GB_OK and *row 1 for a row, 0 when done; or the error. */
+static int step(sqlite3_stmt *st, int *row)
+{
+	int src = sqlite3_step(st);
+
+	*row = src == SQLITE_ROW;
+	if (src == SQLITE_ROW || src == SQLITE_DONE)
+		return GB_OK;
+	return err_of(src);
+}
+
+/* Step a statement that returns no rows. */
+static int step_done(sqlite3_stmt *st)
+{
+	int row;
+
+	return step(st, &row);
+}
+
+/* Run a cached statement that takes no parameters and returns no rows. */
+static int run(struct store *s, enum stmt id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = stmt_get(s, id, &st);
+
+	if (rc)
+		goto out;
+	rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* A bind result as a gb_error code. */
+static int bound(int src)
+{
+	return src == SQLITE_OK ? GB_OK : err_of(src);
+}
+
+/*
+ * A savepoint makes a multi-statement write atomic whether or not the
+ * caller has a transaction open. *outer says whether it started one.
+ */
+static int sp_begin(struct store *s, int *outer)
+{
+	*outer = sqlite3_get_autocommit(s->db);
+	return run(s, ST_SAVEPOINT);
+}
+
+/* End the savepoint: keep its work when rc is GB_OK, else undo it. Returns rc or a commit error. */
+static int sp_end(struct store *s, int outer, int rc)
+{
+	if (rc)
+		run(s, ST_ROLLBACK_TO);
+	if (run(s, ST_RELEASE) != GB_OK) {
+		/* Only an outermost RELEASE commits, so only it can fail: do not
+		 * leave the handle inside a transaction nobody will end. */
+		if (outer && !sqlite3_get_autocommit(s->db))
+			run(s, ST_ROLLBACK);
+		if (!rc)
+			rc = GB_ESTORE;
+	}
+	return rc;
+}
+
+/* ---- open, close, transactions ---- */
+
+/*
+ * Create the folder that will hold path, with its parents (mkdir -p). The
+ * folders are private (0700): the database holds hidden card hands.
+ */
+static int make_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = NULL;
+	struct stat sb;
+	int rc = GB_OK;
+
+	if (!slash || slash == path)
+		goto out; /* the current folder or the root */
+	dir = strndup(path, (size_t)(slash - path));
+	if (!dir) {
+		rc = GB_ENOMEM;
+		goto out;
+	}
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			rc = GB_EIO;
+			goto out;
+		}
+		*p = '/';
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		rc = GB_EIO;
+		goto out;
+	}
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		rc = GB_EIO;
+out:
+	free(dir);
+	return rc;
+}
+
+static int user_version(struct store *s, int *version)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = stmt_get(s, ST_USER_VERSION, &st);
+
+	*version = 0;
+	if (rc)
+		goto out;
+	rc = step(st, &row);
+	if (rc)
+		goto out;
+	if (!row) {
+		rc = GB_ESTORE;
+		goto out;
+	}
+	*version = sqlite3_column_int(st, 0);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* Bring the schema to SCHEMA_VERSION; an up-to-date file is only read. */
+static int migrate(struct store *s)
+{
+	int version = 0;
+	int in_tx = 0;
+	int rc = user_version(s, &version);
+
+	if (rc || version == SCHEMA_VERSION)
+		goto out;
+	rc = run(s, ST_BEGIN);
+	if (rc)
+		goto out;
+	in_tx = 1;
+	/* Another process may have migrated while we waited for the lock. */
+	rc = user_version(s, &version);
+	if (rc)
+		goto out;
+	if (version < 0 || version > SCHEMA_VERSION) {
+		rc = GB_ESTORE; /* written by a newer gamebot */
+		goto out;
+	}
+	for (; version < SCHEMA_VERSION; version++) {
+		int now = 0;
+
+		if (sqlite3_exec(s->db, migrations[version], NULL, NULL, NULL) != SQLITE_OK) {
+			rc = GB_ESTORE;
+			goto out;
+		}
+		rc = user_version(s, &now);
+		if (rc)
+			goto out;
+		assert(now == version + 1 && "a migration must set its own user_version");
+	}
+	rc = run(s, ST_COMMIT);
+	if (rc)
+		goto out;
+	in_tx = 0;
+out:
+	if (in_tx)
+		store_rollback(s);
+	return rc;
+}
+
+int store_open(struct store **handle, const char *path)
+{
+	struct store *s = NULL;
+	int src;
+	int rc = GB_OK;
+
+	if (!handle || !path || !path[0]) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	*handle = NULL;
+	rc = make_parent(path);
+	if (rc)
+		goto out;
+	s = calloc(1, sizeof *s);
+	if (!s) {
+		rc = GB_ENOMEM;
+		goto out;
+	}
+	src = sqlite3_open_v2(path, &s->db,
+			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (src != SQLITE_OK) {
+		rc = s->db ? GB_ESTORE : GB_ENOMEM;
+		goto out;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	/* Constant text: the first statement that reads the file, so a file
+	 * that is not a database fails here. */
+	src = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
+			   " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+	if (src != SQLITE_OK) {
+		rc = err_of(src);
+		goto out;
+	}
+	rc = migrate(s);
+	if (rc)
+		goto out;
+	for (int i = 0; i < ST_COUNT; i++) {
+		sqlite3_stmt *st = NULL;
+
+		rc = stmt_get(s, (enum stmt)i, &st);
+		if (rc)
+			goto out;
+	}
+	*handle = s;
+	s = NULL;
+out:
+	store_free(s);
+	return rc;
+}
+
+void store_free(struct store *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(s->stmt[i]);
+	/* Rolls back a transaction left open. */
+	sqlite3_close_v2(s->db);
+	free(s);
+}
+
+int store_ping(struct store *s)
+{
+	int version = 0;
+	int rc = GB_OK;
+
+	if (!s) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	/* Reads the file header: proves the file is there and readable. */
+	rc = user_version(s, &version);
+out:
+	return rc;
+}
+
+/* The version, or -1 when s is NULL or the file cannot be read. */
+int store_schema_version(struct store *s)
+{
+	int version = -1;
+
+	if (s && user_version(s, &version) != GB_OK)
+		version = -1;
+	return version;
+}
+
+int store_begin(struct store *s)
+{
+	return s ? run(s, ST_BEGIN) : GB_EARGS;
+}
+
+/* On an error the transaction may still be open: call store_rollback(). */
+int store_commit(struct store *s)
+{
+	return s ? run(s, ST_COMMIT) : GB_EARGS;
+}
+
+void store_rollback(struct store *s)
+{
+	if (!s || sqlite3_get_autocommit(s->db))
+		return;
+	run(s, ST_ROLLBACK);
+}
+
+int store_mark_processed(struct store *s, const char *platform, const char *update_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !id_ok(platform, CAP(store_chat, platform)) || !update_id || !update_id[0]) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_PROCESSED_ADD, &st);
+	if (rc)
+		goto out;
+	rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, update_id));
+	if (rc)
+		goto out;
+	/* A failed INSERT undoes only itself: the transaction stays usable. */
+	rc = step_done(st);
+	if (rc == GB_EEXISTS)
+		rc = GB_EDUP;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- chats ---- */
+
+void store_chat_release(struct store_chat *c)
+{
+	if (!c)
+		return;
+	free(c->settings);
+	c->settings = NULL;
+}
+
+/*
+ * Step st (a chat SELECT, bound by the caller) and read its row into c;
+ * *found says whether there was one. On an error c is left zeroed.
+ */
+static int chat_read(sqlite3_stmt *st, struct store_chat *c, int *found)
+{
+	int rc = step(st, found);
+
+	if (rc || !*found)
+		goto out;
+	c->id = sqlite3_column_int64(st, 0);
+	rc = copy_col(c->platform, sizeof c->platform, st, 1);
+	if (!rc)
+		rc = copy_col(c->chat, sizeof c->chat, st, 2);
+	if (!rc)
+		rc = copy_col(c->lang, sizeof c->lang, st, 3);
+	if (!rc)
+		rc = dup_col(&c->settings, st, 4);
+out:
+	if (rc) {
+		store_chat_release(c);
+		memset(c, 0, sizeof *c);
+		*found = 0;
+	}
+	return rc;
+}
+
+/* Read the chat (platform, chat) into c; *found says whether it exists. */
+static int chat_find(struct store *s, const char *platform, const char *chat,
+		     struct store_chat *c, int *found)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = stmt_get(s, ST_CHAT_FIND, &st);
+
+	*found = 0;
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = chat_read(st, c, found);
+	stmt_done(st);
+	return rc;
+}
+
+/* A NULL or empty default_lang means "en". */
+int store_chat_get(struct store *s, const char *platform, const char *chat,
+		   const char *default_lang, struct store_chat *c)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+	int rc = GB_OK;
+
+	if (c)
+		memset(c, 0, sizeof *c);
+	if (!default_lang || !default_lang[0])
+		default_lang = "en";
+	if (!s || !c || !id_ok(platform, sizeof c->platform) || !id_ok(chat, sizeof c->chat) ||
+	    !id_ok(default_lang, sizeof c->lang)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = chat_find(s, platform, chat, c, &found);
+	if (rc || found)
+		goto out;
+	/* DO NOTHING on conflict: another instance may have added it just now. */
+	rc = stmt_get(s, ST_CHAT_ADD, &st);
+	if (rc)
+		goto out;
+	rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 3, default_lang));
+	if (!rc)
+		rc = step_done(st);
+	if (rc)
+		goto out;
+	rc = chat_find(s, platform, chat, c, &found);
+	if (!rc && !found)
+		rc = GB_ESTORE;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_chat_get_by_id(struct store *s, int64_t id, struct store_chat *c)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+	int rc = GB_OK;
+
+	if (c)
+		memset(c, 0, sizeof *c);
+	if (!s || !c) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_CHAT_BY_ID, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, id));
+	if (!rc)
+		rc = chat_read(st, c, &found);
+	if (!rc && !found)
+		rc = GB_ENOTFOUND;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* GB_ENOTFOUND if there is no chat c->id. A NULL settings is saved as "{}". */
+int store_chat_save(struct store *s, const struct store_chat *c)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !c || !id_ok(c->lang, sizeof c->lang)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_CHAT_SAVE, &st);
+	if (rc)
+		goto out;
+	rc = bound(bind_text(st, 1, c->lang));
+	if (!rc)
+		rc = bound(bind_text(st, 2, c->settings ? c->settings : "{}"));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 3, c->id));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc && sqlite3_changes(s->db) == 0)
+		rc = GB_ENOTFOUND;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- tables ---- */
+
+void store_table_release(struct store_table *t)
+{
+	if (!t)
+		return;
+	free(t->rules);
+	free(t->state);
+	t->rules = NULL;
+	t->state = NULL;
+}
+
+/* Run a SELECT of TABLE_COLS bound to key and read its row into t. */
+static int table_read(struct store *s, enum stmt id, int64_t key, struct store_table *t)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (t)
+		memset(t, 0, sizeof *t);
+	if (!s || !t) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, id, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, key));
+	if (!rc)
+		rc = step(st, &row);
+	if (rc)
+		goto out;
+	if (!row) {
+		rc = GB_ENOTFOUND;
+		goto out;
+	}
+	t->id = sqlite3_column_int64(st, 0);
+	t->chat = sqlite3_column_int64(st, 1);
+	t->status = sqlite3_column_int(st, 3);
+	t->version = sqlite3_column_int64(st, 4);
+	t->seed = i64_to_u64(sqlite3_column_int64(st, 5));
+	t->turn_started_ms = sqlite3_column_int64(st, 8);
+	rc = copy_col(t->game, sizeof t->game, st, 2);
+	if (!rc)
+		rc = copy_col(t->creator, sizeof t->creator, st, 6);
+	if (!rc)
+		rc = copy_col(t->message, sizeof t->message, st, 7);
+	if (!rc)
+		rc = dup_col(&t->rules, st, 9);
+	if (!rc)
+		rc = dup_col(&t->state, st, 10);
+out:
+	stmt_done(st);
+	if (rc && t) {
+		store_table_release(t);
+		memset(t, 0, sizeof *t);
+	}
+	return rc;
+}
+
+int store_table_open_get(struct store *s, int64_t chat, struct store_table *t)
+{
+	return table_read(s, ST_TABLE_OPEN_GET, chat, t);
+}
+
+int store_table_get(struct store *s, int64_t id, struct store_table *t)
+{
+	return table_read(s, ST_TABLE_GET, id, t);
+}
+
+/* Are the fields of t that a write stores well formed? */
+static int table_ok(const struct store_table *t)
+{
+	return t->status >= STORE_LOBBY && t->status <= STORE_OVER &&
+	       fits(t->message, sizeof t->message);
+}
+
+/*
+ * GB_ENOTFOUND if chat t->chat does not exist; GB_EEXISTS if the chat
+ * already has an open table and t is not STORE_OVER. NULL rules become "{}".
+ */
+int store_table_insert(struct store *s, struct store_table *t)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !t || !table_ok(t) || !id_ok(t->game, sizeof t->game) ||
+	    !fits(t->creator, sizeof t->creator)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TABLE_INSERT, &st);
+	if (rc)
+		goto out;
+	rc = bound(sqlite3_bind_int64(st, 1, t->chat));
+	if (!rc)
+		rc = bound(bind_text(st, 2, t->game));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, t->status));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 4, u64_to_i64(t->seed)));
+	if (!rc)
+		rc = bound(bind_text(st, 5, t->creator));
+	if (!rc)
+		rc = bound(bind_text(st, 6, t->message));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 7, t->turn_started_ms));
+	if (!rc)
+		rc = bound(bind_text(st, 8, t->rules ? t->rules : "{}"));
+	if (!rc)
+		rc = bound(t->state ? bind_text(st, 9, t->state) : sqlite3_bind_null(st, 9));
+	if (!rc)
+		rc = step_done(st);
+	if (rc)
+		goto out;
+	t->id = sqlite3_last_insert_rowid(s->db);
+	t->version = 1;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/*
+ * Compare-and-swap on t->version. GB_ECONFLICT also when table t->id does
+ * not exist (any more): either way t is stale. GB_EEXISTS when reopening a
+ * finished table would give its chat two open tables.
+ */
+int store_table_update(struct store *s, struct store_table *t)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !t || !table_ok(t)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TABLE_UPDATE, &st);
+	if (rc)
+		goto out;
+	rc = bound(sqlite3_bind_int(st, 1, t->status));
+	if (!rc)
+		rc = bound(bind_text(st, 2, t->message));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 3, t->turn_started_ms));
+	if (!rc)
+		rc = bound(bind_text(st, 4, t->rules ? t->rules : "{}"));
+	if (!rc)
+		rc = bound(t->state ? bind_text(st, 5, t->state) : sqlite3_bind_null(st, 5));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 6, t->id));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 7, t->version));
+	if (!rc)
+		rc = step_done(st);
+	if (rc)
+		goto out;
+	if (sqlite3_changes(s->db) == 0) {
+		rc = GB_ECONFLICT;
+		goto out;
+	}
+	t->version++;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- seats ---- */
+
+int store_seats_get(struct store *s, int64_t table, struct store_seat *seats, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || max < 0 || (max > 0 && !seats)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(seats, 0, (size_t)max * sizeof *seats);
+	rc = stmt_get(s, ST_SEATS_GET, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 2, max));
+	while (!rc && count < max) {
+		struct store_seat *seat = &seats[count];
+
+		rc = step(st, &row);
+		if (rc || !row)
+			break;
+		seat->seat = sqlite3_column_int(st, 0);
+		seat->level = sqlite3_column_int(st, 3);
+		rc = copy_col(seat->user, sizeof seat->user, st, 1);
+		if (!rc)
+			rc = copy_col(seat->name, sizeof seat->name, st, 2);
+		if (!rc)
+			count++;
+	}
+	if (rc)
+		memset(seats, 0, (size_t)max * sizeof *seats);
+	else
+		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/*
+ * Atomic even outside a transaction. GB_EARGS for a negative or repeated
+ * seat number; GB_ENOTFOUND if n > 0 and the table does not exist.
+ */
+int store_seats_set(struct store *s, int64_t table, const struct store_seat *seats, int n)
+{
+	sqlite3_stmt *st = NULL;
+	int outer = 0;
+	int in_sp = 0;
+	int rc = GB_OK;
+
+	if (!s || n < 0 || (n > 0 && !seats)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		if (seats[i].seat < 0 || !fits(seats[i].user, sizeof seats[i].user) ||
+		    !fits(seats[i].name, sizeof seats[i].name)) {
+			rc = GB_EARGS;
+			goto out;
+		}
+		for (int j = 0; j < i; j++) {
+			if (seats[j].seat == seats[i].seat) {
+				rc = GB_EARGS;
+				goto out;
+			}
+		}
+	}
+	rc = sp_begin(s, &outer);
+	if (rc)
+		goto out;
+	in_sp = 1;
+	rc = stmt_get(s, ST_SEATS_CLEAR, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = step_done(st);
+	stmt_done(st);
+	st = NULL;
+	if (rc)
+		goto out;
+	rc = stmt_get(s, ST_SEAT_ADD, &st);
+	for (int i = 0; !rc && i < n; i++) {
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+		if (!rc)
+			rc = bound(sqlite3_bind_int(st, 2, seats[i].seat));
+		if (!rc)
+			rc = bound(bind_text(st, 3, seats[i].user));
+		if (!rc)
+			rc = bound(bind_name(st, 4, seats[i].name));
+		if (!rc)
+			rc = bound(sqlite3_bind_int(st, 5, seats[i].level));
+		if (!rc)
+			rc = step_done(st);
+		stmt_done(st);
+	}
+out:
+	stmt_done(st);
+	if (in_sp)
+		rc = sp_end(s, outer, rc);
+	return rc;
+}
+
+/* ---- move log ---- */
+
+/*
+ * actor may be "" (the game itself); NULL events_json is stored as "[]".
+ * GB_ENOTFOUND if the table does not exist.
+ */
+int store_move_append(struct store *s, int64_t table, int seq, const char *actor,
+		      const char *action, const char *events_json)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || seq <= 0 || !actor || !action || !action[0]) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_MOVE_ADD, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 2, seq));
+	if (!rc)
+		rc = bound(bind_text(st, 3, actor));
+	if (!rc)
+		rc = bound(bind_text(st, 4, action));
+	if (!rc)
+		rc = bound(bind_text(st, 5, events_json ? events_json : "[]"));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_move_count(struct store *s, int64_t table, int *count)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (count)
+		*count = 0;
+	if (!s || !count) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_MOVE_COUNT, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row)
+		*count = col_int(st, 0);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- outbox ---- */
+
+void store_out_release(struct store_out *o)
+{
+	if (!o)
+		return;
+	free(o->payload);
+	o->payload = NULL;
+}
+
+int store_out_add(struct store *s, const char *platform, const char *chat,
+		  const char *payload, int64_t due_ms)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !id_ok(platform, CAP(store_out, platform)) || !id_ok(chat, CAP(store_out, chat)) ||
+	    !payload || !payload[0]) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_OUT_ADD, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 3, payload));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 4, due_ms));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* Ordered by due time, then by id (the order they were queued). */
+int store_out_due(struct store *s, const char *platform, int64_t now_ms,
+		  struct store_out *outs, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) || max < 0 ||
+	    (max > 0 && !outs)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = stmt_get(s, ST_OUT_DUE, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 2, now_ms));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, max));
+	while (!rc && count < max) {
+		struct store_out *o = &outs[count];
+
+		rc = step(st, &row);
+		if (rc || !row)
+			break;
+		count++; /* counted before filling, so an error releases it too */
+		o->id = sqlite3_column_int64(st, 0);
+		o->attempts = col_int(st, 4);
+		o->due_ms = sqlite3_column_int64(st, 5);
+		rc = copy_col(o->platform, sizeof o->platform, st, 1);
+		if (!rc)
+			rc = copy_col(o->chat, sizeof o->chat, st, 2);
+		if (!rc)
+			rc = dup_col(&o->payload, st, 3);
+	}
+	if (rc) {
+		for (int i = 0; i < count; i++)
+			store_out_release(&outs[i]);
+		memset(outs, 0, (size_t)max * sizeof *outs);
+	} else {
+		*n = count;
+	}
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* GB_ENOTFOUND if there is no message id. */
+int store_out_done(struct store *s, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_OUT_DONE, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, id));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc && sqlite3_changes(s->db) == 0)
+		rc = GB_ENOTFOUND;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* GB_ENOTFOUND if there is no message id. */
+int store_out_retry(struct store *s, int64_t id, int64_t due_ms)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_OUT_RETRY, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, id));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 2, due_ms));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc && sqlite3_changes(s->db) == 0)
+		rc = GB_ENOTFOUND;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- timers ---- */
+
+/* GB_ENOTFOUND if the table does not exist. */
+int store_timer_set(struct store *s, const struct store_timer *t)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !t || !id_ok(t->kind, sizeof t->kind)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TIMER_SET, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, t->table));
+	if (!rc)
+		rc = bound(bind_text(st, 2, t->kind));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 3, t->due_ms));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 4, t->version));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* Clearing a timer that is not set is not an error. */
+int store_timer_clear(struct store *s, int64_t table, const char *kind)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || (kind && !id_ok(kind, CAP(store_timer, kind)))) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, kind ? ST_TIMER_CLEAR : ST_TIMER_CLEAR_ALL, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc && kind)
+		rc = bound(bind_text(st, 2, kind));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+static int timer_read(sqlite3_stmt *st, struct store_timer *t)
+{
+	t->table = sqlite3_column_int64(st, 0);
+	t->due_ms = sqlite3_column_int64(st, 2);
+	t->version = sqlite3_column_int64(st, 3);
+	return copy_col(t->kind, sizeof t->kind, st, 1);
+}
+
+/* Ties on due_ms are broken by table, then kind, so the order is stable. */
+int store_timer_due(struct store *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || max < 0 || (max > 0 && !timers)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(timers, 0, (size_t)max * sizeof *timers);
+	rc = stmt_get(s, ST_TIMER_DUE, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, now_ms));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 2, max));
+	while (!rc && count < max) {
+		rc = step(st, &row);
+		if (rc || !row)
+			break;
+		rc = timer_read(st, &timers[count]);
+		if (!rc)
+			count++;
+	}
+	if (rc)
+		memset(timers, 0, (size_t)max * sizeof *timers);
+	else
+		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_timer_next(struct store *s, struct store_timer *t)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (t)
+		memset(t, 0, sizeof *t);
+	if (!s || !t) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TIMER_NEXT, &st);
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && !row)
+		rc = GB_ENOTFOUND;
+	if (!rc)
+		rc = timer_read(st, t);
+	if (rc)
+		memset(t, 0, sizeof *t);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- stats ---- */
+
+/*
+ * win counts as 1 when non-zero. name (cut to STORE_NAME_LEN - 1 bytes on a
+ * character boundary) becomes the user's name on all their rows in the chat.
+ * GB_ENOTFOUND if the chat does not exist.
+ */
+int store_stat_add(struct store *s, int64_t chat, const char *user, const char *name,
+		   const char *game, int win, int points)
+{
+	sqlite3_stmt *st = NULL;
+	int outer = 0;
+	int in_sp = 0;
+	int rc = GB_OK;
+
+	if (!s || !id_ok(user, CAP(store_stat, user)) || !name ||
+	    !id_ok(game, CAP(store_stat, game))) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = sp_begin(s, &outer);
+	if (rc)
+		goto out;
+	in_sp = 1;
+	rc = stmt_get(s, ST_STAT_ADD, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 2, user));
+	if (!rc)
+		rc = bound(bind_text(st, 3, game));
+	if (!rc)
+		rc = bound(bind_name(st, 4, name));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 5, win != 0));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 6, points));
+	if (!rc)
+		rc = step_done(st);
+	stmt_done(st);
+	st = NULL;
+	if (rc)
+		goto out;
+	rc = stmt_get(s, ST_STAT_NAME, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 2, user));
+	if (!rc)
+		rc = bound(bind_name(st, 3, name));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	if (in_sp)
+		rc = sp_end(s, outer, rc);
+	return rc;
+}
+
+/*
+ * Best first: wins, then points (both descending), then fewer games, then
+ * name and user id. With game NULL each user's rows are summed and the game
+ * field is "".
+ */
+int store_stats_get(struct store *s, int64_t chat, const char *game,
+		    struct store_stat *stats, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || (game && !id_ok(game, CAP(store_stat, game))) || max < 0 ||
+	    (max > 0 && !stats)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(stats, 0, (size_t)max * sizeof *stats);
+	rc = stmt_get(s, game ? ST_STATS_GAME : ST_STATS_ALL, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc && game)
+		rc = bound(bind_text(st, 2, game));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, game ? 3 : 2, max));
+	while (!rc && count < max) {
+		struct store_stat *o = &stats[count];
+
+		rc = step(st, &row);
+		if (rc || !row)
+			break;
+		o->games = col_int(st, 3);
+		o->wins = col_int(st, 4);
+		o->points = col_int(st, 5);
+		rc = copy_col(o->user, sizeof o->user, st, 0);
+		if (!rc)
+			rc = copy_col(o->name, sizeof o->name, st, 1);
+		if (!rc)
+			rc = copy_col(o->game, sizeof o->game, st, 2);
+		if (!rc)
+			count++;
+	}
+	if (rc)
+		memset(stats, 0, (size_t)max * sizeof *stats);
+	else
+		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
