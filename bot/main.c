@@ -1,34 +1,175 @@
 /*
  * main.c - the single gamebot binary: one subcommand per job.
  *
- *   gamebot script GAME [...]   the rules core driven line by line
- *   gamebot serve               the service (console chat without platform tokens)
+ *   gamebot serve               the service: HTTP listener, scheduler, and
+ *                               the console chat when no platform token is set
+ *   gamebot console [--db PATH] [--admins a,b]   a local group chat on stdin
+ *   gamebot script GAME [...]   the rules core driven line by line (JSON out)
+ *   gamebot arena GAME --seats LEVEL,...   computer players measured
  */
+#include <signal.h>
+#include <sodium.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "adapters/console.h"
+#include "adapters/http.h"
+#include "arena.h"
+#include "bot.h"
+#include "config.h"
+#include "i18n.h"
 #include "script.h"
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gamebot COMMAND [ARGS]\n"
-		   "  script GAME [options]   play one game line by line (JSON out)\n"
-		   "  serve                   run the service\n");
+		   "  serve                        run the service (console chat without platform tokens)\n"
+		   "  console [--db PATH] [--admins a,b] [--lang en|ne] [--seed N]\n"
+		   "                               a local group chat: lines like \"alice: /new ludo\"\n"
+		   "  script GAME [options]        play one game line by line (JSON out)\n"
+		   "  arena GAME --seats L,L[,..] [--games N] [--seed S] [--rule K=V] [--threads T]\n"
+		   "                               computer players against each other, measured\n");
+}
+
+static int parse_seed(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (*end || v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int open_bot(struct bot *b, const struct config *cfg)
+{
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	bot_config_init(&b->cfg);
+	b->cfg.default_lang = cfg->lang;
+	rc = store_open(&b->store, cfg->db);
+	if (rc)
+		fprintf(stderr, "gamebot: cannot open database '%s': %s\n", cfg->db, gb_strerror(rc));
+	return rc;
+}
+
+static int cmd_console(int argc, char **argv, struct config *cfg)
+{
+	struct console_opts o = { .chat = "console", .interactive = isatty(0) };
+	struct bot b;
+	uint64_t seed = 0;
+	int rc;
+
+	o.admins = cfg->console_admins[0] ? cfg->console_admins : NULL;
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 >= argc) {
+			fprintf(stderr, "option '%s' needs a value\n", argv[i]);
+			return 2;
+		}
+		if (strcmp(argv[i], "--db") == 0)
+			snprintf(cfg->db, sizeof(cfg->db), "%s", argv[++i]);
+		else if (strcmp(argv[i], "--admins") == 0)
+			o.admins = argv[++i];
+		else if (strcmp(argv[i], "--seed") == 0 && parse_seed(argv[i + 1], &seed) == 0)
+			i++;
+		else if (strcmp(argv[i], "--lang") == 0 && lang_parse(argv[i + 1]) >= 0)
+			snprintf(cfg->lang, sizeof(cfg->lang), "%s", argv[++i]);
+		else {
+			fprintf(stderr, "unknown option '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (open_bot(&b, cfg))
+		return 1;
+	b.cfg.seed = seed;
+	rc = console_run(&b, &o, stdin, stdout);
+	store_free(b.store);
+	return rc;
+}
+
+static int cmd_serve(struct config *cfg)
+{
+	struct http_server *h = NULL;
+	struct bot b;
+	int rc;
+
+	if (open_bot(&b, cfg))
+		return 1;
+	rc = http_start(&h, cfg->listen, cfg->db, &b.cfg);
+	if (rc)
+		fprintf(stderr, "gamebot: HTTP listener on %s not started: %s\n", cfg->listen, gb_strerror(rc));
+	else
+		fprintf(stderr, "gamebot: listening on %s (GET /healthz)\n", cfg->listen);
+	if (!config_has_platform(cfg)) {
+		struct console_opts o = { .chat = "console", .interactive = isatty(0),
+					  .admins = cfg->console_admins[0] ? cfg->console_admins : NULL };
+
+		fprintf(stderr, "gamebot: no platform token configured: opening the console chat\n");
+		rc = console_run(&b, &o, stdin, stdout);
+	} else {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		while (!stopping) {
+			struct timespec ts = { 0, 50 * 1000000L };
+
+			bot_run_timers(&b, bot_now_ms(), BOT_TIMER_ALL);
+			nanosleep(&ts, NULL);
+		}
+		rc = 0;
+	}
+	http_stop(h);
+	store_free(b.store);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
+	struct config cfg;
+	char err[512];
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
+	if (sodium_init() < 0) {
+		fprintf(stderr, "gamebot: libsodium failed to initialise\n");
+		return 1;
+	}
 	if (strcmp(argv[1], "script") == 0)
 		return script_main(argc - 1, argv + 1, stdin, stdout, stderr);
+	if (strcmp(argv[1], "arena") == 0)
+		return arena_main(argc - 1, argv + 1, stdout, stderr);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;
 	}
-	fprintf(stderr, "unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console")) {
+		fprintf(stderr, "unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	if (config_load(&cfg, NULL, err, sizeof(err))) {
+		fprintf(stderr, "gamebot: %s\n", err);
+		return 2;
+	}
+	if (strcmp(argv[1], "console") == 0)
+		return cmd_console(argc - 1, argv + 1, &cfg);
+	return cmd_serve(&cfg);
 }

@@ -1,0 +1,240 @@
+/*
+ * console.c - the console adapter: see console.h. Replies are taken from
+ * the outbox like any platform's, printed, and marked delivered.
+ */
+#include "console.h"
+
+#include <jansson.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "games/game.h"
+
+struct console {
+	struct bot *b;
+	const struct console_opts *o;
+	FILE *out;
+	int64_t now;                 /* virtual clock (ms) when not interactive */
+	char last_user[STORE_ID_LEN];
+	char buttons[64][48];        /* commands of the last table message's buttons */
+	int nbuttons;
+};
+
+static int64_t clock_now(struct console *c)
+{
+	return c->o->interactive ? bot_now_ms() : c->now;
+}
+
+static bool is_admin(const struct console_opts *o, const char *user)
+{
+	const char *p = o->admins;
+	size_t len = strlen(user);
+
+	if (!p)
+		return true;
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (n == len && strncmp(p, user, n) == 0)
+			return true;
+		p += n + (comma ? 1 : 0);
+	}
+	return false;
+}
+
+static void print_reply(struct console *c, const char *payload)
+{
+	json_error_t err;
+	json_t *r = json_loads(payload, 0, &err);
+	const char *kind, *text, *user;
+
+	if (!r)
+		return;
+	kind = json_string_value(json_object_get(r, "kind"));
+	text = json_string_value(json_object_get(r, "text"));
+	user = json_string_value(json_object_get(r, "user"));
+	if (!kind || !text)
+		goto out;
+	if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
+		fprintf(c->out, "(to %s only) %s\n", user ? user : "?", text);
+	} else if (strcmp(kind, "table") == 0) {
+		json_t *rows = json_object_get(r, "buttons"), *row, *btn;
+		size_t i, j;
+		int n = 0;
+
+		fprintf(c->out, "┌──\n%s\n", text);
+		json_array_foreach(rows, i, row) {
+			json_array_foreach(row, j, btn) {
+				const char *label = json_string_value(json_object_get(btn, "label"));
+				const char *cmd = json_string_value(json_object_get(btn, "cmd"));
+
+				if (!label || !cmd || n >= 64)
+					continue;
+				snprintf(c->buttons[n], sizeof(c->buttons[n]), "%s", cmd);
+				fprintf(c->out, "%s[%d] %s", n ? "  " : "", n + 1, label);
+				n++;
+			}
+		}
+		if (n) {
+			fputc('\n', c->out);
+			c->nbuttons = n;
+		}
+		fprintf(c->out, "└──\n");
+	} else {
+		fprintf(c->out, "%s\n", text);
+	}
+out:
+	json_decref(r);
+}
+
+/* Print and retire everything queued for the console. */
+static int deliver(struct console *c)
+{
+	struct store_out rows[32];
+	int n = 0, rc;
+
+	do {
+		rc = store_out_due(c->b->store, "console", INT64_MAX, rows, 32, &n);
+		if (rc)
+			return rc;
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(rows[i].chat, c->o->chat))
+				print_reply(c, rows[i].payload);
+			store_out_done(c->b->store, rows[i].id);
+			store_out_release(&rows[i]);
+		}
+	} while (n == 32);
+	fflush(c->out);
+	return GB_OK;
+}
+
+/*
+ * Let computer turns happen. Piped: the virtual clock jumps to each due
+ * computer timer in turn (idle timers only fire when :wait reaches them).
+ * Interactive: whatever is due by the real clock.
+ */
+static int settle(struct console *c, bool run_idle_due)
+{
+	for (int guard = 0; guard < 200000; guard++) {
+		struct store_timer t;
+		int rc = store_timer_next(c->b->store, &t), fired;
+
+		if (rc == GB_ENOTFOUND)
+			return GB_OK;
+		if (rc)
+			return rc;
+		if (c->o->interactive) {
+			fired = bot_run_timers(c->b, bot_now_ms(), BOT_TIMER_ALL);
+		} else if (strcmp(t.kind, "idle") == 0) {
+			if (!run_idle_due || t.due_ms > c->now)
+				return GB_OK;
+			fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
+		} else {
+			if (t.due_ms > c->now)
+				c->now = t.due_ms;
+			fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
+		}
+		if (fired < 0)
+			return -fired;
+		deliver(c);
+		if (c->o->interactive)
+			return GB_OK;
+	}
+	return GB_OK;
+}
+
+static void handle_line(struct console *c, char *line)
+{
+	struct command cmd;
+	char *colon, *text = line;
+	const char *user = c->last_user[0] ? c->last_user : "you";
+	int choice;
+
+	while (*text == ' ' || *text == '\t')
+		text++;
+	if (!*text || *text == '#')
+		return;
+	if (strncmp(text, ":wait", 5) == 0) {
+		int secs = 0;
+
+		if (gb_parse_uint(text + 5 + strspn(text + 5, " "), 86400, &secs) == GB_OK)
+			c->now += (int64_t)secs * 1000;
+		settle(c, true);
+		return;
+	}
+	colon = strchr(text, ':');
+	if (colon && colon != text && (size_t)(colon - text) < sizeof(c->last_user) &&
+	    !memchr(text, ' ', (size_t)(colon - text)) && !memchr(text, '/', (size_t)(colon - text))) {
+		*colon = '\0';
+		snprintf(c->last_user, sizeof(c->last_user), "%s", text);
+		user = c->last_user;
+		text = colon + 1;
+		while (*text == ' ')
+			text++;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	/* a bare number presses that button of the last table message */
+	if (gb_parse_uint(text, 64, &choice) == GB_OK && choice >= 1 && choice <= c->nbuttons)
+		text = c->buttons[choice - 1];
+	if (command_parse_text(&cmd, text) != GB_OK || text[0] != '/')
+		return; /* ordinary chat text: not for the bot */
+	snprintf(cmd.platform, sizeof(cmd.platform), "console");
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", c->o->chat);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "%s", user);
+	cmd.is_admin = is_admin(c->o, user);
+	cmd.now_ms = clock_now(c);
+	bot_handle(c->b, &cmd);
+	deliver(c);
+	settle(c, false);
+}
+
+int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out)
+{
+	struct console c = { .b = b, .o = o, .out = out };
+
+	/* a seeded (reproducible) console also starts its virtual clock at a fixed time */
+	c.now = b->cfg.seed ? INT64_C(1700000000000) : bot_now_ms();
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	deliver(&c);
+	if (o->interactive)
+		fprintf(out, "gamebot console: type lines like \"alice: /new ludo\" (/help for commands)\n");
+	for (;;) {
+		if (o->interactive) {
+			struct store_timer t;
+			struct pollfd p = { .fd = fileno(in), .events = POLLIN };
+			int wait = -1;
+
+			if (store_timer_next(b->store, &t) == GB_OK) {
+				int64_t d = t.due_ms - bot_now_ms();
+
+				wait = d < 0 ? 0 : d > 60000 ? 60000 : (int)d;
+			}
+			fflush(out);
+			if (poll(&p, 1, wait) == 0) {
+				settle(&c, true);
+				continue;
+			}
+		}
+		len = getline(&line, &cap, in);
+		if (len < 0)
+			break;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (!o->interactive && line[0] && line[0] != '#')
+			fprintf(out, "> %s\n", line);
+		handle_line(&c, line);
+	}
+	free(line);
+	if (!o->interactive)
+		settle(&c, false);
+	return 0;
+}

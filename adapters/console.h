@@ -1,0 +1,27 @@
+/*
+ * console.h - a local group chat in the terminal.
+ *
+ * Lines are "alice: /new ludo"; private views print as "(to alice only)".
+ * Reads standard input, so a transcript can be piped in, and exits at end
+ * of input once the work it started (computer turns) has settled. With a
+ * pipe the clock is virtual: computer turns happen at once, and a line
+ * ":wait 50" lets 50 seconds pass (idle autoplay). Same router, store and
+ * renderers as the platforms.
+ */
+#ifndef GB_CONSOLE_H
+#define GB_CONSOLE_H
+
+#include <stdio.h>
+
+#include "bot/bot.h"
+
+struct console_opts {
+	const char *admins;   /* comma-separated user names, NULL = everyone is an admin */
+	const char *chat;     /* chat id, default "console" */
+	int interactive;      /* real clock and a prompt (a terminal) */
+};
+
+/* Run the console until end of input. Returns 0, or 1 on a store failure. */
+int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out);
+
+#endif

@@ -1,0 +1,380 @@
+/*
+ * arena.c - plays many games between computer players and prints one JSON
+ * summary. Each game gets its own seed derived from --seed and its index;
+ * the seat order is rotated game by game (except baghchal, whose sides are
+ * fixed) and results are added up in game order, so the numbers are the
+ * same whatever --threads is. Timings are per decision, by level.
+ */
+#include "arena.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "games/ai/ai.h"
+#include "games/game.h"
+
+#define MAX_ACTIONS 200000  /* a game longer than this is stopped and counted a draw */
+
+struct arena {
+	const struct gb_game *game;
+	struct gb_rules rules;
+	int nseats;
+	int levels[GB_MAX_SEATS];
+	long games;
+	uint64_t seed;
+	int threads;
+	bool rotate;
+	/* per game results, filled by the workers */
+	int *winner_entry;           /* entry index, -1 none */
+	unsigned char *draw;
+	int *turns;
+	int (*points)[GB_MAX_SEATS]; /* by entry, tenths */
+	atomic_long next;
+	atomic_long done;
+	/* decision timings by level (ms) */
+	pthread_mutex_t lock;
+	double *times[GB_LEVEL_COUNT];
+	size_t ntimes[GB_LEVEL_COUNT], captimes[GB_LEVEL_COUNT];
+	int failed;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void add_times(struct arena *a, const double *t, const int *lv, size_t n)
+{
+	pthread_mutex_lock(&a->lock);
+	for (size_t i = 0; i < n; i++) {
+		int l = lv[i];
+
+		if (a->ntimes[l] == a->captimes[l]) {
+			size_t cap = a->captimes[l] ? a->captimes[l] * 2 : 4096;
+			double *p = realloc(a->times[l], cap * sizeof(double));
+
+			if (!p) {
+				a->failed = 1;
+				break;
+			}
+			a->times[l] = p;
+			a->captimes[l] = cap;
+		}
+		a->times[l][a->ntimes[l]++] = t[i];
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Play game number g; returns GB_OK or an error (a computer player failed). */
+static int play_one(struct arena *a, long g, void *st, double *t, int *lv, size_t cap)
+{
+	uint64_t gseed = gb_seed_derive(a->seed, (uint64_t)g);
+	struct gb_setup su;
+	struct gb_outcome oc;
+	int rot = a->rotate ? (int)((gseed >> 33) % (uint64_t)a->nseats) : 0;
+	size_t nt = 0;
+	int rc;
+
+	gb_setup_init(&su, a->game);
+	su.players = a->nseats;
+	su.rules = a->rules;
+	su.seed = gseed;
+	su.dealer = (int)(gseed % 4);
+	rc = a->game->init(st, &su);
+	if (rc)
+		return rc;
+	for (long k = 0; k < MAX_ACTIONS; k++) {
+		struct gb_action act;
+		int turn = a->game->turn(st), entry, level;
+		double t0;
+
+		a->game->outcome(st, &oc);
+		if (oc.over)
+			break;
+		/* between Call Break rounds nobody's turn: the next round starts */
+		entry = turn < 0 ? -1 : (turn + rot) % a->nseats;
+		level = entry < 0 ? GB_LEVEL_RANDOM : a->levels[entry];
+		t0 = now_s();
+		rc = gb_ai_choose(a->game, st, level, gb_seed_derive(gseed ^ 0x5eed, (uint64_t)k), 0, &act);
+		if (!rc && entry >= 0 && nt < cap) {
+			t[nt] = (now_s() - t0) * 1000.0;
+			lv[nt] = level;
+			nt++;
+		}
+		if (!rc)
+			rc = a->game->apply(st, &act, NULL);
+		if (rc)
+			return rc;
+		if (nt == cap) {
+			add_times(a, t, lv, nt);
+			nt = 0;
+		}
+	}
+	add_times(a, t, lv, nt);
+	a->game->outcome(st, &oc);
+	a->turns[g] = oc.turns;
+	a->draw[g] = oc.draw || !oc.over;
+	a->winner_entry[g] = (!oc.over || oc.draw || oc.winner < 0) ? -1 : (oc.winner + rot) % a->nseats;
+	for (int s = 0; s < a->nseats; s++)
+		a->points[g][(s + rot) % a->nseats] = oc.score[s];
+	return GB_OK;
+}
+
+static void *worker(void *arg)
+{
+	struct arena *a = arg;
+	void *st = malloc(a->game->state_size);
+	size_t cap = 4096;
+	double *t = malloc(cap * sizeof(double));
+	int *lv = malloc(cap * sizeof(int));
+
+	if (!st || !t || !lv) {
+		a->failed = 1;
+		goto out;
+	}
+	for (;;) {
+		long g = atomic_fetch_add(&a->next, 1);
+
+		if (g >= a->games || a->failed)
+			break;
+		if (play_one(a, g, st, t, lv, cap))
+			a->failed = 1;
+		atomic_fetch_add(&a->done, 1);
+	}
+out:
+	free(st);
+	free(t);
+	free(lv);
+	return NULL;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static json_t *round3(double v)
+{
+	return json_real((double)llround(v * 1000.0) / 1000.0);
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_seats(struct arena *a, const char *list, FILE *err)
+{
+	char buf[128], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	a->nseats = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int l = gb_level_parse(tok);
+
+		if (l < 0 || a->nseats >= GB_MAX_SEATS) {
+			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard)\n", list);
+			return -1;
+		}
+		a->levels[a->nseats++] = l;
+	}
+	return 0;
+}
+
+int arena_main(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct arena a;
+	const char *seats = NULL;
+	long v;
+	int status = 0;
+	pthread_t th[64];
+	double t0 = now_s(), last = t0;
+	json_t *res = NULL, *wins, *pts, *ms;
+	long wincount[GB_MAX_SEATS] = { 0 }, draws = 0;
+	double turns = 0, ptsum[GB_MAX_SEATS] = { 0 };
+
+	memset(&a, 0, sizeof(a));
+	a.games = 1000;
+	a.seed = 1;
+	a.threads = 1;
+	pthread_mutex_init(&a.lock, NULL);
+	if (argc < 2 || !(a.game = gb_game_find(argv[1]))) {
+		fprintf(err, "usage: gamebot arena GAME --seats LEVEL,LEVEL[,...] [--games N] [--seed S] "
+			     "[--rule KEY=VALUE]... [--threads T]\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!val) {
+			fprintf(err, "option '%s' needs a value\n", opt);
+			return 2;
+		}
+		i++;
+		if (strcmp(opt, "--seats") == 0) {
+			seats = val;
+		} else if (strcmp(opt, "--games") == 0) {
+			if (parse_long(val, 1, 100000000, &a.games)) {
+				fprintf(err, "--games takes a whole number from 1, not '%s'\n", val);
+				return 2;
+			}
+		} else if (strcmp(opt, "--seed") == 0) {
+			char *end;
+
+			errno = 0;
+			a.seed = strtoull(val, &end, 10);
+			if (errno || *end || *val == '-' || !*val) {
+				fprintf(err, "--seed takes a whole number, not '%s'\n", val);
+				return 2;
+			}
+		} else if (strcmp(opt, "--threads") == 0) {
+			if (parse_long(val, 1, 64, &v)) {
+				fprintf(err, "--threads takes 1..64, not '%s'\n", val);
+				return 2;
+			}
+			a.threads = (int)v;
+		} else if (strcmp(opt, "--rule") == 0) {
+			int rc = gb_rules_set_kv(a.game, &a.rules, val);
+
+			if (rc) {
+				fprintf(err, "%s for %s: '%s'\n", gb_strerror(rc == GB_EPARSE ? GB_ERULE_KEY : rc),
+					a.game->name, val);
+				return 2;
+			}
+		} else {
+			fprintf(err, "unknown option '%s'\n", opt);
+			return 2;
+		}
+	}
+	if (!seats || parse_seats(&a, seats, err))
+		return seats ? 2 : (fprintf(err, "--seats is required\n"), 2);
+	if (a.nseats < a.game->min_players || a.nseats > a.game->max_players) {
+		fprintf(err, "%s takes %d to %d seats, not %d\n", a.game->name, a.game->min_players,
+			a.game->max_players, a.nseats);
+		return 2;
+	}
+	if (strcmp(a.game->name, "snakes") == 0)
+		for (int i = 0; i < a.nseats; i++)
+			if (a.levels[i] != GB_LEVEL_RANDOM) {
+				fprintf(err, "snakes has no choices to make: use random seats\n");
+				return 2;
+			}
+	a.rotate = strcmp(a.game->name, "baghchal") != 0;
+	a.winner_entry = calloc((size_t)a.games, sizeof(int));
+	a.draw = calloc((size_t)a.games, 1);
+	a.turns = calloc((size_t)a.games, sizeof(int));
+	a.points = calloc((size_t)a.games, sizeof(*a.points));
+	if (!a.winner_entry || !a.draw || !a.turns || !a.points) {
+		fprintf(err, "out of memory\n");
+		status = 1;
+		goto out;
+	}
+	for (int i = 0; i < a.threads; i++) {
+		if (pthread_create(&th[i], NULL, worker, &a)) {
+			a.threads = i;
+			a.failed = 1;
+			break;
+		}
+	}
+	while (atomic_load(&a.done) < a.games && !a.failed) {
+		struct timespec ts = { 0, 100 * 1000000L };
+
+		nanosleep(&ts, NULL);
+		if (now_s() - last >= 1.5) {
+			last = now_s();
+			fprintf(err, "arena: %ld/%ld games, %.0f s\n", (long)atomic_load(&a.done), a.games,
+				last - t0);
+		}
+	}
+	for (int i = 0; i < a.threads; i++)
+		pthread_join(th[i], NULL);
+	if (a.failed) {
+		fprintf(err, "arena: a computer player or the rules failed\n");
+		status = 1;
+		goto out;
+	}
+	for (long g = 0; g < a.games; g++) {
+		if (a.winner_entry[g] >= 0)
+			wincount[a.winner_entry[g]]++;
+		draws += a.draw[g];
+		turns += a.turns[g];
+		for (int s = 0; s < a.nseats; s++)
+			ptsum[s] += a.points[g][s];
+	}
+	res = json_object();
+	json_object_set_new(res, "game", json_string(a.game->name));
+	json_object_set_new(res, "games", json_integer(a.games));
+	wins = json_array();
+	pts = json_array();
+	{
+		json_t *sl = json_array();
+
+		for (int s = 0; s < a.nseats; s++) {
+			json_array_append_new(sl, json_string(gb_level_name(a.levels[s])));
+			json_array_append_new(wins, json_integer(wincount[s]));
+			json_array_append_new(pts, round3(ptsum[s] / 10.0 / (double)a.games));
+		}
+		json_object_set_new(res, "seats", sl);
+	}
+	json_object_set_new(res, "wins", wins);
+	json_object_set_new(res, "draws", json_integer(draws));
+	json_object_set_new(res, "mean_turns", round3(turns / (double)a.games));
+	if (strcmp(a.game->name, "callbreak") == 0)
+		json_object_set_new(res, "mean_points", pts);
+	else
+		json_decref(pts);
+	ms = json_object();
+	for (int l = 0; l < GB_LEVEL_COUNT; l++) {
+		size_t n = a.ntimes[l];
+		double *t = a.times[l];
+
+		if (!n)
+			continue;
+		qsort(t, n, sizeof(double), cmp_double);
+		json_object_set_new(ms, gb_level_name(l),
+				    json_pack("{s:o,s:o,s:o}", "p50", round3(t[n / 2]), "p99",
+					      round3(t[(size_t)((double)(n - 1) * 0.99)]), "max", round3(t[n - 1])));
+	}
+	json_object_set_new(res, "ms_per_move", ms);
+	json_object_set_new(res, "seconds", round3(now_s() - t0));
+	{
+		char *s = json_dumps(res, JSON_COMPACT);
+
+		if (s) {
+			fprintf(out, "%s\n", s);
+			free(s);
+		}
+	}
+out:
+	json_decref(res);
+	free(a.winner_entry);
+	free(a.draw);
+	free(a.turns);
+	free(a.points);
+	for (int l = 0; l < GB_LEVEL_COUNT; l++)
+		free(a.times[l]);
+	pthread_mutex_destroy(&a.lock);
+	return status;
+}

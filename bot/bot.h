@@ -1,0 +1,92 @@
+/*
+ * bot.h - the platform-neutral bot: commands in, replies out.
+ *
+ * Every adapter (console, Telegram, Discord) turns what it receives into a
+ * struct command and calls bot_handle(). The router looks the verb up in one
+ * static command table, checks arity and preconditions, runs the handler,
+ * and commits everything the command changed - table state with a version
+ * check, the move log, timers, stats, the dedupe key and the replies queued
+ * in the outbox - in ONE store transaction. Replies are views (struct reply
+ * serialised as JSON), never platform JSON: each adapter renders them.
+ *
+ * Timers (computer turns, idle autoplay, watch-mode rounds) are store rows;
+ * bot_run_timers() turns the due ones into commands on the same path, so a
+ * restart resumes them.
+ */
+#ifndef GB_BOT_H
+#define GB_BOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+#define CMD_ARGS_LEN 256
+
+struct command {
+	char platform[16];             /* "console", "telegram", "discord" */
+	char chat[STORE_ID_LEN];       /* chat or channel id on the platform */
+	char user[STORE_ID_LEN];       /* user id on the platform */
+	char user_name[STORE_NAME_LEN];
+	bool is_admin;                 /* the platform says this user administers the chat */
+	char verb[24];                 /* command name without slash, lowercase */
+	char args[CMD_ARGS_LEN];       /* the rest of the line, trimmed */
+	char update_id[STORE_ID_LEN];  /* platform delivery id for dedupe; "" = none */
+	int64_t now_ms;                /* when it arrived (epoch ms, or a virtual clock) */
+	bool internal;                 /* raised by the scheduler, not typed by anyone */
+};
+
+/* Kinds of reply a handler produces. */
+enum reply_kind {
+	REPLY_TABLE = 0,  /* the table message: posted once, then edited in place */
+	REPLY_PUBLIC,     /* a short line in the chat */
+	REPLY_PRIVATE,    /* a view for one user only (a Call Break hand) */
+	REPLY_ALERT,      /* a short answer to one user (refusals, toasts) */
+};
+
+struct bot_config {
+	const char *default_lang;      /* "en" or "ne" */
+	int64_t bot_delay_ms[3];       /* computer turn pacing for slow, normal, fast */
+	uint64_t seed;                 /* 0: tables get unpredictable seeds; else derived
+	                                  from this (reproducible transcripts and tests) */
+};
+
+struct bot {
+	struct store *store;
+	struct bot_config cfg;
+	uint64_t tables_opened;        /* tables opened by this process (seed derivation) */
+};
+
+/* Fill cfg with defaults. */
+void bot_config_init(struct bot_config *cfg);
+
+/*
+ * Split a chat line "/verb args" (or "verb args") into cmd->verb and
+ * cmd->args. A "@botname" suffix on the verb is dropped. Returns GB_OK, or
+ * GB_EPARSE when the text is not a command.
+ */
+int command_parse_text(struct command *cmd, const char *text);
+
+/*
+ * Handle one command completely (one transaction; retried on a version
+ * conflict). Returns GB_OK when handled - refusals included, they are
+ * replies - GB_EDUP for a repeated delivery, or an error when the store
+ * failed (then nothing was changed).
+ */
+int bot_handle(struct bot *b, const struct command *cmd);
+
+/*
+ * Fire every timer due at now_ms (computer turns, idle autoplay, watch-mode
+ * next round), each as its own transaction. kinds_mask selects kinds
+ * (BOT_TIMER_* bits). Returns the number fired, or a negative gb_error.
+ */
+#define BOT_TIMER_BOT 1
+#define BOT_TIMER_IDLE 2
+#define BOT_TIMER_NEXT 4
+#define BOT_TIMER_ALL 7
+int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask);
+
+/* Current wall-clock time in epoch milliseconds. */
+int64_t bot_now_ms(void);
+
+#endif

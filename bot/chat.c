@@ -1,0 +1,267 @@
+/*
+ * chat.c - per-chat commands: house-rule defaults, speed, language, rules
+ * summaries, help and the leaderboard. Anyone may look; only admins change.
+ * Settings are one JSON object per chat:
+ *   {"speed": "normal", "autoplay_after": 0, "digits": "devanagari",
+ *    "rules": {"ludo": {"six_bonus": "off"}, ...}}
+ * and each new table copies the chat's rules for its game.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "games/ai/ai.h"
+#include "internal.h"
+
+static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb)
+{
+	struct gb_rules r;
+
+	chat_rules(c, g, &r);
+	sb_addtr(sb, tr(c->lang, M_SETTINGS_HEAD), g->name);
+	for (int i = 0; i < g->nrules; i++) {
+		const struct gb_rule_def *d = &g->rules[i];
+		bool greyed = false;
+
+		if (d->requires) {
+			char key[32];
+			const char *eq = strchr(d->requires, '=');
+			int k;
+
+			snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - d->requires) : 0, d->requires);
+			k = gb_rule_index(g, key);
+			greyed = eq && k >= 0 && strcmp(gb_rule_value(g, &r, k), eq + 1) != 0;
+		}
+		sb_addf(sb, "\n%s %s = %s (", greyed ? "░" : "•", d->key, gb_rule_value(g, &r, i));
+		for (int v = 0; d->values[v]; v++)
+			sb_addf(sb, "%s%s", v ? "|" : "", d->values[v]);
+		sb_add(sb, ")");
+	}
+	if (!g->nrules)
+		sb_add(sb, "\n-");
+}
+
+static int set_chat_key(struct ctx *c, const char *key, const char *value)
+{
+	if (strcmp(key, "autoplay_after") == 0) {
+		char num[16];
+		size_t len = strlen(value);
+		int secs;
+
+		if (strcmp(value, "off") == 0) {
+			secs = 0;
+		} else {
+			snprintf(num, sizeof(num), "%s", value);
+			if (len && len < sizeof(num) && num[len - 1] == 's')
+				num[len - 1] = '\0';
+			if (gb_parse_uint(num, 3600, &secs) || (secs && secs < 10))
+				return GB_ERULE_VALUE;
+		}
+		json_object_set_new(c->settings, key, json_integer(secs));
+	} else if (strcmp(key, "speed") == 0) {
+		if (strcmp(value, "slow") && strcmp(value, "normal") && strcmp(value, "fast"))
+			return GB_ERULE_VALUE;
+		json_object_set_new(c->settings, key, json_string(value));
+	} else if (strcmp(key, "digits") == 0) {
+		if (strcmp(value, "devanagari") && strcmp(value, "ascii"))
+			return GB_ERULE_VALUE;
+		json_object_set_new(c->settings, key, json_string(value));
+	} else {
+		return GB_ERULE_KEY;
+	}
+	c->chat_changed = true;
+	return GB_OK;
+}
+
+int cmd_settings(struct ctx *c)
+{
+	char w1[32] = "", w2[64] = "", w3[64] = "";
+	const char *p = gb_next_word(c->cmd->args, w1, sizeof(w1));
+	const struct gb_game *g;
+	struct strbuf sb = { 0 };
+	int rc = GB_OK;
+
+	if (p)
+		p = gb_next_word(p, w2, sizeof(w2));
+	if (p)
+		gb_next_word(p, w3, sizeof(w3));
+	g = gb_game_find(w1);
+	if (!w1[0] || (g && !w2[0])) {
+		/* view: chat settings, then one game's rules (or all) */
+		if (!g) {
+			int secs = setting_int(c, "autoplay_after", 0);
+
+			sb_addf(&sb, "speed = %s\nautoplay_after = ", setting_str(c, "speed", "normal"));
+			if (secs)
+				sb_addf(&sb, "%ds", secs);
+			else
+				sb_add(&sb, tr(c->lang, M_OFF));
+			sb_addf(&sb, "\nlang = %s\ndigits = %s", lang_code(c->lang),
+				setting_str(c, "digits", "devanagari"));
+			for (int i = 0; gb_games[i]; i++) {
+				sb_add(&sb, "\n\n");
+				show_rules(c, gb_games[i], &sb);
+			}
+		} else {
+			show_rules(c, g, &sb);
+		}
+		reply_push(c, "public", NULL, sb_str(&sb));
+		goto out;
+	}
+	if (!c->cmd->is_admin) {
+		reply_alert(c, M_ADMINS_ONLY);
+		goto out;
+	}
+	if (!g) {
+		/* chat-wide key: /settings autoplay_after 45s */
+		rc = set_chat_key(c, w1, w2);
+		if (rc == GB_ERULE_KEY || !w2[0] || w3[0])
+			reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
+		else if (rc)
+			reply_alert(c, M_SETTING_BAD, w1, w2);
+		else
+			reply_public(c, M_SETTING_SET, w1, w2);
+		rc = GB_OK;
+		goto out;
+	}
+	{
+		struct gb_rules r;
+		json_t *all, *gj;
+		int k = gb_rule_index(g, w2);
+
+		chat_rules(c, g, &r);
+		if (k < 0 || !w3[0]) {
+			reply_alert(c, M_ARGS, "/settings GAME KEY VALUE");
+			goto out;
+		}
+		if (g->rules[k].requires) {
+			char key[32];
+			const char *eq = strchr(g->rules[k].requires, '=');
+			int dep;
+
+			snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - g->rules[k].requires) : 0,
+				 g->rules[k].requires);
+			dep = gb_rule_index(g, key);
+			if (eq && dep >= 0 && strcmp(gb_rule_value(g, &r, dep), eq + 1) != 0) {
+				reply_alert(c, M_SETTING_GREYED, w2, g->rules[k].requires);
+				goto out;
+			}
+		}
+		if (gb_rules_set(g, &r, w2, w3)) {
+			reply_alert(c, M_SETTING_BAD, w2, w3);
+			goto out;
+		}
+		all = json_object_get(c->settings, "rules");
+		if (!json_is_object(all)) {
+			all = json_object();
+			json_object_set_new(c->settings, "rules", all);
+		}
+		gj = gb_rules_to_json(g, &r);
+		json_object_set_new(all, g->name, gj);
+		c->chat_changed = true;
+		reply_public(c, M_SETTING_SET, w2, w3);
+	}
+out:
+	sb_release(&sb);
+	return rc;
+}
+
+int cmd_speed(struct ctx *c)
+{
+	char w[16] = "";
+
+	gb_next_word(c->cmd->args, w, sizeof(w));
+	if (set_chat_key(c, "speed", w)) {
+		reply_alert(c, M_ARGS, "/speed slow|normal|fast");
+		return GB_OK;
+	}
+	reply_public(c, M_SPEED_SET, w);
+	return GB_OK;
+}
+
+int cmd_lang(struct ctx *c)
+{
+	char w[8] = "";
+	int lang;
+
+	gb_next_word(c->cmd->args, w, sizeof(w));
+	lang = lang_parse(w);
+	if (lang < 0) {
+		reply_alert(c, M_ARGS, "/lang en|ne");
+		return GB_OK;
+	}
+	c->lang = lang;
+	snprintf(c->chat.lang, sizeof(c->chat.lang), "%s", lang_code(lang));
+	c->chat_changed = true;
+	reply_public(c, M_LANG_SET);
+	if (c->has_table)
+		c->show_table = true;
+	return GB_OK;
+}
+
+int cmd_rules(struct ctx *c)
+{
+	static const int keys[] = { M_RULES_SNAKES, M_RULES_LUDO, M_RULES_BAGHCHAL, M_RULES_CALLBREAK };
+	char w[32] = "";
+	const struct gb_game *g;
+	struct strbuf sb = { 0 };
+
+	gb_next_word(c->cmd->args, w, sizeof(w));
+	g = w[0] ? gb_game_find(w) : (c->has_table ? c->game : NULL);
+	if (!g) {
+		if (w[0])
+			reply_alert(c, M_UNKNOWN_GAME, w);
+		else
+			reply_alert(c, M_ARGS, "/rules snakes|ludo|baghchal|callbreak");
+		return GB_OK;
+	}
+	for (int i = 0; gb_games[i]; i++)
+		if (gb_games[i] == g)
+			sb_add(&sb, tr(c->lang, keys[i]));
+	sb_add(&sb, "\n\n");
+	show_rules(c, g, &sb);
+	reply_push(c, "public", NULL, sb_str(&sb));
+	sb_release(&sb);
+	return GB_OK;
+}
+
+int cmd_help(struct ctx *c)
+{
+	reply_push(c, "public", NULL, tr(c->lang, M_HELP));
+	return GB_OK;
+}
+
+int cmd_stats(struct ctx *c)
+{
+	struct store_stat rows[10];
+	char w[32] = "";
+	int n = 0, rc;
+	struct strbuf sb = { 0 };
+	const struct gb_game *g;
+
+	gb_next_word(c->cmd->args, w, sizeof(w));
+	g = w[0] ? gb_game_find(w) : NULL;
+	if (w[0] && !g) {
+		reply_alert(c, M_UNKNOWN_GAME, w);
+		return GB_OK;
+	}
+	rc = store_stats_get(c->b->store, c->chat.id, g ? g->name : NULL, rows, 10, &n);
+	if (rc)
+		return rc;
+	if (n == 0) {
+		reply_push(c, "public", NULL, tr(c->lang, M_STATS_EMPTY));
+		return GB_OK;
+	}
+	sb_add(&sb, tr(c->lang, M_STATS_HEAD));
+	for (int i = 0; i < n; i++) {
+		char pts[32];
+		int p = rows[i].points;
+
+		snprintf(pts, sizeof(pts), "%s%d.%d", p < 0 ? "-" : "", abs(p) / 10, abs(p) % 10);
+		sb_add(&sb, "\n");
+		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), i + 1, rows[i].name, rows[i].games, rows[i].wins,
+			 pts);
+	}
+	reply_push(c, "public", NULL, sb_str(&sb));
+	sb_release(&sb);
+	return GB_OK;
+}

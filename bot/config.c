@@ -1,0 +1,146 @@
+/*
+ * config.c - see config.h. Every key is one row of the table below: the
+ * file parser, the environment and the example file all follow it.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "games/error.h"
+
+struct key {
+	const char *name;
+	size_t off;
+	size_t size;
+	const char *def;
+};
+
+#define K(n, d) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d }
+static const struct key keys[] = {
+	K(db, "./var/gamebot.db"),
+	K(listen, "127.0.0.1:8080"),
+	K(lang, "en"),
+	K(telegram_token, ""),
+	K(telegram_secret, ""),
+	K(telegram_api, "https://api.telegram.org"),
+	K(discord_public_key, ""),
+	K(discord_app_id, ""),
+	K(discord_token, ""),
+	K(discord_api, "https://discord.com/api/v10"),
+	K(console_admins, ""),
+};
+#undef K
+
+static void set(struct config *c, const struct key *k, const char *v)
+{
+	snprintf((char *)c + k->off, k->size, "%s", v);
+}
+
+void config_init(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		set(c, &keys[i], keys[i].def);
+}
+
+static const struct key *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int load_file(struct config *c, FILE *f, const char *path, char *err, size_t errlen)
+{
+	char line[1024];
+	int lineno = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *s = trim(line), *eq, *key, *val;
+		const struct key *k;
+
+		lineno++;
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+			return GB_ECONFIG;
+		}
+		*eq = '\0';
+		key = trim(s);
+		val = trim(eq + 1);
+		k = find(key);
+		if (!k) {
+			snprintf(err, errlen, "%s:%d: unknown key '%s'", path, lineno, key);
+			return GB_ECONFIG;
+		}
+		set(c, k, val);
+	}
+	return GB_OK;
+}
+
+int config_load(struct config *c, const char *path, char *err, size_t errlen)
+{
+	int rc = GB_OK;
+	FILE *f = NULL;
+	const char *file = path ? path : getenv("GAMEBOT_CONFIG");
+
+	config_init(c);
+	err[0] = '\0';
+	if (file) {
+		f = fopen(file, "r");
+		if (!f) {
+			snprintf(err, errlen, "cannot read config file '%s'", file);
+			return GB_ECONFIG;
+		}
+	} else {
+		file = "config/gamebot.conf";
+		f = fopen(file, "r");
+	}
+	if (f) {
+		rc = load_file(c, f, file, err, errlen);
+		fclose(f);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char env[64];
+		const char *v;
+
+		size_t n = (size_t)snprintf(env, sizeof(env), "GAMEBOT_%s", keys[i].name);
+
+		for (size_t j = 8; j < n && j < sizeof(env); j++)
+			env[j] = (char)toupper((unsigned char)env[j]);
+		v = getenv(env);
+		if (v)
+			set(c, &keys[i], v);
+	}
+	if (strcmp(c->lang, "en") && strcmp(c->lang, "ne")) {
+		snprintf(err, errlen, "lang must be en or ne, not '%s'", c->lang);
+		return GB_ECONFIG;
+	}
+	return GB_OK;
+}
+
+int config_has_platform(const struct config *c)
+{
+	return c->telegram_token[0] || c->discord_public_key[0];
+}

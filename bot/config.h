@@ -1,0 +1,41 @@
+/*
+ * config.h - service settings: embedded defaults, then a config file
+ * (key = value lines; config/gamebot.conf.example documents every key),
+ * then environment variables (GAMEBOT_<KEY in upper case>), last wins.
+ */
+#ifndef GB_CONFIG_H
+#define GB_CONFIG_H
+
+#include <stddef.h>
+
+#define CONFIG_VALUE_LEN 256
+
+struct config {
+	char db[CONFIG_VALUE_LEN];                 /* SQLite file: ./var/gamebot.db */
+	char listen[CONFIG_VALUE_LEN];             /* host:port of the HTTP listener: 127.0.0.1:8080 */
+	char lang[8];                              /* default chat language: en */
+	char telegram_token[CONFIG_VALUE_LEN];     /* Bot API token; empty = no Telegram */
+	char telegram_secret[CONFIG_VALUE_LEN];    /* X-Telegram-Bot-Api-Secret-Token expected */
+	char telegram_api[CONFIG_VALUE_LEN];       /* API base URL (tests point it at 127.0.0.1) */
+	char discord_public_key[CONFIG_VALUE_LEN]; /* application public key (hex); empty = no Discord */
+	char discord_app_id[CONFIG_VALUE_LEN];
+	char discord_token[CONFIG_VALUE_LEN];
+	char discord_api[CONFIG_VALUE_LEN];        /* API base URL */
+	char console_admins[CONFIG_VALUE_LEN];     /* console: admin names, empty = everyone */
+};
+
+/* Defaults only. */
+void config_init(struct config *c);
+
+/*
+ * Defaults, then the file at path (NULL: $GAMEBOT_CONFIG, else
+ * config/gamebot.conf when it exists), then the environment.
+ * Returns GB_OK, or GB_ECONFIG with a message in err (unknown key, bad line,
+ * unreadable named file).
+ */
+int config_load(struct config *c, const char *path, char *err, size_t errlen);
+
+/* Does any platform have a token configured? */
+int config_has_platform(const struct config *c);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * internal.h - what the router shares with the command handlers: the
+ * per-command context and the helpers that queue replies and changes.
+ * Handlers only describe what should happen; the router commits it.
+ */
+#ifndef GB_BOT_INTERNAL_H
+#define GB_BOT_INTERNAL_H
+
+#include <jansson.h>
+
+#include "bot.h"
+#include "games/game.h"
+#include "i18n.h"
+#include "render.h"
+#include "strbuf.h"
+
+#define LOG_LINES 6
+
+struct pending_timer {
+	char kind[16];
+	int64_t due_ms;
+};
+
+struct ctx {
+	struct bot *b;
+	const struct command *cmd;
+	int lang;
+	struct store_chat chat;
+	json_t *settings;                    /* chat settings (owned) */
+	bool chat_changed;
+
+	bool has_table;
+	struct store_table table;
+	struct store_seat seats[GB_MAX_SEATS];
+	int nseats;
+	bool seats_changed;
+	bool table_changed;
+	bool table_new;
+	const struct gb_game *game;
+	void *st;                            /* game state while playing (owned) */
+	json_t *log;                         /* structured log strip (owned) */
+	int seq;                             /* moves logged so far */
+	bool watch;                          /* all-computer table */
+	int my_seat;                         /* cmd->user's seat, or -1 */
+
+	json_t *replies;                     /* queued replies (owned) */
+	bool show_table;                     /* post/edit the table message */
+	struct pending_timer timers[4];
+	int ntimers;
+	bool clear_timers;
+	struct {
+		int move_seq;
+		char actor[STORE_ID_LEN];
+		char action[GB_ACTION_TEXT];
+		char *events;                /* JSON text, owned */
+	} moves[64];
+	int nmoves;
+};
+
+/*
+ * Queue a reply {"kind", "user", "text"}; returns it (borrowed, owned by the
+ * context) so the caller may add "buttons": [[{"label", "cmd"}, ...], ...].
+ */
+json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char *text);
+
+/* Reply helpers (format from the catalogue of the chat's language). */
+void reply_public(struct ctx *c, int key, ...);
+void reply_alert(struct ctx *c, int key, ...);
+void reply_private(struct ctx *c, const char *user, const char *text);
+
+/* Chat settings. */
+const char *setting_str(struct ctx *c, const char *key, const char *def);
+int setting_int(struct ctx *c, const char *key, int def);
+bool chat_digits_devanagari(struct ctx *c);
+/* The chat's default house rules for game g. */
+void chat_rules(struct ctx *c, const struct gb_game *g, struct gb_rules *out);
+
+/* Display name of a seat. */
+const char *seat_name(struct ctx *c, int seat, char *buf, size_t n);
+void ctx_render_init(struct ctx *c, struct render_ctx *rc, char names[][STORE_NAME_LEN]);
+
+/* Timers to set when the command commits. */
+void ctx_timer(struct ctx *c, const char *kind, int64_t due_ms);
+
+/* Handlers: lobby.c */
+int cmd_new(struct ctx *c);
+int cmd_join(struct ctx *c);
+int cmd_leave(struct ctx *c);
+int cmd_addbot(struct ctx *c);
+int cmd_start(struct ctx *c);
+int cmd_stop(struct ctx *c);
+int cmd_watch(struct ctx *c);
+int cmd_board(struct ctx *c);
+/* play.c */
+int cmd_play_action(struct ctx *c);
+int cmd_hand(struct ctx *c);
+int table_start_game(struct ctx *c);
+int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_computer);
+void table_schedule(struct ctx *c);
+void table_message(struct ctx *c);
+int cmd_timer(struct ctx *c);
+/* chat.c */
+int cmd_settings(struct ctx *c);
+int cmd_speed(struct ctx *c);
+int cmd_lang(struct ctx *c);
+int cmd_rules(struct ctx *c);
+int cmd_help(struct ctx *c);
+int cmd_stats(struct ctx *c);
+
+/* Number of blank-separated words in s. */
+int count_words(const char *s);
+
+#endif

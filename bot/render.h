@@ -1,0 +1,144 @@
+/*
+ * render.h - tables, hands and log lines as Unicode text.
+ *
+ * Renderers read a game state (through each game's public header) and write
+ * monospace-safe text in the chat's language: no line wider than 40 columns
+ * (phones), every message under 2,000 characters (Discord). They never
+ * change anything and know no platform.
+ *
+ * Every user-facing word comes from the message catalogues (i18n.h); numbers
+ * go through render_int() so a Nepali chat can read Devanagari digits. Those
+ * digits are one column wide like ASCII ones, so a board has the same shape
+ * with either digit set. Names are cut to fit (render_add_fit) and never
+ * break a board's alignment.
+ *
+ * Characters used: ASCII, box drawing (─ │ ╱ ╲), a few geometric shapes
+ * (▲ ▼ ○ ▫ ▸ ·), arrows (→), suit symbols (♠ ♥ ♦ ♣), the dash "–", the minus
+ * "−", the ellipsis "…" and Devanagari. No emoji.
+ *
+ * Usage (what bot/play.c does for the table message):
+ *     struct render_ctx rc = { .game = g, .st = st, .lang = LANG_NE, ... };
+ *     render_board(&rc, &sb);  render_event(&rc, &ev, &sb);  render_status(&rc, &sb);
+ */
+#ifndef GB_RENDER_H
+#define GB_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "games/game.h"
+#include "strbuf.h"
+
+#define RENDER_MAX_COLS 40  /* widest line on any screen we draw */
+
+struct render_ctx {
+	const struct gb_game *game;
+	const void *st;
+	int lang;                        /* enum lang */
+	bool devanagari;                 /* Nepali digits for numbers */
+	const char *names[GB_MAX_SEATS]; /* display names by seat (NULL: a seat mark is shown) */
+	int nseats;
+	int name_cols;                   /* cut names to this many columns; 0: each
+	                                    renderer's default (render_event and
+	                                    render_status shorten names until the
+	                                    line fits RENDER_MAX_COLS) */
+};
+
+/* The board (or card table) with a title line. */
+void render_board(const struct render_ctx *rc, struct strbuf *out);
+
+/* One status line: whose turn and what they are waiting for. */
+void render_status(const struct render_ctx *rc, struct strbuf *out);
+
+/* One log line for an event, or nothing for events not worth a line. */
+void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+
+/*
+ * A seat's Call Break hand grouped by suit, spades first, built only from
+ * that seat's callbreak_view(). Writes nothing for other games.
+ */
+void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
+
+/* A short button label for an action ("Token 2 → 14", "Q♠"). Always NUL-terminated. */
+void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
+			 char *buf, size_t n);
+
+/* A number in the chat's digits ("-" becomes "−" with Devanagari digits). */
+void render_int(const struct render_ctx *rc, int v, struct strbuf *out);
+
+/* ---- helpers shared by the render_<game>.c files (and tests) ---- */
+
+/* The number v in the chat's digits into buf (16 bytes are enough); returns buf. */
+const char *render_num(const struct render_ctx *rc, int v, char *buf, size_t n);
+
+/* Tenths with one decimal in the chat's digits: -40 -> "-4.0", 32 -> "3.2". */
+void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out);
+
+/*
+ * Display columns of UTF-8 text as a terminal's wcwidth() counts them:
+ * combining marks 0, East Asian wide characters 2. Characters it does not
+ * know are counted wide, so a guess never makes a line longer than measured.
+ */
+int render_width(const char *s);
+
+/* Columns of the first n bytes of s. */
+int render_widthn(const char *s, size_t n);
+
+/*
+ * Append s cut to at most `cols` columns (an ellipsis marks a cut), control
+ * characters shown as blanks; then pad with blanks to exactly `cols` when
+ * pad is true. Returns the columns written.
+ */
+int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad);
+
+/* Append blanks so that s (already formatted text) ends right-aligned in cols. */
+void render_add_right(struct strbuf *out, const char *s, int cols);
+
+/* Columns of the last line of out (after its last newline). */
+int render_line_cols(const struct strbuf *out);
+
+/* Append blanks until the last line of out is `col` columns wide. */
+void render_pad_to(struct strbuf *out, int col);
+
+/* Drop blanks at the end of out and start a new line. */
+void render_newline(struct strbuf *out);
+
+/* Display name of seat (cut to cols columns), appended to out. */
+void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf *out);
+
+/* The name of seat cut to cols columns into buf; returns buf. */
+const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n);
+
+/*
+ * Append a catalogue format with text arguments and wrap nothing; a
+ * convenience over sb_addtr(out, tr(rc->lang, key), ...).
+ */
+void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...);
+
+/* Per-game renderers, dispatched from render.c. */
+void render_snakes_board(const struct render_ctx *rc, struct strbuf *out);
+void render_snakes_status(const struct render_ctx *rc, struct strbuf *out);
+void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+void render_snakes_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+
+void render_ludo_board(const struct render_ctx *rc, struct strbuf *out);
+void render_ludo_status(const struct render_ctx *rc, struct strbuf *out);
+void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+
+void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out);
+void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out);
+void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+/* A Bagh Chal point ("c3", rank in the chat's digits). */
+void render_baghchal_point(const struct render_ctx *rc, int p, struct strbuf *out);
+
+void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out);
+void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out);
+void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+void render_callbreak_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
+/* A card as rank and suit symbol ("Q♠", "10♥"). */
+void render_card(int card, struct strbuf *out);
+
+#endif

@@ -1,0 +1,560 @@
+/*
+ * router.c - one static command table and the path every command takes:
+ * lookup, arity and precondition checks, the handler, then one store
+ * transaction that commits the handler's work (retried when another writer
+ * changed the table first).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "games/ai/ai.h"
+#include "internal.h"
+
+/*
+ * The command table. Fields:
+ *   name      the verb as typed after the slash
+ *   handler   runs with the context loaded and all checks passed
+ *   min, max  how many blank-separated arguments it takes
+ *   flags     preconditions checked by the router before the handler:
+ *               NEEDS_TABLE   an open table (lobby or playing) in this chat
+ *               NEEDS_GAME    a game in progress
+ *               PLAYERS_ONLY  the caller has a seat at the table
+ *               ADMIN_ONLY    the caller administers the chat
+ *               INTERNAL      not typeable: timers fired by the scheduler
+ *   usage     what to type, shown when the arguments are wrong
+ */
+#define NEEDS_TABLE 1
+#define NEEDS_GAME 2
+#define PLAYERS_ONLY 4
+#define ADMIN_ONLY 8
+#define INTERNAL 16
+
+struct bot_cmd {
+	const char *name;
+	int (*handler)(struct ctx *c);
+	int min, max;
+	int flags;
+	const char *usage;
+};
+
+static const struct bot_cmd commands[] = {
+	{ "new", cmd_new, 1, 1, 0, "/new snakes|ludo|baghchal|callbreak" },
+	{ "join", cmd_join, 0, 0, NEEDS_TABLE, "/join" },
+	{ "leave", cmd_leave, 0, 0, NEEDS_TABLE | PLAYERS_ONLY, "/leave" },
+	{ "addbot", cmd_addbot, 0, 1, NEEDS_TABLE, "/addbot [easy|medium|hard]" },
+	{ "start", cmd_start, 0, 0, NEEDS_TABLE, "/start" },
+	{ "stop", cmd_stop, 0, 0, NEEDS_TABLE, "/stop" },
+	{ "watch", cmd_watch, 1, 1, 0, "/watch ludo|baghchal|callbreak|snakes" },
+	{ "roll", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/roll" },
+	{ "move", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/move N  or  /move b2 c3" },
+	{ "place", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/place c3" },
+	{ "bid", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/bid 1..8" },
+	{ "play", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/play QS" },
+	{ "next", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/next" },
+	{ "board", cmd_board, 0, 0, NEEDS_TABLE, "/board" },
+	{ "hand", cmd_hand, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/hand" },
+	{ "settings", cmd_settings, 0, 3, 0, "/settings [GAME] [KEY VALUE]" },
+	{ "speed", cmd_speed, 1, 1, ADMIN_ONLY, "/speed slow|normal|fast" },
+	{ "lang", cmd_lang, 1, 1, ADMIN_ONLY, "/lang en|ne" },
+	{ "rules", cmd_rules, 0, 1, 0, "/rules GAME" },
+	{ "help", cmd_help, 0, 1, 0, "/help" },
+	{ "stats", cmd_stats, 0, 1, 0, "/stats [GAME]" },
+	{ "_timer", cmd_timer, 3, 3, INTERNAL, "" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void bot_config_init(struct bot_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->default_lang = "en";
+	cfg->bot_delay_ms[0] = 2500;
+	cfg->bot_delay_ms[1] = 1200;
+	cfg->bot_delay_ms[2] = 300;
+}
+
+int64_t bot_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int count_words(const char *s)
+{
+	int n = 0;
+	bool in = false;
+
+	for (; *s; s++) {
+		bool blank = *s == ' ' || *s == '\t';
+
+		if (!blank && !in)
+			n++;
+		in = !blank;
+	}
+	return n;
+}
+
+int command_parse_text(struct command *cmd, const char *text)
+{
+	size_t i = 0, len;
+	const char *p = text, *end;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '/')
+		p++;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
+		if (i + 1 >= sizeof(cmd->verb))
+			return GB_EPARSE;
+		cmd->verb[i++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+		p++;
+	}
+	cmd->verb[i] = '\0';
+	if (i == 0)
+		return GB_EPARSE;
+	if (*p == '@')  /* "/roll@gamebot" in groups */
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	if (*p && *p != ' ' && *p != '\t')
+		return GB_EPARSE;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p + strlen(p);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
+		end--;
+	len = (size_t)(end - p);
+	if (len >= sizeof(cmd->args))
+		len = sizeof(cmd->args) - 1;
+	memcpy(cmd->args, p, len);
+	cmd->args[len] = '\0';
+	return GB_OK;
+}
+
+static const struct bot_cmd *lookup(const char *verb)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, verb) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* ---- replies ---- */
+
+json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char *text)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "kind", json_string(kind));
+	if (user)
+		json_object_set_new(r, "user", json_string(user));
+	json_object_set_new(r, "text", json_string(text));
+	json_array_append_new(c->replies, r);
+	return r;
+}
+
+static void reply_v(struct ctx *c, const char *kind, const char *user, int key, va_list ap)
+{
+	struct strbuf sb = { 0 };
+
+	sb_vaddf(&sb, tr(c->lang, key), ap);
+	reply_push(c, kind, user, sb_str(&sb));
+	sb_release(&sb);
+}
+
+void reply_public(struct ctx *c, int key, ...)
+{
+	va_list ap;
+
+	va_start(ap, key);
+	reply_v(c, "public", NULL, key, ap);
+	va_end(ap);
+}
+
+void reply_alert(struct ctx *c, int key, ...)
+{
+	va_list ap;
+
+	va_start(ap, key);
+	reply_v(c, "alert", c->cmd->user, key, ap);
+	va_end(ap);
+}
+
+void reply_private(struct ctx *c, const char *user, const char *text)
+{
+	reply_push(c, "private", user, text);
+}
+
+void ctx_timer(struct ctx *c, const char *kind, int64_t due_ms)
+{
+	if (c->ntimers >= (int)(sizeof(c->timers) / sizeof(c->timers[0])))
+		return;
+	snprintf(c->timers[c->ntimers].kind, sizeof(c->timers[0].kind), "%s", kind);
+	c->timers[c->ntimers].due_ms = due_ms;
+	c->ntimers++;
+}
+
+/* ---- settings ---- */
+
+const char *setting_str(struct ctx *c, const char *key, const char *def)
+{
+	json_t *v = json_object_get(c->settings, key);
+
+	return json_is_string(v) ? json_string_value(v) : def;
+}
+
+int setting_int(struct ctx *c, const char *key, int def)
+{
+	json_t *v = json_object_get(c->settings, key);
+
+	return json_is_integer(v) ? (int)json_integer_value(v) : def;
+}
+
+bool chat_digits_devanagari(struct ctx *c)
+{
+	return c->lang == LANG_NE && strcmp(setting_str(c, "digits", "devanagari"), "devanagari") == 0;
+}
+
+void chat_rules(struct ctx *c, const struct gb_game *g, struct gb_rules *out)
+{
+	json_t *all = json_object_get(c->settings, "rules");
+
+	memset(out, 0, sizeof(*out));
+	if (json_is_object(all) && json_is_object(json_object_get(all, g->name)))
+		gb_rules_from_json(g, out, json_object_get(all, g->name));
+}
+
+const char *seat_name(struct ctx *c, int seat, char *buf, size_t n)
+{
+	if (seat < 0 || seat >= c->nseats) {
+		snprintf(buf, n, "?");
+	} else if (c->seats[seat].level >= 0 && !c->seats[seat].name[0]) {
+		snprintf(buf, n, tr(c->lang, M_BOT_NAME), gb_level_name(c->seats[seat].level));
+	} else {
+		snprintf(buf, n, "%s", c->seats[seat].name);
+	}
+	return buf;
+}
+
+void ctx_render_init(struct ctx *c, struct render_ctx *rc, char names[][STORE_NAME_LEN])
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->game = c->game;
+	rc->st = c->st;
+	rc->lang = c->lang;
+	rc->devanagari = chat_digits_devanagari(c);
+	rc->nseats = c->nseats;
+	for (int i = 0; i < c->nseats; i++) {
+		seat_name(c, i, names[i], STORE_NAME_LEN);
+		rc->names[i] = names[i];
+	}
+}
+
+/* ---- load, commit, release ---- */
+
+static void ctx_release(struct ctx *c)
+{
+	store_chat_release(&c->chat);
+	store_table_release(&c->table);
+	json_decref(c->settings);
+	json_decref(c->log);
+	json_decref(c->replies);
+	free(c->st);
+	for (int i = 0; i < c->nmoves; i++)
+		free(c->moves[i].events);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Read the table's wrapper JSON: {"game": state, "log": [...], "seq": n, "watch": b}. */
+static int load_table_state(struct ctx *c)
+{
+	json_error_t err;
+	json_t *w;
+	int rc = GB_OK;
+
+	c->game = gb_game_find(c->table.game);
+	if (!c->game)
+		return GB_ESTATE;
+	c->log = json_array();
+	if (!c->table.state)
+		return GB_OK;
+	w = json_loads(c->table.state, 0, &err);
+	if (!w)
+		return GB_ESTATE;
+	c->seq = (int)json_integer_value(json_object_get(w, "seq"));
+	c->watch = json_is_true(json_object_get(w, "watch"));
+	if (json_is_array(json_object_get(w, "log"))) {
+		json_decref(c->log);
+		c->log = json_incref(json_object_get(w, "log"));
+	}
+	if (json_object_get(w, "game")) {
+		c->st = calloc(1, c->game->state_size);
+		if (!c->st)
+			rc = GB_ENOMEM;
+		else
+			rc = c->game->from_json(c->st, json_object_get(w, "game"));
+	}
+	json_decref(w);
+	return rc;
+}
+
+static int load_seats(struct ctx *c)
+{
+	int rc = store_seats_get(c->b->store, c->table.id, c->seats, GB_MAX_SEATS, &c->nseats);
+
+	c->my_seat = -1;
+	for (int i = 0; !rc && i < c->nseats; i++)
+		if (c->seats[i].level < 0 && strcmp(c->seats[i].user, c->cmd->user) == 0)
+			c->my_seat = i;
+	return rc;
+}
+
+static int save_table(struct ctx *c)
+{
+	json_t *w = json_object();
+	int rc;
+
+	if (c->st)
+		json_object_set_new(w, "game", gb_state_json(c->game, c->st));
+	json_object_set(w, "log", c->log);
+	json_object_set_new(w, "seq", json_integer(c->seq));
+	json_object_set_new(w, "watch", json_boolean(c->watch));
+	free(c->table.state);
+	c->table.state = json_dumps(w, JSON_COMPACT);
+	json_decref(w);
+	if (!c->table.state)
+		return GB_ENOMEM;
+	if (c->table_new)
+		rc = store_table_insert(c->b->store, &c->table);
+	else
+		rc = store_table_update(c->b->store, &c->table);
+	return rc;
+}
+
+static int commit(struct ctx *c)
+{
+	struct store *s = c->b->store;
+	int rc = GB_OK;
+	size_t i;
+	json_t *r;
+
+	if (c->chat_changed) {
+		char *text = json_dumps(c->settings, JSON_COMPACT);
+
+		free(c->chat.settings);
+		c->chat.settings = text;
+		rc = text ? store_chat_save(s, &c->chat) : GB_ENOMEM;
+		if (rc)
+			goto out;
+	}
+	if (c->has_table && (c->table_changed || c->table_new || c->seats_changed)) {
+		rc = save_table(c);
+		if (rc)
+			goto out;
+	}
+	if (c->has_table && (c->seats_changed || c->table_new)) {
+		rc = store_seats_set(s, c->table.id, c->seats, c->nseats);
+		if (rc)
+			goto out;
+	}
+	for (int m = 0; m < c->nmoves; m++) {
+		rc = store_move_append(s, c->table.id, c->moves[m].move_seq, c->moves[m].actor,
+				       c->moves[m].action, c->moves[m].events);
+		if (rc)
+			goto out;
+	}
+	if (c->has_table && (c->clear_timers || c->ntimers)) {
+		rc = store_timer_clear(s, c->table.id, NULL);
+		if (rc)
+			goto out;
+	}
+	for (int t = 0; t < c->ntimers; t++) {
+		struct store_timer tm = { .table = c->table.id, .due_ms = c->timers[t].due_ms,
+					  .version = c->table.version };
+
+		snprintf(tm.kind, sizeof(tm.kind), "%s", c->timers[t].kind);
+		rc = store_timer_set(s, &tm);
+		if (rc)
+			goto out;
+	}
+	if (c->show_table && c->has_table)
+		table_message(c);
+	json_array_foreach(c->replies, i, r) {
+		char *text;
+
+		if (c->has_table)
+			json_object_set_new(r, "table", json_integer(c->table.id));
+		text = json_dumps(r, JSON_COMPACT);
+		if (!text) {
+			rc = GB_ENOMEM;
+			goto out;
+		}
+		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, text, c->cmd->now_ms);
+		free(text);
+		if (rc)
+			goto out;
+	}
+out:
+	return rc;
+}
+
+/* Run one command inside an open transaction. */
+static int run_once(struct bot *b, const struct command *cmd, const struct bot_cmd *bc,
+		    struct ctx *c)
+{
+	json_error_t jerr;
+	int rc, nargs;
+
+	memset(c, 0, sizeof(*c));
+	c->b = b;
+	c->cmd = cmd;
+	c->my_seat = -1;
+	c->replies = json_array();
+	if (!c->replies)
+		return GB_ENOMEM;
+	if (cmd->update_id[0]) {
+		rc = store_mark_processed(b->store, cmd->platform, cmd->update_id);
+		if (rc)
+			return rc;
+	}
+	rc = store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &c->chat);
+	if (rc)
+		return rc;
+	c->lang = lang_parse(c->chat.lang);
+	if (c->lang < 0)
+		c->lang = LANG_EN;
+	c->settings = json_loads(c->chat.settings ? c->chat.settings : "{}", 0, &jerr);
+	if (!json_is_object(c->settings)) {
+		json_decref(c->settings);
+		c->settings = json_object();
+	}
+	if (!bc || (bc->flags & INTERNAL) != (cmd->internal ? INTERNAL : 0)) {
+		reply_alert(c, M_UNKNOWN_COMMAND, cmd->verb);
+		return GB_OK;
+	}
+	nargs = count_words(cmd->args);
+	if (nargs < bc->min || nargs > bc->max) {
+		reply_alert(c, M_ARGS, bc->usage);
+		return GB_OK;
+	}
+	rc = store_table_open_get(b->store, c->chat.id, &c->table);
+	if (rc && rc != GB_ENOTFOUND)
+		return rc;
+	c->has_table = rc == GB_OK;
+	if (c->has_table) {
+		rc = load_table_state(c);
+		if (!rc)
+			rc = load_seats(c);
+		if (rc)
+			return rc;
+	}
+	if ((bc->flags & (NEEDS_TABLE | NEEDS_GAME)) && !c->has_table) {
+		reply_alert(c, M_NO_TABLE);
+		return GB_OK;
+	}
+	if ((bc->flags & NEEDS_GAME) && c->table.status != STORE_PLAYING) {
+		reply_alert(c, M_NOT_STARTED);
+		return GB_OK;
+	}
+	if ((bc->flags & PLAYERS_ONLY) && c->my_seat < 0) {
+		reply_alert(c, M_PLAYERS_ONLY);
+		return GB_OK;
+	}
+	if ((bc->flags & ADMIN_ONLY) && !cmd->is_admin) {
+		reply_alert(c, M_ADMINS_ONLY);
+		return GB_OK;
+	}
+	return bc->handler(c);
+}
+
+int bot_handle(struct bot *b, const struct command *cmd)
+{
+	const struct bot_cmd *bc = lookup(cmd->verb);
+	struct ctx c;
+	int rc = GB_OK;
+
+	for (int attempt = 0; attempt < 4; attempt++) {
+		rc = store_begin(b->store);
+		if (rc)
+			break;
+		rc = run_once(b, cmd, bc, &c);
+		if (!rc)
+			rc = commit(&c);
+		if (!rc)
+			rc = store_commit(b->store);
+		if (rc)
+			store_rollback(b->store);
+		ctx_release(&c);
+		if (rc != GB_ECONFLICT)
+			break;
+	}
+	if (rc && rc != GB_EDUP && rc != GB_ECONFLICT) {
+		/* Tell the user without touching any table: nothing was changed. */
+		if (!store_begin(b->store)) {
+			struct store_chat chat = { 0 };
+			int lang = LANG_EN;
+			json_t *r = json_object();
+			char *text;
+
+			if (!store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &chat))
+				lang = lang_parse(chat.lang) < 0 ? LANG_EN : lang_parse(chat.lang);
+			json_object_set_new(r, "kind", json_string("alert"));
+			json_object_set_new(r, "user", json_string(cmd->user));
+			json_object_set_new(r, "text", json_string(tr(lang, M_INTERNAL)));
+			text = json_dumps(r, JSON_COMPACT);
+			if (text && !store_out_add(b->store, cmd->platform, cmd->chat, text, cmd->now_ms))
+				store_commit(b->store);
+			else
+				store_rollback(b->store);
+			free(text);
+			json_decref(r);
+			store_chat_release(&chat);
+		}
+	}
+	return rc;
+}
+
+int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
+{
+	struct store_timer due[16];
+	int n = 0, fired = 0, rc;
+
+	rc = store_timer_due(b->store, now_ms, due, 16, &n);
+	if (rc)
+		return -rc;
+	for (int i = 0; i < n; i++) {
+		struct command cmd;
+		struct store_table t = { 0 };
+		struct store_chat chat = { 0 };
+		int bit = strcmp(due[i].kind, "bot") == 0    ? BOT_TIMER_BOT
+			  : strcmp(due[i].kind, "idle") == 0 ? BOT_TIMER_IDLE
+							     : BOT_TIMER_NEXT;
+
+		if (!(bit & kinds_mask))
+			continue;
+		rc = store_table_get(b->store, due[i].table, &t);
+		if (!rc)
+			rc = store_chat_get_by_id(b->store, t.chat, &chat);
+		if (rc) {
+			store_timer_clear(b->store, due[i].table, due[i].kind);
+		} else {
+			memset(&cmd, 0, sizeof(cmd));
+			snprintf(cmd.platform, sizeof(cmd.platform), "%s", chat.platform);
+			cmd.internal = true;
+			snprintf(cmd.chat, sizeof(cmd.chat), "%s", chat.chat);
+			snprintf(cmd.verb, sizeof(cmd.verb), "_timer");
+			snprintf(cmd.args, sizeof(cmd.args), "%s %lld %lld", due[i].kind,
+				 (long long)due[i].table, (long long)due[i].version);
+			cmd.now_ms = now_ms > due[i].due_ms ? now_ms : due[i].due_ms;
+			rc = bot_handle(b, &cmd);
+			if (!rc)
+				fired++;
+		}
+		store_table_release(&t);
+		store_chat_release(&chat);
+	}
+	return fired;
+}

@@ -1,0 +1,102 @@
+/*
+ * strbuf.c - see strbuf.h.
+ */
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool grow(struct strbuf *sb, size_t extra)
+{
+	size_t need, cap;
+	char *p;
+
+	if (sb->failed)
+		return false;
+	need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return true;
+	cap = sb->cap ? sb->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(sb->buf, cap);
+	if (!p) {
+		sb->failed = true;
+		return false;
+	}
+	sb->buf = p;
+	sb->cap = cap;
+	return true;
+}
+
+void sb_addn(struct strbuf *sb, const char *s, size_t n)
+{
+	if (!grow(sb, n))
+		return;
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_add(struct strbuf *sb, const char *s)
+{
+	sb_addn(sb, s, strlen(s));
+}
+
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0 || !grow(sb, (size_t)n))
+		return;
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void sb_addtr(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+const char *sb_str(const struct strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+char *sb_detach(struct strbuf *sb)
+{
+	char *p = sb->buf;
+
+	if (!p && !sb->failed)
+		p = calloc(1, 1);
+	if (sb->failed) {
+		free(p);
+		p = NULL;
+	}
+	memset(sb, 0, sizeof(*sb));
+	return p;
+}
+
+void sb_release(struct strbuf *sb)
+{
+	free(sb->buf);
+	memset(sb, 0, sizeof(*sb));
+}

@@ -1,0 +1,255 @@
+/*
+ * test_console.c - chat transcripts played through the real binary's console
+ * chat (`gamebot console --db FILE --seed 1`), one cmocka test per file of
+ * tests/data/console (or $GAMEBOT_TRANSCRIPTS, a glob).
+ *
+ * Transcript format:
+ *     # the first comment names the test
+ *     args: --admins alice            extra console options (optional, first)
+ *     alice: /new ludo                a line typed in the chat
+ *     << opened a table               the replies to the line above contain this
+ *     !< Only chat admins             ... and do not contain this
+ *     <<* wins!                       the whole output contains this somewhere
+ *     :wait 50                        let 50 seconds pass (idle autoplay)
+ * Replies to a line are everything the console prints after echoing it
+ * ("> alice: /new ludo") and before the next echo; the last line's replies
+ * run to the end (after computer turns have settled).
+ */
+#include <glob.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+struct check {
+	int input;     /* index of the input line it belongs to; -1 = whole output */
+	int line;      /* transcript line */
+	int negate;
+	char *text;
+};
+
+struct transcript {
+	char *file;
+	char name[200];
+	char args[256];
+	char *input;
+	size_t input_len;
+	int ninputs;
+	struct check *checks;
+	int nchecks;
+};
+
+static char *slurp(FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0, got;
+	char chunk[8192];
+
+	rewind(f);
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		buf = realloc(buf, len + got + 1);
+		assert_non_null(buf);
+		memcpy(buf + len, chunk, got);
+		len += got;
+	}
+	if (!buf)
+		buf = calloc(1, 1);
+	else
+		buf[len] = '\0';
+	return buf;
+}
+
+/* Run the binary on the transcript; returns its stdout (caller frees). */
+char *run_console(const char *args, const char *input, size_t input_len, const char *db);
+
+char *run_console(const char *args, const char *input, size_t input_len, const char *db)
+{
+	const char *bin = getenv("GAMEBOT_BIN");
+	char argbuf[256], *argv[32], *p, *save = NULL;
+	int argc = 0, status;
+	FILE *in = tmpfile(), *out = tmpfile();
+	pid_t pid;
+	char *res;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	if (!bin)
+		bin = "bin/gamebot";
+	argv[argc++] = (char *)bin;
+	argv[argc++] = "console";
+	argv[argc++] = "--db";
+	argv[argc++] = (char *)db;
+	argv[argc++] = "--seed";
+	argv[argc++] = "1";
+	snprintf(argbuf, sizeof(argbuf), "%s", args);
+	for (p = strtok_r(argbuf, " ", &save); p && argc < 30; p = strtok_r(NULL, " ", &save))
+		argv[argc++] = p;
+	argv[argc] = NULL;
+	fwrite(input, 1, input_len, in);
+	fflush(in);
+	rewind(in);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fileno(in), 0);
+		dup2(fileno(out), 1);
+		execv(bin, argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	res = slurp(out);
+	fclose(in);
+	fclose(out);
+	return res;
+}
+
+static void play(void **state)
+{
+	struct transcript *t = *state;
+	char dir[] = "/tmp/gamebot-console-XXXXXX", db[128];
+	char *out, **groups;
+	int ngroups = 0;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/test.db", dir);
+	out = run_console(t->args, t->input, t->input_len, db);
+	for (int i = 0; i < t->nchecks; i++) {
+		struct check *c = &t->checks[i];
+
+		if (c->input < 0 && (strstr(out, c->text) != NULL) == c->negate)
+			fail_msg("%s:%d: %s \"%s\" in the whole output", t->file, c->line,
+				 c->negate ? "unexpected" : "missing", c->text);
+	}
+	/* split the output into one group per echoed input line */
+	groups = calloc((size_t)t->ninputs + 1, sizeof(char *));
+	assert_non_null(groups);
+	for (char *p = out; p && *p;) {
+		char *nl = strchr(p, '\n');
+
+		if (strncmp(p, "> ", 2) == 0 && ngroups < t->ninputs)
+			groups[ngroups++] = nl ? nl + 1 : p + strlen(p);
+		if (!nl)
+			break;
+		if (strncmp(nl + 1, "> ", 2) == 0)
+			*nl = '\0'; /* end the previous group here */
+		p = nl + 1;
+	}
+	if (ngroups != t->ninputs)
+		fail_msg("%s: %d echoed lines for %d inputs\n%s", t->file, ngroups, t->ninputs, out);
+	for (int i = 0; i < t->nchecks; i++) {
+		struct check *c = &t->checks[i];
+		const char *g;
+		int found;
+
+		if (c->input < 0)
+			continue;
+		g = groups[c->input];
+		found = strstr(g, c->text) != NULL;
+
+		if (found == c->negate)
+			fail_msg("%s:%d: %s \"%s\" in the replies:\n%s", t->file, c->line,
+				 c->negate ? "unexpected" : "missing", c->text, g);
+	}
+	free(groups);
+	free(out);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
+static int load(const char *file, struct transcript *t)
+{
+	FILE *f = fopen(file, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0;
+
+	if (!f)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	t->file = strdup(file);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (!len)
+			continue;
+		if (line[0] == '#') {
+			if (!t->name[0])
+				snprintf(t->name, sizeof(t->name), "%.60s: %.120s", strrchr(file, '/') + 1,
+					 line + 1 + (line[1] == ' '));
+		} else if (strncmp(line, "args:", 5) == 0) {
+			snprintf(t->args, sizeof(t->args), "%s", line + 5);
+		} else if (strncmp(line, "<< ", 3) == 0 || strncmp(line, "!< ", 3) == 0 ||
+			   strncmp(line, "<<* ", 4) == 0 || strncmp(line, "!<* ", 4) == 0) {
+			struct check *c;
+			int whole = line[2] == '*';
+
+			if (!t->ninputs)
+				return -1;
+			t->checks = realloc(t->checks, sizeof(*c) * (size_t)(t->nchecks + 1));
+			c = &t->checks[t->nchecks++];
+			c->input = whole ? -1 : t->ninputs - 1;
+			c->line = lineno;
+			c->negate = line[0] == '!';
+			c->text = strdup(line + 3 + whole);
+		} else {
+			t->input = realloc(t->input, t->input_len + (size_t)len + 2);
+			memcpy(t->input + t->input_len, line, (size_t)len);
+			t->input_len += (size_t)len;
+			t->input[t->input_len++] = '\n';
+			t->ninputs++;
+		}
+	}
+	if (!t->name[0])
+		snprintf(t->name, sizeof(t->name), "%s", strrchr(file, '/') + 1);
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+int main(void)
+{
+	const char *src = getenv("GAMEBOT_SRC");
+	const char *pat = getenv("GAMEBOT_TRANSCRIPTS");
+	char pattern[1024];
+	glob_t g;
+	struct transcript *ts;
+	struct CMUnitTest *tests;
+	int rc;
+
+	if (pat)
+		snprintf(pattern, sizeof(pattern), "%s", pat);
+	else
+		snprintf(pattern, sizeof(pattern), "%s/tests/data/console/*.txt", src ? src : ".");
+	if (glob(pattern, 0, NULL, &g) != 0) {
+		fprintf(stderr, "no transcripts match %s\n", pattern);
+		return 1;
+	}
+	ts = calloc(g.gl_pathc, sizeof(*ts));
+	tests = calloc(g.gl_pathc, sizeof(*tests));
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		if (load(g.gl_pathv[i], &ts[i])) {
+			fprintf(stderr, "cannot read transcript %s\n", g.gl_pathv[i]);
+			return 1;
+		}
+		tests[i].name = ts[i].name;
+		tests[i].test_func = play;
+		tests[i].initial_state = &ts[i];
+	}
+	rc = _cmocka_run_group_tests("console transcripts", tests, g.gl_pathc, NULL, NULL);
+	globfree(&g);
+	return rc;
+}
