@@ -39,7 +39,7 @@ struct expect {
 struct run {
 	char *file;
 	int line;
-	char name[160];
+	char name[200];
 	char *args;
 	int status;
 	char *input;         /* the `>` lines joined with newlines */
