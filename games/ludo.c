@@ -78,23 +78,23 @@ bool ludo_rule_on(const struct ludo *st, int rule)
 
 int ludo_target_of(const struct ludo *st, int seat, int token, int die)
 {
-	int p;
+	int p, to = -1;
 
 	if (!st || seat < 0 || seat >= st->players || token < 0 || token >= LUDO_TOKENS || die < 1 ||
 	    die > 6)
-		return -1;
+		goto out;
 	p = st->pos[seat][token];
 	if (p == 0) {
 		/* LU-8: the six opens the door and puts the token on its start
 		 * square; LU-11: with one_releases=on a one does the same. */
 		if (die == 6 || (die == 1 && ludo_rule_on(st, LUDO_RULE_ONE_RELEASES)))
-			return 1;
-		return -1;
+			to = 1;
+	} else if (p + die <= LUDO_CENTRE) {
+		/* LU-18: the last step is exact; a token in the centre never moves */
+		to = p + die;
 	}
-	/* LU-18: the last step is exact; a token in the centre never moves */
-	if (p + die > LUDO_CENTRE)
-		return -1;
-	return p + die;
+out:
+	return to;
 }
 
 int ludo_target(const struct ludo *st, int token, int die)
@@ -223,19 +223,8 @@ static void do_move(struct ludo *st, int token, int die, int evtype, struct gb_e
 		}
 	}
 
-	if (to == LUDO_CENTRE) {
+	if (to == LUDO_CENTRE)
 		gb_events_push(ev, LUDO_EV_CENTRE, seat, token, 0, 0);
-		/* LU-19: the moment one player has all four home the game stops */
-		if (ludo_home_count(st, seat) == LUDO_TOKENS) {
-			gb_events_push(ev, LUDO_EV_WIN, seat, 0, 0, 0);
-			st->winner = (int8_t)seat;
-			st->phase = LUDO_PHASE_ROLL;
-			st->die = 0;
-			st->sixes = 0;
-			st->turns++;
-			return;
-		}
-	}
 
 	/* LU-20: one reason is announced, capture before centre before six;
 	 * the centre's roll cannot be switched off. */
@@ -246,7 +235,16 @@ static void do_move(struct ludo *st, int token, int die, int evtype, struct gb_e
 	else if (die == 6 && ludo_rule_on(st, LUDO_RULE_SIX_BONUS))
 		reason = LUDO_EXTRA_SIX;
 
-	if (reason < 0) {
+	if (to == LUDO_CENTRE && ludo_home_count(st, seat) == LUDO_TOKENS) {
+		/* LU-19: the moment one player has all four home the game stops;
+		 * the turn that won counts as taken */
+		gb_events_push(ev, LUDO_EV_WIN, seat, 0, 0, 0);
+		st->winner = (int8_t)seat;
+		st->phase = LUDO_PHASE_ROLL;
+		st->die = 0;
+		st->sixes = 0;
+		st->turns++;
+	} else if (reason < 0) {
 		end_turn(st);
 	} else {
 		/* the six count runs on across extra rolls of any reason (LU-21) */
@@ -268,19 +266,12 @@ static void do_roll(struct ludo *st, int die, struct gb_events *ev)
 
 	/* LU-21: the third six in a row ends the turn unmoved, nothing undone.
 	 * Seed: "तेस्रो छक्कामा त्यो अंक चलाउनै नपाई पालो सकिन्छ". */
-	if (die == 6) {
-		st->sixes++;
-		if (st->sixes >= LUDO_MAX_SIXES) {
-			gb_events_push(ev, LUDO_EV_THIRD_SIX, st->seat, 0, 0, 0);
-			end_turn(st);
-			return;
-		}
-	} else {
-		st->sixes = 0;
-	}
-
-	n = ludo_choices(st, die, choice);
-	if (n == 0) {
+	st->sixes = die == 6 ? (uint8_t)(st->sixes + 1) : 0;
+	n = st->sixes >= LUDO_MAX_SIXES ? 0 : ludo_choices(st, die, choice);
+	if (st->sixes >= LUDO_MAX_SIXES) {
+		gb_events_push(ev, LUDO_EV_THIRD_SIX, st->seat, 0, 0, 0);
+		end_turn(st);
+	} else if (n == 0) {
 		/* LU-6, LU-22: nothing can use it; no extra roll, not even for a six */
 		gb_events_push(ev, LUDO_EV_WASTED, st->seat, die, 0, 0);
 		end_turn(st);
@@ -382,10 +373,10 @@ static int ludo_legal(const void *vst, struct gb_action *out)
 	int n = 0;
 
 	if (st->winner >= 0)
-		return 0;
+		goto out;
 	if (st->phase == LUDO_PHASE_ROLL) {
 		out[n++] = (struct gb_action){ GB_ACT_ROLL, 0, 0, 0 };
-		return n;
+		goto out;
 	}
 	/* Every token that can move is legal, stacked ones included: a player
 	 * who names token 3 of a stack is obeyed (ludo_choices() is the set
@@ -393,6 +384,7 @@ static int ludo_legal(const void *vst, struct gb_action *out)
 	for (int t = 0; t < LUDO_TOKENS; t++)
 		if (ludo_target(st, t, st->die) >= 0)
 			out[n++] = (struct gb_action){ GB_ACT_MOVE, t, 0, 0 };
+out:
 	return n;
 }
 
@@ -491,7 +483,12 @@ static json_t *int_or_null(int v, bool null)
 	return null ? json_null() : json_integer(v);
 }
 
-/* Caller owns the result. */
+/*
+ * The contract's fields (tokens, phase, dice, winner) and everything else
+ * the state holds: players, corners (derived, for readers), seat (the seat
+ * to act; "turn" belongs to gb_state_json), sixes, turns, rules, rng. A
+ * finished game keeps phase "roll" with dice null. Caller owns the result.
+ */
 static json_t *ludo_to_json(const void *vst)
 {
 	const struct ludo *st = vst;
@@ -532,19 +529,17 @@ static int get_int(const json_t *j, const char *key, long long min, long long ma
 		   int *out)
 {
 	const json_t *v = json_object_get(j, key);
-	long long x;
+	int rc = GB_ESTATE;
 
 	if (null_ok && json_is_null(v)) {
 		*out = -1;
-		return GB_OK;
+		rc = GB_OK;
+	} else if (json_is_integer(v) && json_integer_value(v) >= min &&
+		   json_integer_value(v) <= max) {
+		*out = (int)json_integer_value(v);
+		rc = GB_OK;
 	}
-	if (!json_is_integer(v))
-		return GB_ESTATE;
-	x = json_integer_value(v);
-	if (x < min || x > max)
-		return GB_ESTATE;
-	*out = (int)x;
-	return GB_OK;
+	return rc;
 }
 
 static int ludo_check(const void *vst);
