@@ -144,7 +144,8 @@ static void play_run(void **state)
 	argv[1] = "script";
 	argc = 2 + split_args(args, argv + 2, 60);
 	(void)argc;
-	fwrite(r->input, 1, r->input_len, in);
+	if (r->input_len)
+		fwrite(r->input, 1, r->input_len, in);
 	fflush(in);
 	rewind(in);
 	pid = fork();
