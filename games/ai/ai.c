@@ -1,6 +1,6 @@
 /*
- * ai.c - dispatch to the computer players of each game. Levels a game does
- * not have yet fall back to a uniformly random legal action.
+ * ai.c - dispatch to the computer players of each game. Snakes and Ladders
+ * has no choices, so every level rolls.
  */
 #include "ai.h"
 
@@ -23,8 +23,7 @@ const char *gb_level_name(int level)
 	return level_names[level];
 }
 
-static int choose_random(const struct gb_game *g, const void *st, uint64_t seed,
-			 struct gb_action *out)
+int gb_ai_random(const struct gb_game *g, const void *st, uint64_t seed, struct gb_action *out)
 {
 	struct gb_action acts[GB_MAX_LEGAL];
 	struct gb_rng rng;
@@ -40,7 +39,13 @@ static int choose_random(const struct gb_game *g, const void *st, uint64_t seed,
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
 		 int budget_ms, struct gb_action *out)
 {
-	(void)budget_ms;
-	(void)level;
-	return choose_random(g, st, seed, out);
+	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT)
+		return gb_ai_random(g, st, seed, out);
+	if (strcmp(g->name, "ludo") == 0)
+		return ludo_ai_choose(st, level, seed, budget_ms, out);
+	if (strcmp(g->name, "baghchal") == 0)
+		return baghchal_ai_choose(st, level, seed, budget_ms, out);
+	if (strcmp(g->name, "callbreak") == 0)
+		return callbreak_ai_choose(st, level, seed, budget_ms, out);
+	return gb_ai_random(g, st, seed, out);
 }

@@ -36,4 +36,15 @@ const char *gb_level_name(int level);
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
 		 int budget_ms, struct gb_action *out);
 
+/*
+ * Per-game players (games/ai/<game>_ai.c), same contract as gb_ai_choose.
+ * Levels a game does not implement fall back to gb_ai_random().
+ */
+int ludo_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
+int baghchal_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
+int callbreak_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
+
+/* A uniformly random legal action (the `random` level). */
+int gb_ai_random(const struct gb_game *g, const void *st, uint64_t seed, struct gb_action *out);
+
 #endif
