@@ -294,8 +294,18 @@ int cmd_timer(struct ctx *c)
 	if (strcmp(kind, "idle") == 0) {
 		char name[STORE_NAME_LEN];
 
-		if (level >= 0)
+		int idle = setting_int(c, "autoplay_after", 0);
+
+		/* the chat may have switched autoplay off (or lengthened it) since */
+		if (level >= 0 || idle <= 0)
 			return store_timer_clear(c->b->store, table, kind);
+		if (c->cmd->now_ms < c->table.turn_started_ms + (int64_t)idle * 1000) {
+			struct store_timer t = { .table = table, .version = version,
+						 .due_ms = c->table.turn_started_ms + (int64_t)idle * 1000 };
+
+			snprintf(t.kind, sizeof(t.kind), "idle");
+			return store_timer_set(c->b->store, &t);
+		}
 		reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name)));
 		level = GB_LEVEL_MEDIUM;
 	} else if (level < 0) {

@@ -131,16 +131,23 @@ static void play(void **state)
 	/* split the output into one group per echoed input line */
 	groups = calloc((size_t)t->ninputs + 1, sizeof(char *));
 	assert_non_null(groups);
-	for (char *p = out; p && *p;) {
+	for (char *p = out; *p;) {
 		char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
 
-		if (strncmp(p, "> ", 2) == 0 && ngroups < t->ninputs)
-			groups[ngroups++] = nl ? nl + 1 : p + strlen(p);
-		if (!nl)
-			break;
-		if (strncmp(nl + 1, "> ", 2) == 0)
-			*nl = '\0'; /* end the previous group here */
-		p = nl + 1;
+		if (strncmp(p, "> ", 2) == 0 && ngroups < t->ninputs) {
+			groups[ngroups++] = calloc(1, 1);
+		} else if (ngroups > 0) {
+			char *g = groups[ngroups - 1];
+			size_t glen = strlen(g);
+
+			g = realloc(g, glen + len + 1);
+			assert_non_null(g);
+			memcpy(g + glen, p, len);
+			g[glen + len] = '\0';
+			groups[ngroups - 1] = g;
+		}
+		p += len;
 	}
 	if (ngroups != t->ninputs)
 		fail_msg("%s: %d echoed lines for %d inputs\n%s", t->file, ngroups, t->ninputs, out);
@@ -158,6 +165,8 @@ static void play(void **state)
 			fail_msg("%s:%d: %s \"%s\" in the replies:\n%s", t->file, c->line,
 				 c->negate ? "unexpected" : "missing", c->text, g);
 	}
+	for (int i = 0; i < ngroups; i++)
+		free(groups[i]);
 	free(groups);
 	free(out);
 	{
