@@ -41,6 +41,7 @@ struct ctx {
 	json_t *log;                         /* structured log strip (owned) */
 	int seq;                             /* moves logged so far */
 	bool watch;                          /* all-computer table */
+	bool broken;                         /* the saved state could not be read */
 	int my_seat;                         /* cmd->user's seat, or -1 */
 
 	json_t *replies;                     /* queued replies (owned) */

@@ -446,6 +446,18 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	c->has_table = rc == GB_OK;
 	if (c->has_table) {
 		rc = load_table_state(c);
+		if (rc == GB_ESTATE) {
+			/*
+			 * A saved state that cannot be read: refuse play on it
+			 * (below) but keep the chat usable - /stop, /help, /settings.
+			 */
+			free(c->st);
+			c->st = NULL;
+			c->broken = true;
+			if (!c->game)
+				c->game = gb_game_find("snakes");
+			rc = GB_OK;
+		}
 		if (!rc)
 			rc = load_seats(c);
 		if (rc)
@@ -459,6 +471,8 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		reply_alert(c, M_NOT_STARTED);
 		return GB_OK;
 	}
+	if ((bc->flags & NEEDS_GAME) && (c->broken || !c->st))
+		return GB_ESTATE;
 	if ((bc->flags & PLAYERS_ONLY) && c->my_seat < 0) {
 		reply_alert(c, M_PLAYERS_ONLY);
 		return GB_OK;

@@ -1,0 +1,282 @@
+/*
+ * test_bot.c - the router in-process on a real SQLite file: dedupe of
+ * repeated deliveries, refusals that change nothing, internal commands that
+ * cannot be typed, a corrupted saved state answered cleanly, and command
+ * text parsing.
+ */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "bot/bot.h"
+
+struct fixture {
+	char dir[64];
+	char db[128];
+	struct bot b;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-bot-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/bot.db", f->dir);
+	bot_config_init(&f->b.cfg);
+	f->b.cfg.seed = 42;
+	if (store_open(&f->b.store, f->db))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[200];
+
+	store_free(f->b.store);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	free(f);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int say(struct fixture *f, const char *user, bool admin, const char *text, const char *update)
+{
+	struct command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.platform, sizeof(cmd.platform), "test");
+	snprintf(cmd.chat, sizeof(cmd.chat), "chat-1");
+	snprintf(cmd.user, sizeof(cmd.user), "%s", user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "%s", user);
+	cmd.is_admin = admin;
+	cmd.now_ms = 1000;
+	if (update)
+		snprintf(cmd.update_id, sizeof(cmd.update_id), "%s", update);
+	return bot_handle(&f->b, &cmd);
+}
+
+/* Take every queued reply; returns them joined (caller frees) and the count. */
+static char *drain(struct fixture *f, int *count)
+{
+	struct store_out rows[64];
+	int n = 0;
+	size_t len = 0;
+	char *all = calloc(1, 1);
+
+	*count = 0;
+	do {
+		assert_int_equal(store_out_due(f->b.store, "test", INT64_MAX, rows, 64, &n), GB_OK);
+		for (int i = 0; i < n; i++) {
+			size_t l = strlen(rows[i].payload);
+
+			all = realloc(all, len + l + 2);
+			memcpy(all + len, rows[i].payload, l);
+			len += l;
+			all[len++] = '\n';
+			all[len] = '\0';
+			store_out_done(f->b.store, rows[i].id);
+			store_out_release(&rows[i]);
+			(*count)++;
+		}
+	} while (n == 64);
+	return all;
+}
+
+static char *table_state(struct fixture *f)
+{
+	struct store_chat chat = { 0 };
+	struct store_table t = { 0 };
+	char *s;
+
+	assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &chat), GB_OK);
+	if (store_table_open_get(f->b.store, chat.id, &t) != GB_OK) {
+		store_chat_release(&chat);
+		return strdup("");
+	}
+	s = strdup(t.state ? t.state : "");
+	store_table_release(&t);
+	store_chat_release(&chat);
+	return s;
+}
+
+static void test_duplicate_delivery(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *before, *after;
+	int n;
+
+	assert_int_equal(say(f, "asha", true, "/new snakes", "u1"), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", "u2"), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", "u3"), GB_OK);
+	free(drain(f, &n));
+	before = table_state(f);
+	assert_int_equal(say(f, "asha", true, "/roll", "u4"), GB_OK);
+	after = table_state(f);
+	assert_string_not_equal(before, after);
+	free(drain(f, &n));
+	assert_true(n > 0);
+	/* the platform delivers u4 again: refused, nothing changes, nothing is sent */
+	assert_int_equal(say(f, "asha", true, "/roll", "u4"), GB_EDUP);
+	out = drain(f, &n);
+	assert_int_equal(n, 0);
+	free(before);
+	before = table_state(f);
+	assert_string_equal(before, after);
+	free(out);
+	free(before);
+	free(after);
+}
+
+static void test_refusals_change_nothing(void **state)
+{
+	struct fixture *f = *state;
+	char *before, *after, *out;
+	int n;
+
+	assert_int_equal(say(f, "asha", true, "/new ludo", NULL), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	before = table_state(f);
+	assert_int_equal(say(f, "bikash", false, "/roll", NULL), GB_OK);          /* out of turn */
+	assert_int_equal(say(f, "chandra", false, "/roll", NULL), GB_OK);         /* not seated */
+	assert_int_equal(say(f, "asha", true, "/move 2", NULL), GB_OK);           /* wrong phase */
+	assert_int_equal(say(f, "asha", true, "/move a b c", NULL), GB_OK);       /* too many args */
+	assert_int_equal(say(f, "asha", true, "/teleport", NULL), GB_OK);         /* unknown */
+	assert_int_equal(say(f, "bikash", false, "/lang ne", NULL), GB_OK);       /* not admin */
+	assert_int_equal(say(f, "bikash", false, "/settings ludo six_bonus off", NULL), GB_OK);
+	after = table_state(f);
+	assert_string_equal(before, after);
+	out = drain(f, &n);
+	assert_int_equal(n, 7); /* one polite answer each */
+	assert_non_null(strstr(out, "Not your turn"));
+	assert_non_null(strstr(out, "Only the players"));
+	assert_non_null(strstr(out, "doesn't fit"));
+	assert_non_null(strstr(out, "Usage: /move"));
+	assert_non_null(strstr(out, "I don't know /teleport"));
+	assert_non_null(strstr(out, "Only chat admins"));
+	assert_null(strstr(out, "\"kind\":\"table\""));
+	free(out);
+	free(before);
+	free(after);
+	{
+		struct store_chat chat = { 0 };
+
+		assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &chat), GB_OK);
+		assert_string_equal(chat.lang, "en");
+		assert_null(strstr(chat.settings, "six_bonus"));
+		store_chat_release(&chat);
+	}
+}
+
+static void test_internal_commands_cannot_be_typed(void **state)
+{
+	struct fixture *f = *state;
+	struct command cmd;
+	char *out;
+	int n;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, "/_timer bot 1 1"), GB_EPARSE);
+	snprintf(cmd.platform, sizeof(cmd.platform), "test");
+	snprintf(cmd.chat, sizeof(cmd.chat), "chat-1");
+	snprintf(cmd.user, sizeof(cmd.user), "mallory");
+	snprintf(cmd.verb, sizeof(cmd.verb), "_timer");
+	snprintf(cmd.args, sizeof(cmd.args), "bot 1 1");
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(out, "I don't know"));
+	free(out);
+}
+
+static void test_corrupted_state_answered_cleanly(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3 *h;
+	char *out;
+	int n;
+
+	assert_int_equal(say(f, "asha", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	/* someone breaks the saved state behind the bot's back */
+	assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE tables SET state = '{\"game\": {\"positions\": \"x\"}}'",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_not_equal(say(f, "asha", true, "/roll", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(out, "Something went wrong on my side"));
+	free(out);
+	/* the chat still answers what does not need the table */
+	assert_int_equal(say(f, "asha", true, "/help", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 1);
+	free(out);
+	/* and the table's creator can still close it */
+	assert_int_equal(say(f, "asha", true, "/stop", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "stopped the game"));
+	free(out);
+	assert_int_equal(say(f, "asha", true, "/new ludo", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "opened a table of ludo"));
+	free(out);
+}
+
+static void test_command_parse_text(void **state)
+{
+	struct command cmd;
+	char longline[600];
+
+	(void)state;
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, "  /MOVE   b2  c3  "), GB_OK);
+	assert_string_equal(cmd.verb, "move");
+	assert_string_equal(cmd.args, "b2  c3");
+	assert_int_equal(command_parse_text(&cmd, "/roll@gamebot"), GB_OK);
+	assert_string_equal(cmd.verb, "roll");
+	assert_string_equal(cmd.args, "");
+	assert_int_equal(command_parse_text(&cmd, "/bid ३"), GB_OK);
+	assert_string_equal(cmd.args, "३");
+	assert_int_equal(command_parse_text(&cmd, ""), GB_EPARSE);
+	assert_int_equal(command_parse_text(&cmd, "/"), GB_EPARSE);
+	assert_int_equal(command_parse_text(&cmd, "/r0ll"), GB_EPARSE);
+	assert_int_equal(command_parse_text(&cmd, "/averyveryverylongcommandname"), GB_EPARSE);
+	memset(longline, 'x', sizeof(longline) - 1);
+	longline[0] = '/';
+	longline[1] = 'p';
+	longline[2] = ' ';
+	longline[sizeof(longline) - 1] = '\0';
+	assert_int_equal(command_parse_text(&cmd, longline), GB_OK);
+	assert_int_equal(strlen(cmd.args), CMD_ARGS_LEN - 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_duplicate_delivery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals_change_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_internal_commands_cannot_be_typed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupted_state_answered_cleanly, setup, teardown),
+		cmocka_unit_test(test_command_parse_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
