@@ -36,6 +36,7 @@ struct arena {
 	unsigned char *draw;
 	int *turns;
 	int (*points)[GB_MAX_SEATS]; /* by entry, tenths */
+	int (*bids)[2][GB_MAX_SEATS]; /* callbreak, by entry: rounds bid, rounds made */
 	atomic_long next;
 	atomic_long done;
 	/* decision timings by level (ms) */
@@ -127,6 +128,23 @@ static int play_one(struct arena *a, long g, void *st, double *t, int *lv, size_
 	a->winner_entry[g] = (!oc.over || oc.draw || oc.winner < 0) ? -1 : (oc.winner + rot) % a->nseats;
 	for (int s = 0; s < a->nseats; s++)
 		a->points[g][(s + rot) % a->nseats] = oc.score[s];
+	if (a->bids) {
+		/* history: per round, four [bid, tricks, points] */
+		json_t *j = a->game->to_json(st), *round;
+		size_t r;
+
+		json_array_foreach(json_object_get(j, "history"), r, round) {
+			for (int s = 0; s < a->nseats; s++) {
+				json_t *line = json_array_get(round, (size_t)s);
+				int bid = (int)json_integer_value(json_array_get(line, 0));
+				int won = (int)json_integer_value(json_array_get(line, 1));
+
+				a->bids[g][0][(s + rot) % a->nseats]++;
+				a->bids[g][1][(s + rot) % a->nseats] += won >= bid;
+			}
+		}
+		json_decref(j);
+	}
 	return GB_OK;
 }
 
@@ -165,9 +183,9 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static json_t *round3(double v)
+static json_t *round4(double v)
 {
-	return json_real((double)llround(v * 1000.0) / 1000.0);
+	return json_real((double)llround(v * 10000.0) / 10000.0);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -286,7 +304,10 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 	a.draw = calloc((size_t)a.games, 1);
 	a.turns = calloc((size_t)a.games, sizeof(int));
 	a.points = calloc((size_t)a.games, sizeof(*a.points));
-	if (!a.winner_entry || !a.draw || !a.turns || !a.points) {
+	if (strcmp(a.game->name, "callbreak") == 0)
+		a.bids = calloc((size_t)a.games, sizeof(*a.bids));
+	if (!a.winner_entry || !a.draw || !a.turns || !a.points ||
+	    (strcmp(a.game->name, "callbreak") == 0 && !a.bids)) {
 		fprintf(err, "out of memory\n");
 		status = 1;
 		goto out;
@@ -334,17 +355,30 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 		for (int s = 0; s < a.nseats; s++) {
 			json_array_append_new(sl, json_string(gb_level_name(a.levels[s])));
 			json_array_append_new(wins, json_integer(wincount[s]));
-			json_array_append_new(pts, round3(ptsum[s] / 10.0 / (double)a.games));
+			json_array_append_new(pts, round4(ptsum[s] / 10.0 / (double)a.games));
 		}
 		json_object_set_new(res, "seats", sl);
 	}
 	json_object_set_new(res, "wins", wins);
 	json_object_set_new(res, "draws", json_integer(draws));
-	json_object_set_new(res, "mean_turns", round3(turns / (double)a.games));
-	if (strcmp(a.game->name, "callbreak") == 0)
+	json_object_set_new(res, "mean_turns", round4(turns / (double)a.games));
+	if (a.bids) {
+		json_t *made = json_array();
+
+		for (int s = 0; s < a.nseats; s++) {
+			long bid = 0, ok = 0;
+
+			for (long g = 0; g < a.games; g++) {
+				bid += a.bids[g][0][s];
+				ok += a.bids[g][1][s];
+			}
+			json_array_append_new(made, round4(bid ? (double)ok / (double)bid : 0.0));
+		}
 		json_object_set_new(res, "mean_points", pts);
-	else
+		json_object_set_new(res, "bids_made", made); /* share of rounds where tricks >= bid */
+	} else {
 		json_decref(pts);
+	}
 	ms = json_object();
 	for (int l = 0; l < GB_LEVEL_COUNT; l++) {
 		size_t n = a.ntimes[l];
@@ -354,13 +388,13 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 			continue;
 		qsort(t, n, sizeof(double), cmp_double);
 		json_object_set_new(ms, gb_level_name(l),
-				    json_pack("{s:o,s:o,s:o}", "p50", round3(t[n / 2]), "p99",
-					      round3(t[(size_t)((double)(n - 1) * 0.99)]), "max", round3(t[n - 1])));
+				    json_pack("{s:o,s:o,s:o}", "p50", round4(t[n / 2]), "p99",
+					      round4(t[(size_t)((double)(n - 1) * 0.99)]), "max", round4(t[n - 1])));
 	}
 	json_object_set_new(res, "ms_per_move", ms);
-	json_object_set_new(res, "seconds", round3(now_s() - t0));
+	json_object_set_new(res, "seconds", round4(now_s() - t0));
 	{
-		char *s = json_dumps(res, JSON_COMPACT);
+		char *s = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
 
 		if (s) {
 			fprintf(out, "%s\n", s);
@@ -373,6 +407,7 @@ out:
 	free(a.draw);
 	free(a.turns);
 	free(a.points);
+	free(a.bids);
 	for (int l = 0; l < GB_LEVEL_COUNT; l++)
 		free(a.times[l]);
 	pthread_mutex_destroy(&a.lock);
