@@ -1,0 +1,78 @@
+#!/bin/sh
+# make bench: the computer players' target rows through `gamebot arena`,
+# with a summary table (win share of the first seat entry with its 95%
+# Wilson interval, against the target). BENCH_SCALE=0.1 runs a tenth of the
+# games for a quick look.
+set -eu
+BIN=${1:-bin/gamebot}
+SCALE=${BENCH_SCALE:-1}
+THREADS=${BENCH_THREADS:-2}
+
+games() { awk -v n="$1" -v s="$SCALE" 'BEGIN { g = int(n * s); if (g < 10) g = 10; print g }'; }
+
+printf '%s\n' "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')"
+printf '%-10s %-30s %6s %-22s %-8s %-26s %s\n' game seats games "measured seat wins (95% CI)" target "ms/move p99 (by level)" extra
+
+row() { # game seats games op target [entry: 1-based seat entry measured, default 1]
+	game=$1 seats=$2 n=$(games "$3") op=$4 target=$5 entry=${6:-1}
+	if ! json=$("$BIN" arena "$game" --seats "$seats" --games "$n" --seed 1 --threads "$THREADS" 2>/dev/null); then
+		printf '%-10s %-30s %6d arena failed\n' "$game" "$seats" "$n"
+		return 0
+	fi
+	printf '%s\n' "$json" | awk -v game="$game" -v seats="$seats" -v op="$op" -v target="$target" -v e="$entry" '
+	function arr(name,   s, i) {
+		s = $0; i = index(s, "\"" name "\":[");
+		if (!i) return "";
+		s = substr(s, i + length(name) + 4); return substr(s, 1, index(s, "]") - 1);
+	}
+	function num(name,   s, i) {
+		s = $0; i = index(s, "\"" name "\":");
+		if (!i) return "";
+		s = substr(s, i + length(name) + 3); sub(/[,}].*/, "", s); return s;
+	}
+	{
+		m = split(arr("wins"), w, ","); n = num("games"); draws = num("draws");
+		if (op == "draw") { k = draws } else { k = w[e] }
+		mine = 0; theirs = 0;  # entries of the measured level against the others
+		for (i = 1; i <= m; i++) if (i % 2 == e % 2) mine += w[i]; else theirs += w[i];
+		p = k / n; z = 1.96;
+		c = (p + z*z/(2*n)) / (1 + z*z/n); h = z * sqrt(p*(1-p)/n + z*z/(4*n*n)) / (1 + z*z/n);
+		ms = $0; sub(/.*"ms_per_move":\{/, "", ms); sub(/\},"seconds".*/, "", ms);
+		gsub(/"p50":[0-9.e-]*,/, "", ms); gsub(/,"max":[0-9.e-]*/, "", ms); gsub(/[{}"]/, "", ms); gsub(/:p99:/, "=", ms);
+		if (op == ">=") ok = (p >= target) ? "met" : "NOT MET";
+		else if (op == "draw") ok = (p >= target) ? "met" : "NOT MET";
+		else if (op == "noloss") ok = (theirs == 0) ? "met" : "NOT MET";
+		else if (op == "beats") ok = (mine > theirs) ? "met" : "NOT MET";
+		else ok = "";
+		extra = "";
+		if (game == "callbreak") { split(arr("bids_made"), b, ","); extra = sprintf("bid made %.1f%%", 100 * b[e]) }
+		if (game == "baghchal") extra = sprintf("wins %s draws %s", arr("wins"), draws);
+		printf "%-10s %-30s %6d %5.1f%% [%4.1f, %4.1f] %-8s %-26s %s\n", game, seats, n, 100*p, 100*(c-h), 100*(c+h), op " " target " " ok, ms, extra;
+	}'
+}
+
+row ludo hard,random,random,random 2000 ">=" 0.85
+row ludo hard,medium,medium,medium 2000 ">=" 0.35
+row ludo medium,random,random,random 2000 ">=" 0.75
+row ludo easy,random,random,random 2000 ">=" 0.40
+row ludo easy,random 2000 beats 0
+row ludo medium,easy 2000 beats 0
+row ludo hard,medium 2000 beats 0
+row callbreak hard,random,random,random 2000 ">=" 0.85
+row callbreak hard,medium,medium,medium 2000 ">=" 0.45
+row callbreak medium,random,random,random 2000 ">=" 0.60
+row callbreak easy,random,easy,random 2000 beats 0
+row callbreak medium,easy,medium,easy 2000 beats 0
+row callbreak hard,medium,hard,medium 2000 beats 0
+# baghchal seats are GOAT,TIGER: each level is measured on both sides
+row baghchal hard,random 200 ">=" 0.99 1
+row baghchal random,hard 200 ">=" 0.99 2
+row baghchal hard,medium 200 noloss 0 1
+row baghchal medium,hard 200 noloss 0 2
+row baghchal hard,hard 200 draw 0.9
+row baghchal easy,random 200 beats 0 1
+row baghchal random,easy 200 beats 0 2
+row baghchal medium,easy 200 beats 0 1
+row baghchal easy,medium 200 beats 0 2
+row baghchal hard,medium 200 beats 0 1
+row baghchal medium,hard 200 beats 0 2
