@@ -96,7 +96,6 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_ST_OVER_DRAW)     \
 	X(M_EV_ROLLED)        /* %s: name, %s: die */ \
 	/* ---- Snakes and Ladders ---- */ \
-	X(M_SL_KEY)           /* the board's marks */ \
 	X(M_SL_LADDERS)       \
 	X(M_SL_SNAKES)        \
 	X(M_SL_SQUARE)        /* %s: square */ \
@@ -180,7 +179,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CB_SHEET_KEY)     /* what a cell holds */ \
 	X(M_CB_SHEET_TOTAL)   \
 	X(M_CB_HAND_HEAD)     /* %s: name, %s: cards held */ \
-	X(M_CB_HAND_PLAYABLE) /* %s: cards */ \
+	X(M_CB_HAND_PLAYABLE) /* %s: cards (last in the text: the list wraps) */ \
 	X(M_CB_HAND_EMPTY)    \
 	X(M_CB_HAND_BID)      /* %s: 1, %s: 8 */ \
 	X(M_CB_BTN_BID)       /* %s: bid */

@@ -89,7 +89,6 @@ const char *const msg_en[M_COUNT] = {
 	[M_ST_OVER_DRAW] = "Game over — a draw",
 	[M_EV_ROLLED] = "%s rolled %s",
 
-	[M_SL_KEY] = "▲ ladder foot  ▼ snake head",
 	[M_SL_LADDERS] = "Ladders",
 	[M_SL_SNAKES] = "Snakes",
 	[M_SL_SQUARE] = "square %s",

@@ -98,7 +98,6 @@ const char *const msg_ne[M_COUNT] = {
 	[M_ST_OVER_DRAW] = "खेल सकियो — बराबरी",
 	[M_EV_ROLLED] = "%s: %s आयो",
 
-	[M_SL_KEY] = "▲ सिँढीको फेद  ▼ साँपको टाउको",
 	[M_SL_LADDERS] = "सिँढी",
 	[M_SL_SNAKES] = "साँप",
 	[M_SL_SQUARE] = "कोठा %s",

@@ -1,70 +1,449 @@
 /*
- * render.c - the renderer entry points. Each game's board lives in its own
- * render_<game>.c; this file dispatches by game and provides the fallbacks
- * (the canonical texts) that keep the bot usable for any game.
+ * render.c - the renderer entry points and the text helpers every board
+ * shares: numbers in the chat's digits, display widths, names cut to fit.
+ * Each game's drawing lives in its own render_<game>.c; this file dispatches
+ * by game and keeps a plain fallback (the canonical texts) for any game it
+ * does not know, so the bot stays usable while a new game is added.
  */
 #include "render.h"
 
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "games/baghchal.h"
+#include "games/callbreak.h"
+#include "games/ludo.h"
+#include "games/snakes.h"
 #include "i18n.h"
+
+/* ---- numbers ---- */
+
+const char *render_num(const struct render_ctx *rc, int v, char *buf, size_t n)
+{
+	static const char *const deva[10] = { "०", "१", "२", "३", "४", "५", "६", "७", "८", "९" };
+	char ascii[16];
+	size_t len = 0;
+
+	if (!n)
+		return buf;
+	snprintf(ascii, sizeof(ascii), "%d", v);
+	if (!rc->devanagari) {
+		snprintf(buf, n, "%s", ascii);
+		return buf;
+	}
+	buf[0] = '\0';
+	for (const char *p = ascii; *p; p++) {
+		const char *piece = *p >= '0' && *p <= '9' ? deva[*p - '0'] : *p == '-' ? "−" : "?";
+		size_t k = strlen(piece);
+
+		if (len + k + 1 > n)
+			break;
+		memcpy(buf + len, piece, k);
+		len += k;
+		buf[len] = '\0';
+	}
+	return buf;
+}
 
 void render_int(const struct render_ctx *rc, int v, struct strbuf *out)
 {
-	static const char *const deva[10] = { "०", "१", "२", "३", "४", "५", "६", "७", "८", "९" };
-	char buf[16];
+	char buf[48];
 
-	if (!rc->devanagari) {
-		sb_addf(out, "%d", v);
-		return;
+	sb_add(out, render_num(rc, v, buf, sizeof(buf)));
+}
+
+void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out)
+{
+	int a = tenths < 0 ? -tenths : tenths;
+
+	if (tenths < 0)
+		sb_add(out, rc->devanagari ? "−" : "-");
+	render_int(rc, a / 10, out);
+	sb_add(out, ".");
+	render_int(rc, a % 10, out);
+}
+
+/* ---- display width ---- */
+
+/* Decode one UTF-8 character at s (never past NUL); returns its byte length. */
+static size_t u8_next(const char *s, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len, i;
+	uint32_t c;
+
+	if (u[0] < 0x80) {
+		*cp = u[0];
+		return 1;
 	}
-	snprintf(buf, sizeof(buf), "%d", v);
-	for (char *p = buf; *p; p++) {
-		if (*p >= '0' && *p <= '9')
-			sb_add(out, deva[*p - '0']);
-		else if (*p == '-')
-			sb_add(out, "−");
-		else
-			sb_addn(out, p, 1);
+	if ((u[0] & 0xe0) == 0xc0) {
+		len = 2;
+		c = u[0] & 0x1f;
+	} else if ((u[0] & 0xf0) == 0xe0) {
+		len = 3;
+		c = u[0] & 0x0f;
+	} else if ((u[0] & 0xf8) == 0xf0) {
+		len = 4;
+		c = u[0] & 0x07;
+	} else {
+		*cp = 0xfffd;
+		return 1;
 	}
+	for (i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80) {
+			*cp = 0xfffd;
+			return 1;
+		}
+		c = c << 6 | (u[i] & 0x3f);
+	}
+	*cp = c;
+	return len;
+}
+
+/*
+ * Columns of one character, as glibc's wcwidth() counts them for the
+ * characters we draw and for Devanagari (spacing vowel signs are one column,
+ * non-spacing ones none). Unknown characters at or above U+1100 are counted
+ * as two: an over-estimate only costs a column of padding.
+ */
+static int cp_width(uint32_t c)
+{
+	if (c < 0x20 || c == 0x7f)
+		return 0;
+	if (c < 0x300)
+		return 1;
+	if (c < 0x370)
+		return 0; /* combining diacritics */
+	if (c >= 0x900 && c <= 0x97f) {
+		if (c <= 0x902 || c == 0x93a || c == 0x93c || (c >= 0x941 && c <= 0x948) || c == 0x94d ||
+		    (c >= 0x951 && c <= 0x957) || c == 0x962 || c == 0x963)
+			return 0;
+		return 1;
+	}
+	if (c < 0x1100)
+		return 1;
+	if ((c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
+	    (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0x20d0 && c <= 0x20ff))
+		return 0;
+	if ((c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205e) || (c >= 0x2190 && c <= 0x21ff) ||
+	    c == 0x2212 || (c >= 0x2500 && c <= 0x25ff) || (c >= 0x2660 && c <= 0x2667))
+		return 1;
+	return 2;
+}
+
+int render_widthn(const char *s, size_t n)
+{
+	size_t i = 0;
+	int w = 0;
+
+	while (i < n && s[i]) {
+		uint32_t c;
+
+		i += u8_next(s + i, &c);
+		w += cp_width(c);
+	}
+	return w;
+}
+
+int render_width(const char *s)
+{
+	return render_widthn(s, strlen(s));
+}
+
+int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
+{
+	int total, w = 0;
+	size_t i = 0;
+
+	if (!s)
+		s = "";
+	total = render_width(s);
+	while (s[i]) {
+		uint32_t c;
+		size_t k = u8_next(s + i, &c);
+		int cw = cp_width(c);
+
+		/* when cut, keep one column for the ellipsis */
+		if (w + cw > (total > cols ? cols - 1 : cols))
+			break;
+		if (c < 0x20 || c == 0x7f) {
+			sb_add(out, " ");
+			w++;
+		} else {
+			sb_addn(out, s + i, k);
+			w += cw;
+		}
+		i += k;
+	}
+	if (s[i] && cols > 0) {
+		sb_add(out, "…");
+		w++;
+	}
+	while (pad && w < cols) {
+		sb_add(out, " ");
+		w++;
+	}
+	return w;
+}
+
+void render_add_right(struct strbuf *out, const char *s, int cols)
+{
+	for (int w = render_width(s); w < cols; w++)
+		sb_add(out, " ");
+	sb_add(out, s);
+}
+
+int render_line_cols(const struct strbuf *out)
+{
+	const char *s = sb_str(out), *nl = strrchr(s, '\n');
+
+	return render_width(nl ? nl + 1 : s);
+}
+
+void render_pad_to(struct strbuf *out, int col)
+{
+	for (int w = render_line_cols(out); w < col; w++)
+		sb_add(out, " ");
+}
+
+void render_newline(struct strbuf *out)
+{
+	while (out->len > 0 && out->buf[out->len - 1] == ' ')
+		out->buf[--out->len] = '\0';
+	sb_add(out, "\n");
+}
+
+void render_add_wrapped(struct strbuf *out, const char *prefix, const char *const *items, int n)
+{
+	int indent = render_width(prefix), col = indent;
+
+	sb_add(out, prefix);
+	for (int i = 0; i < n; i++) {
+		int w = render_width(items[i]);
+
+		if (col > indent && col + 1 + w > RENDER_MAX_COLS) {
+			render_newline(out);
+			for (int k = 0; k < indent; k++)
+				sb_add(out, " ");
+			col = indent;
+		}
+		if (col > 0) {
+			sb_add(out, " ");
+			col++;
+		}
+		sb_add(out, items[i]);
+		col += w;
+	}
+	render_newline(out);
+}
+
+/* ---- names and catalogue texts ---- */
+
+static const int seat_marks[GB_MAX_SEATS] = { M_MARK_1, M_MARK_2, M_MARK_3, M_MARK_4 };
+
+void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf *out)
+{
+	const char *name = NULL;
+
+	if (seat >= 0 && seat < rc->nseats && seat < GB_MAX_SEATS)
+		name = rc->names[seat];
+	if (!name || !name[0])
+		name = seat >= 0 && seat < GB_MAX_SEATS ? tr(rc->lang, seat_marks[seat]) : "?";
+	render_add_fit(out, name, cols, false);
+}
+
+const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	render_name(rc, seat, cols, &sb);
+	snprintf(buf, n, "%s", sb_str(&sb));
+	sb_release(&sb);
+	return buf;
+}
+
+void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...)
+{
+	va_list ap;
+
+	va_start(ap, key);
+	sb_vaddf(out, tr(rc->lang, key), ap);
+	va_end(ap);
+}
+
+/* ---- dispatch ---- */
+
+enum which { W_OTHER, W_SNAKES, W_LUDO, W_BAGHCHAL, W_CALLBREAK };
+
+static enum which which_game(const struct render_ctx *rc)
+{
+	if (!rc->game || !rc->st)
+		return W_OTHER;
+	if (rc->game == &snakes_game)
+		return W_SNAKES;
+	if (rc->game == &ludo_game)
+		return W_LUDO;
+	if (rc->game == &baghchal_game)
+		return W_BAGHCHAL;
+	if (rc->game == &callbreak_game)
+		return W_CALLBREAK;
+	return W_OTHER;
 }
 
 void render_board(const struct render_ctx *rc, struct strbuf *out)
 {
-	sb_add(out, rc->game->name);
-	sb_add(out, "\n");
+	switch (which_game(rc)) {
+	case W_SNAKES:
+		render_snakes_board(rc, out);
+		break;
+	case W_LUDO:
+		render_ludo_board(rc, out);
+		break;
+	case W_BAGHCHAL:
+		render_baghchal_board(rc, out);
+		break;
+	case W_CALLBREAK:
+		render_callbreak_board(rc, out);
+		break;
+	default:
+		sb_add(out, rc->game ? rc->game->name : "?");
+		sb_add(out, "\n");
+		break;
+	}
+}
+
+/* One line of status or log for one game (ev is NULL for a status line). */
+static void game_line(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+{
+	char buf[GB_EVENT_TEXT];
+	int turn;
+
+	switch (which_game(rc)) {
+	case W_SNAKES:
+		if (ev)
+			render_snakes_event(rc, ev, out);
+		else
+			render_snakes_status(rc, out);
+		break;
+	case W_LUDO:
+		if (ev)
+			render_ludo_event(rc, ev, out);
+		else
+			render_ludo_status(rc, out);
+		break;
+	case W_BAGHCHAL:
+		if (ev)
+			render_baghchal_event(rc, ev, out);
+		else
+			render_baghchal_status(rc, out);
+		break;
+	case W_CALLBREAK:
+		if (ev)
+			render_callbreak_event(rc, ev, out);
+		else
+			render_callbreak_status(rc, out);
+		break;
+	default:
+		if (!rc->game)
+			break;
+		if (!ev) {
+			turn = rc->st ? rc->game->turn(rc->st) : -1;
+			if (turn >= 0 && turn < rc->nseats)
+				sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
+			break;
+		}
+		rc->game->format_event(ev, buf, sizeof(buf));
+		if (!buf[0])
+			break;
+		if (ev->seat >= 0 && ev->seat < rc->nseats)
+			sb_addf(out, "%s: %s", rc->names[ev->seat], buf);
+		else
+			sb_add(out, buf);
+		break;
+	}
+}
+
+/*
+ * A status or log line that fits the screen: names are cut shorter and
+ * shorter until the line is at most RENDER_MAX_COLS wide (a caller that set
+ * name_cols gets exactly that cut).
+ */
+static void fitted_line(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+{
+	static const int cuts[] = { 24, 16, 12, 10, 8, 6, 4 };
+	int ncuts = (int)(sizeof(cuts) / sizeof(cuts[0]));
+
+	for (int i = 0; i < ncuts; i++) {
+		struct render_ctx r = *rc;
+		struct strbuf line = { 0 };
+		bool last = i == ncuts - 1 || rc->name_cols > 0;
+
+		if (rc->name_cols <= 0)
+			r.name_cols = cuts[i];
+		game_line(&r, ev, &line);
+		if (last || render_width(sb_str(&line)) <= RENDER_MAX_COLS) {
+			sb_add(out, sb_str(&line));
+			sb_release(&line);
+			break;
+		}
+		sb_release(&line);
+	}
 }
 
 void render_status(const struct render_ctx *rc, struct strbuf *out)
 {
-	int turn = rc->game->turn(rc->st);
-
-	if (turn >= 0 && turn < rc->nseats)
-		sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
+	fitted_line(rc, NULL, out);
 }
 
 void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
-	char buf[GB_EVENT_TEXT];
-
-	rc->game->format_event(ev, buf, sizeof(buf));
-	if (!buf[0])
-		return;
-	if (ev->seat >= 0 && ev->seat < rc->nseats)
-		sb_addf(out, "%s: %s", rc->names[ev->seat], buf);
-	else
-		sb_add(out, buf);
+	if (ev)
+		fitted_line(rc, ev, out);
 }
 
 void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
 {
-	(void)rc;
-	(void)seat;
-	(void)out;
+	if (which_game(rc) == W_CALLBREAK)
+		render_callbreak_hand(rc, seat, out);
 }
 
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n)
 {
-	rc->game->format(rc->st, act, buf, n);
+	struct strbuf sb = { 0 };
+
+	if (!n)
+		return;
+	switch (which_game(rc)) {
+	case W_SNAKES:
+		render_snakes_label(rc, act, &sb);
+		break;
+	case W_LUDO:
+		render_ludo_label(rc, act, &sb);
+		break;
+	case W_BAGHCHAL:
+		render_baghchal_label(rc, act, &sb);
+		break;
+	case W_CALLBREAK:
+		render_callbreak_label(rc, act, &sb);
+		break;
+	default:
+		break;
+	}
+	if (sb.len) {
+		/* cut on a character boundary so a short buffer never splits UTF-8 */
+		size_t len = sb.len < n - 1 ? sb.len : n - 1;
+
+		while (len > 0 && len < sb.len && ((unsigned char)sb.buf[len] & 0xc0) == 0x80)
+			len--;
+		memcpy(buf, sb.buf, len);
+		buf[len] = '\0';
+	} else if (rc->game && rc->st) {
+		rc->game->format(rc->st, act, buf, n);
+	} else {
+		buf[0] = '\0';
+	}
+	sb_release(&sb);
 }

@@ -103,6 +103,13 @@ void render_pad_to(struct strbuf *out, int col);
 /* Drop blanks at the end of out and start a new line. */
 void render_newline(struct strbuf *out);
 
+/*
+ * Append prefix, then the items separated by blanks, starting a new line
+ * indented by the prefix's width whenever the next item would pass
+ * RENDER_MAX_COLS; ends with a newline.
+ */
+void render_add_wrapped(struct strbuf *out, const char *prefix, const char *const *items, int n);
+
 /* Display name of seat (cut to cols columns), appended to out. */
 void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf *out);
 

@@ -1,0 +1,204 @@
+/*
+ * render_baghchal.c - Bagh Chal as text.
+ *
+ * The Alquerque board of BC-2: 25 points four columns apart, joined by
+ * ─ and │, with ╱ or ╲ between two ranks wherever a diagonal runs (from the
+ * points whose file + rank is even). Files a..e above, ranks 1..5 (in the
+ * chat's digits) on the left. Tigers and goats are one-column marks from the
+ * catalogue (T and G; ब and ख in Nepali), an empty point is "·".
+ *
+ *     Bagh Chal
+ *        a   b   c   d   e
+ *     5  T───·───·───·───T
+ *        │ ╲ │ ╱ │ ╲ │ ╱ │
+ *     4  ·───·───·───·───·
+ *        ...
+ *     1  T───·───·───·───T
+ *     Goats in hand: 20 · captured: 0 of 5
+ *     T tiger  G goat
+ *     Goats: Asha · Tigers: Bikash
+ */
+#include <stdio.h>
+
+#include "games/baghchal.h"
+#include "i18n.h"
+#include "render.h"
+
+#define NAME_COLS 16
+
+static const char *name(const struct render_ctx *rc, int seat, char *buf, size_t n)
+{
+	return render_name_buf(rc, seat, rc->name_cols > 0 ? rc->name_cols : NAME_COLS, buf, n);
+}
+
+void render_baghchal_point(const struct render_ctx *rc, int p, struct strbuf *out)
+{
+	if (p < 0 || p >= BAGHCHAL_POINTS) {
+		sb_add(out, "?");
+		return;
+	}
+	sb_addf(out, "%c", 'a' + p % 5);
+	render_int(rc, p / 5 + 1, out);
+}
+
+static void add_piece(const struct render_ctx *rc, const struct baghchal *s, int p, struct strbuf *out)
+{
+	switch (baghchal_piece_at(s, p)) {
+	case BAGHCHAL_TIGER:
+		render_add_fit(out, tr(rc->lang, M_BC_TIGER_MARK), 1, true);
+		break;
+	case BAGHCHAL_GOAT:
+		render_add_fit(out, tr(rc->lang, M_BC_GOAT_MARK), 1, true);
+		break;
+	default:
+		sb_add(out, "·");
+		break;
+	}
+}
+
+void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out)
+{
+	const struct baghchal *s = rc->st;
+	char a[16], b[16], c[16];
+
+	sb_add(out, tr(rc->lang, M_GAME_BAGHCHAL));
+	render_newline(out);
+	sb_add(out, "   a   b   c   d   e");
+	render_newline(out);
+	for (int rank = 4; rank >= 0; rank--) {
+		render_int(rc, rank + 1, out);
+		sb_add(out, "  ");
+		for (int file = 0; file < 5; file++) {
+			add_piece(rc, s, rank * 5 + file, out);
+			if (file < 4)
+				sb_add(out, "───");
+		}
+		render_newline(out);
+		if (rank == 0)
+			break;
+		/* the lines down to the next rank: a diagonal leaves the points with
+		 * file + rank even (BC-2), rising to the right from the lower one */
+		sb_add(out, "   ");
+		for (int file = 0; file < 5; file++) {
+			sb_add(out, "│");
+			if (file < 4)
+				sb_add(out, (file + rank - 1) % 2 == 0 ? " ╱ " : " ╲ ");
+		}
+		render_newline(out);
+	}
+	render_tr(rc, out, M_BC_INFO, render_num(rc, s->goats_in_hand, a, sizeof(a)),
+		  render_num(rc, s->captured, b, sizeof(b)),
+		  render_num(rc, BAGHCHAL_CAPTURES_TO_WIN, c, sizeof(c)));
+	render_newline(out);
+	sb_add(out, tr(rc->lang, M_BC_KEY));
+	render_newline(out);
+	/* the sides line: names as long as the line allows */
+	for (int cut = 14; cut >= 4; cut -= 2) {
+		struct strbuf line = { 0 };
+		char g[96], t[96];
+
+		render_tr(rc, &line, M_BC_SIDES, render_name_buf(rc, BAGHCHAL_GOATS, cut, g, sizeof(g)),
+			  render_name_buf(rc, BAGHCHAL_TIGERS, cut, t, sizeof(t)));
+		if (cut == 4 || render_width(sb_str(&line)) <= RENDER_MAX_COLS) {
+			sb_add(out, sb_str(&line));
+			sb_release(&line);
+			break;
+		}
+		sb_release(&line);
+	}
+	render_newline(out);
+}
+
+void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out)
+{
+	const struct baghchal *s = rc->st;
+	char who[96], a[16];
+
+	switch (s->result) {
+	case BAGHCHAL_PLAYING:
+		break;
+	case BAGHCHAL_TIGERS_WIN:
+		render_tr(rc, out, M_ST_OVER_WINNER, name(rc, BAGHCHAL_TIGERS, who, sizeof(who)));
+		return;
+	case BAGHCHAL_GOATS_WIN:
+		render_tr(rc, out, M_ST_OVER_WINNER, name(rc, BAGHCHAL_GOATS, who, sizeof(who)));
+		return;
+	default:
+		sb_add(out, tr(rc->lang, M_ST_OVER_DRAW));
+		return;
+	}
+	name(rc, s->to_move, who, sizeof(who));
+	if (s->to_move == BAGHCHAL_TIGERS)
+		render_tr(rc, out, M_BC_ST_TIGER, who);
+	else if (s->goats_in_hand > 0)
+		render_tr(rc, out, M_BC_ST_PLACE, who, render_num(rc, s->goats_in_hand, a, sizeof(a)));
+	else
+		render_tr(rc, out, M_BC_ST_GOAT_MOVE, who);
+}
+
+/* A point as text in a small buffer. */
+static const char *point(const struct render_ctx *rc, int p, char *buf, size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	render_baghchal_point(rc, p, &sb);
+	snprintf(buf, n, "%s", sb_str(&sb));
+	sb_release(&sb);
+	return buf;
+}
+
+void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+{
+	char who[96], a[16], b[16], c[16], d[16];
+
+	name(rc, ev->seat, who, sizeof(who));
+	switch (ev->type) {
+	case BAGHCHAL_EV_PLACE:
+		render_tr(rc, out, M_BC_EV_PLACE, who, point(rc, ev->a, a, sizeof(a)));
+		break;
+	case BAGHCHAL_EV_MOVE:
+		render_tr(rc, out, ev->seat == BAGHCHAL_TIGERS ? M_BC_EV_TIGER_MOVE : M_BC_EV_GOAT_MOVE, who,
+			  point(rc, ev->a, a, sizeof(a)), point(rc, ev->b, b, sizeof(b)));
+		break;
+	case BAGHCHAL_EV_CAPTURE:
+		render_tr(rc, out, M_BC_EV_CAPTURE, who, point(rc, ev->a, a, sizeof(a)),
+			  render_num(rc, ev->b, c, sizeof(c)),
+			  render_num(rc, BAGHCHAL_CAPTURES_TO_WIN, d, sizeof(d)));
+		break;
+	case BAGHCHAL_EV_END:
+		switch (ev->b) {
+		case BAGHCHAL_END_CAPTURES:
+			render_tr(rc, out, M_BC_END_CAPTURES,
+				  render_num(rc, BAGHCHAL_CAPTURES_TO_WIN, a, sizeof(a)));
+			break;
+		case BAGHCHAL_END_TIGERS_BLOCKED:
+			sb_add(out, tr(rc->lang, M_BC_END_TIGERS_BLOCKED));
+			break;
+		case BAGHCHAL_END_GOATS_BLOCKED:
+			sb_add(out, tr(rc->lang, M_BC_END_GOATS_BLOCKED));
+			break;
+		case BAGHCHAL_END_REPETITION:
+			sb_add(out, tr(rc->lang, M_BC_END_REPETITION));
+			break;
+		case BAGHCHAL_END_CLOCK:
+			render_tr(rc, out, M_BC_END_CLOCK, render_num(rc, BAGHCHAL_CLOCK_LIMIT, a, sizeof(a)));
+			break;
+		default:
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+{
+	if (act->kind == GB_ACT_PLACE) {
+		render_baghchal_point(rc, act->a, out);
+	} else if (act->kind == GB_ACT_MOVE) {
+		render_baghchal_point(rc, act->a, out);
+		sb_add(out, "→");
+		render_baghchal_point(rc, act->b, out);
+	}
+}

@@ -1,0 +1,386 @@
+/*
+ * render_ludo.c - Ludo as text.
+ *
+ * The board is the usual 15x15 cross, one character per square and a blank
+ * between squares (29 columns). The ring runs clockwise; corner 0's start
+ * square is on the left arm, corner 1's on the top arm, and so on, each
+ * seat's yard in the corner before its start square. Marks:
+ *
+ *     ·   a ring square          *   a star (safe, LU-3)
+ *     ▫   a home-column square   ○   where the seat to move can land
+ *     1-4 the tokens of the seat to move (what /move N names)
+ *     A-D other seats' tokens (क-घ in Nepali); + tokens of two seats
+ *
+ * A seat's yard holds its mark, its name and the tokens still in base; the
+ * centre square facing each home column shows how many tokens arrived.
+ * Below: one line per seat (tokens in base and in the centre) and a key.
+ *
+ *                 · · ·
+ *       A Asha    · ▫ *       B Bikash
+ *                 * ▫ ·
+ *         1 2     · ▫ ·         B B B
+ *                 · ▫ ·
+ *                 · ▫ ·
+ *     · 3 · · · ·       · · * · · ·
+ *     ...
+ */
+#include <string.h>
+
+#include "games/ludo.h"
+#include "i18n.h"
+#include "render.h"
+
+#define N 15          /* squares per side */
+#define YARD_COLS 12  /* a yard is six squares of two columns */
+#define NAME_COLS 16
+
+enum cell_kind { C_NONE = 0, C_RING, C_HOME, C_CENTRE };
+
+struct cell {
+	unsigned char kind;   /* enum cell_kind */
+	signed char corner;   /* C_HOME, C_CENTRE: whose */
+	unsigned char index;  /* C_RING: ring square; C_HOME: route position 52..56 */
+};
+
+/* Ring squares 0..12 of corner 0 (the rest are these turned by quarters). */
+static const unsigned char quarter[LUDO_SIDE][2] = {
+	{ 6, 1 }, { 6, 2 }, { 6, 3 }, { 6, 4 }, { 6, 5 }, { 5, 6 }, { 4, 6 },
+	{ 3, 6 }, { 2, 6 }, { 1, 6 }, { 0, 6 }, { 0, 7 }, { 0, 8 },
+};
+
+/* Turn (r, c) a quarter clockwise q times. */
+static void turn_rc(int q, int *r, int *c)
+{
+	for (int i = 0; i < q; i++) {
+		int t = *r;
+
+		*r = *c;
+		*c = N - 1 - t;
+	}
+}
+
+static void build_grid(struct cell grid[N][N])
+{
+	memset(grid, 0, sizeof(struct cell) * N * N);
+	for (int q = 0; q < 4; q++) {
+		for (int k = 0; k < LUDO_SIDE; k++) {
+			int r = quarter[k][0], c = quarter[k][1];
+
+			turn_rc(q, &r, &c);
+			grid[r][c] = (struct cell){ C_RING, -1, (unsigned char)(q * LUDO_SIDE + k) };
+		}
+		for (int p = LUDO_HOME_FIRST; p < LUDO_CENTRE; p++) {
+			int r = 7, c = p - LUDO_HOME_FIRST + 1;
+
+			turn_rc(q, &r, &c);
+			grid[r][c] = (struct cell){ C_HOME, (signed char)q, (unsigned char)p };
+		}
+		{
+			int r = 7, c = 6;
+
+			turn_rc(q, &r, &c);
+			grid[r][c] = (struct cell){ C_CENTRE, (signed char)q, 0 };
+		}
+	}
+}
+
+static int name_cols(const struct render_ctx *rc, int def)
+{
+	return rc->name_cols > 0 ? rc->name_cols : def;
+}
+
+static const char *name(const struct render_ctx *rc, int seat, char *buf, size_t n)
+{
+	return render_name_buf(rc, seat, name_cols(rc, NAME_COLS), buf, n);
+}
+
+static const int marks[GB_MAX_SEATS] = { M_MARK_1, M_MARK_2, M_MARK_3, M_MARK_4 };
+
+/* The seat sitting at corner c, or -1. */
+static int seat_at(const struct ludo *lu, int c)
+{
+	for (int s = 0; s < lu->players && s < GB_MAX_SEATS; s++)
+		if (lu->corner[s] == c)
+			return s;
+	return -1;
+}
+
+/* The seat to move while the game runs, else -1. */
+static int mover(const struct ludo *lu)
+{
+	return lu->winner < 0 ? lu->seat : -1;
+}
+
+/* Append a token's glyph: the mover's token number, else the seat's mark. */
+static void add_token(const struct render_ctx *rc, const struct ludo *lu, int seat, int token,
+		      struct strbuf *out)
+{
+	if (seat == mover(lu))
+		render_int(rc, token + 1, out);
+	else
+		render_add_fit(out, tr(rc->lang, marks[seat]), 1, true);
+}
+
+/*
+ * Tokens standing on a grid square: the lowest token of the only seat there
+ * (*seat, *token), and how many seats share it. Route positions 1..51 are
+ * compared on the ring, the others per seat.
+ */
+static int occupants(const struct ludo *lu, const struct cell *cl, int *seat, int *token)
+{
+	int seats = 0;
+
+	*seat = *token = -1;
+	for (int s = 0; s < lu->players && s < GB_MAX_SEATS; s++) {
+		int found = -1;
+
+		for (int t = LUDO_TOKENS - 1; t >= 0; t--) {
+			int p = lu->pos[s][t];
+			bool here = false;
+
+			if (cl->kind == C_RING)
+				here = p >= 1 && p <= LUDO_LAST_RING &&
+				       ludo_ring_square(lu->corner[s], p) == cl->index;
+			else if (cl->kind == C_HOME)
+				here = lu->corner[s] == cl->corner && p == cl->index;
+			if (here)
+				found = t;
+		}
+		if (found >= 0) {
+			seats++;
+			*seat = s;
+			*token = found;
+		}
+	}
+	return seats;
+}
+
+/* Is this square where a token of the mover would land with the die waiting? */
+static bool is_target(const struct ludo *lu, const struct cell *cl)
+{
+	int s = mover(lu);
+
+	if (s < 0 || lu->phase != LUDO_PHASE_MOVE)
+		return false;
+	for (int t = 0; t < LUDO_TOKENS; t++) {
+		int p = ludo_target(lu, t, lu->die);
+
+		if (p < 0)
+			continue;
+		if (cl->kind == C_RING && p <= LUDO_LAST_RING && ludo_ring_square(lu->corner[s], p) == cl->index)
+			return true;
+		if (cl->kind == C_HOME && cl->corner == lu->corner[s] && p == cl->index)
+			return true;
+		if (cl->kind == C_CENTRE && cl->corner == lu->corner[s] && p == LUDO_CENTRE)
+			return true;
+	}
+	return false;
+}
+
+static void add_cell(const struct render_ctx *rc, const struct ludo *lu, const struct cell *cl,
+		     struct strbuf *out)
+{
+	int seat, token, n;
+
+	if (cl->kind == C_NONE) {
+		sb_add(out, " ");
+		return;
+	}
+	if (cl->kind == C_CENTRE) {
+		seat = seat_at(lu, cl->corner);
+		n = seat >= 0 ? ludo_home_count(lu, seat) : 0;
+		if (n > 0)
+			render_int(rc, n, out);
+		else
+			sb_add(out, is_target(lu, cl) ? "○" : " ");
+		return;
+	}
+	n = occupants(lu, cl, &seat, &token);
+	if (n > 1)
+		sb_add(out, "+");
+	else if (n == 1)
+		add_token(rc, lu, seat, token, out);
+	else if (is_target(lu, cl))
+		sb_add(out, "○");
+	else if (cl->kind == C_HOME)
+		sb_add(out, "▫");
+	else
+		sb_add(out, ludo_ring_is_star(cl->index) ? "*" : "·");
+}
+
+/* One row (0..5) of the yard of corner c, exactly YARD_COLS columns. */
+static void add_yard_row(const struct render_ctx *rc, const struct ludo *lu, int c, int row,
+			 struct strbuf *out)
+{
+	int seat = seat_at(lu, c), start = render_line_cols(out);
+
+	if (seat >= 0 && row == 1) {
+		sb_add(out, " ");
+		render_add_fit(out, tr(rc->lang, marks[seat]), 1, true);
+		sb_add(out, " ");
+		render_name(rc, seat, YARD_COLS - 4, out);
+	} else if (seat >= 0 && row == 3) {
+		sb_add(out, "  ");
+		for (int t = 0; t < LUDO_TOKENS; t++) {
+			if (lu->pos[seat][t] == 0)
+				add_token(rc, lu, seat, t, out);
+			else
+				sb_add(out, " ");
+			sb_add(out, " ");
+		}
+	}
+	render_pad_to(out, start + YARD_COLS);
+}
+
+void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
+{
+	const struct ludo *lu = rc->st;
+	struct cell grid[N][N];
+	int who = mover(lu);
+	char a[16], b[16], nm[96];
+
+	build_grid(grid);
+	sb_add(out, tr(rc->lang, M_GAME_LUDO));
+	render_newline(out);
+	for (int r = 0; r < N; r++) {
+		for (int c = 0; c < N; c++) {
+			bool top = r < 6, left = c < 6, right = c > 8, bottom = r > 8;
+
+			if ((top || bottom) && (left || right)) {
+				/* a yard: corner 0 top left, then clockwise */
+				int corner = top ? (left ? 0 : 1) : (right ? 2 : 3);
+
+				add_yard_row(rc, lu, corner, top ? r : r - 9, out);
+				c += 5;
+				continue;
+			}
+			add_cell(rc, lu, &grid[r][c], out);
+			sb_add(out, " ");
+		}
+		render_newline(out);
+	}
+	for (int s = 0; s < lu->players && s < GB_MAX_SEATS; s++) {
+		int base = 0;
+
+		for (int t = 0; t < LUDO_TOKENS; t++)
+			base += lu->pos[s][t] == 0;
+		sb_add(out, s == who ? "▸ " : "  ");
+		render_add_fit(out, tr(rc->lang, marks[s]), 1, true);
+		sb_add(out, " ");
+		render_name(rc, s, 14, out);
+		render_pad_to(out, 19);
+		render_tr(rc, out, M_LU_COUNTS, render_num(rc, base, a, sizeof(a)),
+			  render_num(rc, ludo_home_count(lu, s), b, sizeof(b)));
+		render_newline(out);
+	}
+	sb_add(out, tr(rc->lang, M_LU_KEY));
+	render_newline(out);
+	if (who >= 0) {
+		char one[16], four[16];
+
+		render_tr(rc, out, M_LU_KEY_DIGITS, render_num(rc, 1, one, sizeof(one)),
+			  render_num(rc, LUDO_TOKENS, four, sizeof(four)),
+			  render_name_buf(rc, who, 18, nm, sizeof(nm)));
+		render_newline(out);
+	}
+}
+
+void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
+{
+	const struct ludo *lu = rc->st;
+	char who[96], a[16], b[16];
+	bool on_route = false;
+
+	if (lu->winner >= 0) {
+		render_tr(rc, out, M_ST_OVER_WINNER, name(rc, lu->winner, who, sizeof(who)));
+		return;
+	}
+	name(rc, lu->seat, who, sizeof(who));
+	if (lu->phase == LUDO_PHASE_MOVE) {
+		render_tr(rc, out, M_LU_ST_CHOOSE, who, render_num(rc, lu->die, a, sizeof(a)));
+		return;
+	}
+	for (int t = 0; t < LUDO_TOKENS; t++)
+		if (lu->pos[lu->seat][t] > 0 && lu->pos[lu->seat][t] < LUDO_CENTRE)
+			on_route = true;
+	if (!on_route && ludo_rule_on(lu, LUDO_RULE_ONE_RELEASES))
+		render_tr(rc, out, M_LU_ST_NEEDS_ONE, who, render_num(rc, 1, a, sizeof(a)),
+			  render_num(rc, 6, b, sizeof(b)));
+	else if (!on_route)
+		render_tr(rc, out, M_LU_ST_NEEDS_SIX, who, render_num(rc, 6, a, sizeof(a)));
+	else if (lu->sixes > 0)
+		render_tr(rc, out, M_ST_ROLL_AGAIN, who);
+	else
+		render_tr(rc, out, M_ST_ROLL, who);
+}
+
+void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+{
+	static const int extra[] = { M_LU_EV_EXTRA_CAPTURE, M_LU_EV_EXTRA_CENTRE, M_LU_EV_EXTRA_SIX };
+	char who[96], other[96], a[16], b[16];
+
+	name(rc, ev->seat, who, sizeof(who));
+	switch (ev->type) {
+	case LUDO_EV_ROLL:
+		render_tr(rc, out, M_EV_ROLLED, who, render_num(rc, ev->a, a, sizeof(a)));
+		break;
+	case LUDO_EV_MOVE:
+	case LUDO_EV_AUTOMOVE:
+		render_num(rc, ev->a + 1, a, sizeof(a));
+		if (ev->b == 0)
+			render_tr(rc, out, M_LU_EV_OUT, who, a);
+		else if (ev->c == LUDO_CENTRE)
+			render_tr(rc, out, M_LU_EV_HOME, who, a);
+		else
+			render_tr(rc, out, M_LU_EV_MOVE, who, a, render_num(rc, ev->c, b, sizeof(b)));
+		break;
+	case LUDO_EV_CAPTURE:
+		name(rc, ev->a, other, sizeof(other));
+		if (ev->b > 1)
+			render_tr(rc, out, M_LU_EV_CAPTURE_N, who, render_num(rc, ev->b, a, sizeof(a)), other);
+		else
+			render_tr(rc, out, M_LU_EV_CAPTURE, who, other);
+		break;
+	case LUDO_EV_EXTRA:
+		if (ev->a >= 0 && ev->a < (int)(sizeof(extra) / sizeof(extra[0])))
+			render_tr(rc, out, extra[ev->a], who);
+		break;
+	case LUDO_EV_WASTED:
+		render_tr(rc, out, M_LU_EV_WASTED, who, render_num(rc, ev->a, a, sizeof(a)));
+		break;
+	case LUDO_EV_THIRD_SIX:
+		render_tr(rc, out, M_LU_EV_THIRD_SIX, who);
+		break;
+	case LUDO_EV_WIN:
+		render_tr(rc, out, M_WINNER, who);
+		break;
+	case LUDO_EV_CENTRE: /* the move's own line already says so */
+	default:
+		break;
+	}
+}
+
+void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+{
+	const struct ludo *lu = rc->st;
+	char a[16], b[16];
+	int to, from;
+
+	if (act->kind == GB_ACT_ROLL) {
+		sb_add(out, tr(rc->lang, M_BTN_ROLL));
+		return;
+	}
+	if (act->kind != GB_ACT_MOVE || act->a < 0 || act->a >= LUDO_TOKENS)
+		return;
+	render_num(rc, act->a + 1, a, sizeof(a));
+	to = lu->phase == LUDO_PHASE_MOVE ? ludo_target(lu, act->a, lu->die) : -1;
+	from = lu->seat < GB_MAX_SEATS ? lu->pos[lu->seat][act->a] : -1;
+	if (to < 0)
+		render_tr(rc, out, M_LU_BTN_MOVE, a, "?");
+	else if (from == 0)
+		render_tr(rc, out, M_LU_BTN_OUT, a);
+	else if (to == LUDO_CENTRE)
+		render_tr(rc, out, M_LU_BTN_CENTRE, a);
+	else
+		render_tr(rc, out, M_LU_BTN_MOVE, a, render_num(rc, to, b, sizeof(b)));
+}
