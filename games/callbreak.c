@@ -1,20 +1,1419 @@
 /*
- * callbreak.c - placeholder: the game answers "not available yet".
+ * callbreak.c - the rules of Call Break (rules/call-break.md, seed
+ * seeds/call-break.ne.txt) behind the common struct gb_game interface.
+ *
+ * Guarantees: every rule lives in one place. The four play rules are
+ * callbreak_legal_cards() and nothing else; every action is validated by
+ * callbreak_refusal() alone, which apply() calls before it changes anything,
+ * so a refused action leaves the state byte for byte as it was. Scores are
+ * integer tenths.
+ *
+ * The state keeps a few derived facts (cards gone, what each seat is proven
+ * to lack, the last trick, totals) so that views are cheap, but all of them
+ * follow from a small set of primary facts: the hands, the bids and the
+ * cards played this round in order, and the finished rounds' bids and
+ * tricks. rebuild() recomputes a whole state from those facts by replaying
+ * the round through the same validator and the same step functions; check()
+ * compares a state with its rebuild, and from_json() is a rebuild from the
+ * primary facts written by to_json(), so a saved state can never hold a
+ * position the rules could not reach.
+ *
+ * Usage: through callbreak_game (game.h). Renderers and computer players use
+ * callbreak_view() (callbreak.h), never the state itself.
  */
 #include "callbreak.h"
 
-static int callbreak_init(void *st, const struct gb_setup *su)
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Sum of the member sizes: equal to sizeof only when there is no padding,
+ * which is what makes equal states memcmp-equal. */
+_Static_assert(sizeof(struct callbreak) ==
+		       sizeof(struct gb_rng) + 8 * (CB_SEATS + 1 + CB_SEATS) + sizeof(struct gb_rules) +
+			       4 * (4 + 2 * CB_SEATS + 4 + CB_SEATS + 1 + 2) +
+			       sizeof(struct cb_line) * CB_MAX_ROUNDS * CB_SEATS + CB_CARDS,
+	       "struct callbreak must have no padding");
+_Static_assert(sizeof(struct callbreak_view) ==
+		       4 * (7 + 3 * CB_SEATS + 2 + CB_SEATS + 2 + CB_SEATS + CB_SEATS + CB_SEATS + 1 + 2) +
+			       sizeof(struct cb_line) * CB_MAX_ROUNDS * CB_SEATS + 8 * (2 + CB_SEATS + 1),
+	       "struct callbreak_view must have no padding");
+
+/*
+ * House rules, keys and values exactly as in the rules document (CB-20:
+ * `rounds=5|3|1`, 5 the standard game and the default).
+ */
+static const struct gb_rule_def callbreak_rules[] = {
+	{ "rounds", { "5", "3", "1", NULL }, NULL, "rounds (deals) in a game: 5, 3 or 1" },
+};
+#define NRULES ((int)(sizeof(callbreak_rules) / sizeof(callbreak_rules[0])))
+static const int rounds_values[] = { 5, 3, 1 };
+
+/* ---- cards ------------------------------------------------------------ */
+
+#define ROW(s)                                                                                  \
+	"2" s, "3" s, "4" s, "5" s, "6" s, "7" s, "8" s, "9" s, "10" s, "J" s, "Q" s, "K" s, "A" s
+static const char *const card_names[CB_CARDS] = { ROW("S"), ROW("H"), ROW("D"), ROW("C") };
+#undef ROW
+
+static const char *const suit_letters[4] = { "S", "H", "D", "C" };
+static const char *const suit_symbols[4] = { "\xe2\x99\xa0", "\xe2\x99\xa5", "\xe2\x99\xa6",
+					     "\xe2\x99\xa3" };
+static const char *const phase_names[4] = { "bid", "play", "round_over", "game_over" };
+
+const char *callbreak_card_name(int card)
+{
+	return card >= 0 && card < CB_CARDS ? card_names[card] : "?";
+}
+
+void callbreak_card_format(int card, char *buf, size_t n)
+{
+	if (n)
+		snprintf(buf, n, "%s", callbreak_card_name(card));
+}
+
+const char *callbreak_suit_letter(int suit)
+{
+	return suit >= 0 && suit < 4 ? suit_letters[suit] : "?";
+}
+
+const char *callbreak_suit_symbol(int suit)
+{
+	return suit >= 0 && suit < 4 ? suit_symbols[suit] : "?";
+}
+
+const char *callbreak_phase_name(int phase)
+{
+	return phase >= 0 && phase < 4 ? phase_names[phase] : "?";
+}
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* A Devanagari digit (U+0966..U+096F) at p: its value, or -1. */
+static int deva_digit(const unsigned char *p)
+{
+	return p[0] == 0xe0 && p[1] == 0xa5 && p[2] >= 0xa6 && p[2] <= 0xaf ? p[2] - 0xa6 : -1;
+}
+
+/* Read a rank at *pp and advance past it; -1 (and no advance) when none. */
+static int read_rank(const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	int c = lower(p[0]), d;
+
+	switch (c) {
+	case 'a': *pp = p + 1; return 12;
+	case 'k': *pp = p + 1; return 11;
+	case 'q': *pp = p + 1; return 10;
+	case 'j': *pp = p + 1; return 9;
+	case 't': *pp = p + 1; return 8;
+	default: break;
+	}
+	if (c == '1' && p[1] == '0') {
+		*pp = p + 2;
+		return 8;
+	}
+	if (c >= '2' && c <= '9') {
+		*pp = p + 1;
+		return c - '2';
+	}
+	/* Devanagari numerals, as a Nepali keyboard types them: १० and २..९ */
+	d = deva_digit(p);
+	if (d == 1 && deva_digit(p + 3) == 0) {
+		*pp = p + 6;
+		return 8;
+	}
+	if (d >= 2) {
+		*pp = p + 3;
+		return d - 2;
+	}
+	return -1;
+}
+
+/* Read a suit at *pp and advance past it; -1 (and no advance) when none. */
+static int read_suit(const unsigned char **pp)
+{
+	/* U+2660..U+2667 = E2 99 A0..A7: ♠ ♡ ♢ ♣ ♤ ♥ ♦ ♧ */
+	static const int sym[8] = { CB_SPADES, CB_HEARTS, CB_DIAMONDS, CB_CLUBS,
+				    CB_SPADES, CB_HEARTS, CB_DIAMONDS, CB_CLUBS };
+	const unsigned char *p = *pp;
+	int s = -1;
+
+	switch (lower(p[0])) {
+	case 's': s = CB_SPADES; p += 1; break;
+	case 'h': s = CB_HEARTS; p += 1; break;
+	case 'd': s = CB_DIAMONDS; p += 1; break;
+	case 'c': s = CB_CLUBS; p += 1; break;
+	default:
+		if (p[0] == 0xe2 && p[1] == 0x99 && p[2] >= 0xa0 && p[2] <= 0xa7) {
+			s = sym[p[2] - 0xa0];
+			p += 3;
+		}
+		break;
+	}
+	if (s < 0)
+		return -1;
+	/* chat apps often send the emoji form: symbol + U+FE0F (EF B8 8F) */
+	if (p[0] == 0xef && p[1] == 0xb8 && (p[2] == 0x8f || p[2] == 0x8e))
+		p += 3;
+	*pp = p;
+	return s;
+}
+
+static const unsigned char *skip_blanks(const unsigned char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	return p;
+}
+
+int callbreak_card_parse(const char *text, int *card)
+{
+	const unsigned char *start, *p;
+	int rank, suit;
+
+	if (!text)
+		return GB_EPARSE;
+	start = skip_blanks((const unsigned char *)text);
+	p = start;
+	rank = read_rank(&p);
+	suit = rank >= 0 ? read_suit(&p) : -1;
+	if (rank < 0 || suit < 0) {
+		/* the other order: suit first ("♠Q", "S10") */
+		p = start;
+		suit = read_suit(&p);
+		rank = suit >= 0 ? read_rank(&p) : -1;
+	}
+	if (rank < 0 || suit < 0 || *skip_blanks(p))
+		return GB_EPARSE;
+	*card = CB_CARD(suit, rank);
+	return GB_OK;
+}
+
+/* ---- the rules of play --------------------------------------------------- */
+
+/* The cards of `suit` with a rank above `rank` (rank -1: the whole suit). */
+static uint64_t above(int suit, int rank)
+{
+	return CB_SUIT_MASK(suit) & ~((UINT64_C(2) << (suit * CB_RANKS + rank)) - 1);
+}
+
+/*
+ * What a trick so far says to the next player: the led suit, the highest
+ * card of the led suit (CB-10: the card to beat is the led suit's, not the
+ * table's), and the highest spade when spades were not led (-1: nobody has
+ * trumped, CB-11).
+ */
+struct trick_facts {
+	int led, high, trump;
+};
+
+static struct trick_facts trick_facts(const int *trick, int n)
+{
+	struct trick_facts f = { CB_SUIT(trick[0]), -1, -1 };
+
+	for (int i = 0; i < n; i++) {
+		int s = CB_SUIT(trick[i]), r = CB_RANK(trick[i]);
+
+		if (s == f.led) {
+			if (r > f.high)
+				f.high = r;
+		} else if (s == CB_SPADES && r > f.trump) {
+			f.trump = r;
+		}
+	}
+	return f;
+}
+
+uint64_t callbreak_legal_cards(uint64_t hand, const int *trick, int ntrick)
+{
+	struct trick_facts f;
+	uint64_t follow, spades, better;
+
+	if (ntrick <= 0)
+		return hand;
+	f = trick_facts(trick, ntrick);
+	follow = hand & CB_SUIT_MASK(f.led);
+	if (follow) {
+		if (f.trump >= 0)
+			return follow;            /* CB-11: trumped, any card of the suit */
+		better = follow & above(f.led, f.high);
+		return better ? better : follow; /* CB-9.2 win if you can, else CB-13 */
+	}
+	spades = hand & CB_SUIT_MASK(CB_SPADES);
+	if (!spades)
+		return hand;                      /* CB-13: void in both, all cards */
+	if (f.trump < 0)
+		return spades;                    /* CB-9.3 and CB-12: trumping is compulsory */
+	better = spades & above(CB_SPADES, f.trump);
+	return better ? better : hand;            /* CB-9.4 over-trump, else CB-13 */
+}
+
+int callbreak_trick_winner(const int *trick, int n)
+{
+	int best = 0;
+
+	for (int i = 1; i < n; i++) {
+		int s = CB_SUIT(trick[i]), bs = CB_SUIT(trick[best]);
+
+		/* CB-15: the highest spade, else the highest card of the led suit */
+		if (s == bs ? CB_RANK(trick[i]) > CB_RANK(trick[best]) : s == CB_SPADES)
+			best = i;
+	}
+	return best;
+}
+
+int callbreak_score(int bid, int tricks)
+{
+	/* CB-16/17: the bid plus a tenth per overtrick, or minus the whole bid */
+	return tricks >= bid ? bid * 10 + (tricks - bid) : -bid * 10;
+}
+
+/* ---- state helpers ------------------------------------------------------- */
+
+static int popcount(uint64_t m)
+{
+	return __builtin_popcountll(m);
+}
+
+static int nbids(const struct callbreak *st)
+{
+	int n = 0;
+
+	for (int s = 0; s < CB_SEATS; s++)
+		n += st->bid[s] != 0;
+	return n;
+}
+
+int callbreak_turn(const struct callbreak *st)
+{
+	switch (st->phase) {
+	case CB_PHASE_BID:
+		return (st->dealer + 1 + nbids(st)) % CB_SEATS; /* CB-4 */
+	case CB_PHASE_PLAY:
+		return (st->leader + st->nplayed % CB_SEATS) % CB_SEATS;
+	default:
+		return -1;
+	}
+}
+
+static int turns_taken(const struct callbreak *st)
+{
+	/* every bid and every card is one turn; a round is 4 + 52 of them */
+	return (st->round - 1) * (CB_SEATS + CB_CARDS) + nbids(st) + st->nplayed;
+}
+
+/* The trick in progress: how many cards, copied into t. */
+static int current_trick(const struct callbreak *st, int t[CB_SEATS])
+{
+	int n = st->phase == CB_PHASE_PLAY ? st->nplayed % CB_SEATS : 0;
+
+	for (int i = 0; i < n; i++)
+		t[i] = st->seq[st->nplayed - n + i];
+	return n;
+}
+
+/* A fresh round: the dealer is set, hands are dealt by the caller. */
+static void start_round(struct callbreak *st)
+{
+	memset(st->bid, 0, sizeof(st->bid));
+	memset(st->tricks, 0, sizeof(st->tricks));
+	memset(st->seq, 0, sizeof(st->seq));
+	memset(st->lacks, 0, sizeof(st->lacks));
+	st->gone = 0;
+	st->nplayed = 0;
+	st->leader = (st->dealer + 1) % CB_SEATS; /* CB-8: the first bidder leads */
+	st->last_leader = -1;
+	st->last_winner = -1;
+	st->phase = CB_PHASE_BID;
+}
+
+static void deal_shuffled(struct callbreak *st)
+{
+	int deck[CB_CARDS];
+
+	for (int i = 0; i < CB_CARDS; i++)
+		deck[i] = i;
+	gb_rng_shuffle(&st->rng, deck, CB_CARDS);
+	memset(st->hand, 0, sizeof(st->hand));
+	/* one at a time round the table, starting after the dealer */
+	for (int i = 0; i < CB_CARDS; i++)
+		st->hand[(st->dealer + 1 + i) % CB_SEATS] |= CB_BIT(deck[i]);
+}
+
+/* "AS KS ...|...|...|..." -> four hands of 13 distinct cards, or GB_EDEAL. */
+static int parse_deal(const char *text, uint64_t hand[CB_SEATS])
+{
+	const char *p = text;
+	uint64_t all = 0;
+	int seat = 0;
+
+	memset(hand, 0, sizeof(uint64_t) * CB_SEATS);
+	while (seat < CB_SEATS) {
+		char word[32];
+		size_t len = 0;
+		int card;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '|' || *p == '\0') {
+			if (popcount(hand[seat]) != CB_RANKS)
+				return GB_EDEAL;
+			if (*p == '|' && seat == CB_SEATS - 1)
+				return GB_EDEAL; /* a fifth hand */
+			seat++;
+			if (*p == '\0')
+				break;
+			p++;
+			continue;
+		}
+		while (*p && *p != ' ' && *p != '\t' && *p != '|') {
+			if (len + 1 >= sizeof(word))
+				return GB_EDEAL;
+			word[len++] = *p++;
+		}
+		word[len] = '\0';
+		if (callbreak_card_parse(word, &card) || (all & CB_BIT(card)))
+			return GB_EDEAL;
+		all |= CB_BIT(card);
+		hand[seat] |= CB_BIT(card);
+	}
+	if (seat != CB_SEATS || *p != '\0' || all != CB_DECK)
+		return GB_EDEAL;
+	return GB_OK;
+}
+
+/* ---- validation: the one place that says no ------------------------------ */
+
+static const char *suit_word(int suit)
+{
+	static const char *const w[4] = { "spade", "heart", "diamond", "club" };
+
+	return w[suit];
+}
+
+/* Write the reason (when asked) and hand back the code. */
+static int refuse(char *buf, size_t n, int rc, const char *msg)
+{
+	if (buf && n)
+		snprintf(buf, n, "%s", msg);
+	return rc;
+}
+
+/* Which of the four rules a card breaks (it is known not to be legal). */
+static int refuse_card(const struct callbreak *st, int seat, int card, char *buf, size_t n)
+{
+	int t[CB_SEATS], nt = current_trick(st, t);
+	struct trick_facts f = trick_facts(t, nt);
+	char why[64];
+
+	if ((st->hand[seat] & CB_SUIT_MASK(f.led)) && CB_SUIT(card) != f.led)
+		snprintf(why, sizeof(why), "you must follow suit: play a %s", suit_word(f.led));
+	else if (CB_SUIT(card) == f.led)
+		snprintf(why, sizeof(why), "you must beat %s while you can",
+			 card_names[CB_CARD(f.led, f.high)]);
+	else if (f.trump < 0)
+		snprintf(why, sizeof(why), "you have no %ss: you must trump with a spade",
+			 suit_word(f.led));
+	else
+		snprintf(why, sizeof(why), "you must over-trump %s while you can",
+			 card_names[CB_CARD(CB_SPADES, f.trump)]);
+	return refuse(buf, n, GB_EILLEGAL, why);
+}
+
+int callbreak_refusal(const struct callbreak *st, int seat, const struct gb_action *act,
+		      char *buf, size_t n)
+{
+	int turn = callbreak_turn(st);
+	int t[CB_SEATS] = { 0 }, nt;
+	char why[64];
+
+	if (buf && n)
+		buf[0] = '\0';
+	if (st->phase == CB_PHASE_GAME_OVER)
+		return refuse(buf, n, GB_EOVER, "the game is over");
+	/* unused arguments must be zero, so that apply() accepts exactly what
+	 * legal() lists (gb_action_is_legal compares kind, a and b) */
+	if (act->b != 0 || (act->kind == GB_ACT_NEXT && act->a != 0))
+		return refuse(buf, n, GB_EILLEGAL, "unexpected argument");
+	switch (act->kind) {
+	case GB_ACT_NEXT:
+		if (st->phase != CB_PHASE_ROUND_OVER)
+			return refuse(buf, n, GB_EPHASE,
+				      "next deals a new round once this round is over");
+		return GB_OK;
+	case GB_ACT_BID:
+		if (st->phase == CB_PHASE_ROUND_OVER)
+			return refuse(buf, n, GB_EPHASE, "the round is over: next deals again");
+		if (seat >= 0 && seat < CB_SEATS && st->bid[seat]) {
+			/* CB-5: a bid cannot be changed once made */
+			snprintf(why, sizeof(why), "you have already bid %d; a bid cannot be changed",
+				 st->bid[seat]);
+			return refuse(buf, n, st->phase == CB_PHASE_BID ? GB_EILLEGAL : GB_EPHASE, why);
+		}
+		if (st->phase != CB_PHASE_BID)
+			return refuse(buf, n, GB_EPHASE, "bidding is over");
+		if (seat != turn) {
+			snprintf(why, sizeof(why), "seat %d bids now", turn);
+			return refuse(buf, n, GB_ETURN, why);
+		}
+		if (act->a < CB_MIN_BID || act->a > CB_MAX_BID)
+			return refuse(buf, n, GB_EILLEGAL, "a bid is a whole number from 1 to 8");
+		return GB_OK;
+	case GB_ACT_PLAY:
+		if (st->phase == CB_PHASE_ROUND_OVER)
+			return refuse(buf, n, GB_EPHASE, "the round is over: next deals again");
+		if (st->phase != CB_PHASE_PLAY)
+			return refuse(buf, n, GB_EPHASE, "play starts once all four have bid");
+		if (seat != turn) {
+			snprintf(why, sizeof(why), "seat %d plays now", turn);
+			return refuse(buf, n, GB_ETURN, why);
+		}
+		if (act->a < 0 || act->a >= CB_CARDS)
+			return refuse(buf, n, GB_EILLEGAL, "no such card");
+		if (!(st->hand[seat] & CB_BIT(act->a))) {
+			snprintf(why, sizeof(why), "you do not hold %s", card_names[act->a]);
+			return refuse(buf, n, GB_EILLEGAL, why);
+		}
+		nt = current_trick(st, t);
+		if (!(callbreak_legal_cards(st->hand[seat], t, nt) & CB_BIT(act->a)))
+			return refuse_card(st, seat, act->a, buf, n);
+		return GB_OK;
+	default:
+		return refuse(buf, n, GB_EILLEGAL, "call break takes bid, play and next");
+	}
+}
+
+/* ---- steps (validated before they are called) ----------------------------- */
+
+static void do_bid(struct callbreak *st, int seat, int bid, struct gb_events *ev)
+{
+	st->bid[seat] = bid;
+	gb_events_push(ev, CB_EV_BID, seat, bid, 0, 0);
+	if (nbids(st) == CB_SEATS)
+		st->phase = CB_PHASE_PLAY;
+}
+
+/*
+ * What a played card proves about the hand it came from, read off the same
+ * four rules: a card outside what a rule demanded means the seat held
+ * nothing the rule demanded.
+ */
+static void infer(struct callbreak *st, int seat, int card, const int *t, int nt)
+{
+	struct trick_facts f;
+
+	if (nt == 0)
+		return;
+	f = trick_facts(t, nt);
+	if (CB_SUIT(card) == f.led) {
+		if (f.trump < 0 && CB_RANK(card) < f.high)
+			st->lacks[seat] |= above(f.led, f.high);          /* CB-9.2 */
+		return;
+	}
+	st->lacks[seat] |= CB_SUIT_MASK(f.led);                          /* CB-9.1 */
+	if (CB_SUIT(card) == CB_SPADES) {
+		if (f.trump >= 0 && CB_RANK(card) < f.trump)
+			st->lacks[seat] |= above(CB_SPADES, f.trump);     /* CB-9.4 */
+	} else if (f.trump < 0) {
+		st->lacks[seat] |= CB_SUIT_MASK(CB_SPADES);               /* CB-9.3 */
+	} else {
+		st->lacks[seat] |= above(CB_SPADES, f.trump);             /* CB-9.4 */
+	}
+}
+
+static void end_round(struct callbreak *st, struct gb_events *ev)
+{
+	int best = 0;
+
+	gb_events_push(ev, CB_EV_ROUND_OVER, -1, st->round, 0, 0);
+	for (int s = 0; s < CB_SEATS; s++) {
+		struct cb_line *l = &st->hist[st->nhist][s];
+
+		l->bid = st->bid[s];
+		l->tricks = st->tricks[s];
+		l->points = callbreak_score(l->bid, l->tricks);
+		st->total[s] += l->points;
+		gb_events_push(ev, CB_EV_SCORE, s, l->bid, l->tricks, l->points);
+	}
+	st->nhist++;
+	if (st->round < st->rounds) {
+		st->phase = CB_PHASE_ROUND_OVER;
+		return;
+	}
+	/*
+	 * CB-21: the highest total wins. The seed says the final sheet still
+	 * names one seat on a tie but gives no tie-break; we name the lowest
+	 * seat among those tied and report them all in `tied` so that a table
+	 * played for stakes can refund them.
+	 */
+	st->phase = CB_PHASE_GAME_OVER;
+	for (int s = 1; s < CB_SEATS; s++)
+		if (st->total[s] > st->total[best])
+			best = s;
+	st->winner = best;
+	st->tied = 0;
+	for (int s = 0; s < CB_SEATS; s++)
+		if (st->total[s] == st->total[best])
+			st->tied |= 1 << s;
+	if (popcount((uint64_t)st->tied) < 2)
+		st->tied = 0;
+	gb_events_push(ev, CB_EV_GAME_OVER, best, st->tied, 0, 0);
+}
+
+/*
+ * Play `card` from `seat` onto the trick in progress, whose nt cards are in
+ * t (room for four). The one step every played card goes through, whether
+ * applied or replayed by rebuild().
+ */
+static void play_card(struct callbreak *st, int seat, int card, int t[CB_SEATS], int nt,
+		      struct gb_events *ev)
+{
+	int w, winner;
+
+	infer(st, seat, card, t, nt);
+	st->hand[seat] &= ~CB_BIT(card);
+	st->seq[st->nplayed++] = (unsigned char)card;
+	gb_events_push(ev, CB_EV_PLAY, seat, card, 0, 0);
+	t[nt] = card;
+	if (nt + 1 < CB_SEATS)
+		return;
+	w = callbreak_trick_winner(t, CB_SEATS);
+	winner = (st->leader + w) % CB_SEATS;
+	for (int i = 0; i < CB_SEATS; i++)
+		st->gone |= CB_BIT(t[i]);
+	st->tricks[winner]++;
+	st->last_leader = st->leader;
+	st->last_winner = winner;
+	st->leader = winner; /* CB-8: the winner leads the next trick */
+	gb_events_push(ev, CB_EV_TRICK, winner, st->nplayed / CB_SEATS, t[w], 0);
+	if (st->nplayed == CB_CARDS)
+		end_round(st, ev); /* CB-19 */
+}
+
+static void do_play(struct callbreak *st, int card, struct gb_events *ev)
+{
+	int t[CB_SEATS], nt = current_trick(st, t);
+
+	play_card(st, callbreak_turn(st), card, t, nt, ev);
+}
+
+static void do_next(struct callbreak *st, struct gb_events *ev)
+{
+	/* CB-3/CB-20: reshuffle, the dealer moves one seat on */
+	gb_events_push(ev, CB_EV_NEXT, -1, 0, 0, 0);
+	st->round++;
+	st->dealer = (st->dealer + 1) % CB_SEATS;
+	start_round(st);
+	deal_shuffled(st);
+	gb_events_push(ev, CB_EV_DEAL, st->dealer, st->round, 0, 0);
+}
+
+/* ---- rebuild from the primary facts --------------------------------------- */
+
+/*
+ * Recompute a whole state from the primary facts of `in`: rules, rng, round,
+ * dealer, the finished rounds before this one (hist bid and tricks), the
+ * hands now, the bids and the cards played this round (seq, nplayed).
+ * Everything else is produced by replaying this round from its deal through
+ * the validator and the step functions. GB_OK, or GB_ESTATE when the facts
+ * are not a position the rules can reach. out may not alias in.
+ */
+static int rebuild(const struct callbreak *in, struct callbreak *out)
+{
+	uint64_t dealt[CB_SEATS], all = 0;
+	int leader, seat, prev, t[CB_SEATS] = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	if (in->rules.v[0] >= (unsigned)(sizeof(rounds_values) / sizeof(rounds_values[0])))
+		return GB_ESTATE;
+	for (int i = NRULES; i < GB_MAX_RULES; i++)
+		if (in->rules.v[i])
+			return GB_ESTATE;
+	out->rules = in->rules;
+	out->rounds = rounds_values[in->rules.v[0]];
+	out->rng = in->rng;
+	if (in->round < 1 || in->round > out->rounds || in->dealer < 0 || in->dealer >= CB_SEATS ||
+	    in->nplayed < 0 || in->nplayed > CB_CARDS)
+		return GB_ESTATE;
+	out->round = in->round;
+	out->dealer = in->dealer;
+	out->winner = -1;
+	prev = in->round - 1;
+	for (int r = 0; r < prev; r++) {
+		int sum = 0;
+
+		for (int s = 0; s < CB_SEATS; s++) {
+			const struct cb_line *l = &in->hist[r][s];
+
+			if (l->bid < CB_MIN_BID || l->bid > CB_MAX_BID || l->tricks < 0 ||
+			    l->tricks > CB_TRICKS)
+				return GB_ESTATE;
+			sum += l->tricks;
+			out->hist[r][s].bid = l->bid;
+			out->hist[r][s].tricks = l->tricks;
+			out->hist[r][s].points = callbreak_score(l->bid, l->tricks);
+			out->total[s] += out->hist[r][s].points;
+		}
+		if (sum != CB_TRICKS) /* CB-19 */
+			return GB_ESTATE;
+	}
+	out->nhist = prev;
+
+	/* who played which card: the seat order follows the trick winners */
+	for (int s = 0; s < CB_SEATS; s++) {
+		if (in->hand[s] & ~CB_DECK || in->hand[s] & all)
+			return GB_ESTATE;
+		all |= in->hand[s];
+		dealt[s] = in->hand[s];
+	}
+	leader = (in->dealer + 1) % CB_SEATS;
+	for (int i = 0; i < in->nplayed; i++) {
+		int c = in->seq[i];
+
+		if (c >= CB_CARDS || (all & CB_BIT(c)))
+			return GB_ESTATE;
+		all |= CB_BIT(c);
+		dealt[(leader + i % CB_SEATS) % CB_SEATS] |= CB_BIT(c);
+		if (i % CB_SEATS == CB_SEATS - 1) {
+			for (int k = 0; k < CB_SEATS; k++)
+				t[k] = in->seq[i - (CB_SEATS - 1) + k];
+			leader = (leader + callbreak_trick_winner(t, CB_SEATS)) % CB_SEATS;
+		}
+	}
+	if (all != CB_DECK)
+		return GB_ESTATE;
+	for (int s = 0; s < CB_SEATS; s++)
+		if (popcount(dealt[s]) != CB_RANKS)
+			return GB_ESTATE;
+
+	/* replay the round */
+	start_round(out);
+	memcpy(out->hand, dealt, sizeof(dealt));
+	for (int i = 0; i < CB_SEATS; i++) {
+		struct gb_action a = { GB_ACT_BID, 0, 0, 0 };
+
+		seat = (in->dealer + 1 + i) % CB_SEATS;
+		a.a = in->bid[seat];
+		if (a.a == 0) {
+			/* the seats still to bid must be exactly the rest */
+			for (int k = i + 1; k < CB_SEATS; k++)
+				if (in->bid[(in->dealer + 1 + k) % CB_SEATS])
+					return GB_ESTATE;
+			break;
+		}
+		if (callbreak_refusal(out, seat, &a, NULL, 0))
+			return GB_ESTATE;
+		do_bid(out, seat, a.a, NULL);
+	}
+	/* the cards: the same legality test and the same step as apply(), with
+	 * the trick kept at hand instead of recomputed, since check() runs this
+	 * after every action */
+	if (in->nplayed > 0 && out->phase != CB_PHASE_PLAY)
+		return GB_ESTATE;
+	for (int i = 0; i < in->nplayed; i++) {
+		int c = in->seq[i], nt = i % CB_SEATS;
+
+		seat = (out->leader + nt) % CB_SEATS;
+		if (!(callbreak_legal_cards(out->hand[seat], t, nt) & out->hand[seat] & CB_BIT(c)))
+			return GB_ESTATE;
+		play_card(out, seat, c, t, nt, NULL);
+	}
+	return GB_OK;
+}
+
+/* ---- the gb_game operations ----------------------------------------------- */
+
+static int cb_init(void *vst, const struct gb_setup *su)
+{
+	struct callbreak *st = vst;
+	int rc = GB_OK;
+
+	memset(st, 0, sizeof(*st));
+	if (su->players != CB_SEATS) { /* CB-1 */
+		rc = GB_EPLAYERS;
+		goto out;
+	}
+	if (su->rules.v[0] >= (unsigned)(sizeof(rounds_values) / sizeof(rounds_values[0]))) {
+		rc = GB_ERULE_VALUE;
+		goto out;
+	}
+	if (su->dealer < 0 || su->dealer >= CB_SEATS) {
+		rc = GB_EDEAL;
+		goto out;
+	}
+	/* only the rules this game has; the rest stay zero so states compare equal */
+	st->rules.v[0] = su->rules.v[0];
+	st->rounds = rounds_values[st->rules.v[0]];
+	gb_rng_seed(&st->rng, su->seed);
+	st->round = 1;
+	st->dealer = su->dealer;
+	st->winner = -1;
+	start_round(st);
+	if (su->deal)
+		rc = parse_deal(su->deal, st->hand);
+	else
+		deal_shuffled(st);
+out:
+	if (rc)
+		memset(st, 0, sizeof(*st));
+	return rc;
+}
+
+static int cb_turn(const void *st)
+{
+	return callbreak_turn(st);
+}
+
+static int cb_legal(const void *vst, struct gb_action *out)
+{
+	const struct callbreak *st = vst;
+	int n = 0, seat = callbreak_turn(st), t[CB_SEATS], nt;
+	uint64_t m;
+
+	switch (st->phase) {
+	case CB_PHASE_BID:
+		for (int b = CB_MIN_BID; b <= CB_MAX_BID; b++)
+			out[n++] = (struct gb_action){ GB_ACT_BID, b, 0, 0 };
+		break;
+	case CB_PHASE_PLAY:
+		nt = current_trick(st, t);
+		m = callbreak_legal_cards(st->hand[seat], t, nt);
+		for (int c = 0; c < CB_CARDS; c++)
+			if (m & CB_BIT(c))
+				out[n++] = (struct gb_action){ GB_ACT_PLAY, c, 0, 0 };
+		break;
+	case CB_PHASE_ROUND_OVER:
+		out[n++] = (struct gb_action){ GB_ACT_NEXT, 0, 0, 0 };
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+static int cb_apply(void *vst, const struct gb_action *act, struct gb_events *ev)
+{
+	struct callbreak *st = vst;
+	int seat = callbreak_turn(st);
+	int rc = callbreak_refusal(st, seat, act, NULL, 0);
+
+	if (rc)
+		return rc;
+	switch (act->kind) {
+	case GB_ACT_BID:
+		do_bid(st, seat, act->a, ev);
+		break;
+	case GB_ACT_PLAY:
+		do_play(st, act->a, ev);
+		break;
+	case GB_ACT_NEXT:
+		do_next(st, ev);
+		break;
+	default:
+		assert(0 && "refusal() lets only bid, play and next through");
+		break;
+	}
+	return GB_OK;
+}
+
+/* The words after the verb joined without blanks ("q ♠" -> "q♠"). */
+static int rest_joined(const char *p, char *buf, size_t n)
+{
+	char w[GB_ACTION_TEXT];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (p = gb_next_word(p, w, sizeof(w)); p; p = gb_next_word(p, w, sizeof(w))) {
+		size_t len = strlen(w);
+
+		if (used + len + 1 > n)
+			return GB_EPARSE;
+		memcpy(buf + used, w, len + 1);
+		used += len;
+	}
+	return used ? GB_OK : GB_EPARSE;
+}
+
+static int cb_parse(const void *st, const char *text, struct gb_action *out)
+{
+	char verb[16], arg[GB_ACTION_TEXT], extra[8];
+	const char *p = gb_next_word(text, verb, sizeof(verb));
+	int v, rc = GB_EPARSE;
+
+	(void)st;
+	memset(out, 0, sizeof(*out));
+	if (!p)
+		goto out;
+	if (strcmp(verb, "bid") == 0 || strcmp(verb, "call") == 0) {
+		/* numbers past 8 still read, so that apply() can say why they are refused */
+		p = gb_next_word(p, arg, sizeof(arg));
+		if (!p || gb_next_word(p, extra, sizeof(extra)) || gb_parse_uint(arg, 99, &v))
+			goto out;
+		*out = (struct gb_action){ GB_ACT_BID, v, 0, 0 };
+		rc = GB_OK;
+	} else if (strcmp(verb, "play") == 0) {
+		if (rest_joined(p, arg, sizeof(arg)) || callbreak_card_parse(arg, &v))
+			goto out;
+		*out = (struct gb_action){ GB_ACT_PLAY, v, 0, 0 };
+		rc = GB_OK;
+	} else if (strcmp(verb, "next") == 0) {
+		if (gb_next_word(p, extra, sizeof(extra)))
+			goto out;
+		*out = (struct gb_action){ GB_ACT_NEXT, 0, 0, 0 };
+		rc = GB_OK;
+	}
+out:
+	return rc;
+}
+
+static void cb_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)st;
-	(void)su;
-	return GB_EGAME;
+	if (!n)
+		return;
+	switch (act->kind) {
+	case GB_ACT_BID:
+		snprintf(buf, n, "bid %d", act->a);
+		break;
+	case GB_ACT_PLAY:
+		snprintf(buf, n, "play %s", callbreak_card_name(act->a));
+		break;
+	case GB_ACT_NEXT:
+		snprintf(buf, n, "next");
+		break;
+	default:
+		snprintf(buf, n, "?");
+		break;
+	}
+}
+
+/* Tenths as text with one decimal and an optional sign: 32 -> "3.2", -40 -> "-4.0". */
+static void tenths_text(int t, bool plus, char *buf, size_t n)
+{
+	int a = t < 0 ? -t : t;
+
+	snprintf(buf, n, "%s%d.%d", t < 0 ? "-" : (plus ? "+" : ""), a / 10, a % 10);
+}
+
+static void cb_format_event(const struct gb_event *e, char *buf, size_t n)
+{
+	char pts[16];
+	int len;
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	switch (e->type) {
+	case CB_EV_BID:
+		snprintf(buf, n, "bid %d", e->a);
+		break;
+	case CB_EV_PLAY:
+		snprintf(buf, n, "play %s", callbreak_card_name(e->a));
+		break;
+	case CB_EV_TRICK:
+		snprintf(buf, n, "trick %d to seat %d with %s", e->a, e->seat,
+			 callbreak_card_name(e->b));
+		break;
+	case CB_EV_ROUND_OVER:
+		snprintf(buf, n, "round %d over", e->a);
+		break;
+	case CB_EV_SCORE:
+		tenths_text(e->c, true, pts, sizeof(pts));
+		snprintf(buf, n, "seat %d bid %d won %d %s", e->seat, e->a, e->b, pts);
+		break;
+	case CB_EV_NEXT:
+		snprintf(buf, n, "next");
+		break;
+	case CB_EV_DEAL:
+		snprintf(buf, n, "round %d dealer %d", e->a, e->seat);
+		break;
+	case CB_EV_GAME_OVER:
+		len = snprintf(buf, n, "game over winner %d", e->seat);
+		if (e->a && len > 0 && (size_t)len < n) {
+			len += snprintf(buf + len, n - (size_t)len, " tied");
+			for (int s = 0; s < CB_SEATS && len > 0 && (size_t)len < n; s++)
+				if (e->a & (1 << s))
+					len += snprintf(buf + len, n - (size_t)len, " %d", s);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+/* Cards of a set in the order people sort a hand: S H D C, high to low. */
+static json_t *cards_json(uint64_t m)
+{
+	json_t *a = json_array();
+
+	for (int s = 0; a && s < 4; s++)
+		for (int r = CB_RANKS - 1; r >= 0; r--)
+			if (m & CB_BIT(CB_CARD(s, r)))
+				json_array_append_new(a, json_string(card_names[CB_CARD(s, r)]));
+	return a;
+}
+
+static json_t *seat_or_null(int s)
+{
+	return s < 0 ? json_null() : json_integer(s);
+}
+
+/*
+ * Points as a JSON number. jansson writes reals with %.17g, so 3.2 comes out
+ * as 3.2000000000000002: that text reads back as exactly the double nearest
+ * 3.2, i.e. the one-decimal value; "totals_text" carries the same numbers as
+ * people write them ("3.2") for anyone who prints them.
+ */
+static json_t *points_json(int tenths)
+{
+	return json_real(tenths / 10.0);
+}
+
+static json_t *cb_to_json(const void *vst)
+{
+	const struct callbreak *st = vst;
+	json_t *o = json_object(), *a;
+	char hex[65], text[16];
+	int t[CB_SEATS], nt = current_trick(st, t);
+
+	if (!o)
+		return NULL;
+	gb_rng_to_hex(&st->rng, hex);
+	json_object_set_new(o, "rules", gb_rules_to_json(&callbreak_game, &st->rules));
+	json_object_set_new(o, "rng", json_string(hex));
+	json_object_set_new(o, "round", json_integer(st->round));
+	json_object_set_new(o, "rounds", json_integer(st->rounds));
+	json_object_set_new(o, "dealer", json_integer(st->dealer));
+	json_object_set_new(o, "phase", json_string(callbreak_phase_name(st->phase)));
+
+	a = json_array();
+	for (int s = 0; s < CB_SEATS; s++)
+		json_array_append_new(a, cards_json(st->hand[s]));
+	json_object_set_new(o, "hands", a);
+	a = json_array();
+	for (int s = 0; s < CB_SEATS; s++)
+		json_array_append_new(a, st->bid[s] ? json_integer(st->bid[s]) : json_null());
+	json_object_set_new(o, "bids", a);
+	a = json_array();
+	for (int s = 0; s < CB_SEATS; s++)
+		json_array_append_new(a, json_integer(st->tricks[s]));
+	json_object_set_new(o, "tricks", a);
+	a = json_array();
+	for (int i = 0; i < nt; i++)
+		json_array_append_new(a, json_pack("{s:i,s:s}", "seat", (st->leader + i) % CB_SEATS,
+						   "card", card_names[t[i]]));
+	json_object_set_new(o, "trick", a);
+	json_object_set_new(o, "leader", json_integer(st->leader));
+	a = json_array();
+	for (int i = 0; i < st->nplayed; i++)
+		json_array_append_new(a, json_string(card_names[st->seq[i]]));
+	json_object_set_new(o, "played", a);
+	a = json_array();
+	for (int s = 0; s < CB_SEATS; s++) {
+		json_t *v = json_array();
+
+		for (int u = 0; u < 4; u++)
+			if ((st->lacks[s] & CB_SUIT_MASK(u)) == CB_SUIT_MASK(u))
+				json_array_append_new(v, json_string(suit_letters[u]));
+		json_array_append_new(a, v);
+	}
+	json_object_set_new(o, "voids", a);
+
+	a = json_array();
+	for (int s = 0; s < CB_SEATS; s++)
+		json_array_append_new(a, points_json(st->total[s]));
+	json_object_set_new(o, "totals", a);
+	a = json_array();
+	for (int s = 0; s < CB_SEATS; s++) {
+		tenths_text(st->total[s], false, text, sizeof(text));
+		json_array_append_new(a, json_string(text));
+	}
+	json_object_set_new(o, "totals_text", a);
+	a = json_array();
+	for (int r = 0; r < st->nhist; r++) {
+		json_t *row = json_array();
+
+		for (int s = 0; s < CB_SEATS; s++) {
+			const struct cb_line *l = &st->hist[r][s];
+
+			json_array_append_new(row, json_pack("[i,i,o]", l->bid, l->tricks,
+							     points_json(l->points)));
+		}
+		json_array_append_new(a, row);
+	}
+	json_object_set_new(o, "history", a);
+	json_object_set_new(o, "winner", seat_or_null(st->winner));
+	a = json_array();
+	for (int s = 0; s < CB_SEATS; s++)
+		if (st->tied & (1 << s))
+			json_array_append_new(a, json_integer(s));
+	json_object_set_new(o, "tied", a);
+	json_object_set_new(o, "turns", json_integer(turns_taken(st)));
+	return o;
+}
+
+static int get_int(const json_t *o, const char *key, int lo, int hi, int *out)
+{
+	json_t *v = json_object_get(o, key);
+	json_int_t x;
+
+	if (!json_is_integer(v))
+		return GB_ESTATE;
+	x = json_integer_value(v);
+	if (x < lo || x > hi)
+		return GB_ESTATE;
+	*out = (int)x;
+	return GB_OK;
+}
+
+/* A JSON array of card texts -> set (ordered list into seq when seq != NULL). */
+static int get_cards(const json_t *a, uint64_t *set, unsigned char *seq, int max, int *count)
+{
+	size_t i;
+	json_t *v;
+	int card;
+
+	*set = 0;
+	if (!json_is_array(a) || json_array_size(a) > (size_t)max)
+		return GB_ESTATE;
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || callbreak_card_parse(json_string_value(v), &card) ||
+		    (*set & CB_BIT(card)))
+			return GB_ESTATE;
+		*set |= CB_BIT(card);
+		if (seq)
+			seq[i] = (unsigned char)card;
+	}
+	if (count)
+		*count = (int)json_array_size(a);
+	return GB_OK;
+}
+
+/* Is JSON number v the value `tenths` / 10 (to well within a tenth)? */
+static bool is_tenths(const json_t *v, int tenths)
+{
+	double d;
+
+	if (!json_is_number(v))
+		return false;
+	d = json_number_value(v) * 10.0 - tenths;
+	return d > -1e-6 && d < 1e-6;
+}
+
+/* Four-seat arrays of integers that must equal want[]. Absent is fine. */
+static int same_ints(const json_t *o, const char *key, const int32_t want[CB_SEATS])
+{
+	json_t *a = json_object_get(o, key);
+
+	if (!a)
+		return GB_OK;
+	if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
+		return GB_ESTATE;
+	for (int s = 0; s < CB_SEATS; s++) {
+		json_t *v = json_array_get(a, (size_t)s);
+
+		if (!json_is_integer(v) || json_integer_value(v) != want[s])
+			return GB_ESTATE;
+	}
+	return GB_OK;
+}
+
+/* Is v, when present, the integer want (or null when want < 0 and nullable)? */
+static bool int_ok(const json_t *v, int want, bool nullable)
+{
+	if (!v)
+		return true;
+	if (nullable && want < 0)
+		return json_is_null(v);
+	return json_is_integer(v) && json_integer_value(v) == want;
+}
+
+/* Compare the derived fields to_json() writes with the rebuilt state. */
+static int same_derived(const json_t *j, const struct callbreak *st)
+{
+	json_t *v, *a;
+	int t[CB_SEATS], nt = current_trick(st, t), x;
+	size_t i;
+
+	v = json_object_get(j, "phase");
+	if (v && (!json_is_string(v) || strcmp(json_string_value(v), phase_names[st->phase])))
+		return GB_ESTATE;
+	if (!int_ok(json_object_get(j, "rounds"), st->rounds, false) ||
+	    !int_ok(json_object_get(j, "leader"), st->leader, false) ||
+	    !int_ok(json_object_get(j, "turns"), turns_taken(st), false) ||
+	    !int_ok(json_object_get(j, "winner"), st->winner, true))
+		return GB_ESTATE;
+	if (same_ints(j, "tricks", st->tricks))
+		return GB_ESTATE;
+	a = json_object_get(j, "trick");
+	if (a) {
+		if (!json_is_array(a) || json_array_size(a) != (size_t)nt)
+			return GB_ESTATE;
+		json_array_foreach(a, i, v) {
+			if (!json_is_object(v) || get_int(v, "seat", 0, CB_SEATS - 1, &x) ||
+			    x != (st->leader + (int)i) % CB_SEATS ||
+			    !json_is_string(json_object_get(v, "card")) ||
+			    callbreak_card_parse(json_string_value(json_object_get(v, "card")), &x) ||
+			    x != t[i])
+				return GB_ESTATE;
+		}
+	}
+	a = json_object_get(j, "totals");
+	if (a) {
+		if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
+			return GB_ESTATE;
+		for (int s = 0; s < CB_SEATS; s++)
+			if (!is_tenths(json_array_get(a, (size_t)s), st->total[s]))
+				return GB_ESTATE;
+	}
+	a = json_object_get(j, "totals_text");
+	if (a) {
+		char text[16];
+
+		if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
+			return GB_ESTATE;
+		for (int s = 0; s < CB_SEATS; s++) {
+			v = json_array_get(a, (size_t)s);
+			tenths_text(st->total[s], false, text, sizeof(text));
+			if (!json_is_string(v) || strcmp(json_string_value(v), text))
+				return GB_ESTATE;
+		}
+	}
+	a = json_object_get(j, "tied");
+	if (a) {
+		int mask = 0;
+
+		if (!json_is_array(a))
+			return GB_ESTATE;
+		json_array_foreach(a, i, v) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) >= CB_SEATS)
+				return GB_ESTATE;
+			mask |= 1 << json_integer_value(v);
+		}
+		if (mask != st->tied)
+			return GB_ESTATE;
+	}
+	a = json_object_get(j, "voids");
+	if (a) {
+		if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
+			return GB_ESTATE;
+		for (int s = 0; s < CB_SEATS; s++) {
+			json_t *row = json_array_get(a, (size_t)s);
+			int mask = 0, want = 0;
+
+			if (!json_is_array(row))
+				return GB_ESTATE;
+			json_array_foreach(row, i, v) {
+				const char *u = json_is_string(v) ? json_string_value(v) : "";
+				int k;
+
+				for (k = 0; k < 4 && strcmp(u, suit_letters[k]); k++)
+					;
+				if (k == 4)
+					return GB_ESTATE;
+				mask |= 1 << k;
+			}
+			for (int u = 0; u < 4; u++)
+				if ((st->lacks[s] & CB_SUIT_MASK(u)) == CB_SUIT_MASK(u))
+					want |= 1 << u;
+			if (mask != want)
+				return GB_ESTATE;
+		}
+	}
+	return GB_OK;
+}
+
+static int cb_from_json(void *vst, const json_t *j)
+{
+	struct callbreak in, out;
+	json_t *a, *row, *cell;
+	int rc = GB_ESTATE, n, finished;
+	size_t r;
+
+	memset(&in, 0, sizeof(in));
+	if (!json_is_object(j))
+		goto out;
+	if (gb_rules_from_json(&callbreak_game, &in.rules, json_object_get(j, "rules")))
+		goto out;
+	if (!json_is_string(json_object_get(j, "rng")) ||
+	    gb_rng_from_hex(&in.rng, json_string_value(json_object_get(j, "rng"))))
+		goto out;
+	if (get_int(j, "round", 1, CB_MAX_ROUNDS, &in.round) ||
+	    get_int(j, "dealer", 0, CB_SEATS - 1, &in.dealer))
+		goto out;
+
+	a = json_object_get(j, "hands");
+	if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
+		goto out;
+	for (int s = 0; s < CB_SEATS; s++)
+		if (get_cards(json_array_get(a, (size_t)s), &in.hand[s], NULL, CB_RANKS, NULL))
+			goto out;
+	a = json_object_get(j, "bids");
+	if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
+		goto out;
+	for (int s = 0; s < CB_SEATS; s++) {
+		json_t *b = json_array_get(a, (size_t)s);
+
+		if (json_is_null(b))
+			continue;
+		if (!json_is_integer(b) || json_integer_value(b) < CB_MIN_BID ||
+		    json_integer_value(b) > CB_MAX_BID)
+			goto out;
+		in.bid[s] = (int)json_integer_value(b);
+	}
+	{
+		uint64_t set;
+
+		if (get_cards(json_object_get(j, "played"), &set, in.seq, CB_CARDS, &in.nplayed))
+			goto out;
+	}
+
+	/* history: the rounds before this one are primary; a finished current
+	 * round's line is derived and must agree with the replay */
+	finished = in.nplayed == CB_CARDS;
+	a = json_object_get(j, "history");
+	n = in.round - 1 + finished;
+	if (!json_is_array(a) || json_array_size(a) != (size_t)n)
+		goto out;
+	json_array_foreach(a, r, row) {
+		if (!json_is_array(row) || json_array_size(row) != CB_SEATS)
+			goto out;
+		for (int s = 0; s < CB_SEATS; s++) {
+			json_t *b, *t;
+
+			cell = json_array_get(row, (size_t)s);
+			if (!json_is_array(cell) || json_array_size(cell) != 3)
+				goto out;
+			b = json_array_get(cell, 0);
+			t = json_array_get(cell, 1);
+			if (!json_is_integer(b) || !json_is_integer(t) ||
+			    json_integer_value(b) < CB_MIN_BID || json_integer_value(b) > CB_MAX_BID ||
+			    json_integer_value(t) < 0 || json_integer_value(t) > CB_TRICKS ||
+			    !is_tenths(json_array_get(cell, 2),
+				       callbreak_score((int)json_integer_value(b),
+						       (int)json_integer_value(t))))
+				goto out;
+			in.hist[r][s].bid = (int)json_integer_value(b);
+			in.hist[r][s].tricks = (int)json_integer_value(t);
+		}
+	}
+	if (rebuild(&in, &out))
+		goto out;
+	if (finished)
+		for (int s = 0; s < CB_SEATS; s++)
+			if (out.hist[n - 1][s].bid != in.hist[n - 1][s].bid ||
+			    out.hist[n - 1][s].tricks != in.hist[n - 1][s].tricks)
+				goto out;
+	if (same_derived(j, &out))
+		goto out;
+	memcpy(vst, &out, sizeof(out));
+	rc = GB_OK;
+out:
+	return rc;
+}
+
+static int cb_check(const void *vst)
+{
+	const struct callbreak *st = vst;
+	struct callbreak again;
+
+	if (st->phase < CB_PHASE_BID || st->phase > CB_PHASE_GAME_OVER)
+		return GB_EINVARIANT;
+	/* what play "proves" a seat lacks must never be in its hand */
+	for (int s = 0; s < CB_SEATS; s++)
+		if (st->lacks[s] & st->hand[s])
+			return GB_EINVARIANT;
+	/* every derived field equals its recomputation from the primary facts */
+	if (rebuild(st, &again) || memcmp(&again, st, sizeof(again)) != 0)
+		return GB_EINVARIANT;
+	return GB_OK;
+}
+
+static void cb_outcome(const void *vst, struct gb_outcome *out)
+{
+	const struct callbreak *st = vst;
+
+	memset(out, 0, sizeof(*out));
+	out->over = st->phase == CB_PHASE_GAME_OVER;
+	out->winner = out->over ? st->winner : -1;
+	/* CB-21: one seat is always named; ties are reported through `tied` */
+	out->draw = false;
+	for (int s = 0; s < CB_SEATS; s++)
+		out->score[s] = st->total[s];
+	out->turns = turns_taken(st);
+}
+
+void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view *v)
+{
+	int t[CB_SEATS], nt = current_trick(st, t);
+
+	memset(v, 0, sizeof(*v));
+	v->seat = seat;
+	v->phase = st->phase;
+	v->round = st->round;
+	v->rounds = st->rounds;
+	v->dealer = st->dealer;
+	v->turn = callbreak_turn(st);
+	v->turns = turns_taken(st);
+	for (int s = 0; s < CB_SEATS; s++) {
+		v->held[s] = popcount(st->hand[s]);
+		v->bid[s] = st->bid[s];
+		v->tricks[s] = st->tricks[s];
+		v->total[s] = st->total[s];
+		v->lacks[s] = st->lacks[s];
+		for (int u = 0; u < 4; u++)
+			if ((st->lacks[s] & CB_SUIT_MASK(u)) == CB_SUIT_MASK(u))
+				v->voids[s] |= 1 << u;
+		v->trick[s] = s < nt ? t[s] : -1;
+		v->last_trick[s] = -1;
+	}
+	v->leader = st->leader;
+	v->ntrick = nt;
+	v->last_leader = st->last_leader;
+	v->last_winner = st->last_winner;
+	if (st->last_winner >= 0) {
+		/* the last completed trick: the four cards before the trick in progress */
+		int base = st->nplayed - nt - CB_SEATS;
+
+		for (int i = 0; i < CB_SEATS; i++)
+			v->last_trick[i] = st->seq[base + i];
+	}
+	v->nhist = st->nhist;
+	memcpy(v->hist, st->hist, sizeof(v->hist));
+	v->winner = st->winner;
+	v->tied = st->tied;
+	v->gone = st->gone;
+	if (seat >= 0 && seat < CB_SEATS) {
+		v->hand = st->hand[seat];
+		if (st->phase == CB_PHASE_PLAY && seat == v->turn)
+			v->legal = callbreak_legal_cards(st->hand[seat], t, nt);
+	}
 }
 
 const struct gb_game callbreak_game = {
 	.name = "callbreak",
-	.min_players = 2,
-	.max_players = 4,
-	.default_players = 2,
-	.state_size = 1,
-	.init = callbreak_init,
+	.min_players = CB_SEATS,
+	.max_players = CB_SEATS,
+	.default_players = CB_SEATS,
+	.rules = callbreak_rules,
+	.nrules = NRULES,
+	.state_size = sizeof(struct callbreak),
+	.init = cb_init,
+	.turn = cb_turn,
+	.legal = cb_legal,
+	.apply = cb_apply,
+	.parse = cb_parse,
+	.format = cb_format,
+	.format_event = cb_format_event,
+	.to_json = cb_to_json,
+	.from_json = cb_from_json,
+	.check = cb_check,
+	.outcome = cb_outcome,
 };
