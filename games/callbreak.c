@@ -13,10 +13,19 @@
  * follow from a small set of primary facts: the hands, the bids and the
  * cards played this round in order, and the finished rounds' bids and
  * tricks. rebuild() recomputes a whole state from those facts by replaying
- * the round through the same validator and the same step functions; check()
- * compares a state with its rebuild, and from_json() is a rebuild from the
- * primary facts written by to_json(), so a saved state can never hold a
- * position the rules could not reach.
+ * the round through the same legality tests and the same step functions;
+ * check() compares a state with its rebuild, and from_json() is a rebuild
+ * from the primary facts written by to_json(), so a saved state can never
+ * hold a position the rules could not reach.
+ *
+ * Seed and English: no rule differs. Where the seed is silent the English
+ * rules fix a convention and the code follows it with a comment: who leads
+ * the first trick (CB-8) and which seat the final sheet names on a tie
+ * (CB-21, our choice: the lowest seat, all tied seats reported).
+ *
+ * The validators (refusal, rebuild, the JSON readers) hold no resources and
+ * return at the first failure: with nothing to release, a single exit would
+ * only add a goto per check.
  *
  * Usage: through callbreak_game (game.h). Renderers and computer players use
  * callbreak_view() (callbreak.h), never the state itself.
@@ -325,7 +334,9 @@ static void start_round(struct callbreak *st)
 	memset(st->lacks, 0, sizeof(st->lacks));
 	st->gone = 0;
 	st->nplayed = 0;
-	st->leader = (st->dealer + 1) % CB_SEATS; /* CB-8: the first bidder leads */
+	/* CB-8: the first bidder leads. The seed says only that the dealer does
+	 * not lead; the rules of record fix the seat after the dealer. */
+	st->leader = (st->dealer + 1) % CB_SEATS;
 	st->last_leader = -1;
 	st->last_winner = -1;
 	st->phase = CB_PHASE_BID;

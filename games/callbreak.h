@@ -181,7 +181,10 @@ int callbreak_score(int bid, int tricks);
 /* Seat to act, or -1 (between rounds and when over). */
 int callbreak_turn(const struct callbreak *st);
 
-/* Fill *out with what `seat` may know (see struct callbreak_view). */
+/*
+ * Fill *out with what `seat` may know (see struct callbreak_view). A seat
+ * outside 0..3 (e.g. -1) gets a spectator's view: everything public, no hand.
+ */
 void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view *out);
 
 /*

@@ -1121,6 +1121,11 @@ static void test_view_hides_other_hands(void **state)
 	assert_int_equal(v.held[0], 12);
 	assert_true(v.legal == 0);
 	check_view(&st, &r);
+	/* a spectator sees the table and no hand */
+	callbreak_view(&st, -1, &v);
+	assert_true(v.hand == 0 && v.legal == 0);
+	assert_int_equal(v.turn, 1);
+	assert_true(v.gone == cards("9H QS KD 2H"));
 }
 
 /* ---- JSON ---- */
