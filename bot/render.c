@@ -154,7 +154,7 @@ int render_width(const char *s)
 
 int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
 {
-	int total, w = 0;
+	int total, w = 0, marks = 0;
 	size_t i = 0;
 
 	if (!s)
@@ -171,9 +171,14 @@ int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
 		if (c < 0x20 || c == 0x7f) {
 			sb_add(out, " ");
 			w++;
-		} else {
+			marks = 0;
+		} else if (cw > 0) {
 			sb_addn(out, s + i, k);
 			w += cw;
+			marks = 0;
+		} else if (++marks <= RENDER_MAX_MARKS) {
+			/* a few marks per letter are writing; hundreds are a prank on the byte limit */
+			sb_addn(out, s + i, k);
 		}
 		i += k;
 	}
@@ -257,9 +262,18 @@ void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf 
 const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n)
 {
 	struct strbuf sb = { 0 };
+	size_t len;
 
+	if (!n)
+		return buf;
 	render_name(rc, seat, cols, &sb);
-	snprintf(buf, n, "%s", sb_str(&sb));
+	len = sb.len < n - 1 ? sb.len : n - 1;
+	/* never end inside a UTF-8 sequence */
+	while (len > 0 && len < sb.len && ((unsigned char)sb.buf[len] & 0xc0) == 0x80)
+		len--;
+	if (len)
+		memcpy(buf, sb.buf, len);
+	buf[len] = '\0';
 	sb_release(&sb);
 	return buf;
 }
@@ -350,14 +364,14 @@ static void game_line(const struct render_ctx *rc, const struct gb_event *ev, st
 			break;
 		if (!ev) {
 			turn = rc->st ? rc->game->turn(rc->st) : -1;
-			if (turn >= 0 && turn < rc->nseats)
+			if (turn >= 0 && turn < rc->nseats && rc->names[turn])
 				sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
 			break;
 		}
 		rc->game->format_event(ev, buf, sizeof(buf));
 		if (!buf[0])
 			break;
-		if (ev->seat >= 0 && ev->seat < rc->nseats)
+		if (ev->seat >= 0 && ev->seat < rc->nseats && rc->names[ev->seat])
 			sb_addf(out, "%s: %s", rc->names[ev->seat], buf);
 		else
 			sb_add(out, buf);

@@ -30,6 +30,8 @@
 #include "strbuf.h"
 
 #define RENDER_MAX_COLS 40  /* widest line on any screen we draw */
+#define RENDER_NAME_BUF 256 /* room for any name render_name_buf() writes */
+#define RENDER_MAX_MARKS 4  /* combining marks kept on one letter of a name */
 
 struct render_ctx {
 	const struct gb_game *game;
@@ -86,8 +88,9 @@ int render_widthn(const char *s, size_t n);
 
 /*
  * Append s cut to at most `cols` columns (an ellipsis marks a cut), control
- * characters shown as blanks; then pad with blanks to exactly `cols` when
- * pad is true. Returns the columns written.
+ * characters shown as blanks, at most RENDER_MAX_MARKS combining marks on a
+ * letter; then pad with blanks to exactly `cols` when pad is true. Returns
+ * the columns written.
  */
 int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad);
 
@@ -113,13 +116,11 @@ void render_add_wrapped(struct strbuf *out, const char *prefix, const char *cons
 /* Display name of seat (cut to cols columns), appended to out. */
 void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf *out);
 
-/* The name of seat cut to cols columns into buf; returns buf. */
+/* The name of seat cut to cols columns into buf (RENDER_NAME_BUF bytes hold
+ * any name up to 24 columns whole); never splits a character. Returns buf. */
 const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n);
 
-/*
- * Append a catalogue format with text arguments and wrap nothing; a
- * convenience over sb_addtr(out, tr(rc->lang, key), ...).
- */
+/* Append the catalogue text of key, formatted: sb_addtr(out, tr(rc->lang, key), ...). */
 void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...);
 
 /* Per-game renderers, dispatched from render.c. */

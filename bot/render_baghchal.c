@@ -95,7 +95,7 @@ void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out)
 	/* the sides line: names as long as the line allows */
 	for (int cut = 14; cut >= 4; cut -= 2) {
 		struct strbuf line = { 0 };
-		char g[96], t[96];
+		char g[RENDER_NAME_BUF], t[RENDER_NAME_BUF];
 
 		render_tr(rc, &line, M_BC_SIDES, render_name_buf(rc, BAGHCHAL_GOATS, cut, g, sizeof(g)),
 			  render_name_buf(rc, BAGHCHAL_TIGERS, cut, t, sizeof(t)));
@@ -112,7 +112,7 @@ void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out)
 void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct baghchal *s = rc->st;
-	char who[96], a[16];
+	char who[RENDER_NAME_BUF], a[16];
 
 	switch (s->result) {
 	case BAGHCHAL_PLAYING:
@@ -149,7 +149,7 @@ static const char *point(const struct render_ctx *rc, int p, char *buf, size_t n
 
 void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
-	char who[96], a[16], b[16], c[16], d[16];
+	char who[RENDER_NAME_BUF], a[16], b[16], c[16], d[16];
 
 	name(rc, ev->seat, who, sizeof(who));
 	switch (ev->type) {

@@ -9,23 +9,31 @@
  * CB-6), tricks won, the total so far and the card the seat put on the
  * trick in progress:
  *
- *     Call Break · round 2 of 5
- *        Player       Bid Won  Total Card
- *     ▸  Asha           3   1    4.0  Q♠
- *      D Bikash         –   0   -1.0
- *     ...
- *     Last trick to Bikash: Q♠ 10♥ 2♥ 5♥
+ *     Call Break · round 1 of 5
+ *        Player       Bid Won  Total  Card
+ *      D Asha           6   0    0.0
+ *        Bikash         1   0    0.0  10♠
+ *     ▸  Chandra Bah…   8   0    0.0
+ *        Dipa           7   0    0.0
  *     ▸ to play  D dealer  – no bid yet
+ *
+ * (with "Last trick to Bikash: Q♠ 10♥ 2♥ 5♥" above the key between tricks).
  *
  * Between rounds and at the end the score sheet replaces the table (CB-19):
  * a row per round with each seat's bid/won and points, the totals below.
  * Scores are tenths shown with one decimal (CB-18):
  *
- *     Score sheet · round 1 of 5
- *            Asha   Bikash  Chandra     Dipa
- *     1  3/5   3.2  4/2 -4.0  2/2  2.0  1/4  1.3
+ *     Score sheet · round 2 of 5
+ *           Asha   Bikash Chandra…     Dipa
+ *     1 3/13 4.0 4/0 -4.0 2/0 -2.0 1/0 -1.0
+ *     2 3/5  3.2 4/2 -4.0 8/13 8.5 1/0 -1.0
  *     ─ Total ─────────────────────────────
- *             3.2     -4.0      2.0      1.3
+ *            7.2     -8.0      6.5     -2.0
+ *     each round: bid/won points
+ *
+ * A cell is nine columns, " bid/won" then the points right-aligned, and
+ * always keeps a blank between the two: 8/13 can only score 8.5 and a
+ * negative score needs a one-digit trick count.
  */
 #include <stdio.h>
 #include <string.h>
@@ -126,7 +134,7 @@ static void add_table(const struct render_ctx *rc, const struct callbreak_view *
 	}
 	if (v->ntrick == 0 && v->last_winner >= 0 && v->phase == CB_PHASE_PLAY) {
 		struct strbuf prefix = { 0 };
-		char nm[96];
+		char nm[RENDER_NAME_BUF];
 
 		render_tr(rc, &prefix, M_CB_LAST_TRICK, render_name_buf(rc, v->last_winner, 12, nm, sizeof(nm)));
 		{
@@ -237,7 +245,7 @@ void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out)
 void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	struct callbreak_view v;
-	char who[96];
+	char who[RENDER_NAME_BUF];
 
 	callbreak_view(rc->st, -1, &v);
 	switch (v.phase) {
@@ -264,7 +272,7 @@ void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *
 {
 	struct callbreak_view v;
 	struct strbuf t = { 0 };
-	char who[96], a[16], card[8];
+	char who[RENDER_NAME_BUF], a[16], card[8];
 
 	name(rc, ev->seat, who, sizeof(who));
 	switch (ev->type) {
@@ -325,7 +333,7 @@ void render_callbreak_label(const struct render_ctx *rc, const struct gb_action 
 void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
 {
 	struct callbreak_view v;
-	char who[96], a[16], b[16];
+	char who[RENDER_NAME_BUF], a[16], b[16];
 	int held, widest = 0;
 
 	if (seat < 0 || seat >= CB_SEATS)

@@ -15,14 +15,26 @@
  * centre square facing each home column shows how many tokens arrived.
  * Below: one line per seat (tokens in base and in the centre) and a key.
  *
+ *     Ludo
  *                 · · ·
- *       A Asha    · ▫ *       B Bikash
+ *      A Asha     · ▫ *  B Bikash
  *                 * ▫ ·
- *         1 2     · ▫ ·         B B B
+ *       1 2 3 4   · ▫ ·   B B B B
  *                 · ▫ ·
  *                 · ▫ ·
- *     · 3 · · · ·       · · * · · ·
+ *     · * · · · ·       · · · * · ·
+ *     · ▫ ▫ ▫ ▫ ▫       ▫ ▫ ▫ ▫ ▫ ·
+ *     · · * · · ·       · · · · * ·
+ *                 · ▫ ·
+ *      D Dipa     · ▫ ·  C Chandra…
+ *                 · ▫ ·
+ *       D D D D   · ▫ *   C C C C
+ *                 * ▫ ·
+ *                 · · ·
+ *     ▸ A Asha           base 4 · centre 0
  *     ...
+ *     * star (safe)  ○ can reach
+ *     1–4: tokens of Asha
  */
 #include <string.h>
 
@@ -237,7 +249,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 	const struct ludo *lu = rc->st;
 	struct cell grid[N][N];
 	int who = mover(lu);
-	char a[16], b[16], nm[96];
+	char a[16], b[16], nm[RENDER_NAME_BUF];
 
 	build_grid(grid);
 	sb_add(out, tr(rc->lang, M_GAME_LUDO));
@@ -288,7 +300,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
-	char who[96], a[16], b[16];
+	char who[RENDER_NAME_BUF], a[16], b[16];
 	bool on_route = false;
 
 	if (lu->winner >= 0) {
@@ -317,7 +329,7 @@ void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
 void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
 	static const int extra[] = { M_LU_EV_EXTRA_CAPTURE, M_LU_EV_EXTRA_CENTRE, M_LU_EV_EXTRA_SIX };
-	char who[96], other[96], a[16], b[16];
+	char who[RENDER_NAME_BUF], other[RENDER_NAME_BUF], a[16], b[16];
 
 	name(rc, ev->seat, who, sizeof(who));
 	switch (ev->type) {

@@ -125,7 +125,7 @@ void render_snakes_board(const struct render_ctx *rc, struct strbuf *out)
 void render_snakes_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct snakes *s = rc->st;
-	char who[96], six[16];
+	char who[RENDER_NAME_BUF], six[16];
 	int winner = snakes_winner(s);
 
 	switch (snakes_status(s)) {
@@ -151,7 +151,7 @@ void render_snakes_status(const struct render_ctx *rc, struct strbuf *out)
 
 void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
-	char who[96], a[16], b[16];
+	char who[RENDER_NAME_BUF], a[16], b[16];
 
 	name(rc, ev->seat, who, sizeof(who));
 	switch (ev->type) {

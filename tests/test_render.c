@@ -520,6 +520,18 @@ static void test_fit_and_width(void **state)
 	render_add_fit(&sb, "a\nb\tc", 10, false);
 	assert_string_equal(sb_str(&sb), "a b c");
 	sb_release(&sb);
+	/* a name made of combining marks cannot blow up the byte count */
+	{
+		char zalgo[2048];
+		size_t len = 0;
+
+		len += (size_t)snprintf(zalgo, sizeof(zalgo), "Z");
+		for (int i = 0; i < 300; i++)
+			len += (size_t)snprintf(zalgo + len, sizeof(zalgo) - len, "\xcc\x81");
+		render_add_fit(&sb, zalgo, 10, false);
+		assert_int_equal(sb.len, 1 + 2 * RENDER_MAX_MARKS);
+		sb_release(&sb);
+	}
 	/* combining marks stay with their letter */
 	render_add_fit(&sb, "सिँढी", 4, false);
 	assert_string_equal(sb_str(&sb), "सिँढी");
