@@ -14,14 +14,28 @@
 
 #include "games/game.h"
 
+struct button_set {
+	char user[STORE_ID_LEN];     /* private sets: whose */
+	char cmd[64][48];
+	int n;
+	long seq;                    /* when it was shown */
+};
+
 struct console {
 	struct bot *b;
 	const struct console_opts *o;
 	FILE *out;
 	int64_t now;                 /* virtual clock (ms) when not interactive */
 	char last_user[STORE_ID_LEN];
-	char buttons[64][48];        /* commands of the last table message's buttons */
-	int nbuttons;
+	/*
+	 * Buttons a number can press: the last table message's, and the last
+	 * private message's per user (a Call Break hand). A user presses
+	 * whichever of the two was shown to them last.
+	 */
+	struct button_set table;
+	struct button_set priv[8];
+	int npriv;
+	long shown;                  /* counts messages with buttons */
 };
 
 static int64_t clock_now(struct console *c)
@@ -47,6 +61,50 @@ static bool is_admin(const struct console_opts *o, const char *user)
 	return false;
 }
 
+/* The private button set of user (the oldest one is reused when full). */
+static struct button_set *private_set(struct console *c, const char *user)
+{
+	struct button_set *oldest = &c->priv[0];
+
+	for (int i = 0; i < c->npriv; i++) {
+		if (strcmp(c->priv[i].user, user) == 0)
+			return &c->priv[i];
+		if (c->priv[i].seq < oldest->seq)
+			oldest = &c->priv[i];
+	}
+	if (c->npriv < (int)(sizeof(c->priv) / sizeof(c->priv[0])))
+		oldest = &c->priv[c->npriv++];
+	memset(oldest, 0, sizeof(*oldest));
+	snprintf(oldest->user, sizeof(oldest->user), "%s", user);
+	return oldest;
+}
+
+/* Print a reply's buttons as numbered choices and remember them in set. */
+static void print_buttons(struct console *c, json_t *r, struct button_set *set)
+{
+	json_t *rows = json_object_get(r, "buttons"), *row, *btn;
+	size_t i, j;
+	int n = 0;
+
+	json_array_foreach(rows, i, row) {
+		json_array_foreach(row, j, btn) {
+			const char *label = json_string_value(json_object_get(btn, "label"));
+			const char *cmd = json_string_value(json_object_get(btn, "cmd"));
+
+			if (!label || !cmd || n >= 64)
+				continue;
+			snprintf(set->cmd[n], sizeof(set->cmd[n]), "%s", cmd);
+			fprintf(c->out, "%s[%d] %s", n ? "  " : "", n + 1, label);
+			n++;
+		}
+	}
+	if (n) {
+		fputc('\n', c->out);
+		set->n = n;
+		set->seq = ++c->shown;
+	}
+}
+
 static void print_reply(struct console *c, const char *payload)
 {
 	json_error_t err;
@@ -62,28 +120,11 @@ static void print_reply(struct console *c, const char *payload)
 		goto out;
 	if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
 		fprintf(c->out, "(to %s only) %s\n", user ? user : "?", text);
+		if (strcmp(kind, "private") == 0 && user)
+			print_buttons(c, r, private_set(c, user));
 	} else if (strcmp(kind, "table") == 0) {
-		json_t *rows = json_object_get(r, "buttons"), *row, *btn;
-		size_t i, j;
-		int n = 0;
-
 		fprintf(c->out, "┌──\n%s\n", text);
-		json_array_foreach(rows, i, row) {
-			json_array_foreach(row, j, btn) {
-				const char *label = json_string_value(json_object_get(btn, "label"));
-				const char *cmd = json_string_value(json_object_get(btn, "cmd"));
-
-				if (!label || !cmd || n >= 64)
-					continue;
-				snprintf(c->buttons[n], sizeof(c->buttons[n]), "%s", cmd);
-				fprintf(c->out, "%s[%d] %s", n ? "  " : "", n + 1, label);
-				n++;
-			}
-		}
-		if (n) {
-			fputc('\n', c->out);
-			c->nbuttons = n;
-		}
+		print_buttons(c, r, &c->table);
 		fprintf(c->out, "└──\n");
 	} else {
 		fprintf(c->out, "%s\n", text);
@@ -178,9 +219,16 @@ static void handle_line(struct console *c, char *line)
 			text++;
 	}
 	memset(&cmd, 0, sizeof(cmd));
-	/* a bare number presses that button of the last table message */
-	if (gb_parse_uint(text, 64, &choice) == GB_OK && choice >= 1 && choice <= c->nbuttons)
-		text = c->buttons[choice - 1];
+	/* a bare number presses that button of the last buttons shown to the user */
+	if (gb_parse_uint(text, 64, &choice) == GB_OK) {
+		struct button_set *set = &c->table;
+
+		for (int i = 0; i < c->npriv; i++)
+			if (strcmp(c->priv[i].user, user) == 0 && c->priv[i].seq > set->seq)
+				set = &c->priv[i];
+		if (choice >= 1 && choice <= set->n)
+			text = set->cmd[choice - 1];
+	}
 	if (command_parse_text(&cmd, text) != GB_OK || text[0] != '/')
 		return; /* ordinary chat text: not for the bot */
 	snprintf(cmd.platform, sizeof(cmd.platform), "console");

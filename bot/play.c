@@ -248,11 +248,14 @@ int table_start_game(struct ctx *c)
 	return GB_OK;
 }
 
+static void add_button(json_t *rows, const char *label, const char *cmd);
+
 int cmd_hand(struct ctx *c)
 {
 	struct render_ctx rc;
 	char names[GB_MAX_SEATS][STORE_NAME_LEN];
 	struct strbuf sb = { 0 };
+	json_t *r;
 
 	if (strcmp(c->game->name, "callbreak") != 0) {
 		reply_alert(c, M_ONLY_CALLBREAK);
@@ -260,8 +263,26 @@ int cmd_hand(struct ctx *c)
 	}
 	ctx_render_init(c, &rc, names);
 	render_hand(&rc, c->my_seat, &sb);
-	reply_private(c, c->cmd->user, sb_str(&sb));
+	r = reply_push(c, "private", c->cmd->user, sb_str(&sb));
 	sb_release(&sb);
+	if (c->game->turn(c->st) == c->my_seat) {
+		/* the cards this seat may play now, as buttons only its owner sees */
+		struct gb_action acts[GB_MAX_LEGAL];
+		int n = c->game->legal(c->st, acts);
+		json_t *buttons = json_array();
+
+		for (int k = 0; k < n; k++) {
+			char label[64], cmd[GB_ACTION_TEXT + 1];
+
+			if (acts[k].kind != GB_ACT_PLAY)
+				continue;
+			render_action_label(&rc, &acts[k], label, sizeof(label));
+			cmd[0] = '/';
+			c->game->format(c->st, &acts[k], cmd + 1, sizeof(cmd) - 1);
+			add_button(buttons, label, cmd);
+		}
+		json_object_set_new(r, "buttons", buttons);
+	}
 	return GB_OK;
 }
 
