@@ -17,7 +17,7 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 	struct gb_rules r;
 
 	chat_rules(c, g, &r);
-	sb_addtr(sb, tr(c->lang, M_SETTINGS_HEAD), g->name);
+	sb_addtr(sb, tr(c->lang, M_SETTINGS_HEAD), game_title(c, g));
 	for (int i = 0; i < g->nrules; i++) {
 		const struct gb_rule_def *d = &g->rules[i];
 		bool greyed = false;
@@ -253,13 +253,14 @@ int cmd_stats(struct ctx *c)
 	}
 	sb_add(&sb, tr(c->lang, M_STATS_HEAD));
 	for (int i = 0; i < n; i++) {
-		char pts[32];
+		char pts[64], rank[24], games[24], wins[24], whole[24], tenth[24];
 		int p = rows[i].points;
 
-		snprintf(pts, sizeof(pts), "%s%d.%d", p < 0 ? "-" : "", abs(p) / 10, abs(p) % 10);
+		snprintf(pts, sizeof(pts), "%s%s.%s", p < 0 ? "−" : "", ctx_num(c, abs(p) / 10, whole),
+			 ctx_num(c, abs(p) % 10, tenth));
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), i + 1, rows[i].name, rows[i].games, rows[i].wins,
-			 pts);
+		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), ctx_num(c, i + 1, rank), rows[i].name,
+			 ctx_num(c, rows[i].games, games), ctx_num(c, rows[i].wins, wins), pts);
 	}
 	reply_push(c, "public", NULL, sb_str(&sb));
 	sb_release(&sb);

@@ -24,15 +24,15 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_NOT_YOUR_TURN)    /* %s: whose turn */ \
 	X(M_UNKNOWN_GAME)     /* %s: given name */ \
 	X(M_NEW_TABLE)        /* %s: creator, %s: game */ \
-	X(M_JOINED)           /* %s: name, %d: seats, %d: max */ \
+	X(M_JOINED)           /* %s: name, %s: seats, %s: max */ \
 	X(M_ALREADY_SEATED)   \
 	X(M_TABLE_FULL)       \
 	X(M_LEFT)             /* %s: name */ \
 	X(M_NOT_SEATED)       \
-	X(M_BOT_ADDED)        /* %s: bot name, %s: level */ \
+	X(M_BOT_ADDED)       /* %s: bot name */ \
 	X(M_BAD_LEVEL)        /* %s: given */ \
 	X(M_STARTED)          /* %s: game */ \
-	X(M_NOT_ENOUGH)       /* %d: needed */ \
+	X(M_NOT_ENOUGH)       /* %s: needed */ \
 	X(M_ALREADY_STARTED)  \
 	X(M_NOT_STARTED)      \
 	X(M_STOPPED)          /* %s: who */ \
@@ -44,7 +44,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_WINNER)           /* %s: name */ \
 	X(M_DRAW)             \
 	X(M_TURN_OF)          /* %s: name */ \
-	X(M_LOBBY)            /* %s: game, %s: seat list, %d: min, %d: max */ \
+	X(M_LOBBY)            /* %s: game, %s: seat list, %s: min, %s: max */ \
 	X(M_LOBBY_HINT)       \
 	X(M_SETTINGS_HEAD)    /* %s: game */ \
 	X(M_SETTING_SET)      /* %s: key, %s: value */ \
@@ -54,7 +54,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LANG_SET)         \
 	X(M_STATS_HEAD)       \
 	X(M_STATS_EMPTY)      \
-	X(M_STATS_ROW)        /* %d rank, %s name, %d games, %d wins, %s points */ \
+	X(M_STATS_ROW)        /* %s rank, %s name, %s games, %s wins, %s points */ \
 	X(M_HELP)             \
 	X(M_HAND_PRIVATE)     /* %s: name */ \
 	X(M_ONLY_CALLBREAK)   \
@@ -69,7 +69,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BTN_START)        \
 	X(M_BTN_ADDBOT)       \
 	X(M_YOU)              \
-	X(M_BOT_NAME)         /* %s: level */ \
+	X(M_BOT_NAME)         /* %s: number, %s: level */ \
 	X(M_LEVEL_RANDOM)     \
 	X(M_LEVEL_EASY)       \
 	X(M_LEVEL_MEDIUM)     \

@@ -76,6 +76,12 @@ bool chat_digits_devanagari(struct ctx *c);
 /* The chat's default house rules for game g. */
 void chat_rules(struct ctx *c, const struct gb_game *g, struct gb_rules *out);
 
+/* v in the chat's digits (Devanagari in Nepali unless the chat chose ASCII); returns buf. */
+const char *ctx_num(struct ctx *c, int v, char buf[24]);
+
+/* The game's name in the chat's language. */
+const char *game_title(struct ctx *c, const struct gb_game *g);
+
 /* Display name of a seat. */
 const char *seat_name(struct ctx *c, int seat, char *buf, size_t n);
 void ctx_render_init(struct ctx *c, struct render_ctx *rc, char names[][STORE_NAME_LEN]);

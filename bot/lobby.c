@@ -81,7 +81,7 @@ int cmd_new(struct ctx *c)
 	int rc;
 
 	if (c->has_table) {
-		reply_alert(c, M_TABLE_EXISTS, c->table.game);
+		reply_alert(c, M_TABLE_EXISTS, game_title(c, c->game));
 		return GB_OK;
 	}
 	g = game_arg(c);
@@ -92,7 +92,7 @@ int cmd_new(struct ctx *c)
 		return rc;
 	add_seat(c, c->cmd->user, c->cmd->user_name, -1);
 	c->my_seat = 0;
-	reply_public(c, M_NEW_TABLE, c->cmd->user_name, g->name);
+	reply_public(c, M_NEW_TABLE, c->cmd->user_name, game_title(c, g));
 	c->show_table = true;
 	return GB_OK;
 }
@@ -113,7 +113,12 @@ int cmd_join(struct ctx *c)
 	}
 	add_seat(c, c->cmd->user, c->cmd->user_name, -1);
 	c->my_seat = c->nseats - 1;
-	reply_public(c, M_JOINED, c->cmd->user_name, c->nseats, c->game->max_players);
+	{
+		char a[24], b[24];
+
+		reply_public(c, M_JOINED, c->cmd->user_name, ctx_num(c, c->nseats, a),
+			     ctx_num(c, c->game->max_players, b));
+	}
 	c->show_table = true;
 	return GB_OK;
 }
@@ -172,8 +177,7 @@ int cmd_addbot(struct ctx *c)
 	{
 		char name[STORE_NAME_LEN];
 
-		reply_public(c, M_BOT_ADDED, seat_name(c, c->nseats - 1, name, sizeof(name)),
-			     tr(c->lang, M_LEVEL_RANDOM + level));
+		reply_public(c, M_BOT_ADDED, seat_name(c, c->nseats - 1, name, sizeof(name)));
 	}
 	c->show_table = true;
 	return GB_OK;
@@ -190,7 +194,9 @@ int cmd_start(struct ctx *c)
 		return GB_OK;
 	}
 	if (c->nseats < c->game->min_players) {
-		reply_alert(c, M_NOT_ENOUGH, c->game->min_players);
+		char a[24];
+
+		reply_alert(c, M_NOT_ENOUGH, ctx_num(c, c->game->min_players, a));
 		return GB_OK;
 	}
 	return table_start_game(c);
@@ -215,7 +221,7 @@ int cmd_watch(struct ctx *c)
 	int rc, n;
 
 	if (c->has_table) {
-		reply_alert(c, M_TABLE_EXISTS, c->table.game);
+		reply_alert(c, M_TABLE_EXISTS, game_title(c, c->game));
 		return GB_OK;
 	}
 	g = game_arg(c);
@@ -228,7 +234,7 @@ int cmd_watch(struct ctx *c)
 	for (int i = 0; i < n; i++)
 		add_seat(c, "", "", strcmp(g->name, "snakes") == 0 ? GB_LEVEL_RANDOM : GB_LEVEL_HARD - (i % 2));
 	c->watch = true;
-	reply_public(c, M_WATCH_STARTED, g->name);
+	reply_public(c, M_WATCH_STARTED, game_title(c, g));
 	return table_start_game(c);
 }
 

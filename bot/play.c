@@ -242,7 +242,7 @@ int table_start_game(struct ctx *c)
 	c->table.turn_started_ms = c->cmd->now_ms;
 	c->table_changed = true;
 	c->show_table = true;
-	reply_public(c, M_STARTED, c->game->name);
+	reply_public(c, M_STARTED, game_title(c, c->game));
 	send_hands(c);
 	table_schedule(c);
 	return GB_OK;
@@ -368,8 +368,10 @@ void table_message(struct ctx *c)
 			sb_addf(&seats, "%s%s", i ? ", " : "", names[i]);
 		if (!c->nseats)
 			sb_add(&seats, "-");
-		sb_addtr(&sb, tr(c->lang, M_LOBBY), c->game->name, sb_str(&seats), c->game->min_players,
-			 c->game->max_players);
+		char lo[24], hi[24];
+
+		sb_addtr(&sb, tr(c->lang, M_LOBBY), game_title(c, c->game), sb_str(&seats),
+			 ctx_num(c, c->game->min_players, lo), ctx_num(c, c->game->max_players, hi));
 		sb_add(&sb, "\n");
 		sb_add(&sb, tr(c->lang, M_LOBBY_HINT));
 		sb_release(&seats);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "games/ai/ai.h"
+#include "games/game.h"
 #include "internal.h"
 
 /*
@@ -227,12 +228,37 @@ void chat_rules(struct ctx *c, const struct gb_game *g, struct gb_rules *out)
 		gb_rules_from_json(g, out, json_object_get(all, g->name));
 }
 
+const char *ctx_num(struct ctx *c, int v, char buf[24])
+{
+	struct render_ctx rc = { .devanagari = chat_digits_devanagari(c) };
+	struct strbuf sb = { 0 };
+
+	render_int(&rc, v, &sb);
+	snprintf(buf, 24, "%s", sb_str(&sb));
+	sb_release(&sb);
+	return buf;
+}
+
+const char *game_title(struct ctx *c, const struct gb_game *g)
+{
+	static const int keys[] = { M_GAME_SNAKES, M_GAME_LUDO, M_GAME_BAGHCHAL, M_GAME_CALLBREAK };
+
+	for (int i = 0; gb_games[i] && i < 4; i++)
+		if (gb_games[i] == g)
+			return tr(c->lang, keys[i]);
+	return g->name;
+}
+
 const char *seat_name(struct ctx *c, int seat, char *buf, size_t n)
 {
 	if (seat < 0 || seat >= c->nseats) {
 		snprintf(buf, n, "?");
 	} else if (c->seats[seat].level >= 0 && !c->seats[seat].name[0]) {
-		snprintf(buf, n, tr(c->lang, M_BOT_NAME), gb_level_name(c->seats[seat].level));
+		char num[24];
+		int level = c->seats[seat].level;
+
+		snprintf(buf, n, tr(c->lang, M_BOT_NAME), ctx_num(c, seat + 1, num),
+			 tr(c->lang, M_LEVEL_RANDOM + (level < GB_LEVEL_COUNT ? level : 0)));
 	} else {
 		snprintf(buf, n, "%s", c->seats[seat].name);
 	}

@@ -236,7 +236,7 @@ static void test_corrupted_state_answered_cleanly(void **state)
 	free(out);
 	assert_int_equal(say(f, "asha", true, "/new ludo", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "opened a table of ludo"));
+	assert_non_null(strstr(out, "opened a table of Ludo"));
 	free(out);
 }
 
