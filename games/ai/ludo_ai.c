@@ -1,13 +1,424 @@
 /*
- * ludo_ai.c - computer players for ludo (levels easy, medium, hard).
+ * ludo_ai.c - computer players for Ludo: easy, medium and hard.
+ *
+ *   easy    a beginner's rule of thumb: finish or capture when it can, else
+ *           bring a token out on a six, else push the most advanced token;
+ *           now and then (seeded) a random token instead.
+ *   medium  a club player: every distinct move (ludo_choices) is tried and
+ *           the resulting position judged by the evaluation below, which
+ *           prices finishing, capturing, coming out, escaping danger,
+ *           stars and the home column, landing in front of opponents and
+ *           spreading risk over tokens. One move deep, no dice ahead.
+ *   hard    expectimax on top of medium: each move is followed by every die
+ *           of every opponent (opponents answer with the medium policy) and
+ *           by its own extra rolls, until the path is less likely than
+ *           params.cut; leaves are judged by the evaluation.
+ *
+ * The evaluation (ludo_ai_eval) gives each seat a remaining distance: the
+ * steps its tokens still walk, a price for tokens in base, and for every
+ * token on an ordinary ring square the chance that some opponent hits it
+ * in the coming round (ludo_ai_threat: opponents 1..6 behind with one
+ * roll, 7..12 behind or in base with a six first) times what it would
+ * lose. A softmax over those distances turns them into winning chances,
+ * so gaining on the leader counts more than gaining on the last.
+ *
+ * Guarantees: pure and deterministic from (state, level, seed, budget_ms);
+ * no clock (the hard level is bounded by a probability cut and a node cap,
+ * and budget_ms only scales those); no allocation (the search recurses on
+ * copies of the state on the stack, a few hundred bytes per level, depth
+ * bounded by params.cut). Searches roll forced dice only: the state's own
+ * generator, which holds the real future dice, is never consulted.
  */
+#include "ludo_ai.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
 #include "ai.h"
 
-#include "../ludo.h"
+/*
+ * The weights of each level, indexed by enum gb_level (random plays
+ * without them). Tuned by arena runs against the level below and random.
+ */
+static const struct ludo_ai_params level_params[GB_LEVEL_COUNT] = {
+	[GB_LEVEL_EASY] = { .base_cost = 8.0, .idle_cost = 0.0, .danger = 1.0, .home_cost = 0.0,
+			    .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 10 },
+	[GB_LEVEL_MEDIUM] = { .base_cost = 8.0, .idle_cost = 6.0, .danger = 1.0, .home_cost = 0.5,
+			      .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 0 },
+	[GB_LEVEL_HARD] = { .base_cost = 8.0, .idle_cost = 6.0, .danger = 1.0, .home_cost = 0.5,
+			    .tau = 25.0, .cut = 1.0 / 250.0, .my_extra = 1, .max_nodes = 40000,
+			    .easy_noise = 0 },
+};
+
+const struct ludo_ai_params *ludo_ai_defaults(int level)
+{
+	if (level < GB_LEVEL_EASY || level >= GB_LEVEL_COUNT)
+		level = GB_LEVEL_MEDIUM;
+	return &level_params[level];
+}
+
+/* ---- the evaluation ----------------------------------------------------- */
+
+/* Set bits of a 6-bit mask. */
+static const uint8_t bits6[64] = {
+	0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
+	1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
+};
+
+/* Reach of ring squares: the dice it takes to hit a square, seat by seat. */
+struct board {
+	uint64_t far[GB_MAX_SEATS];  /* tokens at route <= 39 (reach 12 ahead), mirrored ring mask */
+	uint8_t near[GB_MAX_SEATS][LUDO_TOKENS]; /* route 40..51: reach ends at 51 */
+	uint8_t nnear[GB_MAX_SEATS];
+	bool based[GB_MAX_SEATS];    /* tokens in base, a six lets one out */
+	bool six_bonus;
+};
+
+#define REACH_FAR (LUDO_LAST_RING - 12)
+
+static void board_init(struct board *b, const struct ludo *st)
+{
+	memset(b, 0, sizeof(*b));
+	b->six_bonus = ludo_rule_on(st, LUDO_RULE_SIX_BONUS);
+	for (int o = 0; o < st->players; o++) {
+		for (int t = 0; t < LUDO_TOKENS; t++) {
+			int q = st->pos[o][t];
+
+			if (q == 0)
+				b->based[o] = true;
+			else if (q <= REACH_FAR)
+				b->far[o] |= 1ull << (LUDO_RING - 1 - ludo_ring_square(st->corner[o], q));
+			else if (q <= LUDO_LAST_RING)
+				b->near[o][b->nnear[o]++] = (uint8_t)q;
+		}
+	}
+}
+
+/*
+ * The far masks are mirrored (square sq is bit 51 - sq) so that the squares
+ * behind sq come out in order of distance: bit i of the result is square
+ * sq - 1 - i, i = 0..11.
+ */
+static unsigned behind12(uint64_t mirrored, int sq)
+{
+	int k = (LUDO_RING - sq) % LUDO_RING;
+
+	return (unsigned)(((mirrored >> k) | (mirrored << (LUDO_RING - k))) & 0xfff);
+}
+
+static double board_threat(const struct board *b, const struct ludo *st, int seat, int p)
+{
+	double safe = 1.0;
+	int sq;
+
+	if (p < 1 || p > LUDO_LAST_RING || ludo_route_is_star(p))
+		return 0.0;
+	sq = ludo_ring_square(st->corner[seat], p);
+	for (int o = 0; o < st->players; o++) {
+		unsigned w, direct, chain;  /* bit d-1: a die d (after a six) hits */
+		double hit;
+
+		if (o == seat)
+			continue;
+		w = b->far[o] ? behind12(b->far[o], sq) : 0;
+		for (int i = 0; i < b->nnear[o]; i++) {
+			int q = b->near[o][i];
+			int d = (sq - ludo_ring_square(st->corner[o], q) + LUDO_RING) % LUDO_RING;
+
+			/* past route 51 it turns into its home column instead */
+			if (d >= 1 && d <= 12 && q + d <= LUDO_LAST_RING)
+				w |= 1u << (d - 1);
+		}
+		direct = w & 0x3f;
+		chain = b->six_bonus ? (w >> 6) & 0x3f : 0;
+		if (b->six_bonus && b->based[o]) {
+			/* a six opens the door, the extra roll walks on */
+			int d = (sq - st->corner[o] * LUDO_SIDE + LUDO_RING) % LUDO_RING;
+
+			if (d >= 1 && d <= 6)
+				chain |= 1u << (d - 1);
+		}
+		if (!direct && !chain)
+			continue;
+		hit = bits6[direct] / 6.0;
+		if (!(direct & 0x20))
+			hit += bits6[chain] / 36.0;
+		safe *= 1.0 - hit;
+	}
+	return 1.0 - safe;
+}
+
+double ludo_ai_threat(const struct ludo *st, int seat, int p)
+{
+	struct board b;
+
+	board_init(&b, st);
+	return board_threat(&b, st, seat, p);
+}
+
+/* Expected remaining distance of `seat` (see the file comment). */
+static double seat_distance(const struct board *b, const struct ludo *st, int seat,
+			    const struct ludo_ai_params *pr)
+{
+	double d = 0.0;
+	int active = 0, based = 0;
+
+	for (int t = 0; t < LUDO_TOKENS; t++) {
+		int q = st->pos[seat][t];
+
+		if (q == 0) {
+			d += LUDO_CENTRE + pr->base_cost;
+			based++;
+		} else if (q < LUDO_CENTRE) {
+			d += LUDO_CENTRE - q;
+			active++;
+			if (q >= LUDO_HOME_FIRST)
+				d += pr->home_cost;
+			else
+				d += pr->danger * board_threat(b, st, seat, q) * (q + pr->base_cost);
+		}
+	}
+	if (based && !active)
+		d += pr->idle_cost;
+	return d;
+}
+
+double ludo_ai_eval(const struct ludo *st, int seat, const struct ludo_ai_params *p)
+{
+	double dist[GB_MAX_SEATS], best = 1e9, sum = 0.0, mine = 0.0;
+	struct board b;
+
+	if (st->winner >= 0)
+		return st->winner == seat ? 1.0 : 0.0;
+	board_init(&b, st);
+	for (int s = 0; s < st->players; s++) {
+		dist[s] = seat_distance(&b, st, s, p);
+		if (dist[s] < best)
+			best = dist[s];
+	}
+	for (int s = 0; s < st->players; s++) {
+		double e = exp((best - dist[s]) / p->tau);
+
+		sum += e;
+		if (s == seat)
+			mine = e;
+	}
+	return mine / sum;
+}
+
+/* ---- moves -------------------------------------------------------------- */
+
+static void apply_move(struct ludo *st, int token)
+{
+	struct gb_action act = { GB_ACT_MOVE, token, 0, 0 };
+	int rc = ludo_game.apply(st, &act, NULL);
+
+	(void)rc;  /* tokens come from ludo_choices(): always legal */
+}
+
+static void apply_roll(struct ludo *st, int die)
+{
+	struct gb_action act = { GB_ACT_ROLL, 0, 0, die };
+	int rc = ludo_game.apply(st, &act, NULL);
+
+	(void)rc;
+}
+
+/* The medium policy: the choice whose position the evaluation likes best. */
+static int greedy(const struct ludo *st, const int *choice, int n, const struct ludo_ai_params *p)
+{
+	int seat = st->seat, best = choice[0];
+	double bestv = -1.0;
+
+	for (int i = 0; i < n; i++) {
+		struct ludo c = *st;
+		double v;
+
+		apply_move(&c, choice[i]);
+		v = ludo_ai_eval(&c, seat, p);
+		if (v > bestv) {
+			bestv = v;
+			best = choice[i];
+		}
+	}
+	return best;
+}
+
+/* ---- hard: expectimax over the dice -------------------------------------- */
+
+struct search {
+	const struct ludo_ai_params *p;
+	int me;
+	long nodes, limit;  /* nodes so far and the cap of this root move */
+};
+
+static double value(struct search *s, const struct ludo *st, double prob, bool replied, int extra);
+
+/* The seat to act rolls each die in turn; opponents answer with the medium policy. */
+static double chance(struct search *s, const struct ludo *st, double prob, bool replied, int extra)
+{
+	int mover = st->seat, choice[LUDO_TOKENS], n;
+	double sum = 0.0;
+
+	for (int die = 1; die <= 6; die++) {
+		struct ludo c = *st;
+		double v;
+
+		s->nodes++;
+		apply_roll(&c, die);
+		if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
+			n = ludo_choices(&c, c.die, choice);
+			if (mover == s->me) {
+				v = -1.0;
+				for (int i = 0; i < n; i++) {
+					struct ludo m = c;
+					double w;
+
+					apply_move(&m, choice[i]);
+					w = value(s, &m, prob / 6.0, replied, extra);
+					if (w > v)
+						v = w;
+				}
+			} else {
+				apply_move(&c, greedy(&c, choice, n, s->p));
+				v = value(s, &c, prob / 6.0, true, extra);
+			}
+		} else {
+			v = value(s, &c, prob / 6.0, replied || mover != s->me, extra);
+		}
+		sum += v;
+	}
+	return sum / 6.0;
+}
+
+/*
+ * Value for s->me of st, a position where somebody is to roll (or the game
+ * is over). Once the opponents have replied and it is my roll again, or
+ * the path is too unlikely, the evaluation judges it.
+ */
+static double value(struct search *s, const struct ludo *st, double prob, bool replied, int extra)
+{
+	if (st->winner >= 0)
+		return st->winner == s->me ? 1.0 : 0.0;
+	if (prob < s->p->cut || s->nodes >= s->limit)
+		return ludo_ai_eval(st, s->me, s->p);
+	if (st->seat == s->me) {
+		if (replied || extra <= 0)
+			return ludo_ai_eval(st, s->me, s->p);
+		return chance(s, st, prob, false, extra - 1);
+	}
+	return chance(s, st, prob, true, extra);
+}
+
+/* ---- the levels ---------------------------------------------------------- */
+
+/* easy: the first rule of thumb that applies (see the file comment). */
+static int easy_pick(const struct ludo *st, const int *choice, int n)
+{
+	int seat = st->seat, die = st->die, best = -1, bestp = -1;
+
+	for (int i = 0; i < n; i++)
+		if (ludo_target(st, choice[i], die) == LUDO_CENTRE)
+			return choice[i];
+	for (int i = 0; i < n; i++)
+		if (ludo_captures(st, seat, choice[i], die) > 0)
+			return choice[i];
+	for (int i = 0; i < n; i++)
+		if (st->pos[seat][choice[i]] == 0)
+			return choice[i];
+	for (int i = 0; i < n; i++) {
+		int q = st->pos[seat][choice[i]];
+
+		if (q > bestp) {
+			bestp = q;
+			best = choice[i];
+		}
+	}
+	return best;
+}
+
+/* hard: the choice with the best expected value; ties keep the earlier. */
+static int hard_pick(const struct ludo *st, const int *choice, int n, const struct ludo_ai_params *p,
+		     int budget_ms)
+{
+	struct search s = { .p = p, .me = st->seat };
+	struct ludo_ai_params scaled;
+	double bestv = -1.0;
+	int best = choice[0];
+
+	if (budget_ms > 0) {
+		/* a smaller budget than the default cuts more (deterministic for
+		 * a given budget_ms; the clock is never read) */
+		scaled = *p;
+		if (budget_ms < 50) {
+			scaled.cut = p->cut * 50.0 / budget_ms;
+			scaled.max_nodes = p->max_nodes * budget_ms / 50;
+		}
+		s.p = &scaled;
+	}
+	for (int i = 0; i < n; i++) {
+		struct ludo c = *st;
+		double v;
+
+		apply_move(&c, choice[i]);
+		s.nodes = 0;
+		s.limit = s.p->max_nodes / n;
+		v = value(&s, &c, 1.0, false, s.p->my_extra);
+		if (v > bestv) {
+			bestv = v;
+			best = choice[i];
+		}
+	}
+	return best;
+}
+
+int ludo_ai_choose_with(const struct ludo *st, int level, uint64_t seed, int budget_ms,
+			const struct ludo_ai_params *p, struct gb_action *out)
+{
+	int choice[LUDO_TOKENS], n, rc = GB_OK, token;
+	struct gb_rng rng;
+
+	memset(out, 0, sizeof(*out));
+	if (st->winner >= 0) {
+		rc = GB_EOVER;
+		goto out;
+	}
+	if (st->phase == LUDO_PHASE_ROLL) {
+		out->kind = GB_ACT_ROLL;
+		goto out;
+	}
+	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT) {
+		rc = gb_ai_random(&ludo_game, st, seed, out);
+		goto out;
+	}
+	if (!p)
+		p = ludo_ai_defaults(level);
+	n = ludo_choices(st, st->die, choice);
+	if (n == 0) {
+		rc = GB_EOVER;  /* never in a sane state: a move phase has two choices */
+		goto out;
+	}
+	/* the seed decides between equally good moves */
+	gb_rng_seed(&rng, seed);
+	gb_rng_shuffle(&rng, choice, (size_t)n);
+	if (level == GB_LEVEL_EASY) {
+		if ((int)gb_rng_below(&rng, 100) < p->easy_noise)
+			token = choice[0];
+		else
+			token = easy_pick(st, choice, n);
+	} else if (level == GB_LEVEL_MEDIUM) {
+		token = greedy(st, choice, n, p);
+	} else {
+		token = hard_pick(st, choice, n, p, budget_ms);
+	}
+	out->kind = GB_ACT_MOVE;
+	out->a = token;
+out:
+	return rc;
+}
 
 int ludo_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out)
 {
-	(void)level;
-	(void)budget_ms;
-	return gb_ai_random(&ludo_game, st, seed, out);
+	return ludo_ai_choose_with(st, level, seed, budget_ms, NULL, out);
 }
