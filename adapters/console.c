@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bot/i18n.h"
 #include "games/game.h"
 
 struct button_set {
@@ -119,7 +120,10 @@ static void print_reply(struct console *c, const char *payload)
 	if (!kind || !text)
 		goto out;
 	if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
-		fprintf(c->out, "(to %s only) %s\n", user ? user : "?", text);
+		int lang = lang_parse(json_string_value(json_object_get(r, "lang")));
+
+		fprintf(c->out, tr(lang < 0 ? LANG_EN : lang, M_CONSOLE_PRIVATE), user ? user : "?");
+		fprintf(c->out, " %s\n", text);
 		if (strcmp(kind, "private") == 0 && user)
 			print_buttons(c, r, private_set(c, user));
 	} else if (strcmp(kind, "table") == 0) {

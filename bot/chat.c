@@ -12,6 +12,56 @@
 #include "games/ai/ai.h"
 #include "internal.h"
 
+/* Words for rule keys and values in the chat's language (typed keys stay as they are). */
+static const struct {
+	const char *word;
+	int key;
+} words[] = {
+	{ "entry", M_RULE_ENTRY },
+	{ "six_bonus", M_RULE_SIX_BONUS },
+	{ "three_sixes", M_RULE_THREE_SIXES },
+	{ "finish", M_RULE_FINISH },
+	{ "board", M_RULE_BOARD },
+	{ "one_releases", M_RULE_ONE_RELEASES },
+	{ "capture_bonus", M_RULE_CAPTURE_BONUS },
+	{ "rounds", M_RULE_ROUNDS },
+	{ "six", M_VAL_SIX },
+	{ "any", M_VAL_ANY },
+	{ "lose_turn", M_VAL_LOSE_TURN },
+	{ "restart", M_VAL_RESTART },
+	{ "exact", M_VAL_EXACT },
+	{ "overshoot", M_VAL_OVERSHOOT },
+	{ "classic", M_VAL_CLASSIC },
+	{ "random", M_VAL_RANDOM },
+	{ "on", M_ON },
+	{ "off", M_OFF },
+	{ "slow", M_VAL_SLOW },
+	{ "normal", M_VAL_NORMAL },
+	{ "fast", M_VAL_FAST },
+	{ "en", M_VAL_ENGLISH },
+	{ "ne", M_VAL_NEPALI },
+	{ "devanagari", M_VAL_DEVANAGARI },
+	{ "ascii", M_VAL_ASCII },
+};
+
+/* The chat-language word for a key or value (numbers in the chat's digits). */
+static const char *word(struct ctx *c, const char *w, char buf[24])
+{
+	int n;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(words[i].word, w) == 0)
+			return tr(c->lang, words[i].key);
+	if (gb_parse_uint(w, 1000000, &n) == GB_OK)
+		return ctx_num(c, n, buf);
+	return w;
+}
+
+/*
+ * One line per house rule: what it is and its value in the chat's
+ * language, then the command that changes it. A rule that means nothing
+ * under the others (three_sixes while six_bonus=off) is shown greyed.
+ */
 static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb)
 {
 	struct gb_rules r;
@@ -21,6 +71,7 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 	for (int i = 0; i < g->nrules; i++) {
 		const struct gb_rule_def *d = &g->rules[i];
 		bool greyed = false;
+		char num[24];
 
 		if (d->requires) {
 			char key[32];
@@ -31,10 +82,10 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 			k = gb_rule_index(g, key);
 			greyed = eq && k >= 0 && strcmp(gb_rule_value(g, &r, k), eq + 1) != 0;
 		}
-		sb_addf(sb, "\n%s %s = %s (", greyed ? "░" : "•", d->key, gb_rule_value(g, &r, i));
+		sb_addf(sb, "\n%s %s: %s\n   /settings %s %s ", greyed ? "░" : "•", word(c, d->key, num),
+			word(c, gb_rule_value(g, &r, i), num), g->name, d->key);
 		for (int v = 0; d->values[v]; v++)
 			sb_addf(sb, "%s%s", v ? "|" : "", d->values[v]);
-		sb_add(sb, ")");
 	}
 	if (!g->nrules)
 		sb_add(sb, "\n-");
@@ -89,14 +140,19 @@ int cmd_settings(struct ctx *c)
 		/* view: chat settings, then one game's rules (or all) */
 		if (!g) {
 			int secs = setting_int(c, "autoplay_after", 0);
+			char num[24];
 
-			sb_addf(&sb, "speed = %s\nautoplay_after = ", setting_str(c, "speed", "normal"));
+			sb_addf(&sb, "• %s: %s\n   /speed slow|normal|fast\n", tr(c->lang, M_SET_SPEED),
+				word(c, setting_str(c, "speed", "normal"), num));
+			sb_addf(&sb, "• %s: ", tr(c->lang, M_SET_AUTOPLAY));
 			if (secs)
-				sb_addf(&sb, "%ds", secs);
+				sb_addtr(&sb, tr(c->lang, M_VAL_SECONDS), ctx_num(c, secs, num));
 			else
 				sb_add(&sb, tr(c->lang, M_OFF));
-			sb_addf(&sb, "\nlang = %s\ndigits = %s", lang_code(c->lang),
-				setting_str(c, "digits", "devanagari"));
+			sb_addf(&sb, "\n   /settings autoplay_after 45s|off\n• %s: %s\n   /lang en|ne\n",
+				tr(c->lang, M_SET_LANG), word(c, lang_code(c->lang), num));
+			sb_addf(&sb, "• %s: %s\n   /settings digits devanagari|ascii",
+				tr(c->lang, M_SET_DIGITS), word(c, setting_str(c, "digits", "devanagari"), num));
 			for (int i = 0; gb_games[i]; i++) {
 				sb_add(&sb, "\n\n");
 				show_rules(c, gb_games[i], &sb);

@@ -83,6 +83,35 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_RULES_BAGHCHAL)   \
 	X(M_RULES_CALLBREAK)  \
 	X(M_HOUSE_RULES)      \
+	X(M_RULE_ENTRY)      \
+	X(M_RULE_SIX_BONUS)  \
+	X(M_RULE_THREE_SIXES)\
+	X(M_RULE_FINISH)     \
+	X(M_RULE_BOARD)      \
+	X(M_RULE_ONE_RELEASES)\
+	X(M_RULE_CAPTURE_BONUS)\
+	X(M_RULE_ROUNDS)     \
+	X(M_VAL_SIX)         \
+	X(M_VAL_ANY)         \
+	X(M_VAL_LOSE_TURN)   \
+	X(M_VAL_RESTART)     \
+	X(M_VAL_EXACT)       \
+	X(M_VAL_OVERSHOOT)   \
+	X(M_VAL_CLASSIC)     \
+	X(M_VAL_RANDOM)      \
+	X(M_SET_SPEED)       \
+	X(M_SET_AUTOPLAY)    \
+	X(M_SET_LANG)        \
+	X(M_SET_DIGITS)      \
+	X(M_VAL_SLOW)        \
+	X(M_VAL_NORMAL)      \
+	X(M_VAL_FAST)        \
+	X(M_VAL_SECONDS)     /* %s: seconds */ \
+	X(M_VAL_ENGLISH)     \
+	X(M_VAL_NEPALI)      \
+	X(M_VAL_DEVANAGARI)  \
+	X(M_VAL_ASCII)       \
+	X(M_CONSOLE_PRIVATE)  /* %s: user (console: a reply only they see) */ \
 	X(M_ON)               \
 	X(M_OFF)              \
 	/* ---- renderers: shared (numbers are passed as text: chat digits) ---- */ \

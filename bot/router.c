@@ -413,6 +413,7 @@ static int commit(struct ctx *c)
 
 		if (c->has_table)
 			json_object_set_new(r, "table", json_integer(c->table.id));
+		json_object_set_new(r, "lang", json_string(lang_code(c->lang)));
 		text = json_dumps(r, JSON_COMPACT);
 		if (!text) {
 			rc = GB_ENOMEM;
@@ -544,6 +545,7 @@ int bot_handle(struct bot *b, const struct command *cmd)
 			json_object_set_new(r, "kind", json_string("alert"));
 			json_object_set_new(r, "user", json_string(cmd->user));
 			json_object_set_new(r, "text", json_string(tr(lang, M_INTERNAL)));
+			json_object_set_new(r, "lang", json_string(lang_code(lang)));
 			text = json_dumps(r, JSON_COMPACT);
 			if (text && !store_out_add(b->store, cmd->platform, cmd->chat, text, cmd->now_ms))
 				store_commit(b->store);

@@ -11,6 +11,9 @@
  *     !< Only chat admins             ... and do not contain this
  *     <<* wins!                       the whole output contains this somewhere
  *     :wait 50                        let 50 seconds pass (idle autoplay)
+ *     nolatin: alice bob              from the next line on, the replies hold no Latin
+ *                                     letters except in commands (/roll), card codes
+ *                                     (QS, 10H), board points (c3) and these names
  * Replies to a line are everything the console prints after echoing it
  * ("> alice: /new ludo") and before the next echo; the last line's replies
  * run to the end (after computer turns have settled).
@@ -35,6 +38,8 @@ struct check {
 };
 
 struct transcript {
+	int nolatin_from;    /* input index from which replies must be free of Latin letters, -1 */
+	char nolatin_names[256];
 	char *file;
 	char name[200];
 	char args[256];
@@ -111,6 +116,96 @@ char *run_console(const char *args, const char *input, size_t input_len, const c
 	return res;
 }
 
+static int is_latin(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+/* Is the word w (len bytes) allowed to hold Latin letters? */
+static int latin_allowed(const char *w, size_t len, const char *names)
+{
+	char word[128];
+	const char *p;
+
+	if (w[0] == '/')
+		return 1;
+	if (len >= sizeof(word))
+		return 0;
+	memcpy(word, w, len);
+	word[len] = '\0';
+	/* strip punctuation around the word */
+	while (len && strchr(".,:;!?)]}\"'", word[len - 1]))
+		word[--len] = '\0';
+	p = word;
+	while (*p && strchr("([{\"'", *p))
+		p++;
+	/* cards with suit symbols: Q♠ 10♥ */
+	if ((p[0] && strchr("JQKA", p[0]) && (strstr(p, "♠") || strstr(p, "♥") || strstr(p, "♦") ||
+					       strstr(p, "♣"))) &&
+	    !is_latin((unsigned char)p[1]))
+		return 1;
+	/* card codes: rank then suit letter */
+	if ((strlen(p) == 2 && strchr("23456789TJQKA", p[0]) && strchr("SHDC", p[1])) ||
+	    (strlen(p) == 3 && p[0] == '1' && p[1] == '0' && strchr("SHDC", p[2])))
+		return 1;
+	/* board points a1..e5 (digits ASCII or Devanagari), and moves b2→c3 */
+	if (p[0] >= 'a' && p[0] <= 'e' && (p[1] == '\0' || !is_latin((unsigned char)p[1]))) {
+		int ok = 1;
+
+		for (const char *q = p + 1; *q; q++)
+			if (is_latin((unsigned char)*q) && !(*q >= 'a' && *q <= 'e'))
+				ok = 0;
+		if (ok)
+			return 1;
+	}
+	{
+		char key[140];
+
+		snprintf(key, sizeof(key), " %s ", p);
+		if (strstr(names, key))
+			return 1;
+	}
+	return 0;
+}
+
+/* The first word of text holding a Latin letter that is not allowed, or NULL. */
+static const char *latin_offender(const char *text, const char *names, char *out, size_t n)
+{
+	const char *p = text;
+	int after_command = 0;
+
+	while (*p) {
+		const char *w;
+		size_t len;
+		int latin = 0, ascii = 1;
+
+		while (*p == ' ' || *p == '\n' || *p == '\t') {
+			if (*p == '\n')
+				after_command = 0;
+			p++;
+		}
+		w = p;
+		while (*p && *p != ' ' && *p != '\n' && *p != '\t') {
+			latin |= is_latin((unsigned char)*p);
+			ascii &= (unsigned char)*p < 0x80;
+			p++;
+		}
+		len = (size_t)(p - w);
+		/* a command's arguments ("/new snakes") are part of the command */
+		if (after_command && ascii) {
+			after_command = w[len - 1] != ',' && w[len - 1] != '.';
+			continue;
+		}
+		after_command = 0;
+		after_command = w[0] == '/' && w[len - 1] != ',';
+		if (latin && !latin_allowed(w, len, names)) {
+			snprintf(out, n, "%.*s", (int)len, w);
+			return out;
+		}
+	}
+	return NULL;
+}
+
 static void play(void **state)
 {
 	struct transcript *t = *state;
@@ -151,6 +246,13 @@ static void play(void **state)
 	}
 	if (ngroups != t->ninputs)
 		fail_msg("%s: %d echoed lines for %d inputs\n%s", t->file, ngroups, t->ninputs, out);
+	for (int i = t->nolatin_from; i >= 0 && i < ngroups; i++) {
+		char bad[128];
+
+		if (latin_offender(groups[i], t->nolatin_names, bad, sizeof(bad)))
+			fail_msg("%s: English word \"%s\" in the replies to input %d:\n%s", t->file, bad,
+				 i + 1, groups[i]);
+	}
 	for (int i = 0; i < t->nchecks; i++) {
 		struct check *c = &t->checks[i];
 		const char *g;
@@ -188,6 +290,7 @@ static int load(const char *file, struct transcript *t)
 	if (!f)
 		return -1;
 	memset(t, 0, sizeof(*t));
+	t->nolatin_from = -1;
 	t->file = strdup(file);
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
@@ -199,6 +302,9 @@ static int load(const char *file, struct transcript *t)
 			if (!t->name[0])
 				snprintf(t->name, sizeof(t->name), "%.60s: %.120s", strrchr(file, '/') + 1,
 					 line + 1 + (line[1] == ' '));
+		} else if (strncmp(line, "nolatin:", 8) == 0) {
+			t->nolatin_from = t->ninputs;
+			snprintf(t->nolatin_names, sizeof(t->nolatin_names), " %s ", line + 8);
 		} else if (strncmp(line, "args:", 5) == 0) {
 			snprintf(t->args, sizeof(t->args), "%s", line + 5);
 		} else if (strncmp(line, "<< ", 3) == 0 || strncmp(line, "!< ", 3) == 0 ||
