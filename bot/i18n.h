@@ -226,6 +226,13 @@ const char *msg_key_name(int key);
 /* The raw catalogue entry, or NULL when missing (for tests). */
 const char *msg_catalogue(int lang, int key);
 
+/*
+ * A card named in Nepali ("हुकुमको एक्का", "एक्का हुकुम", "पान १०") as its
+ * canonical code ("AS", "10H") in out. Returns 0, or -1 when text does not
+ * name exactly one rank and one suit.
+ */
+int ne_card_code(const char *text, char *out, size_t n);
+
 /* "en" / "ne" -> enum lang, or -1. */
 int lang_parse(const char *code);
 

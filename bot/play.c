@@ -199,6 +199,11 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 	return GB_OK;
 }
 
+static bool act_is_card(struct ctx *c)
+{
+	return strcmp(c->cmd->verb, "play") == 0 && strcmp(c->game->name, "callbreak") == 0;
+}
+
 int cmd_play_action(struct ctx *c)
 {
 	char text[CMD_ARGS_LEN + 32];
@@ -208,6 +213,15 @@ int cmd_play_action(struct ctx *c)
 
 	snprintf(text, sizeof(text), "%s %s", c->cmd->verb, c->cmd->args);
 	rc = c->game->parse(c->st, text, &act);
+	if (rc && act_is_card(c)) {
+		/* a card typed by its Nepali name */
+		char code[8];
+
+		if (ne_card_code(c->cmd->args, code, sizeof(code)) == 0) {
+			snprintf(text, sizeof(text), "play %s", code);
+			rc = c->game->parse(c->st, text, &act);
+		}
+	}
 	if (rc) {
 		legal_list(c, &sb);
 		reply_alert(c, M_UNREADABLE, text, sb_str(&sb));

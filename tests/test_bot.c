@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "bot/bot.h"
+#include "bot/i18n.h"
 
 struct fixture {
 	char dir[64];
@@ -240,6 +241,43 @@ static void test_corrupted_state_answered_cleanly(void **state)
 	free(out);
 }
 
+static void test_nepali_card_names(void **state)
+{
+	struct fixture *f = *state;
+	char code[8], *out;
+	int n;
+
+	assert_int_equal(ne_card_code("हुकुमको एक्का", code, sizeof(code)), 0);
+	assert_string_equal(code, "AS");
+	assert_int_equal(ne_card_code("बेगम पान", code, sizeof(code)), 0);
+	assert_string_equal(code, "QH");
+	assert_int_equal(ne_card_code("इट्टाको १०", code, sizeof(code)), 0);
+	assert_string_equal(code, "10D");
+	assert_int_equal(ne_card_code("चिडी दुक्की", code, sizeof(code)), 0);
+	assert_string_equal(code, "2C");
+	assert_int_equal(ne_card_code("हुकुम", code, sizeof(code)), -1);
+	assert_int_equal(ne_card_code("एक्का बादशाह पान", code, sizeof(code)), -1);
+	assert_int_equal(ne_card_code("हुकुम पान एक्का", code, sizeof(code)), -1);
+	assert_int_equal(ne_card_code("पान ११", code, sizeof(code)), -1);
+	assert_int_equal(ne_card_code("", code, sizeof(code)), -1);
+	/* through the router: a Nepali card name is read like its code */
+	assert_int_equal(say(f, "asha", true, "/new callbreak", NULL), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "chandra", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "dipa", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "asha", true, "/play हुकुमको एक्का", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 1);
+	assert_null(strstr(out, "can't read"));
+	free(out);
+	assert_int_equal(say(f, "asha", true, "/play हुकुमको", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "can't read"));
+	free(out);
+}
+
 static void test_command_parse_text(void **state)
 {
 	struct command cmd;
@@ -275,6 +313,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals_change_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_internal_commands_cannot_be_typed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupted_state_answered_cleanly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nepali_card_names, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 
