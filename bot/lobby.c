@@ -75,20 +75,27 @@ static const struct gb_game *game_arg(struct ctx *c)
 	return g;
 }
 
-int cmd_new(struct ctx *c)
+/*
+ * Open a table of the game named in the arguments: *g is NULL (and a
+ * refusal queued) when the chat already has a table or the name is unknown.
+ */
+static int open_named_table(struct ctx *c, const struct gb_game **g)
 {
-	const struct gb_game *g;
-	int rc;
-
+	*g = NULL;
 	if (c->has_table) {
 		reply_alert(c, M_TABLE_EXISTS, game_title(c, c->game));
 		return GB_OK;
 	}
-	g = game_arg(c);
-	if (!g)
-		return GB_OK;
-	rc = open_table(c, g);
-	if (rc)
+	*g = game_arg(c);
+	return *g ? open_table(c, *g) : GB_OK;
+}
+
+int cmd_new(struct ctx *c)
+{
+	const struct gb_game *g;
+	int rc = open_named_table(c, &g);
+
+	if (rc || !g)
 		return rc;
 	add_seat(c, c->cmd->user, c->cmd->user_name, -1);
 	c->my_seat = 0;
@@ -218,17 +225,9 @@ int cmd_stop(struct ctx *c)
 int cmd_watch(struct ctx *c)
 {
 	const struct gb_game *g;
-	int rc, n;
+	int rc = open_named_table(c, &g), n;
 
-	if (c->has_table) {
-		reply_alert(c, M_TABLE_EXISTS, game_title(c, c->game));
-		return GB_OK;
-	}
-	g = game_arg(c);
-	if (!g)
-		return GB_OK;
-	rc = open_table(c, g);
-	if (rc)
+	if (rc || !g)
 		return rc;
 	n = g->max_players;
 	for (int i = 0; i < n; i++)
