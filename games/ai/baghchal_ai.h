@@ -1,0 +1,43 @@
+/*
+ * baghchal_ai.h - internals of the Bagh Chal computer players
+ * (games/ai/baghchal_ai.c) that the test suite and tuning runs reach.
+ *
+ * The public entry point is baghchal_ai_choose() in ai.h. The functions here
+ * expose the evaluation and a hard search with an explicit node budget, so
+ * that tests stay fast and deterministic without reading a clock.
+ */
+#ifndef GB_BAGHCHAL_AI_H
+#define GB_BAGHCHAL_AI_H
+
+#include <stdint.h>
+
+#include "../baghchal.h"
+#include "ai.h"
+
+/* Decisive scores: a win in n half-moves scores BAGHCHAL_AI_MATE - n. */
+#define BAGHCHAL_AI_MATE 30000
+/* Scores beyond this (in absolute value) announce a forced result. */
+#define BAGHCHAL_AI_MATE_BOUND (BAGHCHAL_AI_MATE - 1000)
+/* Nodes the hard level searches per decision when budget_ms is 0. */
+#define BAGHCHAL_AI_HARD_NODES 400000
+
+/*
+ * The static evaluation of s from the tigers' point of view (positive: good
+ * for tigers), in the units where one captured goat is worth about 800. Pure;
+ * meaningful on positions that are not over.
+ */
+int baghchal_ai_eval(const struct baghchal *s);
+
+/*
+ * The hard level with an explicit budget: at most max_nodes nodes (0 = the
+ * default) and, when budget_ms > 0, at most that many milliseconds of a
+ * monotonic clock. With budget_ms 0 the choice is a pure function of
+ * (s, seed, max_nodes). Writes the chosen move and, when score is not NULL,
+ * its score for the side to move. Returns GB_OK, GB_EOVER when there is no
+ * legal move, or GB_ENOMEM when the search tables cannot be allocated (then
+ * *out still holds a legal move chosen by the medium level).
+ */
+int baghchal_ai_hard(const struct baghchal *s, uint64_t seed, uint64_t max_nodes, int budget_ms,
+		     struct baghchal_move *out, int *score);
+
+#endif
