@@ -94,7 +94,8 @@ void table_schedule(struct ctx *c)
 	if (turn < 0) {
 		/* between Call Break rounds: computers move on by themselves */
 		if (all_computers(c)) {
-			static const int64_t next_ms[3] = { 8000, 5000, 2000 };
+			/* CB-22: after 5 seconds, sooner at higher speed */
+			static const int64_t next_ms[3] = { 5000, 5000, 2000 };
 
 			ctx_timer(c, "next", c->cmd->now_ms + next_ms[speed_index(c)]);
 		}

@@ -150,7 +150,8 @@ static int parse_options(int argc, char **argv, struct script_opts *o, FILE *err
 
 static void print_json(FILE *out, json_t *j)
 {
-	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	/* 15 digits: a total of 2.1 prints as 2.1, not 2.1000000000000001 */
+	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
 
 	if (s) {
 		fputs(s, out);
