@@ -410,8 +410,10 @@ static int ludo_parse(const void *vst, const char *text, struct gb_action *out)
 		out->kind = GB_ACT_ROLL;
 	} else if (strcmp(word, "move") == 0) {
 		rest = gb_next_word(rest, num, sizeof(num));
-		if (!rest || gb_parse_uint(num, LUDO_TOKENS, &n) || n < 1 ||
-		    gb_next_word(rest, word, sizeof(word))) {
+		/* a word that fills num may have been cut short by gb_next_word;
+		 * reading its first part would accept junk after a padded number */
+		if (!rest || strlen(num) + 1 >= sizeof(num) || gb_parse_uint(num, LUDO_TOKENS, &n) ||
+		    n < 1 || gb_next_word(rest, word, sizeof(word))) {
 			rc = GB_EPARSE;
 			goto out;
 		}

@@ -728,7 +728,11 @@ static void test_parse_and_format(void **s)
 	char buf[GB_ACTION_TEXT];
 	static const char *const bad[] = {
 		"", "   ", "jump", "move", "move 0", "move 5", "move x", "move 1 2", "move -1",
-		"roll 3", "roll now", "rol", "moves 1", "move 12", "move ५", NULL
+		"roll 3", "roll now", "rol", "moves 1", "move 12", "move ५",
+		/* a number too long to read whole is refused, not read in part:
+		 * 30 zeros, a 2, then junk that must not slip through */
+		"move 0000000000000000000000000000002junk",
+		"move 00000000000000000000000000000000000000000002", NULL
 	};
 
 	(void)s;
