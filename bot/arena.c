@@ -277,7 +277,7 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 			int rc = gb_rules_set_kv(a.game, &a.rules, val);
 
 			if (rc) {
-				fprintf(err, "%s for %s: '%s'\n", gb_strerror(rc == GB_EPARSE ? GB_ERULE_KEY : rc),
+				fprintf(err, "%s for %s: '%s'\n", rc == GB_EPARSE ? "house rules are written KEY=VALUE" : gb_strerror(rc),
 					a.game->name, val);
 				return 2;
 			}

@@ -118,7 +118,7 @@ static int parse_options(int argc, char **argv, struct script_opts *o, FILE *err
 		} else if (strcmp(opt, "--rule") == 0) {
 			rc = gb_rules_set_kv(o->game, &o->setup.rules, val);
 			if (rc) {
-				fprintf(err, "%s for %s: '%s'\n", gb_strerror(rc == GB_EPARSE ? GB_ERULE_KEY : rc),
+				fprintf(err, "%s for %s: '%s'\n", rc == GB_EPARSE ? "house rules are written KEY=VALUE" : gb_strerror(rc),
 					o->game->name, val);
 				return 2;
 			}

@@ -188,8 +188,12 @@ const char *gb_next_word(const char *s, char *buf, size_t n)
 
 		if (c >= 'A' && c <= 'Z')
 			c = (char)(c - 'A' + 'a');
-		if (len + 1 < n)
-			buf[len++] = c;
+		if (len + 1 >= n) {
+			/* a word longer than the buffer is not read as its first part */
+			buf[0] = '\0';
+			return NULL;
+		}
+		buf[len++] = c;
 	}
 	buf[len] = '\0';
 	return s;

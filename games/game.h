@@ -182,9 +182,10 @@ json_t *gb_legal_json(const struct gb_game *g, const void *st);
 bool gb_action_is_legal(const struct gb_game *g, const void *st, const struct gb_action *act);
 
 /*
- * Read one text token for actions: skips leading blanks, copies up to n-1
- * bytes of the next blank-separated word lowercased into buf. Returns a
- * pointer past the word, or NULL when there is none.
+ * Read one text token for actions: skips leading blanks, copies the next
+ * blank-separated word lowercased into buf. Returns a pointer past the
+ * word, or NULL when there is none or it does not fit in n-1 bytes (a word
+ * is never read as its first part).
  */
 const char *gb_next_word(const char *s, char *buf, size_t n);
 
