@@ -1,13 +1,816 @@
 /*
- * callbreak_ai.c - computer players for callbreak (levels easy, medium, hard).
+ * callbreak_ai.c - computer players for Call Break: easy, medium and hard.
+ *
+ *   easy    a beginner: bids aces, half the kings and spades past four;
+ *           plays the cheapest card that wins the trick as it stands, else
+ *           throws its lowest card, and leads its side aces first.
+ *   medium  a club player: bids by counting sure and likely tricks (aces,
+ *           guarded kings, spade honours and length, short suits it can
+ *           ruff); plays second hand low, third hand high, wins with the
+ *           cheapest card no later player can beat (it keeps track of the
+ *           cards gone and of what play proved each seat lacks), leads its
+ *           masters in suits nobody can ruff, draws trumps when long in
+ *           spades, and once its bid is made holds its high cards back to
+ *           stop the seats that still need tricks.
+ *   hard    determinized Monte Carlo on top of medium: the cards it cannot
+ *           see are dealt at random many times, consistently with the view
+ *           (hand sizes, cards gone, voids and every card play proved a
+ *           seat lacks); each candidate card is played out to the end of
+ *           the round on every deal with all four seats playing medium's
+ *           rules, and the card with the best mean round score wins (the
+ *           bid is what counts, overtricks only a tenth; in the last round
+ *           it plays to win the game). It bids the same way: deals
+ *           weighted by how well they explain the bids already made are
+ *           played out for each candidate bid, and the bid with the best
+ *           expected score, less a charge for the risk of failing, is made.
+ *
+ * Guarantees: every level reads only callbreak_view() of the seat to move
+ * (never the other hands in the state); pure and deterministic from (state,
+ * level, seed): the hard level does a fixed number of play-outs, and the
+ * clock (monotonic) is read only to stop early when budget_ms runs out, which
+ * the default budget leaves room enough never to do on this hardware. No
+ * allocation: play-outs run on small copies on the stack.
  */
+#include "callbreak_ai.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
 #include "ai.h"
 
-#include "../callbreak.h"
+#define SPADES_MASK CB_SUIT_MASK(CB_SPADES)
+#define DEFAULT_BUDGET_MS 900 /* the hard level's cap when none is given */
+#define MEDIUM_SHIFT 5        /* medium's bid_shift: how play-outs guess the bids to come */
+
+/*
+ * The levels, indexed by enum gb_level (random plays without them). Tuned by
+ * arena runs against the level below and against variants of themselves.
+ */
+static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
+	[GB_LEVEL_EASY] = { .policy = CB_AI_EASY, .bid_shift = 5 },
+	[GB_LEVEL_MEDIUM] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
+			      .draw_len = 5 },
+	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1, .draw_len = 5, .dets = 200,
+			    .rollouts = 1200, .min_dets = 60, .bid_deals = 300, .bid_sigma = 12,
+			    .bid_risk = 0, .game_aware = 1, .opp_weight = 0 },
+};
+
+const struct callbreak_ai_params *callbreak_ai_defaults(int level)
+{
+	if (level < GB_LEVEL_EASY || level >= GB_LEVEL_COUNT)
+		level = GB_LEVEL_MEDIUM;
+	return &level_params[level];
+}
+
+/* ---- cards as bits --------------------------------------------------------- */
+
+static int popcount(uint64_t m)
+{
+	return __builtin_popcountll(m);
+}
+
+static int lowest(uint64_t m)
+{
+	return __builtin_ctzll(m);
+}
+
+static int highest(uint64_t m)
+{
+	return 63 - __builtin_clzll(m);
+}
+
+/* The cards of c's suit ranked above c. */
+static uint64_t above(int c)
+{
+	return CB_SUIT_MASK(CB_SUIT(c)) & ~((UINT64_C(2) << c) - 1);
+}
+
+/* ---- the round as the players see it ------------------------------------ */
+
+/*
+ * One round in progress. In a play-out every hand is filled in (one deal of
+ * the unseen cards); for a decision at the table only the hand of the seat to
+ * move is, and the card rules below read no other hand.
+ */
+struct sim {
+	uint64_t hand[CB_SEATS];
+	uint64_t gone;             /* cards of completed tricks */
+	uint64_t table;            /* cards of the trick in progress */
+	uint64_t lacks[CB_SEATS];  /* cards play proved each seat does not hold */
+	int bid[CB_SEATS], tricks[CB_SEATS];
+	int leader, n;             /* who led the trick in progress, its cards so far */
+	int trick[CB_SEATS];
+};
+
+static void sim_from_view(const struct callbreak_view *v, struct sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->hand[v->seat] = v->hand;
+	s->gone = v->gone;
+	for (int q = 0; q < CB_SEATS; q++) {
+		s->lacks[q] = v->lacks[q];
+		s->bid[q] = v->bid[q];
+		s->tricks[q] = v->tricks[q];
+	}
+	s->leader = v->leader;
+	s->n = v->phase == CB_PHASE_PLAY ? v->ntrick : 0;
+	for (int i = 0; i < s->n; i++) {
+		s->trick[i] = v->trick[i];
+		s->table |= CB_BIT(v->trick[i]);
+	}
+}
+
+static int sim_turn(const struct sim *s)
+{
+	return (s->leader + s->n) % CB_SEATS;
+}
+
+/*
+ * What a card proves about the hand it came from: the same inference as the
+ * rules core's, from the same four play rules (CB-9), so that play-outs know
+ * what the table would know.
+ */
+static void sim_infer(struct sim *s, int seat, int c)
+{
+	int led, high = -1, trump = -1;
+
+	if (s->n == 0)
+		return;
+	led = CB_SUIT(s->trick[0]);
+	for (int i = 0; i < s->n; i++) {
+		int t = s->trick[i];
+
+		if (CB_SUIT(t) == led) {
+			if (CB_RANK(t) > high)
+				high = CB_RANK(t);
+		} else if (CB_SUIT(t) == CB_SPADES && CB_RANK(t) > trump) {
+			trump = CB_RANK(t);
+		}
+	}
+	if (CB_SUIT(c) == led) {
+		if (trump < 0 && CB_RANK(c) < high)
+			s->lacks[seat] |= above(CB_CARD(led, high));
+		return;
+	}
+	s->lacks[seat] |= CB_SUIT_MASK(led);
+	if (CB_SUIT(c) == CB_SPADES) {
+		if (trump >= 0 && CB_RANK(c) < trump)
+			s->lacks[seat] |= above(CB_CARD(CB_SPADES, trump));
+	} else if (trump < 0) {
+		s->lacks[seat] |= SPADES_MASK;
+	} else {
+		s->lacks[seat] |= above(CB_CARD(CB_SPADES, trump));
+	}
+}
+
+static void sim_play(struct sim *s, int c)
+{
+	int seat = sim_turn(s);
+
+	sim_infer(s, seat, c);
+	s->hand[seat] &= ~CB_BIT(c);
+	s->table |= CB_BIT(c);
+	s->trick[s->n++] = c;
+	if (s->n == CB_SEATS) {
+		int w = (s->leader + callbreak_trick_winner(s->trick, CB_SEATS)) % CB_SEATS;
+
+		s->tricks[w]++;
+		s->gone |= s->table;
+		s->table = 0;
+		s->leader = w;
+		s->n = 0;
+	}
+}
+
+/* ---- counting a hand ------------------------------------------------------ */
+
+/* easy: aces, half the kings, every spade past four (tenths). */
+static int count_easy(uint64_t h)
+{
+	int t = 0, ns = popcount(h & SPADES_MASK);
+
+	for (int s = 0; s < 4; s++) {
+		t += (h & CB_BIT(CB_CARD(s, 12))) ? 10 : 0;
+		t += (h & CB_BIT(CB_CARD(s, 11))) ? 5 : 0;
+	}
+	if (ns > 4)
+		t += (ns - 4) * 10;
+	return t;
+}
+
+/*
+ * medium: sure and likely tricks (tenths). Spades: the honours a length can
+ * guard, then every spade past four once the others run out. Side suits: an
+ * ace unless the suit is so long it will be ruffed, a guarded king, a queen
+ * behind an honour. Short side suits with spades to spare are ruffs.
+ */
+static int count_medium(uint64_t h)
+{
+	int t = 0, ns = popcount(h & SPADES_MASK), used = 0, spare;
+	bool a = h & CB_BIT(CB_CARD(CB_SPADES, 12)), k = h & CB_BIT(CB_CARD(CB_SPADES, 11));
+	bool q = h & CB_BIT(CB_CARD(CB_SPADES, 10)), j = h & CB_BIT(CB_CARD(CB_SPADES, 9));
+
+	if (a) {
+		t += 10;
+		used++;
+	}
+	if (k) {
+		t += ns >= 2 ? 10 : 3;
+		used++;
+	}
+	if (q && ns >= 3) {
+		t += a || k ? 8 : 6;
+		used++;
+	}
+	if (j && ns >= 4) {
+		t += 5;
+		used++;
+	}
+	if (ns > 4)
+		t += (ns - 4) * 8;
+	spare = ns - used - (ns > 4 ? ns - 4 : 0);
+	for (int s = 1; s < 4; s++) {
+		uint64_t m = h & CB_SUIT_MASK(s);
+		int len = popcount(m);
+		bool sa = m & CB_BIT(CB_CARD(s, 12)), sk = m & CB_BIT(CB_CARD(s, 11));
+		bool sq = m & CB_BIT(CB_CARD(s, 10));
+
+		if (sa)
+			t += len <= 5 ? 10 : 6;
+		if (sk && len >= 2)
+			t += len > 5 ? 2 : sa ? 8 : len <= 4 ? 5 : 3;
+		if (sq && len >= 3 && len <= 4 && (sa || sk))
+			t += 3;
+		if (spare > 0 && len <= 2) {
+			int ruffs = 2 - len < spare ? 2 - len : spare;
+
+			t += ruffs * 7;
+			spare -= ruffs;
+		}
+	}
+	return t;
+}
+
+int callbreak_ai_count(uint64_t hand, int policy)
+{
+	return policy == CB_AI_EASY ? count_easy(hand) : count_medium(hand);
+}
+
+static int clamp_bid(int b)
+{
+	return b < CB_MIN_BID ? CB_MIN_BID : b > CB_MAX_BID ? CB_MAX_BID : b;
+}
+
+/* The bid a policy makes from its count, rounded with `shift` tenths added. */
+static int count_bid(uint64_t hand, int policy, int shift)
+{
+	int t = callbreak_ai_count(hand, policy) + shift;
+
+	return clamp_bid(t < 0 ? 0 : t / 10);
+}
+
+/* ---- card play --------------------------------------------------------- */
+
+/* Does seat q still need tricks to make its bid (an unset bid needs none)? */
+static bool needy(const struct sim *s, int q)
+{
+	return s->bid[q] > s->tricks[q];
+}
+
+/* Which card of m to give away: the least useful one. */
+static int throw_card(uint64_t m, uint64_t hand, uint64_t out)
+{
+	int best = -1, bestv = 1 << 30;
+
+	for (uint64_t x = m; x; x &= x - 1) {
+		int c = lowest(x), s = CB_SUIT(c);
+		int v = CB_RANK(c) * 4 + popcount(hand & CB_SUIT_MASK(s));
+
+		if (s == CB_SPADES)
+			v += 200;
+		if (!(out & above(c)))
+			v += 100; /* a master: a trick later */
+		if (v < bestv) {
+			bestv = v;
+			best = c;
+		}
+	}
+	return best;
+}
+
+/* Could seat q hold no card of suit s, as far as the table can tell? */
+static bool maybe_void(const struct sim *s, const struct callbreak_ai_params *p, uint64_t out,
+		       int q, int suit)
+{
+	return popcount(out & CB_SUIT_MASK(suit) & ~s->lacks[q]) <= p->void_guess;
+}
+
+/*
+ * Could a seat still to play this trick beat card c, if c were winning it?
+ * Cards out of the player's sight (`out`) that a seat is not proven to lack
+ * are taken as possibly its; a seat that may be void in the led suit and may
+ * hold spades may trump.
+ */
+static bool threatened(const struct sim *s, const struct callbreak_ai_params *p, uint64_t out,
+		       int c, int led)
+{
+	for (int k = s->n + 1; k < CB_SEATS; k++) {
+		int q = (s->leader + k) % CB_SEATS;
+		uint64_t may = out & ~s->lacks[q];
+
+		if (CB_SUIT(c) == led) {
+			if (may & above(c))
+				return true;
+			if (led != CB_SPADES && (may & SPADES_MASK) && maybe_void(s, p, out, q, led))
+				return true;
+		} else if ((may & above(c)) && maybe_void(s, p, out, q, led)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static int easy_card(const struct sim *s, uint64_t legal)
+{
+	uint64_t w = 0;
+	int c;
+
+	if (s->n == 0) {
+		for (int u = 1; u < 4; u++)
+			if (legal & CB_BIT(CB_CARD(u, 12)))
+				return CB_CARD(u, 12);
+		w = legal & ~SPADES_MASK;
+		return throw_card(w ? w : legal, legal, 0);
+	}
+	c = s->trick[callbreak_trick_winner(s->trick, s->n)];
+	for (uint64_t x = legal; x; x &= x - 1) {
+		int d = lowest(x);
+
+		if (CB_SUIT(d) == CB_SUIT(c) ? CB_RANK(d) > CB_RANK(c) : CB_SUIT(d) == CB_SPADES)
+			w |= CB_BIT(d);
+	}
+	if (w)
+		return lowest(w & SPADES_MASK ? w & SPADES_MASK : w);
+	return throw_card(legal, legal, 0);
+}
+
+static int medium_lead(const struct sim *s, const struct callbreak_ai_params *p, int me,
+		       uint64_t hand, uint64_t out)
+{
+	uint64_t spades = hand & SPADES_MASK, opp_spades = 0;
+	bool want = needy(s, me);
+	int best = -1, bestn = -1;
+
+	for (int q = 0; q < CB_SEATS; q++) {
+		if (q == me)
+			continue;
+		want = want || needy(s, q);
+		opp_spades |= out & SPADES_MASK & ~s->lacks[q];
+	}
+	if (!want)
+		return throw_card(hand, hand, out);
+	/* draw trumps with the top spade when long in them */
+	if (spades && opp_spades && !(out & above(highest(spades))) &&
+	    popcount(spades) >= p->draw_len)
+		return highest(spades);
+	/* a master in a side suit nobody is likely to ruff */
+	for (int u = 1; u < 4; u++) {
+		uint64_t m = hand & CB_SUIT_MASK(u);
+		int c, left;
+		bool safe = true;
+
+		if (!m)
+			continue;
+		c = highest(m);
+		if (out & above(c))
+			continue;
+		for (int q = 0; q < CB_SEATS && safe; q++)
+			if (q != me && (out & SPADES_MASK & ~s->lacks[q]) && maybe_void(s, p, out, q, u))
+				safe = false;
+		left = popcount(out & CB_SUIT_MASK(u));
+		if (safe && left > bestn) {
+			bestn = left;
+			best = c;
+		}
+	}
+	if (best >= 0)
+		return best;
+	/* the top spade is a sure trick too */
+	if (spades && !(out & above(highest(spades))) && !(hand & ~SPADES_MASK))
+		return highest(spades);
+	/* lead low: from a short suit when there are spades to ruff with later,
+	 * else from the longest */
+	for (int u = 1; u < 4; u++) {
+		uint64_t m = hand & CB_SUIT_MASK(u);
+		int len = popcount(m), score;
+
+		if (!m)
+			continue;
+		score = spades ? 20 - len : len;
+		if (score > bestn) {
+			bestn = score;
+			best = lowest(m);
+		}
+	}
+	if (best >= 0)
+		return best;
+	return lowest(spades);
+}
+
+static int medium_card(const struct sim *s, const struct callbreak_ai_params *p, uint64_t legal)
+{
+	int me = sim_turn(s), wi, w, led, wseat;
+	uint64_t hand = s->hand[me], out = CB_DECK & ~hand & ~s->gone & ~s->table, win = 0;
+	bool want;
+
+	if (popcount(legal) == 1)
+		return lowest(legal);
+	if (s->n == 0)
+		return medium_lead(s, p, me, hand, out);
+	led = CB_SUIT(s->trick[0]);
+	wi = callbreak_trick_winner(s->trick, s->n);
+	w = s->trick[wi];
+	wseat = (s->leader + wi) % CB_SEATS;
+	if (CB_SUIT(w) == CB_SPADES)
+		win = legal & above(w);
+	else
+		win = (legal & above(w)) | (legal & SPADES_MASK);
+	want = needy(s, me) || needy(s, wseat);
+	for (int k = s->n + 1; k < CB_SEATS && !want; k++)
+		want = needy(s, (s->leader + k) % CB_SEATS);
+	if (!win || !want)
+		return throw_card(legal & ~win ? legal & ~win : legal, hand, out);
+	for (uint64_t x = win; x; x &= x - 1)
+		if (!threatened(s, p, out, lowest(x), led))
+			return lowest(x);
+	/* no sure winner: third hand plays its best card if it tops the led
+	 * suit, second hand plays low */
+	if (s->n == 2 && needy(s, me)) {
+		int c = highest(win);
+
+		if (CB_SUIT(c) == led && !(out & above(c)))
+			return c;
+	}
+	return throw_card(legal & ~win ? legal & ~win : legal, hand, out);
+}
+
+/* The card a policy plays at position s (the seat to move holds hand[]). */
+static int policy_card(const struct sim *s, const struct callbreak_ai_params *p)
+{
+	uint64_t legal = callbreak_legal_cards(s->hand[sim_turn(s)], s->trick, s->n);
+
+	if (p->policy == CB_AI_EASY)
+		return easy_card(s, legal);
+	return medium_card(s, p, legal);
+}
+
+/* Play the round out with the medium rules for every seat. */
+static void rollout(struct sim *s, const struct callbreak_ai_params *p)
+{
+	while (s->hand[sim_turn(s)])
+		sim_play(s, medium_card(s, p, callbreak_legal_cards(s->hand[sim_turn(s)], s->trick, s->n)));
+}
+
+/* ---- dealing the unseen cards --------------------------------------------- */
+
+/*
+ * Can the cards still to place go out? n[t] cards may go only to the seats in
+ * the set t (bits over the three other seats), cap[j] places are left in
+ * seat j: Hall's condition for every set of seats.
+ */
+static bool dealable(const int n[8], const int cap[3])
+{
+	for (int set = 1; set < 8; set++) {
+		int need = 0, room = 0;
+
+		for (int t = 1; t < 8; t++)
+			if ((t & set) == t)
+				need += n[t];
+		for (int j = 0; j < 3; j++)
+			if (set & (1 << j))
+				room += cap[j];
+		if (need > room)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Deal the unseen cards: in random order, each to a seat that may hold it,
+ * chosen with chances in proportion to the room left, never to a seat that
+ * would leave the rest impossible to place.
+ */
+static int deal_unseen(const struct callbreak_view *v, struct gb_rng *r, uint64_t hand[CB_SEATS])
+{
+	uint64_t unseen = CB_DECK & ~v->hand & ~v->gone;
+	int cards[CB_CARDS], type[CB_CARDS], n[8] = { 0 }, cap[3], seat[3], nc = 0, total = 0;
+
+	for (int i = 0; i < v->ntrick && v->phase == CB_PHASE_PLAY; i++)
+		unseen &= ~CB_BIT(v->trick[i]);
+	for (int j = 0; j < 3; j++) {
+		seat[j] = (v->seat + 1 + j) % CB_SEATS;
+		cap[j] = v->held[seat[j]];
+		total += cap[j];
+		hand[seat[j]] = 0;
+	}
+	hand[v->seat] = v->hand;
+	if (total != popcount(unseen))
+		return GB_ESTATE;
+	for (uint64_t x = unseen; x; x &= x - 1)
+		cards[nc++] = lowest(x);
+	gb_rng_shuffle(r, cards, (size_t)nc);
+	for (int i = 0; i < nc; i++) {
+		type[i] = 0;
+		for (int j = 0; j < 3; j++)
+			if (!(v->lacks[seat[j]] & CB_BIT(cards[i])))
+				type[i] |= 1 << j;
+		n[type[i]]++;
+	}
+	if (n[0] || !dealable(n, cap))
+		return GB_ESTATE;
+	for (int i = 0; i < nc; i++) {
+		int t = type[i], tried = 0;
+
+		n[t]--;
+		for (;;) {
+			int room = 0, pick, j;
+
+			for (j = 0; j < 3; j++)
+				if ((t & ~tried & (1 << j)) && cap[j] > 0)
+					room += cap[j];
+			if (room == 0)
+				return GB_ESTATE; /* cannot happen once dealable() held */
+			pick = (int)gb_rng_below(r, (uint32_t)room);
+			for (j = 0; j < 3; j++) {
+				if (!(t & ~tried & (1 << j)) || cap[j] <= 0)
+					continue;
+				if (pick < cap[j])
+					break;
+				pick -= cap[j];
+			}
+			cap[j]--;
+			if (dealable(n, cap)) {
+				hand[seat[j]] |= CB_BIT(cards[i]);
+				break;
+			}
+			cap[j]++;
+			tried |= 1 << j;
+		}
+	}
+	return GB_OK;
+}
+
+int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t hand[CB_SEATS])
+{
+	struct gb_rng r;
+
+	gb_rng_seed(&r, seed);
+	return deal_unseen(v, &r, hand);
+}
+
+/* ---- the hard level ------------------------------------------------------- */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/*
+ * What a finished play-out is worth to `me`. For a player that is not game
+ * aware: the round score in points, less a share of the opponents'. For a
+ * game-aware one: its chance of winning the game, as 1000 times the
+ * product over opponents of the chance of finishing ahead of each (certain
+ * in the last round; in earlier rounds a normal curve whose width grows
+ * with the rounds still to come, game_sigma tenths per round), plus a
+ * hundredth of the round score so that points still break ties.
+ */
+static double outcome_value(const struct sim *s, const struct callbreak_view *v,
+			    const struct callbreak_ai_params *p)
+{
+	int me = v->seat, mine = callbreak_score(s->bid[me], s->tricks[me]), opp = 0;
+	int left = v->rounds - v->round;
+	double win = 1.0;
+
+	for (int q = 0; q < CB_SEATS; q++) {
+		int sc, diff;
+
+		if (q == me)
+			continue;
+		sc = callbreak_score(s->bid[q], s->tricks[q]);
+		opp += sc;
+		diff = v->total[me] + mine - v->total[q] - sc;
+		if (left == 0)
+			win *= diff > 0 ? 1.0 : diff == 0 ? 0.5 : 0.0;
+		else if (p->game_sigma > 0)
+			win *= 0.5 * erfc(-diff / (p->game_sigma * sqrt(2.0 * left) * M_SQRT2));
+	}
+	if (p->game_aware && (left == 0 || p->game_sigma > 0))
+		return 1000.0 * win + mine / 100.0;
+	return mine / 10.0 - p->opp_weight / 100.0 * opp / 30.0;
+}
+
+/*
+ * How likely another seat's hand is to have made the bid it made: a bell
+ * curve around the bid the medium count gives the hand.
+ */
+static double bid_weight(uint64_t hand, int bid, int sigma)
+{
+	double d = (callbreak_ai_count(hand, CB_AI_MEDIUM) - (bid * 10 - MEDIUM_SHIFT + 5)) / (double)sigma;
+
+	return exp(-0.5 * d * d);
+}
+
+/*
+ * How well a deal of the unseen cards explains the bids: in the first trick
+ * the hands are those that were bid on (bid_sigma); later a seat that still
+ * needs tricks is expected to hold about what it still needs (play_sigma).
+ */
+static double deal_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+			  const uint64_t hand[CB_SEATS])
+{
+	double w = 1.0;
+
+	for (int q = 0; q < CB_SEATS; q++) {
+		if (q == v->seat || !v->bid[q])
+			continue;
+		if (v->gone == 0 && p->bid_sigma > 0) {
+			uint64_t h = hand[q];
+
+			for (int i = 0; i < v->ntrick; i++)
+				if ((v->leader + i) % CB_SEATS == q)
+					h |= CB_BIT(v->trick[i]);
+			w *= bid_weight(h, v->bid[q], p->bid_sigma);
+		} else if (v->gone != 0 && p->play_sigma > 0 && v->tricks[q] < v->bid[q]) {
+			double d = (v->tricks[q] * 10 + callbreak_ai_count(hand[q], CB_AI_MEDIUM) -
+				    (v->bid[q] * 10 - MEDIUM_SHIFT + 5)) / (double)p->play_sigma;
+
+			w *= exp(-0.5 * d * d);
+		}
+	}
+	return w;
+}
+
+static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+		     struct gb_rng *r, double deadline)
+{
+	struct sim base, s0, s;
+	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
+	int cand[CB_RANKS], nc = 0, dets, prev = -1;
+	double sum[CB_RANKS] = { 0 }, w;
+
+	/* cards with nothing live between them are the same card: keep the lowest */
+	for (uint64_t x = v->legal; x; x &= x - 1) {
+		int c = lowest(x);
+
+		if (prev >= 0 && CB_SUIT(prev) == CB_SUIT(c) &&
+		    !(live & above(prev) & ~above(c) & ~CB_BIT(c))) {
+			prev = c;
+			continue;
+		}
+		cand[nc++] = c;
+		prev = c;
+	}
+	if (nc == 1)
+		return cand[0];
+	sim_from_view(v, &base);
+	dets = p->rollouts / nc;
+	if (dets < p->min_dets)
+		dets = p->min_dets;
+	if (dets > p->dets)
+		dets = p->dets;
+	for (int d = 0; d < dets; d++) {
+		if (deal_unseen(v, r, hand))
+			break;
+		s0 = base;
+		memcpy(s0.hand, hand, sizeof(hand));
+		w = deal_weight(v, p, hand);
+		for (int i = 0; i < nc; i++) {
+			s = s0;
+			sim_play(&s, cand[i]);
+			rollout(&s, p);
+			sum[i] += w * outcome_value(&s, v, p);
+		}
+		if ((d & 7) == 7 && now_ms() > deadline)
+			break;
+	}
+	prev = 0;
+	for (int i = 1; i < nc; i++)
+		if (sum[i] > sum[prev])
+			prev = i;
+	return cand[prev];
+}
+
+static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+		    struct gb_rng *r, double deadline)
+{
+	int me = v->seat, b0 = count_bid(v->hand, CB_AI_MEDIUM, MEDIUM_SHIFT), lo, hi, best = b0;
+	double val[CB_MAX_BID + 1] = { 0 }, wsum = 0, bestv = -1e30;
+	struct callbreak_view dv = *v;
+
+	/* candidate bids around the count; each is played out on the same deals */
+	lo = clamp_bid(b0 - 2);
+	hi = clamp_bid(b0 + 2);
+	dv.phase = CB_PHASE_BID;
+	for (int q = 0; q < CB_SEATS; q++)
+		dv.lacks[q] = 0;
+	for (int d = 0; d < p->bid_deals; d++) {
+		uint64_t hand[CB_SEATS];
+		struct sim s0, s;
+		double w = 1.0;
+
+		if (deal_unseen(&dv, r, hand))
+			break;
+		memset(&s0, 0, sizeof(s0));
+		memcpy(s0.hand, hand, sizeof(hand));
+		s0.leader = (v->dealer + 1) % CB_SEATS;
+		for (int q = 0; q < CB_SEATS; q++) {
+			if (q == me)
+				continue;
+			if (v->bid[q]) {
+				s0.bid[q] = v->bid[q];
+				if (p->bid_sigma > 0)
+					w *= bid_weight(hand[q], v->bid[q], p->bid_sigma);
+			} else {
+				s0.bid[q] = count_bid(hand[q], CB_AI_MEDIUM, MEDIUM_SHIFT);
+			}
+		}
+		wsum += w;
+		for (int b = lo; b <= hi; b++) {
+			double u;
+
+			s = s0;
+			s.bid[me] = b;
+			rollout(&s, p);
+			u = outcome_value(&s, v, p) * (10 - p->bid_bonus) / 10.0;
+			if (s.tricks[me] < b)
+				u -= p->bid_risk / 10.0;
+			s.tricks[me]++;
+			u += outcome_value(&s, v, p) * p->bid_bonus / 10.0;
+			val[b] += w * u;
+		}
+		if ((d & 15) == 15 && now_ms() > deadline)
+			break;
+	}
+	if (wsum <= 0)
+		return b0;
+	for (int b = lo; b <= hi; b++)
+		if (val[b] > bestv) {
+			bestv = val[b];
+			best = b;
+		}
+	return best;
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint64_t seed,
+		      int budget_ms, struct gb_action *out)
+{
+	const struct callbreak *st = vst;
+	struct callbreak_view v;
+	struct gb_rng r;
+	struct sim s;
+	int rc = GB_OK, turn = callbreak_turn(st);
+	double deadline = now_ms() + (budget_ms > 0 ? budget_ms : DEFAULT_BUDGET_MS);
+
+	memset(out, 0, sizeof(*out));
+	callbreak_view(st, turn, &v);
+	gb_rng_seed(&r, seed);
+	switch (v.phase) {
+	case CB_PHASE_ROUND_OVER:
+		out->kind = GB_ACT_NEXT;
+		break;
+	case CB_PHASE_BID:
+		out->kind = GB_ACT_BID;
+		if (p->bid_deals > 0)
+			out->a = hard_bid(&v, p, &r, deadline);
+		else
+			out->a = count_bid(v.hand, p->policy, p->bid_shift);
+		break;
+	case CB_PHASE_PLAY:
+		out->kind = GB_ACT_PLAY;
+		if (p->dets > 0) {
+			out->a = hard_card(&v, p, &r, deadline);
+		} else {
+			sim_from_view(&v, &s);
+			out->a = policy_card(&s, p);
+		}
+		break;
+	default:
+		rc = GB_EOVER;
+		break;
+	}
+	return rc;
+}
 
 int callbreak_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out)
 {
-	(void)level;
-	(void)budget_ms;
-	return gb_ai_random(&callbreak_game, st, seed, out);
+	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT)
+		return gb_ai_random(&callbreak_game, st, seed, out);
+	return callbreak_ai_play(st, callbreak_ai_defaults(level), seed, budget_ms, out);
 }

@@ -1,0 +1,82 @@
+/*
+ * callbreak_ai.h - the inside of the Call Break computer players, for their
+ * tests and for tuning runs. Everything else calls callbreak_ai_choose()
+ * (ai.h).
+ *
+ * Every level is a struct callbreak_ai_params: which card and bid rules it
+ * plays by (a beginner's or a club player's) and, for the hard level, how
+ * much searching it does on top. callbreak_ai_defaults() gives the weights
+ * the levels play with; callbreak_ai_play() plays with any set of them, so
+ * tuning runs can pit two variants against each other.
+ *
+ * All of it reads only callbreak_view() of the seat to move: the other
+ * hands in the state are never looked at.
+ */
+#ifndef GB_CALLBREAK_AI_H
+#define GB_CALLBREAK_AI_H
+
+#include <stdint.h>
+
+#include "../callbreak.h"
+
+enum cb_ai_policy {
+	CB_AI_EASY = 0, /* count aces and kings; win cheaply or throw the lowest card */
+	CB_AI_MEDIUM,   /* count sure and likely tricks; the club player's card play */
+};
+
+struct callbreak_ai_params {
+	int policy;      /* enum cb_ai_policy: the bid and card rules */
+	int bid_shift;   /* tenths added to the count before it is rounded down to a bid */
+	int dets;        /* hard: deals of the unseen cards per card decision (0: no search) */
+	int rollouts;    /* hard: at most this many play-outs per card decision; with
+	                    many candidate cards fewer deals are used, never fewer than
+	                    min_dets */
+	int min_dets;    /* hard: the fewest deals a card decision uses */
+	int bid_deals;   /* hard: deals played out to choose the bid (0: count it) */
+	int bid_sigma;   /* hard: how well earlier bids tell a hand, in tenths of a
+	                    trick: deals are weighted by it (0: not weighted) */
+	int play_sigma;  /* hard: the same during play for seats still short of their
+	                    bid, on what they still hold (0: not weighted) */
+	int bid_risk;    /* hard: what failing the bid costs on top of its score, in
+	                    tenths of a point (or of a thousandth of a game won) */
+	int bid_bonus;   /* hard: tenths of a trick the hard level takes over the
+	                    medium play-outs it bids by */
+	int void_guess;  /* medium: an opponent who can hold at most this many cards of
+	                    the led suit is taken as possibly void in it */
+	int draw_len;    /* medium: spade length from which the top spade is led to
+	                    draw trumps */
+	int game_aware;  /* hard: the last round is played to win the game, not for
+	                    points alone */
+	int game_sigma;  /* hard, game aware: earlier rounds too, with the final
+	                    totals uncertain by this many tenths per round to come
+	                    (0: earlier rounds are played for points) */
+	int opp_weight;  /* hard: percent of the opponents' mean round score taken off
+	                    the own score in the play-outs */
+};
+
+/* The weights level `level` (enum gb_level, easy..hard) plays with. Never NULL. */
+const struct callbreak_ai_params *callbreak_ai_defaults(int level);
+
+/*
+ * callbreak_ai_choose() with explicit weights: an action for the seat to
+ * move in st (a struct callbreak), `next` between rounds. GB_OK, or
+ * GB_EOVER when the game is over.
+ */
+int callbreak_ai_play(const void *st, const struct callbreak_ai_params *p, uint64_t seed,
+		      int budget_ms, struct gb_action *out);
+
+/*
+ * Deal the cards `v` does not see to the other seats at random, consistently
+ * with everything the view says: each seat gets exactly v->held cards and
+ * none that v->lacks says it cannot hold; hand[v->seat] is the view's own
+ * hand. GB_OK, or GB_ESTATE when no deal fits (a view of no real game).
+ */
+int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t hand[CB_SEATS]);
+
+/*
+ * The tricks a hand is expected to take, in tenths, by the counting rules
+ * of a policy (enum cb_ai_policy). The bid itself is derived from it.
+ */
+int callbreak_ai_count(uint64_t hand, int policy);
+
+#endif

@@ -1,0 +1,482 @@
+/*
+ * test_callbreak_ai.c - cmocka suite for the Call Break computer players
+ * (games/ai/callbreak_ai.c).
+ *
+ * What it proves: every level only ever bids and plays what the rules allow,
+ * over thousands of games of every `rounds` value with check() after each
+ * action; the same state, level and seed give the same action; no level can
+ * peek: in many situations the other seats' hidden cards are dealt again
+ * (consistently with the hand sizes, the cards gone and everything play
+ * proved each seat lacks, by random swaps between the other hands, so that
+ * check() still accepts the state) and every level must give exactly the
+ * same action; the deals of unseen cards the hard level searches over
+ * respect the same facts; a few situations where the right card is clear;
+ * and each level beats the one below in a small sample with a wide margin.
+ *
+ * The hard level searches: most tests use it with a small search
+ * (cheap_hard) so that the suite stays fast under the sanitizers, a few use
+ * the real default with a budget large enough never to stop it early.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "games/ai/ai.h"
+#include "games/ai/callbreak_ai.h"
+#include "games/callbreak.h"
+#include "games/game.h"
+#include "games/rng.h"
+
+static const struct gb_game *G = &callbreak_game;
+
+#define NO_CAP 1000000 /* a budget_ms the hard level never reaches */
+
+/* The hard level with a small search: same code, fewer play-outs. */
+static struct callbreak_ai_params cheap_hard(void)
+{
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+
+	p.dets = 10;
+	p.rollouts = 40;
+	p.min_dets = 4;
+	p.bid_deals = 10;
+	return p;
+}
+
+/*
+ * A player for the tests: a level through gb_ai_choose(), or (cheap set)
+ * the hard code with a small search.
+ */
+struct player {
+	int level;
+	bool cheap;
+};
+
+static int choose(const struct callbreak *st, struct player pl, uint64_t seed, struct gb_action *a)
+{
+	struct callbreak_ai_params p;
+
+	if (pl.cheap) {
+		p = cheap_hard();
+		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
+	}
+	return gb_ai_choose(G, st, pl.level, seed, pl.level == GB_LEVEL_HARD ? NO_CAP : 0, a);
+}
+
+static void start(struct callbreak *st, uint64_t seed, int rounds_value, const char *deal, int dealer)
+{
+	struct gb_setup su;
+
+	gb_setup_init(&su, G);
+	su.seed = seed;
+	su.rules.v[0] = (unsigned char)rounds_value;
+	su.deal = deal;
+	su.dealer = dealer;
+	assert_int_equal(G->init(st, &su), GB_OK);
+}
+
+/* Apply an action that must be legal, then check the state. */
+static void apply_ok(struct callbreak *st, const struct gb_action *a)
+{
+	assert_true(gb_action_is_legal(G, st, a));
+	assert_int_equal(G->apply(st, a, NULL), GB_OK);
+	assert_int_equal(G->check(st), GB_OK);
+}
+
+/* Play a whole game; returns the winning seat. */
+static int play_game(struct callbreak *st, const struct player pl[CB_SEATS], uint64_t seed,
+		     long *actions)
+{
+	struct gb_outcome oc;
+
+	for (long k = 0;; k++) {
+		struct gb_action a;
+		int turn = G->turn(st);
+
+		G->outcome(st, &oc);
+		if (oc.over)
+			break;
+		if (turn < 0) {
+			/* between rounds every level says next */
+			for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT; l++) {
+				struct player p = { l, l == GB_LEVEL_HARD };
+
+				assert_int_equal(choose(st, p, seed + (uint64_t)k, &a), GB_OK);
+				assert_int_equal(a.kind, GB_ACT_NEXT);
+			}
+		} else {
+			assert_int_equal(choose(st, pl[turn], gb_seed_derive(seed, (uint64_t)k), &a), GB_OK);
+			assert_true(a.kind == (st->phase == CB_PHASE_BID ? GB_ACT_BID : GB_ACT_PLAY));
+		}
+		apply_ok(st, &a);
+		if (actions)
+			(*actions)++;
+	}
+	return oc.winner;
+}
+
+/* ---- legal play ----------------------------------------------------------- */
+
+static void test_levels_play_legally(void **state)
+{
+	struct callbreak st;
+	struct gb_rng r;
+	struct gb_action a;
+	long games = 0, actions = 0;
+
+	(void)state;
+	gb_rng_seed(&r, 2024);
+	/* easy, medium, cheap hard and random seats mixed, every rounds value */
+	for (int g = 0; g < 1200; g++) {
+		struct player pl[CB_SEATS];
+
+		for (int s = 0; s < CB_SEATS; s++) {
+			int l = (int)gb_rng_below(&r, 4);
+
+			pl[s].level = l;
+			pl[s].cheap = l == GB_LEVEL_HARD;
+			if (l == GB_LEVEL_HARD && gb_rng_below(&r, 4))
+				pl[s].level = GB_LEVEL_MEDIUM, pl[s].cheap = false;
+		}
+		start(&st, gb_rng_next(&r), g % 3, NULL, g % 4);
+		play_game(&st, pl, gb_rng_next(&r), &actions);
+		games++;
+	}
+	/* the real hard level, a one-round game */
+	{
+		struct player pl[CB_SEATS] = { { GB_LEVEL_HARD, false }, { GB_LEVEL_MEDIUM, false },
+					       { GB_LEVEL_EASY, false }, { GB_LEVEL_HARD, false } };
+
+		start(&st, 77, 2, NULL, 1);
+		play_game(&st, pl, 78, &actions);
+		games++;
+	}
+	/* nothing to do once the game is over */
+	for (int l = GB_LEVEL_RANDOM; l < GB_LEVEL_COUNT; l++)
+		assert_int_equal(gb_ai_choose(G, &st, l, 1, 0, &a), GB_EOVER);
+	printf("legal play: %ld games, %ld actions\n", games, actions);
+	assert_true(actions > 180000);
+}
+
+/* ---- determinism ------------------------------------------------------------ */
+
+static void test_same_seed_same_action(void **state)
+{
+	struct callbreak st, copy;
+	struct gb_rng r;
+	long compared = 0;
+
+	(void)state;
+	gb_rng_seed(&r, 5);
+	for (int g = 0; g < 40; g++) {
+		start(&st, gb_rng_next(&r), 2, NULL, g % 4);
+		while (st.phase == CB_PHASE_BID || st.phase == CB_PHASE_PLAY) {
+			struct gb_action a, b;
+			uint64_t seed = gb_rng_next(&r);
+
+			for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT; l++) {
+				struct player p = { l, l == GB_LEVEL_HARD && gb_rng_below(&r, 8) != 0 };
+
+				copy = st;
+				assert_int_equal(choose(&st, p, seed, &a), GB_OK);
+				assert_int_equal(choose(&copy, p, seed, &b), GB_OK);
+				assert_memory_equal(&a, &b, sizeof(a));
+				assert_memory_equal(&st, &copy, sizeof(st)); /* the state is not touched */
+				compared++;
+			}
+			assert_int_equal(gb_ai_random(G, &st, seed, &b), GB_OK);
+			apply_ok(&st, &b);
+		}
+	}
+	printf("determinism: %ld decisions compared\n", compared);
+	assert_true(compared > 5000);
+}
+
+/* ---- no peeking -------------------------------------------------------------- */
+
+/*
+ * Deal the hidden cards again: many random swaps of one card between two
+ * other seats, each allowed only when neither seat is proven to lack the
+ * card it receives, so hand sizes and everything public stay true. Also
+ * scrambles the generator (future deals are hidden too). Returns whether
+ * any other hand changed.
+ */
+static bool redeal_hidden(struct callbreak *st, int seat, struct gb_rng *r)
+{
+	uint64_t before[CB_SEATS];
+
+	memcpy(before, st->hand, sizeof(before));
+	for (int i = 0; i < 400; i++) {
+		int a = (seat + 1 + (int)gb_rng_below(r, 3)) % CB_SEATS;
+		int b = (seat + 1 + (int)gb_rng_below(r, 3)) % CB_SEATS;
+		int na = __builtin_popcountll(st->hand[a]), nb = __builtin_popcountll(st->hand[b]);
+		uint64_t x, y, m;
+
+		if (a == b || !na || !nb)
+			continue;
+		m = st->hand[a];
+		for (int k = (int)gb_rng_below(r, (uint32_t)na); k > 0; k--)
+			m &= m - 1;
+		x = m & -m;
+		m = st->hand[b];
+		for (int k = (int)gb_rng_below(r, (uint32_t)nb); k > 0; k--)
+			m &= m - 1;
+		y = m & -m;
+		if ((st->lacks[b] & x) || (st->lacks[a] & y))
+			continue;
+		st->hand[a] ^= x | y;
+		st->hand[b] ^= x | y;
+	}
+	st->rng.s[0] ^= gb_rng_next(r);
+	return memcmp(before, st->hand, sizeof(before)) != 0;
+}
+
+static void test_no_level_peeks(void **state)
+{
+	struct callbreak st, other;
+	struct gb_rng r;
+	long situations = 0, changed = 0, full_hard = 0;
+
+	(void)state;
+	gb_rng_seed(&r, 31337);
+	for (int g = 0; g < 80; g++) {
+		start(&st, gb_rng_next(&r), g % 3, NULL, g % 4);
+		for (;;) {
+			struct gb_action a;
+			int seat = G->turn(&st);
+
+			if (st.phase == CB_PHASE_GAME_OVER)
+				break;
+			if (seat >= 0 && gb_rng_below(&r, 6) == 0) {
+				struct callbreak_view v, w;
+				uint64_t seed = gb_rng_next(&r);
+
+				other = st;
+				changed += redeal_hidden(&other, seat, &r);
+				assert_int_equal(G->check(&other), GB_OK);
+				assert_true(other.hand[seat] == st.hand[seat]);
+				callbreak_view(&st, seat, &v);
+				callbreak_view(&other, seat, &w);
+				assert_memory_equal(&v, &w, sizeof(v));
+				for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT; l++) {
+					struct player p = { l, l == GB_LEVEL_HARD && situations % 25 != 0 };
+					struct gb_action x, y;
+
+					assert_int_equal(choose(&st, p, seed, &x), GB_OK);
+					assert_int_equal(choose(&other, p, seed, &y), GB_OK);
+					assert_memory_equal(&x, &y, sizeof(x));
+					full_hard += l == GB_LEVEL_HARD && !p.cheap;
+				}
+				situations++;
+			}
+			/* move on with a medium player (a realistic game) */
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, gb_rng_next(&r), 0, &a), GB_OK);
+			apply_ok(&st, &a);
+		}
+	}
+	printf("no peeking: %ld situations (%ld hidden hands changed, %ld with the full hard search)\n",
+	       situations, changed, full_hard);
+	assert_true(situations > 1500);
+	assert_true(changed > situations * 3 / 4);
+	assert_true(full_hard >= 50);
+}
+
+/* ---- the deals the hard level searches over ------------------------------- */
+
+static void test_deals_respect_the_view(void **state)
+{
+	struct callbreak st;
+	struct gb_rng r;
+	long deals = 0, constrained = 0;
+
+	(void)state;
+	gb_rng_seed(&r, 8);
+	for (int g = 0; g < 100; g++) {
+		start(&st, gb_rng_next(&r), 2, NULL, g % 4);
+		while (st.phase != CB_PHASE_GAME_OVER && st.phase != CB_PHASE_ROUND_OVER) {
+			struct gb_action a;
+			int seat = G->turn(&st);
+			struct callbreak_view v;
+			uint64_t hand[CB_SEATS], table = 0;
+
+			callbreak_view(&st, seat, &v);
+			for (int i = 0; i < v.ntrick; i++)
+				table |= CB_BIT(v.trick[i]);
+			for (int k = 0; k < 3; k++) {
+				uint64_t all = 0;
+
+				assert_int_equal(callbreak_ai_deal(&v, gb_rng_next(&r), hand), GB_OK);
+				assert_true(hand[seat] == v.hand);
+				for (int q = 0; q < CB_SEATS; q++) {
+					assert_int_equal(__builtin_popcountll(hand[q]), v.held[q]);
+					assert_true((hand[q] & all) == 0);
+					all |= hand[q];
+					if (q != seat)
+						assert_true((hand[q] & v.lacks[q]) == 0);
+					constrained += q != seat && v.lacks[q] != 0;
+				}
+				assert_true((all | v.gone | table) == CB_DECK);
+				assert_true((all & (v.gone | table)) == 0);
+				deals++;
+			}
+			assert_int_equal(gb_ai_random(G, &st, gb_rng_next(&r), &a), GB_OK);
+			apply_ok(&st, &a);
+		}
+	}
+	printf("deals: %ld checked, %ld with proven gaps to respect\n", deals, constrained);
+	assert_true(constrained > 10000);
+}
+
+/* ---- situations with a clear answer ---------------------------------------- */
+
+/* Parse "AS KS ..." into a set. */
+static uint64_t cards(const char *text)
+{
+	char buf[200], *save = NULL;
+	uint64_t m = 0;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		int c;
+
+		assert_int_equal(callbreak_card_parse(t, &c), GB_OK);
+		m |= CB_BIT(c);
+	}
+	return m;
+}
+
+static void act(struct callbreak *st, const char *text)
+{
+	struct gb_action a;
+
+	assert_int_equal(G->parse(st, text, &a), GB_OK);
+	apply_ok(st, &a);
+}
+
+static int card_of(const char *text)
+{
+	int c;
+
+	assert_int_equal(callbreak_card_parse(text, &c), GB_OK);
+	return c;
+}
+
+/* Seat 0 leads the first trick (dealer 3); seat 3 is last to play. */
+#define DEAL1 "AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH|" \
+	      "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S|" \
+	      "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D|" \
+	      "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C"
+#define DEAL2 "2S 2H 3H 4H 5H 6H 7H 8H 9H 2D 3D 4D 5D|" \
+	      "JH 6D 7D 8D 9D 10D JD QD KD AD 2C 3C 4C|" \
+	      "10H 5C 6C 7C 8C 9C 10C JC QC KC AC 3S 4S|" \
+	      "QH KH AH 5S 6S 7S 8S 9S 10S JS QS KS AS"
+
+static void test_clear_situations(void **state)
+{
+	struct callbreak st;
+	struct gb_action a;
+
+	(void)state;
+	/* bids: thirteen spades is the most anyone may bid, a worthless hand the least */
+	assert_int_equal(callbreak_ai_count(cards("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"),
+					    CB_AI_MEDIUM) >= 80, true);
+	start(&st, 1, 0, DEAL1, 3);
+	for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT; l++) {
+		struct callbreak c = st;
+
+		act(&c, "bid 1");
+		assert_int_equal(gb_ai_choose(G, &c, l, 9, NO_CAP, &a), GB_OK);
+		assert_int_equal(a.kind, GB_ACT_BID);
+		assert_int_equal(a.a, CB_MAX_BID); /* all thirteen spades */
+	}
+	start(&st, 1, 0, DEAL2, 3);
+	for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT; l++) {
+		assert_int_equal(gb_ai_choose(G, &st, l, 9, NO_CAP, &a), GB_OK);
+		assert_int_equal(a.a, CB_MIN_BID); /* nothing higher than a ten */
+	}
+	act(&st, "bid 1");
+	act(&st, "bid 3");
+	act(&st, "bid 2");
+	act(&st, "bid 5");
+	/* 2H led, JH beats it, 10H cannot; last to play with QH KH AH and
+	 * needing tricks: the cheapest winner */
+	act(&st, "play 2H");
+	act(&st, "play JH");
+	act(&st, "play 10H");
+	for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT; l++) {
+		assert_int_equal(gb_ai_choose(G, &st, l, 3, NO_CAP, &a), GB_OK);
+		assert_int_equal(a.a, card_of("QH"));
+	}
+	act(&st, "play QH");
+	/* ten spades to the ace: medium draws trumps with the top one */
+	assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, 3, 0, &a), GB_OK);
+	assert_int_equal(a.a, card_of("AS"));
+	act(&st, "play AS");
+	act(&st, "play 2S");
+	/* seat 1 has no spade and cannot win: it keeps its diamond honours */
+	for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT; l++) {
+		assert_int_equal(gb_ai_choose(G, &st, l, 3, NO_CAP, &a), GB_OK);
+		assert_true(CB_RANK(a.a) <= CB_RANK(card_of("10D")));
+		if (l != GB_LEVEL_HARD)
+			assert_int_equal(a.a, card_of("2C"));
+	}
+}
+
+/* ---- each level beats the one below ----------------------------------------- */
+
+/* Seats a, b, a, b rotated game by game; returns games won by level a's seats. */
+static int match(struct player pa, struct player pb, int games, uint64_t seed)
+{
+	struct callbreak st;
+	int won = 0;
+
+	for (int g = 0; g < games; g++) {
+		struct player pl[CB_SEATS];
+		int w;
+
+		for (int s = 0; s < CB_SEATS; s++)
+			pl[s] = (s + g) % 2 ? pb : pa;
+		start(&st, gb_seed_derive(seed, (uint64_t)g), 0, NULL, g % 4);
+		w = play_game(&st, pl, gb_seed_derive(seed ^ 1, (uint64_t)g), NULL);
+		won += (w + g) % 2 == 0;
+	}
+	return won;
+}
+
+static void test_levels_beat_the_level_below(void **state)
+{
+	struct player rnd = { GB_LEVEL_RANDOM, false }, easy = { GB_LEVEL_EASY, false };
+	struct player medium = { GB_LEVEL_MEDIUM, false }, hard = { GB_LEVEL_HARD, true };
+	int w;
+
+	(void)state;
+	w = match(easy, rnd, 100, 1);
+	printf("easy vs random: %d of 100\n", w);
+	assert_true(w >= 85);
+	w = match(medium, easy, 600, 2);
+	printf("medium vs easy: %d of 600\n", w);
+	assert_true(w >= 330);
+	w = match(hard, medium, 120, 3);
+	printf("hard (small search) vs medium: %d of 120\n", w);
+	assert_true(w >= 66);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_levels_play_legally),
+		cmocka_unit_test(test_same_seed_same_action),
+		cmocka_unit_test(test_no_level_peeks),
+		cmocka_unit_test(test_deals_respect_the_view),
+		cmocka_unit_test(test_clear_situations),
+		cmocka_unit_test(test_levels_beat_the_level_below),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
