@@ -126,15 +126,15 @@ static int set_chat_key(struct ctx *c, const char *key, const char *value)
 int cmd_settings(struct ctx *c)
 {
 	char w1[32] = "", w2[64] = "", w3[64] = "";
-	const char *p = gb_next_word(c->cmd->args, w1, sizeof(w1));
+	const char *p = arg_word(c->cmd->args, w1, sizeof(w1));
 	const struct gb_game *g;
 	struct strbuf sb = { 0 };
 	int rc = GB_OK;
 
 	if (p)
-		p = gb_next_word(p, w2, sizeof(w2));
+		p = arg_word(p, w2, sizeof(w2));
 	if (p)
-		gb_next_word(p, w3, sizeof(w3));
+		arg_word(p, w3, sizeof(w3));
 	g = gb_game_find(w1);
 	if (!w1[0] || (g && !w2[0])) {
 		/* view: chat settings, then one game's rules (or all) */
@@ -225,7 +225,7 @@ int cmd_speed(struct ctx *c)
 {
 	char w[16] = "";
 
-	gb_next_word(c->cmd->args, w, sizeof(w));
+	arg_word(c->cmd->args, w, sizeof(w));
 	if (set_chat_key(c, "speed", w)) {
 		reply_alert(c, M_ARGS, "/speed slow|normal|fast");
 		return GB_OK;
@@ -239,7 +239,7 @@ int cmd_lang(struct ctx *c)
 	char w[8] = "";
 	int lang;
 
-	gb_next_word(c->cmd->args, w, sizeof(w));
+	arg_word(c->cmd->args, w, sizeof(w));
 	lang = lang_parse(w);
 	if (lang < 0) {
 		reply_alert(c, M_ARGS, "/lang en|ne");
@@ -261,7 +261,7 @@ int cmd_rules(struct ctx *c)
 	const struct gb_game *g;
 	struct strbuf sb = { 0 };
 
-	gb_next_word(c->cmd->args, w, sizeof(w));
+	arg_word(c->cmd->args, w, sizeof(w));
 	g = w[0] ? gb_game_find(w) : (c->has_table ? c->game : NULL);
 	if (!g) {
 		if (w[0])
@@ -294,7 +294,7 @@ int cmd_stats(struct ctx *c)
 	struct strbuf sb = { 0 };
 	const struct gb_game *g;
 
-	gb_next_word(c->cmd->args, w, sizeof(w));
+	arg_word(c->cmd->args, w, sizeof(w));
 	g = w[0] ? gb_game_find(w) : NULL;
 	if (w[0] && !g) {
 		reply_alert(c, M_UNKNOWN_GAME, w);

@@ -56,10 +56,20 @@ int ne_card_code(const char *text, char *out, size_t n)
 	const char *rank = NULL, *suit = NULL, *p = text;
 	char word[64], digits[12];
 
-	while ((p = gb_next_word(p, word, sizeof(word)))) {
-		size_t len = strlen(word);
+	for (;;) {
+		const char *next = gb_next_word(p, word, sizeof(word));
+		size_t len;
 		const char *found = NULL;
 		int v;
+
+		if (!next) {
+			/* the end - or a word too long to read, which names no card */
+			if (p[strspn(p, " \t\r\n")])
+				return -1;
+			break;
+		}
+		p = next;
+		len = strlen(word);
 
 		/* "हुकुमको" = "of spades": drop the postposition */
 		if (len > strlen("को") && strcmp(word + len - strlen("को"), "को") == 0)

@@ -117,4 +117,14 @@ int cmd_stats(struct ctx *c);
 /* Number of blank-separated words in s. */
 int count_words(const char *s);
 
+/*
+ * The next word of a command's arguments, like gb_next_word(), for
+ * handlers. A word too long for buf is not dropped (a handler would take
+ * that for "no argument" and use its default): buf gets its head, cut on a
+ * character boundary and ended with "…", which matches no name, level or
+ * value, so the handler refuses it and the refusal shows what was typed.
+ * Returns a pointer past the word, or NULL when there is none.
+ */
+const char *arg_word(const char *s, char *buf, size_t n);
+
 #endif

@@ -61,8 +61,8 @@ static const struct gb_game *game_arg(struct ctx *c)
 	char word[32];
 	const struct gb_game *g;
 
-	if (!gb_next_word(c->cmd->args, word, sizeof(word)))
-		return NULL;
+	word[0] = '\0';
+	arg_word(c->cmd->args, word, sizeof(word));
 	g = gb_game_find(word);
 	if (!g && (strcmp(word, "snake") == 0 || strcmp(word, "snakesandladders") == 0))
 		g = gb_game_find("snakes");
@@ -170,7 +170,7 @@ int cmd_addbot(struct ctx *c)
 		reply_alert(c, M_ALREADY_STARTED);
 		return GB_OK;
 	}
-	gb_next_word(c->cmd->args, word, sizeof(word));
+	arg_word(c->cmd->args, word, sizeof(word));
 	level = gb_level_parse(word);
 	if (level < 0) {
 		reply_alert(c, M_BAD_LEVEL, word);

@@ -52,7 +52,8 @@ static const struct bot_cmd commands[] = {
 	{ "move", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/move N  or  /move b2 c3" },
 	{ "place", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/place c3" },
 	{ "bid", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/bid 1..8" },
-	{ "play", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/play QS" },
+	/* two words: a card may be typed by its Nepali name, "हुकुमको एक्का" */
+	{ "play", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/play QS" },
 	{ "next", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/next" },
 	{ "board", cmd_board, 0, 0, NEEDS_TABLE, "/board" },
 	{ "hand", cmd_hand, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/hand" },
@@ -99,6 +100,28 @@ int count_words(const char *s)
 	return n;
 }
 
+const char *arg_word(const char *s, char *buf, size_t n)
+{
+	const char *end = gb_next_word(s, buf, n);
+	size_t len = 0, cut;
+
+	if (end || !s || n < 5)
+		return end;
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+		s++;
+	if (!*s)
+		return NULL;
+	while (s[len] && s[len] != ' ' && s[len] != '\t' && s[len] != '\r' && s[len] != '\n')
+		len++;
+	/* room for "…" (3 bytes) and the NUL; never split a character */
+	cut = len < n - 4 ? len : n - 4;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	memcpy(buf, s, cut);
+	memcpy(buf + cut, "…", sizeof("…"));
+	return s + len;
+}
+
 int command_parse_text(struct command *cmd, const char *text)
 {
 	size_t i = 0, len;
@@ -128,8 +151,12 @@ int command_parse_text(struct command *cmd, const char *text)
 	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
 		end--;
 	len = (size_t)(end - p);
-	if (len >= sizeof(cmd->args))
+	if (len >= sizeof(cmd->args)) {
+		/* cut a long line between characters, not inside one (Devanagari is 3 bytes each) */
 		len = sizeof(cmd->args) - 1;
+		while (len > 0 && ((unsigned char)p[len] & 0xc0) == 0x80)
+			len--;
+	}
 	memcpy(cmd->args, p, len);
 	cmd->args[len] = '\0';
 	return GB_OK;
@@ -145,14 +172,114 @@ static const struct bot_cmd *lookup(const char *verb)
 
 /* ---- replies ---- */
 
+/* Length of the valid UTF-8 character at s (jansson's rules), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+static bool utf8_valid(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t len = utf8_len(p);
+
+		if (!len)
+			return false;
+		p += len;
+	}
+	return true;
+}
+
+/* Append s to sb with each byte that does not begin a valid character as U+FFFD. */
+static void sb_add_utf8(struct strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t len = utf8_len(p);
+
+		if (len) {
+			sb_addn(sb, (const char *)p, len);
+			p += len;
+		} else {
+			sb_add(sb, "\xef\xbf\xbd");
+			p++;
+		}
+	}
+}
+
+/*
+ * A JSON string of text (caller owns). json_string() refuses text that is
+ * not UTF-8 outright, which would drop the whole field; replies are built
+ * from typed words and names, so any invalid byte that got this far (a
+ * fixed buffer cut a character) is shown as U+FFFD instead.
+ */
+static json_t *json_text(const char *text)
+{
+	json_t *j;
+	struct strbuf sb = { 0 };
+
+	if (!text || utf8_valid(text))
+		return json_string(text);
+	sb_add_utf8(&sb, text);
+	j = json_string(sb_str(&sb));
+	sb_release(&sb);
+	return j;
+}
+
+/*
+ * Make the field s (cap bytes) valid UTF-8 in place: invalid bytes become
+ * U+FFFD, and what then no longer fits is cut between characters.
+ */
+static void utf8_clean(char *s, size_t cap)
+{
+	struct strbuf sb = { 0 };
+	size_t len;
+
+	if (utf8_valid(s))
+		return;
+	sb_add_utf8(&sb, s);
+	len = sb.len < cap - 1 ? sb.len : cap - 1;
+	while (len > 0 && len < sb.len && ((unsigned char)sb.buf[len] & 0xc0) == 0x80)
+		len--;
+	memcpy(s, sb_str(&sb), len);
+	s[len] = '\0';
+	sb_release(&sb);
+}
+
 json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char *text)
 {
 	json_t *r = json_object();
 
 	json_object_set_new(r, "kind", json_string(kind));
 	if (user)
-		json_object_set_new(r, "user", json_string(user));
-	json_object_set_new(r, "text", json_string(text));
+		json_object_set_new(r, "user", json_text(user));
+	json_object_set_new(r, "text", json_text(text));
 	json_array_append_new(c->replies, r);
 	return r;
 }
@@ -304,13 +431,23 @@ static int load_table_state(struct ctx *c)
 	c->game = gb_game_find(c->table.game);
 	if (!c->game)
 		return GB_ESTATE;
+	/*
+	 * Moves are numbered after the log itself, not after the wrapper's
+	 * copy of the count: a damaged copy would make every later move
+	 * collide with the log (or break its 1..N) and the table unplayable.
+	 */
+	rc = store_move_count(c->b->store, c->table.id, &c->seq);
+	if (rc)
+		return rc;
 	c->log = json_array();
 	if (!c->table.state)
 		return GB_OK;
 	w = json_loads(c->table.state, 0, &err);
-	if (!w)
+	/* past the lobby the wrapper must hold the game: without it the state is unreadable too */
+	if (!json_is_object(w) || (c->table.status != STORE_LOBBY && !json_object_get(w, "game"))) {
+		json_decref(w);
 		return GB_ESTATE;
-	c->seq = (int)json_integer_value(json_object_get(w, "seq"));
+	}
 	c->watch = json_is_true(json_object_get(w, "watch"));
 	if (json_is_array(json_object_get(w, "log"))) {
 		json_decref(c->log);
@@ -340,19 +477,27 @@ static int load_seats(struct ctx *c)
 
 static int save_table(struct ctx *c)
 {
-	json_t *w = json_object();
 	int rc;
 
-	if (c->st)
-		json_object_set_new(w, "game", gb_state_json(c->game, c->st));
-	json_object_set(w, "log", c->log);
-	json_object_set_new(w, "seq", json_integer(c->seq));
-	json_object_set_new(w, "watch", json_boolean(c->watch));
-	free(c->table.state);
-	c->table.state = json_dumps(w, JSON_COMPACT);
-	json_decref(w);
-	if (!c->table.state)
-		return GB_ENOMEM;
+	/*
+	 * A saved state this instance cannot read stays as it is when only
+	 * seats or status change (/leave, /stop): it may be a newer instance's,
+	 * or wanted for repair. Only a game started afresh replaces it.
+	 */
+	if (!c->broken || c->st) {
+		json_t *w = json_object();
+
+		if (c->st)
+			json_object_set_new(w, "game", gb_state_json(c->game, c->st));
+		json_object_set(w, "log", c->log);
+		json_object_set_new(w, "seq", json_integer(c->seq));
+		json_object_set_new(w, "watch", json_boolean(c->watch));
+		free(c->table.state);
+		c->table.state = json_dumps(w, JSON_COMPACT);
+		json_decref(w);
+		if (!c->table.state)
+			return GB_ENOMEM;
+	}
 	if (c->table_new)
 		rc = store_table_insert(c->b->store, &c->table);
 	else
@@ -451,8 +596,11 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	if (rc)
 		return rc;
 	c->lang = lang_parse(c->chat.lang);
-	if (c->lang < 0)
+	if (c->lang < 0) {
+		/* a language we cannot read: speak English, and save that back, not the unreadable code */
 		c->lang = LANG_EN;
+		snprintf(c->chat.lang, sizeof(c->chat.lang), "%s", lang_code(c->lang));
+	}
 	c->settings = json_loads(c->chat.settings ? c->chat.settings : "{}", 0, &jerr);
 	if (!json_is_object(c->settings)) {
 		json_decref(c->settings);
@@ -511,11 +659,25 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	return bc->handler(c);
 }
 
-int bot_handle(struct bot *b, const struct command *cmd)
+int bot_handle(struct bot *b, const struct command *in)
 {
-	const struct bot_cmd *bc = lookup(cmd->verb);
+	struct command clean = *in;
+	const struct command *cmd = &clean;
+	const struct bot_cmd *bc;
 	struct ctx c;
 	int rc = GB_OK;
+
+	/*
+	 * What people send is stored (seats, names), compared (is this your
+	 * seat?) and sent back (replies are JSON, which is UTF-8 only): make it
+	 * valid UTF-8 once, here, so all three see the same text. A platform's
+	 * ids already are; a console name or an id cut by a fixed field may not be.
+	 */
+	utf8_clean(clean.user, sizeof(clean.user));
+	utf8_clean(clean.user_name, sizeof(clean.user_name));
+	utf8_clean(clean.verb, sizeof(clean.verb));
+	utf8_clean(clean.args, sizeof(clean.args));
+	bc = lookup(cmd->verb);
 
 	for (int attempt = 0; attempt < 4; attempt++) {
 		rc = store_begin(b->store);

@@ -241,6 +241,114 @@ static void test_corrupted_state_answered_cleanly(void **state)
 	free(out);
 }
 
+/* Run one SQL statement on a second connection (damage done behind the bot's back). */
+static void sql(struct fixture *f, const char *text)
+{
+	sqlite3 *h;
+
+	assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, text, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+}
+
+/* The first column of the first row of a query, as a string the caller frees. */
+static char *sql_value(struct fixture *f, const char *text)
+{
+	sqlite3 *h;
+	sqlite3_stmt *q;
+	char *v;
+
+	assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, text, -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	v = strdup(sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "");
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return v;
+}
+
+static void test_damaged_move_count_copy(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "asha", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", NULL), GB_OK);
+	free(drain(f, &n));
+	/* the lobby's wrapper carries a wrong count of moves */
+	sql(f, "UPDATE tables SET state = '{\"seq\": -5, \"log\": []}'");
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/roll", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_null(strstr(out, "Something went wrong"));
+	free(out);
+	/* moves are numbered after the log: the first is 1 */
+	v = sql_value(f, "SELECT group_concat(seq) FROM moves");
+	assert_string_equal(v, "1");
+	free(v);
+}
+
+static void test_unreadable_state_kept(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const damaged = "{\"game\": {\"positions\": \"x\"}}";
+	char *v;
+	int n;
+
+	assert_int_equal(say(f, "asha", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	sql(f, "UPDATE tables SET state = '{\"game\": {\"positions\": \"x\"}}'");
+	/* leaving and stopping change seats and status, never the state nobody could read */
+	assert_int_equal(say(f, "bikash", false, "/leave", NULL), GB_OK);
+	v = sql_value(f, "SELECT state FROM tables");
+	assert_string_equal(v, damaged);
+	free(v);
+	assert_int_equal(say(f, "asha", true, "/stop", NULL), GB_OK);
+	v = sql_value(f, "SELECT status || ' ' || state FROM tables");
+	assert_string_equal(v, "2 {\"game\": {\"positions\": \"x\"}}");
+	free(v);
+	/* a playing table whose wrapper lost its game is unreadable too */
+	assert_int_equal(say(f, "asha", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	sql(f, "UPDATE tables SET state = '[]' WHERE status = 1");
+	assert_int_equal(say(f, "bikash", false, "/leave", NULL), GB_OK);
+	v = sql_value(f, "SELECT state FROM tables WHERE status = 1");
+	assert_string_equal(v, "[]");
+	free(v);
+}
+
+static void test_unreadable_chat_language(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3 *h;
+	char *out;
+	int n;
+
+	assert_int_equal(say(f, "asha", true, "/help", NULL), GB_OK);
+	free(drain(f, &n));
+	/* other software left a language code the bot cannot read */
+	assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE chats SET lang = ''", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	/* the chat speaks English and can still change its settings */
+	assert_int_equal(say(f, "asha", true, "/speed fast", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_null(strstr(out, "Something went wrong"));
+	free(out);
+	{
+		struct store_chat chat = { 0 };
+
+		assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &chat), GB_OK);
+		assert_string_equal(chat.lang, "en");
+		assert_non_null(strstr(chat.settings, "fast"));
+		store_chat_release(&chat);
+	}
+}
+
 static void test_nepali_card_names(void **state)
 {
 	struct fixture *f = *state;
@@ -271,10 +379,109 @@ static void test_nepali_card_names(void **state)
 	out = drain(f, &n);
 	assert_int_equal(n, 1);
 	assert_null(strstr(out, "can't read"));
+	assert_null(strstr(out, "Usage")); /* two words are one card, not too many arguments */
 	free(out);
 	assert_int_equal(say(f, "asha", true, "/play हुकुमको", NULL), GB_OK);
 	out = drain(f, &n);
 	assert_non_null(strstr(out, "can't read"));
+	free(out);
+}
+
+/* Every reply is a JSON object with text (json_loads also checks UTF-8). */
+static void assert_replies_have_text(const char *out)
+{
+	const char *line = out;
+
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		json_error_t err;
+		json_t *r = json_loadb(line, (size_t)(nl - line), 0, &err);
+
+		assert_non_null(r);
+		assert_true(json_is_string(json_object_get(r, "text")));
+		assert_true(json_string_length(json_object_get(r, "text")) > 0);
+		json_decref(r);
+		line = nl + 1;
+	}
+}
+
+static void test_long_and_broken_words_answered(void **state)
+{
+	struct fixture *f = *state;
+	char line[300], *out;
+	int n;
+
+	/* a word too long to read is refused as what it is, not taken as no word at all */
+	assert_int_equal(say(f, "asha", true, "/new xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(out, "There is no game called \\\"xxxxxxxxxxxxxxxxxxxxxxxxxxxx…\\\""));
+	free(out);
+	assert_int_equal(say(f, "asha", true, "/new ludo", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "asha", true, "/addbot hardhardhardhardhardhardhard", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 1);
+	assert_null(strstr(out, "\"kind\":\"table\"")); /* no computer seated */
+	free(out);
+	assert_int_equal(say(f, "asha", true, "/stats ludoludoludoludoludoludoludoludo", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "There is no game called"));
+	free(out);
+	/* a name that is not UTF-8, and Devanagari cut mid-character by a field */
+	assert_int_equal(say(f, "\xff\xfe", false, "/join", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 2);
+	assert_replies_have_text(out);
+	assert_non_null(strstr(out, "\xef\xbf\xbd")); /* shown as U+FFFD */
+	free(out);
+	snprintf(line, sizeof(line), "/rules %s", "हुकुमकोएक्काहुकुमकोएक्का");
+	assert_int_equal(say(f, "asha", true, line, NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 1);
+	assert_replies_have_text(out);
+	assert_non_null(strstr(out, "हुकुमकोएक…")); /* cut between letters */
+	free(out);
+}
+
+/* A hand goes to the id the seat holds, even when the id came in as bytes that are not UTF-8. */
+static void test_hand_reaches_an_id_that_was_not_utf8(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3 *h;
+	sqlite3_stmt *q;
+	char *out, *p;
+	int n, hands = 0;
+
+	assert_int_equal(say(f, "asha", true, "/new callbreak", NULL), GB_OK);
+	assert_int_equal(say(f, "bi\xffkash", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "chandra", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "dipa", false, "/join", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(sqlite3_open(f->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT count(*) FROM seats WHERE user_id = ?", -1, &q, NULL),
+			 SQLITE_OK);
+	for (p = strstr(out, "\"kind\":\"private\""); p; p = strstr(p + 1, "\"kind\":\"private\"")) {
+		json_error_t err;
+		const char *start = p, *end = strchr(p, '\n');
+		json_t *r;
+
+		while (start > out && start[-1] != '\n')
+			start--;
+		r = json_loadb(start, (size_t)(end - start), 0, &err);
+		assert_non_null(r);
+		sqlite3_reset(q);
+		sqlite3_bind_text(q, 1, json_string_value(json_object_get(r, "user")), -1, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(q, 0), 1); /* addressed to a seated person */
+		json_decref(r);
+		hands++;
+	}
+	assert_int_equal(hands, 4);
+	sqlite3_finalize(q);
+	sqlite3_close(h);
 	free(out);
 }
 
@@ -304,6 +511,12 @@ static void test_command_parse_text(void **state)
 	longline[sizeof(longline) - 1] = '\0';
 	assert_int_equal(command_parse_text(&cmd, longline), GB_OK);
 	assert_int_equal(strlen(cmd.args), CMD_ARGS_LEN - 1);
+	/* a long line of Devanagari (3 bytes a letter) is cut between letters */
+	snprintf(longline, sizeof(longline), "/p a");
+	for (size_t i = 4; i + 4 < sizeof(longline); i += 3)
+		memcpy(longline + i, "क", 4);
+	assert_int_equal(command_parse_text(&cmd, longline), GB_OK);
+	assert_int_equal(strlen(cmd.args), CMD_ARGS_LEN - 3); /* "a" and 84 letters */
 }
 
 int main(void)
@@ -313,7 +526,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals_change_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_internal_commands_cannot_be_typed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupted_state_answered_cleanly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_move_count_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_state_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_chat_language, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nepali_card_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_and_broken_words_answered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hand_reaches_an_id_that_was_not_utf8, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 
