@@ -269,14 +269,15 @@ static int naive_point(int f, int r)
  */
 static int naive_eval(const struct baghchal *s)
 {
-	static const int capture_value[5] = { 0, 800, 1600, 2400, 3200 };
-	static const int danger[6] = { 600, 400, 250, 150, 80, 30 };
+	/* the weights, copied from baghchal_ai.c */
+	static const int capture_value[6] = { 0, 300, 700, 1200, 2600, 7600 };
+	static const int danger[6] = { 3000, 2000, 1200, 600, 250, 80 };
 	char b[25];
-	int mobility = 0, trapped = 0, lonely = 0, exposed = 0, latent = 0, score;
+	int mobility = 0, trapped = 0, lonely = 0, exposed = 0, latent = 0, score, vuln, next;
 	int threatened[25] = { 0 }, landing[25] = { 0 }, reach[25] = { 0 }, nt = 0, nl = 0;
 
 	for (int p = 0; p < 25; p++)
-		b[p] = "." "G" "T"[baghchal_piece_at(s, p)];
+		b[p] = ".GT"[baghchal_piece_at(s, p)];
 	for (int t = 0; t < 25; t++) {
 		int n = 0;
 
@@ -324,12 +325,14 @@ static int naive_eval(const struct baghchal *s)
 		nt += threatened[p];
 		nl += landing[p];
 	}
-	score = capture_value[s->captured] + 12 * mobility - 90 * trapped + 6 * exposed +
-		10 * latent - 30 * lonely;
+	next = capture_value[s->captured + 1] - capture_value[s->captured];
+	vuln = 6 * exposed + 10 * latent + (s->to_move == BAGHCHAL_GOATS && nt > 0 ? 30 : 0);
+	score = capture_value[s->captured] + 12 * mobility - 90 * trapped - 100 * lonely +
+		vuln * next / 500;
 	if (mobility < 6)
 		score -= danger[mobility];
-	if (s->to_move == BAGHCHAL_GOATS && nt > 0)
-		score += nt >= 2 && nl >= 2 ? 560 : 30;
+	if (s->to_move == BAGHCHAL_GOATS && nt >= 2 && nl >= 2)
+		score += next * 3 / 4;
 	return score;
 }
 
@@ -350,6 +353,46 @@ static void test_eval_matches_naive(void **state)
 			/* mostly random, now and then easy: boards both crowded and sparse */
 			assert_int_equal(gb_ai_choose(G, &s, k % 3 ? GB_LEVEL_RANDOM : GB_LEVEL_EASY,
 						      gb_seed_derive(g, k), 0, &act),
+					 GB_OK);
+			assert_int_equal(G->apply(&s, &act, NULL), GB_OK);
+		}
+	}
+	assert_true(compared > 10000);
+}
+
+/* The search's generator gives exactly the moves of the rules core. */
+static int move_key(const void *a, const void *b)
+{
+	const struct baghchal_move *x = a, *y = b;
+	int kx = (x->from + 1) * 1000 + x->to * 30 + x->over + 1;
+	int ky = (y->from + 1) * 1000 + y->to * 30 + y->over + 1;
+
+	return (kx > ky) - (kx < ky);
+}
+
+static void test_generator_matches_rules_core(void **state)
+{
+	long compared = 0;
+
+	(void)state;
+	for (uint64_t g = 0; g < 300; g++) {
+		struct baghchal s;
+
+		new_game(&s, g);
+		for (uint64_t k = 0;; k++) {
+			struct baghchal_move a[BAGHCHAL_MAX_MOVES], b[BAGHCHAL_MAX_MOVES];
+			struct gb_action act;
+			int na = baghchal_ai_moves(&s, a), nb = baghchal_moves(&s, b);
+
+			assert_int_equal(na, nb);
+			qsort(a, (size_t)na, sizeof(a[0]), move_key);
+			qsort(b, (size_t)nb, sizeof(b[0]), move_key);
+			assert_memory_equal(a, b, (size_t)na * sizeof(a[0]));
+			compared++;
+			if (baghchal_over(&s))
+				break;
+			assert_int_equal(gb_ai_choose(G, &s, k % 2 ? GB_LEVEL_RANDOM : GB_LEVEL_EASY,
+						      gb_seed_derive(g + 1000, k), 0, &act),
 					 GB_OK);
 			assert_int_equal(G->apply(&s, &act, NULL), GB_OK);
 		}
@@ -502,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_time_budget_still_gives_a_legal_move),
 		cmocka_unit_test(test_seed_varies_hard_opening),
 		cmocka_unit_test(test_eval_matches_naive),
+		cmocka_unit_test(test_generator_matches_rules_core),
 		cmocka_unit_test(test_every_level_takes_the_fifth_goat),
 		cmocka_unit_test(test_every_level_shuts_the_last_tiger_in),
 		cmocka_unit_test(test_easy_and_medium_parry_a_capture),

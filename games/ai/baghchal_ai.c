@@ -11,9 +11,12 @@
  *   hard    iterative deepening negamax with principal variation search,
  *           a transposition table, move ordering (table move, captures,
  *           killers, history), late move reductions, quiescence on
- *           captures, and draw awareness: a position that repeats inside
- *           the window of BC-14 scores as a draw, and the half-move clock of
- *           BC-15 is part of the table key once a draw by it comes near.
+ *           captures, a one half-move extension wherever the side to move
+ *           has at most two moves (a side being shut in: traps are long and
+ *           narrow, and are seen only if such lines are read to the end),
+ *           and draw awareness: a position that repeats inside the window
+ *           of BC-14 scores as a draw, and the half-move clock of BC-15 is
+ *           part of the table key once a draw by it comes near.
  *
  * The evaluation (baghchal_ai_eval, tigers' point of view) prices captured
  * goats heavily, then tiger mobility (steps and jumps), tigers without a
@@ -27,8 +30,9 @@
  * only adds a small deterministic noise to the evaluation (medium, hard) or
  * drives the tie-breaks (easy), so openings vary from game to game. No
  * global that changes. Easy and medium do not allocate; hard allocates its
- * search context (state copy, tables and a fixed 4 MiB transposition table)
- * once per decision and frees it before returning. The hard level is bounded
+ * search context (state copy, tables) and a transposition table sized to
+ * its node budget (at most 4 MiB) once per decision, and frees both before
+ * returning. The hard level is bounded
  * by a node budget (BAGHCHAL_AI_HARD_NODES), which keeps its choice
  * deterministic; only when the caller gives budget_ms > 0 does it also read
  * a monotonic clock, and then the clock can only cut the search shorter.
@@ -55,20 +59,24 @@
 
 /* ---- the evaluation ----------------------------------------------------- */
 
-/* Weights, tigers' point of view; tuned by arena runs. */
-/* Captured goats, cumulative: 0..4 taken (the fifth ends the game). */
-#define W_CAP1 800
-#define W_CAP2 1600
-#define W_CAP3 2400
-#define W_CAP4 3200
+/*
+ * Weights, tigers' point of view. Captured goats are worth more the closer
+ * the tigers come to five, and what the next capture would cost the goats
+ * scales their vulnerability terms: with four taken, any goat that can be
+ * jumped is nearly the game. Tiger danger (total moves 0..5) is steep
+ * because traps are long and narrow and the goats hunt them patiently.
+ * Tuned by self-play matches and by positions where a side walked into a
+ * forced loss.
+ */
+static const int capture_value[BAGHCHAL_CAPTURES_TO_WIN + 1] = { 0, 300, 700, 1200, 2600, 7600 };
+static const int danger[6] = { 3000, 2000, 1200, 600, 250, 80 };
 #define W_MOBILITY 12   /* each tiger step or jump available */
 #define W_TRAPPED 90    /* each tiger with no move at all */
-#define W_EXPOSED 6     /* a line through a goat with no goat at either end */
+#define W_LONELY 100    /* each tiger with a single move */
+#define W_EXPOSED 6     /* a line through a goat with no goat at either end... */
 #define W_LATENT 10     /* ... and one end a tiger reaches in a step, the other empty */
 #define W_THREAT 30     /* goats to move, one capture threat (it can be parried) */
-#define W_FORK 560      /* goats to move, threats on two goats with two landings */
-#define W_DANGER 100    /* scale of the penalty for a nearly blocked tiger side */
-#define W_LONELY 30     /* each tiger with a single move */
+#define VULN_UNIT 500   /* the next capture's cost at which the three above apply as is */
 
 /* Bit p+delta of x moved to bit p (x's picture seen from delta away). */
 static inline uint32_t at(uint32_t x, int delta)
@@ -121,10 +129,9 @@ static int evaluate(const struct baghchal *s, const struct eval_masks *em)
 {
 	uint32_t goats = s->goats, tigers = s->tigers, empty = baghchal_empty(s);
 	uint32_t reach = 0, movers = 0, threatened = 0, landings = 0;
-	int mobility = 0, trapped, exposed = 0, latent = 0, lonely = 0, score;
-	/* four tigers with five moves between them are close to being shut in */
-	static const int danger[6] = { 600, 400, 250, 150, 80, 30 };
-	static const int capture_value[BAGHCHAL_CAPTURES_TO_WIN] = { 0, W_CAP1, W_CAP2, W_CAP3, W_CAP4 };
+	int mobility = 0, trapped, exposed = 0, latent = 0, lonely = 0, score, vuln;
+	int taken = s->captured < 4 ? s->captured : 4;
+	int next = capture_value[taken + 1] - capture_value[taken];
 	int tiger_moves[BAGHCHAL_POINTS];
 
 	for (uint32_t m = tigers; m; m &= m - 1) {
@@ -161,18 +168,103 @@ static int evaluate(const struct baghchal *s, const struct eval_masks *em)
 		latent += popcount32(ex & at(reach, dl) & at(empty, -dl));
 		latent += popcount32(ex & at(empty, dl) & at(reach, -dl));
 	}
-	score = capture_value[s->captured < 4 ? s->captured : 4] + W_MOBILITY * mobility - W_TRAPPED * trapped +
-		W_EXPOSED * exposed + W_LATENT * latent - W_LONELY * lonely;
-	if (mobility < 6)
-		score -= danger[mobility] * W_DANGER / 100;
+	vuln = W_EXPOSED * exposed + W_LATENT * latent;
 	/* on the tigers' turn the quiescence search plays the captures out */
-	if (s->to_move == BAGHCHAL_GOATS && threatened) {
-		if (popcount32(threatened) >= 2 && popcount32(landings) >= 2)
-			score += W_FORK;
-		else
-			score += W_THREAT;
-	}
+	if (s->to_move == BAGHCHAL_GOATS && threatened)
+		vuln += W_THREAT;
+	score = capture_value[taken] + W_MOBILITY * mobility - W_TRAPPED * trapped -
+		W_LONELY * lonely + vuln * next / VULN_UNIT;
+	if (mobility < 6)
+		score -= danger[mobility];
+	/* two goats threatened with two landings: one placement or step parries one */
+	if (s->to_move == BAGHCHAL_GOATS && popcount32(threatened) >= 2 && popcount32(landings) >= 2)
+		score += next * 3 / 4;
 	return score;
+}
+
+/* ---- move generation for the search ------------------------------------ */
+
+/*
+ * The same moves as baghchal_moves() (the test suite compares them as sets),
+ * generated from bitboards: jumps a direction at a time, goat steps from the
+ * few empty points rather than from the many goats. Order: tiger jumps
+ * first, then steps. With captures_only, the jumps alone.
+ */
+static int gen_moves(const struct baghchal *s, const struct eval_masks *em,
+		     struct baghchal_move *out, bool captures_only)
+{
+	uint32_t goats = s->goats, tigers = s->tigers, empty = baghchal_empty(s);
+	int n = 0;
+
+	if (baghchal_over(s))
+		return 0;
+	if (s->to_move == BAGHCHAL_TIGERS) {
+		for (int d = 0; d < 8; d++) {
+			int dl = dir_delta[d];
+
+			for (uint32_t j = tigers & em->jump[d] & at(goats, dl) & at(empty, 2 * dl); j;
+			     j &= j - 1) {
+				int t = lowest_bit(j);
+
+				out[n++] = (struct baghchal_move){ (int8_t)t, (int8_t)(t + 2 * dl),
+								   (int8_t)(t + dl) };
+			}
+		}
+		if (captures_only)
+			return n;
+		for (uint32_t m = tigers; m; m &= m - 1) {
+			int t = lowest_bit(m);
+
+			for (uint32_t q = baghchal_adj_mask[t] & empty; q; q &= q - 1)
+				out[n++] = (struct baghchal_move){ (int8_t)t, (int8_t)lowest_bit(q), -1 };
+		}
+		return n;
+	}
+	if (captures_only)
+		return 0;
+	if (s->goats_in_hand > 0) {
+		for (uint32_t m = empty; m; m &= m - 1)
+			out[n++] = (struct baghchal_move){ -1, (int8_t)lowest_bit(m), -1 };
+		return n;
+	}
+	for (uint32_t m = empty; m; m &= m - 1) {
+		int e = lowest_bit(m);
+
+		for (uint32_t g = baghchal_adj_mask[e] & goats; g; g &= g - 1)
+			out[n++] = (struct baghchal_move){ (int8_t)lowest_bit(g), (int8_t)e, -1 };
+	}
+	return n;
+}
+
+/* How many moves gen_moves() would give, without listing them. */
+static int count_moves(const struct baghchal *s, const struct eval_masks *em)
+{
+	uint32_t goats = s->goats, tigers = s->tigers, empty = baghchal_empty(s);
+	int n = 0;
+
+	if (baghchal_over(s))
+		return 0;
+	if (s->to_move == BAGHCHAL_TIGERS) {
+		for (int d = 0; d < 8; d++)
+			n += popcount32(tigers & em->jump[d] & at(goats, dir_delta[d]) &
+					at(empty, 2 * dir_delta[d]));
+		for (uint32_t m = tigers; m; m &= m - 1)
+			n += popcount32(baghchal_adj_mask[lowest_bit(m)] & empty);
+		return n;
+	}
+	if (s->goats_in_hand > 0)
+		return popcount32(empty);
+	for (uint32_t m = empty; m; m &= m - 1)
+		n += popcount32(baghchal_adj_mask[lowest_bit(m)] & goats);
+	return n;
+}
+
+int baghchal_ai_moves(const struct baghchal *s, struct baghchal_move *out)
+{
+	struct eval_masks em;
+
+	eval_masks_init(&em);
+	return gen_moves(s, &em, out, false);
 }
 
 int baghchal_ai_eval(const struct baghchal *s)
@@ -303,6 +395,7 @@ struct search {
 	uint64_t noise_key;   /* from the seed: which positions get which noise */
 	int noise;            /* amplitude of the evaluation noise (+-) */
 	bool lmr;             /* late move reductions (hard only) */
+	int root_depth;
 	bool stop;            /* budget spent: unwind and discard the iteration */
 	bool timed;
 	struct timespec deadline;
@@ -393,7 +486,7 @@ static int quiesce(struct search *c, int alpha, int beta, int ply)
 		return best;
 	if (best > alpha)
 		alpha = best;
-	n = baghchal_captures(s, caps);
+	n = gen_moves(s, &c->em, caps, true);
 	for (int i = 0; i < n && !c->stop; i++) {
 		struct baghchal_undo u;
 		int sc;
@@ -482,6 +575,9 @@ static int negamax(struct search *c, int depth, int alpha, int beta, int ply)
 		return terminal_score(s, ply);
 	if (ply > 0 && repeated(s))
 		return 0;
+	/* a side with one or two moves left is being shut in: look further */
+	if (ply < 2 * c->root_depth && depth >= 0 && count_moves(s, &c->em) <= 2)
+		depth++;
 	if (depth <= 0 || ply >= MAX_PLY - 8)
 		return quiesce(c, alpha, beta, ply);
 	count_node(c);
@@ -501,7 +597,7 @@ static int negamax(struct search *c, int depth, int alpha, int beta, int ply)
 				return sc;
 		}
 	}
-	n = baghchal_moves(s, mv);
+	n = gen_moves(s, &c->em, mv, false);
 	order_moves(c, mv, n, tt_move, ply, key);
 	for (int i = 0; i < n; i++) {
 		struct baghchal_undo u;
@@ -513,8 +609,8 @@ static int negamax(struct search *c, int depth, int alpha, int beta, int ply)
 			sc = -negamax(c, depth - 1, -beta, -alpha, ply + 1);
 		} else {
 			/* late quiet moves are searched shallower first (hard only) */
-			if (c->lmr && depth >= 3 && i >= 3 && mv[i].over < 0 && key[i] < (1 << 28) - 1)
-				r = i >= 8 && depth >= 5 ? 2 : 1;
+			if (c->lmr && depth >= 3 && i >= 2 && mv[i].over < 0 && key[i] < (1 << 28) - 1)
+				r = i >= 6 && depth >= 4 ? 2 : 1;
 			sc = -negamax(c, depth - 1 - r, -alpha - 1, -alpha, ply + 1);
 			if (sc > alpha && r > 0)
 				sc = -negamax(c, depth - 1, -alpha - 1, -alpha, ply + 1);
@@ -559,6 +655,7 @@ static int medium_choose(const struct baghchal *s, uint64_t seed, struct baghcha
 	if (baghchal_moves(s, mv) <= 0)
 		return GB_EOVER;
 	search_init(&c, s, seed, MEDIUM_NOISE, MEDIUM_NODES, 0);
+	c.root_depth = 0;
 	negamax(&c, MEDIUM_DEPTH, -INF, INF, 0);
 	/* the first root move is always searched to the end before any cut */
 	*out = c.root_has_best ? c.root_best : mv[0];
@@ -602,6 +699,7 @@ int baghchal_ai_hard(const struct baghchal *s, uint64_t seed, uint64_t max_nodes
 		int sc;
 
 		c->root_has_best = false;
+		c->root_depth = depth;
 		sc = negamax(c, depth, -INF, INF, 0);
 		if (c->stop) {
 			/* a move that beat the previous best before the cut is kept */

@@ -19,7 +19,7 @@
 /* Scores beyond this (in absolute value) announce a forced result. */
 #define BAGHCHAL_AI_MATE_BOUND (BAGHCHAL_AI_MATE - 1000)
 /* Nodes the hard level searches per decision when budget_ms is 0. */
-#define BAGHCHAL_AI_HARD_NODES 400000
+#define BAGHCHAL_AI_HARD_NODES 1000000
 
 /*
  * The static evaluation of s from the tigers' point of view (positive: good
@@ -27,6 +27,13 @@
  * meaningful on positions that are not over.
  */
 int baghchal_ai_eval(const struct baghchal *s);
+
+/*
+ * Every legal move of the side to move, as the search generates them: the
+ * same set as baghchal_moves() in another order (tiger jumps first). Pure;
+ * out has room for BAGHCHAL_MAX_MOVES; 0 when the game is over.
+ */
+int baghchal_ai_moves(const struct baghchal *s, struct baghchal_move *out);
 
 /*
  * The hard level with an explicit budget: at most max_nodes nodes (0 = the
