@@ -236,6 +236,17 @@ static int gen_moves(const struct baghchal *s, const struct eval_masks *em,
 	return n;
 }
 
+/* Goats to move with a goat that can be jumped? */
+static bool threatened_now(const struct baghchal *s, const struct eval_masks *em)
+{
+	uint32_t goats = s->goats, tigers = s->tigers, empty = baghchal_empty(s);
+
+	for (int d = 0; d < 8; d++)
+		if (tigers & em->jump[d] & at(goats, dir_delta[d]) & at(empty, 2 * dir_delta[d]))
+			return true;
+	return false;
+}
+
 /* How many moves gen_moves() would give, without listing them. */
 static int count_moves(const struct baghchal *s, const struct eval_masks *em)
 {
@@ -576,7 +587,8 @@ static int negamax(struct search *c, int depth, int alpha, int beta, int ply)
 	if (ply > 0 && repeated(s))
 		return 0;
 	/* a side with one or two moves left is being shut in: look further */
-	if (ply < 2 * c->root_depth && depth >= 0 && count_moves(s, &c->em) <= 2)
+	if (ply < 2 * c->root_depth && depth >= 0 &&
+	    (count_moves(s, &c->em) <= 2 || (s->to_move == BAGHCHAL_GOATS && threatened_now(s, &c->em))))
 		depth++;
 	if (depth <= 0 || ply >= MAX_PLY - 8)
 		return quiesce(c, alpha, beta, ply);
