@@ -12,19 +12,24 @@
  *           a transposition table, move ordering (table move, captures,
  *           killers, history), late move reductions, quiescence on
  *           captures, a one half-move extension wherever the side to move
- *           has at most two moves (a side being shut in: traps are long and
- *           narrow, and are seen only if such lines are read to the end),
- *           and draw awareness: a position that repeats inside the window
- *           of BC-14 scores as a draw, and the half-move clock of BC-15 is
- *           part of the table key once a draw by it comes near.
+ *           has at most two moves or the goats must answer a capture threat
+ *           (forcing lines: traps and combinations are long and narrow, and
+ *           are seen only if such lines are read to the end), and draw
+ *           awareness: a position that repeats inside the window of BC-14
+ *           scores as a draw, and the half-move clock of BC-15 is part of
+ *           the table key once a draw by it comes near.
  *
  * The evaluation (baghchal_ai_eval, tigers' point of view) prices captured
- * goats heavily, then tiger mobility (steps and jumps), tigers without a
- * move, goats that can be jumped now (two separate threats on the goats'
- * turn are worth most of a goat: only one can be parried), lines through a
- * goat with no goat at either end (a tiger could one day jump along them;
- * corners have none, edges one, so goats learn to build from the rim), and
- * such lines whose one end a tiger can reach in a step.
+ * goats, more steeply the closer the tigers come to five; tiger mobility
+ * (steps and jumps), tigers with no move or a single one, and a steep
+ * penalty when the four tigers have five moves or fewer between them (the
+ * goats' traps are long: a tiger side that waits until it is nearly shut in
+ * has waited too long); and the goats' vulnerability, scaled by what the
+ * next capture would cost them: lines through a goat with no goat at either
+ * end (a tiger could one day jump along them; corners have none, edges one,
+ * so goats learn to build from the rim), such lines with one end a tiger can
+ * reach in a step, a capture threat on the goats' turn, and two threats with
+ * two landings (only one can be parried: most of a goat).
  *
  * Guarantees: pure and deterministic from (state, level, seed) — the seed
  * only adds a small deterministic noise to the evaluation (medium, hard) or
@@ -32,10 +37,10 @@
  * global that changes. Easy and medium do not allocate; hard allocates its
  * search context (state copy, tables) and a transposition table sized to
  * its node budget (at most 4 MiB) once per decision, and frees both before
- * returning. The hard level is bounded
- * by a node budget (BAGHCHAL_AI_HARD_NODES), which keeps its choice
- * deterministic; only when the caller gives budget_ms > 0 does it also read
- * a monotonic clock, and then the clock can only cut the search shorter.
+ * returning. The hard level is bounded by a node budget
+ * (BAGHCHAL_AI_HARD_NODES), which keeps its choice deterministic; only when
+ * the caller gives budget_ms > 0 does it also read a monotonic clock, and
+ * then the clock can only cut the search shorter.
  */
 #include "baghchal_ai.h"
 
@@ -406,7 +411,7 @@ struct search {
 	uint64_t noise_key;   /* from the seed: which positions get which noise */
 	int noise;            /* amplitude of the evaluation noise (+-) */
 	bool lmr;             /* late move reductions (hard only) */
-	int root_depth;
+	int root_depth;       /* of the current iteration; 0 = no extensions (medium) */
 	bool stop;            /* budget spent: unwind and discard the iteration */
 	bool timed;
 	struct timespec deadline;
@@ -586,9 +591,10 @@ static int negamax(struct search *c, int depth, int alpha, int beta, int ply)
 		return terminal_score(s, ply);
 	if (ply > 0 && repeated(s))
 		return 0;
-	/* a side with one or two moves left is being shut in: look further */
+	/* forcing positions (a side nearly shut in, a goat en prise): look further */
 	if (ply < 2 * c->root_depth && depth >= 0 &&
-	    (count_moves(s, &c->em) <= 2 || (s->to_move == BAGHCHAL_GOATS && threatened_now(s, &c->em))))
+	    (count_moves(s, &c->em) <= 2 ||
+	     (s->to_move == BAGHCHAL_GOATS && threatened_now(s, &c->em))))
 		depth++;
 	if (depth <= 0 || ply >= MAX_PLY - 8)
 		return quiesce(c, alpha, beta, ply);
@@ -735,7 +741,8 @@ out:
 	return rc;
 }
 
-int baghchal_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out)
+int baghchal_ai_choose(const void *st, int level, uint64_t seed, int budget_ms,
+		       struct gb_action *out)
 {
 	struct baghchal s;
 	struct baghchal_move m;
