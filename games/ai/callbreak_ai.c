@@ -52,9 +52,11 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 	[GB_LEVEL_EASY] = { .policy = CB_AI_EASY, .bid_shift = 5 },
 	[GB_LEVEL_MEDIUM] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
 			      .draw_len = 5 },
-	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1, .draw_len = 5, .dets = 200,
-			    .rollouts = 1200, .min_dets = 60, .bid_deals = 300, .bid_sigma = 12,
-			    .bid_risk = 0, .game_aware = 1, .opp_weight = 0 },
+	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
+			    .draw_len = 5, .dets = 200, .rollouts = 1000, .min_dets = 50,
+			    .bid_deals = 300, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25,
+			    .sight = 0, .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
+			    .game_sigma = 30, .opp_weight = 0 },
 };
 
 const struct callbreak_ai_params *callbreak_ai_defaults(int level)
@@ -466,11 +468,31 @@ static int policy_card(const struct sim *s, const struct callbreak_ai_params *p)
 	return medium_card(s, p, legal);
 }
 
-/* Play the round out with the medium rules for every seat. */
-static void rollout(struct sim *s, const struct callbreak_ai_params *p)
+/*
+ * Play the round out with the medium rules for every seat. With `sees`, the
+ * seat `me` plays them knowing the deal: every card it does not hold is
+ * taken as lacked by every seat but its holder.
+ */
+static void rollout(struct sim *s, const struct callbreak_ai_params *p, int me, bool sees)
 {
-	while (s->hand[sim_turn(s)])
-		sim_play(s, medium_card(s, p, callbreak_legal_cards(s->hand[sim_turn(s)], s->trick, s->n)));
+	struct callbreak_ai_params exact = *p;
+
+	exact.void_guess = 0;
+	while (s->hand[sim_turn(s)]) {
+		int q = sim_turn(s), c;
+		uint64_t legal = callbreak_legal_cards(s->hand[q], s->trick, s->n);
+
+		if (sees && q == me && popcount(legal) > 1) {
+			struct sim k = *s;
+
+			for (int o = 0; o < CB_SEATS; o++)
+				k.lacks[o] = ~s->hand[o];
+			c = medium_card(&k, &exact, legal);
+		} else {
+			c = medium_card(s, p, legal);
+		}
+		sim_play(s, c);
+	}
 }
 
 /* ---- dealing the unseen cards --------------------------------------------- */
@@ -655,6 +677,86 @@ static double deal_weight(const struct callbreak_view *v, const struct callbreak
 	return w;
 }
 
+/*
+ * How well a deal explains the cards the other seats were seen to play (the
+ * last completed trick and the trick in progress, the only plays the view
+ * keeps), were they playing medium's rules: each card medium would not have
+ * chosen from the dealt hand, where it had a choice, multiplies the weight
+ * by model_eps percent. What play proved later is taken as known then: a
+ * small approximation.
+ */
+static double play_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+			  const uint64_t hand[CB_SEATS])
+{
+	struct sim s;
+	uint64_t last = 0;
+	double w = 1.0, eps = p->model_eps / 100.0;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hand, hand, sizeof(s.hand));
+	for (int i = 0; i < v->ntrick; i++)
+		s.hand[(v->leader + i) % CB_SEATS] |= CB_BIT(v->trick[i]);
+	for (int q = 0; q < CB_SEATS; q++) {
+		s.lacks[q] = v->lacks[q];
+		s.bid[q] = v->bid[q];
+		s.tricks[q] = v->tricks[q];
+	}
+	s.gone = v->gone;
+	s.leader = v->leader;
+	if (v->last_winner >= 0) {
+		for (int i = 0; i < CB_SEATS; i++) {
+			s.hand[(v->last_leader + i) % CB_SEATS] |= CB_BIT(v->last_trick[i]);
+			last |= CB_BIT(v->last_trick[i]);
+		}
+		s.gone &= ~last;
+		s.tricks[v->last_winner]--;
+		s.leader = v->last_leader;
+		for (int i = 0; i < CB_SEATS; i++) {
+			int q = sim_turn(&s);
+			uint64_t legal = callbreak_legal_cards(s.hand[q], s.trick, s.n);
+
+			if (q != v->seat && popcount(legal) > 1 &&
+			    medium_card(&s, p, legal) != v->last_trick[i])
+				w *= eps;
+			sim_play(&s, v->last_trick[i]);
+		}
+	}
+	for (int i = 0; i < v->ntrick; i++) {
+		int q = sim_turn(&s);
+		uint64_t legal = callbreak_legal_cards(s.hand[q], s.trick, s.n);
+
+		if (q != v->seat && popcount(legal) > 1 && medium_card(&s, p, legal) != v->trick[i])
+			w *= eps;
+		sim_play(&s, v->trick[i]);
+	}
+	return w;
+}
+
+/*
+ * Deal the unseen cards for one play-out. With p->reject, deals are drawn
+ * until one passes a random test against its weight (deal_weight times
+ * play_weight, at most 1), at most p->reject draws: every play-out then
+ * counts alike. Returns the weight the play-out counts with (1 after a
+ * test passed), or -1 when no deal fits the view.
+ */
+static double draw_deal(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+			struct gb_rng *r, uint64_t hand[CB_SEATS])
+{
+	double w = -1.0;
+
+	for (int tries = 1;; tries++) {
+		if (deal_unseen(v, r, hand))
+			return -1.0;
+		w = deal_weight(v, p, hand);
+		if (p->model_eps > 0)
+			w *= play_weight(v, p, hand);
+		if (p->reject <= 0)
+			return w;
+		if (tries >= p->reject || (double)(gb_rng_next(r) >> 11) * 0x1p-53 < w)
+			return 1.0;
+	}
+}
+
 static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_params *p,
 		     struct gb_rng *r, double deadline)
 {
@@ -684,15 +786,15 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 	if (dets > p->dets)
 		dets = p->dets;
 	for (int d = 0; d < dets; d++) {
-		if (deal_unseen(v, r, hand))
+		w = draw_deal(v, p, r, hand);
+		if (w < 0)
 			break;
 		s0 = base;
 		memcpy(s0.hand, hand, sizeof(hand));
-		w = deal_weight(v, p, hand);
 		for (int i = 0; i < nc; i++) {
 			s = s0;
 			sim_play(&s, cand[i]);
-			rollout(&s, p);
+			rollout(&s, p, v->seat, p->sight & 1);
 			sum[i] += w * outcome_value(&s, v, p);
 		}
 		if ((d & 7) == 7 && now_ms() > deadline)
@@ -710,42 +812,31 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 {
 	int me = v->seat, b0 = count_bid(v->hand, CB_AI_MEDIUM, MEDIUM_SHIFT), lo, hi, best = b0;
 	double val[CB_MAX_BID + 1] = { 0 }, wsum = 0, bestv = -1e30;
-	struct callbreak_view dv = *v;
 
 	/* candidate bids around the count; each is played out on the same deals */
 	lo = clamp_bid(b0 - 2);
 	hi = clamp_bid(b0 + 2);
-	dv.phase = CB_PHASE_BID;
-	for (int q = 0; q < CB_SEATS; q++)
-		dv.lacks[q] = 0;
 	for (int d = 0; d < p->bid_deals; d++) {
 		uint64_t hand[CB_SEATS];
 		struct sim s0, s;
-		double w = 1.0;
+		double w = draw_deal(v, p, r, hand);
 
-		if (deal_unseen(&dv, r, hand))
+		if (w < 0)
 			break;
 		memset(&s0, 0, sizeof(s0));
 		memcpy(s0.hand, hand, sizeof(hand));
 		s0.leader = (v->dealer + 1) % CB_SEATS;
-		for (int q = 0; q < CB_SEATS; q++) {
-			if (q == me)
-				continue;
-			if (v->bid[q]) {
-				s0.bid[q] = v->bid[q];
-				if (p->bid_sigma > 0)
-					w *= bid_weight(hand[q], v->bid[q], p->bid_sigma);
-			} else {
-				s0.bid[q] = count_bid(hand[q], CB_AI_MEDIUM, MEDIUM_SHIFT);
-			}
-		}
+		for (int q = 0; q < CB_SEATS; q++)
+			if (q != me)
+				s0.bid[q] = v->bid[q] ? v->bid[q]
+						      : count_bid(hand[q], CB_AI_MEDIUM, MEDIUM_SHIFT);
 		wsum += w;
 		for (int b = lo; b <= hi; b++) {
 			double u;
 
 			s = s0;
 			s.bid[me] = b;
-			rollout(&s, p);
+			rollout(&s, p, me, p->sight & 2);
 			u = outcome_value(&s, v, p) * (10 - p->bid_bonus) / 10.0;
 			if (s.tricks[me] < b)
 				u -= p->bid_risk / 10.0;

@@ -37,6 +37,14 @@ struct callbreak_ai_params {
 	                    trick: deals are weighted by it (0: not weighted) */
 	int play_sigma;  /* hard: the same during play for seats still short of their
 	                    bid, on what they still hold (0: not weighted) */
+	int model_eps;   /* hard: deals in which a card another seat was seen to play is
+	                    not the one medium would have played count this many
+	                    percent (0: not weighted) */
+	int reject;      /* hard: deals are drawn again until one passes a test against
+	                    its weight, at most this many times, instead of being
+	                    weighted (0: weighted) */
+	int sight;       /* hard: in its play-outs its own seat plays knowing the deal:
+	                    bit 0 when choosing a card, bit 1 when bidding */
 	int bid_risk;    /* hard: what failing the bid costs on top of its score, in
 	                    tenths of a point (or of a thousandth of a game won) */
 	int bid_bonus;   /* hard: tenths of a trick the hard level takes over the

@@ -42,12 +42,12 @@
  * without them). Tuned by arena runs against the level below and random.
  */
 static const struct ludo_ai_params level_params[GB_LEVEL_COUNT] = {
-	[GB_LEVEL_EASY] = { .base_cost = 8.0, .idle_cost = 0.0, .danger = 1.0, .home_cost = 0.0,
-			    .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 10 },
-	[GB_LEVEL_MEDIUM] = { .base_cost = 8.0, .idle_cost = 6.0, .danger = 1.0, .home_cost = 0.5,
-			      .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 0 },
-	[GB_LEVEL_HARD] = { .base_cost = 8.0, .idle_cost = 6.0, .danger = 1.0, .home_cost = 0.5,
-			    .tau = 25.0, .cut = 1.0 / 250.0, .my_extra = 1, .max_nodes = 40000,
+	[GB_LEVEL_EASY] = { .base_cost = 8.0, .idle_cost = 0.0, .danger = 1.0, .later = 1.0, .later_now = 1.0, .exposure = 0.0, .shadow = 0.0, .home_cost = 0.0,
+			    .tau = 25.0, .leaf_cut = 0.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 10 },
+	[GB_LEVEL_MEDIUM] = { .base_cost = 8.0, .idle_cost = 6.0, .danger = 1.0, .later = 1.0, .later_now = 1.0, .exposure = 0.0, .shadow = 0.0, .home_cost = 0.5,
+			      .tau = 25.0, .leaf_cut = 0.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 0 },
+	[GB_LEVEL_HARD] = { .base_cost = 11.0, .idle_cost = 6.0, .danger = 1.0, .later = 0.15, .later_now = 0.15, .exposure = 0.0, .shadow = 0.0, .home_cost = 0.5,
+			    .tau = 25.0, .leaf_cut = 0.0, .cut = 1.0 / 200.0, .my_extra = 1, .rounds = 2, .max_nodes = 40000,
 			    .easy_noise = 0 },
 };
 
@@ -66,10 +66,24 @@ static const uint8_t bits6[64] = {
 	1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
 };
 
+/* Route positions that are stars (LU-3), for the inner loops. */
+static const bool star_route[LUDO_CENTRE + 1] = {
+	[1] = true, [9] = true, [14] = true, [22] = true, [27] = true, [35] = true, [40] = true, [48] = true,
+};
+
+/* ludo_ring_square() for p known to be 1..51, inlined. */
+static inline int ring_sq(int corner, int p)
+{
+	int r = corner * LUDO_SIDE + p - 1;
+
+	return r >= LUDO_RING ? r - LUDO_RING : r;
+}
+
 /* Reach of ring squares: the dice it takes to hit a square, seat by seat. */
 struct board {
 	uint64_t far[GB_MAX_SEATS];  /* tokens at route <= 39 (reach 12 ahead), mirrored ring mask */
-	uint8_t near[GB_MAX_SEATS][LUDO_TOKENS]; /* route 40..51: reach ends at 51 */
+	uint8_t near[GB_MAX_SEATS][LUDO_TOKENS];   /* route 40..51: reach ends at 51 */
+	uint8_t nearsq[GB_MAX_SEATS][LUDO_TOKENS]; /* their ring squares */
 	uint8_t nnear[GB_MAX_SEATS];
 	bool based[GB_MAX_SEATS];    /* tokens in base, a six lets one out */
 	bool six_bonus;
@@ -88,9 +102,11 @@ static void board_init(struct board *b, const struct ludo *st)
 			if (q == 0)
 				b->based[o] = true;
 			else if (q <= REACH_FAR)
-				b->far[o] |= 1ull << (LUDO_RING - 1 - ludo_ring_square(st->corner[o], q));
-			else if (q <= LUDO_LAST_RING)
+				b->far[o] |= 1ull << (LUDO_RING - 1 - ring_sq(st->corner[o], q));
+			else if (q <= LUDO_LAST_RING) {
+				b->nearsq[o][b->nnear[o]] = (uint8_t)ring_sq(st->corner[o], q);
 				b->near[o][b->nnear[o]++] = (uint8_t)q;
+			}
 		}
 	}
 }
@@ -107,31 +123,38 @@ static unsigned behind12(uint64_t mirrored, int sq)
 	return (unsigned)(((mirrored >> k) | (mirrored << (LUDO_RING - k))) & 0xfff);
 }
 
-static double board_threat(const struct board *b, const struct ludo *st, int seat, int p)
+/*
+ * Chance that the token of `seat` on route p is hit, opponent o's chance
+ * weighted by w[o] (1: it rolls before `seat` moves again).
+ */
+static double board_threat(const struct board *b, const struct ludo *st, int seat, int p,
+			   const double *w, double shadow)
 {
 	double safe = 1.0;
 	int sq;
 
-	if (p < 1 || p > LUDO_LAST_RING || ludo_route_is_star(p))
+	if (p < 1 || p > LUDO_LAST_RING || star_route[p])
 		return 0.0;
-	sq = ludo_ring_square(st->corner[seat], p);
+	sq = ring_sq(st->corner[seat], p);
 	for (int o = 0; o < st->players; o++) {
-		unsigned w, direct, chain;  /* bit d-1: a die d (after a six) hits */
+		unsigned reach, direct, chain;  /* bit d-1: a die d (after a six) hits */
 		double hit;
 
 		if (o == seat)
 			continue;
-		w = b->far[o] ? behind12(b->far[o], sq) : 0;
+		reach = b->far[o] ? behind12(b->far[o], sq) : 0;
 		for (int i = 0; i < b->nnear[o]; i++) {
 			int q = b->near[o][i];
-			int d = (sq - ludo_ring_square(st->corner[o], q) + LUDO_RING) % LUDO_RING;
+			int d = sq - b->nearsq[o][i];
 
+			if (d < 0)
+				d += LUDO_RING;
 			/* past route 51 it turns into its home column instead */
 			if (d >= 1 && d <= 12 && q + d <= LUDO_LAST_RING)
-				w |= 1u << (d - 1);
+				reach |= 1u << (d - 1);
 		}
-		direct = w & 0x3f;
-		chain = b->six_bonus ? (w >> 6) & 0x3f : 0;
+		direct = reach & 0x3f;
+		chain = b->six_bonus ? (reach >> 6) & 0x3f : 0;
 		if (b->six_bonus && b->based[o]) {
 			/* a six opens the door, the extra roll walks on */
 			int d = (sq - st->corner[o] * LUDO_SIDE + LUDO_RING) % LUDO_RING;
@@ -139,72 +162,106 @@ static double board_threat(const struct board *b, const struct ludo *st, int sea
 			if (d >= 1 && d <= 6)
 				chain |= 1u << (d - 1);
 		}
-		if (!direct && !chain)
+		if (!reach && !chain)
 			continue;
-		hit = bits6[direct] / 6.0;
+		hit = bits6[direct] * (1.0 / 6.0);
 		if (!(direct & 0x20))
-			hit += bits6[chain] / 36.0;
-		safe *= 1.0 - hit;
+			hit += bits6[chain] * (1.0 / 36.0);
+		/* 7..12 behind: next round's threat, unless somebody moves */
+		hit += shadow * bits6[(reach >> 6) & 0x3f] * (1.0 / 6.0);
+		if (hit > 1.0)
+			hit = 1.0;
+		safe *= 1.0 - w[o] * hit;
 	}
 	return 1.0 - safe;
 }
 
 double ludo_ai_threat(const struct ludo *st, int seat, int p)
 {
+	static const double full[GB_MAX_SEATS] = { 1.0, 1.0, 1.0, 1.0 };
 	struct board b;
 
 	board_init(&b, st);
-	return board_threat(&b, st, seat, p);
+	return board_threat(&b, st, seat, p, full, 0.0);
 }
 
-/* Expected remaining distance of `seat` (see the file comment). */
-static double seat_distance(const struct board *b, const struct ludo *st, int seat,
-			    const struct ludo_ai_params *pr)
+/*
+ * Expected remaining distance of every seat (see the file comment) into
+ * dist[0..players-1].
+ */
+static void distances(const struct ludo *st, const struct ludo_ai_params *pr, double *dist)
 {
-	double d = 0.0;
-	int active = 0, based = 0;
-
-	for (int t = 0; t < LUDO_TOKENS; t++) {
-		int q = st->pos[seat][t];
-
-		if (q == 0) {
-			d += LUDO_CENTRE + pr->base_cost;
-			based++;
-		} else if (q < LUDO_CENTRE) {
-			d += LUDO_CENTRE - q;
-			active++;
-			if (q >= LUDO_HOME_FIRST)
-				d += pr->home_cost;
-			else
-				d += pr->danger * board_threat(b, st, seat, q) * (q + pr->base_cost);
-		}
-	}
-	if (based && !active)
-		d += pr->idle_cost;
-	return d;
-}
-
-double ludo_ai_eval(const struct ludo *st, int seat, const struct ludo_ai_params *p)
-{
-	double dist[GB_MAX_SEATS], best = 1e9, sum = 0.0, mine = 0.0;
 	struct board b;
+	int n = st->players, rank[GB_MAX_SEATS];
+
+	board_init(&b, st);
+	/* rank: how many seats roll before this one, counting from the seat
+	 * to act now */
+	for (int s = 0; s < n; s++)
+		rank[s] = s >= st->seat ? s - st->seat : s - st->seat + n;
+	for (int s = 0; s < n; s++) {
+		double d = 0.0, w[GB_MAX_SEATS];
+		int active = 0, based = 0;
+
+		/* an opponent who rolls before this seat does hits at full
+		 * chance; one who rolls after it leaves it a move to get away */
+		for (int o = 0; o < n; o++)
+			w[o] = rank[o] < rank[s] ? 1.0 : rank[s] == 0 ? pr->later_now : pr->later;
+		for (int t = 0; t < LUDO_TOKENS; t++) {
+			int q = st->pos[s][t];
+
+			if (q == 0) {
+				d += LUDO_CENTRE + pr->base_cost;
+				based++;
+			} else if (q < LUDO_CENTRE) {
+				d += LUDO_CENTRE - q;
+				active++;
+				if (q >= LUDO_HOME_FIRST)
+					d += pr->home_cost;
+				else {
+					/* the rest of the lap past whoever comes */
+					d += pr->exposure * (LUDO_LAST_RING - q) * (q + pr->base_cost) *
+					     (1.0 / LUDO_LAST_RING);
+					if (!star_route[q])
+						d += pr->danger * board_threat(&b, st, s, q, w, pr->shadow) *
+						     (q + pr->base_cost);
+				}
+			}
+		}
+		if (based && !active)
+			d += pr->idle_cost;
+		dist[s] = d;
+	}
+}
+
+/* The share of the winning chances of `seat` given the distances. */
+static double share(const struct ludo *st, const double *dist, int seat, double tau)
+{
+	double best = dist[0], sum = 0.0, mine = 0.0;
 
 	if (st->winner >= 0)
 		return st->winner == seat ? 1.0 : 0.0;
-	board_init(&b, st);
-	for (int s = 0; s < st->players; s++) {
-		dist[s] = seat_distance(&b, st, s, p);
+	for (int s = 1; s < st->players; s++)
 		if (dist[s] < best)
 			best = dist[s];
-	}
 	for (int s = 0; s < st->players; s++) {
-		double e = exp((best - dist[s]) / p->tau);
+		double e = exp((best - dist[s]) / tau);
 
 		sum += e;
 		if (s == seat)
 			mine = e;
 	}
 	return mine / sum;
+}
+
+double ludo_ai_eval(const struct ludo *st, int seat, const struct ludo_ai_params *p)
+{
+	double dist[GB_MAX_SEATS];
+
+	if (st->winner >= 0)
+		return st->winner == seat ? 1.0 : 0.0;
+	distances(st, p, dist);
+	return share(st, dist, seat, p->tau);
 }
 
 /* ---- moves -------------------------------------------------------------- */
@@ -248,17 +305,82 @@ static int greedy(const struct ludo *st, const int *choice, int n, const struct 
 /* ---- hard: expectimax over the dice -------------------------------------- */
 
 struct search {
-	const struct ludo_ai_params *p;
+	const struct ludo_ai_params *p;    /* my evaluation */
+	const struct ludo_ai_params *opp;  /* the opponents' policy: medium */
 	int me;
 	long nodes, limit;  /* nodes so far and the cap of this root move */
 };
 
-static double value(struct search *s, const struct ludo *st, double prob, bool replied, int extra);
+/* Where a path of the search stands. */
+struct path {
+	double prob;   /* chance of the dice along it */
+	bool replied;  /* an opponent has moved since my last move */
+	int extra;     /* my extra rolls it may still expand */
+	int rounds;    /* my later turns it may still expand */
+};
+
+static double value(struct search *s, const struct ludo *st, struct path pa);
+
+/* The best of my moves for the rolled c, each searched on. */
+static double my_best(struct search *s, const struct ludo *c, struct path pa)
+{
+	int choice[LUDO_TOKENS], n = ludo_choices(c, c->die, choice);
+	double v = -1.0;
+
+	if (s->p->extra_greedy && pa.prob < 1.0) {
+		/* a move below the root: chosen one move deep, searched once */
+		struct ludo m = *c;
+
+		apply_move(&m, greedy(c, choice, n, s->p));
+		return value(s, &m, pa);
+	}
+	for (int i = 0; i < n; i++) {
+		struct ludo m = *c;
+		double w;
+
+		apply_move(&m, choice[i]);
+		w = value(s, &m, pa);
+		if (w > v)
+			v = w;
+	}
+	return v;
+}
 
 /* The seat to act rolls each die in turn; opponents answer with the medium policy. */
-static double chance(struct search *s, const struct ludo *st, double prob, bool replied, int extra)
+static double chance(struct search *s, const struct ludo *st, struct path pa)
 {
 	int mover = st->seat, choice[LUDO_TOKENS], n;
+	double sum = 0.0;
+
+	pa.prob /= 6.0;
+	if (mover != s->me)
+		pa.replied = true;
+	for (int die = 1; die <= 6; die++) {
+		struct ludo c = *st;
+
+		s->nodes++;
+		apply_roll(&c, die);
+		if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE && mover == s->me) {
+			sum += my_best(s, &c, pa);
+		} else if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
+			n = ludo_choices(&c, c.die, choice);
+			apply_move(&c, greedy(&c, choice, n, s->opp));
+			sum += value(s, &c, pa);
+		} else {
+			sum += value(s, &c, pa);
+		}
+	}
+	return sum / 6.0;
+}
+
+/*
+ * My roll at the horizon: each die, then the move the evaluation likes
+ * best (one move deep, no replies), so that chances my next roll gives
+ * (a capture, a token brought home) count.
+ */
+static double horizon(struct search *s, const struct ludo *st)
+{
+	int choice[LUDO_TOKENS], n;
 	double sum = 0.0;
 
 	for (int die = 1; die <= 6; die++) {
@@ -269,23 +391,18 @@ static double chance(struct search *s, const struct ludo *st, double prob, bool 
 		apply_roll(&c, die);
 		if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
 			n = ludo_choices(&c, c.die, choice);
-			if (mover == s->me) {
-				v = -1.0;
-				for (int i = 0; i < n; i++) {
-					struct ludo m = c;
-					double w;
+			v = -1.0;
+			for (int i = 0; i < n; i++) {
+				struct ludo m = c;
+				double w;
 
-					apply_move(&m, choice[i]);
-					w = value(s, &m, prob / 6.0, replied, extra);
-					if (w > v)
-						v = w;
-				}
-			} else {
-				apply_move(&c, greedy(&c, choice, n, s->p));
-				v = value(s, &c, prob / 6.0, true, extra);
+				apply_move(&m, choice[i]);
+				w = ludo_ai_eval(&m, s->me, s->p);
+				if (w > v)
+					v = w;
 			}
 		} else {
-			v = value(s, &c, prob / 6.0, replied || mover != s->me, extra);
+			v = ludo_ai_eval(&c, s->me, s->p);
 		}
 		sum += v;
 	}
@@ -294,21 +411,31 @@ static double chance(struct search *s, const struct ludo *st, double prob, bool 
 
 /*
  * Value for s->me of st, a position where somebody is to roll (or the game
- * is over). Once the opponents have replied and it is my roll again, or
- * the path is too unlikely, the evaluation judges it.
+ * is over). Paths stop, and the evaluation judges the position, when they
+ * are less likely than params.cut, when the node cap is reached, or when
+ * the opponents have replied and my turns to search are used up.
  */
-static double value(struct search *s, const struct ludo *st, double prob, bool replied, int extra)
+static double value(struct search *s, const struct ludo *st, struct path pa)
 {
+	bool open = pa.prob >= s->p->cut && s->nodes < s->limit;
+
 	if (st->winner >= 0)
 		return st->winner == s->me ? 1.0 : 0.0;
-	if (prob < s->p->cut || s->nodes >= s->limit)
+	if (st->seat == s->me && pa.replied) {
+		if (open && pa.rounds > 0) {
+			struct path next = { pa.prob, false, s->p->my_extra, pa.rounds - 1 };
+
+			return chance(s, st, next);
+		}
+		if (s->p->leaf_cut > 0.0 && pa.prob >= s->p->leaf_cut && s->nodes < s->limit)
+			return horizon(s, st);
 		return ludo_ai_eval(st, s->me, s->p);
-	if (st->seat == s->me) {
-		if (replied || extra <= 0)
-			return ludo_ai_eval(st, s->me, s->p);
-		return chance(s, st, prob, false, extra - 1);
 	}
-	return chance(s, st, prob, true, extra);
+	if (!open || (st->seat == s->me && pa.extra <= 0))
+		return ludo_ai_eval(st, s->me, s->p);
+	if (st->seat == s->me)
+		pa.extra--;
+	return chance(s, st, pa);
 }
 
 /* ---- the levels ---------------------------------------------------------- */
@@ -338,11 +465,37 @@ static int easy_pick(const struct ludo *st, const int *choice, int n)
 	return best;
 }
 
+/*
+ * Rollout k from st: everybody plays the medium policy (me with my own
+ * weights) on dice drawn from a stream that depends only on (seed, k), so
+ * every candidate move meets the same dice; after `rounds` of my turns the
+ * evaluation judges the position.
+ */
+static double rollout(const struct search *s, const struct ludo *st, uint64_t seed, int k, int rounds)
+{
+	struct ludo c = *st;
+	struct gb_rng r;
+	int choice[LUDO_TOKENS], n, prev = st->seat;
+
+	gb_rng_seed(&r, gb_seed_derive(seed, (uint64_t)k));
+	for (int step = 0; step < 1000 && c.winner < 0; step++) {
+		if (c.seat == s->me && prev != s->me && --rounds <= 0)
+			break;
+		prev = c.seat;
+		apply_roll(&c, gb_rng_die(&r));
+		if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
+			n = ludo_choices(&c, c.die, choice);
+			apply_move(&c, greedy(&c, choice, n, c.seat == s->me ? s->p : s->opp));
+		}
+	}
+	return ludo_ai_eval(&c, s->me, s->p);
+}
+
 /* hard: the choice with the best expected value; ties keep the earlier. */
 static int hard_pick(const struct ludo *st, const int *choice, int n, const struct ludo_ai_params *p,
-		     int budget_ms)
+		     int budget_ms, uint64_t seed)
 {
-	struct search s = { .p = p, .me = st->seat };
+	struct search s = { .p = p, .opp = ludo_ai_defaults(GB_LEVEL_MEDIUM), .me = st->seat };
 	struct ludo_ai_params scaled;
 	double bestv = -1.0;
 	int best = choice[0];
@@ -364,7 +517,15 @@ static int hard_pick(const struct ludo *st, const int *choice, int n, const stru
 		apply_move(&c, choice[i]);
 		s.nodes = 0;
 		s.limit = s.p->max_nodes / n;
-		v = value(&s, &c, 1.0, false, s.p->my_extra);
+		if (s.p->rollouts > 0) {
+			v = 0.0;
+			for (int k = 0; k < s.p->rollouts; k++)
+				v += rollout(&s, &c, seed, k, s.p->rounds);
+		} else {
+			struct path root = { 1.0, false, s.p->my_extra, s.p->rounds - 1 };
+
+			v = value(&s, &c, root);
+		}
 		if (v > bestv) {
 			bestv = v;
 			best = choice[i];
@@ -410,7 +571,7 @@ int ludo_ai_choose_with(const struct ludo *st, int level, uint64_t seed, int bud
 	} else if (level == GB_LEVEL_MEDIUM) {
 		token = greedy(st, choice, n, p);
 	} else {
-		token = hard_pick(st, choice, n, p, budget_ms);
+		token = hard_pick(st, choice, n, p, budget_ms, gb_rng_next(&rng));
 	}
 	out->kind = GB_ACT_MOVE;
 	out->a = token;
