@@ -1,21 +1,41 @@
 #!/bin/sh
 # make bench: the computer players' target rows through `gamebot arena`,
 # with a summary table (win share of the first seat entry with its 95%
-# Wilson interval, against the target). BENCH_SCALE=0.1 runs a tenth of the
-# games for a quick look.
+# Wilson interval, against the target; the slowest level's decision p99
+# against its limit). BENCH_SCALE=0.1 runs a tenth of the games for a
+# quick look. BENCH_OUT=dir keeps each row's JSON there and reuses what is
+# already there, so that a long run can be resumed or its rows run apart
+# (`gamebot arena` gives the same numbers whatever --threads).
 set -eu
 BIN=${1:-bin/gamebot}
 SCALE=${BENCH_SCALE:-1}
 THREADS=${BENCH_THREADS:-2}
+if [ -n "${BENCH_OUT:-}" ]; then
+	OUT=$BENCH_OUT
+	mkdir -p "$OUT"
+else
+	OUT=$(mktemp -d)
+	trap 'rm -rf "$OUT"' EXIT
+fi
 
 games() { awk -v n="$1" -v s="$SCALE" 'BEGIN { g = int(n * s); if (g < 10) g = 10; print g }'; }
 
+# One arena run, its JSON kept in $OUT under the game, seats and games.
+arena() { # game seats games
+	f="$OUT/$1-$(printf '%s' "$2" | tr , -)-$3.json"
+	if [ ! -s "$f" ]; then
+		"$BIN" arena "$1" --seats "$2" --games "$3" --seed 1 --threads "$THREADS" >"$f.tmp" 2>/dev/null || return 1
+		mv "$f.tmp" "$f"
+	fi
+	cat "$f"
+}
+
 printf '%s\n' "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')"
-printf '%-10s %-30s %6s %-22s %-8s %-26s %s\n' game seats games "measured seat wins (95% CI)" target "ms/move p99 (by level)" extra
+printf '%-10s %-30s %6s %-22s %-16s %-34s %s\n' game seats games "measured seat wins (95% CI)" target "ms/move p99 by level (limit)" extra
 
 row() { # game seats games op target [entry: 1-based seat entry measured, default 1]
 	game=$1 seats=$2 n=$(games "$3") op=$4 target=$5 entry=${6:-1}
-	if ! json=$("$BIN" arena "$game" --seats "$seats" --games "$n" --seed 1 --threads "$THREADS" 2>/dev/null); then
+	if ! json=$(arena "$game" "$seats" "$n"); then
 		printf '%-10s %-30s %6d arena failed\n' "$game" "$seats" "$n"
 		return 0
 	fi
@@ -39,40 +59,60 @@ row() { # game seats games op target [entry: 1-based seat entry measured, defaul
 		c = (p + z*z/(2*n)) / (1 + z*z/n); h = z * sqrt(p*(1-p)/n + z*z/(4*n*n)) / (1 + z*z/n);
 		ms = $0; sub(/.*"ms_per_move":\{/, "", ms); sub(/\},"seconds".*/, "", ms);
 		gsub(/"p50":[0-9.e-]*,/, "", ms); gsub(/,"max":[0-9.e-]*/, "", ms); gsub(/[{}"]/, "", ms); gsub(/:p99:/, "=", ms);
+		# decision time limits: hard 50 ms in Ludo, 1 s elsewhere; easy and medium 10 ms
+		speed = "met"; nl = split(ms, lv, ",");
+		for (i = 1; i <= nl; i++) {
+			split(lv[i], kv, "="); lim = 0;
+			if (kv[1] == "hard") lim = (game == "ludo") ? 50 : 1000;
+			else if (kv[1] == "easy" || kv[1] == "medium") lim = 10;
+			if (lim && kv[2] + 0 > lim) speed = "NOT MET";
+		}
+		ms = ms " " speed;
 		if (op == ">=") ok = (p >= target) ? "met" : "NOT MET";
 		else if (op == "draw") ok = (p >= target) ? "met" : "NOT MET";
 		else if (op == "noloss") ok = (theirs == 0) ? "met" : "NOT MET";
 		else if (op == "beats") ok = (mine > theirs) ? "met" : "NOT MET";
 		else ok = "";
 		extra = "";
-		if (game == "callbreak") { split(arr("bids_made"), b, ","); extra = sprintf("bid made %.1f%%", 100 * b[e]) }
+		if (game == "callbreak") {
+			split(arr("bids_made"), b, ","); split(seats, sl, ",");
+			extra = sprintf("bid made %.1f%%", 100 * b[e]);
+			if (sl[e] == "hard") extra = extra ((b[e] >= 0.9) ? " (>= 90% met)" : " (>= 90% NOT MET)");
+		}
 		if (game == "baghchal") extra = sprintf("wins %s draws %s", arr("wins"), draws);
-		printf "%-10s %-30s %6d %5.1f%% [%4.1f, %4.1f] %-8s %-26s %s\n", game, seats, n, 100*p, 100*(c-h), 100*(c+h), op " " target " " ok, ms, extra;
+		printf "%-10s %-30s %6d %5.1f%% [%4.1f, %4.1f] %-16s %-34s %s\n", game, seats, n, 100*p, 100*(c-h), 100*(c+h), op " " target " " ok, ms, extra;
 	}'
 }
 
-row ludo hard,random,random,random 2000 ">=" 0.85
-row ludo hard,medium,medium,medium 2000 ">=" 0.35
-row ludo medium,random,random,random 2000 ">=" 0.75
-row ludo easy,random,random,random 2000 ">=" 0.40
-row ludo easy,random 2000 beats 0
-row ludo medium,easy 2000 beats 0
-row ludo hard,medium 2000 beats 0
-row callbreak hard,random,random,random 2000 ">=" 0.85
-row callbreak hard,medium,medium,medium 2000 ">=" 0.45
-row callbreak medium,random,random,random 2000 ">=" 0.60
-row callbreak easy,random,easy,random 2000 beats 0
-row callbreak medium,easy,medium,easy 2000 beats 0
-row callbreak hard,medium,hard,medium 2000 beats 0
-# baghchal seats are GOAT,TIGER: each level is measured on both sides
-row baghchal hard,random 200 ">=" 0.99 1
-row baghchal random,hard 200 ">=" 0.99 2
-row baghchal hard,medium 200 noloss 0 1
-row baghchal medium,hard 200 noloss 0 2
-row baghchal hard,hard 200 draw 0.9
-row baghchal easy,random 200 beats 0 1
-row baghchal random,easy 200 beats 0 2
-row baghchal medium,easy 200 beats 0 1
-row baghchal easy,medium 200 beats 0 2
-row baghchal hard,medium 200 beats 0 1
-row baghchal medium,hard 200 beats 0 2
+rows() {
+	row ludo hard,random,random,random 2000 ">=" 0.85
+	row ludo hard,medium,medium,medium 2000 ">=" 0.35
+	row ludo medium,random,random,random 2000 ">=" 0.75
+	row ludo easy,random,random,random 2000 ">=" 0.40
+	row ludo easy,random 2000 beats 0
+	row ludo medium,easy 2000 beats 0
+	row ludo hard,medium 2000 beats 0
+	row callbreak hard,random,random,random 2000 ">=" 0.85
+	row callbreak hard,medium,medium,medium 2000 ">=" 0.45
+	row callbreak medium,random,random,random 2000 ">=" 0.60
+	row callbreak easy,random,easy,random 2000 beats 0
+	row callbreak medium,easy,medium,easy 2000 beats 0
+	row callbreak hard,medium,hard,medium 2000 beats 0
+	# baghchal seats are GOAT,TIGER: each level is measured on both sides
+	row baghchal hard,random 200 ">=" 0.99 1
+	row baghchal random,hard 200 ">=" 0.99 2
+	row baghchal hard,medium 200 noloss 0 1
+	row baghchal medium,hard 200 noloss 0 2
+	row baghchal hard,hard 200 draw 0.9
+	row baghchal easy,random 200 beats 0 1
+	row baghchal random,easy 200 beats 0 2
+	row baghchal medium,easy 200 beats 0 1
+	row baghchal easy,medium 200 beats 0 2
+	row baghchal hard,medium 200 beats 0 1
+	row baghchal medium,hard 200 beats 0 2
+}
+
+rows | tee "$OUT/table.txt"
+total=$(grep -c . "$OUT/table.txt" || true)
+short=$(grep -c -e 'NOT MET' -e 'arena failed' "$OUT/table.txt" || true)
+printf '%s of %s rows meet every target (wins, decision time, bids made)\n' $((total - short)) "$total"
