@@ -205,20 +205,28 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 
 static int parse_seats(struct arena *a, const char *list, FILE *err)
 {
-	char buf[128], *save = NULL, *tok;
+	const char *p = list;
 
-	snprintf(buf, sizeof(buf), "%s", list);
 	a->nseats = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int l = gb_level_parse(tok);
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		char word[16];
+		int l = -1;
 
+		if (n > 0 && n < sizeof(word)) {
+			memcpy(word, p, n);
+			word[n] = '\0';
+			l = gb_level_parse(word);
+		}
 		if (l < 0 || a->nseats >= GB_MAX_SEATS) {
 			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard)\n", list);
 			return -1;
 		}
 		a->levels[a->nseats++] = l;
+		if (!p[n])
+			return 0;
+		p += n + 1;
 	}
-	return 0;
 }
 
 int arena_main(int argc, char **argv, FILE *out, FILE *err)
@@ -239,13 +247,23 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 	a.threads = 1;
 	pthread_mutex_init(&a.lock, NULL);
 	if (argc < 2 || !(a.game = gb_game_find(argv[1]))) {
+		if (argc >= 2)
+			fprintf(err, "unknown game '%s' (games: snakes, ludo, baghchal, callbreak)\n", argv[1]);
 		fprintf(err, "usage: gamebot arena GAME --seats LEVEL,LEVEL[,...] [--games N] [--seed S] "
 			     "[--rule KEY=VALUE]... [--threads T]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		static const char *const known[] = { "--seats", "--games", "--seed", "--threads", "--rule" };
+		bool ok = false;
 
+		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			ok = ok || strcmp(opt, known[k]) == 0;
+		if (!ok) {
+			fprintf(err, "unknown option '%s'\n", opt);
+			return 2;
+		}
 		if (!val) {
 			fprintf(err, "option '%s' needs a value\n", opt);
 			return 2;

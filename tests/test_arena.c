@@ -1,0 +1,276 @@
+/*
+ * test_arena.c - `gamebot arena` as ../shared/contracts/arena.md states it,
+ * through the real binary (path in $GAMEBOT_BIN, default bin/gamebot):
+ * the JSON it prints, the same numbers for the same seed whatever
+ * --threads, other games for another seed, and a clean refusal (exit 2, a
+ * line on stderr, nothing on stdout) for every kind of bad argument.
+ *
+ * Runs are small (a few games of the cheaper levels): the strength and
+ * speed of the players are measured by `make bench`, not here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct run {
+	int status;
+	char *out, *err;
+};
+
+static char *slurp(FILE *f)
+{
+	long n;
+	char *buf;
+
+	fflush(f);
+	n = ftell(f);
+	assert_true(n >= 0);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Run `gamebot arena ARGS...` (a NULL-terminated list). */
+static struct run arena(const char *first, ...)
+{
+	const char *bin = getenv("GAMEBOT_BIN");
+	char *argv[40];
+	int argc = 0, ws;
+	FILE *out = tmpfile(), *err = tmpfile();
+	struct run r;
+	va_list ap;
+	pid_t pid;
+
+	assert_non_null(out);
+	assert_non_null(err);
+	if (!bin)
+		bin = "bin/gamebot";
+	argv[argc++] = (char *)bin;
+	argv[argc++] = "arena";
+	va_start(ap, first);
+	for (const char *a = first; a && argc < 39; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fileno(out), 1);
+		dup2(fileno(err), 2);
+		execv(bin, argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	r.status = WEXITSTATUS(ws);
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* The printed object, checked against the contract's shape. */
+static json_t *result(struct run *r, const char *game, int games, int nseats)
+{
+	json_error_t e;
+	json_t *j, *wins, *v;
+	long sum = 0;
+	size_t i;
+
+	if (r->status != 0)
+		fail_msg("arena exited %d: %s", r->status, r->err);
+	j = json_loads(r->out, 0, &e);
+	if (!j)
+		fail_msg("not JSON (%s): %s", e.text, r->out);
+	assert_string_equal(json_string_value(json_object_get(j, "game")), game);
+	assert_int_equal(json_integer_value(json_object_get(j, "games")), games);
+	assert_int_equal(json_array_size(json_object_get(j, "seats")), nseats);
+	wins = json_object_get(j, "wins");
+	assert_int_equal(json_array_size(wins), nseats);
+	json_array_foreach(wins, i, v) {
+		assert_true(json_is_integer(v));
+		assert_true(json_integer_value(v) >= 0);
+		sum += (long)json_integer_value(v);
+	}
+	assert_true(json_is_integer(json_object_get(j, "draws")));
+	/* every game is one seat's win or a draw */
+	assert_int_equal(sum + json_integer_value(json_object_get(j, "draws")), games);
+	assert_true(json_is_number(json_object_get(j, "mean_turns")));
+	assert_true(json_number_value(json_object_get(j, "mean_turns")) > 0);
+	assert_true(json_is_object(json_object_get(j, "ms_per_move")));
+	assert_true(json_is_number(json_object_get(j, "seconds")));
+	if (strcmp(game, "callbreak") == 0) {
+		assert_int_equal(json_array_size(json_object_get(j, "mean_points")), nseats);
+		assert_int_equal(json_array_size(json_object_get(j, "bids_made")), nseats);
+	}
+	return j;
+}
+
+/* The object without its timings: what a seed must reproduce. */
+static json_t *numbers(json_t *j)
+{
+	json_object_del(j, "ms_per_move");
+	json_object_del(j, "seconds");
+	return j;
+}
+
+struct config {
+	const char *game, *seats, *games;
+	int ngames, nseats;
+};
+
+static const struct config configs[] = {
+	{ "snakes", "random,random,random", "30", 30, 3 },
+	{ "ludo", "easy,medium,random,hard", "12", 12, 4 },
+	{ "ludo", "medium,random", "20", 20, 2 },
+	{ "callbreak", "medium,easy,random,medium", "6", 6, 4 },
+	{ "callbreak", "hard,random,easy,random", "2", 2, 4 },
+	{ "baghchal", "medium,easy", "4", 4, 2 },
+	{ "baghchal", "random,medium", "4", 4, 2 },
+};
+
+static void test_same_seed_same_numbers_whatever_threads(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		const struct config *c = &configs[i];
+		struct run a = arena(c->game, "--seats", c->seats, "--games", c->games, "--seed", "5",
+				     "--threads", "1", NULL);
+		struct run b = arena(c->game, "--seats", c->seats, "--games", c->games, "--seed", "5",
+				     "--threads", "3", NULL);
+		json_t *ja = numbers(result(&a, c->game, c->ngames, c->nseats));
+		json_t *jb = numbers(result(&b, c->game, c->ngames, c->nseats));
+
+		if (!json_equal(ja, jb))
+			fail_msg("%s %s: --threads 1 gave %s, --threads 3 gave %s", c->game, c->seats, a.out,
+				 b.out);
+		json_decref(ja);
+		json_decref(jb);
+		run_free(&a);
+		run_free(&b);
+	}
+}
+
+static void test_other_seed_other_games(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		const struct config *c = &configs[i];
+		struct run a = arena(c->game, "--seats", c->seats, "--games", c->games, "--seed", "5", NULL);
+		struct run b = arena(c->game, "--seats", c->seats, "--games", c->games, "--seed", "6", NULL);
+		json_t *ja = numbers(result(&a, c->game, c->ngames, c->nseats));
+		json_t *jb = numbers(result(&b, c->game, c->ngames, c->nseats));
+
+		/* mean turns over several games is all but certain to move */
+		if (json_equal(ja, jb))
+			fail_msg("%s %s: seeds 5 and 6 gave the same numbers %s", c->game, c->seats, a.out);
+		json_decref(ja);
+		json_decref(jb);
+		run_free(&a);
+		run_free(&b);
+	}
+}
+
+static void test_levels_and_rules_reach_the_games(void **state)
+{
+	struct run r;
+	json_t *j, *ms;
+
+	(void)state;
+	/* every level named in --seats is timed under its own name */
+	r = arena("ludo", "--seats", "easy,medium,hard", "--games", "6", "--seed", "2", NULL);
+	j = result(&r, "ludo", 6, 3);
+	ms = json_object_get(j, "ms_per_move");
+	assert_non_null(json_object_get(ms, "easy"));
+	assert_non_null(json_object_get(ms, "medium"));
+	assert_non_null(json_object_get(ms, "hard"));
+	assert_null(json_object_get(ms, "random"));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "seats"), 2)), "hard");
+	json_decref(j);
+	run_free(&r);
+
+	/* a house rule changes the games: one round of Call Break is shorter */
+	{
+		struct run a = arena("callbreak", "--seats", "medium,medium,medium,medium", "--games", "4", "--seed",
+				     "3", "--rule", "rounds=1", NULL);
+		struct run b = arena("callbreak", "--seats", "medium,medium,medium,medium", "--games", "4", "--seed",
+				     "3", NULL);
+		json_t *ja = result(&a, "callbreak", 4, 4), *jb = result(&b, "callbreak", 4, 4);
+
+		assert_true(json_number_value(json_object_get(ja, "mean_turns")) <
+			    json_number_value(json_object_get(jb, "mean_turns")));
+		json_decref(ja);
+		json_decref(jb);
+		run_free(&a);
+		run_free(&b);
+	}
+}
+
+static void test_bad_arguments_are_refused(void **state)
+{
+	static const char *const bad[][12] = {
+		{ "chess", "--seats", "random,random" },
+		{ "ludo" },
+		{ "ludo", "--seats", "hard,genius" },
+		{ "ludo", "--seats", "random" },
+		{ "ludo", "--seats", "random,random,random,random,random" },
+		{ "ludo", "--seats", "random,,random" },
+		{ "ludo", "--seats", "" },
+		{ "snakes", "--seats", "easy,random" },
+		{ "baghchal", "--seats", "easy,random,random" },
+		{ "ludo", "--seats", "random,random", "--games", "0" },
+		{ "ludo", "--seats", "random,random", "--games", "-3" },
+		{ "ludo", "--seats", "random,random", "--games", "12x" },
+		{ "ludo", "--seats", "random,random", "--games", "99999999999999999999" },
+		{ "ludo", "--seats", "random,random", "--seed", "-1" },
+		{ "ludo", "--seats", "random,random", "--seed", "" },
+		{ "ludo", "--seats", "random,random", "--threads", "0" },
+		{ "ludo", "--seats", "random,random", "--threads", "1000" },
+		{ "ludo", "--seats", "random,random", "--rule", "nosuch=1" },
+		{ "ludo", "--seats", "random,random", "--rule", "novalue" },
+		{ "ludo", "--seats", "random,random", "--bogus", "1" },
+		{ "ludo", "--seats", "random,random", "--games" },
+		{ "ludo", "--seats", "random,random", "--verbose" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *const *a = bad[i];
+		struct run r = arena(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], NULL);
+
+		if (r.status != 2 || r.out[0] || !r.err[0] || !strchr(r.err, '\n'))
+			fail_msg("arena %s %s %s %s %s: exit %d, stdout '%s', stderr '%s'", a[0], a[1] ? a[1] : "",
+				 a[2] ? a[2] : "", a[3] ? a[3] : "", a[4] ? a[4] : "", r.status, r.out, r.err);
+		run_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_seed_same_numbers_whatever_threads),
+		cmocka_unit_test(test_other_seed_other_games),
+		cmocka_unit_test(test_levels_and_rules_reach_the_games),
+		cmocka_unit_test(test_bad_arguments_are_refused),
+	};
+
+	return cmocka_run_group_tests_name("arena", tests, NULL, NULL);
+}
