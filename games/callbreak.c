@@ -45,7 +45,8 @@ _Static_assert(sizeof(struct callbreak) ==
 	       "struct callbreak must have no padding");
 _Static_assert(sizeof(struct callbreak_view) ==
 		       4 * (7 + 3 * CB_SEATS + 2 + CB_SEATS + 2 + CB_SEATS + CB_SEATS + CB_SEATS + 1 + 2) +
-			       sizeof(struct cb_line) * CB_MAX_ROUNDS * CB_SEATS + 8 * (2 + CB_SEATS + 1),
+			       sizeof(struct cb_line) * CB_MAX_ROUNDS * CB_SEATS + 8 * (2 + CB_SEATS + 1) + 4 +
+			       CB_CARDS,
 	       "struct callbreak_view must have no padding");
 
 /*
@@ -1401,6 +1402,8 @@ void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view 
 	v->winner = st->winner;
 	v->tied = st->tied;
 	v->gone = st->gone;
+	v->nplayed = st->nplayed;
+	memcpy(v->played, st->seq, (size_t)st->nplayed);
 	if (seat >= 0 && seat < CB_SEATS) {
 		v->hand = st->hand[seat];
 		if (st->phase == CB_PHASE_PLAY && seat == v->turn)

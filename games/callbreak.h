@@ -108,11 +108,14 @@ struct callbreak {
  * nothing else). Filled by callbreak_view(); two states that differ only in
  * the other seats' cards or in the generator give byte-identical views.
  *
- * CB-24 says completed tricks cannot be reviewed; the cards were seen as they
- * fell, so the SET of cards gone this round is public (`gone`), and so is what
- * the rules let everyone infer from play (`lacks`, `voids`). The order of
- * past tricks is not in the view, except the last completed trick, which was
- * on the table a moment ago and lets a renderer show who took it.
+ * CB-24 says completed tricks cannot be reviewed, and that remembering them
+ * is the skill of the game: every card was seen as it fell, so the cards of
+ * this round in the order they were played (`played`, who played each
+ * follows from the first leader and the trick winners) are what a player
+ * with a perfect memory knows; so are the SET of cards gone this round
+ * (`gone`) and what the rules let everyone infer from play (`lacks`,
+ * `voids`). Renderers show only the last completed trick (`last_trick`),
+ * as the table does.
  */
 struct callbreak_view {
 	int32_t seat;                    /* whose view this is */
@@ -139,6 +142,9 @@ struct callbreak_view {
 	uint64_t gone;                   /* cards of completed tricks this round */
 	uint64_t lacks[CB_SEATS];        /* cards each seat is proven not to hold */
 	uint64_t legal;                  /* cards this seat may play now, 0 unless it is to play */
+	int32_t nplayed;                 /* cards played this round, 0..52 */
+	unsigned char played[CB_CARDS];  /* those cards in play order; the first trick was
+	                                    led by the seat after the dealer */
 };
 
 extern const struct gb_game callbreak_game;

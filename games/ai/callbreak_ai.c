@@ -13,13 +13,17 @@
  *           spades, and once its bid is made holds its high cards back to
  *           stop the seats that still need tricks.
  *   hard    determinized Monte Carlo on top of medium: the cards it cannot
- *           see are dealt at random many times, consistently with the view
- *           (hand sizes, cards gone, voids and every card play proved a
- *           seat lacks); each candidate card is played out to the end of
- *           the round on every deal with all four seats playing medium's
- *           rules, and the card with the best mean round score wins (the
- *           bid is what counts, overtricks only a tenth; in the last round
- *           it plays to win the game). It bids the same way: deals
+ *           see are dealt many times, consistently with the view (hand
+ *           sizes, cards gone, voids and every card play proved a seat
+ *           lacks) and in proportion to how well each deal explains the
+ *           bids and every card the other seats played this round, were
+ *           they playing medium's rules (a Metropolis chain over card
+ *           swaps finds those deals however rare they are); each candidate
+ *           card is played out to the end of the round on every deal with
+ *           all four seats playing medium's rules, and the card with the
+ *           best expected result wins (the bid is what counts, overtricks
+ *           only a tenth, and the scores so far turn round results into
+ *           chances of winning the game). It bids the same way: deals
  *           weighted by how well they explain the bids already made are
  *           played out for each candidate bid, and the bid with the best
  *           expected score, less a charge for the risk of failing, is made.
@@ -54,7 +58,7 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 			      .draw_len = 5 },
 	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
 			    .draw_len = 5, .dets = 200, .rollouts = 1000, .min_dets = 50,
-			    .bid_deals = 300, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25,
+			    .bid_deals = 300, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .memory = 1, .mcmc = 10,
 			    .sight = 0, .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
 			    .game_sigma = 30, .opp_weight = 0 },
 };
@@ -685,7 +689,7 @@ static double deal_weight(const struct callbreak_view *v, const struct callbreak
  * by model_eps percent. What play proved later is taken as known then: a
  * small approximation.
  */
-static double play_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+static double play_weight_recent(const struct callbreak_view *v, const struct callbreak_ai_params *p,
 			  const uint64_t hand[CB_SEATS])
 {
 	struct sim s;
@@ -733,6 +737,55 @@ static double play_weight(const struct callbreak_view *v, const struct callbreak
 }
 
 /*
+ * The same over every card of the round (the view's memory of the round):
+ * the deal plus the cards each seat played give the hands the round began
+ * with, and the round is replayed from its first lead. The bids are those
+ * made, as during play.
+ */
+static double play_weight_round(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+				const uint64_t hand[CB_SEATS])
+{
+	struct sim s;
+	double w = 1.0, eps = p->model_eps / 100.0;
+	int who[CB_CARDS];
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hand, hand, sizeof(s.hand));
+	s.leader = (v->dealer + 1) % CB_SEATS;
+	for (int q = 0; q < CB_SEATS; q++)
+		s.bid[q] = v->bid[q];
+	/* who played each card: the tricks replayed on the table's rules */
+	for (int i = 0; i < v->nplayed; i++) {
+		who[i] = sim_turn(&s);
+		sim_play(&s, v->played[i]);
+	}
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hand, hand, sizeof(s.hand));
+	for (int i = 0; i < v->nplayed; i++)
+		s.hand[who[i]] |= CB_BIT(v->played[i]);
+	s.leader = (v->dealer + 1) % CB_SEATS;
+	for (int q = 0; q < CB_SEATS; q++)
+		s.bid[q] = v->bid[q];
+	for (int i = 0; i < v->nplayed; i++) {
+		int q = who[i], c = v->played[i];
+		uint64_t legal = callbreak_legal_cards(s.hand[q], s.trick, s.n);
+
+		if (q != v->seat && popcount(legal) > 1 && medium_card(&s, p, legal) != c)
+			w *= eps;
+		sim_play(&s, c);
+	}
+	return w;
+}
+
+static double play_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+			  const uint64_t hand[CB_SEATS])
+{
+	if (p->memory && v->phase == CB_PHASE_PLAY)
+		return play_weight_round(v, p, hand);
+	return play_weight_recent(v, p, hand);
+}
+
+/*
  * Deal the unseen cards for one play-out. With p->reject, deals are drawn
  * until one passes a random test against its weight (deal_weight times
  * play_weight, at most 1), at most p->reject draws: every play-out then
@@ -757,6 +810,101 @@ static double draw_deal(const struct callbreak_view *v, const struct callbreak_a
 	}
 }
 
+/*
+ * Deals that explain the play, drawn by a Metropolis chain (params.mcmc >
+ * 0): a deal of the unseen cards moves by swapping one card between two
+ * other seats (never to a seat proven to lack it), and the move is kept with
+ * chance min(1, w'/w) where w is deal_weight times play_weight. After a
+ * burn-in, every params.mcmc-th deal of the chain is one draw; each counts
+ * alike. Where the other seats played as medium would, the deals the chain
+ * visits are those in which they did, however rare among all deals.
+ */
+struct chain {
+	uint64_t hand[CB_SEATS];
+	double w;
+	int others[CB_SEATS - 1];
+};
+
+static double chain_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+			   const uint64_t hand[CB_SEATS])
+{
+	double w = deal_weight(v, p, hand);
+
+	if (p->model_eps > 0)
+		w *= play_weight(v, p, hand);
+	return w;
+}
+
+static int nth_card(uint64_t m, uint32_t k)
+{
+	while (k--)
+		m &= m - 1;
+	return lowest(m);
+}
+
+static void chain_step(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+		       struct gb_rng *r, struct chain *c)
+{
+	int i = (int)gb_rng_below(r, CB_SEATS - 1), j = (int)gb_rng_below(r, CB_SEATS - 2);
+	int a = c->others[i], b = c->others[j >= i ? j + 1 : j], x, y;
+	uint64_t next[CB_SEATS];
+	double w;
+
+	if (!c->hand[a] || !c->hand[b])
+		return;
+	x = nth_card(c->hand[a], gb_rng_below(r, (uint32_t)popcount(c->hand[a])));
+	y = nth_card(c->hand[b], gb_rng_below(r, (uint32_t)popcount(c->hand[b])));
+	if ((v->lacks[b] & CB_BIT(x)) || (v->lacks[a] & CB_BIT(y)))
+		return;
+	memcpy(next, c->hand, sizeof(next));
+	next[a] = (next[a] & ~CB_BIT(x)) | CB_BIT(y);
+	next[b] = (next[b] & ~CB_BIT(y)) | CB_BIT(x);
+	w = chain_weight(v, p, next);
+	if (w >= c->w || (double)(gb_rng_next(r) >> 11) * 0x1p-53 * c->w < w) {
+		memcpy(c->hand, next, sizeof(next));
+		c->w = w;
+	}
+}
+
+/* Start a chain and run its burn-in; -1 when no deal fits the view. */
+static int chain_start(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+		       struct gb_rng *r, struct chain *c)
+{
+	int k = 0;
+
+	if (deal_unseen(v, r, c->hand))
+		return -1;
+	for (int q = 0; q < CB_SEATS; q++)
+		if (q != v->seat)
+			c->others[k++] = q;
+	c->w = chain_weight(v, p, c->hand);
+	for (int t = 0; t < 10 * p->mcmc; t++)
+		chain_step(v, p, r, c);
+	return 0;
+}
+
+int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
+		       int n, uint64_t (*hands)[CB_SEATS])
+{
+	struct gb_rng r;
+	struct chain c;
+
+	gb_rng_seed(&r, seed);
+	if (p->mcmc > 0 && chain_start(v, p, &r, &c))
+		return GB_ESTATE;
+	for (int d = 0; d < n; d++) {
+		if (p->mcmc <= 0) {
+			if (deal_unseen(v, &r, hands[d]))
+				return GB_ESTATE;
+			continue;
+		}
+		for (int t = 0; t < p->mcmc; t++)
+			chain_step(v, p, &r, &c);
+		memcpy(hands[d], c.hand, sizeof(c.hand));
+	}
+	return GB_OK;
+}
+
 static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_params *p,
 		     struct gb_rng *r, double deadline)
 {
@@ -764,6 +912,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
 	int cand[CB_RANKS], nc = 0, dets, prev = -1;
 	double sum[CB_RANKS] = { 0 }, w;
+	struct chain ch;
 
 	/* cards with nothing live between them are the same card: keep the lowest */
 	for (uint64_t x = v->legal; x; x &= x - 1) {
@@ -785,10 +934,17 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		dets = p->min_dets;
 	if (dets > p->dets)
 		dets = p->dets;
+	if (p->mcmc > 0 && chain_start(v, p, r, &ch))
+		dets = 0;
 	for (int d = 0; d < dets; d++) {
-		w = draw_deal(v, p, r, hand);
-		if (w < 0)
+		if (p->mcmc > 0) {
+			for (int t = 0; t < p->mcmc; t++)
+				chain_step(v, p, r, &ch);
+			memcpy(hand, ch.hand, sizeof(hand));
+			w = 1.0;
+		} else if ((w = draw_deal(v, p, r, hand)) < 0) {
 			break;
+		}
 		s0 = base;
 		memcpy(s0.hand, hand, sizeof(hand));
 		for (int i = 0; i < nc; i++) {

@@ -40,6 +40,12 @@ struct callbreak_ai_params {
 	int model_eps;   /* hard: deals in which a card another seat was seen to play is
 	                    not the one medium would have played count this many
 	                    percent (0: not weighted) */
+	int memory;      /* hard: with model_eps, weigh every card of the round that the
+	                    other seats played (1), not only the last trick and the trick
+	                    in progress (0) */
+	int mcmc;        /* hard: during play, deals are drawn by a Metropolis chain over
+	                    swaps of cards between the other seats, this many steps
+	                    apart (0: drawn independently and weighted) */
 	int reject;      /* hard: deals are drawn again until one passes a test against
 	                    its weight, at most this many times, instead of being
 	                    weighted (0: weighted) */
@@ -80,6 +86,16 @@ int callbreak_ai_play(const void *st, const struct callbreak_ai_params *p, uint6
  * hand. GB_OK, or GB_ESTATE when no deal fits (a view of no real game).
  */
 int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t hand[CB_SEATS]);
+
+/*
+ * The deals the hard level plays out during play: n deals of the cards v
+ * does not see, drawn as params p say (with p->mcmc > 0, by the Metropolis
+ * chain that favours deals explaining the other seats' bids and plays;
+ * else independently, as callbreak_ai_deal). Each respects the view as
+ * callbreak_ai_deal's do. GB_OK, or GB_ESTATE when no deal fits.
+ */
+int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
+		       int n, uint64_t (*hands)[CB_SEATS]);
 
 /*
  * The tricks a hand is expected to take, in tenths, by the counting rules

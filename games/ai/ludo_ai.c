@@ -346,7 +346,36 @@ static double my_best(struct search *s, const struct ludo *c, struct path pa)
 	return v;
 }
 
-/* The seat to act rolls each die in turn; opponents answer with the medium policy. */
+/*
+ * An opponent's move for the rolled c: medium's choice, or with chance
+ * params.opp_noise any of its moves alike (people and weaker players do
+ * not always play what medium would). Each branch carries its chance on
+ * the path, so unlikely ones are cut early.
+ */
+static double reply(struct search *s, const struct ludo *c, const int *choice, int n, struct path pa)
+{
+	double e = s->p->opp_noise, sum = 0.0;
+	int g = greedy(c, choice, n, s->opp);
+
+	if (e <= 0.0 || n < 2) {
+		struct ludo m = *c;
+
+		apply_move(&m, g);
+		return value(s, &m, pa);
+	}
+	for (int i = 0; i < n; i++) {
+		struct ludo m = *c;
+		struct path q = pa;
+		double w = e / n + (choice[i] == g ? 1.0 - e : 0.0);
+
+		q.prob *= w;
+		apply_move(&m, choice[i]);
+		sum += w * value(s, &m, q);
+	}
+	return sum;
+}
+
+/* The seat to act rolls each die in turn; opponents answer as reply() models. */
 static double chance(struct search *s, const struct ludo *st, struct path pa)
 {
 	int mover = st->seat, choice[LUDO_TOKENS], n;
@@ -364,8 +393,7 @@ static double chance(struct search *s, const struct ludo *st, struct path pa)
 			sum += my_best(s, &c, pa);
 		} else if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
 			n = ludo_choices(&c, c.die, choice);
-			apply_move(&c, greedy(&c, choice, n, s->opp));
-			sum += value(s, &c, pa);
+			sum += reply(s, &c, choice, n, pa);
 		} else {
 			sum += value(s, &c, pa);
 		}

@@ -32,6 +32,7 @@ struct ludo_ai_params {
 	int extra_greedy;   /* hard: my moves inside the search are chosen one move deep */
 	int rollouts;       /* hard: rollouts per move instead of the expectimax (0: expectimax) */
 	int rounds;         /* hard: my turns a rollout plays before the evaluation judges it */
+	double opp_noise;   /* hard: share of opponents' moves taken as random, not medium's */
 	long max_nodes;     /* hard: node cap (deterministic), then static evaluation */
 	int easy_noise;     /* easy: percent of decisions taken at random */
 };
