@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench: the computer players' target rows through `gamebot arena`,
-# with a summary table (win share of the first seat entry with its 95%
-# Wilson interval, against the target; the slowest level's decision p99
+# with a summary table (win share of the first seat entry, or in a head to
+# head row of every entry of its level, with its 95% Wilson interval,
+# against the target; the slowest level's decision p99
 # against its limit). BENCH_SCALE=0.1 runs a tenth of the games for a
 # quick look. BENCH_OUT=dir keeps each row's JSON there and reuses what is
 # already there, so that a long run can be resumed or its rows run apart
@@ -55,6 +56,7 @@ row() { # game seats games op target [entry: 1-based seat entry measured, defaul
 		if (op == "draw") { k = draws } else { k = w[e] }
 		mine = 0; theirs = 0;  # entries of the measured level against the others
 		for (i = 1; i <= m; i++) if (i % 2 == e % 2) mine += w[i]; else theirs += w[i];
+		if (op == "beats") k = mine;  # head to head: the wins of every entry of the level
 		p = k / n; z = 1.96;
 		c = (p + z*z/(2*n)) / (1 + z*z/n); h = z * sqrt(p*(1-p)/n + z*z/(4*n*n)) / (1 + z*z/n);
 		ms = $0; sub(/.*"ms_per_move":\{/, "", ms); sub(/\},"seconds".*/, "", ms);
@@ -77,7 +79,9 @@ row() { # game seats games op target [entry: 1-based seat entry measured, defaul
 		if (game == "callbreak") {
 			split(arr("bids_made"), b, ","); split(seats, sl, ",");
 			extra = sprintf("bid made %.1f%%", 100 * b[e]);
-			if (sl[e] == "hard") extra = extra ((b[e] >= 0.9) ? " (>= 90% met)" : " (>= 90% NOT MET)");
+			# bids made: the hard level against three players of one level (the target rows)
+			if (sl[e] == "hard" && sl[2] == sl[3] && sl[3] == sl[4])
+				extra = extra ((b[e] >= 0.9) ? " (>= 90% met)" : " (>= 90% NOT MET)");
 		}
 		if (game == "baghchal") extra = sprintf("wins %s draws %s", arr("wins"), draws);
 		printf "%-10s %-30s %6d %5.1f%% [%4.1f, %4.1f] %-16s %-34s %s\n", game, seats, n, 100*p, 100*(c-h), 100*(c+h), op " " target " " ok, ms, extra;
