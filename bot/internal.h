@@ -49,6 +49,8 @@ struct ctx {
 	struct pending_timer timers[4];
 	int ntimers;
 	bool clear_timers;
+	bool record_stats;                   /* a game ended: commit adds each person's result */
+	struct gb_outcome final;             /* how it ended */
 	struct {
 		int move_seq;
 		char actor[STORE_ID_LEN];

@@ -122,12 +122,9 @@ static void finish_game(struct ctx *c)
 		reply_public(c, M_DRAW);
 	else
 		reply_public(c, M_WINNER, seat_name(c, oc.winner, name, sizeof(name)));
-	for (int i = 0; i < c->nseats; i++) {
-		if (c->seats[i].level >= 0)
-			continue;
-		store_stat_add(c->b->store, c->chat.id, c->seats[i].user, c->seats[i].name,
-			       c->game->name, !oc.draw && oc.winner == i, oc.score[i]);
-	}
+	/* the players' results are written with the rest of the transaction */
+	c->record_stats = true;
+	c->final = oc;
 }
 
 static void log_events(struct ctx *c, const struct gb_events *ev)

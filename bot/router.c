@@ -537,6 +537,16 @@ static int commit(struct ctx *c)
 		if (rc)
 			goto out;
 	}
+	for (int q = 0; c->record_stats && q < c->nseats; q++) {
+		const struct gb_outcome *oc = &c->final;
+
+		if (c->seats[q].level >= 0)
+			continue;
+		rc = store_stat_add(s, c->chat.id, c->seats[q].user, c->seats[q].name, c->game->name,
+				    !oc->draw && oc->winner == q, oc->score[q]);
+		if (rc)
+			goto out;
+	}
 	if (c->has_table && (c->clear_timers || c->ntimers)) {
 		rc = store_timer_clear(s, c->table.id, NULL);
 		if (rc)

@@ -289,6 +289,62 @@ static void test_damaged_move_count_copy(void **state)
 	free(v);
 }
 
+/*
+ * The players' results are part of the last move's transaction: when they
+ * cannot be written the move is refused whole (the game is not over, the
+ * move is not logged, the user hears that nothing changed), and once the
+ * store takes them again the same move ends the game with its results.
+ */
+static void test_results_written_with_the_last_move(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v, *before = NULL;
+	int n, still = 0, alerts = 0;
+
+	assert_int_equal(say(f, "asha", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bikash", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	sql(f, "CREATE TRIGGER no_stats BEFORE INSERT ON stats BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+	for (int i = 0; i < 3000 && still < 3; i++) {
+		say(f, "asha", false, "/roll", NULL);
+		say(f, "bikash", false, "/roll", NULL);
+		out = drain(f, &n);
+		alerts += strstr(out, "Something went wrong") != NULL;
+		free(out);
+		v = sql_value(f, "SELECT count(*) FROM moves");
+		still = before && strcmp(v, before) == 0 ? still + 1 : 0;
+		free(before);
+		before = v;
+	}
+	/* stuck on the winning roll, which cannot be saved */
+	assert_int_equal(still, 3);
+	assert_true(alerts >= 3);
+	v = sql_value(f, "SELECT status FROM tables");
+	assert_string_equal(v, "1");
+	free(v);
+	v = sql_value(f, "SELECT count(*) FROM stats");
+	assert_string_equal(v, "0");
+	free(v);
+	sql(f, "DROP TRIGGER no_stats");
+	say(f, "asha", false, "/roll", NULL);
+	say(f, "bikash", false, "/roll", NULL);
+	out = drain(f, &n);
+	assert_null(strstr(out, "Something went wrong"));
+	free(out);
+	v = sql_value(f, "SELECT status FROM tables");
+	assert_string_equal(v, "2");
+	free(v);
+	v = sql_value(f, "SELECT count(*) || ' ' || sum(games) || ' ' || sum(wins) FROM stats");
+	assert_string_equal(v, "2 2 1");
+	free(v);
+	/* the winning roll, logged once */
+	v = sql_value(f, "SELECT count(*) FROM moves");
+	assert_int_equal(atoi(v), atoi(before) + 1);
+	free(v);
+	free(before);
+}
+
 static void test_unreadable_state_kept(void **state)
 {
 	struct fixture *f = *state;
@@ -527,6 +583,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_internal_commands_cannot_be_typed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupted_state_answered_cleanly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_move_count_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_results_written_with_the_last_move, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_state_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_chat_language, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nepali_card_names, setup, teardown),
