@@ -58,8 +58,8 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 			      .draw_len = 5 },
 	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
 			    .draw_len = 5, .dets = 200, .rollouts = 1000, .min_dets = 50,
-			    .bid_deals = 300, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .memory = 1, .mcmc = 10,
-			    .sight = 0, .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
+			    .bid_deals = 300, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .mcmc = 10,
+			    .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
 			    .game_sigma = 30, .opp_weight = 0 },
 };
 
@@ -472,31 +472,11 @@ static int policy_card(const struct sim *s, const struct callbreak_ai_params *p)
 	return medium_card(s, p, legal);
 }
 
-/*
- * Play the round out with the medium rules for every seat. With `sees`, the
- * seat `me` plays them knowing the deal: every card it does not hold is
- * taken as lacked by every seat but its holder.
- */
-static void rollout(struct sim *s, const struct callbreak_ai_params *p, int me, bool sees)
+/* Play the round out with the medium rules for every seat. */
+static void rollout(struct sim *s, const struct callbreak_ai_params *p)
 {
-	struct callbreak_ai_params exact = *p;
-
-	exact.void_guess = 0;
-	while (s->hand[sim_turn(s)]) {
-		int q = sim_turn(s), c;
-		uint64_t legal = callbreak_legal_cards(s->hand[q], s->trick, s->n);
-
-		if (sees && q == me && popcount(legal) > 1) {
-			struct sim k = *s;
-
-			for (int o = 0; o < CB_SEATS; o++)
-				k.lacks[o] = ~s->hand[o];
-			c = medium_card(&k, &exact, legal);
-		} else {
-			c = medium_card(s, p, legal);
-		}
-		sim_play(s, c);
-	}
+	while (s->hand[sim_turn(s)])
+		sim_play(s, medium_card(s, p, callbreak_legal_cards(s->hand[sim_turn(s)], s->trick, s->n)));
 }
 
 /* ---- dealing the unseen cards --------------------------------------------- */
@@ -682,92 +662,55 @@ static double deal_weight(const struct callbreak_view *v, const struct callbreak
 }
 
 /*
- * How well a deal explains the cards the other seats were seen to play (the
- * last completed trick and the trick in progress, the only plays the view
- * keeps), were they playing medium's rules: each card medium would not have
- * chosen from the dealt hand, where it had a choice, multiplies the weight
- * by model_eps percent. What play proved later is taken as known then: a
- * small approximation.
+ * Who played each card of the round, from the first lead and the trick
+ * winners, and the cards each seat played: the same for every deal of one
+ * decision, so worked out once per decision.
  */
-static double play_weight_recent(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-			  const uint64_t hand[CB_SEATS])
+struct round_memory {
+	int n;                    /* cards played this round */
+	int who[CB_CARDS];
+	uint64_t by[CB_SEATS];
+};
+
+static void round_memory(const struct callbreak_view *v, struct round_memory *m)
 {
-	struct sim s;
-	uint64_t last = 0;
-	double w = 1.0, eps = p->model_eps / 100.0;
+	int leader = (v->dealer + 1) % CB_SEATS, trick[CB_SEATS];
 
-	memset(&s, 0, sizeof(s));
-	memcpy(s.hand, hand, sizeof(s.hand));
-	for (int i = 0; i < v->ntrick; i++)
-		s.hand[(v->leader + i) % CB_SEATS] |= CB_BIT(v->trick[i]);
-	for (int q = 0; q < CB_SEATS; q++) {
-		s.lacks[q] = v->lacks[q];
-		s.bid[q] = v->bid[q];
-		s.tricks[q] = v->tricks[q];
-	}
-	s.gone = v->gone;
-	s.leader = v->leader;
-	if (v->last_winner >= 0) {
-		for (int i = 0; i < CB_SEATS; i++) {
-			s.hand[(v->last_leader + i) % CB_SEATS] |= CB_BIT(v->last_trick[i]);
-			last |= CB_BIT(v->last_trick[i]);
-		}
-		s.gone &= ~last;
-		s.tricks[v->last_winner]--;
-		s.leader = v->last_leader;
-		for (int i = 0; i < CB_SEATS; i++) {
-			int q = sim_turn(&s);
-			uint64_t legal = callbreak_legal_cards(s.hand[q], s.trick, s.n);
+	memset(m, 0, sizeof(*m));
+	m->n = v->phase == CB_PHASE_PLAY ? v->nplayed : 0;
+	for (int i = 0; i < m->n; i++) {
+		int k = i % CB_SEATS;
 
-			if (q != v->seat && popcount(legal) > 1 &&
-			    medium_card(&s, p, legal) != v->last_trick[i])
-				w *= eps;
-			sim_play(&s, v->last_trick[i]);
-		}
+		trick[k] = v->played[i];
+		m->who[i] = (leader + k) % CB_SEATS;
+		m->by[m->who[i]] |= CB_BIT(v->played[i]);
+		if (k == CB_SEATS - 1)
+			leader = (leader + callbreak_trick_winner(trick, CB_SEATS)) % CB_SEATS;
 	}
-	for (int i = 0; i < v->ntrick; i++) {
-		int q = sim_turn(&s);
-		uint64_t legal = callbreak_legal_cards(s.hand[q], s.trick, s.n);
-
-		if (q != v->seat && popcount(legal) > 1 && medium_card(&s, p, legal) != v->trick[i])
-			w *= eps;
-		sim_play(&s, v->trick[i]);
-	}
-	return w;
 }
 
 /*
- * The same over every card of the round (the view's memory of the round):
- * the deal plus the cards each seat played give the hands the round began
- * with, and the round is replayed from its first lead. The bids are those
- * made, as during play.
+ * How well a deal explains the cards the other seats played this round,
+ * were they playing medium's rules: the deal plus the cards each seat
+ * played give the hands the round began with, the round is replayed from
+ * its first lead (with the bids made), and each card medium would not have
+ * chosen, where it had a choice, multiplies the weight by model_eps
+ * percent.
  */
-static double play_weight_round(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-				const uint64_t hand[CB_SEATS])
+static double play_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+			  const struct round_memory *m, const uint64_t hand[CB_SEATS])
 {
 	struct sim s;
 	double w = 1.0, eps = p->model_eps / 100.0;
-	int who[CB_CARDS];
 
 	memset(&s, 0, sizeof(s));
-	memcpy(s.hand, hand, sizeof(s.hand));
-	s.leader = (v->dealer + 1) % CB_SEATS;
-	for (int q = 0; q < CB_SEATS; q++)
+	for (int q = 0; q < CB_SEATS; q++) {
+		s.hand[q] = hand[q] | m->by[q];
 		s.bid[q] = v->bid[q];
-	/* who played each card: the tricks replayed on the table's rules */
-	for (int i = 0; i < v->nplayed; i++) {
-		who[i] = sim_turn(&s);
-		sim_play(&s, v->played[i]);
 	}
-	memset(&s, 0, sizeof(s));
-	memcpy(s.hand, hand, sizeof(s.hand));
-	for (int i = 0; i < v->nplayed; i++)
-		s.hand[who[i]] |= CB_BIT(v->played[i]);
 	s.leader = (v->dealer + 1) % CB_SEATS;
-	for (int q = 0; q < CB_SEATS; q++)
-		s.bid[q] = v->bid[q];
-	for (int i = 0; i < v->nplayed; i++) {
-		int q = who[i], c = v->played[i];
+	for (int i = 0; i < m->n; i++) {
+		int q = m->who[i], c = v->played[i];
 		uint64_t legal = callbreak_legal_cards(s.hand[q], s.trick, s.n);
 
 		if (q != v->seat && popcount(legal) > 1 && medium_card(&s, p, legal) != c)
@@ -777,44 +720,34 @@ static double play_weight_round(const struct callbreak_view *v, const struct cal
 	return w;
 }
 
-static double play_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-			  const uint64_t hand[CB_SEATS])
+/* What a deal is worth as a guess: deal_weight times, with model_eps, play_weight. */
+static double deal_fit(const struct callbreak_view *v, const struct callbreak_ai_params *p,
+		       const struct round_memory *m, const uint64_t hand[CB_SEATS])
 {
-	if (p->memory && v->phase == CB_PHASE_PLAY)
-		return play_weight_round(v, p, hand);
-	return play_weight_recent(v, p, hand);
+	double w = deal_weight(v, p, hand);
+
+	if (p->model_eps > 0)
+		w *= play_weight(v, p, m, hand);
+	return w;
 }
 
 /*
- * Deal the unseen cards for one play-out. With p->reject, deals are drawn
- * until one passes a random test against its weight (deal_weight times
- * play_weight, at most 1), at most p->reject draws: every play-out then
- * counts alike. Returns the weight the play-out counts with (1 after a
- * test passed), or -1 when no deal fits the view.
+ * Deal the unseen cards for one play-out; returns the weight it counts with
+ * (deal_fit), or -1 when no deal fits the view.
  */
 static double draw_deal(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-			struct gb_rng *r, uint64_t hand[CB_SEATS])
+			const struct round_memory *m, struct gb_rng *r, uint64_t hand[CB_SEATS])
 {
-	double w = -1.0;
-
-	for (int tries = 1;; tries++) {
-		if (deal_unseen(v, r, hand))
-			return -1.0;
-		w = deal_weight(v, p, hand);
-		if (p->model_eps > 0)
-			w *= play_weight(v, p, hand);
-		if (p->reject <= 0)
-			return w;
-		if (tries >= p->reject || (double)(gb_rng_next(r) >> 11) * 0x1p-53 < w)
-			return 1.0;
-	}
+	if (deal_unseen(v, r, hand))
+		return -1.0;
+	return deal_fit(v, p, m, hand);
 }
 
 /*
  * Deals that explain the play, drawn by a Metropolis chain (params.mcmc >
  * 0): a deal of the unseen cards moves by swapping one card between two
  * other seats (never to a seat proven to lack it), and the move is kept with
- * chance min(1, w'/w) where w is deal_weight times play_weight. After a
+ * chance min(1, w'/w) where w is deal_fit. After a
  * burn-in, every params.mcmc-th deal of the chain is one draw; each counts
  * alike. Where the other seats played as medium would, the deals the chain
  * visits are those in which they did, however rare among all deals.
@@ -823,17 +756,8 @@ struct chain {
 	uint64_t hand[CB_SEATS];
 	double w;
 	int others[CB_SEATS - 1];
+	struct round_memory m;
 };
-
-static double chain_weight(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-			   const uint64_t hand[CB_SEATS])
-{
-	double w = deal_weight(v, p, hand);
-
-	if (p->model_eps > 0)
-		w *= play_weight(v, p, hand);
-	return w;
-}
 
 static int nth_card(uint64_t m, uint32_t k)
 {
@@ -859,14 +783,14 @@ static void chain_step(const struct callbreak_view *v, const struct callbreak_ai
 	memcpy(next, c->hand, sizeof(next));
 	next[a] = (next[a] & ~CB_BIT(x)) | CB_BIT(y);
 	next[b] = (next[b] & ~CB_BIT(y)) | CB_BIT(x);
-	w = chain_weight(v, p, next);
+	w = deal_fit(v, p, &c->m, next);
 	if (w >= c->w || (double)(gb_rng_next(r) >> 11) * 0x1p-53 * c->w < w) {
 		memcpy(c->hand, next, sizeof(next));
 		c->w = w;
 	}
 }
 
-/* Start a chain and run its burn-in; -1 when no deal fits the view. */
+/* Start a chain (c->m already filled) and run its burn-in; -1 when no deal fits the view. */
 static int chain_start(const struct callbreak_view *v, const struct callbreak_ai_params *p,
 		       struct gb_rng *r, struct chain *c)
 {
@@ -877,7 +801,7 @@ static int chain_start(const struct callbreak_view *v, const struct callbreak_ai
 	for (int q = 0; q < CB_SEATS; q++)
 		if (q != v->seat)
 			c->others[k++] = q;
-	c->w = chain_weight(v, p, c->hand);
+	c->w = deal_fit(v, p, &c->m, c->hand);
 	for (int t = 0; t < 10 * p->mcmc; t++)
 		chain_step(v, p, r, c);
 	return 0;
@@ -890,6 +814,7 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 	struct chain c;
 
 	gb_rng_seed(&r, seed);
+	round_memory(v, &c.m);
 	if (p->mcmc > 0 && chain_start(v, p, &r, &c))
 		return GB_ESTATE;
 	for (int d = 0; d < n; d++) {
@@ -934,6 +859,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		dets = p->min_dets;
 	if (dets > p->dets)
 		dets = p->dets;
+	round_memory(v, &ch.m);
 	if (p->mcmc > 0 && chain_start(v, p, r, &ch))
 		dets = 0;
 	for (int d = 0; d < dets; d++) {
@@ -942,7 +868,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 				chain_step(v, p, r, &ch);
 			memcpy(hand, ch.hand, sizeof(hand));
 			w = 1.0;
-		} else if ((w = draw_deal(v, p, r, hand)) < 0) {
+		} else if ((w = draw_deal(v, p, &ch.m, r, hand)) < 0) {
 			break;
 		}
 		s0 = base;
@@ -950,7 +876,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		for (int i = 0; i < nc; i++) {
 			s = s0;
 			sim_play(&s, cand[i]);
-			rollout(&s, p, v->seat, p->sight & 1);
+			rollout(&s, p);
 			sum[i] += w * outcome_value(&s, v, p);
 		}
 		if ((d & 7) == 7 && now_ms() > deadline)
@@ -968,14 +894,16 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 {
 	int me = v->seat, b0 = count_bid(v->hand, CB_AI_MEDIUM, MEDIUM_SHIFT), lo, hi, best = b0;
 	double val[CB_MAX_BID + 1] = { 0 }, wsum = 0, bestv = -1e30;
+	struct round_memory m;
 
+	round_memory(v, &m);
 	/* candidate bids around the count; each is played out on the same deals */
 	lo = clamp_bid(b0 - 2);
 	hi = clamp_bid(b0 + 2);
 	for (int d = 0; d < p->bid_deals; d++) {
 		uint64_t hand[CB_SEATS];
 		struct sim s0, s;
-		double w = draw_deal(v, p, r, hand);
+		double w = draw_deal(v, p, &m, r, hand);
 
 		if (w < 0)
 			break;
@@ -992,7 +920,7 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 
 			s = s0;
 			s.bid[me] = b;
-			rollout(&s, p, me, p->sight & 2);
+			rollout(&s, p);
 			u = outcome_value(&s, v, p) * (10 - p->bid_bonus) / 10.0;
 			if (s.tricks[me] < b)
 				u -= p->bid_risk / 10.0;

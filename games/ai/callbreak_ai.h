@@ -40,17 +40,9 @@ struct callbreak_ai_params {
 	int model_eps;   /* hard: deals in which a card another seat was seen to play is
 	                    not the one medium would have played count this many
 	                    percent (0: not weighted) */
-	int memory;      /* hard: with model_eps, weigh every card of the round that the
-	                    other seats played (1), not only the last trick and the trick
-	                    in progress (0) */
 	int mcmc;        /* hard: during play, deals are drawn by a Metropolis chain over
 	                    swaps of cards between the other seats, this many steps
 	                    apart (0: drawn independently and weighted) */
-	int reject;      /* hard: deals are drawn again until one passes a test against
-	                    its weight, at most this many times, instead of being
-	                    weighted (0: weighted) */
-	int sight;       /* hard: in its play-outs its own seat plays knowing the deal:
-	                    bit 0 when choosing a card, bit 1 when bidding */
 	int bid_risk;    /* hard: what failing the bid costs on top of its score, in
 	                    tenths of a point (or of a thousandth of a game won) */
 	int bid_bonus;   /* hard: tenths of a trick the hard level takes over the

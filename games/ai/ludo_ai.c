@@ -42,12 +42,12 @@
  * without them). Tuned by arena runs against the level below and random.
  */
 static const struct ludo_ai_params level_params[GB_LEVEL_COUNT] = {
-	[GB_LEVEL_EASY] = { .base_cost = 8.0, .idle_cost = 0.0, .danger = 1.0, .later = 1.0, .later_now = 1.0, .exposure = 0.0, .shadow = 0.0, .home_cost = 0.0,
-			    .tau = 25.0, .leaf_cut = 0.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 10 },
-	[GB_LEVEL_MEDIUM] = { .base_cost = 8.0, .idle_cost = 6.0, .danger = 1.0, .later = 1.0, .later_now = 1.0, .exposure = 0.0, .shadow = 0.0, .home_cost = 0.5,
-			      .tau = 25.0, .leaf_cut = 0.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 0 },
-	[GB_LEVEL_HARD] = { .base_cost = 11.0, .idle_cost = 6.0, .danger = 1.0, .later = 0.15, .later_now = 0.15, .exposure = 0.0, .shadow = 0.0, .home_cost = 0.5,
-			    .tau = 25.0, .leaf_cut = 0.0, .cut = 1.0 / 200.0, .my_extra = 1, .rounds = 2, .max_nodes = 40000,
+	[GB_LEVEL_EASY] = { .base_cost = 8.0, .idle_cost = 0.0, .danger = 1.0, .later = 1.0, .home_cost = 0.0,
+			    .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 10 },
+	[GB_LEVEL_MEDIUM] = { .base_cost = 8.0, .idle_cost = 6.0, .danger = 1.0, .later = 1.0, .home_cost = 0.5,
+			      .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 0 },
+	[GB_LEVEL_HARD] = { .base_cost = 11.0, .idle_cost = 6.0, .danger = 1.0, .later = 0.15, .home_cost = 0.5,
+			    .tau = 25.0, .cut = 1.0 / 200.0, .my_extra = 1, .rounds = 2, .max_nodes = 40000,
 			    .easy_noise = 0 },
 };
 
@@ -128,7 +128,7 @@ static unsigned behind12(uint64_t mirrored, int sq)
  * weighted by w[o] (1: it rolls before `seat` moves again).
  */
 static double board_threat(const struct board *b, const struct ludo *st, int seat, int p,
-			   const double *w, double shadow)
+			   const double *w)
 {
 	double safe = 1.0;
 	int sq;
@@ -167,8 +167,6 @@ static double board_threat(const struct board *b, const struct ludo *st, int sea
 		hit = bits6[direct] * (1.0 / 6.0);
 		if (!(direct & 0x20))
 			hit += bits6[chain] * (1.0 / 36.0);
-		/* 7..12 behind: next round's threat, unless somebody moves */
-		hit += shadow * bits6[(reach >> 6) & 0x3f] * (1.0 / 6.0);
 		if (hit > 1.0)
 			hit = 1.0;
 		safe *= 1.0 - w[o] * hit;
@@ -182,7 +180,7 @@ double ludo_ai_threat(const struct ludo *st, int seat, int p)
 	struct board b;
 
 	board_init(&b, st);
-	return board_threat(&b, st, seat, p, full, 0.0);
+	return board_threat(&b, st, seat, p, full);
 }
 
 /*
@@ -206,7 +204,7 @@ static void distances(const struct ludo *st, const struct ludo_ai_params *pr, do
 		/* an opponent who rolls before this seat does hits at full
 		 * chance; one who rolls after it leaves it a move to get away */
 		for (int o = 0; o < n; o++)
-			w[o] = rank[o] < rank[s] ? 1.0 : rank[s] == 0 ? pr->later_now : pr->later;
+			w[o] = rank[o] < rank[s] ? 1.0 : pr->later;
 		for (int t = 0; t < LUDO_TOKENS; t++) {
 			int q = st->pos[s][t];
 
@@ -218,14 +216,8 @@ static void distances(const struct ludo *st, const struct ludo_ai_params *pr, do
 				active++;
 				if (q >= LUDO_HOME_FIRST)
 					d += pr->home_cost;
-				else {
-					/* the rest of the lap past whoever comes */
-					d += pr->exposure * (LUDO_LAST_RING - q) * (q + pr->base_cost) *
-					     (1.0 / LUDO_LAST_RING);
-					if (!star_route[q])
-						d += pr->danger * board_threat(&b, st, s, q, w, pr->shadow) *
-						     (q + pr->base_cost);
-				}
+				else if (!star_route[q])
+					d += pr->danger * board_threat(&b, st, s, q, w) * (q + pr->base_cost);
 			}
 		}
 		if (based && !active)
@@ -327,13 +319,6 @@ static double my_best(struct search *s, const struct ludo *c, struct path pa)
 	int choice[LUDO_TOKENS], n = ludo_choices(c, c->die, choice);
 	double v = -1.0;
 
-	if (s->p->extra_greedy && pa.prob < 1.0) {
-		/* a move below the root: chosen one move deep, searched once */
-		struct ludo m = *c;
-
-		apply_move(&m, greedy(c, choice, n, s->p));
-		return value(s, &m, pa);
-	}
 	for (int i = 0; i < n; i++) {
 		struct ludo m = *c;
 		double w;
@@ -346,36 +331,7 @@ static double my_best(struct search *s, const struct ludo *c, struct path pa)
 	return v;
 }
 
-/*
- * An opponent's move for the rolled c: medium's choice, or with chance
- * params.opp_noise any of its moves alike (people and weaker players do
- * not always play what medium would). Each branch carries its chance on
- * the path, so unlikely ones are cut early.
- */
-static double reply(struct search *s, const struct ludo *c, const int *choice, int n, struct path pa)
-{
-	double e = s->p->opp_noise, sum = 0.0;
-	int g = greedy(c, choice, n, s->opp);
-
-	if (e <= 0.0 || n < 2) {
-		struct ludo m = *c;
-
-		apply_move(&m, g);
-		return value(s, &m, pa);
-	}
-	for (int i = 0; i < n; i++) {
-		struct ludo m = *c;
-		struct path q = pa;
-		double w = e / n + (choice[i] == g ? 1.0 - e : 0.0);
-
-		q.prob *= w;
-		apply_move(&m, choice[i]);
-		sum += w * value(s, &m, q);
-	}
-	return sum;
-}
-
-/* The seat to act rolls each die in turn; opponents answer as reply() models. */
+/* The seat to act rolls each die in turn; opponents answer with the medium policy. */
 static double chance(struct search *s, const struct ludo *st, struct path pa)
 {
 	int mover = st->seat, choice[LUDO_TOKENS], n;
@@ -393,46 +349,11 @@ static double chance(struct search *s, const struct ludo *st, struct path pa)
 			sum += my_best(s, &c, pa);
 		} else if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
 			n = ludo_choices(&c, c.die, choice);
-			sum += reply(s, &c, choice, n, pa);
+			apply_move(&c, greedy(&c, choice, n, s->opp));
+			sum += value(s, &c, pa);
 		} else {
 			sum += value(s, &c, pa);
 		}
-	}
-	return sum / 6.0;
-}
-
-/*
- * My roll at the horizon: each die, then the move the evaluation likes
- * best (one move deep, no replies), so that chances my next roll gives
- * (a capture, a token brought home) count.
- */
-static double horizon(struct search *s, const struct ludo *st)
-{
-	int choice[LUDO_TOKENS], n;
-	double sum = 0.0;
-
-	for (int die = 1; die <= 6; die++) {
-		struct ludo c = *st;
-		double v;
-
-		s->nodes++;
-		apply_roll(&c, die);
-		if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
-			n = ludo_choices(&c, c.die, choice);
-			v = -1.0;
-			for (int i = 0; i < n; i++) {
-				struct ludo m = c;
-				double w;
-
-				apply_move(&m, choice[i]);
-				w = ludo_ai_eval(&m, s->me, s->p);
-				if (w > v)
-					v = w;
-			}
-		} else {
-			v = ludo_ai_eval(&c, s->me, s->p);
-		}
-		sum += v;
 	}
 	return sum / 6.0;
 }
@@ -455,8 +376,6 @@ static double value(struct search *s, const struct ludo *st, struct path pa)
 
 			return chance(s, st, next);
 		}
-		if (s->p->leaf_cut > 0.0 && pa.prob >= s->p->leaf_cut && s->nodes < s->limit)
-			return horizon(s, st);
 		return ludo_ai_eval(st, s->me, s->p);
 	}
 	if (!open || (st->seat == s->me && pa.extra <= 0))
@@ -493,35 +412,9 @@ static int easy_pick(const struct ludo *st, const int *choice, int n)
 	return best;
 }
 
-/*
- * Rollout k from st: everybody plays the medium policy (me with my own
- * weights) on dice drawn from a stream that depends only on (seed, k), so
- * every candidate move meets the same dice; after `rounds` of my turns the
- * evaluation judges the position.
- */
-static double rollout(const struct search *s, const struct ludo *st, uint64_t seed, int k, int rounds)
-{
-	struct ludo c = *st;
-	struct gb_rng r;
-	int choice[LUDO_TOKENS], n, prev = st->seat;
-
-	gb_rng_seed(&r, gb_seed_derive(seed, (uint64_t)k));
-	for (int step = 0; step < 1000 && c.winner < 0; step++) {
-		if (c.seat == s->me && prev != s->me && --rounds <= 0)
-			break;
-		prev = c.seat;
-		apply_roll(&c, gb_rng_die(&r));
-		if (c.winner < 0 && c.phase == LUDO_PHASE_MOVE) {
-			n = ludo_choices(&c, c.die, choice);
-			apply_move(&c, greedy(&c, choice, n, c.seat == s->me ? s->p : s->opp));
-		}
-	}
-	return ludo_ai_eval(&c, s->me, s->p);
-}
-
 /* hard: the choice with the best expected value; ties keep the earlier. */
 static int hard_pick(const struct ludo *st, const int *choice, int n, const struct ludo_ai_params *p,
-		     int budget_ms, uint64_t seed)
+		     int budget_ms)
 {
 	struct search s = { .p = p, .opp = ludo_ai_defaults(GB_LEVEL_MEDIUM), .me = st->seat };
 	struct ludo_ai_params scaled;
@@ -539,21 +432,14 @@ static int hard_pick(const struct ludo *st, const int *choice, int n, const stru
 		s.p = &scaled;
 	}
 	for (int i = 0; i < n; i++) {
+		struct path root = { 1.0, false, s.p->my_extra, s.p->rounds - 1 };
 		struct ludo c = *st;
 		double v;
 
 		apply_move(&c, choice[i]);
 		s.nodes = 0;
 		s.limit = s.p->max_nodes / n;
-		if (s.p->rollouts > 0) {
-			v = 0.0;
-			for (int k = 0; k < s.p->rollouts; k++)
-				v += rollout(&s, &c, seed, k, s.p->rounds);
-		} else {
-			struct path root = { 1.0, false, s.p->my_extra, s.p->rounds - 1 };
-
-			v = value(&s, &c, root);
-		}
+		v = value(&s, &c, root);
 		if (v > bestv) {
 			bestv = v;
 			best = choice[i];
@@ -599,7 +485,7 @@ int ludo_ai_choose_with(const struct ludo *st, int level, uint64_t seed, int bud
 	} else if (level == GB_LEVEL_MEDIUM) {
 		token = greedy(st, choice, n, p);
 	} else {
-		token = hard_pick(st, choice, n, p, budget_ms, gb_rng_next(&rng));
+		token = hard_pick(st, choice, n, p, budget_ms);
 	}
 	out->kind = GB_ACT_MOVE;
 	out->a = token;

@@ -20,19 +20,12 @@ struct ludo_ai_params {
 	double base_cost;   /* extra distance of a token in base: the wait for a six */
 	double idle_cost;   /* extra distance of a seat with tokens in base and none it can move */
 	double danger;      /* weight of the expected loss of a token opponents can hit */
-	double shadow;      /* weight of opponents 7..12 behind a token (next round's threat) */
-	double exposure;    /* weight of the risk still ahead of a token on the ring */
-	double later_now;   /* the same for the tokens of the seat to roll now */
 	double later;       /* weight of a threat from a seat that rolls after the token's own */
 	double home_cost;   /* extra distance of a token in the home column (needs an exact roll) */
 	double tau;         /* race temperature: distances -> winning chances */
 	double cut;         /* hard: chance nodes less likely than this are evaluated, not expanded */
-	double leaf_cut;    /* hard: leaves at least this likely look at my next roll too (0: never) */
 	int my_extra;       /* hard: own extra rolls expanded before the opponents reply */
-	int extra_greedy;   /* hard: my moves inside the search are chosen one move deep */
-	int rollouts;       /* hard: rollouts per move instead of the expectimax (0: expectimax) */
-	int rounds;         /* hard: my turns a rollout plays before the evaluation judges it */
-	double opp_noise;   /* hard: share of opponents' moves taken as random, not medium's */
+	int rounds;         /* hard: my turns the search looks at, this one included */
 	long max_nodes;     /* hard: node cap (deterministic), then static evaluation */
 	int easy_noise;     /* easy: percent of decisions taken at random */
 };
