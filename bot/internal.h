@@ -12,7 +12,7 @@
 #include "games/game.h"
 #include "i18n.h"
 #include "render.h"
-#include "strbuf.h"
+#include "games/strbuf.h"
 
 #define LOG_LINES 6
 

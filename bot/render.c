@@ -16,6 +16,7 @@
 #include "games/callbreak.h"
 #include "games/ludo.h"
 #include "games/snakes.h"
+#include "games/utf8.h"
 #include "i18n.h"
 
 /* ---- numbers ---- */
@@ -67,41 +68,6 @@ void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out)
 
 /* ---- display width ---- */
 
-/* Decode one UTF-8 character at s (never past NUL); returns its byte length. */
-static size_t u8_next(const char *s, uint32_t *cp)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len, i;
-	uint32_t c;
-
-	if (u[0] < 0x80) {
-		*cp = u[0];
-		return 1;
-	}
-	if ((u[0] & 0xe0) == 0xc0) {
-		len = 2;
-		c = u[0] & 0x1f;
-	} else if ((u[0] & 0xf0) == 0xe0) {
-		len = 3;
-		c = u[0] & 0x0f;
-	} else if ((u[0] & 0xf8) == 0xf0) {
-		len = 4;
-		c = u[0] & 0x07;
-	} else {
-		*cp = 0xfffd;
-		return 1;
-	}
-	for (i = 1; i < len; i++) {
-		if ((u[i] & 0xc0) != 0x80) {
-			*cp = 0xfffd;
-			return 1;
-		}
-		c = c << 6 | (u[i] & 0x3f);
-	}
-	*cp = c;
-	return len;
-}
-
 /*
  * Columns of one character, as glibc's wcwidth() counts them for the
  * characters we draw and for Devanagari (spacing vowel signs are one column,
@@ -141,7 +107,7 @@ int render_widthn(const char *s, size_t n)
 	while (i < n && s[i]) {
 		uint32_t c;
 
-		i += u8_next(s + i, &c);
+		i += utf8_decode(s + i, &c);
 		w += cp_width(c);
 	}
 	return w;
@@ -162,7 +128,7 @@ int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
 	total = render_width(s);
 	while (s[i]) {
 		uint32_t c;
-		size_t k = u8_next(s + i, &c);
+		size_t k = utf8_decode(s + i, &c);
 		int cw = cp_width(c);
 
 		/* when cut, keep one column for the ellipsis */
@@ -262,18 +228,12 @@ void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf 
 const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n)
 {
 	struct strbuf sb = { 0 };
-	size_t len;
 
 	if (!n)
 		return buf;
 	render_name(rc, seat, cols, &sb);
-	len = sb.len < n - 1 ? sb.len : n - 1;
 	/* never end inside a UTF-8 sequence */
-	while (len > 0 && len < sb.len && ((unsigned char)sb.buf[len] & 0xc0) == 0x80)
-		len--;
-	if (len)
-		memcpy(buf, sb.buf, len);
-	buf[len] = '\0';
+	utf8_copy(buf, n, sb_str(&sb), sb.len);
 	sb_release(&sb);
 	return buf;
 }
@@ -448,12 +408,7 @@ void render_action_label(const struct render_ctx *rc, const struct gb_action *ac
 	}
 	if (sb.len) {
 		/* cut on a character boundary so a short buffer never splits UTF-8 */
-		size_t len = sb.len < n - 1 ? sb.len : n - 1;
-
-		while (len > 0 && len < sb.len && ((unsigned char)sb.buf[len] & 0xc0) == 0x80)
-			len--;
-		memcpy(buf, sb.buf, len);
-		buf[len] = '\0';
+		utf8_copy(buf, n, sb.buf, sb.len);
 	} else if (rc->game && rc->st) {
 		rc->game->format(rc->st, act, buf, n);
 	} else {

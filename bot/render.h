@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #include "games/game.h"
-#include "strbuf.h"
+#include "games/strbuf.h"
 
 #define RENDER_MAX_COLS 40  /* widest line on any screen we draw */
 #define RENDER_NAME_BUF 256 /* room for any name render_name_buf() writes */

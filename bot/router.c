@@ -11,6 +11,7 @@
 
 #include "games/ai/ai.h"
 #include "games/game.h"
+#include "games/utf8.h"
 #include "internal.h"
 
 /*
@@ -114,9 +115,7 @@ const char *arg_word(const char *s, char *buf, size_t n)
 	while (s[len] && s[len] != ' ' && s[len] != '\t' && s[len] != '\r' && s[len] != '\n')
 		len++;
 	/* room for "…" (3 bytes) and the NUL; never split a character */
-	cut = len < n - 4 ? len : n - 4;
-	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--;
+	cut = utf8_cut(s, len, n - 4);
 	memcpy(buf, s, cut);
 	memcpy(buf + cut, "…", sizeof("…"));
 	return s + len;
@@ -153,9 +152,7 @@ int command_parse_text(struct command *cmd, const char *text)
 	len = (size_t)(end - p);
 	if (len >= sizeof(cmd->args)) {
 		/* cut a long line between characters, not inside one (Devanagari is 3 bytes each) */
-		len = sizeof(cmd->args) - 1;
-		while (len > 0 && ((unsigned char)p[len] & 0xc0) == 0x80)
-			len--;
+		len = utf8_cut(p, len, sizeof(cmd->args) - 1);
 	}
 	memcpy(cmd->args, p, len);
 	cmd->args[len] = '\0';
@@ -171,67 +168,6 @@ static const struct bot_cmd *lookup(const char *verb)
 }
 
 /* ---- replies ---- */
-
-/* Length of the valid UTF-8 character at s (jansson's rules), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	/* no overlong forms, no surrogates, nothing past U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-static bool utf8_valid(const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t len = utf8_len(p);
-
-		if (!len)
-			return false;
-		p += len;
-	}
-	return true;
-}
-
-/* Append s to sb with each byte that does not begin a valid character as U+FFFD. */
-static void sb_add_utf8(struct strbuf *sb, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t len = utf8_len(p);
-
-		if (len) {
-			sb_addn(sb, (const char *)p, len);
-			p += len;
-		} else {
-			sb_add(sb, "\xef\xbf\xbd");
-			p++;
-		}
-	}
-}
 
 /*
  * A JSON string of text (caller owns). json_string() refuses text that is
@@ -259,16 +195,11 @@ static json_t *json_text(const char *text)
 static void utf8_clean(char *s, size_t cap)
 {
 	struct strbuf sb = { 0 };
-	size_t len;
 
 	if (utf8_valid(s))
 		return;
 	sb_add_utf8(&sb, s);
-	len = sb.len < cap - 1 ? sb.len : cap - 1;
-	while (len > 0 && len < sb.len && ((unsigned char)sb.buf[len] & 0xc0) == 0x80)
-		len--;
-	memcpy(s, sb_str(&sb), len);
-	s[len] = '\0';
+	utf8_copy(s, cap, sb_str(&sb), sb.len);
 	sb_release(&sb);
 }
 

@@ -43,6 +43,7 @@
  * they are left zeroed (nothing to release) and counts are 0.
  */
 #include "store/store.h"
+#include "games/utf8.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -295,22 +296,6 @@ static int fits(const char *str, size_t cap)
 static int id_ok(const char *str, size_t cap)
 {
 	return fits(str, cap) && str[0] != '\0';
-}
-
-/*
- * How many of the len bytes of str to keep so that at most max remain,
- * cutting before a UTF-8 continuation byte (10xxxxxx) rather than inside a
- * character. A character is at most 4 bytes, so at most 3 steps back.
- */
-static size_t utf8_cut(const char *str, size_t len, size_t max)
-{
-	size_t n = max;
-
-	if (len <= max)
-		return len;
-	while (n > 0 && max - n < 3 && ((unsigned char)str[n] & 0xC0) == 0x80)
-		n--;
-	return n;
 }
 
 /* uint64_t <-> SQLite's signed 64-bit integer, bit for bit. */

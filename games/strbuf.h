@@ -24,6 +24,9 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(prin
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Like sb_addf with a format from a message catalogue (not a literal). */
 void sb_addtr(struct strbuf *sb, const char *fmt, ...);
+/* Append s with every byte that does not begin a valid UTF-8 character
+ * shown as U+FFFD, so the result is always valid UTF-8. */
+void sb_add_utf8(struct strbuf *sb, const char *s);
 const char *sb_str(const struct strbuf *sb); /* never NULL */
 char *sb_detach(struct strbuf *sb);          /* caller owns; never NULL unless failed */
 void sb_release(struct strbuf *sb);

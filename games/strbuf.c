@@ -2,6 +2,7 @@
  * strbuf.c - see strbuf.h.
  */
 #include "strbuf.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,4 +100,19 @@ void sb_release(struct strbuf *sb)
 {
 	free(sb->buf);
 	memset(sb, 0, sizeof(*sb));
+}
+
+void sb_add_utf8(struct strbuf *sb, const char *s)
+{
+	while (*s) {
+		size_t len = utf8_char_len(s);
+
+		if (len) {
+			sb_addn(sb, s, len);
+			s += len;
+		} else {
+			sb_add(sb, "\xef\xbf\xbd");
+			s++;
+		}
+	}
 }

@@ -1,0 +1,43 @@
+/*
+ * utf8.h - the one place that knows UTF-8: checking it, decoding it and
+ * cutting it between characters. Every layer uses these (the renderers
+ * measure columns, the router cleans what people typed, the store cuts
+ * names to their columns), so the rules live once, here at the bottom of
+ * the layering, and agree everywhere.
+ *
+ * "Valid" follows RFC 3629 as jansson does: no overlong forms, no
+ * surrogates, nothing past U+10FFFF. No function here allocates.
+ */
+#ifndef GB_UTF8_H
+#define GB_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Byte length of the valid character starting at s, or 0 when s does not
+ * start one (a NUL byte counts as a one-byte character). */
+size_t utf8_char_len(const char *s);
+
+/* Is the NUL-terminated s valid UTF-8 throughout? */
+bool utf8_valid(const char *s);
+
+/*
+ * Decode the character at s leniently, for display: *cp gets its code
+ * point, or U+FFFD for a byte that does not start a well-formed sequence.
+ * Returns the bytes consumed (at least 1; never past a NUL).
+ */
+size_t utf8_decode(const char *s, uint32_t *cp);
+
+/*
+ * How many of the len bytes of s to keep so that at most max remain,
+ * cutting before a continuation byte (10xxxxxx) rather than inside a
+ * character. A character is at most 4 bytes, so at most 3 steps back.
+ */
+size_t utf8_cut(const char *s, size_t len, size_t max);
+
+/* Copy at most cap - 1 bytes of the len bytes of src into dst, cut between
+ * characters, and NUL-terminate. cap must be at least 1. */
+void utf8_copy(char *dst, size_t cap, const char *src, size_t len);
+
+#endif
