@@ -1,0 +1,95 @@
+/*
+ * adapter.h - the seam between the service and a chat platform.
+ *
+ * Each platform (Telegram, Discord, the console) fills one struct adapter:
+ * a table of function pointers in the manner of curl's protocol handlers.
+ * The service never names a platform; it walks the list of adapters, starts
+ * those whose configuration is present, serves their routes on the one HTTP
+ * listener, and runs an outbox worker (adapters/outbox.h) for each adapter
+ * that delivers rows.
+ *
+ * An adapter turns what it receives into struct command and calls
+ * bot_handle() with the bot of the calling thread (adapter_bot()): every
+ * thread has its own store handle, because a handle belongs to one thread.
+ * Replies come back as outbox rows (JSON views, see bot/bot.h) which the
+ * outbox worker hands to deliver() one at a time, per chat in order.
+ */
+#ifndef GB_ADAPTER_H
+#define GB_ADAPTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adapters/http.h"
+#include "bot/bot.h"
+#include "bot/config.h"
+#include "store/store.h"
+
+/* What the service hands every adapter at start. Valid until stop. */
+struct adapter_env {
+	const struct config *cfg;       /* service settings: tokens, API URLs, limits */
+	struct bot_config bot;          /* settings for the bots the adapter's threads use */
+	const char *db;                 /* the store: each thread opens its own handle */
+	void (*wake)(void *arg);        /* nudge this adapter's outbox worker after a commit; may be NULL */
+	void *wake_arg;
+	void (*request_stop)(void *arg); /* the adapter ends the service (the console at end of input) */
+	void *stop_arg;
+};
+
+/* How one delivery went. */
+enum delivery_result {
+	DELIVERY_OK = 0,   /* delivered, or nothing to deliver: the row is removed */
+	DELIVERY_RETRY,    /* transient failure (network, 5xx): again after a backoff; counts an attempt */
+	DELIVERY_WAIT,     /* the platform (or our pacing) asks to wait retry_ms: not an attempt */
+	DELIVERY_GIVE_UP,  /* permanent failure: the row is set aside with `why` and a log line */
+};
+
+struct delivery {
+	enum delivery_result result;
+	int64_t retry_ms;               /* DELIVERY_WAIT: how long */
+	bool global;                    /* DELIVERY_WAIT for every chat of the platform, not just this one */
+	char why[160];                  /* for the log line and the set-aside row; no secrets */
+};
+
+struct adapter {
+	/* Platform name: the `platform` of its commands, chats and outbox rows. */
+	const char *name;
+
+	/* Is the adapter configured (its token or key present)? */
+	bool (*configured)(const struct config *cfg);
+
+	/*
+	 * Create the adapter's state in *self and start its own threads (a
+	 * long-polling loop, a console reader). Returns GB_OK or an error;
+	 * on error *self is left NULL.
+	 */
+	int (*start)(const struct adapter_env *env, void **self);
+
+	/* Up to max routes it serves on the shared listener; returns how many. May be NULL. */
+	int (*routes)(void *self, struct http_route *out, int max);
+
+	/*
+	 * Deliver one outbox row (row->payload is a reply view, see bot.h),
+	 * on the outbox worker's thread with that thread's store handle s.
+	 * Fill d. NULL when the adapter delivers its own rows (the console).
+	 */
+	void (*deliver)(void *self, struct store *s, const struct store_out *row, struct delivery *d);
+
+	/* Stop its threads (finishing the work in flight) and free self; a no-op on NULL. */
+	void (*stop)(void *self);
+};
+
+/*
+ * The bot of the calling thread for env: opened on first use with its own
+ * store handle, closed when the thread exits (or by adapter_bot_release()).
+ * Returns NULL when the store cannot be opened (logged).
+ */
+struct bot *adapter_bot(const struct adapter_env *env);
+
+/* Close the calling thread's bot now; a no-op when it has none. */
+void adapter_bot_release(void);
+
+/* Every adapter the service knows, NULL-terminated. */
+extern const struct adapter *const adapters[];
+
+#endif

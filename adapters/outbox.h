@@ -1,0 +1,64 @@
+/*
+ * outbox.h - the delivery worker every platform adapter uses.
+ *
+ * Replies are written to the store's outbox in the same transaction as the
+ * command that caused them (the transactional-outbox pattern). A worker
+ * claims due rows with a lease, hands each to its adapter's deliver(), and
+ * acknowledges the outcome:
+ *   - delivered: the row is removed;
+ *   - a transient failure: retried after an exponential backoff, and after
+ *     max_attempts set aside with one log line;
+ *   - the platform asks to wait (429 retry_after, or the adapter's own
+ *     pacing): that chat (or, when global, the platform) waits; not an
+ *     attempt;
+ *   - a permanent failure: set aside at once with one log line.
+ * The store gives a chat's rows out one at a time in order and drops a
+ * table edit superseded by a newer one, so a worker never reorders a chat.
+ * A crashed worker's claims expire after lease_ms and are delivered again:
+ * delivery is at least once, and adapters make repeats harmless where the
+ * platform allows (an edit with the same text is a no-op).
+ */
+#ifndef GB_OUTBOX_H
+#define GB_OUTBOX_H
+
+#include <stdint.h>
+
+#include "adapters/adapter.h"
+
+struct outbox_opts {
+	int64_t lease_ms;               /* claim lease (default 30 s) */
+	int max_attempts;               /* transient failures before a row is set aside (default 8) */
+	int64_t backoff_ms;             /* first retry delay, doubled per attempt (default 500 ms) */
+	int64_t backoff_max_ms;         /* cap of the delay (default 60 s) */
+	int64_t poll_ms;                /* idle wait between claims when not woken (default 50 ms) */
+	int batch;                      /* rows claimed at once (default 32) */
+	int workers;                    /* delivery threads per adapter (default 2) */
+};
+
+/* Fill o with the defaults. */
+void outbox_opts_init(struct outbox_opts *o);
+
+/*
+ * One pass: claim what is due for adapter a at now_ms and deliver it with
+ * store s. Returns the number of rows handled, or a negative gb_error when
+ * the store failed. Used by the worker threads, and by tests driving time.
+ */
+int outbox_run_once(struct store *s, const struct adapter *a, void *self,
+		    const struct outbox_opts *o, int64_t now_ms);
+
+struct outbox;
+
+/*
+ * Start o->workers threads delivering adapter a's rows (each with its own
+ * store handle on db). *out is owned by the caller: outbox_stop() it.
+ */
+int outbox_start(struct outbox **out, const struct adapter *a, void *self, const char *db,
+		 const struct outbox_opts *o);
+
+/* Wake the workers now (a command just committed replies). Safe from any thread. */
+void outbox_wake(struct outbox *w);
+
+/* Let the workers finish the row in hand, stop and free them; a no-op on NULL. */
+void outbox_stop(struct outbox *w);
+
+#endif
