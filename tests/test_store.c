@@ -415,7 +415,8 @@ static void test_table_update_compare_and_swap(void **state)
 
 	a.status = STORE_PLAYING;
 	a.state = strdup("{\"by\":\"first\"}");
-	snprintf(a.message, sizeof a.message, "m-1");
+	/* the adapter records the posted message: no version bump, so a's update still applies */
+	assert_int_equal(store_table_set_message(f->s, id, "m-1"), GB_OK);
 	a.turn_started_ms = 1000;
 	assert_int_equal(store_table_update(f->s, &a), GB_OK);
 	assert_int_equal(a.version, 2);
@@ -662,7 +663,7 @@ static void test_transaction_rollback_and_commit(void **state)
 		t.state = strdup("{\"turn\":1}");
 		assert_int_equal(store_table_update(f->s, &t), GB_OK);
 		assert_int_equal(store_move_append(f->s, id, 1, "u1", "roll", "[]"), GB_OK);
-		assert_int_equal(store_out_add(f->s, "telegram", "tx", "{\"text\":\"hi\"}", 100), GB_OK);
+		assert_int_equal(store_out_add(f->s, "telegram", "tx", 0, NULL, "{\"text\":\"hi\"}", 100), GB_OK);
 		assert_int_equal(store_timer_set(f->s, &tm), GB_OK);
 		if (commit)
 			assert_int_equal(store_commit(f->s), GB_OK);
@@ -725,11 +726,11 @@ static void test_outbox(void **state)
 	int n = -1;
 	int64_t first;
 
-	assert_int_equal(store_out_add(f->s, "telegram", "c1", "{\"n\":3}", 300), GB_OK);
-	assert_int_equal(store_out_add(f->s, "telegram", "c1", "{\"n\":1}", 100), GB_OK);
-	assert_int_equal(store_out_add(f->s, "telegram", "c2", "{\"n\":2}", 200), GB_OK);
-	assert_int_equal(store_out_add(f->s, "telegram", "c2", "{\"n\":2b}", 200), GB_OK);
-	assert_int_equal(store_out_add(f->s, "discord", "c1", "{\"n\":0}", 0), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":3}", 300), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":1}", 100), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2}", 200), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2b}", 200), GB_OK);
+	assert_int_equal(store_out_add(f->s, "discord", "c1", 0, NULL, "{\"n\":0}", 0), GB_OK);
 
 	assert_int_equal(store_out_due(f->s, "telegram", 250, o, 8, &n), GB_OK);
 	assert_int_equal(n, 3);
@@ -750,8 +751,8 @@ static void test_outbox(void **state)
 	store_out_release(&o[0]);
 
 	/* retry: counted and moved */
-	assert_int_equal(store_out_retry(f->s, first, 1000), GB_OK);
-	assert_int_equal(store_out_retry(f->s, first, 1500), GB_OK);
+	assert_int_equal(store_out_retry(f->s, first, 1000, 1), GB_OK);
+	assert_int_equal(store_out_retry(f->s, first, 1500, 1), GB_OK);
 	assert_int_equal(store_out_due(f->s, "telegram", 250, o, 8, &n), GB_OK);
 	assert_int_equal(n, 2);
 	assert_string_equal(o[0].payload, "{\"n\":2}");
@@ -768,7 +769,7 @@ static void test_outbox(void **state)
 	/* done removes */
 	assert_int_equal(store_out_done(f->s, first), GB_OK);
 	assert_int_equal(store_out_done(f->s, first), GB_ENOTFOUND);
-	assert_int_equal(store_out_retry(f->s, first, 5), GB_ENOTFOUND);
+	assert_int_equal(store_out_retry(f->s, first, 5, 1), GB_ENOTFOUND);
 	assert_int_equal(store_out_due(f->s, "telegram", 2000, o, 8, &n), GB_OK);
 	assert_int_equal(n, 3);
 	for (int i = 0; i < n; i++) {
@@ -1081,19 +1082,19 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_move_count(NULL, 1, &n), GB_EARGS);
 	assert_int_equal(store_move_count(s, 1, NULL), GB_EARGS);
 
-	assert_int_equal(store_out_add(NULL, "telegram", "1", "{}", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, NULL, "1", "{}", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "telegram", NULL, "{}", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "telegram", "1", NULL, 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "telegram", "1", "", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "", "1", "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(NULL, "telegram", "1", 0, NULL, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, NULL, "1", 0, NULL, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "telegram", NULL, 0, NULL, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "telegram", "1", 0, NULL, NULL, 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "telegram", "1", 0, NULL, "", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "", "1", 0, NULL, "{}", 0), GB_EARGS);
 	assert_int_equal(store_out_due(NULL, "telegram", 0, &o, 1, &n), GB_EARGS);
 	assert_int_equal(store_out_due(s, NULL, 0, &o, 1, &n), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, NULL, 1, &n), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, &o, 1, NULL), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, &o, -1, &n), GB_EARGS);
 	assert_int_equal(store_out_done(NULL, 1), GB_EARGS);
-	assert_int_equal(store_out_retry(NULL, 1, 0), GB_EARGS);
+	assert_int_equal(store_out_retry(NULL, 1, 0, 1), GB_EARGS);
 	store_out_release(NULL);
 
 	assert_int_equal(store_timer_set(NULL, &tm), GB_EARGS);
@@ -1147,7 +1148,7 @@ static void test_long_strings(void **state)
 	assert_int_equal(store_chat_get(f->s, huge, "1", "en", &c), GB_EARGS);
 	assert_int_equal(store_chat_get(f->s, "telegram", "1", "en-GB-oxendict", &c), GB_EARGS);
 	assert_int_equal(store_mark_processed(f->s, "a-very-long-platform", "1"), GB_EARGS);
-	assert_int_equal(store_out_add(f->s, "telegram", huge, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(f->s, "telegram", huge, 0, NULL, "{}", 0), GB_EARGS);
 	assert_int_equal(store_stat_add(f->s, chat, huge, "n", "ludo", 1, 0), GB_EARGS);
 	assert_int_equal(store_stat_add(f->s, chat, "u", "n", "a-very-long-game-name", 1, 0), GB_EARGS);
 	assert_int_equal(store_stats_get(f->s, chat, "a-very-long-game-name", st, 2, &n), GB_EARGS);
@@ -1351,7 +1352,7 @@ static void test_typical_command_time(void **state)
 		assert_int_equal(store_table_update(f->s, &t), GB_OK);
 		assert_int_equal(store_move_append(f->s, id, (int)i + 1, "u1", "move 2",
 						   "[\"move 2\",\"capture 1\"]"), GB_OK);
-		assert_int_equal(store_out_add(f->s, "telegram", "bench",
+		assert_int_equal(store_out_add(f->s, "telegram", "bench", 0, NULL,
 					       "{\"edit\":\"m-1\",\"text\":\"<pre>board</pre>\"}", i), GB_OK);
 		tm.version = t.version;
 		assert_int_equal(store_timer_set(f->s, &tm), GB_OK);
