@@ -1392,7 +1392,7 @@ static void test_outbox_two_workers(void **state)
 	for (int k = 0; k < RACE_PER_CHAT; k++) {
 		for (int c = 0; c < RACE_CHATS; c++) {
 			char chat[16];
-			char payload[32];
+			char payload[48];
 
 			snprintf(chat, sizeof chat, "c%d", c);
 			snprintf(payload, sizeof payload, "{\"c\":%d,\"s\":%d}", c, k);
