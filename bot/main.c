@@ -7,6 +7,7 @@
  *   gamebot script GAME [...]   the rules core driven line by line (JSON out)
  *   gamebot arena GAME --seats LEVEL,...   computer players measured
  */
+#include <pthread.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdint.h>
@@ -104,15 +105,40 @@ static int cmd_console(int argc, char **argv, struct config *cfg)
 	return rc;
 }
 
+/* /healthz pings a store connection of its own; a handle serves one thread at a time. */
+struct serve_health {
+	pthread_mutex_t lock;
+	struct store *store;
+};
+
+static int serve_healthy(void *arg)
+{
+	struct serve_health *sh = arg;
+	int rc;
+
+	pthread_mutex_lock(&sh->lock);
+	rc = store_ping(sh->store);
+	pthread_mutex_unlock(&sh->lock);
+	return rc;
+}
+
 static int cmd_serve(struct config *cfg)
 {
 	struct http_server *h = NULL;
+	struct http_options ho;
+	struct serve_health sh = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct bot b;
 	int rc;
 
 	if (open_bot(&b, cfg))
 		return 1;
-	rc = http_start(&h, cfg->listen, cfg->db, &b.cfg);
+	http_options_init(&ho);
+	ho.listen = cfg->listen;
+	ho.health = serve_healthy;
+	ho.health_arg = &sh;
+	rc = store_open(&sh.store, cfg->db);
+	if (!rc)
+		rc = http_start(&h, &ho);
 	if (rc)
 		fprintf(stderr, "gamebot: HTTP listener on %s not started: %s\n", cfg->listen, gb_strerror(rc));
 	else
@@ -135,6 +161,7 @@ static int cmd_serve(struct config *cfg)
 		rc = 0;
 	}
 	http_stop(h);
+	store_free(sh.store);
 	store_free(b.store);
 	return rc;
 }
