@@ -284,7 +284,8 @@ static int sn_init(void *st, const struct gb_setup *su)
 	int rc = GB_OK;
 
 	memset(s, 0, sizeof(*s));
-	if (su->players < snakes_game.min_players || su->players > snakes_game.max_players) {
+	/* one seat is allowed for analysis (arena: a lone token's race length); tables need two */
+	if (su->players < 1 || su->players > snakes_game.max_players) {
 		rc = GB_EPLAYERS;
 		goto out;
 	}
@@ -598,7 +599,7 @@ static int sn_from_json(void *st, const json_t *j)
 	pos = json_object_get(j, "positions");
 	board = json_object_get(j, "board");
 	w = json_object_get(j, "winner");
-	if (!json_is_object(j) || !json_is_array(pos) || json_array_size(pos) < 2 ||
+	if (!json_is_object(j) || !json_is_array(pos) || json_array_size(pos) < 1 ||
 	    json_array_size(pos) > GB_MAX_SEATS || !json_is_object(board) || !w) {
 		rc = GB_ESTATE;
 		goto out;
@@ -718,7 +719,7 @@ static int sn_check(const void *st)
 	const bool bonus = s->rules.v[SNAKES_RULE_SIX_BONUS] == SNAKES_BONUS_ON;
 	int at100 = 0, rc = GB_EINVARIANT;
 
-	if (s->players < 2 || s->players > GB_MAX_SEATS || s->to_move >= s->players)
+	if (s->players < 1 || s->players > GB_MAX_SEATS || s->to_move >= s->players)
 		goto out;
 	for (int i = 0; i < GB_MAX_RULES; i++)
 		if (s->rules.v[i] >= (i < SNAKES_NRULES ? rule_nvalues(i) : 1))
