@@ -91,6 +91,15 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 		sb_add(sb, "\n-");
 }
 
+/* The game args name, as a whole (nothing after the name), or NULL. */
+static const struct gb_game *named_game(const char *args)
+{
+	const char *rest;
+	const struct gb_game *g = game_lookup(args, &rest);
+
+	return g && !rest[strspn(rest, " \t")] ? g : NULL;
+}
+
 static int set_chat_key(struct ctx *c, const char *key, const char *value)
 {
 	if (strcmp(key, "autoplay_after") == 0) {
@@ -125,17 +134,28 @@ static int set_chat_key(struct ctx *c, const char *key, const char *value)
 
 int cmd_settings(struct ctx *c)
 {
-	char w1[32] = "", w2[64] = "", w3[64] = "";
-	const char *p = arg_word(c->cmd->args, w1, sizeof(w1));
-	const struct gb_game *g;
+	char w1[32] = "", w2[64] = "", w3[64] = "", extra[8] = "";
+	const char *p;
+	const struct gb_game *g = game_lookup(c->cmd->args, &p);
 	struct strbuf sb = { 0 };
 	int rc = GB_OK;
 
+	/* /settings [GAME] KEY VALUE: the game may be named by a title of several words */
+	if (g) {
+		snprintf(w1, sizeof(w1), "%s", g->name);
+	} else {
+		p = arg_word(c->cmd->args, w1, sizeof(w1));
+	}
 	if (p)
 		p = arg_word(p, w2, sizeof(w2));
 	if (p)
-		arg_word(p, w3, sizeof(w3));
-	g = gb_game_find(w1);
+		p = arg_word(p, w3, sizeof(w3));
+	if (p)
+		arg_word(p, extra, sizeof(extra));
+	if (extra[0]) {
+		reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
+		goto out;
+	}
 	if (!w1[0] || (g && !w2[0])) {
 		/* view: chat settings, then one game's rules (or all) */
 		if (!g) {
@@ -262,7 +282,7 @@ int cmd_rules(struct ctx *c)
 	struct strbuf sb = { 0 };
 
 	arg_word(c->cmd->args, w, sizeof(w));
-	g = w[0] ? gb_game_find(w) : (c->has_table ? c->game : NULL);
+	g = w[0] ? named_game(c->cmd->args) : (c->has_table ? c->game : NULL);
 	if (!g) {
 		if (w[0])
 			reply_alert(c, M_UNKNOWN_GAME, w);
@@ -295,7 +315,7 @@ int cmd_stats(struct ctx *c)
 	const struct gb_game *g;
 
 	arg_word(c->cmd->args, w, sizeof(w));
-	g = w[0] ? gb_game_find(w) : NULL;
+	g = w[0] ? named_game(c->cmd->args) : NULL;
 	if (w[0] && !g) {
 		reply_alert(c, M_UNKNOWN_GAME, w);
 		return GB_OK;

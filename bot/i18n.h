@@ -24,19 +24,33 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_NOT_YOUR_TURN)    /* %s: whose turn */ \
 	X(M_UNKNOWN_GAME)     /* %s: given name */ \
 	X(M_NEW_TABLE)        /* %s: creator, %s: game */ \
-	X(M_JOINED)           /* %s: name, %s: seats, %s: max */ \
-	X(M_ALREADY_SEATED)   \
+	X(M_JOINED)           /* %s: name, %s: seat, %s: seats in all */ \
+	X(M_ALREADY_SEATED)   /* %s: the caller's seat */ \
 	X(M_TABLE_FULL)       \
 	X(M_LEFT)             /* %s: name */ \
 	X(M_NOT_SEATED)       \
-	X(M_BOT_ADDED)       /* %s: bot name */ \
+	X(M_BOT_ADDED)        /* %s: computer's name, %s: level */ \
 	X(M_BAD_LEVEL)        /* %s: given */ \
 	X(M_STARTED)          /* %s: game */ \
 	X(M_NOT_ENOUGH)       /* %s: needed */ \
 	X(M_ALREADY_STARTED)  \
 	X(M_NOT_STARTED)      \
 	X(M_STOPPED)          /* %s: who */ \
-	X(M_STOP_WHO)         \
+	X(M_STOP_WHO)         /* %s: who runs the table */ \
+	X(M_STOP_ADMINS) \
+	X(M_OWNER_NOW) /* %s: name */ \
+	X(M_EVERYONE_LEFT) /* %s: who left last */ \
+	X(M_LEFT_PLAYING) /* %s: name */ \
+	X(M_SEAT_BAD) /* %s: typed, %s: 1, %s: max */ \
+	X(M_SEAT_BAD_SIDE) /* %s: typed, %s: goats, %s: tigers */ \
+	X(M_SEAT_IN_ORDER) /* %s: the next free seat */ \
+	X(M_SEAT_TAKEN) /* %s: seat, %s: who */ \
+	X(M_SEAT_FROM_BOT) /* %s: name, %s: seat, %s: computer */ \
+	X(M_SEAT_MOVED) /* %s: name, %s: seat */ \
+	X(M_SIDE_GOATS) /* a word typed after /join */ \
+	X(M_SIDE_TIGERS) \
+	X(M_TABLE_FULL_BOTS) \
+	X(M_BOT_FOR) /* %s: who left */ \
 	X(M_ILLEGAL)          /* %s: what was tried, %s: legal list */ \
 	X(M_UNREADABLE)       /* %s: what was typed, %s: legal list */ \
 	X(M_WRONG_PHASE)      /* %s: legal list */ \
@@ -44,8 +58,11 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_WINNER)           /* %s: name */ \
 	X(M_DRAW)             \
 	X(M_TURN_OF)          /* %s: name */ \
-	X(M_LOBBY)            /* %s: game, %s: seat list, %s: min, %s: max */ \
+	X(M_LOBBY)            /* %s: game */ \
 	X(M_LOBBY_HINT)       \
+	X(M_LOBBY_HINT_SIDES) /* lines of at most 40 columns */ \
+	X(M_LOBBY_FREE) \
+	X(M_LOBBY_PLAYERS) /* %s: min, %s: max */ \
 	X(M_SETTINGS_HEAD)    /* %s: game */ \
 	X(M_SETTING_SET)      /* %s: key, %s: value */ \
 	X(M_SETTING_BAD)      /* %s: key, %s: value */ \
@@ -69,7 +86,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BTN_START)        \
 	X(M_BTN_ADDBOT)       \
 	X(M_YOU)              \
-	X(M_BOT_NAME)         /* %s: number, %s: level */ \
+	X(M_BOT_NAME)         /* %s: seat number */ \
 	X(M_LEVEL_RANDOM)     \
 	X(M_LEVEL_EASY)       \
 	X(M_LEVEL_MEDIUM)     \

@@ -365,6 +365,55 @@ static void add_button(json_t *rows, const char *label, const char *cmd)
 	json_array_append_new(row, json_pack("{ssss}", "label", label, "cmd", cmd));
 }
 
+/*
+ * The lobby: the game, one line per seat (its number, or its side in Bagh
+ * Chal; the name cut to fit; a computer's level), how many may play, and
+ * what to type. Every line fits RENDER_MAX_COLS.
+ */
+static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbuf *sb)
+{
+	bool sides = c->game == gb_game_find("baghchal");
+	int label_cols = 2;
+	char lo[24], hi[24];
+
+	for (int i = 0; sides && i < 2; i++) {
+		int w = render_width(tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS)) + 1;
+
+		label_cols = w > label_cols ? w : label_cols;
+	}
+	sb_addtr(sb, tr(c->lang, M_LOBBY), game_title(c, c->game));
+	for (int i = 0; i < c->game->max_players; i++) {
+		char num[24];
+		int used;
+
+		sb_add(sb, "\n");
+		if (sides)
+			render_add_fit(sb, tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS), label_cols, true);
+		else
+			render_add_fit(sb, ctx_num(c, i + 1, num), label_cols, true);
+		if (i >= c->nseats) {
+			sb_add(sb, tr(c->lang, M_LOBBY_FREE));
+			continue;
+		}
+		if (c->seats[i].level >= 0 && !c->seats[i].user[0]) {
+			struct strbuf tail = { 0 };
+
+			sb_addf(&tail, " · %s", level_word(c, c->seats[i].level));
+			used = render_width(sb_str(&tail));
+			render_add_fit(sb, names[i], RENDER_MAX_COLS - label_cols - used, false);
+			sb_add(sb, sb_str(&tail));
+			sb_release(&tail);
+		} else {
+			render_add_fit(sb, names[i], RENDER_MAX_COLS - label_cols, false);
+		}
+	}
+	sb_add(sb, "\n");
+	sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
+		 ctx_num(c, c->game->max_players, hi));
+	sb_add(sb, "\n");
+	sb_add(sb, tr(c->lang, sides ? M_LOBBY_HINT_SIDES : M_LOBBY_HINT));
+}
+
 void table_message(struct ctx *c)
 {
 	struct render_ctx rc;
@@ -374,19 +423,7 @@ void table_message(struct ctx *c)
 
 	ctx_render_init(c, &rc, names);
 	if (c->table.status == STORE_LOBBY || !c->st) {
-		struct strbuf seats = { 0 };
-
-		for (int i = 0; i < c->nseats; i++)
-			sb_addf(&seats, "%s%s", i ? ", " : "", names[i]);
-		if (!c->nseats)
-			sb_add(&seats, "-");
-		char lo[24], hi[24];
-
-		sb_addtr(&sb, tr(c->lang, M_LOBBY), game_title(c, c->game), sb_str(&seats),
-			 ctx_num(c, c->game->min_players, lo), ctx_num(c, c->game->max_players, hi));
-		sb_add(&sb, "\n");
-		sb_add(&sb, tr(c->lang, M_LOBBY_HINT));
-		sb_release(&seats);
+		lobby_text(c, names, &sb);
 		if (c->table.status == STORE_LOBBY) {
 			add_button(buttons, tr(c->lang, M_BTN_JOIN), "/join");
 			add_button(buttons, tr(c->lang, M_BTN_ADDBOT), "/addbot");
