@@ -234,7 +234,24 @@ int cmd_settings(struct ctx *c)
 		gj = gb_rules_to_json(g, &r);
 		json_object_set_new(all, g->name, gj);
 		c->chat_changed = true;
-		reply_public(c, M_SETTING_SET, w2, w3);
+		if (c->has_table && c->game == g && c->table.status == STORE_LOBBY && !c->broken) {
+			/* the open lobby has not started: it plays by the new default too */
+			char *text = json_dumps(gj, JSON_COMPACT);
+
+			if (!text) {
+				rc = GB_ENOMEM;
+				goto out;
+			}
+			free(c->table.rules);
+			c->table.rules = text;
+			c->table_changed = true;
+			reply_public(c, M_SETTING_SET, w2, w3);
+		} else if (c->has_table && c->game == g && c->table.status == STORE_PLAYING) {
+			/* a game under way keeps the rules it started with */
+			reply_public(c, M_SETTING_SET_NEXT, w2, w3);
+		} else {
+			reply_public(c, M_SETTING_SET, w2, w3);
+		}
 	}
 out:
 	sb_release(&sb);

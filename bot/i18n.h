@@ -65,6 +65,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LOBBY_PLAYERS) /* %s: min, %s: max */ \
 	X(M_SETTINGS_HEAD)    /* %s: game */ \
 	X(M_SETTING_SET)      /* %s: key, %s: value */ \
+	X(M_SETTING_SET_NEXT) /* %s: key, %s: value (a game is under way) */ \
 	X(M_SETTING_BAD)      /* %s: key, %s: value */ \
 	X(M_SETTING_GREYED)   /* %s: key, %s: condition */ \
 	X(M_SPEED_SET)        /* %s: speed */ \

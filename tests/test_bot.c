@@ -717,6 +717,34 @@ static void test_choose_seat_and_side(void **state)
 	free(v);
 }
 
+/* Defect: a house rule changed mid-game was confirmed but not applied. */
+static void test_house_rule_changes_say_when(void **state)
+{
+	struct fixture *f = *state;
+	char *out;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	/* in the lobby the table has not started: it takes the new rule */
+	assert_int_equal(say(f, "alice", true, "/settings snakes entry any", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "entry is now any."));
+	assert_non_null(strstr(out, "alice: roll"));
+	assert_null(strstr(out, "needs a 6"));
+	free(out);
+	/* during a game the change is for the next one, and the reply says so */
+	assert_int_equal(say(f, "alice", true, "/settings snakes entry six", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "entry is now six, from the next game on"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/board", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_null(strstr(out, "needs a 6"));
+	free(out);
+}
+
 static void test_command_parse_text(void **state)
 {
 	struct command cmd;
@@ -769,6 +797,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_everyone_left_stops_the_game, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_results_of_who_left_reach_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_seat_and_side, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 
