@@ -159,37 +159,41 @@ static int deliver(struct console *c)
 }
 
 /*
- * Let computer turns happen. Piped: the virtual clock jumps to each due
- * computer timer in turn (idle timers only fire when :wait reaches them).
+ * Let time pass. Piped, the clock is virtual: computer turns (and watch
+ * tables' next rounds) happen at once, the clock jumping to each in turn;
+ * idle autoplay timers fire when they fall due by `until` - every one of
+ * them, in order, each at its own time, so a long :wait plays every turn
+ * an away player would have missed - and then the clock stands at `until`.
  * Interactive: whatever is due by the real clock.
  */
-static int settle(struct console *c, bool run_idle_due)
+static int settle(struct console *c, int64_t until)
 {
 	for (int guard = 0; guard < 200000; guard++) {
 		struct store_timer t;
 		int rc = store_timer_next(c->b->store, &t), fired;
 
 		if (rc == GB_ENOTFOUND)
-			return GB_OK;
+			break;
 		if (rc)
 			return rc;
 		if (c->o->interactive) {
 			fired = bot_run_timers(c->b, bot_now_ms(), BOT_TIMER_ALL);
-		} else if (strcmp(t.kind, "idle") == 0) {
-			if (!run_idle_due || t.due_ms > c->now)
-				return GB_OK;
-			fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
-		} else {
-			if (t.due_ms > c->now)
-				c->now = t.due_ms;
-			fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
+			if (fired < 0)
+				return -fired;
+			deliver(c);
+			return GB_OK;
 		}
+		if (strcmp(t.kind, "idle") == 0 && t.due_ms > until)
+			break;
+		if (t.due_ms > c->now)
+			c->now = t.due_ms;
+		fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
 		if (fired < 0)
 			return -fired;
 		deliver(c);
-		if (c->o->interactive)
-			return GB_OK;
 	}
+	if (!c->o->interactive && until > c->now)
+		c->now = until;
 	return GB_OK;
 }
 
@@ -208,8 +212,7 @@ static void handle_line(struct console *c, char *line)
 		int secs = 0;
 
 		if (gb_parse_uint(text + 5 + strspn(text + 5, " "), 86400, &secs) == GB_OK)
-			c->now += (int64_t)secs * 1000;
-		settle(c, true);
+			settle(c, c->now + (int64_t)secs * 1000);
 		return;
 	}
 	colon = strchr(text, ':');
@@ -243,7 +246,7 @@ static void handle_line(struct console *c, char *line)
 	cmd.now_ms = clock_now(c);
 	bot_handle(c->b, &cmd);
 	deliver(c);
-	settle(c, false);
+	settle(c, c->now);
 }
 
 int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out)
@@ -272,7 +275,7 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 			}
 			fflush(out);
 			if (poll(&p, 1, wait) == 0) {
-				settle(&c, true);
+				settle(&c, c.now);
 				continue;
 			}
 		}
@@ -287,6 +290,6 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 	}
 	free(line);
 	if (!o->interactive)
-		settle(&c, false);
+		settle(&c, c.now);
 	return 0;
 }

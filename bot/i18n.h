@@ -78,6 +78,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_ONLY_CALLBREAK)   \
 	X(M_WATCH_STARTED)    /* %s: game */ \
 	X(M_AUTOPLAYED)       /* %s: name */ \
+	X(M_AUTOPLAYED_NEXT) \
 	X(M_BUSY)             \
 	X(M_INTERNAL)         \
 	X(M_BTN_ROLL)         \

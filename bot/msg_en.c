@@ -223,4 +223,5 @@ const char *const msg_en[M_COUNT] = {
 	[M_LOBBY_PLAYERS] = "%s to %s players",
 	[M_LOBBY_HINT_SIDES] = "/join goats|tigers to sit down\n/seat goats|tigers to change sides\n/addbot [easy|medium|hard]: a computer\n/start when everyone is seated",
 	[M_SETTING_SET_NEXT] = "%s is now %s, from the next game on: the game under way keeps its rules.",
+	[M_AUTOPLAYED_NEXT] = "Nobody started the next round: it starts now.",
 };

@@ -232,4 +232,5 @@ const char *const msg_ne[M_COUNT] = {
 	[M_LOBBY_PLAYERS] = "%s देखि %s जना खेलाडी",
 	[M_LOBBY_HINT_SIDES] = "बस्न /join बाख्रा|बाघ\nपक्ष बदल्न /seat बाख्रा|बाघ\nकम्प्युटर थप्न /addbot [सजिलो|मध्यम|कठिन]\nसबै बसेपछि /start",
 	[M_SETTING_SET_NEXT] = "%s अब %s छ, अर्को खेलदेखि लागू हुन्छ: चलिरहेको खेल आफ्नै नियममा चल्छ।",
+	[M_AUTOPLAYED_NEXT] = "कसैले अर्को राउन्ड सुरु गर्नुभएन: अब सुरु हुन्छ।",
 };

@@ -91,6 +91,7 @@ void table_schedule(struct ctx *c)
 	if (oc.over)
 		return;
 	turn = c->game->turn(c->st);
+	idle = setting_int(c, "autoplay_after", 0);
 	if (turn < 0) {
 		/* between Call Break rounds: computers move on by themselves */
 		if (all_computers(c)) {
@@ -98,6 +99,9 @@ void table_schedule(struct ctx *c)
 			static const int64_t next_ms[3] = { 5000, 5000, 2000 };
 
 			ctx_timer(c, "next", c->cmd->now_ms + next_ms[speed_index(c)]);
+		} else if (idle > 0) {
+			/* with autoplay on, nobody pressing /next does not stall the table either */
+			ctx_timer(c, "idle", c->table.turn_started_ms + (int64_t)idle * 1000);
 		}
 		return;
 	}
@@ -105,7 +109,6 @@ void table_schedule(struct ctx *c)
 		ctx_timer(c, "bot", c->cmd->now_ms + c->b->cfg.bot_delay_ms[speed_index(c)]);
 		return;
 	}
-	idle = setting_int(c, "autoplay_after", 0);
 	if (idle > 0)
 		ctx_timer(c, "idle", c->table.turn_started_ms + (int64_t)idle * 1000);
 }
@@ -317,31 +320,36 @@ int cmd_timer(struct ctx *c)
 		return store_timer_clear(c->b->store, table, kind);
 	}
 	turn = c->game->turn(c->st);
-	if (strcmp(kind, "next") == 0) {
-		act = (struct gb_action){ .kind = GB_ACT_NEXT };
-		return play_for_seat(c, turn, &act, true);
-	}
-	if (turn < 0 || turn >= c->nseats)
-		return store_timer_clear(c->b->store, table, kind);
-	level = c->seats[turn].level;
-	if (strcmp(kind, "idle") == 0) {
-		char name[STORE_NAME_LEN];
-
+	level = turn >= 0 && turn < c->nseats ? c->seats[turn].level : -1;
+	if (strcmp(kind, "idle") == 0 && (turn < 0 || level < 0)) {
+		/* an away player's turn, or a round nobody moved on from */
 		int idle = setting_int(c, "autoplay_after", 0);
+		int64_t due = c->table.turn_started_ms + (int64_t)idle * 1000;
 
 		/* the chat may have switched autoplay off (or lengthened it) since */
-		if (level >= 0 || idle <= 0)
+		if (idle <= 0)
 			return store_timer_clear(c->b->store, table, kind);
-		if (c->cmd->now_ms < c->table.turn_started_ms + (int64_t)idle * 1000) {
-			struct store_timer t = { .table = table, .version = version,
-						 .due_ms = c->table.turn_started_ms + (int64_t)idle * 1000 };
+		if (c->cmd->now_ms < due) {
+			struct store_timer t = { .table = table, .version = version, .due_ms = due };
 
 			snprintf(t.kind, sizeof(t.kind), "idle");
 			return store_timer_set(c->b->store, &t);
 		}
-		reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name)));
+		if (turn < 0) {
+			reply_public(c, M_AUTOPLAYED_NEXT);
+			act = (struct gb_action){ .kind = GB_ACT_NEXT };
+			return play_for_seat(c, turn, &act, true);
+		}
+		{
+			char name[STORE_NAME_LEN];
+
+			reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name)));
+		}
 		level = GB_LEVEL_MEDIUM;
-	} else if (level < 0) {
+	} else if (strcmp(kind, "next") == 0) {
+		act = (struct gb_action){ .kind = GB_ACT_NEXT };
+		return play_for_seat(c, turn, &act, true);
+	} else if (turn < 0 || turn >= c->nseats || level < 0 || strcmp(kind, "idle") == 0) {
 		return store_timer_clear(c->b->store, table, kind);
 	}
 	rc = gb_ai_choose(c->game, c->st, level, gb_seed_derive(c->table.seed, (uint64_t)c->seq + 1), 0,

@@ -745,6 +745,31 @@ static void test_house_rule_changes_say_when(void **state)
 	free(out);
 }
 
+/* Defect: with idle autoplay on, Call Break stalled between rounds ("Round over — /next" forever). */
+static void test_autoplay_moves_on_between_rounds(void **state)
+{
+	struct fixture *f = *state;
+	char *st, *out;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/settings autoplay_after 10s", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/new callbreak", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot easy", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot easy", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	/* everybody is away: computers play every turn, and the next round starts after the same wait */
+	run_timers(f, 200);
+	st = table_state(f);
+	assert_null(strstr(st, "\"round\":1,"));
+	assert_null(strstr(st, "\"round\":2,"));
+	free(st);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Nobody started the next round"));
+	free(out);
+}
+
 static void test_command_parse_text(void **state)
 {
 	struct command cmd;
@@ -798,6 +823,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_results_of_who_left_reach_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_seat_and_side, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 

@@ -335,6 +335,58 @@ static int load(const char *file, struct transcript *t)
 	return 0;
 }
 
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* Play input on a fresh database; returns the output (caller frees). */
+static char *play_text(const char *args, const char *input)
+{
+	char dir[] = "/tmp/gamebot-console-XXXXXX", db[128], cmd[300];
+	char *out;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/test.db", dir);
+	out = run_console(args, input, strlen(input), db);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return out;
+}
+
+/*
+ * Defect: the virtual clock fired one idle turn per :wait whatever its
+ * length. Every timer due within the wait fires: a 100 s wait with 10 s
+ * autoplay plays about ten away turns, exactly as ten waits of 10 s do.
+ */
+static void test_wait_fires_every_due_timer(void **state)
+{
+	static const char *const head = "alice: /settings autoplay_after 10s\n"
+					 "alice: /new snakes\nbob: /join\nalice: /start\n";
+	char one[512], ten[1024];
+	char *a, *b;
+	int na, nb;
+
+	(void)state;
+	snprintf(one, sizeof(one), "%s:wait 100\n", head);
+	snprintf(ten, sizeof(ten), "%s", head);
+	for (int i = 0; i < 10; i++)
+		snprintf(ten + strlen(ten), sizeof(ten) - strlen(ten), ":wait 10\n");
+	a = play_text("", one);
+	b = play_text("", ten);
+	na = count_of(a, "was away");
+	nb = count_of(b, "was away");
+	if (na < 10 || na != nb)
+		fail_msg("one wait of 100 s: %d away turns; ten of 10 s: %d", na, nb);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const char *src = getenv("GAMEBOT_SRC");
@@ -365,6 +417,13 @@ int main(void)
 		tests[i].initial_state = &ts[i];
 	}
 	rc = _cmocka_run_group_tests("console transcripts", tests, g.gl_pathc, NULL, NULL);
+	{
+		const struct CMUnitTest more[] = {
+			cmocka_unit_test(test_wait_fires_every_due_timer),
+		};
+
+		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);
+	}
 	globfree(&g);
 	return rc;
 }
