@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "bot/i18n.h"
 #include "games/game.h"
+#include "games/strbuf.h"
 
 struct button_set {
 	char user[STORE_ID_LEN];     /* private sets: whose */
@@ -197,47 +199,143 @@ static int settle(struct console *c, int64_t until)
 	return GB_OK;
 }
 
+/* The chat's language (the console answers its own refusals in it). */
+static int chat_lang(struct console *c)
+{
+	struct store_chat chat = { 0 };
+	int lang = lang_parse(c->b->cfg.default_lang);
+
+	if (store_chat_get(c->b->store, "console", c->o->chat, c->b->cfg.default_lang, &chat) == GB_OK &&
+	    lang_parse(chat.lang) >= 0)
+		lang = lang_parse(chat.lang);
+	store_chat_release(&chat);
+	return lang < 0 ? LANG_EN : lang;
+}
+
+/* Answer a line the bot never sees, as an alert to who typed it. */
+static void console_say(struct console *c, const char *user, int key, ...)
+{
+	int lang = chat_lang(c);
+	struct strbuf sb = { 0 };
+	va_list ap;
+
+	va_start(ap, key);
+	sb_vaddf(&sb, tr(lang, key), ap);
+	va_end(ap);
+	fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
+	fprintf(c->out, " %s\n", sb_str(&sb));
+	fflush(c->out);
+	sb_release(&sb);
+}
+
+/*
+ * Remove from a typed name what a terminal would act on instead of show:
+ * ANSI escape sequences (ESC [ ... final byte, ESC ] ... BEL or ESC \,
+ * ESC and one byte), other C0 and C1 control characters and DEL.
+ */
+static void clean_name(char *s)
+{
+	char *w = s;
+	const unsigned char *r = (const unsigned char *)s;
+
+	while (*r) {
+		if (*r == 0x1b) {
+			r++;
+			if (*r == '[') {
+				r++;
+				while (*r && !(*r >= 0x40 && *r <= 0x7e))
+					r++;
+				if (*r)
+					r++;
+			} else if (*r == ']') {
+				while (*r && *r != 0x07 && !(*r == 0x1b && r[1] == '\\'))
+					r++;
+				r += *r == 0x07 ? 1 : *r ? 2 : 0;
+			} else if (*r) {
+				r++;
+			}
+		} else if (*r < 0x20 || *r == 0x7f) {
+			r++;
+		} else if (*r == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) {
+			r += 2; /* C1 controls (U+0080..U+009F) */
+		} else {
+			*w++ = (char)*r++;
+		}
+	}
+	*w = '\0';
+}
+
+/*
+ * One typed line. Every line gets an answer: a command's from the bot, a
+ * button pressed is that button's command, and anything the console cannot
+ * pass on (no such button, not a command, a bad :wait, a name it cannot
+ * take) is answered here.
+ */
 static void handle_line(struct console *c, char *line)
 {
 	struct command cmd;
-	char *colon, *text = line;
+	char *colon, *text = line, *end;
 	const char *user = c->last_user[0] ? c->last_user : "you";
 	int choice;
 
 	while (*text == ' ' || *text == '\t')
 		text++;
+	end = text + strlen(text);
+	while (end > text && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
 	if (!*text || *text == '#')
 		return;
-	if (strncmp(text, ":wait", 5) == 0) {
+	if (strncmp(text, ":wait", 5) == 0 && (!text[5] || text[5] == ' ')) {
 		int secs = 0;
 
 		if (gb_parse_uint(text + 5 + strspn(text + 5, " "), 86400, &secs) == GB_OK)
 			settle(c, c->now + (int64_t)secs * 1000);
+		else
+			console_say(c, user, M_CONSOLE_WAIT, text + 5 + strspn(text + 5, " "));
 		return;
 	}
 	colon = strchr(text, ':');
-	if (colon && colon != text && (size_t)(colon - text) < sizeof(c->last_user) &&
-	    !memchr(text, ' ', (size_t)(colon - text)) && !memchr(text, '/', (size_t)(colon - text))) {
+	if (colon && colon != text && !memchr(text, ' ', (size_t)(colon - text)) &&
+	    !memchr(text, '/', (size_t)(colon - text))) {
 		*colon = '\0';
+		clean_name(text);
+		if (!*text || strlen(text) >= sizeof(c->last_user)) {
+			console_say(c, user, M_CONSOLE_NAME, (int)sizeof(c->last_user) - 1);
+			return;
+		}
 		snprintf(c->last_user, sizeof(c->last_user), "%s", text);
 		user = c->last_user;
 		text = colon + 1;
 		while (*text == ' ')
 			text++;
+		if (!*text)
+			return;
 	}
 	memset(&cmd, 0, sizeof(cmd));
 	/* a bare number presses that button of the last buttons shown to the user */
-	if (gb_parse_uint(text, 64, &choice) == GB_OK) {
+	if (gb_parse_uint(text, 1000000, &choice) == GB_OK) {
 		struct button_set *set = &c->table;
 
 		for (int i = 0; i < c->npriv; i++)
 			if (strcmp(c->priv[i].user, user) == 0 && c->priv[i].seq > set->seq)
 				set = &c->priv[i];
-		if (choice >= 1 && choice <= set->n)
-			text = set->cmd[choice - 1];
+		if (!set->n) {
+			console_say(c, user, M_CONSOLE_NO_BUTTONS);
+			return;
+		}
+		if (choice < 1 || choice > set->n) {
+			char hi[16];
+
+			snprintf(hi, sizeof(hi), "%d", set->n);
+			console_say(c, user, M_CONSOLE_NO_SUCH_BUTTON, text, hi);
+			return;
+		}
+		text = set->cmd[choice - 1];
 	}
-	if (command_parse_text(&cmd, text) != GB_OK || text[0] != '/')
-		return; /* ordinary chat text: not for the bot */
+	if (text[0] != '/' || command_parse_text(&cmd, text) != GB_OK) {
+		console_say(c, user, M_CONSOLE_NOT_COMMAND, text);
+		return;
+	}
 	snprintf(cmd.platform, sizeof(cmd.platform), "console");
 	snprintf(cmd.chat, sizeof(cmd.chat), "%s", c->o->chat);
 	snprintf(cmd.user, sizeof(cmd.user), "%s", user);

@@ -131,6 +131,11 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_VAL_DEVANAGARI)  \
 	X(M_VAL_ASCII)       \
 	X(M_CONSOLE_PRIVATE)  /* %s: user (console: a reply only they see) */ \
+	X(M_CONSOLE_WAIT) /* %s: what followed :wait */ \
+	X(M_CONSOLE_NAME) /* %d: longest name in bytes */ \
+	X(M_CONSOLE_NO_BUTTONS) \
+	X(M_CONSOLE_NO_SUCH_BUTTON) /* %s: typed, %s: last button */ \
+	X(M_CONSOLE_NOT_COMMAND) /* %s: the line */ \
 	X(M_ON)               \
 	X(M_OFF)              \
 	/* ---- renderers: shared (numbers are passed as text: chat digits) ---- */ \

@@ -224,4 +224,9 @@ const char *const msg_en[M_COUNT] = {
 	[M_LOBBY_HINT_SIDES] = "/join goats|tigers to sit down\n/seat goats|tigers to change sides\n/addbot [easy|medium|hard]: a computer\n/start when everyone is seated",
 	[M_SETTING_SET_NEXT] = "%s is now %s, from the next game on: the game under way keeps its rules.",
 	[M_AUTOPLAYED_NEXT] = "Nobody started the next round: it starts now.",
+	[M_CONSOLE_WAIT] = ":wait takes whole seconds (:wait 50), not \"%s\".",
+	[M_CONSOLE_NAME] = "A name is a word of 1 to %d bytes before the colon (alice: /roll).",
+	[M_CONSOLE_NO_BUTTONS] = "No buttons are shown yet: type a command (/help).",
+	[M_CONSOLE_NO_SUCH_BUTTON] = "There is no button %s: the last message has buttons 1 to %s.",
+	[M_CONSOLE_NOT_COMMAND] = "\"%s\" is not a command: commands start with / (/help), and a number on its own presses a button.",
 };

@@ -387,6 +387,19 @@ static void test_wait_fires_every_due_timer(void **state)
 	free(b);
 }
 
+/* Control characters and ANSI escapes typed in a name are removed, not shown or sent on. */
+static void test_escapes_removed_from_names(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = play_text("", "\x1b[31mbob\x1b[0m\x07: /new ludo\n");
+	assert_non_null(strstr(out, "bob opened a table of Ludo"));
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\x07'));
+	free(out);
+}
+
 int main(void)
 {
 	const char *src = getenv("GAMEBOT_SRC");
@@ -420,6 +433,7 @@ int main(void)
 	{
 		const struct CMUnitTest more[] = {
 			cmocka_unit_test(test_wait_fires_every_due_timer),
+			cmocka_unit_test(test_escapes_removed_from_names),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);
