@@ -382,8 +382,15 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 			break;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		if (!o->interactive && line[0] && line[0] != '#')
-			fprintf(out, "> %s\n", line);
+		if (!o->interactive && line[0] && line[0] != '#') {
+			/* the echo shows what was typed, never an escape a terminal would obey */
+			char *shown = strdup(line);
+
+			if (shown)
+				clean_name(shown);
+			fprintf(out, "> %s\n", shown ? shown : "");
+			free(shown);
+		}
 		handle_line(&c, line);
 	}
 	free(line);
