@@ -192,6 +192,8 @@ int cmd_settings(struct ctx *c)
 		rc = set_chat_key(c, w1, w2);
 		if (rc == GB_ERULE_KEY || !w2[0] || w3[0])
 			reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
+		else if (rc && strcmp(w1, "autoplay_after") == 0)
+			reply_alert(c, M_SETTING_BAD_AUTOPLAY, w2);
 		else if (rc)
 			reply_alert(c, M_SETTING_BAD, w1, w2);
 		else

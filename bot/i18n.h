@@ -53,7 +53,10 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BOT_FOR) /* %s: who left */ \
 	X(M_ILLEGAL)          /* %s: what was tried, %s: legal list */ \
 	X(M_UNREADABLE)       /* %s: what was typed, %s: legal list */ \
-	X(M_WRONG_PHASE)      /* %s: legal list */ \
+	X(M_WRONG_PHASE)      /* %s: why (what the game waits for), %s: legal list */ \
+	X(M_ILLEGAL_WHY) /* %s: what was tried, %s: why, %s: legal list */ \
+	X(M_BAD_ARG) /* %s: what was typed, %s: what it takes, %s: legal list */ \
+	X(M_NO_SUCH_VERB) /* %s: game, %s: command, %s: legal list */ \
 	X(M_GAME_OVER)        \
 	X(M_WINNER)           /* %s: name */ \
 	X(M_DRAW)             \
@@ -67,6 +70,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_SETTING_SET)      /* %s: key, %s: value */ \
 	X(M_SETTING_SET_NEXT) /* %s: key, %s: value (a game is under way) */ \
 	X(M_SETTING_BAD)      /* %s: key, %s: value */ \
+	X(M_SETTING_BAD_AUTOPLAY) /* %s: what was typed */ \
 	X(M_SETTING_GREYED)   /* %s: key, %s: condition */ \
 	X(M_SPEED_SET)        /* %s: speed */ \
 	X(M_LANG_SET)         \
@@ -184,6 +188,10 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LU_BTN_MOVE)      /* %s: token, %s: to */ \
 	X(M_LU_BTN_OUT)       /* %s: token */ \
 	X(M_LU_BTN_CENTRE)    /* %s: token */ \
+	X(M_LU_WHY_TOKEN) /* %s: 1, %s: 4 */ \
+	X(M_LU_WHY_CHOOSE) /* %s: the die */ \
+	X(M_LU_WHY_ROLL) \
+	X(M_LU_WHY_CANT) /* %s: token, %s: die */ \
 	/* ---- Bagh Chal ---- */ \
 	X(M_BC_TIGER_MARK)    /* one column */ \
 	X(M_BC_GOAT_MARK)     /* one column */ \
@@ -202,6 +210,14 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BC_END_GOATS_BLOCKED) \
 	X(M_BC_END_REPETITION) \
 	X(M_BC_END_CLOCK)     /* %s: 100 */ \
+	X(M_BC_WHY_POINTS) \
+	X(M_BC_WHY_PLACING) /* %s: 20, %s: in hand */ \
+	X(M_BC_WHY_TIGERS_MOVE) \
+	X(M_BC_WHY_PLACED) /* %s: 20 */ \
+	X(M_BC_WHY_TAKEN) /* %s: point */ \
+	X(M_BC_WHY_NO_TIGER) /* %s: point */ \
+	X(M_BC_WHY_NO_GOAT) /* %s: point */ \
+	X(M_BC_WHY_LINE) /* %s: from, %s: to */ \
 	/* ---- Call Break ---- */ \
 	X(M_CB_ROUND)         /* %s: round, %s: rounds */ \
 	X(M_CB_COL_PLAYER)    \
@@ -235,7 +251,17 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CB_HAND_PLAYABLE) /* %s: cards (last in the text: the list wraps) */ \
 	X(M_CB_HAND_EMPTY)    \
 	X(M_CB_HAND_BID)      /* %s: 1, %s: 8 */ \
-	X(M_CB_BTN_BID)       /* %s: bid */
+	X(M_CB_BTN_BID)       /* %s: bid */ \
+	X(M_CB_WHY_BID) /* %s: 1, %s: 8 */ \
+	X(M_CB_WHY_CARD) \
+	X(M_CB_WHY_BIDDING) \
+	X(M_CB_WHY_PLAYING) \
+	X(M_CB_WHY_ROUND) \
+	X(M_CB_WHY_NEXT) \
+	X(M_CB_WHY_NOT_HELD) /* %s: card */ \
+	X(M_CB_WHY_FOLLOW) /* %s: suit led */ \
+	X(M_CB_WHY_BEAT) /* %s: suit led */ \
+	X(M_CB_WHY_TRUMP) /* %s: suit led, %s: ♠ */
 
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };

@@ -20,21 +20,109 @@ static int speed_index(struct ctx *c)
 	return strcmp(s, "slow") == 0 ? 0 : strcmp(s, "fast") == 0 ? 2 : 1;
 }
 
-/* Legal actions as a readable list for refusals. */
+/* An action as a reply names it: the command to type, a card as the table shows it ("/play 5♠"). */
+static void action_text(struct ctx *c, const struct gb_action *act, struct strbuf *sb)
+{
+	char buf[GB_ACTION_TEXT];
+
+	if (act->kind == GB_ACT_PLAY && strcmp(c->game->name, "callbreak") == 0) {
+		sb_add(sb, "/play ");
+		render_card(act->a, sb);
+		return;
+	}
+	c->game->format(c->st, act, buf, sizeof(buf));
+	sb_addf(sb, "/%s", buf);
+}
+
+/*
+ * The legal actions as a refusal lists them: commands to type, and cards
+ * the way the hand shows them, by suit ("/play A♠ 9♠ · K♥").
+ */
 static void legal_list(struct ctx *c, struct strbuf *sb)
 {
-	json_t *legal = gb_legal_json(c->game, c->st);
-	size_t i;
-	json_t *v;
+	struct gb_action acts[GB_MAX_LEGAL];
+	int n = c->game->legal(c->st, acts), shown = 0;
+	uint64_t cards = 0;
 
-	json_array_foreach(legal, i, v) {
-		if (i >= 12) {
+	for (int i = 0; i < n; i++) {
+		if (acts[i].kind == GB_ACT_PLAY && strcmp(c->game->name, "callbreak") == 0) {
+			cards |= UINT64_C(1) << acts[i].a;
+			continue;
+		}
+		if (shown == 12) {
 			sb_add(sb, ", …");
 			break;
 		}
-		sb_addf(sb, "%s/%s", i ? ", " : "", json_string_value(v));
+		if (shown++)
+			sb_add(sb, ", ");
+		action_text(c, &acts[i], sb);
 	}
-	json_decref(legal);
+	if (cards) {
+		struct render_ctx rc;
+		char names[GB_MAX_SEATS][STORE_NAME_LEN];
+
+		ctx_render_init(c, &rc, names);
+		sb_add(sb, shown ? ", /play " : "/play ");
+		render_callbreak_choices(&rc, cards, sb);
+	}
+	if (!n)
+		sb_add(sb, "–");
+}
+
+/*
+ * Refuse an action with the reason the game's state gives (render_refusal),
+ * and what can be done instead. err is what parse() or apply() said; act
+ * is NULL when the text could not be read.
+ */
+static void refuse(struct ctx *c, int err, const struct gb_action *act)
+{
+	struct render_ctx rc;
+	char names[GB_MAX_SEATS][STORE_NAME_LEN];
+	struct strbuf why = { 0 }, legal = { 0 }, tried = { 0 };
+
+	ctx_render_init(c, &rc, names);
+	render_refusal(&rc, err, c->cmd->verb, act, &why);
+	legal_list(c, &legal);
+	if (act)
+		action_text(c, act, &tried);
+	else
+		sb_addf(&tried, "/%s%s%s", c->cmd->verb, c->cmd->args[0] ? " " : "", c->cmd->args);
+	if (err == GB_EPHASE) {
+		if (!why.len)
+			render_status(&rc, &why);
+		reply_alert(c, M_WRONG_PHASE, sb_str(&why), sb_str(&legal));
+	} else if (err == GB_EOVER) {
+		reply_alert(c, M_GAME_OVER);
+	} else if (!act && why.len) {
+		reply_alert(c, M_BAD_ARG, sb_str(&tried), sb_str(&why), sb_str(&legal));
+	} else if (!act) {
+		reply_alert(c, M_UNREADABLE, sb_str(&tried), sb_str(&legal));
+	} else if (why.len) {
+		reply_alert(c, M_ILLEGAL_WHY, sb_str(&tried), sb_str(&why), sb_str(&legal));
+	} else {
+		reply_alert(c, M_ILLEGAL, sb_str(&tried), sb_str(&legal));
+	}
+	sb_release(&why);
+	sb_release(&legal);
+	sb_release(&tried);
+}
+
+/* Does the game know the verb at all? (/next means nothing in Snakes and Ladders.) */
+static bool game_has_verb(const struct gb_game *g, const char *verb)
+{
+	static const struct {
+		const char *game, *verbs;
+	} verbs[] = {
+		{ "snakes", " roll " }, { "ludo", " roll move " },
+		{ "baghchal", " place move " }, { "callbreak", " bid play next " },
+	};
+	char key[32];
+
+	snprintf(key, sizeof(key), " %s ", verb);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(verbs[i].game, g->name) == 0)
+			return strstr(verbs[i].verbs, key) != NULL;
+	return true;
 }
 
 /* Call Break's round number (from the state JSON: renderers' view of it), or -1. */
@@ -146,7 +234,6 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 	struct gb_events ev = { 0 };
 	struct gb_outcome oc;
 	char name[STORE_NAME_LEN], text[GB_ACTION_TEXT];
-	struct strbuf sb = { 0 };
 	int turn = c->game->turn(c->st), rc, round_before = -1;
 	json_t *evj;
 
@@ -161,14 +248,7 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 	c->game->format(c->st, act, text, sizeof(text));
 	rc = c->game->apply(c->st, act, &ev);
 	if (rc) {
-		legal_list(c, &sb);
-		if (rc == GB_EPHASE)
-			reply_alert(c, M_WRONG_PHASE, sb_str(&sb));
-		else if (rc == GB_EOVER)
-			reply_alert(c, M_GAME_OVER);
-		else
-			reply_alert(c, M_ILLEGAL, text, sb_str(&sb));
-		sb_release(&sb);
+		refuse(c, rc, act);
 		return GB_OK;
 	}
 	(void)by_computer;
@@ -209,10 +289,9 @@ int cmd_play_action(struct ctx *c)
 {
 	char text[CMD_ARGS_LEN + 32];
 	struct gb_action act;
-	struct strbuf sb = { 0 };
 	int rc;
 
-	snprintf(text, sizeof(text), "%s %s", c->cmd->verb, c->cmd->args);
+	snprintf(text, sizeof(text), "%s%s%s", c->cmd->verb, c->cmd->args[0] ? " " : "", c->cmd->args);
 	rc = c->game->parse(c->st, text, &act);
 	if (rc && act_is_card(c)) {
 		/* a card typed by its Nepali name */
@@ -223,10 +302,16 @@ int cmd_play_action(struct ctx *c)
 			rc = c->game->parse(c->st, text, &act);
 		}
 	}
+	if (rc && !game_has_verb(c->game, c->cmd->verb)) {
+		struct strbuf legal = { 0 };
+
+		legal_list(c, &legal);
+		reply_alert(c, M_NO_SUCH_VERB, game_title(c, c->game), c->cmd->verb, sb_str(&legal));
+		sb_release(&legal);
+		return GB_OK;
+	}
 	if (rc) {
-		legal_list(c, &sb);
-		reply_alert(c, M_UNREADABLE, text, sb_str(&sb));
-		sb_release(&sb);
+		refuse(c, rc, NULL);
 		return GB_OK;
 	}
 	act.die = 0; /* players never choose their dice */

@@ -416,3 +416,21 @@ void render_action_label(const struct render_ctx *rc, const struct gb_action *ac
 	}
 	sb_release(&sb);
 }
+
+void render_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+		    struct strbuf *out)
+{
+	switch (which_game(rc)) {
+	case W_LUDO:
+		render_ludo_refusal(rc, err, verb, act, out);
+		break;
+	case W_BAGHCHAL:
+		render_baghchal_refusal(rc, err, verb, act, out);
+		break;
+	case W_CALLBREAK:
+		render_callbreak_refusal(rc, err, verb, act, out);
+		break;
+	default:
+		break;
+	}
+}

@@ -396,3 +396,22 @@ void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act,
 	else
 		render_tr(rc, out, M_LU_BTN_MOVE, a, render_num(rc, to, b, sizeof(b)));
 }
+
+void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			 struct strbuf *out)
+{
+	const struct ludo *lu = rc->st;
+	char a[16], b[16];
+
+	if (err == GB_EPARSE && strcmp(verb, "move") == 0) {
+		render_tr(rc, out, M_LU_WHY_TOKEN, render_num(rc, 1, a, sizeof(a)),
+			  render_num(rc, LUDO_TOKENS, b, sizeof(b)));
+	} else if (err == GB_EPHASE && lu->phase == LUDO_PHASE_MOVE) {
+		render_tr(rc, out, M_LU_WHY_CHOOSE, render_num(rc, lu->die, a, sizeof(a)));
+	} else if (err == GB_EPHASE) {
+		sb_add(out, tr(rc->lang, M_LU_WHY_ROLL));
+	} else if (err == GB_EILLEGAL && act && act->kind == GB_ACT_MOVE && lu->phase == LUDO_PHASE_MOVE) {
+		render_tr(rc, out, M_LU_WHY_CANT, render_num(rc, act->a + 1, a, sizeof(a)),
+			  render_num(rc, lu->die, b, sizeof(b)));
+	}
+}

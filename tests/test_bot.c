@@ -165,7 +165,7 @@ static void test_refusals_change_nothing(void **state)
 	assert_int_equal(n, 7); /* one polite answer each */
 	assert_non_null(strstr(out, "Not your turn"));
 	assert_non_null(strstr(out, "Only the players"));
-	assert_non_null(strstr(out, "doesn't fit"));
+	assert_non_null(strstr(out, "Not now: roll first"));
 	assert_non_null(strstr(out, "Usage: /move"));
 	assert_non_null(strstr(out, "I don't know /teleport"));
 	assert_non_null(strstr(out, "Only chat admins"));
@@ -439,7 +439,7 @@ static void test_nepali_card_names(void **state)
 	free(out);
 	assert_int_equal(say(f, "asha", true, "/play हुकुमको", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "can't read"));
+	assert_non_null(strstr(out, "/play हुकुमको\\\" doesn't fit: a card is written like"));
 	free(out);
 }
 
@@ -770,6 +770,66 @@ static void test_autoplay_moves_on_between_rounds(void **state)
 	free(out);
 }
 
+/* Defect: refusals with the wrong words, or without saying why. */
+static void test_refusals_say_why(void **state)
+{
+	struct fixture *f = *state;
+	char *out;
+	int n;
+
+	/* a command the game does not have is not "unreadable" */
+	assert_int_equal(say(f, "alice", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", true, "/next", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Snakes and Ladders has no /next. You can: /roll"));
+	assert_null(strstr(out, "next \\\""));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	/* a token that does not exist was read: say which tokens there are */
+	assert_int_equal(say(f, "alice", true, "/new ludo", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", true, "/move 5", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "/move 5\\\" doesn't fit: tokens are numbered 1 to 4"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	/* a goat moved while goats are still placed: why not, and how many are left */
+	assert_int_equal(say(f, "alice", true, "/new baghchal", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", true, "/move a2 a3", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Not now: goats move only once all 20 are placed, and 20 are still in hand"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	/* a bid that is never possible says what a bid is */
+	assert_int_equal(say(f, "alice", true, "/new callbreak", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "carol", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "dave", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	for (int i = 0; i < 4; i++) {
+		static const char *const who[] = { "alice", "bob", "carol", "dave" };
+
+		say(f, who[i], false, "/bid 14", NULL);
+	}
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "/bid 14 is not possible now: a bid is 1 to 8"));
+	free(out);
+	/* the autoplay wait names its range */
+	assert_int_equal(say(f, "alice", true, "/settings autoplay_after 5s", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "from 10 to 3600 seconds"));
+	free(out);
+}
+
 static void test_command_parse_text(void **state)
 {
 	struct command cmd;
@@ -824,6 +884,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_choose_seat_and_side, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 
