@@ -172,10 +172,11 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LU_COUNTS)        /* %s: tokens in base, %s: tokens in the centre */ \
 	X(M_LU_KEY)           /* the board's marks */ \
 	X(M_LU_KEY_DIGITS)    /* %s: 1, %s: 4, %s: name */ \
+	X(M_LU_KEY_LANDS) /* the circled numbers explained */ \
 	X(M_LU_ST_NEEDS_SIX)  /* %s: name, %s: 6 */ \
 	X(M_LU_ST_NEEDS_ONE)  /* %s: name, %s: 1, %s: 6 */ \
 	X(M_LU_ST_CHOOSE)     /* %s: name, %s: die */ \
-	X(M_LU_EV_MOVE)       /* %s: name, %s: token, %s: to (steps from base) */ \
+	X(M_LU_EV_MOVE)       /* %s: name, %s: token, %s: squares moved */ \
 	X(M_LU_EV_OUT)        /* %s: name, %s: token */ \
 	X(M_LU_EV_HOME)       /* %s: name, %s: token */ \
 	X(M_LU_EV_CAPTURE)    /* %s: name, %s: victim */ \
@@ -185,8 +186,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LU_EV_EXTRA_SIX)  /* %s: name */ \
 	X(M_LU_EV_WASTED)     /* %s: name, %s: die */ \
 	X(M_LU_EV_THIRD_SIX)  /* %s: name */ \
-	X(M_LU_BTN_MOVE)      /* %s: token, %s: to */ \
-	X(M_LU_BTN_OUT)       /* %s: token */ \
+	X(M_LU_BTN_MOVE)      /* %s: token, %s: where it lands (circled) */ \
+	X(M_LU_BTN_OUT)       /* %s: token, %s: where it lands (circled) */ \
 	X(M_LU_BTN_CENTRE)    /* %s: token */ \
 	X(M_LU_WHY_TOKEN) /* %s: 1, %s: 4 */ \
 	X(M_LU_WHY_CHOOSE) /* %s: the die */ \

@@ -135,12 +135,12 @@ const char *const msg_en[M_COUNT] = {
 	[M_SL_EV_WIN] = "%s reaches %s and wins!",
 
 	[M_LU_COUNTS] = "base %s · centre %s",
-	[M_LU_KEY] = "* star (safe)  ○ can reach",
+	[M_LU_KEY] = "* star (safe)  ■ centre  ² ³ ⁴ stacked",
 	[M_LU_KEY_DIGITS] = "%s–%s: tokens of %s",
 	[M_LU_ST_NEEDS_SIX] = "%s: roll — a %s brings a token out",
 	[M_LU_ST_NEEDS_ONE] = "%s: roll — a %s or %s brings one out",
 	[M_LU_ST_CHOOSE] = "%s: rolled %s — choose a token",
-	[M_LU_EV_MOVE] = "%s: token %s → %s",
+	[M_LU_EV_MOVE] = "%s: token %s moves %s",
 	[M_LU_EV_OUT] = "%s: token %s comes out",
 	[M_LU_EV_HOME] = "%s: token %s reaches the centre",
 	[M_LU_EV_CAPTURE] = "%s captured a token of %s",
@@ -151,7 +151,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_LU_EV_WASTED] = "%s: %s is wasted, no token can move",
 	[M_LU_EV_THIRD_SIX] = "%s: third six — turn over",
 	[M_LU_BTN_MOVE] = "Token %s → %s",
-	[M_LU_BTN_OUT] = "Token %s out",
+	[M_LU_BTN_OUT] = "Token %s out → %s",
 	[M_LU_BTN_CENTRE] = "Token %s → centre",
 
 	[M_BC_TIGER_MARK] = "T",
@@ -255,4 +255,5 @@ const char *const msg_en[M_COUNT] = {
 	[M_BAD_ARG] = "\"%s\" doesn't fit: %s. You can: %s",
 	[M_NO_SUCH_VERB] = "%s has no /%s. You can: %s",
 	[M_SETTING_BAD_AUTOPLAY] = "autoplay_after can't be \"%s\": it takes from 10 to 3600 seconds (45s), or off.",
+	[M_LU_KEY_LANDS] = "①–④: where each token would land",
 };

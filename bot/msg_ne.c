@@ -144,12 +144,12 @@ const char *const msg_ne[M_COUNT] = {
 	[M_SL_EV_WIN] = "%s: कोठा %s मा पुगेर जित!",
 
 	[M_LU_COUNTS] = "खोर %s · बीच %s",
-	[M_LU_KEY] = "* तारा (सुरक्षित)  ○ पुग्न सकिने",
+	[M_LU_KEY] = "* तारा (सुरक्षित)  ■ बीच  ² ³ ⁴ थुप्रो",
 	[M_LU_KEY_DIGITS] = "%s–%s: %s का गोटी",
 	[M_LU_ST_NEEDS_SIX] = "%s: पासा फाल्नुहोस् — %s ले गोटी निकाल्छ",
 	[M_LU_ST_NEEDS_ONE] = "%s: पासा फाल्नुहोस् — %s वा %s ले निकाल्छ",
 	[M_LU_ST_CHOOSE] = "%s: %s आयो — गोटी छान्नुहोस्",
-	[M_LU_EV_MOVE] = "%s: गोटी %s → %s",
+	[M_LU_EV_MOVE] = "%s: गोटी %s कोठा %s अघि",
 	[M_LU_EV_OUT] = "%s: गोटी %s खोरबाट निस्कियो",
 	[M_LU_EV_HOME] = "%s: गोटी %s बीचमा पुग्यो",
 	[M_LU_EV_CAPTURE] = "%s ले %s को गोटी काट्यो",
@@ -160,7 +160,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_LU_EV_WASTED] = "%s: %s खेर गयो, कुनै गोटी चल्दैन",
 	[M_LU_EV_THIRD_SIX] = "%s: तेस्रो छक्का — पालो सकियो",
 	[M_LU_BTN_MOVE] = "गोटी %s → %s",
-	[M_LU_BTN_OUT] = "गोटी %s निकाल्नुहोस्",
+	[M_LU_BTN_OUT] = "गोटी %s निकाल्नुहोस् → %s",
 	[M_LU_BTN_CENTRE] = "गोटी %s → बीच",
 
 	[M_BC_TIGER_MARK] = "ब",
@@ -264,4 +264,5 @@ const char *const msg_ne[M_COUNT] = {
 	[M_BAD_ARG] = "\"%s\" मिलेन: %s। मिल्ने चाल: %s",
 	[M_NO_SUCH_VERB] = "%sमा /%s हुँदैन। मिल्ने चाल: %s",
 	[M_SETTING_BAD_AUTOPLAY] = "\"%s\" मिल्दैन: समय १० देखि ३६०० सेकेन्डसम्म वा बन्द हुन्छ (/settings मा हेर्नुहोस्)।",
+	[M_LU_KEY_LANDS] = "①–④: कुन गोटी कहाँ पुग्छ",
 };
