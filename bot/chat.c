@@ -351,11 +351,18 @@ int cmd_stats(struct ctx *c)
 		char pts[64], rank[24], games[24], wins[24], whole[24], tenth[24];
 		int p = rows[i].points;
 
-		snprintf(pts, sizeof(pts), "%s%s.%s", p < 0 ? "−" : "", ctx_num(c, abs(p) / 10, whole),
-			 ctx_num(c, abs(p) % 10, tenth));
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), ctx_num(c, i + 1, rank), rows[i].name,
-			 ctx_num(c, rows[i].games, games), ctx_num(c, rows[i].wins, wins), pts);
+		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), ctx_num(c, i + 1, rank), rows[i].name);
+		sb_addtr(&sb, tr(c->lang, rows[i].games == 1 ? M_STATS_GAMES_1 : M_STATS_GAMES),
+			 ctx_num(c, rows[i].games, games));
+		sb_addtr(&sb, tr(c->lang, rows[i].wins == 1 ? M_STATS_WINS_1 : M_STATS_WINS),
+			 ctx_num(c, rows[i].wins, wins));
+		/* points only where the game keeps them (Call Break's totals) */
+		if (g == gb_game_find("callbreak")) {
+			snprintf(pts, sizeof(pts), "%s%s.%s", p < 0 ? "−" : "", ctx_num(c, abs(p) / 10, whole),
+				 ctx_num(c, abs(p) % 10, tenth));
+			sb_addtr(&sb, tr(c->lang, M_STATS_POINTS), pts);
+		}
 	}
 	reply_push(c, "public", NULL, sb_str(&sb));
 	sb_release(&sb);

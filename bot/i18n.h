@@ -76,7 +76,12 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LANG_SET)         \
 	X(M_STATS_HEAD)       \
 	X(M_STATS_EMPTY)      \
-	X(M_STATS_ROW)        /* %s rank, %s name, %s games, %s wins, %s points */ \
+	X(M_STATS_ROW)        /* %s rank, %s name (games, wins, points follow) */ \
+	X(M_STATS_GAMES) /* %s: games (not 1) */ \
+	X(M_STATS_GAMES_1) /* %s: 1 */ \
+	X(M_STATS_WINS) /* %s: wins (not 1) */ \
+	X(M_STATS_WINS_1) /* %s: 1 */ \
+	X(M_STATS_POINTS) /* %s: points */ \
 	X(M_HELP)             \
 	X(M_HAND_PRIVATE)     /* %s: name */ \
 	X(M_ONLY_CALLBREAK)   \
@@ -91,6 +96,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BTN_JOIN)         \
 	X(M_BTN_START)        \
 	X(M_BTN_ADDBOT)       \
+	X(M_BTN_NEW) \
 	X(M_YOU)              \
 	X(M_BOT_NAME)         /* %s: seat number */ \
 	X(M_LEVEL_RANDOM)     \

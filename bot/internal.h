@@ -110,6 +110,13 @@ bool seat_is_person(const struct ctx *c, int seat);
 const char *level_word(struct ctx *c, int level);
 void ctx_render_init(struct ctx *c, struct render_ctx *rc, char names[][STORE_NAME_LEN]);
 
+/*
+ * Load the chat's last finished game (kept in the chat settings as
+ * "last_table") into the context, read only, for /board. GB_ENOTFOUND when
+ * there is none or it cannot be read.
+ */
+int ctx_load_finished(struct ctx *c);
+
 /* Timers to set when the command commits. */
 void ctx_timer(struct ctx *c, const char *kind, int64_t due_ms);
 

@@ -415,6 +415,16 @@ int cmd_watch(struct ctx *c)
 
 int cmd_board(struct ctx *c)
 {
-	c->show_table = true;
-	return GB_OK;
+	int rc = GB_OK;
+
+	/* no open table: the last finished one, with its result */
+	if (!c->has_table) {
+		rc = ctx_load_finished(c);
+		if (rc == GB_ENOTFOUND) {
+			reply_alert(c, M_NO_TABLE);
+			return GB_OK;
+		}
+	}
+	c->show_table = rc == GB_OK;
+	return rc;
 }

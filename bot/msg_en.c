@@ -44,7 +44,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_LANG_SET] = "I will speak English in this chat.",
 	[M_STATS_HEAD] = "Leaderboard",
 	[M_STATS_EMPTY] = "No finished games in this chat yet.",
-	[M_STATS_ROW] = "%s. %s: %s games, %s wins, %s points",
+	[M_STATS_ROW] = "%s. %s:",
 	[M_HELP] = "Games: /new snakes | ludo | baghchal | callbreak, /join, /leave, /addbot [easy|medium|hard], /start, /stop, /watch GAME\n"
 		   "Play: /roll, /move N, /place c3, /move b2 c3, /bid N, /play QS, /next, /board, /hand\n"
 		   "Chat: /settings [GAME] [KEY VALUE], /speed slow|normal|fast, /lang en|ne, /rules GAME, /stats, /help",
@@ -256,4 +256,10 @@ const char *const msg_en[M_COUNT] = {
 	[M_NO_SUCH_VERB] = "%s has no /%s. You can: %s",
 	[M_SETTING_BAD_AUTOPLAY] = "autoplay_after can't be \"%s\": it takes from 10 to 3600 seconds (45s), or off.",
 	[M_LU_KEY_LANDS] = "①–④: where each token would land",
+	[M_BTN_NEW] = "New game",
+	[M_STATS_GAMES] = " %s games",
+	[M_STATS_GAMES_1] = " %s game",
+	[M_STATS_WINS] = ", %s wins",
+	[M_STATS_WINS_1] = ", %s win",
+	[M_STATS_POINTS] = ", %s points",
 };

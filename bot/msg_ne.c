@@ -53,7 +53,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_LANG_SET] = "अबदेखि यस च्याटमा म नेपालीमा बोल्छु।",
 	[M_STATS_HEAD] = "अंक तालिका",
 	[M_STATS_EMPTY] = "यस च्याटमा अहिलेसम्म कुनै खेल सकिएको छैन।",
-	[M_STATS_ROW] = "%s. %s: %s खेल, %s जित, %s अंक",
+	[M_STATS_ROW] = "%s. %s:",
 	[M_HELP] = "खेल: /new snakes | ludo | baghchal | callbreak, /join, /leave, /addbot [easy|medium|hard], /start, /stop, /watch खेल\n"
 		   "चाल: /roll, /move १, /place c3, /move b2 c3, /bid ३, /play QS, /next, /board, /hand\n"
 		   "च्याट: /settings [खेल] [नियम मान], /speed slow|normal|fast, /lang en|ne, /rules खेल, /stats, /help",
@@ -265,4 +265,10 @@ const char *const msg_ne[M_COUNT] = {
 	[M_NO_SUCH_VERB] = "%sमा /%s हुँदैन। मिल्ने चाल: %s",
 	[M_SETTING_BAD_AUTOPLAY] = "\"%s\" मिल्दैन: समय १० देखि ३६०० सेकेन्डसम्म वा बन्द हुन्छ (/settings मा हेर्नुहोस्)।",
 	[M_LU_KEY_LANDS] = "①–④: कुन गोटी कहाँ पुग्छ",
+	[M_BTN_NEW] = "नयाँ खेल",
+	[M_STATS_GAMES] = " %s खेल",
+	[M_STATS_GAMES_1] = " %s खेल",
+	[M_STATS_WINS] = ", %s जित",
+	[M_STATS_WINS_1] = ", %s जित",
+	[M_STATS_POINTS] = ", %s अंक",
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "games/ai/ai.h"
+#include "games/callbreak.h"
 #include "internal.h"
 
 #define LOG_KEEP 24  /* events kept for the log strip */
@@ -216,6 +217,9 @@ static void finish_game(struct ctx *c)
 	/* the players' results are written with the rest of the transaction */
 	c->record_stats = true;
 	c->final = oc;
+	/* /board shows the finished table until the next game */
+	json_object_set_new(c->settings, "last_table", json_integer(c->table.id));
+	c->chat_changed = true;
 }
 
 static void log_events(struct ctx *c, const struct gb_events *ev)
@@ -350,6 +354,21 @@ int table_start_game(struct ctx *c)
 
 static void add_button(json_t *rows, const char *label, const char *cmd);
 
+/* Cards first spades, then hearts, diamonds, clubs, each high to low: as render_hand() lists them. */
+static int hand_order(const void *x, const void *y)
+{
+	const struct gb_action *a = x, *b = y;
+	int ka = a->kind == GB_ACT_PLAY ? CB_SUIT(a->a) * 16 + (15 - CB_RANK(a->a)) : -1;
+	int kb = b->kind == GB_ACT_PLAY ? CB_SUIT(b->a) * 16 + (15 - CB_RANK(b->a)) : -1;
+
+	return ka != kb ? (ka < kb ? -1 : 1) : 0;
+}
+
+static void sort_like_hand(struct gb_action *acts, int n)
+{
+	qsort(acts, (size_t)n, sizeof(acts[0]), hand_order);
+}
+
 int cmd_hand(struct ctx *c)
 {
 	struct render_ctx rc;
@@ -371,6 +390,7 @@ int cmd_hand(struct ctx *c)
 		int n = c->game->legal(c->st, acts);
 		json_t *buttons = json_array();
 
+		sort_like_hand(acts, n);
 		for (int k = 0; k < n; k++) {
 			char label[64], cmd[GB_ACTION_TEXT + 1];
 
@@ -553,18 +573,24 @@ void table_message(struct ctx *c)
 			sb_add(&sb, json_string_value(e));
 		}
 		json_decref(lines);
-		if (c->table.status == STORE_PLAYING) {
-			sb_add(&sb, "\n");
-			render_status(&rc, &sb);
+		/* playing: whose turn; over: who won, under the final board or sheet */
+		sb_add(&sb, "\n");
+		render_status(&rc, &sb);
+		if (c->table.status == STORE_OVER) {
+			char cmd[40];
+
+			snprintf(cmd, sizeof(cmd), "/new %s", c->game->name);
+			add_button(buttons, tr(c->lang, M_BTN_NEW), cmd);
 		}
 		if (c->table.status == STORE_PLAYING && (turn < 0 || c->seats[turn].level < 0)) {
 			bool cards = strcmp(c->game->name, "callbreak") == 0;
 
+			/* a card to play is one tap: in the hand's order (by suit, high to low) */
+			if (cards)
+				sort_like_hand(acts, n);
 			for (int k = 0; k < n && k < 40; k++) {
 				char label[64], cmd[GB_ACTION_TEXT + 1];
 
-				if (cards && acts[k].kind == GB_ACT_PLAY)
-					continue; /* cards are chosen from the private hand */
 				render_action_label(&rc, &acts[k], label, sizeof(label));
 				cmd[0] = '/';
 				c->game->format(c->st, &acts[k], cmd + 1, sizeof(cmd) - 1);

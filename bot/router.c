@@ -58,7 +58,7 @@ static const struct bot_cmd commands[] = {
 	/* two words: a card may be typed by its Nepali name, "हुकुमको एक्का" */
 	{ "play", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/play QS" },
 	{ "next", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/next" },
-	{ "board", cmd_board, 0, 0, NEEDS_TABLE, "/board" },
+	{ "board", cmd_board, 0, 0, 0, "/board" },
 	{ "hand", cmd_hand, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/hand" },
 	{ "settings", cmd_settings, 0, 5, 0, "/settings [GAME] [KEY VALUE]" },
 	{ "speed", cmd_speed, 1, 1, ADMIN_ONLY, "/speed slow|normal|fast" },
@@ -492,6 +492,26 @@ static int load_seats(struct ctx *c)
 		if (c->seats[i].level < 0 && strcmp(c->seats[i].user, c->cmd->user) == 0)
 			c->my_seat = i;
 	return rc;
+}
+
+int ctx_load_finished(struct ctx *c)
+{
+	json_t *id = json_object_get(c->settings, "last_table");
+	int rc;
+
+	if (!json_is_integer(id))
+		return GB_ENOTFOUND;
+	rc = store_table_get(c->b->store, json_integer_value(id), &c->table);
+	if (rc)
+		return rc == GB_ENOTFOUND ? GB_ENOTFOUND : rc;
+	if (c->table.status != STORE_OVER || c->table.chat != c->chat.id || load_table_state(c) || !c->st)
+		return GB_ENOTFOUND;
+	rc = load_seats(c);
+	if (rc)
+		return rc;
+	/* nothing of it is written back: only the reply names the table */
+	c->has_table = true;
+	return GB_OK;
 }
 
 static int save_table(struct ctx *c)

@@ -650,7 +650,15 @@ static void test_results_of_who_left_reach_stats(void **state)
 	free(drain(f, &n));
 	assert_int_equal(say(f, "alice", false, "/stats snakes", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "bob"));
+	assert_non_null(strstr(out, "bob: 1 game, 0 wins"));
+	assert_null(strstr(out, "points")); /* Snakes and Ladders keeps none */
+	free(out);
+	/* the finished table stays on view: who won, the final board, a new game offered */
+	assert_int_equal(say(f, "alice", false, "/board", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Game over — "));
+	assert_non_null(strstr(out, "100"));
+	assert_non_null(strstr(out, "\"cmd\":\"/new snakes\""));
 	free(out);
 }
 
