@@ -30,6 +30,8 @@
 
 #include <cmocka.h>
 
+#include "bot/render.h"
+
 struct check {
 	int input;     /* index of the input line it belongs to; -1 = whole output */
 	int line;      /* transcript line */
@@ -222,6 +224,26 @@ static void play(void **state)
 		if (c->input < 0 && (strstr(out, c->text) != NULL) == c->negate)
 			fail_msg("%s:%d: %s \"%s\" in the whole output", t->file, c->line,
 				 c->negate ? "unexpected" : "missing", c->text);
+	}
+	/* every line of every table message (lobby, boards, sheets) fits a phone: 40 columns */
+	{
+		bool in_table = false;
+		int lineno = 0;
+
+		for (char *p = out; *p;) {
+			char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+			lineno++;
+			if (len >= 6 && strncmp(p, "┌──", 6) == 0 && len == strlen("┌──"))
+				in_table = true;
+			else if (strncmp(p, "└──", strlen("└──")) == 0)
+				in_table = false;
+			else if (in_table && p[0] != '[' && render_widthn(p, len) > RENDER_MAX_COLS)
+				fail_msg("%s: output line %d is %d columns wide:\n%.*s", t->file, lineno,
+					 render_widthn(p, len), (int)len, p);
+			p += len + (nl ? 1 : 0);
+		}
 	}
 	/* split the output into one group per echoed input line */
 	groups = calloc((size_t)t->ninputs + 1, sizeof(char *));
