@@ -18,6 +18,7 @@
  * ("> alice: /new ludo") and before the next echo; the last line's replies
  * run to the end (after computer turns have settled).
  */
+#include <fcntl.h>
 #include <glob.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -422,6 +423,67 @@ static void test_escapes_removed_from_names(void **state)
 	free(out);
 }
 
+/* Run the binary with args (NULL-terminated); *err gets its stderr (caller frees). Returns the exit status. */
+static int run_args(char **err, const char *const *args)
+{
+	const char *bin = getenv("GAMEBOT_BIN");
+	char *argv[16];
+	int argc = 0, status;
+	FILE *e = tmpfile(), *o = tmpfile();
+	pid_t pid;
+
+	argv[argc++] = (char *)(bin ? bin : "bin/gamebot");
+	for (int i = 0; args[i] && argc < 15; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+
+		dup2(in, 0);
+		dup2(fileno(o), 1);
+		dup2(fileno(e), 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	*err = slurp(e);
+	fclose(e);
+	fclose(o);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Every verb answers --help; an unknown option is named as such, not as one missing a value. */
+static void test_help_and_unknown_options(void **state)
+{
+	static const char *const verbs[] = { "serve", "console", "script", "arena" };
+	char *err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		const char *args[] = { verbs[i], "--help", NULL };
+
+		if (run_args(&err, args) != 0)
+			fail_msg("gamebot %s --help: %s", verbs[i], err);
+		free(err);
+	}
+	{
+		const char *args[] = { "console", "--bogus", NULL };
+
+		assert_int_equal(run_args(&err, args), 2);
+		assert_non_null(strstr(err, "unknown option '--bogus'"));
+		free(err);
+	}
+	{
+		const char *args[] = { "console", "--db", NULL };
+
+		assert_int_equal(run_args(&err, args), 2);
+		assert_non_null(strstr(err, "option '--db' needs a value"));
+		free(err);
+	}
+}
+
 int main(void)
 {
 	const char *src = getenv("GAMEBOT_SRC");
@@ -456,6 +518,7 @@ int main(void)
 		const struct CMUnitTest more[] = {
 			cmocka_unit_test(test_wait_fires_every_due_timer),
 			cmocka_unit_test(test_escapes_removed_from_names),
+			cmocka_unit_test(test_help_and_unknown_options),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);
