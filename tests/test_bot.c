@@ -838,6 +838,31 @@ static void test_refusals_say_why(void **state)
 	free(out);
 }
 
+/* Games and levels are accepted as either language shows them. */
+static void test_names_as_shown(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/new साँप सिँढी", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot सजिलो", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "opened a table of Snakes and Ladders"));
+	assert_non_null(strstr(out, "Bot 2 joins the table (easy)"));
+	free(out);
+	v = sql_value(f, "SELECT group_concat(level, ' ') FROM seats");
+	assert_string_equal(v, "-1 1");
+	free(v);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/new Call Break", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/rules बाघचाल", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "opened a table of Call Break"));
+	assert_non_null(strstr(out, "Bagh Chal: goats place"));
+	free(out);
+}
+
 static void test_command_parse_text(void **state)
 {
 	struct command cmd;
@@ -893,6 +918,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_as_shown, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 

@@ -162,9 +162,17 @@ static int latin_allowed(const char *w, size_t len, const char *names)
 			return 1;
 	}
 	{
+		static const char *const post[] = { "को", "ले", "मा", "लाई", "का", "बाट" };
 		char key[140];
+		size_t l = strlen(p);
 
-		snprintf(key, sizeof(key), " %s ", p);
+		/* a name with its postposition joined, as Nepali writes it: "aliceले" */
+		for (size_t i = 0; i < sizeof(post) / sizeof(post[0]); i++)
+			if (l > strlen(post[i]) && strcmp(p + l - strlen(post[i]), post[i]) == 0) {
+				l -= strlen(post[i]);
+				break;
+			}
+		snprintf(key, sizeof(key), " %.*s ", (int)l, p);
 		if (strstr(names, key))
 			return 1;
 	}
