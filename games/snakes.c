@@ -2,8 +2,8 @@
  * snakes.c - rules core for Snakes and Ladders.
  *
  * Implements snakes_game (game.h) over struct snakes (snakes.h) from
- * shared/rules/snakes-and-ladders.md; comments cite its rule numbers (SL-n)
- * and the Nepali seed where the seed decides. The only action is `roll`;
+ * games/rules/snakes-and-ladders.md; comments cite its rule numbers (SL-n)
+ * and the Nepali original where it decides. The only action is `roll`;
  * one apply() is one roll, and a turn is every roll a player makes before
  * the die passes on (an entering six, a six with six_bonus=on).
  *
@@ -46,7 +46,7 @@ static int rule_nvalues(int i)
 	return n;
 }
 
-/* SL-6: the printed board, the seed's list in the seed's order. */
+/* SL-6: the printed board, the Nepali original's list in its order. */
 static const unsigned char classic_ladders[SNAKES_LADDERS][2] = {
 	{ 1, 38 }, { 4, 14 }, { 9, 31 }, { 21, 42 }, { 28, 84 },
 	{ 36, 44 }, { 51, 67 }, { 71, 91 }, { 80, 100 },
@@ -93,16 +93,16 @@ static int head_run(const unsigned char jump[SNAKES_SQUARES + 1], int h)
 
 /*
  * Does the piece from -> to fit on the board so far? Spans 3..42, both ends
- * on the path and free (all 38 endpoints distinct: the seed's "no square is
+ * on the path and free (all 38 endpoints distinct: the original's "no square is
  * at once the head of one and the tail of another", read so that no square
  * carries two pieces at all), no snake on 100, no run of six snake heads.
  *
- * The seed does not name 100 for snakes; the English does, and a snake
+ * The Nepali original does not name 100 for snakes; the English does, and a snake
  * there could never bite anyway, since reaching 100 ends the game (SL-4).
  * What stays allowed, because the printed board has it too: a ladder foot
  * on square 1 (climbed only with entry=any, SL-11/SL-12), a ladder to 100
  * (a win, SL-21), a snake tail on square 1. The run bound is ours, not the
- * seed's: six heads in a row would make every square beyond unreachable
+ * original's: six heads in a row would make every square beyond unreachable
  * (see SNAKES_MAX_HEAD_RUN), and with five or fewer some roll always moves
  * forward, so every game ends.
  */
@@ -381,7 +381,7 @@ static int sn_apply(void *st, const struct gb_action *act, struct gb_events *ev)
 		s->sixes++;
 	if (s->sixes == 3) {
 		/*
-		 * SL-15/SL-16: the third six moves nothing. Seed: lose_turn goes back
+		 * SL-15/SL-16: the third six moves nothing. The Nepali original: lose_turn goes back
 		 * to where the token was when the turn began ("पालो सुरु हुँदाको ठाउँ
 		 * भनेको पूरै हो"), off the board if it began off; restart goes off.
 		 */

@@ -1,6 +1,6 @@
 /*
  * test_snakes.c - cmocka suite for the Snakes and Ladders rules core
- * (games/snakes.c, rules of record shared/rules/snakes-and-ladders.md).
+ * (games/snakes.c, rules of record games/rules/snakes-and-ladders.md).
  *
  * What it proves: every worked example of the rules document holds exactly
  * (test_sl_example_NN_*); a random board keeps every SL-7 bound and stays
