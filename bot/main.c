@@ -119,7 +119,8 @@ static int cmd_serve(struct config *cfg)
 		return 1;
 	rc = http_start(&h, cfg->listen, cfg->db, &b.cfg);
 	if (rc)
-		fprintf(stderr, "gamebot: HTTP listener on %s not started: %s\n", cfg->listen, gb_strerror(rc));
+		fprintf(stderr, "gamebot: cannot listen on %s (%s: is another program using that port?)\n",
+			cfg->listen, gb_strerror(rc));
 	else
 		fprintf(stderr, "gamebot: listening on %s (GET /healthz)\n", cfg->listen);
 	if (!config_has_platform(cfg)) {
