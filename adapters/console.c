@@ -447,6 +447,9 @@ static int console_start(const struct adapter_env *env, void **self)
 	if (!ca)
 		return GB_ENOMEM;
 	ca->env = *env;
+	/* one person types for everyone at a local table: no flood limits */
+	ca->env.bot.rate_user_per_min = 0;
+	ca->env.bot.rate_chat_per_min = 0;
 	if (pthread_create(&ca->thread, NULL, console_thread, ca)) {
 		free(ca);
 		return GB_EIO;

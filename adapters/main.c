@@ -96,6 +96,9 @@ static int cmd_console(int argc, char **argv, struct config *cfg)
 	if (open_bot(&b, cfg))
 		return 1;
 	b.cfg.seed = seed;
+	/* one person types for everyone at a local table: no flood limits */
+	b.cfg.rate_user_per_min = 0;
+	b.cfg.rate_chat_per_min = 0;
 	rc = console_run(&b, &o, stdin, stdout);
 	store_free(b.store);
 	return rc;

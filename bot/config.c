@@ -43,6 +43,8 @@ static const struct key keys[] = {
 	N(processed_keep_days, "7", 3650),
 	N(watch_max, "20", 100000),
 	N(watch_per_hour, "6", 1000),
+	N(rate_user_per_min, "30", 100000),
+	N(rate_chat_per_min, "120", 100000),
 };
 #undef K
 #undef N

@@ -31,6 +31,8 @@ struct config {
 	int processed_keep_days;                   /* update ids kept against redelivery: 7 */
 	int watch_max;                             /* computer-only tables open at once, all chats: 20 */
 	int watch_per_hour;                        /* computer-only games one chat may start per hour: 6 */
+	int rate_user_per_min;                     /* commands one user may send per chat per minute: 30 */
+	int rate_chat_per_min;                     /* commands one chat may send per minute: 120 */
 };
 
 /* Defaults only. */

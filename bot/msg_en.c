@@ -10,6 +10,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_STALE_BUTTON] = "That button is from an earlier turn; use the buttons of the latest table message.",
 	[M_WATCH_LIMIT] = "This chat has watched %s computer games in the last hour; try again later.",
 	[M_WATCH_FULL] = "All the computer-only tables are busy right now; try again in a few minutes.",
+	[M_SLOW_DOWN] = "That is a lot of commands at once — I'll take more in a minute.",
 	[M_NO_TABLE] = "There is no game here yet. Start one with /new snakes, /new ludo, /new baghchal or /new callbreak.",
 	[M_TABLE_EXISTS] = "A game of %s is already open here. Finish it or /stop it first.",
 	[M_ADMINS_ONLY] = "Only chat admins can change that.",

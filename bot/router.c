@@ -16,7 +16,9 @@
 #include "games/game.h"
 #include "games/utf8.h"
 #include "internal.h"
+#include "limit.h"
 #include "log.h"
+#include "metrics.h"
 
 /* Tries of a command that meets version conflicts before "busy, try again". */
 #define CONFLICT_TRIES 4
@@ -565,6 +567,16 @@ static int save_table(struct ctx *c)
 	return rc;
 }
 
+/* Is reply r addressed to the command's caller alone (an alert or a private view for them)? */
+static bool for_caller(struct ctx *c, json_t *r)
+{
+	const char *kind = json_string_value(json_object_get(r, "kind"));
+	const char *user = json_string_value(json_object_get(r, "user"));
+
+	return kind && user && (!strcmp(kind, "alert") || !strcmp(kind, "private")) &&
+	       !strcmp(user, c->cmd->user);
+}
+
 static int commit(struct ctx *c)
 {
 	struct store *s = c->b->store;
@@ -626,11 +638,11 @@ static int commit(struct ctx *c)
 	if (c->show_table && c->has_table)
 		table_message(c);
 	if (c->cmd->reply[0]) {
-		/* the platform waits for exactly one answer to a handle: an alert, else an ack */
+		/* the platform waits for exactly one answer to a handle: the caller's own view, else an ack */
 		bool answered = false;
 
 		json_array_foreach(c->replies, i, r)
-			answered |= strcmp(json_string_value(json_object_get(r, "kind")), "alert") == 0;
+			answered |= for_caller(c, r);
 		if (!answered)
 			reply_push(c, "ack", c->cmd->user, "");
 	}
@@ -643,7 +655,8 @@ static int commit(struct ctx *c)
 			json_object_set_new(r, "turn", json_integer(c->seq));
 		}
 		json_object_set_new(r, "lang", json_string(lang_code(c->lang)));
-		if (c->cmd->reply[0])
+		/* only the caller's own rows answer the handle: another player's hand never does */
+		if (c->cmd->reply[0] && (for_caller(c, r) || !strcmp(json_string_value(json_object_get(r, "kind")), "ack")))
 			json_object_set_new(r, "reply", json_string(c->cmd->reply));
 		text = json_dumps(r, JSON_COMPACT);
 		if (!text) {
@@ -793,12 +806,32 @@ out:
 	store_chat_release(&chat);
 }
 
+/* Answer cmd's reply handle with an empty acknowledgement in its own transaction. */
+static void queue_ack(struct bot *b, const struct command *cmd)
+{
+	json_t *r = json_pack("{ssssss}", "kind", "ack", "user", "", "text", "");
+	char *text = NULL;
+
+	if (!r || store_begin(b->store))
+		goto out;
+	json_object_set_new(r, "reply", json_text(cmd->reply));
+	text = json_dumps(r, JSON_COMPACT);
+	if (text && !store_out_add(b->store, cmd->platform, cmd->chat, 0, "", text, cmd->now_ms))
+		store_commit(b->store);
+	else
+		store_rollback(b->store);
+out:
+	free(text);
+	json_decref(r);
+}
+
 int bot_handle(struct bot *b, const struct command *in)
 {
 	struct command clean = *in;
 	const struct command *cmd = &clean;
 	const struct bot_cmd *bc;
 	struct ctx c;
+	int64_t started, held = 0;
 	int rc = GB_OK;
 
 	/*
@@ -812,6 +845,26 @@ int bot_handle(struct bot *b, const struct command *in)
 	utf8_clean(clean.verb, sizeof(clean.verb));
 	utf8_clean(clean.args, sizeof(clean.args));
 	bc = lookup(cmd->verb);
+	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0)) {
+		const char *scope = NULL;
+		enum limit_verdict v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms,
+						   b->cfg.rate_user_per_min, b->cfg.rate_chat_per_min,
+						   &scope);
+
+		if (v != LIMIT_OK) {
+			char labels[32];
+
+			snprintf(labels, sizeof(labels), "scope=\"%s\"", scope);
+			metrics_inc("gamebot_rate_limited_total", labels, 1);
+			/* one polite answer per window, then silence; nothing else is touched */
+			if (v == LIMIT_WARN)
+				queue_alert(b, cmd, M_SLOW_DOWN);
+			else if (cmd->reply[0])
+				queue_ack(b, cmd);
+			return GB_OK;
+		}
+	}
+	started = mono_us();
 
 	for (int attempt = 0; attempt < CONFLICT_TRIES; attempt++) {
 		int64_t t0;
@@ -828,6 +881,7 @@ int bot_handle(struct bot *b, const struct command *in)
 		if (rc)
 			store_rollback(b->store);
 		t0 = mono_us() - t0;
+		held += t0;
 		if (t0 > b->lock_max_us)
 			b->lock_max_us = t0;
 		ctx_release(&c);
@@ -842,6 +896,16 @@ int bot_handle(struct bot *b, const struct command *in)
 	 */
 	if (rc && rc != GB_EDUP && !cmd->internal)
 		queue_alert(b, cmd, rc == GB_ECONFLICT ? M_BUSY : M_INTERNAL);
+	{
+		char labels[96];
+
+		snprintf(labels, sizeof(labels), "verb=\"%s\",result=\"%s\"",
+			 bc ? (bc->flags & INTERNAL ? "timer" : bc->name) : "unknown",
+			 !rc ? "ok" : rc == GB_EDUP ? "duplicate" : rc == GB_ECONFLICT ? "busy" : "error");
+		metrics_inc("gamebot_commands_total", labels, 1);
+		metrics_observe("gamebot_command_latency_ms", NULL, (double)(mono_us() - started) / 1000.0);
+		metrics_observe("gamebot_store_transaction_ms", NULL, (double)held / 1000.0);
+	}
 	return rc;
 }
 
@@ -918,6 +982,7 @@ int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
 		struct command cmd;
 		struct store_table t = { 0 };
 		struct store_chat chat = { 0 };
+		char labels[48];
 		int bit = strcmp(due[i].kind, "bot") == 0    ? BOT_TIMER_BOT
 			  : strcmp(due[i].kind, "idle") == 0 ? BOT_TIMER_IDLE
 							     : BOT_TIMER_NEXT;
@@ -940,10 +1005,16 @@ int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
 			cmd.now_ms = now_ms > due[i].due_ms ? now_ms : due[i].due_ms;
 			prechoose(b, &due[i], &cmd);
 			rc = bot_handle(b, &cmd);
-			if (!rc)
+			snprintf(labels, sizeof(labels), "kind=\"%s\"", due[i].kind);
+			if (!rc) {
 				fired++;
-			else if (rc != GB_EDUP)
+				metrics_inc("gamebot_timers_fired_total", labels, 1);
+				if (now_ms - due[i].due_ms > 1000)
+					metrics_inc("gamebot_timers_late_total", labels, 1);
+			} else if (rc != GB_EDUP) {
+				metrics_inc("gamebot_timers_failed_total", labels, 1);
 				timer_failed(b, &due[i], &cmd, now_ms, rc);
+			}
 		}
 		store_table_release(&t);
 		store_chat_release(&chat);
