@@ -863,6 +863,54 @@ static void test_names_as_shown(void **state)
 	free(out);
 }
 
+/* Call Break: the cards the player to move may play are buttons under the table message, in the hand's order. */
+static void test_card_buttons_in_hand_order(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const who[] = { "asha", "bikash", "chandra", "dipa" };
+	static const char *const suits[] = { "♠", "♥", "♦", "♣" };
+	static const char *const ranks = "AKQJ098765432";
+	char *out, *last = NULL;
+	int n, buttons = 0, prev = -1;
+	json_error_t err;
+	json_t *r, *rows, *row, *b;
+	size_t i, j;
+
+	assert_int_equal(say(f, "asha", true, "/new callbreak", NULL), GB_OK);
+	for (int k = 1; k < 4; k++)
+		assert_int_equal(say(f, who[k], false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	for (int round = 0; round < 4; round++)
+		for (int k = 0; k < 4; k++)
+			say(f, who[k], false, "/bid 2", NULL);
+	out = drain(f, &n);
+	/* the last table message */
+	for (char *p = strstr(out, "{\"kind\":\"table\""); p; p = strstr(p + 1, "{\"kind\":\"table\""))
+		last = p;
+	assert_non_null(last);
+	r = json_loadb(last, (size_t)(strchr(last, '\n') - last), 0, &err);
+	assert_non_null(r);
+	rows = json_object_get(r, "buttons");
+	json_array_foreach(rows, i, row) {
+		json_array_foreach(row, j, b) {
+			const char *label = json_string_value(json_object_get(b, "label"));
+			int key = -1;
+
+			if (strncmp(json_string_value(json_object_get(b, "cmd")), "/play ", 6) != 0)
+				continue;
+			for (int s = 0; s < 4; s++)
+				if (strstr(label, suits[s]))
+					key = s * 16 + (int)(strchr(ranks, label[0] == '1' ? '0' : label[0]) - ranks);
+			assert_true(key > prev); /* spades first, each suit high to low */
+			prev = key;
+			buttons++;
+		}
+	}
+	assert_true(buttons > 0);
+	json_decref(r);
+	free(out);
+}
+
 static void test_command_parse_text(void **state)
 {
 	struct command cmd;
@@ -919,6 +967,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_as_shown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_card_buttons_in_hand_order, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 

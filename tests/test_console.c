@@ -498,8 +498,9 @@ int main(void)
 	const char *pat = getenv("GAMEBOT_TRANSCRIPTS");
 	char pattern[1024];
 	glob_t g;
-	struct transcript *ts;
-	struct CMUnitTest *tests;
+	/* static: the loaded transcripts live as long as the program (LeakSanitizer sees them) */
+	static struct transcript *ts;
+	static struct CMUnitTest *tests;
 	int rc;
 
 	if (pat)

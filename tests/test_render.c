@@ -596,6 +596,9 @@ static void test_fit_and_width(void **state)
 	struct strbuf sb = { 0 };
 
 	(void)state;
+	/* U+FFFD (a byte that was not UTF-8, as names show it), superscript and circled digits: one column each */
+	assert_int_equal(render_width("\xef\xbf\xbd"), 1);
+	assert_int_equal(render_width("B²■⁴①④"), 6);
 	assert_int_equal(render_width("खोर"), 3);
 	assert_int_equal(render_width("हुकुम"), 3);
 	assert_int_equal(render_width("बाख्रा"), 5);

@@ -341,9 +341,9 @@ int main(void)
 	const char *src = getenv("GAMEBOT_SRC");
 	char pattern[1024];
 	glob_t g;
-	struct run *runs = NULL;
+	static struct run *runs; /* lives as long as the program */
 	int nruns = 0, rc;
-	struct CMUnitTest *tests;
+	static struct CMUnitTest *tests;
 
 	if (getenv("GAMEBOT_FIXTURES"))
 		snprintf(pattern, sizeof(pattern), "%s", getenv("GAMEBOT_FIXTURES"));
@@ -370,6 +370,7 @@ int main(void)
 
 		rc |= cmocka_run_group_tests_name("script options", more, NULL, NULL);
 	}
+	free(tests);
 	globfree(&g);
 	return rc;
 }
