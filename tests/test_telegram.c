@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "adapters/telegram.h"
+#include "games/strbuf.h"
 #include "tests/fake_telegram.h"
 
 #define TOKEN "123456:TEST-token_xyz"
@@ -234,6 +236,364 @@ static void fake_down_and_up(void **state)
 	fake_tg_free(f);
 }
 
+
+/* ---- updates in ---- */
+
+static void parse_ok(const char *json, struct tg_update *u)
+{
+	assert_int_equal(tg_update_parse(json, strlen(json), "GameBot", 1234, u), GB_OK);
+}
+
+static void update_message_commands(void **state)
+{
+	struct tg_update u;
+
+	(void)state;
+	parse_ok("{\"update_id\":5,\"message\":{\"message_id\":1,\"from\":{\"id\":77,\"first_name\":\"Asha\","
+		 "\"last_name\":\"Rai\"},\"chat\":{\"id\":-1001,\"type\":\"supergroup\"},\"text\":\"/move 2\"}}",
+		 &u);
+	assert_int_equal(u.kind, TG_COMMAND);
+	assert_int_equal(u.update_id, 5);
+	assert_string_equal(u.cmd.platform, "telegram");
+	assert_string_equal(u.cmd.chat, "-1001");
+	assert_string_equal(u.cmd.user, "77");
+	assert_string_equal(u.cmd.user_name, "Asha Rai");
+	assert_string_equal(u.cmd.verb, "move");
+	assert_string_equal(u.cmd.args, "2");
+	assert_string_equal(u.cmd.update_id, "5");
+	assert_int_equal(u.cmd.now_ms, 1234);
+	assert_string_equal(u.chat_type, "supergroup");
+	assert_false(u.button);
+	assert_string_equal(u.reply, "");
+
+	/* addressed to us (any case), or to another bot: ignored */
+	parse_ok("{\"update_id\":6,\"message\":{\"from\":{\"id\":77,\"username\":\"asha\"},"
+		 "\"chat\":{\"id\":-5,\"type\":\"group\"},\"text\":\"/Roll@gamebot\"}}", &u);
+	assert_int_equal(u.kind, TG_COMMAND);
+	assert_string_equal(u.cmd.verb, "roll");
+	assert_string_equal(u.cmd.user_name, "asha");
+	parse_ok("{\"update_id\":7,\"message\":{\"from\":{\"id\":77,\"first_name\":\"A\"},"
+		 "\"chat\":{\"id\":-5,\"type\":\"group\"},\"text\":\"/roll@OtherBot\"}}", &u);
+	assert_int_equal(u.kind, TG_IGNORE);
+	/* plain talk, a message without a sender, a number after the slash */
+	parse_ok("{\"update_id\":8,\"message\":{\"from\":{\"id\":77,\"first_name\":\"A\"},"
+		 "\"chat\":{\"id\":-5},\"text\":\"good game\"}}", &u);
+	assert_int_equal(u.kind, TG_IGNORE);
+	parse_ok("{\"update_id\":9,\"message\":{\"chat\":{\"id\":-5},\"text\":\"/roll\"}}", &u);
+	assert_int_equal(u.kind, TG_IGNORE);
+	parse_ok("{\"update_id\":10,\"message\":{\"from\":{\"id\":1},\"chat\":{\"id\":-5},\"text\":\"/123\"}}",
+		 &u);
+	assert_int_equal(u.kind, TG_IGNORE);
+}
+
+static void update_callback_query(void **state)
+{
+	struct tg_update u;
+
+	(void)state;
+	parse_ok("{\"update_id\":11,\"callback_query\":{\"id\":\"4382bfdwdsb323b2d9\",\"from\":{\"id\":77,"
+		 "\"first_name\":\"Asha\"},\"message\":{\"message_id\":100,\"chat\":{\"id\":-1001,"
+		 "\"type\":\"supergroup\"}},\"data\":\"42:17:move 3\"}}", &u);
+	assert_int_equal(u.kind, TG_COMMAND);
+	assert_true(u.button);
+	assert_string_equal(u.reply, "4382bfdwdsb323b2d9");
+	assert_int_equal(u.button_table, 42);
+	assert_int_equal(u.button_turn, 17);
+	assert_string_equal(u.cmd.verb, "move");
+	assert_string_equal(u.cmd.args, "3");
+	assert_string_equal(u.cmd.chat, "-1001");
+
+	/* forged data: a press the router will refuse, still answered */
+	parse_ok("{\"update_id\":12,\"callback_query\":{\"id\":\"q2\",\"from\":{\"id\":77},"
+		 "\"message\":{\"chat\":{\"id\":-1001}},\"data\":\"rm -rf\"}}", &u);
+	assert_int_equal(u.kind, TG_COMMAND);
+	assert_string_equal(u.reply, "q2");
+	assert_int_equal(u.button_table, -1);
+	assert_int_equal(u.button_turn, -1);
+	assert_string_equal(u.cmd.verb, "board");
+}
+
+static void update_inline_and_others(void **state)
+{
+	struct tg_update u;
+
+	(void)state;
+	parse_ok("{\"update_id\":13,\"inline_query\":{\"id\":\"iq1\",\"from\":{\"id\":77,\"first_name\":\"A\"},"
+		 "\"query\":\"\",\"offset\":\"\",\"chat_type\":\"supergroup\"}}", &u);
+	assert_int_equal(u.kind, TG_INLINE_QUERY);
+	assert_string_equal(u.query_id, "iq1");
+	assert_string_equal(u.cmd.user, "77");
+	assert_string_equal(u.chat_type, "supergroup");
+
+	parse_ok("{\"update_id\":14,\"chosen_inline_result\":{\"result_id\":\"42:20:play QS\","
+		 "\"from\":{\"id\":77,\"first_name\":\"A\"},\"query\":\"\"}}", &u);
+	assert_int_equal(u.kind, TG_CHOSEN);
+	assert_int_equal(u.button_table, 42);
+	assert_int_equal(u.button_turn, 20);
+	assert_string_equal(u.cmd.verb, "play");
+	assert_string_equal(u.cmd.args, "QS");
+	assert_string_equal(u.cmd.chat, "");
+
+	parse_ok("{\"update_id\":15,\"my_chat_member\":{\"chat\":{\"id\":-5,\"type\":\"group\"},"
+		 "\"from\":{\"id\":77},\"old_chat_member\":{\"status\":\"left\"},"
+		 "\"new_chat_member\":{\"status\":\"member\",\"user\":{\"id\":4242}}}}", &u);
+	assert_int_equal(u.kind, TG_MEMBER);
+	assert_string_equal(u.cmd.chat, "-5");
+	assert_string_equal(u.member_status, "member");
+
+	parse_ok("{\"update_id\":16,\"message\":{\"chat\":{\"id\":-5,\"type\":\"group\"},"
+		 "\"from\":{\"id\":77},\"migrate_to_chat_id\":-1009}}", &u);
+	assert_int_equal(u.kind, TG_MIGRATE);
+	assert_string_equal(u.cmd.chat, "-5");
+	assert_string_equal(u.migrate_to, "-1009");
+
+	/* every other type is acknowledged and ignored */
+	parse_ok("{\"update_id\":17,\"edited_message\":{\"chat\":{\"id\":-5},\"text\":\"/roll\"}}", &u);
+	assert_int_equal(u.kind, TG_IGNORE);
+	parse_ok("{\"update_id\":18,\"poll\":{\"id\":\"p\"}}", &u);
+	assert_int_equal(u.kind, TG_IGNORE);
+	parse_ok("{\"update_id\":19}", &u);
+	assert_int_equal(u.kind, TG_IGNORE);
+
+	/* malformed */
+	assert_int_equal(tg_update_parse("{\"update_id\":", 13, NULL, 0, &u), GB_EPARSE);
+	assert_int_equal(tg_update_parse("[1]", 3, NULL, 0, &u), GB_EPARSE);
+	assert_int_equal(tg_update_parse("{\"update_id\":\"7\"}", 17, NULL, 0, &u), GB_EPARSE);
+	assert_int_equal(tg_update_parse("", 0, NULL, 0, &u), GB_EPARSE);
+}
+
+static void callback_data_round_trip(void **state)
+{
+	char buf[TG_CALLBACK_MAX + 1], cmd[80];
+	int64_t table;
+	int turn;
+
+	(void)state;
+	assert_int_equal(tg_callback_encode(42, 17, "/move b2 c3", buf, sizeof(buf)), GB_OK);
+	assert_string_equal(buf, "42:17:move b2 c3");
+	assert_int_equal(tg_callback_decode(buf, &table, &turn, cmd, sizeof(cmd)), GB_OK);
+	assert_int_equal(table, 42);
+	assert_int_equal(turn, 17);
+	assert_string_equal(cmd, "/move b2 c3");
+	/* the largest ids still leave room for every command a table shows */
+	assert_int_equal(tg_callback_encode(INT64_C(999999999999), 99999, "/addbot", buf, sizeof(buf)),
+			 GB_OK);
+	/* too long for 64 bytes: refused, never cut into another command */
+	assert_int_equal(tg_callback_encode(1, 1, "/settings ludo six_bonus on and a great many more words than fit here",
+					    buf, sizeof(buf)), GB_EARGS);
+	assert_int_equal(tg_callback_encode(1, 1, "roll", buf, sizeof(buf)), GB_EARGS);
+	assert_int_equal(tg_callback_decode("42:17:", &table, &turn, cmd, sizeof(cmd)), GB_EPARSE);
+	assert_int_equal(tg_callback_decode("42:x:roll", &table, &turn, cmd, sizeof(cmd)), GB_EPARSE);
+	assert_int_equal(tg_callback_decode(":1:roll", &table, &turn, cmd, sizeof(cmd)), GB_EPARSE);
+	assert_int_equal(tg_callback_decode("-1:1:roll", &table, &turn, cmd, sizeof(cmd)), GB_EPARSE);
+	assert_int_equal(tg_callback_decode("1234567890123456789:1:roll", &table, &turn, cmd, sizeof(cmd)),
+			 GB_EPARSE);
+}
+
+/* ---- reply views out ---- */
+
+static json_t *render(const char *view, const char *chat, const char *msg, struct tg_call *c)
+{
+	json_t *v = parse(view);
+
+	assert_int_equal(tg_render(v, chat, msg, c), GB_OK);
+	json_decref(v);
+	return c->body;
+}
+
+static void render_table_message(void **state)
+{
+	struct tg_call c;
+	json_t *b, *kb;
+
+	(void)state;
+	b = render("{\"kind\":\"table\",\"text\":\"a<b & c>d\",\"table\":42,\"turn\":17,\"lang\":\"en\","
+		   "\"buttons\":[[{\"label\":\"Roll\",\"cmd\":\"/roll\"},{\"label\":\"Move 1\","
+		   "\"cmd\":\"/move 1\"}],[{\"label\":\"Show my hand\",\"cmd\":\"/hand\"}]]}",
+		   "-1001", "", &c);
+	assert_string_equal(c.method, "sendMessage");
+	assert_string_equal(c.chat, "-1001");
+	assert_int_equal(json_integer_value(json_object_get(b, "chat_id")), -1001);
+	assert_string_equal(json_string_value(json_object_get(b, "parse_mode")), "HTML");
+	assert_string_equal(json_string_value(json_object_get(b, "text")),
+			    "<pre>a&lt;b &amp; c&gt;d</pre>");
+	kb = json_object_get(json_object_get(b, "reply_markup"), "inline_keyboard");
+	assert_int_equal(json_array_size(kb), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_array_get(kb, 0), 1),
+							      "callback_data")), "42:17:move 1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_array_get(kb, 1), 0),
+							      "text")), "Show my hand");
+	tg_call_release(&c);
+
+	/* posted once: then edited in place, and without buttons the old ones go */
+	b = render("{\"kind\":\"table\",\"text\":\"over\",\"table\":42,\"turn\":30}", "-1001", "100", &c);
+	assert_string_equal(c.method, "editMessageText");
+	assert_int_equal(json_integer_value(json_object_get(b, "message_id")), 100);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(b, "reply_markup"),
+							  "inline_keyboard")), 0);
+	tg_call_release(&c);
+}
+
+static void render_other_kinds(void **state)
+{
+	struct tg_call c;
+	json_t *b;
+
+	(void)state;
+	b = render("{\"kind\":\"public\",\"text\":\"Asha bid 3\",\"table\":4}", "-5", "", &c);
+	assert_string_equal(c.method, "sendMessage");
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "Asha bid 3");
+	assert_null(json_object_get(b, "reply_markup"));
+	tg_call_release(&c);
+
+	b = render("{\"kind\":\"private\",\"user\":\"77\",\"text\":\"spades A♠\",\"table\":4}", "-5", "", &c);
+	assert_string_equal(c.method, "sendMessage");
+	assert_string_equal(c.chat, "77");
+	assert_int_equal(json_integer_value(json_object_get(b, "chat_id")), 77);
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "<pre>spades A♠</pre>");
+	tg_call_release(&c);
+
+	/* a "My hand" press: the hand comes back as an alert on the button */
+	b = render("{\"kind\":\"private\",\"user\":\"77\",\"text\":\"spades A♠\",\"reply\":\"q9\"}", "-5", "",
+		   &c);
+	assert_string_equal(c.method, "answerCallbackQuery");
+	assert_string_equal(c.chat, "");
+	assert_string_equal(json_string_value(json_object_get(b, "callback_query_id")), "q9");
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "spades A♠");
+	assert_true(json_is_true(json_object_get(b, "show_alert")));
+	tg_call_release(&c);
+
+	b = render("{\"kind\":\"alert\",\"user\":\"77\",\"text\":\"Not your turn\",\"reply\":\"q1\"}", "-5",
+		   "", &c);
+	assert_string_equal(c.method, "answerCallbackQuery");
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "Not your turn");
+	tg_call_release(&c);
+
+	b = render("{\"kind\":\"ack\",\"reply\":\"q2\"}", "-5", "", &c);
+	assert_string_equal(c.method, "answerCallbackQuery");
+	assert_null(json_object_get(b, "text"));
+	assert_null(json_object_get(b, "show_alert"));
+	tg_call_release(&c);
+
+	/* without a handle: an alert is a line in the chat, an ack is nothing */
+	b = render("{\"kind\":\"alert\",\"user\":\"77\",\"text\":\"No <game>\"}", "-5", "", &c);
+	assert_string_equal(c.method, "sendMessage");
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "No &lt;game&gt;");
+	tg_call_release(&c);
+	render("{\"kind\":\"ack\"}", "-5", "", &c);
+	assert_string_equal(c.method, "");
+	assert_null(c.body);
+
+	{
+		json_t *v = parse("{\"kind\":\"poem\",\"text\":\"x\"}");
+
+		assert_int_equal(tg_render(v, "-5", "", &c), GB_EPARSE);
+		json_decref(v);
+		v = parse("{\"text\":\"x\"}");
+		assert_int_equal(tg_render(v, "-5", "", &c), GB_EPARSE);
+		json_decref(v);
+	}
+}
+
+static void render_limits(void **state)
+{
+	struct strbuf sb = { 0 };
+	struct tg_call c;
+	json_t *v, *b;
+	const char *text;
+	char *view;
+
+	(void)state;
+	/* 5000 Devanagari letters (3 bytes, 1 unit each) and then some emoji (2 units) */
+	for (int i = 0; i < 5000; i++)
+		sb_add(&sb, "क");
+	v = json_pack("{ss ss}", "kind", "public", "text", sb_str(&sb));
+	view = json_dumps(v, 0);
+	json_decref(v);
+	b = render(view, "-5", "", &c);
+	free(view);
+	text = json_string_value(json_object_get(b, "text"));
+	assert_int_equal(strlen(text), 4095 * 3 + strlen("…"));
+	assert_true(strcmp(text + 4095 * 3, "…") == 0);
+	tg_call_release(&c);
+	sb_release(&sb);
+
+	assert_int_equal(tg_utf16_cut("ab🂡c", 3), 2);
+	assert_int_equal(tg_utf16_cut("ab🂡c", 4), 6);
+	assert_int_equal(tg_utf16_cut("ab🂡c", 99), 7);
+
+	/* an alert is cut to 200 characters */
+	for (int i = 0; i < 300; i++)
+		sb_add(&sb, "x");
+	v = json_pack("{ss ss ss}", "kind", "alert", "text", sb_str(&sb), "reply", "q");
+	assert_int_equal(tg_render(v, "-5", "", &c), GB_OK);
+	json_decref(v);
+	text = json_string_value(json_object_get(c.body, "text"));
+	assert_int_equal(strlen(text), 199 + strlen("…"));
+	tg_call_release(&c);
+	sb_release(&sb);
+
+	/* a button whose command cannot fit in callback_data is left out, its row with it */
+	b = render("{\"kind\":\"table\",\"text\":\"t\",\"table\":1,\"turn\":1,\"buttons\":[[{\"label\":\"x\","
+		   "\"cmd\":\"/settings callbreak rounds 5 and far too many words to fit in sixty-four\"}],"
+		   "[{\"label\":\"ok\",\"cmd\":\"/roll\"}]]}", "-5", "", &c);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(b, "reply_markup"),
+							  "inline_keyboard")), 1);
+	tg_call_release(&c);
+
+	assert_true(json_is_string(tg_chat_id("@channel")));
+	v = tg_chat_id("-1001234567890");
+	assert_int_equal(json_integer_value(v), INT64_C(-1001234567890));
+	json_decref(v);
+}
+
+static void pacing(void **state)
+{
+	struct tg_pace *p = tg_pace_new();
+	int64_t t = 1700000000000, w;
+	bool global;
+	char chat[32];
+
+	(void)state;
+	assert_non_null(p);
+	/* one a second in a chat */
+	assert_int_equal(tg_pace_take(p, "-5", t, &global), 0);
+	w = tg_pace_take(p, "-5", t + 300, &global);
+	assert_int_equal(w, 700);
+	assert_false(global);
+	/* another chat is not held up */
+	assert_int_equal(tg_pace_take(p, "-6", t + 300, &global), 0);
+	/* twenty a minute in a group */
+	for (int i = 1; i < 20; i++)
+		assert_int_equal(tg_pace_take(p, "-5", t + i * 1000, &global), 0);
+	w = tg_pace_take(p, "-5", t + 20 * 1000, &global);
+	assert_int_equal(w, 40000);
+	assert_int_equal(tg_pace_take(p, "-5", t + 60000, &global), 0);
+	/* a private chat only keeps one a second */
+	for (int i = 0; i < 25; i++)
+		assert_int_equal(tg_pace_take(p, "77", t + i * 1000, &global), 0);
+	tg_pace_free(p);
+
+	/* thirty a second overall */
+	p = tg_pace_new();
+	for (int i = 0; i < 30; i++) {
+		snprintf(chat, sizeof(chat), "-%d", 100 + i);
+		assert_int_equal(tg_pace_take(p, chat, t + i, &global), 0);
+	}
+	w = tg_pace_take(p, "-99", t + 30, &global);
+	assert_int_equal(w, 970);
+	assert_true(global);
+	assert_int_equal(tg_pace_take(p, "-99", t + 1000, &global), 0);
+	/* many more chats than slots: every one is still paced */
+	for (int i = 0; i < 5000; i++) {
+		snprintf(chat, sizeof(chat), "-%d", 1000 + i);
+		assert_int_equal(tg_pace_take(p, chat, t + 2000 + i * 40, &global), 0);
+		assert_true(tg_pace_take(p, chat, t + 2000 + i * 40 + 1, &global) > 0);
+	}
+	tg_pace_free(p);
+	tg_pace_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +601,14 @@ int main(void)
 		cmocka_unit_test(fake_faults),
 		cmocka_unit_test(fake_members_and_updates),
 		cmocka_unit_test(fake_down_and_up),
+		cmocka_unit_test(update_message_commands),
+		cmocka_unit_test(update_callback_query),
+		cmocka_unit_test(update_inline_and_others),
+		cmocka_unit_test(callback_data_round_trip),
+		cmocka_unit_test(render_table_message),
+		cmocka_unit_test(render_other_kinds),
+		cmocka_unit_test(render_limits),
+		cmocka_unit_test(pacing),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
