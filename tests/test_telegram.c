@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "adapters/telegram.h"
+#include "bot/config.h"
 #include "games/strbuf.h"
 #include "tests/fake_telegram.h"
 
@@ -594,6 +595,70 @@ static void pacing(void **state)
 	tg_pace_free(NULL);
 }
 
+/* ---- configuration ---- */
+
+static const char *const tg_env[] = {
+	"TELEGRAM_TOKEN", "GAMEBOT_TELEGRAM_TOKEN", "TELEGRAM_SECRET", "GAMEBOT_TELEGRAM_SECRET",
+	"TELEGRAM_API_URL", "GAMEBOT_TELEGRAM_API_URL", "GAMEBOT_TELEGRAM_API", "TELEGRAM_MODE",
+	"GAMEBOT_TELEGRAM_MODE", "TELEGRAM_PACING", "GAMEBOT_TELEGRAM_PACING",
+};
+
+static void clear_tg_env(void)
+{
+	for (size_t i = 0; i < sizeof(tg_env) / sizeof(tg_env[0]); i++)
+		unsetenv(tg_env[i]);
+}
+
+static void config_spellings(void **state)
+{
+	struct config c;
+	char err[256], path[] = "/tmp/gb-tg-conf-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_true(write(fd, "telegram_token = from-file\n", 27) == 27);
+	close(fd);
+	clear_tg_env();
+	assert_int_equal(config_load(&c, path, err, sizeof(err)), GB_OK);
+	assert_string_equal(c.telegram_token, "from-file");
+	assert_string_equal(c.telegram_mode, "polling");
+	assert_string_equal(c.telegram_pacing, "on");
+	assert_string_equal(c.telegram_api, "https://api.telegram.org");
+
+	/* without the prefix, as Telegram's guides spell them */
+	setenv("TELEGRAM_TOKEN", "bare", 1);
+	setenv("TELEGRAM_API_URL", "http://127.0.0.1:1", 1);
+	setenv("TELEGRAM_MODE", "webhook", 1);
+	setenv("TELEGRAM_SECRET", "s3", 1);
+	assert_int_equal(config_load(&c, path, err, sizeof(err)), GB_OK);
+	assert_string_equal(c.telegram_token, "bare");
+	assert_string_equal(c.telegram_api, "http://127.0.0.1:1");
+	assert_string_equal(c.telegram_mode, "webhook");
+	assert_string_equal(c.telegram_secret, "s3");
+	/* the prefixed spelling wins */
+	setenv("GAMEBOT_TELEGRAM_TOKEN", "prefixed", 1);
+	setenv("GAMEBOT_TELEGRAM_API_URL", "http://127.0.0.1:2", 1);
+	setenv("GAMEBOT_TELEGRAM_PACING", "off", 1);
+	assert_int_equal(config_load(&c, path, err, sizeof(err)), GB_OK);
+	assert_string_equal(c.telegram_token, "prefixed");
+	assert_string_equal(c.telegram_api, "http://127.0.0.1:2");
+	assert_string_equal(c.telegram_pacing, "off");
+	unsetenv("GAMEBOT_TELEGRAM_API_URL");
+	setenv("GAMEBOT_TELEGRAM_API", "http://127.0.0.1:3", 1);
+	assert_int_equal(config_load(&c, path, err, sizeof(err)), GB_OK);
+	assert_string_equal(c.telegram_api, "http://127.0.0.1:3");
+
+	setenv("TELEGRAM_MODE", "carrier-pigeon", 1);
+	assert_int_equal(config_load(&c, path, err, sizeof(err)), GB_ECONFIG);
+	assert_non_null(strstr(err, "telegram_mode"));
+	clear_tg_env();
+	setenv("GAMEBOT_TELEGRAM_PACING", "sometimes", 1);
+	assert_int_equal(config_load(&c, path, err, sizeof(err)), GB_ECONFIG);
+	clear_tg_env();
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -609,6 +674,7 @@ int main(void)
 		cmocka_unit_test(render_other_kinds),
 		cmocka_unit_test(render_limits),
 		cmocka_unit_test(pacing),
+		cmocka_unit_test(config_spellings),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
