@@ -505,7 +505,8 @@ static int commit(struct ctx *c)
 			rc = GB_ENOMEM;
 			goto out;
 		}
-		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, text, c->cmd->now_ms);
+		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0,
+				   NULL, text, c->cmd->now_ms);
 		free(text);
 		if (rc)
 			goto out;
@@ -650,7 +651,8 @@ int bot_handle(struct bot *b, const struct command *in)
 			json_object_set_new(r, "text", json_string(tr(lang, M_INTERNAL)));
 			json_object_set_new(r, "lang", json_string(lang_code(lang)));
 			text = json_dumps(r, JSON_COMPACT);
-			if (text && !store_out_add(b->store, cmd->platform, cmd->chat, text, cmd->now_ms))
+			if (text && !store_out_add(b->store, cmd->platform, cmd->chat, 0, NULL, text,
+						  cmd->now_ms))
 				store_commit(b->store);
 			else
 				store_rollback(b->store);

@@ -24,6 +24,18 @@
  * Threads: a handle keeps cached statements and a transaction state, so it
  * belongs to one thread at a time; open one handle per thread.
  *
+ * Locks: a call of several statements runs in a savepoint (atomic whether
+ * or not the caller has a transaction open) and starts with a write, so
+ * outside a transaction it takes the write lock, waiting on the busy
+ * timeout, before it reads anything. (A read then a write would fail at
+ * once, SQLITE_BUSY_SNAPSHOT, whenever another handle wrote in between.)
+ * store_out_claim() picks and leases its rows in one UPDATE ... RETURNING
+ * for the same reason: two workers never claim one row.
+ *
+ * Clocks: times are the caller's epoch milliseconds. The store reads
+ * SQLite's clock only for processed.at (epoch seconds, the column default)
+ * and outbox.aside_ms (when a row was set aside).
+ *
  * Strings: identifiers (platform, chat, user, game, timer kind, message ids,
  * language) must fit their row buffers, or the call is GB_EARGS: truncating
  * an id could merge two chats. Display names are cut to STORE_NAME_LEN - 1
@@ -148,6 +160,30 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (chat_id, user_id, game)"
 	") WITHOUT ROWID;"
 	"PRAGMA user_version = 1;",
+
+	/* 2: the delivery contract (table, coalescing key, leases, setting
+	 * aside), pruning processed ids, table facts, timer attempts, meta */
+	"ALTER TABLE outbox ADD COLUMN table_id INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE outbox ADD COLUMN merge_key TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE outbox ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;"
+	/* NULL while pending; when given up, the time (epoch ms) and why. */
+	"ALTER TABLE outbox ADD COLUMN aside_ms INTEGER;"
+	"ALTER TABLE outbox ADD COLUMN aside_why TEXT;"
+	/* Only pending rows are ever looked for: partial indexes. outbox_chat
+	 * finds a chat's head (and its rows of a key) with one seek. */
+	"DROP INDEX outbox_due;"
+	"CREATE INDEX outbox_due ON outbox(platform, due_ms, id) WHERE aside_ms IS NULL;"
+	"CREATE INDEX outbox_chat ON outbox(platform, chat, id) WHERE aside_ms IS NULL;"
+	"CREATE INDEX processed_at ON processed(at);"
+	"ALTER TABLE tables ADD COLUMN watch INTEGER NOT NULL DEFAULT 0 CHECK (watch IN (0, 1));"
+	"ALTER TABLE tables ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX tables_created ON tables(created_ms);"
+	"ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE meta ("
+	"  name TEXT PRIMARY KEY,"
+	"  value TEXT NOT NULL"
+	") WITHOUT ROWID;"
+	"PRAGMA user_version = 2;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -161,24 +197,39 @@ enum stmt {
 	ST_ROLLBACK_TO,
 	ST_USER_VERSION,
 	ST_PROCESSED_ADD,
+	ST_PROCESSED_PRUNE,
 	ST_CHAT_FIND,
 	ST_CHAT_BY_ID,
 	ST_CHAT_ADD,
 	ST_CHAT_SAVE,
+	ST_CHAT_DROP_EMPTY,
+	ST_CHAT_MOVE,
 	ST_TABLE_OPEN_GET,
 	ST_TABLE_GET,
 	ST_TABLE_INSERT,
 	ST_TABLE_UPDATE,
+	ST_TABLE_SET_MESSAGE,
+	ST_TABLES_COUNT,
+	ST_TABLES_COUNT_ALL,
 	ST_SEATS_GET,
 	ST_SEATS_CLEAR,
 	ST_SEAT_ADD,
 	ST_MOVE_ADD,
 	ST_MOVE_COUNT,
+	ST_OUT_COALESCE,
 	ST_OUT_ADD,
+	ST_OUT_CLAIM,
 	ST_OUT_DUE,
 	ST_OUT_DONE,
 	ST_OUT_RETRY,
+	ST_OUT_ASIDE,
+	ST_OUT_DELAY,
+	ST_OUT_DELAY_ALL,
+	ST_OUT_COUNT,
+	ST_OUT_COUNT_ALL,
+	ST_OUT_MOVE,
 	ST_TIMER_SET,
+	ST_TIMER_RETRY,
 	ST_TIMER_CLEAR,
 	ST_TIMER_CLEAR_ALL,
 	ST_TIMER_DUE,
@@ -187,14 +238,18 @@ enum stmt {
 	ST_STAT_NAME,
 	ST_STATS_GAME,
 	ST_STATS_ALL,
+	ST_META_GET,
+	ST_META_SET,
 	ST_COUNT
 };
 
 /* Column list read by read_table(), in its order. */
 #define TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
-	" turn_started_ms, rules, state"
-#define TIMER_COLS "table_id, kind, due_ms, version"
-#define OUT_COLS "id, platform, chat, payload, attempts, due_ms"
+	" turn_started_ms, rules, state, watch, created_ms"
+#define TIMER_COLS "table_id, kind, due_ms, version, attempts"
+/* Column list read by out_read(), in its order. */
+#define OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
+	" lease_until_ms"
 
 static const char *const sql_text[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -205,21 +260,35 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_ROLLBACK_TO] = "ROLLBACK TO store_step",
 	[ST_USER_VERSION] = "PRAGMA user_version",
 	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
+	[ST_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
 	[ST_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
 		" WHERE platform = ?1 AND chat = ?2",
 	[ST_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
 	[ST_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
 		" VALUES (?1, ?2, ?3, '{}') ON CONFLICT (platform, chat) DO NOTHING",
 	[ST_CHAT_SAVE] = "UPDATE chats SET lang = ?1, settings = ?2 WHERE id = ?3",
+	/* The chat (platform ?1, chat ?2) if nothing would be lost with it. */
+	[ST_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = ?1 AND chat = ?2"
+		" AND settings = '{}'"
+		" AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.chat_id = chats.id)"
+		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)",
+	[ST_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
 	[ST_TABLE_OPEN_GET] = "SELECT " TABLE_COLS " FROM tables"
 		" WHERE chat_id = ?1 AND status < 2",
 	[ST_TABLE_GET] = "SELECT " TABLE_COLS " FROM tables WHERE id = ?1",
 	[ST_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
-		" creator, message, turn_started_ms, rules, state)"
-		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_TABLE_UPDATE] = "UPDATE tables SET status = ?1, message = ?2,"
-		" turn_started_ms = ?3, rules = ?4, state = ?5, version = version + 1"
-		" WHERE id = ?6 AND version = ?7",
+		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
+		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	/* Not message: store_table_set_message() owns it. */
+	[ST_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
+		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
+		" WHERE id = ?5 AND version = ?6",
+	[ST_TABLE_SET_MESSAGE] = "UPDATE tables SET message = ?2 WHERE id = ?1",
+	/* ?3 open only, ?4 watch only (0 or 1). */
+	[ST_TABLES_COUNT] = "SELECT count(*) FROM tables WHERE chat_id = ?1 AND created_ms >= ?2"
+		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
+	[ST_TABLES_COUNT_ALL] = "SELECT count(*) FROM tables WHERE created_ms >= ?2"
+		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
 	[ST_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
 		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
 	[ST_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
@@ -228,16 +297,47 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
-	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms)"
-		" VALUES (?1, ?2, ?3, ?4)",
+	/* The earlier rows a new row of key ?3 replaces: pending and not
+	 * leased past ?4, the new row's due time (0: never leased). */
+	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
+		" AND merge_key = ?3 AND aside_ms IS NULL"
+		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4)",
+	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	/* Each chat's head (its oldest pending row) if due at ?2 and not under
+	 * a live lease, oldest due first; leased until ?3. RETURNING order is
+	 * arbitrary: store_out_claim() sorts. */
+	[ST_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
+		"SELECT o.id FROM outbox AS o WHERE o.platform = ?1 AND o.aside_ms IS NULL"
+		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
+		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
+		" AND p.chat = o.chat AND p.aside_ms IS NULL AND p.id < o.id)"
+		" ORDER BY o.due_ms, o.id LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
-		" AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
+		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
 	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
-	[ST_OUT_RETRY] = "UPDATE outbox SET attempts = attempts + 1, due_ms = ?2"
-		" WHERE id = ?1",
+	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
+		" attempts = attempts + ?3 WHERE id = ?1 AND aside_ms IS NULL",
+	/* Stamped with SQLite's clock in epoch milliseconds. */
+	[ST_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = ?2,"
+		" aside_ms = CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
+		" WHERE id = ?1 AND aside_ms IS NULL",
+	/* +due_ms: through outbox_chat (one chat's rows), not outbox_due. */
+	[ST_OUT_DELAY] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1 AND chat = ?2"
+		" AND aside_ms IS NULL AND +due_ms < ?3",
+	[ST_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?2 WHERE platform = ?1"
+		" AND aside_ms IS NULL AND due_ms < ?2",
+	[ST_OUT_COUNT] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
+		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox WHERE platform = ?1",
+	[ST_OUT_COUNT_ALL] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
+		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox",
+	[ST_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"
+		" AND aside_ms IS NULL",
 	[ST_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
 		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT (table_id, kind) DO UPDATE"
-		" SET due_ms = excluded.due_ms, version = excluded.version",
+		" SET due_ms = excluded.due_ms, version = excluded.version, attempts = 0",
+	[ST_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
+		" WHERE table_id = ?1 AND kind = ?2 RETURNING attempts",
 	[ST_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2",
 	[ST_TIMER_CLEAR_ALL] = "DELETE FROM timers WHERE table_id = ?1",
 	[ST_TIMER_DUE] = "SELECT " TIMER_COLS " FROM timers WHERE due_ms <= ?1"
@@ -258,6 +358,9 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_STATS_ALL] = "SELECT user_id, max(name) AS n, '', sum(games) AS g,"
 		" sum(wins) AS w, sum(points) AS p FROM stats WHERE chat_id = ?1"
 		" GROUP BY user_id ORDER BY w DESC, p DESC, g ASC, n, user_id LIMIT ?2",
+	[ST_META_GET] = "SELECT value FROM meta WHERE name = ?1",
+	[ST_META_SET] = "INSERT INTO meta (name, value) VALUES (?1, ?2)"
+		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
 };
 
 struct store {
@@ -724,6 +827,35 @@ out:
 	return rc;
 }
 
+/*
+ * processed.at is epoch seconds: a record of second S was made before
+ * before_ms for sure only if (S + 1) * 1000 <= before_ms, that is when
+ * S < floor(before_ms / 1000).
+ */
+int store_processed_prune(struct store *s, int64_t before_ms, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t before_s = before_ms / 1000 - (before_ms % 1000 < 0);
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_PROCESSED_PRUNE, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, before_s));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc)
+		*n = sqlite3_changes(s->db);
+out:
+	stmt_done(st);
+	return rc;
+}
+
 /* ---- chats ---- */
 
 void store_chat_release(struct store_chat *c)
@@ -871,6 +1003,68 @@ out:
 	return rc;
 }
 
+/*
+ * Bind (platform, a, b) to ?1..?3 of statement id and run it; *changes =
+ * the rows it changed.
+ */
+static int run_pair(struct store *s, enum stmt id, const char *platform, const char *a,
+		    const char *b, int *changes)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = stmt_get(s, id, &st);
+
+	*changes = 0;
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, a));
+	if (!rc && b)
+		rc = bound(bind_text(st, 3, b));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc)
+		*changes = sqlite3_changes(s->db);
+	stmt_done(st);
+	return rc;
+}
+
+/*
+ * In a savepoint, writes first (so an autocommit call takes the write lock
+ * before it reads anything): drop an empty `to`, rename `from` (a `to` still
+ * there is a unique violation, GB_EEXISTS), move the pending outbox rows.
+ */
+int store_chat_move(struct store *s, const char *platform, const char *from, const char *to)
+{
+	int outer = 0;
+	int in_sp = 0;
+	int changes = 0;
+	int rc = GB_OK;
+
+	if (!s || !id_ok(platform, CAP(store_chat, platform)) ||
+	    !id_ok(from, CAP(store_chat, chat)) || !id_ok(to, CAP(store_chat, chat)) ||
+	    strcmp(from, to) == 0) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = sp_begin(s, &outer);
+	if (rc)
+		goto out;
+	in_sp = 1;
+	rc = run_pair(s, ST_CHAT_DROP_EMPTY, platform, to, NULL, &changes);
+	if (rc)
+		goto out;
+	rc = run_pair(s, ST_CHAT_MOVE, platform, from, to, &changes);
+	if (!rc && changes == 0)
+		rc = GB_ENOTFOUND;
+	if (rc)
+		goto out;
+	rc = run_pair(s, ST_OUT_MOVE, platform, from, to, &changes);
+out:
+	if (in_sp)
+		rc = sp_end(s, outer, rc);
+	return rc;
+}
+
 /* ---- tables ---- */
 
 void store_table_release(struct store_table *t)
@@ -913,6 +1107,8 @@ static int table_read(struct store *s, enum stmt id, int64_t key, struct store_t
 	t->version = sqlite3_column_int64(st, 4);
 	t->seed = i64_to_u64(sqlite3_column_int64(st, 5));
 	t->turn_started_ms = sqlite3_column_int64(st, 8);
+	t->watch = sqlite3_column_int(st, 11) != 0;
+	t->created_ms = sqlite3_column_int64(st, 12);
 	rc = copy_col(t->game, sizeof t->game, st, 2);
 	if (!rc)
 		rc = copy_col(t->creator, sizeof t->creator, st, 6);
@@ -941,11 +1137,10 @@ int store_table_get(struct store *s, int64_t id, struct store_table *t)
 	return table_read(s, ST_TABLE_GET, id, t);
 }
 
-/* Are the fields of t that a write stores well formed? */
+/* Is the status of t one a write may store? */
 static int table_ok(const struct store_table *t)
 {
-	return t->status >= STORE_LOBBY && t->status <= STORE_OVER &&
-	       fits(t->message, sizeof t->message);
+	return t->status >= STORE_LOBBY && t->status <= STORE_OVER;
 }
 
 /*
@@ -958,7 +1153,7 @@ int store_table_insert(struct store *s, struct store_table *t)
 	int rc = GB_OK;
 
 	if (!s || !t || !table_ok(t) || !id_ok(t->game, sizeof t->game) ||
-	    !fits(t->creator, sizeof t->creator)) {
+	    !fits(t->creator, sizeof t->creator) || !fits(t->message, sizeof t->message)) {
 		rc = GB_EARGS;
 		goto out;
 	}
@@ -982,6 +1177,10 @@ int store_table_insert(struct store *s, struct store_table *t)
 		rc = bound(bind_text(st, 8, t->rules ? t->rules : "{}"));
 	if (!rc)
 		rc = bound(t->state ? bind_text(st, 9, t->state) : sqlite3_bind_null(st, 9));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 10, t->watch != 0));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 11, t->created_ms));
 	if (!rc)
 		rc = step_done(st);
 	if (rc)
@@ -1012,17 +1211,15 @@ int store_table_update(struct store *s, struct store_table *t)
 		goto out;
 	rc = bound(sqlite3_bind_int(st, 1, t->status));
 	if (!rc)
-		rc = bound(bind_text(st, 2, t->message));
+		rc = bound(sqlite3_bind_int64(st, 2, t->turn_started_ms));
 	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 3, t->turn_started_ms));
+		rc = bound(bind_text(st, 3, t->rules ? t->rules : "{}"));
 	if (!rc)
-		rc = bound(bind_text(st, 4, t->rules ? t->rules : "{}"));
+		rc = bound(t->state ? bind_text(st, 4, t->state) : sqlite3_bind_null(st, 4));
 	if (!rc)
-		rc = bound(t->state ? bind_text(st, 5, t->state) : sqlite3_bind_null(st, 5));
+		rc = bound(sqlite3_bind_int64(st, 5, t->id));
 	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 6, t->id));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 7, t->version));
+		rc = bound(sqlite3_bind_int64(st, 6, t->version));
 	if (!rc)
 		rc = step_done(st);
 	if (rc)
@@ -1032,6 +1229,60 @@ int store_table_update(struct store *s, struct store_table *t)
 		goto out;
 	}
 	t->version++;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_table_set_message(struct store *s, int64_t table, const char *message)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !fits(message, CAP(store_table, message))) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TABLE_SET_MESSAGE, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = bound(bind_text(st, 2, message));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc && sqlite3_changes(s->db) == 0)
+		rc = GB_ENOTFOUND;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
+		       int watch_only, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, chat ? ST_TABLES_COUNT : ST_TABLES_COUNT_ALL, &st);
+	if (!rc && chat)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 2, since_ms ? since_ms : INT64_MIN));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, open_only != 0));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 4, watch_only != 0));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row)
+		*n = col_int(st, 0);
 out:
 	stmt_done(st);
 	return rc;
@@ -1214,16 +1465,93 @@ void store_out_release(struct store_out *o)
 	o->payload = NULL;
 }
 
-int store_out_add(struct store *s, const char *platform, const char *chat,
-		  const char *payload, int64_t due_ms)
+/* Read a row of OUT_COLS into o (zeroed by the caller). */
+static int out_read(sqlite3_stmt *st, struct store_out *o)
 {
-	sqlite3_stmt *st = NULL;
+	int rc;
+
+	o->id = sqlite3_column_int64(st, 0);
+	o->attempts = col_int(st, 4);
+	o->due_ms = sqlite3_column_int64(st, 5);
+	o->table = sqlite3_column_int64(st, 6);
+	o->lease_until_ms = sqlite3_column_int64(st, 8);
+	rc = copy_col(o->platform, sizeof o->platform, st, 1);
+	if (!rc)
+		rc = copy_col(o->chat, sizeof o->chat, st, 2);
+	if (!rc)
+		rc = copy_col(o->key, sizeof o->key, st, 7);
+	if (!rc)
+		rc = dup_col(&o->payload, st, 3);
+	return rc;
+}
+
+/*
+ * Step st (bound by the caller) to its end, reading up to max rows into
+ * outs (zeroed by the caller); *count = the rows read. Steps past max too,
+ * so a write with RETURNING runs to completion. On an error the rows read
+ * are released and outs zeroed again.
+ */
+static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *count)
+{
+	int row = 1;
 	int rc = GB_OK;
 
+	*count = 0;
+	while (!rc && row) {
+		rc = step(st, &row);
+		if (rc || !row || *count >= max)
+			continue;
+		/* counted before filling, so an error releases it too */
+		rc = out_read(st, &outs[(*count)++]);
+	}
+	if (rc) {
+		for (int i = 0; i < *count; i++)
+			store_out_release(&outs[i]);
+		memset(outs, 0, (size_t)max * sizeof *outs);
+		*count = 0;
+	}
+	return rc;
+}
+
+/*
+ * A non-empty key first deletes the rows it replaces, in the same
+ * savepoint as the insert.
+ */
+int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
+		  const char *key, const char *payload, int64_t due_ms)
+{
+	sqlite3_stmt *st = NULL;
+	int outer = 0;
+	int in_sp = 0;
+	int rc = GB_OK;
+
+	if (!key)
+		key = "";
 	if (!s || !id_ok(platform, CAP(store_out, platform)) || !id_ok(chat, CAP(store_out, chat)) ||
-	    !payload || !payload[0]) {
+	    !fits(key, CAP(store_out, key)) || !payload || !payload[0]) {
 		rc = GB_EARGS;
 		goto out;
+	}
+	rc = sp_begin(s, &outer);
+	if (rc)
+		goto out;
+	in_sp = 1;
+	if (key[0]) {
+		rc = stmt_get(s, ST_OUT_COALESCE, &st);
+		if (!rc)
+			rc = bound(bind_text(st, 1, platform));
+		if (!rc)
+			rc = bound(bind_text(st, 2, chat));
+		if (!rc)
+			rc = bound(bind_text(st, 3, key));
+		if (!rc)
+			rc = bound(sqlite3_bind_int64(st, 4, due_ms));
+		if (!rc)
+			rc = step_done(st);
+		stmt_done(st);
+		st = NULL;
+		if (rc)
+			goto out;
 	}
 	rc = stmt_get(s, ST_OUT_ADD, &st);
 	if (!rc)
@@ -1235,9 +1563,86 @@ int store_out_add(struct store *s, const char *platform, const char *chat,
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 4, due_ms));
 	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 5, table));
+	if (!rc)
+		rc = bound(bind_text(st, 6, key));
+	if (!rc)
 		rc = step_done(st);
 out:
 	stmt_done(st);
+	if (in_sp)
+		rc = sp_end(s, outer, rc);
+	return rc;
+}
+
+/* qsort order of claimed rows: due time, then queue order. */
+static int out_cmp(const void *pa, const void *pb)
+{
+	const struct store_out *a = pa;
+	const struct store_out *b = pb;
+
+	if (a->due_ms != b->due_ms)
+		return a->due_ms < b->due_ms ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+/*
+ * One UPDATE ... RETURNING picks and leases the rows: being a write from
+ * its first step, it takes the write lock before reading, so two workers
+ * never claim the same row. The savepoint undoes the leases if the rows
+ * cannot be read back (a leased row nobody got would wait out its lease).
+ */
+int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64_t lease_ms,
+		    struct store_out *outs, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int outer = 0;
+	int in_sp = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) || max < 0 ||
+	    (max > 0 && !outs) || lease_ms <= 0 || now_ms > INT64_MAX - lease_ms) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = sp_begin(s, &outer);
+	if (rc)
+		goto out;
+	in_sp = 1;
+	rc = stmt_get(s, ST_OUT_CLAIM, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 2, now_ms));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 3, now_ms + lease_ms));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 4, max));
+	if (!rc)
+		rc = out_rows(st, outs, max, &count);
+out:
+	/* reset before the savepoint ends: a pending write blocks a commit */
+	stmt_done(st);
+	if (in_sp)
+		rc = sp_end(s, outer, rc);
+	if (rc && count > 0) {
+		/* read, but the leases were not committed */
+		for (int i = 0; i < count; i++)
+			store_out_release(&outs[i]);
+		memset(outs, 0, (size_t)max * sizeof *outs);
+	} else if (!rc) {
+		if (count > 1)
+			qsort(outs, (size_t)count, sizeof *outs, out_cmp);
+		*n = count;
+	}
 	return rc;
 }
 
@@ -1246,7 +1651,6 @@ int store_out_due(struct store *s, const char *platform, int64_t now_ms,
 		  struct store_out *outs, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
-	int row = 0;
 	int count = 0;
 	int rc = GB_OK;
 
@@ -1267,37 +1671,54 @@ int store_out_due(struct store *s, const char *platform, int64_t now_ms,
 		rc = bound(sqlite3_bind_int64(st, 2, now_ms));
 	if (!rc)
 		rc = bound(sqlite3_bind_int(st, 3, max));
-	while (!rc && count < max) {
-		struct store_out *o = &outs[count];
-
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		count++; /* counted before filling, so an error releases it too */
-		o->id = sqlite3_column_int64(st, 0);
-		o->attempts = col_int(st, 4);
-		o->due_ms = sqlite3_column_int64(st, 5);
-		rc = copy_col(o->platform, sizeof o->platform, st, 1);
-		if (!rc)
-			rc = copy_col(o->chat, sizeof o->chat, st, 2);
-		if (!rc)
-			rc = dup_col(&o->payload, st, 3);
-	}
-	if (rc) {
-		for (int i = 0; i < count; i++)
-			store_out_release(&outs[i]);
-		memset(outs, 0, (size_t)max * sizeof *outs);
-	} else {
+	if (!rc)
+		rc = out_rows(st, outs, max, &count);
+	if (!rc)
 		*n = count;
-	}
 out:
 	stmt_done(st);
 	return rc;
 }
 
-/* GB_ENOTFOUND if there is no message id. */
+/*
+ * Run statement id bound to (id, then an int64 and an int when given as
+ * ?2, ?3); GB_ENOTFOUND when it changed no row.
+ */
+static int out_change(struct store *s, enum stmt which, int64_t id, const int64_t *v2,
+		      const int *v3)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = stmt_get(s, which, &st);
+
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, id));
+	if (!rc && v2)
+		rc = bound(sqlite3_bind_int64(st, 2, *v2));
+	if (!rc && v3)
+		rc = bound(sqlite3_bind_int(st, 3, *v3));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc && sqlite3_changes(s->db) == 0)
+		rc = GB_ENOTFOUND;
+	stmt_done(st);
+	return rc;
+}
+
+/* GB_ENOTFOUND if there is no message id. A row set aside is removed too. */
 int store_out_done(struct store *s, int64_t id)
 {
+	return s ? out_change(s, ST_OUT_DONE, id, NULL, NULL) : GB_EARGS;
+}
+
+int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt)
+{
+	int attempt = count_attempt != 0;
+
+	return s ? out_change(s, ST_OUT_RETRY, id, &due_ms, &attempt) : GB_EARGS;
+}
+
+int store_out_set_aside(struct store *s, int64_t id, const char *why)
+{
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
 
@@ -1305,9 +1726,11 @@ int store_out_done(struct store *s, int64_t id)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_DONE, &st);
+	rc = stmt_get(s, ST_OUT_ASIDE, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, id));
+	if (!rc)
+		rc = bound(bind_text(st, 2, why ? why : ""));
 	if (!rc)
 		rc = step_done(st);
 	if (!rc && sqlite3_changes(s->db) == 0)
@@ -1317,25 +1740,62 @@ out:
 	return rc;
 }
 
-/* GB_ENOTFOUND if there is no message id. */
-int store_out_retry(struct store *s, int64_t id, int64_t due_ms)
+/* Rows claimed now are delayed too: they matter again only if retried. */
+int store_out_delay(struct store *s, const char *platform, const char *chat, int64_t until_ms)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
 
-	if (!s) {
+	if (!s || !id_ok(platform, CAP(store_out, platform)) ||
+	    (chat && !id_ok(chat, CAP(store_out, chat)))) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_RETRY, &st);
+	rc = stmt_get(s, chat ? ST_OUT_DELAY : ST_OUT_DELAY_ALL, &st);
 	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, id));
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc && chat)
+		rc = bound(bind_text(st, 2, chat));
 	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 2, due_ms));
+		rc = bound(sqlite3_bind_int64(st, chat ? 3 : 2, until_ms));
 	if (!rc)
 		rc = step_done(st);
-	if (!rc && sqlite3_changes(s->db) == 0)
-		rc = GB_ENOTFOUND;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_out_count(struct store *s, const char *platform, int *pending, int *aside,
+		    int64_t *oldest_due_ms)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (pending)
+		*pending = 0;
+	if (aside)
+		*aside = 0;
+	if (oldest_due_ms)
+		*oldest_due_ms = 0;
+	if (!s || (platform && !id_ok(platform, CAP(store_out, platform)))) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, platform ? ST_OUT_COUNT : ST_OUT_COUNT_ALL, &st);
+	if (!rc && platform)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = step(st, &row);
+	if (rc || !row)
+		goto out;
+	/* sum() and min() of no rows are NULL, read as 0 */
+	if (pending)
+		*pending = col_int(st, 0);
+	if (aside)
+		*aside = col_int(st, 1);
+	if (oldest_due_ms)
+		*oldest_due_ms = sqlite3_column_int64(st, 2);
 out:
 	stmt_done(st);
 	return rc;
@@ -1369,6 +1829,45 @@ out:
 	return rc;
 }
 
+/* Stepped to its end so the RETURNING write completes before the reset. */
+int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t due_ms,
+		      int *attempts)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int found = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (attempts)
+		*attempts = 0;
+	if (!s || !attempts || !id_ok(kind, CAP(store_timer, kind))) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TIMER_RETRY, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = bound(bind_text(st, 2, kind));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 3, due_ms));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row) {
+		found = 1;
+		count = col_int(st, 0);
+		rc = step(st, &row);
+	}
+	if (!rc && !found)
+		rc = GB_ENOTFOUND;
+	if (!rc)
+		*attempts = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
 /* Clearing a timer that is not set is not an error. */
 int store_timer_clear(struct store *s, int64_t table, const char *kind)
 {
@@ -1396,6 +1895,7 @@ static int timer_read(sqlite3_stmt *st, struct store_timer *t)
 	t->table = sqlite3_column_int64(st, 0);
 	t->due_ms = sqlite3_column_int64(st, 2);
 	t->version = sqlite3_column_int64(st, 3);
+	t->attempts = col_int(st, 4);
 	return copy_col(t->kind, sizeof t->kind, st, 1);
 }
 
@@ -1574,6 +2074,69 @@ int store_stats_get(struct store *s, int64_t chat, const char *game,
 		memset(stats, 0, (size_t)max * sizeof *stats);
 	else
 		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- meta ---- */
+
+int store_meta_get(struct store *s, const char *key, char *buf, size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+	const char *text = NULL;
+	size_t len = 0;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (buf && cap > 0)
+		buf[0] = '\0';
+	if (!s || !id_ok(key, STORE_ID_LEN) || !buf || cap == 0) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_META_GET, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, key));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && !row)
+		rc = GB_ENOTFOUND;
+	if (rc)
+		goto out;
+	text = (const char *)sqlite3_column_text(st, 0);
+	if (!text) {
+		rc = GB_ENOMEM; /* the column is NOT NULL */
+		goto out;
+	}
+	len = (size_t)sqlite3_column_bytes(st, 0);
+	if (len >= cap) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_meta_set(struct store *s, const char *key, const char *value)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !id_ok(key, STORE_ID_LEN) || !value) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_META_SET, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, key));
+	if (!rc)
+		rc = bound(bind_text(st, 2, value));
+	if (!rc)
+		rc = step_done(st);
 out:
 	stmt_done(st);
 	return rc;

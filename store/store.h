@@ -2,8 +2,9 @@
  * store.h - everything gamebot keeps, behind one set of functions.
  *
  * The store knows chats, tables, seats, a move log, processed updates, an
- * outbox, timers and stats; it knows no platform and no game rules (states,
- * settings and payloads are opaque JSON text to it). The SQLite backend
+ * outbox, timers, stats and a few durable facts of the adapters (meta); it
+ * knows no platform and no game rules (states, settings and payloads are
+ * opaque JSON text to it). The SQLite backend
  * (store/sqlite.c) uses WAL, foreign keys, a busy timeout and a versioned
  * schema migrated at open. Every statement is prepared; no SQL is ever built
  * from data.
@@ -19,12 +20,17 @@
  * buffers; JSON text fields are malloc'd and owned by the row: release a row
  * with its _release() function (a no-op on a zeroed row).
  *
+ * Times are epoch milliseconds of the caller's clock (now_ms, due_ms), so
+ * tests can simulate time; the store reads its own clock only to stamp a
+ * processed update (epoch seconds) and a message set aside.
+ *
  * Every function returns GB_OK or an enum gb_error code (GB_ESTORE for a
  * database failure, GB_ENOTFOUND, GB_EDUP, GB_ECONFLICT as documented).
  */
 #ifndef GB_STORE_H
 #define GB_STORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "games/error.h"
@@ -58,6 +64,14 @@ void store_rollback(struct store *s);
 /* Record that a platform update was processed. GB_EDUP if it already was. */
 int store_mark_processed(struct store *s, const char *platform, const char *update_id);
 
+/*
+ * Forget the processed updates recorded before before_ms (all platforms);
+ * *n gets how many. Records are stamped in whole seconds, so only those of
+ * a second that ended by before_ms go. A forgotten update id can be marked
+ * again: prune only what the platforms will not redeliver.
+ */
+int store_processed_prune(struct store *s, int64_t before_ms, int *n);
+
 /* ---- chats ---- */
 struct store_chat {
 	int64_t id;                    /* store's own id */
@@ -78,6 +92,17 @@ int store_chat_get_by_id(struct store *s, int64_t id, struct store_chat *out);
 /* Save language and settings text of chat id. */
 int store_chat_save(struct store *s, const struct store_chat *c);
 
+/*
+ * The platform's id of a chat changed (a Telegram group upgraded to a
+ * supergroup): chat `from` of platform becomes chat `to`, keeping its store
+ * id and so its language, settings, tables and stats; its pending outbox
+ * rows move with it (rows set aside stay under the old id). All or nothing.
+ * GB_ENOTFOUND if `from` is unknown. If `to` is already a chat with no
+ * tables, no stats and settings "{}" (made by a stray message), it is
+ * replaced; any other `to` is GB_EEXISTS. GB_EARGS if from and to are equal.
+ */
+int store_chat_move(struct store *s, const char *platform, const char *from, const char *to);
+
 /* ---- tables (one game each; at most one open per chat) ---- */
 enum store_table_status {
 	STORE_LOBBY = 0,   /* seats being filled */
@@ -97,6 +122,8 @@ struct store_table {
 	int64_t turn_started_ms;       /* when the current turn began (idle autoplay) */
 	char *rules;                   /* JSON object text, owned */
 	char *state;                   /* game state JSON text, owned; NULL in the lobby */
+	int watch;                     /* 1: every seat a computer (watch mode), else 0 */
+	int64_t created_ms;            /* when it was opened (0 for tables from before schema 2) */
 };
 void store_table_release(struct store_table *t);
 
@@ -106,15 +133,36 @@ int store_table_open_get(struct store *s, int64_t chat, struct store_table *out)
 /* A table by id. GB_ENOTFOUND if none. */
 int store_table_get(struct store *s, int64_t id, struct store_table *out);
 
-/* Insert t (id and version are set on success; version starts at 1). */
+/*
+ * Insert t with all its fields (watch stored as 0 or 1, created_ms as
+ * given); id and version are set on success; version starts at 1.
+ */
 int store_table_insert(struct store *s, struct store_table *t);
 
 /*
- * Write status, message, turn_started_ms, rules and state of t if its
- * version in the database is still t->version; then t->version is bumped.
- * GB_ECONFLICT if someone else wrote first.
+ * Write status, turn_started_ms, rules and state of t if its version in the
+ * database is still t->version; then t->version is bumped. GB_ECONFLICT if
+ * someone else wrote first. Never writes message (an adapter may record it
+ * concurrently with store_table_set_message(), and a game update must not
+ * undo that), nor the fields fixed at insert (chat, game, seed, creator,
+ * watch, created_ms).
  */
 int store_table_update(struct store *s, struct store_table *t);
+
+/*
+ * Record the platform id of the table's posted message ("" for none). The
+ * version is not bumped, so timers set for it stay valid and a command
+ * holding the table still updates it. GB_ENOTFOUND if no such table.
+ */
+int store_table_set_message(struct store *s, int64_t table, const char *message);
+
+/*
+ * *n = the number of tables of chat (0: of all chats) created at or after
+ * since_ms (0: whenever), only open ones (lobby or playing) when open_only,
+ * only watch tables when watch_only.
+ */
+int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
+		       int watch_only, int *n);
 
 /* ---- seats ---- */
 struct store_seat {
@@ -139,29 +187,98 @@ int store_move_append(struct store *s, int64_t table, int seq, const char *actor
 int store_move_count(struct store *s, int64_t table, int *out);
 
 /* ---- outbox ---- */
+/*
+ * The delivery contract every platform adapter follows. The bot queues
+ * replies with store_out_add() in the command's transaction. A worker
+ * claims up to max rows with store_out_claim(), sends each one, then ends
+ * every claimed row with exactly one of:
+ *   store_out_done()      delivered: the row is removed;
+ *   store_out_retry()     not delivered, try again at due_ms (count_attempt 0
+ *                         for a platform's retry-after, 1 for a failure);
+ *   store_out_set_aside() given up: kept for a person to look at, never sent.
+ * A claim is a lease: a worker that dies before ending its rows leaves them
+ * leased until lease_until_ms, after which they are claimed again (so a
+ * message may be sent twice, never lost). A chat's rows go out strictly in
+ * queue order: only the chat's oldest row not set aside is ever claimed, so
+ * the next one waits until it is done or set aside. A platform's retry-after
+ * for one chat is store_out_delay() of that chat only.
+ */
 struct store_out {
 	int64_t id;
 	char platform[16];
 	char chat[STORE_ID_LEN];
+	int64_t table;                 /* table the row belongs to, 0 none */
+	char key[32];                  /* coalescing key, "" none */
 	char *payload;                 /* JSON text (a rendered reply), owned */
 	int attempts;
 	int64_t due_ms;
+	int64_t lease_until_ms;        /* claimed until then; 0 never claimed or released */
 };
 void store_out_release(struct store_out *o);
 
-/* Queue a message for delivery at due_ms (epoch milliseconds). */
-int store_out_add(struct store *s, const char *platform, const char *chat,
-		  const char *payload, int64_t due_ms);
+/*
+ * Queue a message for chat of platform, due at due_ms, belonging to table
+ * (0 none). A non-empty key (e.g. "table:42" for a table's message) marks
+ * a replaceable row: every earlier row of the same platform, chat and key
+ * that is not set aside and not claimed is deleted with the insert, all or
+ * nothing, so only the newest goes out. A row counts as claimed while its
+ * lease runs past due_ms (the new row cannot be claimed before then), and
+ * is kept: its worker may be sending it now. key NULL is "".
+ */
+int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
+		  const char *key, const char *payload, int64_t due_ms);
 
-/* Up to max messages of platform due by now_ms, oldest first; *n gets the count. */
+/*
+ * Claim up to max rows of platform to send now, at most one per chat: a
+ * chat's oldest row not set aside, if it is due (due_ms <= now_ms) and not
+ * under a live lease (lease_until_ms <= now_ms: an expired lease is a
+ * worker that crashed, and its row is claimed again). The claimed rows get
+ * lease_until_ms = now_ms + lease_ms (lease_ms > 0), in one transaction
+ * (nested in the caller's, if one is open); they are returned oldest due
+ * first (then in queue order) and *n gets the count.
+ */
+int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64_t lease_ms,
+		    struct store_out *out, int max, int *n);
+
+/*
+ * Up to max rows of platform due by now_ms, not set aside, oldest first,
+ * whatever their leases and chat order (for the console, which prints
+ * everything at once); *n gets the count. Claims nothing.
+ */
 int store_out_due(struct store *s, const char *platform, int64_t now_ms,
 		  struct store_out *out, int max, int *n);
 
 /* Delivered: remove it from the queue. */
 int store_out_done(struct store *s, int64_t id);
 
-/* Not delivered: count the attempt and try again at due_ms. */
-int store_out_retry(struct store *s, int64_t id, int64_t due_ms);
+/*
+ * Not delivered: release the lease and try again at due_ms; attempts += 1
+ * only when count_attempt (a platform's retry-after is not an attempt).
+ * GB_ENOTFOUND if there is no such row, or it was set aside.
+ */
+int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt);
+
+/*
+ * Given up: the row stays in the database, set aside with why (NULL "")
+ * and the time, and is never claimed (nor listed by store_out_due) again;
+ * the rows behind it in its chat go on. GB_ENOTFOUND if there is no such
+ * row, or it already was set aside.
+ */
+int store_out_set_aside(struct store *s, int64_t id, const char *why);
+
+/*
+ * Every pending row of chat of platform (chat NULL: of the whole platform)
+ * gets due_ms = max(due_ms, until_ms).
+ */
+int store_out_delay(struct store *s, const char *platform, const char *chat, int64_t until_ms);
+
+/*
+ * Of platform (NULL: all platforms): *pending = rows waiting or claimed,
+ * *aside = rows set aside, *oldest_due_ms = the earliest due_ms of the
+ * pending rows (0 when none). Any of the three may be NULL.
+ */
+int store_out_count(struct store *s, const char *platform, int *pending, int *aside,
+		    int64_t *oldest_due_ms);
 
 /* ---- timers (computer turns, idle autoplay, watch-mode pacing) ---- */
 struct store_timer {
@@ -169,10 +286,19 @@ struct store_timer {
 	char kind[16];                 /* "bot", "idle", "next" */
 	int64_t due_ms;
 	int64_t version;               /* table version it was set for: stale if the table moved on */
+	int attempts;                  /* failed runs since it was set */
 };
 
-/* Set (insert or replace) the timer kind of table. */
+/* Set (insert or replace) the timer kind of table; attempts start again at 0 (t->attempts is ignored). */
 int store_timer_set(struct store *s, const struct store_timer *t);
+
+/*
+ * The timer kind of table failed: attempts += 1 and it is due again at
+ * due_ms (version unchanged); *attempts = the new count. GB_ENOTFOUND if no
+ * such timer.
+ */
+int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t due_ms,
+		      int *attempts);
 
 /* Remove the timer kind of table (kind NULL: all of the table's timers). */
 int store_timer_clear(struct store *s, int64_t table, const char *kind);
@@ -200,5 +326,16 @@ int store_stat_add(struct store *s, int64_t chat, const char *user, const char *
 /* Leaderboard of chat (all games when game is NULL), best first. */
 int store_stats_get(struct store *s, int64_t chat, const char *game,
 		    struct store_stat *out, int max, int *n);
+
+/* ---- meta (an adapter's own durable facts, e.g. a polling offset) ---- */
+/*
+ * Copy the value of key into buf (cap bytes, NUL-terminated). GB_ENOTFOUND
+ * if key is not set; GB_EARGS if the value does not fit (a fact is never
+ * cut). buf is "" on any error. Keys fit STORE_ID_LEN.
+ */
+int store_meta_get(struct store *s, const char *key, char *buf, size_t cap);
+
+/* Set (insert or replace) the value of key. */
+int store_meta_set(struct store *s, const char *key, const char *value);
 
 #endif

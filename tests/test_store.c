@@ -415,7 +415,8 @@ static void test_table_update_compare_and_swap(void **state)
 
 	a.status = STORE_PLAYING;
 	a.state = strdup("{\"by\":\"first\"}");
-	snprintf(a.message, sizeof a.message, "m-1");
+	/* the adapter records the posted message: no version bump, so a's update still applies */
+	assert_int_equal(store_table_set_message(f->s, id, "m-1"), GB_OK);
 	a.turn_started_ms = 1000;
 	assert_int_equal(store_table_update(f->s, &a), GB_OK);
 	assert_int_equal(a.version, 2);
@@ -662,7 +663,7 @@ static void test_transaction_rollback_and_commit(void **state)
 		t.state = strdup("{\"turn\":1}");
 		assert_int_equal(store_table_update(f->s, &t), GB_OK);
 		assert_int_equal(store_move_append(f->s, id, 1, "u1", "roll", "[]"), GB_OK);
-		assert_int_equal(store_out_add(f->s, "telegram", "tx", "{\"text\":\"hi\"}", 100), GB_OK);
+		assert_int_equal(store_out_add(f->s, "telegram", "tx", 0, NULL, "{\"text\":\"hi\"}", 100), GB_OK);
 		assert_int_equal(store_timer_set(f->s, &tm), GB_OK);
 		if (commit)
 			assert_int_equal(store_commit(f->s), GB_OK);
@@ -725,11 +726,11 @@ static void test_outbox(void **state)
 	int n = -1;
 	int64_t first;
 
-	assert_int_equal(store_out_add(f->s, "telegram", "c1", "{\"n\":3}", 300), GB_OK);
-	assert_int_equal(store_out_add(f->s, "telegram", "c1", "{\"n\":1}", 100), GB_OK);
-	assert_int_equal(store_out_add(f->s, "telegram", "c2", "{\"n\":2}", 200), GB_OK);
-	assert_int_equal(store_out_add(f->s, "telegram", "c2", "{\"n\":2b}", 200), GB_OK);
-	assert_int_equal(store_out_add(f->s, "discord", "c1", "{\"n\":0}", 0), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":3}", 300), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":1}", 100), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2}", 200), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2b}", 200), GB_OK);
+	assert_int_equal(store_out_add(f->s, "discord", "c1", 0, NULL, "{\"n\":0}", 0), GB_OK);
 
 	assert_int_equal(store_out_due(f->s, "telegram", 250, o, 8, &n), GB_OK);
 	assert_int_equal(n, 3);
@@ -750,8 +751,8 @@ static void test_outbox(void **state)
 	store_out_release(&o[0]);
 
 	/* retry: counted and moved */
-	assert_int_equal(store_out_retry(f->s, first, 1000), GB_OK);
-	assert_int_equal(store_out_retry(f->s, first, 1500), GB_OK);
+	assert_int_equal(store_out_retry(f->s, first, 1000, 1), GB_OK);
+	assert_int_equal(store_out_retry(f->s, first, 1500, 1), GB_OK);
 	assert_int_equal(store_out_due(f->s, "telegram", 250, o, 8, &n), GB_OK);
 	assert_int_equal(n, 2);
 	assert_string_equal(o[0].payload, "{\"n\":2}");
@@ -768,7 +769,7 @@ static void test_outbox(void **state)
 	/* done removes */
 	assert_int_equal(store_out_done(f->s, first), GB_OK);
 	assert_int_equal(store_out_done(f->s, first), GB_ENOTFOUND);
-	assert_int_equal(store_out_retry(f->s, first, 5), GB_ENOTFOUND);
+	assert_int_equal(store_out_retry(f->s, first, 5, 1), GB_ENOTFOUND);
 	assert_int_equal(store_out_due(f->s, "telegram", 2000, o, 8, &n), GB_OK);
 	assert_int_equal(n, 3);
 	for (int i = 0; i < n; i++) {
@@ -780,6 +781,395 @@ static void test_outbox(void **state)
 	store_out_release(&o[0]);
 	assert_int_equal(store_out_due(f->s, "console", 9999, o, 8, &n), GB_OK);
 	assert_int_equal(n, 0);
+}
+
+/* Claim on s at now_ms with lease_ms; returns the count, rows in o (released by the caller). */
+static int claim(struct store *s, int64_t now_ms, int64_t lease_ms, struct store_out *o, int max)
+{
+	int n = -1;
+
+	assert_int_equal(store_out_claim(s, "telegram", now_ms, lease_ms, o, max, &n), GB_OK);
+	assert_true(n >= 0 && n <= max);
+	return n;
+}
+
+static void release_outs(struct store_out *o, int n)
+{
+	for (int i = 0; i < n; i++)
+		store_out_release(&o[i]);
+}
+
+/* Queue payload for chat on telegram and return its id (the newest row's). */
+static int64_t queue(struct store *s, const char *chat, const char *key, const char *payload,
+		     int64_t due_ms)
+{
+	struct store_out o[64];
+	int64_t id = 0;
+	int n = 0;
+
+	assert_int_equal(store_out_add(s, "telegram", chat, 0, key, payload, due_ms), GB_OK);
+	assert_int_equal(store_out_due(s, "telegram", INT64_MAX, o, 64, &n), GB_OK);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(o[i].payload, payload) == 0 && o[i].id > id)
+			id = o[i].id;
+		store_out_release(&o[i]);
+	}
+	assert_true(id > 0);
+	return id;
+}
+
+/*
+ * A worker claims a row and dies without ending it: nobody gets the row
+ * while the lease runs, then the same row comes back, once.
+ */
+static void test_outbox_lease_expiry_after_crash(void **state)
+{
+	struct fixture *f = *state;
+	struct store *worker = NULL;
+	struct store *other = NULL;
+	struct store_out o[4];
+	int64_t id = queue(f->s, "c1", NULL, "{\"n\":1}", 100);
+	int n;
+
+	assert_int_equal(store_open(&worker, f->path), GB_OK);
+	assert_int_equal(store_out_claim(worker, "telegram", 100, 1000, o, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, id);
+	assert_int_equal(o[0].lease_until_ms, 1100);
+	assert_string_equal(o[0].payload, "{\"n\":1}");
+	store_out_release(&o[0]);
+	store_free(worker); /* the crash: neither done nor retry */
+
+	/* another worker, another handle: nothing while the lease is live */
+	assert_int_equal(store_open(&other, f->path), GB_OK);
+	assert_int_equal(claim(other, 100, 1000, o, 4), 0);
+	assert_int_equal(claim(other, 1099, 1000, o, 4), 0);
+	/* a due list ignores leases (the console prints everything) */
+	assert_int_equal(store_out_due(other, "telegram", 1099, o, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	store_out_release(&o[0]);
+
+	/* expired: the same row, not counted as an attempt, leased anew */
+	assert_int_equal(claim(other, 1100, 500, o, 4), 1);
+	assert_int_equal(o[0].id, id);
+	assert_int_equal(o[0].attempts, 0);
+	assert_int_equal(o[0].lease_until_ms, 1600);
+	store_out_release(&o[0]);
+	/* and only once: the first handle does not get it too */
+	assert_int_equal(claim(f->s, 1100, 500, o, 4), 0);
+	assert_int_equal(store_out_done(other, id), GB_OK);
+	assert_int_equal(claim(f->s, 99999, 500, o, 4), 0);
+	store_free(other);
+
+	/* inside the caller's transaction the claim is part of it */
+	id = queue(f->s, "c1", NULL, "{\"n\":2}", 100);
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(claim(f->s, 200, 1000, o, 4), 1);
+	store_out_release(&o[0]);
+	store_rollback(f->s);
+	assert_int_equal(claim(f->s, 200, 1000, o, 4), 1); /* the lease was rolled back */
+	assert_int_equal(o[0].id, id);
+	store_out_release(&o[0]);
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(claim(f->s, 300, 1000, o, 4), 0);
+	assert_int_equal(store_commit(f->s), GB_OK);
+
+	/* a lease must run forward */
+	assert_int_equal(store_out_claim(f->s, "telegram", 200, 0, o, 4, &n), GB_EARGS);
+	assert_int_equal(store_out_claim(f->s, "telegram", 200, -5, o, 4, &n), GB_EARGS);
+	assert_int_equal(store_out_claim(f->s, "telegram", INT64_MAX, 1, o, 4, &n), GB_EARGS);
+	assert_int_equal(n, 0);
+}
+
+/*
+ * A chat's rows go out in queue order: while its first row keeps failing,
+ * the second waits; other chats flow.
+ */
+static void test_outbox_chat_order(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	int64_t a1 = queue(f->s, "a", NULL, "{\"a\":1}", 100);
+	int64_t a2 = queue(f->s, "a", NULL, "{\"a\":2}", 100);
+	int64_t b1 = queue(f->s, "b", NULL, "{\"b\":1}", 150);
+	int64_t b2 = queue(f->s, "b", NULL, "{\"b\":2}", 150);
+	int n;
+
+	/* one row per chat, oldest due first */
+	n = claim(f->s, 200, 50, o, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(o[0].id, a1);
+	assert_int_equal(o[1].id, b1);
+	release_outs(o, n);
+	/* while a1 is out (leased), a2 is not claimed though due */
+	assert_int_equal(claim(f->s, 210, 50, o, 8), 0);
+
+	/* a1 fails: its due time moves; b's rows go on, a2 waits */
+	assert_int_equal(store_out_retry(f->s, a1, 1000, 1), GB_OK);
+	assert_int_equal(store_out_done(f->s, b1), GB_OK);
+	n = claim(f->s, 300, 50, o, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, b2);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, b2), GB_OK);
+	assert_int_equal(claim(f->s, 999, 50, o, 8), 0);
+
+	/* a1's new time: a1 again, then a2 once a1 is delivered */
+	n = claim(f->s, 1000, 50, o, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, a1);
+	assert_int_equal(o[0].attempts, 1);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, a1), GB_OK);
+	n = claim(f->s, 1000, 50, o, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, a2);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, a2), GB_OK);
+
+	/* the result is sorted by due time whatever the queue order, and max holds */
+	queue(f->s, "x", NULL, "{\"x\":1}", 30);
+	queue(f->s, "y", NULL, "{\"y\":1}", 10);
+	queue(f->s, "z", NULL, "{\"z\":1}", 20);
+	queue(f->s, "y", NULL, "{\"y\":2}", 0); /* behind y's first row whatever its due time */
+	n = claim(f->s, 2000, 50, o, 2);
+	assert_int_equal(n, 2);
+	assert_string_equal(o[0].payload, "{\"y\":1}");
+	assert_string_equal(o[1].payload, "{\"z\":1}");
+	/* released at their own due times (a retry-after), then claimed with x */
+	assert_int_equal(store_out_retry(f->s, o[0].id, 10, 0), GB_OK);
+	assert_int_equal(store_out_retry(f->s, o[1].id, 20, 0), GB_OK);
+	release_outs(o, n);
+	n = claim(f->s, 2000, 50, o, 8);
+	assert_int_equal(n, 3);
+	assert_string_equal(o[0].payload, "{\"y\":1}");
+	assert_string_equal(o[1].payload, "{\"z\":1}");
+	assert_string_equal(o[2].payload, "{\"x\":1}"); /* queued first, due last */
+	release_outs(o, n);
+	assert_int_equal(store_out_claim(f->s, "telegram", 2000, 50, NULL, 0, &n), GB_OK);
+	assert_int_equal(n, 0);
+	/* another platform's rows are its own */
+	assert_int_equal(store_out_claim(f->s, "discord", 2000, 50, o, 8, &n), GB_OK);
+	assert_int_equal(n, 0);
+}
+
+/* Replaceable rows: only the newest of a key goes out, a claimed one stays. */
+static void test_outbox_coalescing(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[16];
+	int pending = -1;
+	int aside = -1;
+	int64_t oldest = -1;
+	int64_t v3;
+	int64_t v4;
+	int n;
+
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, "table:42", "{\"v\":1}", 100), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, "table:42", "{\"v\":2}", 110), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, "table:42", "{\"v\":3}", 120), GB_OK);
+	assert_int_equal(store_out_count(f->s, "telegram", &pending, &aside, &oldest), GB_OK);
+	assert_int_equal(pending, 1);
+	assert_int_equal(aside, 0);
+	assert_int_equal(oldest, 120);
+	n = claim(f->s, 120, 1000, o, 16);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].payload, "{\"v\":3}");
+	assert_string_equal(o[0].key, "table:42");
+	assert_int_equal(o[0].table, 42);
+	v3 = o[0].id;
+	release_outs(o, n);
+
+	/* v3 is out (leased to 1120): the next edit does not delete it */
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, "table:42", "{\"v\":4}", 130), GB_OK);
+	assert_int_equal(store_out_count(f->s, "telegram", &pending, NULL, NULL), GB_OK);
+	assert_int_equal(pending, 2);
+	assert_int_equal(claim(f->s, 140, 1000, o, 16), 0); /* v4 waits behind v3 */
+	assert_int_equal(store_out_done(f->s, v3), GB_OK);
+	n = claim(f->s, 140, 1000, o, 16);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].payload, "{\"v\":4}");
+	v4 = o[0].id;
+	release_outs(o, n);
+	/* a lease that ends before the new row is due no longer protects it */
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, "table:42", "{\"v\":5}", 1140), GB_OK);
+	assert_int_equal(store_out_done(f->s, v4), GB_ENOTFOUND);
+
+	/* other keys, chats, platforms and keyless rows are untouched */
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 43, "table:43", "{\"o\":1}", 0), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 42, "table:42", "{\"o\":2}", 0), GB_OK);
+	assert_int_equal(store_out_add(f->s, "discord", "c1", 42, "table:42", "{\"o\":3}", 0), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, NULL, "{\"o\":4}", 0), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, "", "{\"o\":5}", 0), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 42, "table:42", "{\"v\":6}", 2000), GB_OK);
+	assert_int_equal(store_out_count(f->s, NULL, &pending, NULL, NULL), GB_OK);
+	assert_int_equal(pending, 6);
+	assert_int_equal(store_out_due(f->s, "telegram", INT64_MAX, o, 16, &n), GB_OK);
+	assert_int_equal(n, 5);
+	assert_string_equal(o[4].payload, "{\"v\":6}");
+	for (int i = 0; i < n; i++) {
+		assert_string_not_equal(o[i].payload, "{\"v\":5}");
+		if (strcmp(o[i].payload, "{\"o\":4}") == 0 || strcmp(o[i].payload, "{\"o\":5}") == 0)
+			assert_string_equal(o[i].key, "");
+	}
+	release_outs(o, n);
+
+	/* a row set aside is never replaced */
+	n = claim(f->s, 3000, 1000, o, 16);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(o[i].payload, "{\"o\":2}") == 0)
+			assert_int_equal(store_out_set_aside(f->s, o[i].id, "bad payload"), GB_OK);
+	}
+	release_outs(o, n);
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 42, "table:42", "{\"o\":6}", 0), GB_OK);
+	assert_int_equal(store_out_count(f->s, "telegram", &pending, &aside, NULL), GB_OK);
+	assert_int_equal(aside, 1);
+	assert_int_equal(pending, 5);
+
+	/* a key must fit */
+	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, "a-key-of-thirty-two-bytes-long!!", "{}", 0),
+			 GB_EARGS);
+}
+
+static void test_outbox_attempts(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[4];
+	int64_t id = queue(f->s, "c1", NULL, "{\"n\":1}", 0);
+	int n;
+
+	assert_int_equal(claim(f->s, 0, 1000, o, 4), 1);
+	release_outs(o, 1);
+	/* a failure counts; the lease is released, so the new time holds, not the lease */
+	assert_int_equal(store_out_retry(f->s, id, 10, 1), GB_OK);
+	n = claim(f->s, 10, 1000, o, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].attempts, 1);
+	assert_int_equal(o[0].due_ms, 10);
+	release_outs(o, n);
+	/* a platform's retry-after does not */
+	assert_int_equal(store_out_retry(f->s, id, 20, 0), GB_OK);
+	n = claim(f->s, 20, 1000, o, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].attempts, 1);
+	release_outs(o, n);
+	assert_int_equal(store_out_retry(f->s, id, 30, 7), GB_OK); /* counts one */
+	assert_int_equal(store_out_due(f->s, "telegram", 30, o, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].attempts, 2);
+	assert_int_equal(o[0].lease_until_ms, 0);
+	release_outs(o, n);
+	assert_int_equal(store_out_retry(f->s, id + 1, 30, 1), GB_ENOTFOUND);
+}
+
+static void test_outbox_set_aside(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[4];
+	int64_t x1 = queue(f->s, "x", NULL, "{\"x\":1}", 100);
+	int64_t x2 = queue(f->s, "x", NULL, "{\"x\":2}", 200);
+	int64_t y1 = queue(f->s, "y", NULL, "{\"y\":1}", 50);
+	int64_t before = (int64_t)time(NULL) * 1000;
+	int pending = -1;
+	int aside = -1;
+	int64_t oldest = -1;
+	sqlite3 *db = NULL;
+	int n;
+
+	n = claim(f->s, 300, 1000, o, 4);
+	assert_int_equal(n, 2);
+	release_outs(o, n);
+	assert_int_equal(store_out_set_aside(f->s, x1, "chat blocked the bot"), GB_OK);
+	assert_int_equal(store_out_set_aside(f->s, x1, "again"), GB_ENOTFOUND);
+	assert_int_equal(store_out_retry(f->s, x1, 0, 1), GB_ENOTFOUND);
+	assert_int_equal(store_out_set_aside(f->s, x1 + 100, NULL), GB_ENOTFOUND);
+
+	/* counted, kept, never claimed or listed; the chat's next row flows */
+	assert_int_equal(store_out_count(f->s, "telegram", &pending, &aside, &oldest), GB_OK);
+	assert_int_equal(pending, 2);
+	assert_int_equal(aside, 1);
+	assert_int_equal(oldest, 50);
+	n = claim(f->s, 300, 1000, o, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, x2);
+	release_outs(o, n);
+	assert_int_equal(store_out_due(f->s, "telegram", INT64_MAX, o, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < n; i++)
+		assert_int_not_equal(o[i].id, x1);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, x2), GB_OK);
+	assert_int_equal(store_out_done(f->s, y1), GB_OK);
+	assert_int_equal(claim(f->s, INT64_MAX - 1, 1, o, 4), 0);
+	assert_int_equal(store_out_count(f->s, NULL, &pending, &aside, &oldest), GB_OK);
+	assert_int_equal(pending, 0);
+	assert_int_equal(aside, 1);
+	assert_int_equal(oldest, 0);
+	assert_int_equal(store_out_count(f->s, "discord", &pending, &aside, &oldest), GB_OK);
+	assert_int_equal(aside, 0);
+
+	/* the reason and the time are in the file */
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM outbox WHERE aside_why = 'chat blocked the bot'"), 1);
+	assert_true(raw_int(db, "SELECT aside_ms FROM outbox") >= before - 1000);
+	assert_true(raw_int(db, "SELECT aside_ms FROM outbox") <= (int64_t)time(NULL) * 1000 + 1000);
+	sqlite3_close(db);
+	/* done clears it for good */
+	assert_int_equal(store_out_done(f->s, x1), GB_OK);
+	assert_int_equal(store_out_count(f->s, NULL, &pending, &aside, NULL), GB_OK);
+	assert_int_equal(aside, 0);
+}
+
+static void test_outbox_delay(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	int64_t a = queue(f->s, "a", NULL, "{\"a\":1}", 100);
+	int64_t b = queue(f->s, "b", NULL, "{\"b\":1}", 100);
+	int64_t c = queue(f->s, "c", NULL, "{\"c\":1}", 5000);
+	int n;
+
+	assert_int_equal(store_out_add(f->s, "discord", "a", 0, NULL, "{\"d\":1}", 100), GB_OK);
+
+	/* a 429 for chat a: only a waits */
+	assert_int_equal(store_out_delay(f->s, "telegram", "a", 3000), GB_OK);
+	n = claim(f->s, 200, 10, o, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, b);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, b), GB_OK);
+	assert_int_equal(claim(f->s, 2999, 10, o, 8), 0);
+	n = claim(f->s, 3000, 10, o, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, a);
+	assert_int_equal(o[0].due_ms, 3000);
+	release_outs(o, n);
+	assert_int_equal(store_out_retry(f->s, a, 3000, 0), GB_OK);
+
+	/* for the whole platform: every chat, never earlier than it was */
+	b = queue(f->s, "b", NULL, "{\"b\":2}", 100);
+	assert_int_equal(store_out_delay(f->s, "telegram", NULL, 4000), GB_OK);
+	assert_int_equal(claim(f->s, 3999, 10, o, 8), 0);
+	n = claim(f->s, 4000, 10, o, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(o[0].id, a);
+	assert_int_equal(o[1].id, b);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, a), GB_OK);
+	assert_int_equal(store_out_done(f->s, b), GB_OK);
+	assert_int_equal(claim(f->s, 4999, 10, o, 8), 0);
+	n = claim(f->s, 5000, 10, o, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, c);
+	assert_int_equal(o[0].due_ms, 5000);
+	release_outs(o, n);
+
+	/* another platform is not delayed */
+	assert_int_equal(store_out_claim(f->s, "discord", 100, 10, o, 8, &n), GB_OK);
+	assert_int_equal(n, 1);
+	release_outs(o, n);
+	assert_int_equal(store_out_delay(f->s, "telegram", "", 1), GB_EARGS);
+	assert_int_equal(store_out_delay(f->s, NULL, "a", 1), GB_EARGS);
 }
 
 /* ---- timers ---- */
@@ -1081,19 +1471,19 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_move_count(NULL, 1, &n), GB_EARGS);
 	assert_int_equal(store_move_count(s, 1, NULL), GB_EARGS);
 
-	assert_int_equal(store_out_add(NULL, "telegram", "1", "{}", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, NULL, "1", "{}", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "telegram", NULL, "{}", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "telegram", "1", NULL, 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "telegram", "1", "", 0), GB_EARGS);
-	assert_int_equal(store_out_add(s, "", "1", "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(NULL, "telegram", "1", 0, NULL, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, NULL, "1", 0, NULL, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "telegram", NULL, 0, NULL, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "telegram", "1", 0, NULL, NULL, 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "telegram", "1", 0, NULL, "", 0), GB_EARGS);
+	assert_int_equal(store_out_add(s, "", "1", 0, NULL, "{}", 0), GB_EARGS);
 	assert_int_equal(store_out_due(NULL, "telegram", 0, &o, 1, &n), GB_EARGS);
 	assert_int_equal(store_out_due(s, NULL, 0, &o, 1, &n), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, NULL, 1, &n), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, &o, 1, NULL), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, &o, -1, &n), GB_EARGS);
 	assert_int_equal(store_out_done(NULL, 1), GB_EARGS);
-	assert_int_equal(store_out_retry(NULL, 1, 0), GB_EARGS);
+	assert_int_equal(store_out_retry(NULL, 1, 0, 1), GB_EARGS);
 	store_out_release(NULL);
 
 	assert_int_equal(store_timer_set(NULL, &tm), GB_EARGS);
@@ -1147,7 +1537,7 @@ static void test_long_strings(void **state)
 	assert_int_equal(store_chat_get(f->s, huge, "1", "en", &c), GB_EARGS);
 	assert_int_equal(store_chat_get(f->s, "telegram", "1", "en-GB-oxendict", &c), GB_EARGS);
 	assert_int_equal(store_mark_processed(f->s, "a-very-long-platform", "1"), GB_EARGS);
-	assert_int_equal(store_out_add(f->s, "telegram", huge, "{}", 0), GB_EARGS);
+	assert_int_equal(store_out_add(f->s, "telegram", huge, 0, NULL, "{}", 0), GB_EARGS);
 	assert_int_equal(store_stat_add(f->s, chat, huge, "n", "ludo", 1, 0), GB_EARGS);
 	assert_int_equal(store_stat_add(f->s, chat, "u", "n", "a-very-long-game-name", 1, 0), GB_EARGS);
 	assert_int_equal(store_stats_get(f->s, chat, "a-very-long-game-name", st, 2, &n), GB_EARGS);
@@ -1351,7 +1741,7 @@ static void test_typical_command_time(void **state)
 		assert_int_equal(store_table_update(f->s, &t), GB_OK);
 		assert_int_equal(store_move_append(f->s, id, (int)i + 1, "u1", "move 2",
 						   "[\"move 2\",\"capture 1\"]"), GB_OK);
-		assert_int_equal(store_out_add(f->s, "telegram", "bench",
+		assert_int_equal(store_out_add(f->s, "telegram", "bench", 0, NULL,
 					       "{\"edit\":\"m-1\",\"text\":\"<pre>board</pre>\"}", i), GB_OK);
 		tm.version = t.version;
 		assert_int_equal(store_timer_set(f->s, &tm), GB_OK);
@@ -1386,6 +1776,12 @@ int main(void)
 		T(test_transaction_isolation),
 		T(test_partial_write_undone),
 		T(test_outbox),
+		T(test_outbox_lease_expiry_after_crash),
+		T(test_outbox_chat_order),
+		T(test_outbox_coalescing),
+		T(test_outbox_attempts),
+		T(test_outbox_set_aside),
+		T(test_outbox_delay),
 		T(test_timers),
 		T(test_timers_random),
 		T(test_stats),
