@@ -19,6 +19,7 @@
 
 #include "adapters/telegram.h"
 #include "bot/config.h"
+#include "store/store.h"
 #include "games/strbuf.h"
 #include "tests/fake_telegram.h"
 
@@ -659,6 +660,61 @@ static void config_spellings(void **state)
 	unlink(path);
 }
 
+/* ---- the store query behind inline mode ---- */
+
+static void store_tables_of_a_user(void **state)
+{
+	char dir[] = "/tmp/gb-tg-store-XXXXXX", path[128];
+	struct store *s;
+	struct store_chat a = { 0 }, b = { 0 }, d = { 0 };
+	struct store_table t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
+	struct store_seat seats[2] = { { 0, "77", "Asha", -1 }, { 1, "", "", 2 } };
+	struct store_seat other[1] = { { 0, "78", "Bina", -1 } };
+	int64_t ids[8];
+	int n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	assert_int_equal(store_open(&s, path), GB_OK);
+	assert_int_equal(store_chat_get(s, "telegram", "-1", "en", &a), GB_OK);
+	assert_int_equal(store_chat_get(s, "telegram", "-2", "en", &b), GB_OK);
+	assert_int_equal(store_chat_get(s, "discord", "-1", "en", &d), GB_OK);
+	t1.chat = a.id;
+	snprintf(t1.game, sizeof(t1.game), "callbreak");
+	t1.status = STORE_PLAYING;
+	assert_int_equal(store_table_insert(s, &t1), GB_OK);
+	t2 = t1;
+	t2.chat = b.id;
+	t2.status = STORE_OVER;
+	assert_int_equal(store_table_insert(s, &t2), GB_OK);
+	t3 = t1;
+	t3.chat = d.id;
+	assert_int_equal(store_table_insert(s, &t3), GB_OK);
+	assert_int_equal(store_seats_set(s, t1.id, seats, 2), GB_OK);
+	assert_int_equal(store_seats_set(s, t2.id, seats, 2), GB_OK);
+	assert_int_equal(store_seats_set(s, t3.id, seats, 2), GB_OK);
+	/* open tables of this platform only; a computer's empty id matches nothing */
+	assert_int_equal(store_tables_of_user(s, "telegram", "77", ids, 8, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], t1.id);
+	assert_int_equal(store_tables_of_user(s, "telegram", "", ids, 8, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_seats_set(s, t2.id, other, 1), GB_OK);
+	assert_int_equal(store_tables_of_user(s, "telegram", "78", ids, 8, &n), GB_OK);
+	assert_int_equal(n, 0);
+	store_chat_release(&a);
+	store_chat_release(&b);
+	store_chat_release(&d);
+	store_free(s);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/t.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/t.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +731,7 @@ int main(void)
 		cmocka_unit_test(render_limits),
 		cmocka_unit_test(pacing),
 		cmocka_unit_test(config_spellings),
+		cmocka_unit_test(store_tables_of_a_user),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
