@@ -18,7 +18,9 @@
 #include <cmocka.h>
 
 #include "adapters/telegram.h"
+#include "bot/choices.h"
 #include "bot/config.h"
+#include "games/callbreak.h"
 #include "store/store.h"
 #include "games/strbuf.h"
 #include "tests/fake_telegram.h"
@@ -715,6 +717,111 @@ static void store_tables_of_a_user(void **state)
 	rmdir(dir);
 }
 
+/* ---- what a player may do now (inline mode) ---- */
+
+static void say_as(struct bot *b, const char *chat, const char *user, const char *text)
+{
+	struct command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.platform, sizeof(cmd.platform), "telegram");
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", chat);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "u%s", user);
+	cmd.now_ms = 1700000000000;
+	assert_int_equal(bot_handle(b, &cmd), GB_OK);
+}
+
+/* The seat to act at the chat's open table, its state read as the router does. */
+static int cb_turn(struct bot *b, const char *chat, struct callbreak *st)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	json_t *w;
+	json_error_t err;
+
+	assert_int_equal(store_chat_get(b->store, "telegram", chat, "en", &c), GB_OK);
+	assert_int_equal(store_table_open_get(b->store, c.id, &t), GB_OK);
+	w = json_loads(t.state, 0, &err);
+	assert_int_equal(callbreak_game.from_json(st, json_object_get(w, "game")), GB_OK);
+	json_decref(w);
+	store_table_release(&t);
+	store_chat_release(&c);
+	return callbreak_turn(st);
+}
+
+static void choices_are_the_legal_actions(void **state)
+{
+	char dir[] = "/tmp/gb-tg-choice-XXXXXX", path[128], user[16], cmd[600];
+	struct bot b = { 0 };
+	struct bot_choice ch[64];
+	struct callbreak st;
+	int n, turn;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/c.db", dir);
+	bot_config_init(&b.cfg);
+	b.cfg.seed = 7;
+	assert_int_equal(store_open(&b.store, path), GB_OK);
+	say_as(&b, "-50", "1", "/new callbreak");
+	for (int i = 1; i <= 4; i++) {
+		snprintf(user, sizeof(user), "%d", i);
+		say_as(&b, "-50", user, "/join");
+	}
+	say_as(&b, "-50", "1", "/start");
+
+	/* bids first: only the seat to act has choices, 1 to 8 */
+	turn = cb_turn(&b, "-50", &st);
+	snprintf(user, sizeof(user), "%d", turn + 1);
+	assert_int_equal(bot_user_choices(&b, "telegram", user, ch, 64, &n), GB_OK);
+	assert_int_equal(n, 8);
+	assert_string_equal(ch[0].cmd, "/bid 1");
+	assert_string_equal(ch[0].chat, "-50");
+	assert_string_equal(ch[0].game, "callbreak");
+	snprintf(user, sizeof(user), "%d", (turn + 1) % 4 + 1);
+	assert_int_equal(bot_user_choices(&b, "telegram", user, ch, 64, &n), GB_OK);
+	assert_int_equal(n, 0);
+	for (int i = 0; i < 4; i++) {
+		turn = cb_turn(&b, "-50", &st);
+		snprintf(user, sizeof(user), "%d", turn + 1);
+		say_as(&b, "-50", user, "/bid 2");
+	}
+	/* then exactly the cards that may be played on this trick, tagged with the turn */
+	for (int k = 0; k < 6; k++) {
+		struct callbreak_view v;
+		uint64_t legal;
+		int cards = 0;
+
+		turn = cb_turn(&b, "-50", &st);
+		callbreak_view(&st, turn, &v);
+		legal = v.legal;
+		snprintf(user, sizeof(user), "%d", turn + 1);
+		assert_int_equal(bot_user_choices(&b, "telegram", user, ch, 64, &n), GB_OK);
+		assert_int_equal(n, __builtin_popcountll(legal));
+		for (int i = 0; i < n; i++) {
+			int card;
+
+			assert_int_equal(strncmp(ch[i].cmd, "/play ", 6), 0);
+			assert_int_equal(callbreak_card_parse(ch[i].cmd + 6, &card), GB_OK);
+			assert_true(legal & CB_BIT(card));
+			assert_int_equal(ch[i].turn, 4 + k);
+			assert_non_null(strstr(ch[i].label, callbreak_suit_symbol(CB_SUIT(card))));
+			cards++;
+		}
+		assert_int_equal(cards, n);
+		snprintf(cmd, sizeof(cmd), "%s", ch[n - 1].cmd);
+		say_as(&b, "-50", user, cmd);
+	}
+	/* someone without a seat has none */
+	assert_int_equal(bot_user_choices(&b, "telegram", "99", ch, 64, &n), GB_OK);
+	assert_int_equal(n, 0);
+	store_free(b.store);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -732,6 +839,7 @@ int main(void)
 		cmocka_unit_test(pacing),
 		cmocka_unit_test(config_spellings),
 		cmocka_unit_test(store_tables_of_a_user),
+		cmocka_unit_test(choices_are_the_legal_actions),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
