@@ -29,8 +29,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bot/bot.h"
+#include "bot/config.h"
 
 #define TG_TEXT_MAX 4096      /* characters (UTF-16 units) of a message after entities */
 #define TG_ALERT_MAX 200      /* characters of an answerCallbackQuery text */
@@ -140,5 +142,29 @@ void tg_pace_free(struct tg_pace *p);
  * the overall limit, not the chat's, is the reason.
  */
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
+
+/* ---- the adapter (adapters/adapter.h) ---- */
+
+struct adapter;
+
+/*
+ * Telegram's slot in the list of adapters: configured when a token is set;
+ * start() learns the bot's username (getMe) and, in polling mode, starts the
+ * long-polling thread (dropping a webhook, which Telegram would otherwise
+ * prefer); routes() serves POST /telegram in webhook mode; deliver() sends
+ * one outbox row.
+ */
+extern const struct adapter telegram_adapter;
+
+/*
+ * `gamebot telegram-setup [--url URL] [--drop-pending] [--polling]`:
+ * getMe, then setWebhook to URL (default: none: only commands and getMe)
+ * with the configured secret_token and the update types the bot reads
+ * (--drop-pending asks Telegram to forget queued updates), or with
+ * --polling deleteWebhook; then setMyCommands in English and in Nepali
+ * (language_code "ne"). Prints what it did on out, problems on err.
+ * Returns the process exit status: 0 done, 1 an API call failed, 2 usage.
+ */
+int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *out, FILE *err);
 
 #endif

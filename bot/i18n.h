@@ -112,6 +112,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_VAL_DEVANAGARI)  \
 	X(M_VAL_ASCII)       \
 	X(M_CONSOLE_PRIVATE)  /* %s: user (console: a reply only they see) */ \
+	X(M_TG_START_PRIVATE) /* %s: name, %s: bot username, %s: bot username (Telegram: a private message could not be sent) */ \
 	X(M_ON)               \
 	X(M_OFF)              \
 	/* ---- renderers: shared (numbers are passed as text: chat digits) ---- */ \

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+struct http_route;
+#include "adapters/adapter.h"
 #include "adapters/telegram.h"
 #include "bot/choices.h"
 #include "bot/config.h"
@@ -26,6 +28,22 @@
 #include "tests/fake_telegram.h"
 
 #define TOKEN "123456:TEST-token_xyz"
+
+/* ---- until the service's adapter.c is in: one bot per process ---- */
+static struct bot stub_bot;
+struct bot *adapter_bot(const struct adapter_env *env)
+{
+	if (!stub_bot.store && store_open(&stub_bot.store, env->db))
+		return NULL;
+	stub_bot.cfg = env->bot;
+	return &stub_bot;
+}
+
+void adapter_bot_release(void)
+{
+	store_free(stub_bot.store);
+	stub_bot.store = NULL;
+}
 
 /* ---- a plain client for the fake ---- */
 
@@ -822,6 +840,278 @@ static void choices_are_the_legal_actions(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- delivery against the fake server ---- */
+
+struct dfix {
+	char dir[64], db[128];
+	struct fake_tg *f;
+	struct config cfg;
+	struct adapter_env env;
+	struct store *s;
+	void *self;
+	int64_t chat_id;        /* store id of chat -1001 */
+	int64_t table;          /* a table of it */
+};
+
+static int dfix_setup(void **state, bool pacing)
+{
+	struct dfix *x = calloc(1, sizeof(*x));
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	struct store_seat seats[2] = { { 0, "77", "Asha", -1 }, { 1, "78", "Bina", -1 } };
+
+	assert_non_null(x);
+	snprintf(x->dir, sizeof(x->dir), "/tmp/gb-tg-deliver-XXXXXX");
+	assert_non_null(mkdtemp(x->dir));
+	snprintf(x->db, sizeof(x->db), "%s/d.db", x->dir);
+	assert_int_equal(fake_tg_start(&x->f, TOKEN, "gb_test_bot"), 0);
+	config_init(&x->cfg);
+	snprintf(x->cfg.telegram_token, sizeof(x->cfg.telegram_token), "%s", TOKEN);
+	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
+	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
+	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
+	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "%s", pacing ? "on" : "off");
+	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
+	x->env.cfg = &x->cfg;
+	bot_config_init(&x->env.bot);
+	x->env.db = x->db;
+	assert_int_equal(store_open(&x->s, x->db), GB_OK);
+	assert_int_equal(store_chat_get(x->s, "telegram", "-1001", "en", &c), GB_OK);
+	x->chat_id = c.id;
+	store_chat_release(&c);
+	t.chat = x->chat_id;
+	snprintf(t.game, sizeof(t.game), "ludo");
+	t.status = STORE_PLAYING;
+	assert_int_equal(store_table_insert(x->s, &t), GB_OK);
+	x->table = t.id;
+	assert_int_equal(store_seats_set(x->s, t.id, seats, 2), GB_OK);
+	assert_int_equal(telegram_adapter.start(&x->env, &x->self), GB_OK);
+	assert_non_null(x->self);
+	/* start learnt the username */
+	assert_true(fake_tg_count(x->f, "getMe") >= 1);
+	fake_tg_clear(x->f);
+	*state = x;
+	return 0;
+}
+
+static int dfix_setup_unpaced(void **state)
+{
+	return dfix_setup(state, false);
+}
+
+static int dfix_setup_paced(void **state)
+{
+	return dfix_setup(state, true);
+}
+
+static int dfix_teardown(void **state)
+{
+	struct dfix *x = *state;
+	char cmd[128];
+
+	telegram_adapter.stop(x->self);
+	store_free(x->s);
+	fake_tg_free(x->f);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	free(x);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Queue one row for chat -1001 and deliver it at once. */
+static void deliver_view(struct dfix *x, const char *payload, struct delivery *d)
+{
+	struct store_out row[4];
+	int n = 0;
+
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", x->table, NULL, payload, 1), GB_OK);
+	assert_int_equal(store_out_claim(x->s, "telegram", bot_now_ms(), 30000, row, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	telegram_adapter.deliver(x->self, x->s, &row[0], d);
+	if (d->result == DELIVERY_OK)
+		assert_int_equal(store_out_done(x->s, row[0].id), GB_OK);
+	else
+		assert_int_equal(store_out_set_aside(x->s, row[0].id, d->why), GB_OK);
+	store_out_release(&row[0]);
+	/* a reason never carries the token */
+	assert_null(strstr(d->why, TOKEN));
+}
+
+static void table_message_id(struct dfix *x, char *buf, size_t n)
+{
+	struct store_table t = { 0 };
+
+	assert_int_equal(store_table_get(x->s, x->table, &t), GB_OK);
+	snprintf(buf, n, "%s", t.message);
+	store_table_release(&t);
+}
+
+static void deliver_table_posted_then_edited(void **state)
+{
+	struct dfix *x = *state;
+	struct delivery d;
+	char id[64];
+	json_t *b;
+
+	deliver_view(x, "{\"kind\":\"table\",\"text\":\"board 1\",\"table\":1,\"turn\":0,\"buttons\":"
+		     "[[{\"label\":\"Roll\",\"cmd\":\"/roll\"}]]}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	table_message_id(x, id, sizeof(id));
+	assert_string_equal(id, "100");
+	deliver_view(x, "{\"kind\":\"table\",\"text\":\"board 2\",\"table\":1,\"turn\":1}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 1);
+	b = fake_tg_nth(x->f, "editMessageText", 0);
+	assert_non_null(b);
+	assert_int_equal(json_integer_value(json_object_get(b, "message_id")), 100);
+	assert_int_equal(json_integer_value(json_object_get(b, "chat_id")), -1001);
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "<pre>board 2</pre>");
+	json_decref(b);
+
+	/* "message is not modified" is success */
+	fake_tg_fault(x->f, "editMessageText", 0, 1, FAKE_TG_NOT_MODIFIED, 0);
+	deliver_view(x, "{\"kind\":\"table\",\"text\":\"board 2\",\"table\":1,\"turn\":1}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_tg_count(x->f, "editMessageText"), 2);
+
+	/* "message to edit not found": a new table message, and its id kept */
+	fake_tg_fault(x->f, "editMessageText", 0, 1, FAKE_TG_NOT_FOUND, 0);
+	deliver_view(x, "{\"kind\":\"table\",\"text\":\"board 3\",\"table\":1,\"turn\":2}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 2);
+	table_message_id(x, id, sizeof(id));
+	assert_string_equal(id, "101");
+	b = fake_tg_nth(x->f, "sendMessage", 1);
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "<pre>board 3</pre>");
+	json_decref(b);
+}
+
+static void deliver_faults(void **state)
+{
+	struct dfix *x = *state;
+	struct delivery d;
+
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_429, 7);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"hello\"}", &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_int_equal(d.retry_ms, 7000);
+	assert_false(d.global);
+
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_500, 0);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"hello\"}", &d);
+	assert_int_equal(d.result, DELIVERY_RETRY);
+	assert_non_null(strstr(d.why, "500"));
+
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_400, 0);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"hello\"}", &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_non_null(strstr(d.why, "chat not found"));
+
+	/* a slow answer is waited for */
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 400);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"hello\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+
+	/* the server down: a transient failure */
+	fake_tg_down(x->f);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"hello\"}", &d);
+	assert_int_equal(d.result, DELIVERY_RETRY);
+	assert_non_null(strstr(d.why, "sendMessage"));
+	assert_int_equal(fake_tg_up(x->f), 0);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"hello\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+
+	deliver_view(x, "not json", &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	deliver_view(x, "{\"kind\":\"sonnet\",\"text\":\"x\"}", &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+}
+
+static void deliver_private_and_callbacks(void **state)
+{
+	struct dfix *x = *state;
+	struct delivery d;
+	json_t *b;
+	const char *text;
+
+	deliver_view(x, "{\"kind\":\"private\",\"user\":\"77\",\"text\":\"A♠ K♠\",\"table\":1,\"lang\":\"en\"}",
+		     &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	b = fake_tg_nth(x->f, "sendMessage", 0);
+	assert_int_equal(json_integer_value(json_object_get(b, "chat_id")), 77);
+	json_decref(b);
+
+	/* never started the bot: a line in the group says how */
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_403, 0);
+	deliver_view(x, "{\"kind\":\"private\",\"user\":\"77\",\"text\":\"A♠ K♠\",\"table\":1,\"lang\":\"en\"}",
+		     &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 3);
+	b = fake_tg_nth(x->f, "sendMessage", 2);
+	assert_int_equal(json_integer_value(json_object_get(b, "chat_id")), -1001);
+	text = json_string_value(json_object_get(b, "text"));
+	assert_non_null(strstr(text, "Asha"));
+	assert_non_null(strstr(text, "@gb_test_bot"));
+	assert_null(strstr(text, "A♠"));
+	json_decref(b);
+	/* in Nepali for a Nepali chat */
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_403, 0);
+	deliver_view(x, "{\"kind\":\"private\",\"user\":\"78\",\"text\":\"A♠\",\"table\":1,\"lang\":\"ne\"}", &d);
+	b = fake_tg_nth(x->f, "sendMessage", 4);
+	assert_non_null(strstr(json_string_value(json_object_get(b, "text")), "Bina, म तपाईंलाई"));
+	json_decref(b);
+
+	/* answers to a button press */
+	deliver_view(x, "{\"kind\":\"alert\",\"user\":\"77\",\"text\":\"Not your turn\",\"reply\":\"cq1\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	deliver_view(x, "{\"kind\":\"ack\",\"reply\":\"cq2\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 2);
+	b = fake_tg_nth(x->f, "answerCallbackQuery", 0);
+	assert_string_equal(json_string_value(json_object_get(b, "callback_query_id")), "cq1");
+	assert_true(json_is_true(json_object_get(b, "show_alert")));
+	json_decref(b);
+	/* a press too old to answer is over: nothing to retry */
+	fake_tg_fault(x->f, "answerCallbackQuery", 0, 1, FAKE_TG_400, 0);
+	deliver_view(x, "{\"kind\":\"ack\",\"reply\":\"cq3\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	/* no handle, no call */
+	deliver_view(x, "{\"kind\":\"ack\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 3);
+}
+
+static void deliver_migrated_group(void **state)
+{
+	struct dfix *x = *state;
+	struct store_chat c = { 0 };
+	struct delivery d;
+
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_MIGRATE, -1009);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"hello\"}", &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_int_equal(d.retry_ms, 0);
+	assert_int_equal(store_chat_get(x->s, "telegram", "-1009", "en", &c), GB_OK);
+	assert_int_equal(c.id, x->chat_id);
+	store_chat_release(&c);
+}
+
+static void deliver_paced(void **state)
+{
+	struct dfix *x = *state;
+	struct delivery d;
+
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"one\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	/* the same chat within the second: wait, and nothing sent */
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"two\"}", &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_true(d.retry_ms > 0 && d.retry_ms <= 1000);
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 1);
+	/* answers to presses are not messages: never paced */
+	deliver_view(x, "{\"kind\":\"ack\",\"reply\":\"cq\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -840,6 +1130,13 @@ int main(void)
 		cmocka_unit_test(config_spellings),
 		cmocka_unit_test(store_tables_of_a_user),
 		cmocka_unit_test(choices_are_the_legal_actions),
+		cmocka_unit_test_setup_teardown(deliver_table_posted_then_edited, dfix_setup_unpaced,
+						dfix_teardown),
+		cmocka_unit_test_setup_teardown(deliver_faults, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(deliver_private_and_callbacks, dfix_setup_unpaced,
+						dfix_teardown),
+		cmocka_unit_test_setup_teardown(deliver_migrated_group, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(deliver_paced, dfix_setup_paced, dfix_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
