@@ -1146,10 +1146,14 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 	else if (needs_rights(cmd.verb))
 		cmd.is_admin = chat_admin(t, cmd.chat, cmd.user);
 	rc = bot_handle(b, &cmd);
-	if (rc && rc != GB_EDUP) {
+	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
+		/* nothing was committed: Telegram sends it again */
 		tg_log("update %lld not handled: %s", u->update_id, gb_strerror(rc));
 		return 500;
 	}
+	if (rc && rc != GB_EDUP)
+		/* handled: the bot told the user, and a repeat would fail the same way */
+		tg_log("update %lld: %s", u->update_id, gb_strerror(rc));
 	if (!rc && t->env->wake)
 		t->env->wake(t->env->wake_arg);
 	return 200;

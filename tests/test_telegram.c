@@ -881,7 +881,7 @@ static int dfix_setup(void **state, bool pacing)
 	store_chat_release(&c);
 	t.chat = x->chat_id;
 	snprintf(t.game, sizeof(t.game), "ludo");
-	t.status = STORE_PLAYING;
+	t.status = STORE_OVER; /* an old game: the chat is free for new ones */
 	assert_int_equal(store_table_insert(x->s, &t), GB_OK);
 	x->table = t.id;
 	assert_int_equal(store_seats_set(x->s, t.id, seats, 2), GB_OK);
@@ -1112,6 +1112,173 @@ static void deliver_paced(void **state)
 	assert_int_equal(d.result, DELIVERY_OK);
 }
 
+/* ---- receiving by long polling ---- */
+
+static int pfix_setup(void **state)
+{
+	struct dfix *x;
+
+	dfix_setup(state, false);
+	x = *state;
+	/* the same service again, in polling mode */
+	telegram_adapter.stop(x->self);
+	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "polling");
+	x->self = NULL;
+	return 0;
+}
+
+static void poll_start(struct dfix *x)
+{
+	assert_int_equal(telegram_adapter.start(&x->env, &x->self), GB_OK);
+	/* a webhook would make Telegram refuse getUpdates */
+	assert_true(fake_tg_wait(x->f, "deleteWebhook", 1, 2000) >= 1);
+}
+
+static void poll_stop(struct dfix *x)
+{
+	telegram_adapter.stop(x->self);
+	x->self = NULL;
+}
+
+/* Wait until the polling offset in the store reaches want. */
+static void wait_offset(struct dfix *x, long long want)
+{
+	char buf[32];
+	int64_t t0 = now_ms();
+
+	for (;;) {
+		long long got = store_meta_get(x->s, "telegram.offset", buf, sizeof(buf)) ? 0
+			: strtoll(buf, NULL, 10);
+
+		if (got >= want)
+			return;
+		if (now_ms() - t0 > 5000) {
+			fake_tg_dump(x->f);
+			fail_msg("offset %lld, wanted %lld", got, want);
+		}
+		usleep(10000);
+	}
+}
+
+static void push_text(struct dfix *x, long long id, const char *user, const char *name, const char *text)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"message\":{\"message_id\":%lld,\"from\":{\"id\":%s,"
+		 "\"first_name\":\"%s\"},\"chat\":{\"id\":-1001,\"type\":\"supergroup\"},\"text\":\"%s\"}}",
+		 id, id, user, name, text);
+	assert_int_equal(fake_tg_push_update(x->f, buf), id);
+}
+
+/* Count the outbox rows of chat -1001 whose payload holds needle. */
+static int out_rows(struct dfix *x, const char *needle)
+{
+	struct store_out rows[64];
+	int n = 0, hits = 0;
+
+	assert_int_equal(store_out_due(x->s, "telegram", INT64_MAX, rows, 64, &n), GB_OK);
+	for (int i = 0; i < n; i++) {
+		if (strstr(rows[i].payload, needle))
+			hits++;
+		store_out_release(&rows[i]);
+	}
+	return hits;
+}
+
+static void polling_commands_and_offset(void **state)
+{
+	struct dfix *x = *state;
+	json_t *b;
+
+	poll_start(x);
+	push_text(x, 5000, "77", "Asha", "/new ludo");
+	push_text(x, 5001, "78", "Bina", "/join@gb_test_bot");
+	push_text(x, 5002, "78", "Bina", "/join@some_other_bot");
+	wait_offset(x, 5003);
+	assert_int_equal(out_rows(x, "Asha opened a table"), 1);
+	assert_int_equal(out_rows(x, "Bina sits down"), 1);
+	/* each update handled once: the next poll confirms them */
+	b = fake_tg_nth(x->f, "getUpdates", 0);
+	assert_int_equal(json_array_size(json_object_get(b, "allowed_updates")), 5);
+	json_decref(b);
+	poll_stop(x);
+
+	/* a restart asks from the saved offset: nothing handled twice, nothing skipped */
+	fake_tg_clear(x->f);
+	push_text(x, 5003, "79", "Chandra", "/join");
+	poll_start(x);
+	wait_offset(x, 5004);
+	b = fake_tg_nth(x->f, "getUpdates", 0);
+	assert_int_equal(json_integer_value(json_object_get(b, "offset")), 5003);
+	json_decref(b);
+	assert_int_equal(out_rows(x, "Asha opened a table"), 1);
+	assert_int_equal(out_rows(x, "Bina sits down"), 1);
+	assert_int_equal(out_rows(x, "Chandra sits down"), 1);
+	poll_stop(x);
+}
+
+static void polling_outage(void **state)
+{
+	struct dfix *x = *state;
+
+	poll_start(x);
+	fake_tg_down(x->f);
+	usleep(300000);
+	push_text(x, 6000, "77", "Asha", "/new ludo");
+	assert_int_equal(fake_tg_up(x->f), 0);
+	wait_offset(x, 6001);
+	assert_int_equal(out_rows(x, "Asha opened a table"), 1);
+	/* a 500 from getUpdates is waited out too */
+	fake_tg_fault(x->f, "getUpdates", 0, 2, FAKE_TG_500, 0);
+	push_text(x, 6001, "78", "Bina", "/join");
+	wait_offset(x, 6002);
+	assert_int_equal(out_rows(x, "Bina sits down"), 1);
+	poll_stop(x);
+}
+
+static void polling_admin_rights(void **state)
+{
+	struct dfix *x = *state;
+
+	poll_start(x);
+	fake_tg_member(x->f, "-1001", "77", "administrator");
+	push_text(x, 7000, "78", "Bina", "/lang ne");
+	push_text(x, 7001, "77", "Asha", "/lang ne");
+	push_text(x, 7002, "77", "Asha", "/speed fast");
+	push_text(x, 7003, "77", "Asha", "/roll");
+	wait_offset(x, 7004);
+	/* a member is refused, an administrator changes it; asked once each, then cached */
+	assert_int_equal(out_rows(x, "Only chat admins"), 1);
+	assert_int_equal(fake_tg_count(x->f, "getChatMember"), 2);
+	{
+		struct store_chat c = { 0 };
+
+		assert_int_equal(store_chat_get(x->s, "telegram", "-1001", "en", &c), GB_OK);
+		assert_string_equal(c.lang, "ne");
+		store_chat_release(&c);
+	}
+	poll_stop(x);
+}
+
+static void polling_migration_and_others(void **state)
+{
+	struct dfix *x = *state;
+	struct store_chat c = { 0 };
+
+	poll_start(x);
+	fake_tg_push_update(x->f, "{\"update_id\":8000,\"message\":{\"chat\":{\"id\":-1001,\"type\":\"group\"},"
+			    "\"from\":{\"id\":77},\"migrate_to_chat_id\":-100777}}");
+	fake_tg_push_update(x->f, "{\"update_id\":8001,\"my_chat_member\":{\"chat\":{\"id\":-5,\"type\":\"group\"},"
+			    "\"new_chat_member\":{\"status\":\"member\"}}}");
+	fake_tg_push_update(x->f, "{\"update_id\":8002,\"edited_message\":{\"chat\":{\"id\":-5}}}");
+	fake_tg_push_update(x->f, "{\"update_id\":8003,\"poll\":{\"id\":\"x\"}}");
+	wait_offset(x, 8004);
+	assert_int_equal(store_chat_get(x->s, "telegram", "-100777", "en", &c), GB_OK);
+	assert_int_equal(c.id, x->chat_id);
+	store_chat_release(&c);
+	poll_stop(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1137,6 +1304,10 @@ int main(void)
 						dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_migrated_group, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_paced, dfix_setup_paced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_commands_and_offset, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_outage, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_admin_rights, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_migration_and_others, pfix_setup, dfix_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
