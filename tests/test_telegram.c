@@ -1279,6 +1279,62 @@ static void polling_migration_and_others(void **state)
 	poll_stop(x);
 }
 
+static void polling_inline_mode(void **state)
+{
+	struct dfix *x = *state;
+	struct bot view = { .store = x->s };
+	struct callbreak st;
+	char buf[512], user[16];
+	const char *names[] = { "Asha", "Bina", "Chandra", "Dipa" };
+	json_t *b, *results;
+	int turn, moves = 0;
+	long long id = 9000;
+
+	poll_start(x);
+	push_text(x, id++, "1", names[0], "/new callbreak");
+	for (int i = 0; i < 4; i++) {
+		snprintf(user, sizeof(user), "%d", i + 1);
+		push_text(x, id++, user, names[i], "/join");
+	}
+	push_text(x, id++, "1", names[0], "/start");
+	wait_offset(x, id);
+	turn = cb_turn(&view, "-1001", &st);
+
+	/* "@bot" typed by the player to act: their bids, personal and not cached */
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"inline_query\":{\"id\":\"iq7\",\"from\":{\"id\":%d,"
+		 "\"first_name\":\"%s\"},\"query\":\"\",\"offset\":\"\"}}", id++, turn + 1, names[turn]);
+	fake_tg_push_update(x->f, buf);
+	assert_int_equal(fake_tg_wait(x->f, "answerInlineQuery", 1, 5000), 1);
+	b = fake_tg_nth(x->f, "answerInlineQuery", 0);
+	assert_string_equal(json_string_value(json_object_get(b, "inline_query_id")), "iq7");
+	assert_int_equal(json_integer_value(json_object_get(b, "cache_time")), 0);
+	assert_true(json_is_true(json_object_get(b, "is_personal")));
+	results = json_object_get(b, "results");
+	assert_int_equal(json_array_size(results), 8);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(results, 2), "id")),
+			    "2:0:bid 3");
+	json_decref(b);
+
+	/* another player has nothing to choose now */
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"inline_query\":{\"id\":\"iq8\",\"from\":{\"id\":%d,"
+		 "\"first_name\":\"x\"},\"query\":\"\"}}", id++, (turn + 1) % 4 + 1);
+	fake_tg_push_update(x->f, buf);
+	assert_int_equal(fake_tg_wait(x->f, "answerInlineQuery", 2, 5000), 2);
+	b = fake_tg_nth(x->f, "answerInlineQuery", 1);
+	assert_int_equal(json_array_size(json_object_get(b, "results")), 0);
+	json_decref(b);
+
+	/* choosing a result plays it at the table's chat */
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"chosen_inline_result\":{\"result_id\":\"2:0:bid 3\","
+		 "\"from\":{\"id\":%d,\"first_name\":\"%s\"},\"query\":\"\"}}", id++, turn + 1, names[turn]);
+	fake_tg_push_update(x->f, buf);
+	wait_offset(x, id);
+	assert_int_equal(store_move_count(x->s, x->table + 1, &moves), GB_OK);
+	assert_int_equal(moves, 1);
+	assert_int_equal(cb_turn(&view, "-1001", &st), (turn + 1) % 4);
+	poll_stop(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1308,6 +1364,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(polling_outage, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_admin_rights, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_migration_and_others, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_inline_mode, pfix_setup, dfix_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
