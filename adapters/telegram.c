@@ -1444,3 +1444,176 @@ const struct adapter telegram_adapter = {
 	.deliver = deliver,
 	.stop = stop,
 };
+
+/* ---- gamebot telegram-setup ---- */
+
+/*
+ * The command menu Telegram shows when someone types "/" (setMyCommands).
+ * These are registration data for Telegram's own interface, sent once by
+ * this tool in both languages, not words the bot says in a chat: they live
+ * here beside the call rather than in the chat catalogues.
+ */
+static const struct {
+	const char *command, *en, *ne;
+} menu[] = {
+	{ "new", "Open a table: snakes, ludo, baghchal or callbreak", "नयाँ खेल: snakes, ludo, baghchal वा callbreak" },
+	{ "join", "Sit down at the open table", "खुला खेलमा बस्नुहोस्" },
+	{ "addbot", "Seat a computer player: easy, medium or hard", "कम्प्युटर खेलाडी थप्नुहोस्: easy, medium वा hard" },
+	{ "start", "Start the game", "खेल सुरु गर्नुहोस्" },
+	{ "leave", "Leave the table", "खेल छोड्नुहोस्" },
+	{ "roll", "Roll the die", "पासा फाल्नुहोस्" },
+	{ "move", "Move a token or a piece", "गोटी सार्नुहोस्" },
+	{ "place", "Place a goat (Bagh Chal)", "बाख्रा राख्नुहोस् (बाघचाल)" },
+	{ "bid", "Bid tricks (Call Break)", "हात बोल्नुहोस् (कल ब्रेक)" },
+	{ "play", "Play a card (Call Break)", "पत्ती खेल्नुहोस् (कल ब्रेक)" },
+	{ "hand", "Show my cards", "मेरा पत्ती देखाउनुहोस्" },
+	{ "next", "Deal the next round", "अर्को चरण बाँड्नुहोस्" },
+	{ "board", "Show the table again", "खेल फेरि देखाउनुहोस्" },
+	{ "stop", "Stop the game (creator or admin)", "खेल रोक्नुहोस् (सुरु गर्ने वा एडमिन)" },
+	{ "watch", "Watch computers play a game", "कम्प्युटरहरूको खेल हेर्नुहोस्" },
+	{ "settings", "House rules and chat settings", "घरका नियम र च्याट सेटिङ" },
+	{ "speed", "Computer players' pace", "कम्प्युटर खेलाडीको गति" },
+	{ "lang", "Language: en or ne", "भाषा: en वा ne" },
+	{ "rules", "How a game is played", "खेलका नियम" },
+	{ "stats", "Who has won most here", "यहाँ को धेरै जित्यो" },
+	{ "help", "Every command", "सबै आदेश" },
+};
+
+static void setup_usage(FILE *err)
+{
+	fputs("usage: gamebot telegram-setup [--url https://HOST/telegram] [--drop-pending] [--polling]\n",
+	      err);
+}
+
+/* Call method; print a line to err and return false when it failed. */
+static bool setup_call(struct telegram *t, const char *method, const json_t *body, FILE *err,
+		       struct tg_result *res)
+{
+	char why[200];
+
+	tg_api(t, method, body, TG_CALL_TIMEOUT_S, NULL, res);
+	if (res->ok)
+		return true;
+	describe(method, res, why, sizeof(why));
+	fprintf(err, "telegram-setup: %s\n", why);
+	return false;
+}
+
+int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *out, FILE *err)
+{
+	struct telegram *t = NULL;
+	struct tg_result res = { 0 };
+	const char *url = NULL;
+	bool drop = false, polling = false;
+	json_t *body = NULL, *list;
+	int status = 0;
+	size_t n;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--url") == 0 && i + 1 < argc) {
+			url = argv[++i];
+		} else if (strcmp(argv[i], "--drop-pending") == 0) {
+			drop = true;
+		} else if (strcmp(argv[i], "--polling") == 0) {
+			polling = true;
+		} else {
+			fprintf(err, "telegram-setup: unknown option '%s'\n", argv[i]);
+			setup_usage(err);
+			return 2;
+		}
+	}
+	if (url && polling) {
+		fputs("telegram-setup: --url and --polling exclude each other\n", err);
+		return 2;
+	}
+	if (!cfg->telegram_token[0]) {
+		fputs("telegram-setup: telegram_token is not set (TELEGRAM_TOKEN)\n", err);
+		return 2;
+	}
+	if (url && !cfg->telegram_secret[0]) {
+		fputs("telegram-setup: a webhook needs telegram_secret (TELEGRAM_SECRET): "
+		      "the service refuses updates without it\n", err);
+		return 2;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		status = 1;
+		goto out;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->wake, NULL);
+	snprintf(t->api, sizeof(t->api), "%s", cfg->telegram_api);
+	n = strlen(t->api);
+	while (n && t->api[n - 1] == '/')
+		t->api[--n] = '\0';
+	snprintf(t->token, sizeof(t->token), "%s", cfg->telegram_token);
+
+	body = json_object();
+	if (!setup_call(t, "getMe", body, err, &res)) {
+		status = 1;
+		goto out;
+	}
+	fprintf(out, "bot: @%s (id %lld)\n", json_string_value(json_object_get(res.result, "username")),
+		(long long)json_integer_value(json_object_get(res.result, "id")));
+	tg_result_release(&res);
+	json_decref(body);
+	body = NULL;
+
+	if (url || polling || drop) {
+		body = json_object();
+		if (url) {
+			list = json_array();
+			for (size_t k = 0; k < sizeof(allowed_updates) / sizeof(allowed_updates[0]); k++)
+				json_array_append_new(list, json_string(allowed_updates[k]));
+			json_object_set_new(body, "url", json_string(url));
+			json_object_set_new(body, "secret_token", json_string(cfg->telegram_secret));
+			json_object_set_new(body, "allowed_updates", list);
+		}
+		json_object_set_new(body, "drop_pending_updates", json_boolean(drop));
+		if (!setup_call(t, url ? "setWebhook" : "deleteWebhook", body, err, &res)) {
+			status = 1;
+			goto out;
+		}
+		if (url)
+			fprintf(out, "webhook: %s (secret token set; updates: message, callback_query, "
+				"inline_query, chosen_inline_result, my_chat_member)%s\n", url,
+				drop ? "; pending updates dropped" : "");
+		else
+			fprintf(out, "webhook: none; run the service with telegram_mode = polling%s\n",
+				drop ? "; pending updates dropped" : "");
+		tg_result_release(&res);
+		json_decref(body);
+		body = NULL;
+	}
+
+	for (int lang = 0; lang < 2; lang++) {
+		list = json_array();
+		for (size_t k = 0; k < sizeof(menu) / sizeof(menu[0]); k++) {
+			json_t *c = json_object();
+
+			json_object_set_new(c, "command", json_string(menu[k].command));
+			json_object_set_new(c, "description", json_string(lang ? menu[k].ne : menu[k].en));
+			json_array_append_new(list, c);
+		}
+		body = json_object();
+		json_object_set_new(body, "commands", list);
+		if (lang)
+			json_object_set_new(body, "language_code", json_string("ne"));
+		if (!setup_call(t, "setMyCommands", body, err, &res)) {
+			status = 1;
+			goto out;
+		}
+		tg_result_release(&res);
+		json_decref(body);
+		body = NULL;
+	}
+	fprintf(out, "commands: %zu in English (default) and in Nepali (language_code ne)\n",
+		sizeof(menu) / sizeof(menu[0]));
+	fputs("inline mode: switch it on with @BotFather (/setinline) and inline feedback "
+	      "(/setinlinefeedback) so that a card picked with @bot is played\n", out);
+out:
+	tg_result_release(&res);
+	json_decref(body);
+	tg_free(t);
+	return status;
+}

@@ -1335,6 +1335,101 @@ static void polling_inline_mode(void **state)
 	poll_stop(x);
 }
 
+/* ---- gamebot telegram-setup ---- */
+
+static int run_setup(struct dfix *x, int argc, char **argv, char **out, char **err)
+{
+	size_t no, ne;
+	FILE *fo = open_memstream(out, &no), *fe = open_memstream(err, &ne);
+	int status;
+
+	assert_non_null(fo);
+	assert_non_null(fe);
+	status = telegram_setup_main(argc, argv, &x->cfg, fo, fe);
+	fclose(fo);
+	fclose(fe);
+	return status;
+}
+
+static void setup_webhook_and_commands(void **state)
+{
+	struct dfix *x = *state;
+	char *argv[] = { "telegram-setup", "--url", "https://games.example.org/telegram", "--drop-pending" };
+	char *out, *err, method[64];
+	json_t *b;
+
+	assert_int_equal(run_setup(x, 4, argv, &out, &err), 0);
+	assert_non_null(strstr(out, "bot: @gb_test_bot (id 4242)"));
+	assert_non_null(strstr(out, "webhook: https://games.example.org/telegram"));
+	assert_null(strstr(out, TOKEN));
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+	assert_int_equal(fake_tg_count(x->f, NULL), 4);
+	b = fake_tg_call(x->f, 0, method, sizeof(method), NULL);
+	assert_string_equal(method, "getMe");
+	json_decref(b);
+	b = fake_tg_call(x->f, 1, method, sizeof(method), NULL);
+	assert_string_equal(method, "setWebhook");
+	assert_string_equal(json_string_value(json_object_get(b, "url")), "https://games.example.org/telegram");
+	assert_string_equal(json_string_value(json_object_get(b, "secret_token")), "s3cret");
+	assert_true(json_is_true(json_object_get(b, "drop_pending_updates")));
+	assert_int_equal(json_array_size(json_object_get(b, "allowed_updates")), 5);
+	json_decref(b);
+	b = fake_tg_call(x->f, 2, method, sizeof(method), NULL);
+	assert_string_equal(method, "setMyCommands");
+	assert_null(json_object_get(b, "language_code"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(b, "commands"), 0),
+							      "command")), "new");
+	json_decref(b);
+	b = fake_tg_call(x->f, 3, method, sizeof(method), NULL);
+	assert_string_equal(method, "setMyCommands");
+	assert_string_equal(json_string_value(json_object_get(b, "language_code")), "ne");
+	json_decref(b);
+}
+
+static void setup_polling_and_refusals(void **state)
+{
+	struct dfix *x = *state;
+	char *polling[] = { "telegram-setup", "--polling" };
+	char *bad[] = { "telegram-setup", "--frobnicate" };
+	char *both[] = { "telegram-setup", "--polling", "--url", "https://x/telegram" };
+	char *hook[] = { "telegram-setup", "--url", "https://x/telegram" };
+	char *out, *err;
+
+	assert_int_equal(run_setup(x, 2, polling, &out, &err), 0);
+	assert_non_null(strstr(out, "webhook: none"));
+	assert_int_equal(fake_tg_count(x->f, "deleteWebhook"), 1);
+	free(out);
+	free(err);
+
+	assert_int_equal(run_setup(x, 2, bad, &out, &err), 2);
+	assert_non_null(strstr(err, "unknown option '--frobnicate'"));
+	free(out);
+	free(err);
+	assert_int_equal(run_setup(x, 4, both, &out, &err), 2);
+	free(out);
+	free(err);
+
+	/* a failing call is named, without the token */
+	fake_tg_fault(x->f, "setWebhook", 0, 1, FAKE_TG_400, 0);
+	assert_int_equal(run_setup(x, 3, hook, &out, &err), 1);
+	assert_non_null(strstr(err, "setWebhook: 400 Bad Request"));
+	assert_null(strstr(err, TOKEN));
+	free(out);
+	free(err);
+
+	x->cfg.telegram_secret[0] = '\0';
+	assert_int_equal(run_setup(x, 3, hook, &out, &err), 2);
+	assert_non_null(strstr(err, "telegram_secret"));
+	free(out);
+	free(err);
+	x->cfg.telegram_token[0] = '\0';
+	assert_int_equal(run_setup(x, 2, polling, &out, &err), 2);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1365,6 +1460,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(polling_admin_rights, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_migration_and_others, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_inline_mode, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(setup_webhook_and_commands, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(setup_polling_and_refusals, dfix_setup_unpaced, dfix_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
