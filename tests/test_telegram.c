@@ -563,7 +563,9 @@ static void render_limits(void **state)
 							  "inline_keyboard")), 1);
 	tg_call_release(&c);
 
-	assert_true(json_is_string(tg_chat_id("@channel")));
+	v = tg_chat_id("@channel");
+	assert_true(json_is_string(v));
+	json_decref(v);
 	v = tg_chat_id("-1001234567890");
 	assert_int_equal(json_integer_value(v), INT64_C(-1001234567890));
 	json_decref(v);
