@@ -23,6 +23,7 @@ struct http_route;
 #include "bot/choices.h"
 #include "bot/config.h"
 #include "games/callbreak.h"
+#include "games/game.h"
 #include "store/store.h"
 #include "games/strbuf.h"
 #include "tests/fake_telegram.h"
@@ -1432,6 +1433,163 @@ static void setup_polling_and_refusals(void **state)
 	free(err);
 }
 
+/* ---- whole games through long polling, delivered to the fake ---- */
+
+/* Deliver every row due, as the outbox worker would; returns how many went. */
+static int drain(struct dfix *x)
+{
+	int total = 0;
+
+	for (int round = 0; round < 1000; round++) {
+		struct store_out rows[32];
+		int n = 0;
+
+		assert_int_equal(store_out_claim(x->s, "telegram", INT64_MAX / 2, 30000, rows, 32, &n), GB_OK);
+		if (!n)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct delivery d;
+
+			telegram_adapter.deliver(x->self, x->s, &rows[i], &d);
+			if (d.result == DELIVERY_OK)
+				assert_int_equal(store_out_done(x->s, rows[i].id), GB_OK);
+			else if (d.result == DELIVERY_GIVE_UP)
+				fail_msg("row given up: %s: %s", d.why, rows[i].payload);
+			else
+				assert_int_equal(store_out_retry(x->s, rows[i].id, 0, 0), GB_OK);
+			store_out_release(&rows[i]);
+			total++;
+		}
+	}
+	return total;
+}
+
+/* The newest table message sent to chat -1001 (sendMessage or edit with a <pre> board): a new reference. */
+static json_t *last_table(struct dfix *x)
+{
+	char method[64];
+	json_t *best = NULL;
+
+	for (int i = fake_tg_count(x->f, NULL) - 1; i >= 0 && !best; i--) {
+		json_t *b = fake_tg_call(x->f, i, method, sizeof(method), NULL);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if ((!strcmp(method, "sendMessage") || !strcmp(method, "editMessageText")) && text &&
+		    !strncmp(text, "<pre>", 5) && json_integer_value(json_object_get(b, "chat_id")) == -1001)
+			best = json_incref(b);
+		json_decref(b);
+	}
+	return best;
+}
+
+/* The seat to act at the chat's open table (-1 when none or over). */
+static int table_turn(struct dfix *x, int64_t *table)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	const struct gb_game *g;
+	json_error_t err;
+	json_t *w;
+	void *st;
+	int turn = -1;
+
+	assert_int_equal(store_chat_get(x->s, "telegram", "-1001", "en", &c), GB_OK);
+	if (store_table_open_get(x->s, c.id, &t) == GB_OK && t.state && t.status == STORE_PLAYING) {
+		g = gb_game_find(t.game);
+		st = calloc(1, g->state_size);
+		w = json_loads(t.state, 0, &err);
+		assert_int_equal(g->from_json(st, json_object_get(w, "game")), GB_OK);
+		turn = g->turn(st);
+		json_decref(w);
+		free(st);
+		*table = t.id;
+	}
+	store_table_release(&t);
+	store_chat_release(&c);
+	return turn;
+}
+
+/* How many table messages (boards) were posted with sendMessage to chat -1001. */
+static int table_posts(struct dfix *x)
+{
+	int n = 0;
+
+	for (int i = 0; i < fake_tg_count(x->f, "sendMessage"); i++) {
+		json_t *b = fake_tg_nth(x->f, "sendMessage", i);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if (text && !strncmp(text, "<pre>", 5) && json_integer_value(json_object_get(b, "chat_id")) == -1001)
+			n++;
+		json_decref(b);
+	}
+	return n;
+}
+
+static void press(struct dfix *x, long long *id, const char *user, const char *data)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"callback_query\":{\"id\":\"cq%lld\",\"from\":{\"id\":%s,"
+		 "\"first_name\":\"P%s\"},\"message\":{\"message_id\":100,\"chat\":{\"id\":-1001,"
+		 "\"type\":\"supergroup\"}},\"chat_instance\":\"1\",\"data\":\"%s\"}}", *id, *id, user, user, data);
+	assert_int_equal(fake_tg_push_update(x->f, buf), *id);
+	(*id)++;
+	wait_offset(x, *id);
+	drain(x);
+}
+
+static void polling_ludo_game_with_buttons(void **state)
+{
+	struct dfix *x = *state;
+	long long id = 20000;
+	int presses = 0, edits, turn;
+	int64_t table = 0;
+	json_t *msg;
+
+	x->env.bot.seed = 3;
+	poll_start(x);
+	push_text(x, id++, "1", "Asha", "/new ludo");
+	push_text(x, id++, "2", "Bina", "/join");
+	wait_offset(x, id);
+	drain(x);
+	/* the lobby's buttons start the game */
+	msg = last_table(x);
+	assert_non_null(msg);
+	{
+		char *kb = json_dumps(json_object_get(msg, "reply_markup"), 0);
+
+		assert_non_null(strstr(kb, ":start\""));
+		free(kb);
+	}
+	json_decref(msg);
+	press(x, &id, "1", "2:0:start");
+	for (turn = table_turn(x, &table); turn >= 0 && presses < 3000; turn = table_turn(x, &table)) {
+		json_t *kb, *btn;
+		const char *data;
+		char user[16];
+
+		msg = last_table(x);
+		kb = json_object_get(json_object_get(msg, "reply_markup"), "inline_keyboard");
+		btn = json_array_get(json_array_get(kb, 0), 0);
+		data = json_string_value(json_object_get(btn, "callback_data"));
+		assert_non_null(data);
+		snprintf(user, sizeof(user), "%d", turn + 1);
+		press(x, &id, user, data);
+		json_decref(msg);
+		presses++;
+	}
+	assert_int_equal(turn, -1);
+	assert_true(presses > 20);
+	/* one table message, posted once and then edited in place after every press */
+	assert_int_equal(table_posts(x), 1);
+	edits = fake_tg_count(x->f, "editMessageText");
+	assert_true(edits >= presses);
+	msg = last_table(x);
+	assert_non_null(strstr(json_string_value(json_object_get(msg, "text")), "Ludo"));
+	json_decref(msg);
+	poll_stop(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1462,6 +1620,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(polling_admin_rights, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_migration_and_others, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_inline_mode, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_ludo_game_with_buttons, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_webhook_and_commands, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_polling_and_refusals, dfix_setup_unpaced, dfix_teardown),
 	};
