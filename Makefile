@@ -45,9 +45,9 @@ LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 
 LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c bot/*.c))
-LIB_SRC := $(filter-out bot/main.c,$(LIB_SRC))
+LIB_SRC := $(filter-out adapters/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-MAIN_OBJ := $(BUILD)/bot/main.o
+MAIN_OBJ := $(BUILD)/adapters/main.o
 # SUITES="test_ludo test_script" runs only those suites.
 SUITES ?=
 TEST_SRC := $(if $(SUITES),$(SUITES:%=tests/%.c),$(sort $(wildcard tests/test_*.c)))
@@ -55,6 +55,9 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c)))
 TEST_HELP_OBJ := $(TEST_HELP_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libgamebot.a
+# Benchmark programs: tests/bench/NAME.c -> $(BUILD)/bench/NAME
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all run test bench arena check clean
 .SECONDARY:
@@ -76,21 +79,30 @@ $(BIN): $(MAIN_OBJ) $(LIB)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(TEST_LDLIBS) $(LDLIBS)
 
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 run: $(BIN)
 	$(BIN) serve
 
 test: $(BIN) $(TEST_BIN)
 	@GAMEBOT_BIN=$(BIN) GAMEBOT_SRC=$(CURDIR) sh tests/run-suites.sh $(TEST_BIN)
 
-bench arena: $(BIN)
-	sh tests/bench.sh $(BIN)
+bench arena: $(BIN) $(BENCH_BIN)
+	BENCH_BIN_DIR=$(BUILD)/bench sh tests/bench.sh $(BIN)
 
+# Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
+# is the composition root). games/ also does no I/O.
 check:
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
+	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
+	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
+	@! grep -rnE '\b(fopen|printf|fprintf|puts|curl_|sqlite3_|MHD_)\w*\(' games --include='*.c' || { echo "games/ must do no I/O"; exit 1; }
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@echo "check: ok"
 
 clean:
 	rm -rf build bin
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_BIN:%=$(BUILD)/tests/bench/%.d)

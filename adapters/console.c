@@ -6,12 +6,14 @@
 
 #include <jansson.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bot/config.h"
 #include "bot/i18n.h"
 #include "games/game.h"
 
@@ -243,7 +245,8 @@ static void handle_line(struct console *c, char *line)
 	cmd.now_ms = clock_now(c);
 	bot_handle(c->b, &cmd);
 	deliver(c);
-	settle(c, false);
+	if (!c->o->stop)
+		settle(c, false);
 }
 
 int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out)
@@ -265,14 +268,22 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 			struct pollfd p = { .fd = fileno(in), .events = POLLIN };
 			int wait = -1;
 
-			if (store_timer_next(b->store, &t) == GB_OK) {
+			if (o->stop) {
+				/* the service runs the timers: look for replies and for the stop often */
+				wait = 200;
+			} else if (store_timer_next(b->store, &t) == GB_OK) {
 				int64_t d = t.due_ms - bot_now_ms();
 
 				wait = d < 0 ? 0 : d > 60000 ? 60000 : (int)d;
 			}
 			fflush(out);
+			if (o->stop && *o->stop)
+				break;
 			if (poll(&p, 1, wait) == 0) {
-				settle(&c, true);
+				if (o->stop)
+					deliver(&c);
+				else
+					settle(&c, true);
 				continue;
 			}
 		}
@@ -290,3 +301,68 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 		settle(&c, false);
 	return 0;
 }
+
+/* ---- the console inside the service ---- */
+
+struct console_adapter {
+	struct adapter_env env;
+	pthread_t thread;
+	volatile int stop;
+};
+
+static bool console_configured(const struct config *cfg)
+{
+	return !config_has_platform(cfg) && isatty(STDIN_FILENO);
+}
+
+static void *console_thread(void *arg)
+{
+	struct console_adapter *ca = arg;
+	struct bot *b = adapter_bot(&ca->env);
+	struct console_opts o = { .chat = "console", .interactive = 1, .stop = &ca->stop,
+				  .admins = ca->env.cfg->console_admins[0] ? ca->env.cfg->console_admins
+									   : NULL };
+
+	if (b)
+		console_run(b, &o, stdin, stdout);
+	adapter_bot_release();
+	if (!ca->stop && ca->env.request_stop)
+		ca->env.request_stop(ca->env.stop_arg); /* end of input ends the service */
+	return NULL;
+}
+
+static int console_start(const struct adapter_env *env, void **self)
+{
+	struct console_adapter *ca = calloc(1, sizeof(*ca));
+
+	*self = NULL;
+	if (!ca)
+		return GB_ENOMEM;
+	ca->env = *env;
+	if (pthread_create(&ca->thread, NULL, console_thread, ca)) {
+		free(ca);
+		return GB_EIO;
+	}
+	*self = ca;
+	return GB_OK;
+}
+
+static void console_stop(void *self)
+{
+	struct console_adapter *ca = self;
+
+	if (!ca)
+		return;
+	ca->stop = 1;
+	pthread_join(ca->thread, NULL);
+	free(ca);
+}
+
+const struct adapter console_adapter = {
+	.name = "console",
+	.configured = console_configured,
+	.start = console_start,
+	.routes = NULL,
+	.deliver = NULL,  /* prints its own rows, in step with what is typed */
+	.stop = console_stop,
+};

@@ -13,13 +13,25 @@
 
 #include <stdio.h>
 
+#include "adapters/adapter.h"
 #include "bot/bot.h"
 
 struct console_opts {
 	const char *admins;   /* comma-separated user names, NULL = everyone is an admin */
 	const char *chat;     /* chat id, default "console" */
 	int interactive;      /* real clock and a prompt (a terminal) */
+	/* Inside the service (serve): another thread runs the timers, and the
+	 * console leaves when *stop becomes non-zero. NULL for `gamebot console`. */
+	const volatile int *stop;
 };
+
+/*
+ * The console as one of the service's adapters: configured when no
+ * platform token is set and standard input is a terminal. It reads the
+ * terminal on its own thread and prints its own replies (no outbox
+ * worker); at end of input it ends the service.
+ */
+extern const struct adapter console_adapter;
 
 /* Run the console until end of input. Returns 0, or 1 on a store failure. */
 int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out);

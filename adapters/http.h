@@ -1,17 +1,19 @@
 /*
  * http.h - the webhook listener (libmicrohttpd). One listener serves every
- * platform: routes are a table of {method, path, handler}; GET /healthz
- * answers 200 when the store is reachable and 503 otherwise. The listener
- * runs on libmicrohttpd's own threads and uses its own store connection.
+ * platform from a route table fixed at start; GET /healthz is answered by a
+ * health callback. It is built to keep answering while clients misbehave:
+ * one epoll thread polls every connection (no FD_SETSIZE ceiling), route
+ * handlers run on a small pool of worker threads so a slow handler never
+ * delays /healthz, a connection that has not delivered a whole request
+ * within timeout_s is dropped however slowly it trickles bytes, bodies over
+ * max_body get 413 without being buffered, and the number of connections
+ * (in all and per client address) is capped. The listener knows nothing of
+ * the bot: a handler gets the request and fills the response.
  */
 #ifndef GB_HTTP_H
 #define GB_HTTP_H
 
 #include <stddef.h>
-
-#include "bot/bot.h"
-
-#define HTTP_MAX_BODY (256 * 1024)  /* larger requests get 413 */
 
 struct http_request {
 	const char *method;
@@ -27,32 +29,60 @@ struct http_response {
 	const char *content_type;
 };
 
-/* A request header's value, or NULL. */
-const char *http_header(const struct http_request *req, const char *name);
-
-/* Handles one request; fills resp (status 0 means "not mine"). */
-typedef void (*http_handler)(void *arg, struct bot *b, const struct http_request *req,
+/*
+ * Handles one request on a worker thread; fills resp. Status 0 means "not
+ * mine": the next route with the same method and path is tried, then 404.
+ * Handlers run concurrently (up to `workers` at once): what they share
+ * they must lock themselves.
+ */
+typedef void (*http_handler)(void *arg, const struct http_request *req,
 			     struct http_response *resp);
+
+struct http_route {
+	const char *method;
+	const char *path;
+	http_handler fn;
+	void *arg;
+};
+
+struct http_options {
+	const char *listen;               /* "host:port"; port 0 picks a free one */
+	const struct http_route *routes;  /* fixed at start (copied); none can be added later */
+	int nroutes;
+	int (*health)(void *arg);         /* GET /healthz: 0 = healthy (200 "ok"), else 503; NULL = always healthy */
+	void *health_arg;
+	unsigned max_connections;         /* 0 = default 10000 */
+	unsigned per_ip_limit;            /* connections per client address; 0 = off (default: behind a TLS proxy every request comes from one address) */
+	unsigned timeout_s;               /* idle and slow clients are dropped after this; 0 = default 10 */
+	unsigned workers;                 /* threads running route handlers; 0 = default 4 */
+	size_t max_body;                  /* larger bodies get 413; 0 = default 64 KiB */
+};
+
+/* Defaults: everything 0/NULL, listen "127.0.0.1:8080". */
+void http_options_init(struct http_options *o);
 
 struct http_server;
 
 /*
- * Listen on "host:port" (port 0 picks a free one; http_port() tells which).
- * db is the store path the listener opens for itself. *out is owned by the
- * caller: stop with http_stop(). Returns GB_OK, GB_ECONFIG (bad address) or
- * GB_EIO (cannot listen).
+ * Listen as o says (http_port() tells the port). The health callback runs
+ * on the polling thread and must be cheap; it and the routes' args must
+ * stay valid until http_stop() returns. Raises the RLIMIT_NOFILE soft
+ * limit when it is below what max_connections needs. *out is owned by the
+ * caller: stop with http_stop(). Returns GB_OK, GB_ECONFIG (bad address or
+ * route), GB_ENOMEM or GB_EIO (cannot listen, cannot start a thread).
  */
-int http_start(struct http_server **out, const char *listen, const char *db,
-	       const struct bot_config *cfg);
-
-/* Add a route before or after start (at most 16). */
-int http_route(struct http_server *h, const char *method, const char *path, http_handler fn,
-	       void *arg);
+int http_start(struct http_server **out, const struct http_options *o);
 
 /* The port actually listened on. */
 int http_port(const struct http_server *h);
 
-/* Stop and free; a no-op on NULL. */
+/*
+ * Stop listening and free. Handlers already running finish and their
+ * responses are sent; requests still queued get 503. A no-op on NULL.
+ */
 void http_stop(struct http_server *h);
+
+/* A request header's value (name compared without case), or NULL. */
+const char *http_header(const struct http_request *req, const char *name);
 
 #endif

@@ -49,9 +49,18 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 struct outbox;
 
 /*
- * Start o->workers threads delivering adapter a's rows (each with its own
- * store handle on db). *out is owned by the caller: outbox_stop() it.
+ * A worker for adapter a's rows, each thread with its own store handle on
+ * db; not running until outbox_run() (outbox_wake() is already safe, so an
+ * adapter may be given the wake-up before its state exists). *out is owned
+ * by the caller: outbox_stop() it.
  */
+int outbox_new(struct outbox **out, const struct adapter *a, const char *db,
+	       const struct outbox_opts *o);
+
+/* Start the o->workers threads, delivering with the adapter's state self. */
+int outbox_run(struct outbox *w, void *self);
+
+/* outbox_new() and outbox_run() in one. */
 int outbox_start(struct outbox **out, const struct adapter *a, void *self, const char *db,
 		 const struct outbox_opts *o);
 

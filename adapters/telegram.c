@@ -15,11 +15,10 @@
 #include <strings.h>
 #include <time.h>
 
-/* adapter.h names the listener's route type in a prototype */
-struct http_route;
 #include "adapters/adapter.h"
 #include "bot/choices.h"
 #include "bot/i18n.h"
+#include "bot/log.h"
 #include "games/strbuf.h"
 #include "games/utf8.h"
 
@@ -611,7 +610,7 @@ struct admin_entry {
 };
 
 struct telegram {
-	const struct adapter_env *env;
+	struct adapter_env env;            /* a copy: what it points to outlives the adapter */
 	char api[CONFIG_VALUE_LEN];        /* base URL without a trailing slash */
 	char token[CONFIG_VALUE_LEN];      /* never logged: it is in every URL */
 	char secret[CONFIG_VALUE_LEN];
@@ -783,13 +782,14 @@ static void describe(const char *method, const struct tg_result *res, char *buf,
 static void tg_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void tg_log(const char *fmt, ...)
 {
+	struct strbuf sb = { 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("gamebot: telegram: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	gb_log("telegram: %s", sb_str(&sb));
+	sb_release(&sb);
 }
 
 /* Learn the bot's username with getMe, at most once a minute until it is known. */
@@ -1124,6 +1124,12 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 static void to_command(const struct tg_update *u, struct command *cmd)
 {
 	*cmd = u->cmd;
+	snprintf(cmd->reply, sizeof(cmd->reply), "%s", u->reply);
+	if (u->button || u->kind == TG_CHOSEN) {
+		/* the router refuses a press for another table or an earlier turn */
+		cmd->button_table = u->button_table;
+		cmd->button_turn = u->button_turn;
+	}
 }
 
 static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
@@ -1154,8 +1160,8 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 	if (rc && rc != GB_EDUP)
 		/* handled: the bot told the user, and a repeat would fail the same way */
 		tg_log("update %lld: %s", u->update_id, gb_strerror(rc));
-	if (!rc && t->env->wake)
-		t->env->wake(t->env->wake_arg);
+	if (!rc && t->env.wake)
+		t->env.wake(t->env.wake_arg);
 	return 200;
 }
 
@@ -1184,7 +1190,7 @@ static int receive(struct telegram *t, const char *body, size_t len)
 		tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
 		return 200;
 	}
-	b = adapter_bot(t->env);
+	b = adapter_bot(&t->env);
 	if (!b)
 		return 503;
 	switch (u.kind) {
@@ -1220,8 +1226,7 @@ static bool secret_ok(const char *want, const char *got)
 	return same && la == lb;
 }
 
-__attribute__((unused)) static void webhook(void *arg, const struct http_request *req,
-					    struct http_response *resp)
+static void webhook(void *arg, const struct http_request *req, struct http_response *resp)
 {
 	struct telegram *t = arg;
 
@@ -1283,7 +1288,7 @@ static void *poll_main(void *arg)
 		bool failed = false;
 
 		if (!b) {
-			b = adapter_bot(t->env);
+			b = adapter_bot(&t->env);
 			if (b && !store_meta_get(b->store, OFFSET_KEY, buf, sizeof(buf)))
 				offset = strtoll(buf, NULL, 10);
 			if (!b && pause_ms(t, 1000))
@@ -1375,7 +1380,7 @@ static int start(const struct adapter_env *env, void **self)
 		return GB_ENOMEM;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->wake, NULL);
-	t->env = env;
+	t->env = *env;
 	snprintf(t->api, sizeof(t->api), "%s", cfg->telegram_api);
 	n = strlen(t->api);
 	while (n && t->api[n - 1] == '/')
@@ -1419,6 +1424,16 @@ out:
 	return rc;
 }
 
+static int routes(void *self, struct http_route *out, int max)
+{
+	struct telegram *t = self;
+
+	if (!t->webhook || max < 1)
+		return 0;
+	out[0] = (struct http_route){ "POST", "/telegram", webhook, t };
+	return 1;
+}
+
 static void stop(void *self)
 {
 	struct telegram *t = self;
@@ -1440,7 +1455,7 @@ const struct adapter telegram_adapter = {
 	.name = "telegram",
 	.configured = configured,
 	.start = start,
-	.routes = NULL, /* POST /telegram once the listener takes route tables */
+	.routes = routes,
 	.deliver = deliver,
 	.stop = stop,
 };

@@ -19,9 +19,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "games/game.h"
 #include "store/store.h"
 
 #define CMD_ARGS_LEN 256
+#define CMD_REPLY_LEN 512
 
 struct command {
 	char platform[16];             /* "console", "telegram", "discord" */
@@ -34,6 +36,29 @@ struct command {
 	char update_id[STORE_ID_LEN];  /* platform delivery id for dedupe; "" = none */
 	int64_t now_ms;                /* when it arrived (epoch ms, or a virtual clock) */
 	bool internal;                 /* raised by the scheduler, not typed by anyone */
+	/*
+	 * The platform's handle for answering this command in place (a
+	 * Telegram callback_query_id, a Discord interaction); "" = none.
+	 * Every reply row of the command carries it as "reply", and a
+	 * command with a handle that produced no alert gets one "ack" row,
+	 * so the adapter answers the platform exactly once.
+	 */
+	char reply[CMD_REPLY_LEN];
+	/*
+	 * A button press: the table and turn the button was shown for (from
+	 * the platform's button data; 0 = typed). The router refuses a press
+	 * for another table than this chat's open one, or for an earlier
+	 * turn, with an alert and changes nothing.
+	 */
+	int64_t button_table;
+	int button_turn;
+	/*
+	 * Internal: a computer's move chosen before the transaction (outside
+	 * the store's write lock) for the table version in the timer's
+	 * arguments. Used only if the table is still at that version.
+	 */
+	bool has_choice;
+	struct gb_action choice;
 };
 
 /* Kinds of reply a handler produces. */
@@ -42,19 +67,38 @@ enum reply_kind {
 	REPLY_PUBLIC,     /* a short line in the chat */
 	REPLY_PRIVATE,    /* a view for one user only (a Call Break hand) */
 	REPLY_ALERT,      /* a short answer to one user (refusals, toasts) */
+	REPLY_ACK,        /* nothing to say: the command's reply handle is answered empty */
 };
+
+/*
+ * A reply as queued in the outbox (payload JSON). Every adapter renders it
+ * its own way:
+ *   {"kind": "table"|"public"|"private"|"alert"|"ack",
+ *    "user": platform user id (private, alert),
+ *    "text": the message, plain Unicode text (boards are monospace),
+ *    "buttons": [[{"label": "Roll", "cmd": "/roll"}, ...], ...] (optional),
+ *    "table": table id, "turn": moves logged when it was rendered (both
+ *             when the chat has a table; buttons are tagged with them),
+ *    "lang": "en"|"ne", "reply": the command's reply handle (optional)}
+ * Rows of kind "table" replace an earlier pending row of the same table:
+ * only the newest board is sent.
+ */
 
 struct bot_config {
 	const char *default_lang;      /* "en" or "ne" */
 	int64_t bot_delay_ms[3];       /* computer turn pacing for slow, normal, fast */
 	uint64_t seed;                 /* 0: tables get unpredictable seeds; else derived
 	                                  from this (reproducible transcripts and tests) */
+	int watch_max;                 /* computer-only tables open at once, all chats (0 = no limit) */
+	int watch_per_hour;            /* computer-only games a chat may start per hour (0 = no limit) */
 };
 
 struct bot {
 	struct store *store;
 	struct bot_config cfg;
 	uint64_t tables_opened;        /* tables opened by this process (seed derivation) */
+	int64_t lock_max_us;           /* longest write transaction this bot held (benchmarks) */
+	int64_t conflicts;             /* version conflicts met (tests, metrics) */
 };
 
 /* Fill cfg with defaults. */
@@ -85,6 +129,13 @@ int bot_handle(struct bot *b, const struct command *cmd);
 #define BOT_TIMER_NEXT 4
 #define BOT_TIMER_ALL 7
 int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask);
+
+/*
+ * Lower the calling thread's CPU priority (nice 10) for running timers:
+ * computer players think there, and a person's command should never wait
+ * for a core behind a long think. Linux applies nice per thread.
+ */
+void bot_thinker_priority(void);
 
 /* Current wall-clock time in epoch milliseconds. */
 int64_t bot_now_ms(void);

@@ -11,19 +11,22 @@
 #include <string.h>
 
 #include "games/error.h"
+#include "games/game.h"
 
 struct key {
 	const char *name;
 	size_t off;
 	size_t size;
 	const char *def;
-	const char *env;   /* environment name without GAMEBOT_, when not NAME in upper case */
-	int bare;          /* also read without the GAMEBOT_ prefix (the prefixed one wins) */
+	int max;            /* 0: text; else a whole number 0..max stored in an int */
+	const char *env;    /* environment name without GAMEBOT_, when not NAME in upper case */
+	int bare;           /* also read without the GAMEBOT_ prefix (the prefixed one wins) */
 };
 
-#define K(n, d) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, NULL, 0 }
+#define K(n, d) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, NULL, 0 }
+#define N(n, d, m) { #n, offsetof(struct config, n), sizeof(int), d, m, NULL, 0 }
 /* Telegram's keys, read with and without the prefix */
-#define KT(n, d, e) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, e, 1 }
+#define KT(n, d, e) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, e, 1 }
 static const struct key keys[] = {
 	K(db, "./var/gamebot.db"),
 	K(listen, "127.0.0.1:8080"),
@@ -38,20 +41,39 @@ static const struct key keys[] = {
 	K(discord_token, ""),
 	K(discord_api, "https://discord.com/api/v10"),
 	K(console_admins, ""),
+	N(http_max_connections, "10000", 1000000),
+	N(http_per_ip_limit, "0", 1000000),
+	N(http_timeout, "10", 3600),
+	N(http_workers, "4", 64),
+	N(outbox_workers, "2", 8),
+	N(processed_keep_days, "7", 3650),
+	N(watch_max, "20", 100000),
+	N(watch_per_hour, "6", 1000),
 };
 #undef K
+#undef N
 #undef KT
 
-static void set(struct config *c, const struct key *k, const char *v)
+/* Set key k from text v; GB_ECONFIG when a number is not one (in range). */
+static int set(struct config *c, const struct key *k, const char *v)
 {
-	snprintf((char *)c + k->off, k->size, "%s", v);
+	int n;
+
+	if (!k->max) {
+		snprintf((char *)c + k->off, k->size, "%s", v);
+		return GB_OK;
+	}
+	if (gb_parse_uint(v, k->max, &n))
+		return GB_ECONFIG;
+	memcpy((char *)c + k->off, &n, sizeof(n));
+	return GB_OK;
 }
 
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		set(c, &keys[i], keys[i].def);
+		(void)set(c, &keys[i], keys[i].def); /* the defaults are valid */
 }
 
 static const struct key *find(const char *name)
@@ -99,7 +121,11 @@ static int load_file(struct config *c, FILE *f, const char *path, char *err, siz
 			snprintf(err, errlen, "%s:%d: unknown key '%s'", path, lineno, key);
 			return GB_ECONFIG;
 		}
-		set(c, k, val);
+		if (set(c, k, val)) {
+			snprintf(err, errlen, "%s:%d: %s must be a whole number from 0 to %d", path, lineno,
+				 key, k->max);
+			return GB_ECONFIG;
+		}
 	}
 	return GB_OK;
 }
@@ -137,7 +163,7 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 			name[j] = (char)toupper((unsigned char)name[j]);
 		v = keys[i].bare ? getenv(name) : NULL;
 		if (v)
-			set(c, &keys[i], v);
+			set(c, &keys[i], v); /* text keys only: cannot fail */
 		snprintf(env, sizeof(env), "GAMEBOT_%s", name);
 		v = getenv(env);
 		if (!v && keys[i].env) {
@@ -147,8 +173,10 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 				env[j] = (char)toupper((unsigned char)env[j]);
 			v = getenv(env);
 		}
-		if (v)
-			set(c, &keys[i], v);
+		if (v && set(c, &keys[i], v)) {
+			snprintf(err, errlen, "%s must be a whole number from 0 to %d", env, keys[i].max);
+			return GB_ECONFIG;
+		}
 	}
 	if (strcmp(c->telegram_mode, "polling") && strcmp(c->telegram_mode, "webhook")) {
 		snprintf(err, errlen, "telegram_mode must be polling or webhook, not '%s'", c->telegram_mode);

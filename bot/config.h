@@ -29,6 +29,15 @@ struct config {
 	char discord_token[CONFIG_VALUE_LEN];
 	char discord_api[CONFIG_VALUE_LEN];        /* API base URL */
 	char console_admins[CONFIG_VALUE_LEN];     /* console: admin names, empty = everyone */
+	/* numbers (validated at load) */
+	int http_max_connections;                  /* listener connection limit: 10000 */
+	int http_per_ip_limit;                     /* connections per client address, 0 = off */
+	int http_timeout;                          /* seconds before an idle or slow client is dropped: 10 */
+	int http_workers;                          /* threads running webhook handlers: 4 */
+	int outbox_workers;                        /* delivery threads per platform: 2 */
+	int processed_keep_days;                   /* update ids kept against redelivery: 7 */
+	int watch_max;                             /* computer-only tables open at once, all chats: 20 */
+	int watch_per_hour;                        /* computer-only games one chat may start per hour: 6 */
 };
 
 /* Defaults only. */

@@ -18,6 +18,9 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_UNKNOWN_COMMAND)  /* %s: the command */ \
 	X(M_ARGS)             /* %s: usage line */ \
 	X(M_NO_TABLE)         \
+	X(M_STALE_BUTTON)     /* a button from an earlier turn or another table */ \
+	X(M_WATCH_LIMIT)      /* %s: how many computer games per hour this chat may start */ \
+	X(M_WATCH_FULL)       /* every computer-only table the service runs is busy */ \
 	X(M_TABLE_EXISTS)     /* %s: game */ \
 	X(M_ADMINS_ONLY)      \
 	X(M_PLAYERS_ONLY)     \

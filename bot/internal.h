@@ -15,6 +15,8 @@
 #include "games/strbuf.h"
 
 #define LOG_LINES 6
+/* The level that plays an idle person's turn (idle autoplay). */
+#define TIMER_IDLE_LEVEL GB_LEVEL_MEDIUM
 
 struct pending_timer {
 	char kind[16];

@@ -222,11 +222,47 @@ int cmd_stop(struct ctx *c)
 	return GB_OK;
 }
 
+/*
+ * Computer-only tables cost the service computer time and the chat
+ * messages: at most watch_max open at once over all chats, and at most
+ * watch_per_hour started by one chat in an hour. Returns true when refused.
+ */
+static bool watch_limited(struct ctx *c, int *rc)
+{
+	const struct bot_config *cfg = &c->b->cfg;
+	int n = 0;
+	char num[24];
+
+	*rc = GB_OK;
+	if (cfg->watch_max > 0) {
+		*rc = store_tables_count(c->b->store, 0, 0, 1, 1, &n);
+		if (*rc)
+			return true;
+		if (n >= cfg->watch_max) {
+			reply_alert(c, M_WATCH_FULL);
+			return true;
+		}
+	}
+	if (cfg->watch_per_hour > 0) {
+		*rc = store_tables_count(c->b->store, c->chat.id, c->cmd->now_ms - 3600 * 1000, 0, 1, &n);
+		if (*rc)
+			return true;
+		if (n >= cfg->watch_per_hour) {
+			reply_alert(c, M_WATCH_LIMIT, ctx_num(c, n, num));
+			return true;
+		}
+	}
+	return false;
+}
+
 int cmd_watch(struct ctx *c)
 {
 	const struct gb_game *g;
-	int rc = open_named_table(c, &g), n;
+	int rc, n;
 
+	if (watch_limited(c, &rc))
+		return rc;
+	rc = open_named_table(c, &g);
 	if (rc || !g)
 		return rc;
 	n = g->max_players;

@@ -7,6 +7,9 @@
 const char *const msg_en[M_COUNT] = {
 	[M_UNKNOWN_COMMAND] = "I don't know /%s. Try /help for the list of commands.",
 	[M_ARGS] = "Usage: %s",
+	[M_STALE_BUTTON] = "That button is from an earlier turn; use the buttons of the latest table message.",
+	[M_WATCH_LIMIT] = "This chat has watched %s computer games in the last hour; try again later.",
+	[M_WATCH_FULL] = "All the computer-only tables are busy right now; try again in a few minutes.",
 	[M_NO_TABLE] = "There is no game here yet. Start one with /new snakes, /new ludo, /new baghchal or /new callbreak.",
 	[M_TABLE_EXISTS] = "A game of %s is already open here. Finish it or /stop it first.",
 	[M_ADMINS_ONLY] = "Only chat admins can change that.",

@@ -314,7 +314,7 @@ int cmd_timer(struct ctx *c)
 	if (!c->has_table || c->table.id != table || c->table.version != version ||
 	    c->table.status != STORE_PLAYING || !c->st) {
 		/* the table moved on since the timer was set: it is stale */
-		return store_timer_clear(c->b->store, table, kind);
+		return store_timer_drop(c->b->store, table, kind, version);
 	}
 	turn = c->game->turn(c->st);
 	if (strcmp(kind, "next") == 0) {
@@ -340,14 +340,19 @@ int cmd_timer(struct ctx *c)
 			return store_timer_set(c->b->store, &t);
 		}
 		reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name)));
-		level = GB_LEVEL_MEDIUM;
+		level = TIMER_IDLE_LEVEL;
 	} else if (level < 0) {
 		return store_timer_clear(c->b->store, table, kind);
 	}
-	rc = gb_ai_choose(c->game, c->st, level, gb_seed_derive(c->table.seed, (uint64_t)c->seq + 1), 0,
-			  &act);
-	if (rc)
-		return store_timer_clear(c->b->store, table, kind);
+	if (c->cmd->has_choice) {
+		/* chosen before the transaction for this very version (bot_run_timers) */
+		act = c->cmd->choice;
+	} else {
+		rc = gb_ai_choose(c->game, c->st, level,
+				  gb_seed_derive(c->table.seed, (uint64_t)c->seq + 1), 0, &act);
+		if (rc)
+			return store_timer_clear(c->b->store, table, kind);
+	}
 	act.die = 0;
 	return play_for_seat(c, turn, &act, true);
 }

@@ -7,12 +7,22 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "games/ai/ai.h"
 #include "games/game.h"
 #include "games/utf8.h"
 #include "internal.h"
+#include "log.h"
+
+/* Tries of a command that meets version conflicts before "busy, try again". */
+#define CONFLICT_TRIES 4
+/* A timer that keeps failing is retried this often (with a doubling delay) and then dropped. */
+#define TIMER_TRIES 5
+#define TIMER_BACKOFF_MS 200
 
 /*
  * The command table. Fields:
@@ -76,6 +86,13 @@ void bot_config_init(struct bot_config *cfg)
 	cfg->bot_delay_ms[0] = 2500;
 	cfg->bot_delay_ms[1] = 1200;
 	cfg->bot_delay_ms[2] = 300;
+}
+
+void bot_thinker_priority(void)
+{
+	/* best effort: a service without the right keeps its priority */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) != 0)
+		return;
 }
 
 int64_t bot_now_ms(void)
@@ -429,8 +446,11 @@ static int save_table(struct ctx *c)
 		if (!c->table.state)
 			return GB_ENOMEM;
 	}
-	if (c->table_new)
+	if (c->table_new) {
+		c->table.watch = c->watch;
+		c->table.created_ms = c->cmd->now_ms;
 		rc = store_table_insert(c->b->store, &c->table);
+	}
 	else
 		rc = store_table_update(c->b->store, &c->table);
 	return rc;
@@ -494,19 +514,36 @@ static int commit(struct ctx *c)
 	}
 	if (c->show_table && c->has_table)
 		table_message(c);
-	json_array_foreach(c->replies, i, r) {
-		char *text;
+	if (c->cmd->reply[0]) {
+		/* the platform waits for exactly one answer to a handle: an alert, else an ack */
+		bool answered = false;
 
-		if (c->has_table)
+		json_array_foreach(c->replies, i, r)
+			answered |= strcmp(json_string_value(json_object_get(r, "kind")), "alert") == 0;
+		if (!answered)
+			reply_push(c, "ack", c->cmd->user, "");
+	}
+	json_array_foreach(c->replies, i, r) {
+		char *text, key[32] = "";
+		bool table = strcmp(json_string_value(json_object_get(r, "kind")), "table") == 0;
+
+		if (c->has_table) {
 			json_object_set_new(r, "table", json_integer(c->table.id));
+			json_object_set_new(r, "turn", json_integer(c->seq));
+		}
 		json_object_set_new(r, "lang", json_string(lang_code(c->lang)));
+		if (c->cmd->reply[0])
+			json_object_set_new(r, "reply", json_string(c->cmd->reply));
 		text = json_dumps(r, JSON_COMPACT);
 		if (!text) {
 			rc = GB_ENOMEM;
 			goto out;
 		}
-		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0,
-				   NULL, text, c->cmd->now_ms);
+		/* a newer board replaces one not yet sent: only the newest goes out */
+		if (table && c->has_table)
+			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
+		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0, key,
+				   text, c->cmd->now_ms);
 		free(text);
 		if (rc)
 			goto out;
@@ -580,6 +617,12 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		if (rc)
 			return rc;
 	}
+	if (cmd->button_table &&
+	    (!c->has_table || c->table.id != cmd->button_table || c->seq != cmd->button_turn)) {
+		/* a button of an earlier turn, of another table, or forged: change nothing */
+		reply_alert(c, M_STALE_BUTTON);
+		return GB_OK;
+	}
 	if ((bc->flags & (NEEDS_TABLE | NEEDS_GAME)) && !c->has_table) {
 		reply_alert(c, M_NO_TABLE);
 		return GB_OK;
@@ -599,6 +642,44 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		return GB_OK;
 	}
 	return bc->handler(c);
+}
+
+/* Monotonic microseconds (how long the write lock is held). */
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Queue one alert (key, in the chat's language) for cmd's user in its own transaction. */
+static void queue_alert(struct bot *b, const struct command *cmd, int key)
+{
+	struct store_chat chat = { 0 };
+	int lang = LANG_EN;
+	json_t *r = json_object();
+	char *text = NULL;
+
+	if (!r || store_begin(b->store))
+		goto out;
+	if (!store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &chat))
+		lang = lang_parse(chat.lang) < 0 ? LANG_EN : lang_parse(chat.lang);
+	json_object_set_new(r, "kind", json_string("alert"));
+	json_object_set_new(r, "user", json_text(cmd->user));
+	json_object_set_new(r, "text", json_string(tr(lang, key)));
+	json_object_set_new(r, "lang", json_string(lang_code(lang)));
+	if (cmd->reply[0])
+		json_object_set_new(r, "reply", json_text(cmd->reply));
+	text = json_dumps(r, JSON_COMPACT);
+	if (text && !store_out_add(b->store, cmd->platform, cmd->chat, 0, "", text, cmd->now_ms))
+		store_commit(b->store);
+	else
+		store_rollback(b->store);
+out:
+	free(text);
+	json_decref(r);
+	store_chat_release(&chat);
 }
 
 int bot_handle(struct bot *b, const struct command *in)
@@ -621,10 +702,13 @@ int bot_handle(struct bot *b, const struct command *in)
 	utf8_clean(clean.args, sizeof(clean.args));
 	bc = lookup(cmd->verb);
 
-	for (int attempt = 0; attempt < 4; attempt++) {
+	for (int attempt = 0; attempt < CONFLICT_TRIES; attempt++) {
+		int64_t t0;
+
 		rc = store_begin(b->store);
 		if (rc)
 			break;
+		t0 = mono_us();
 		rc = run_once(b, cmd, bc, &c);
 		if (!rc)
 			rc = commit(&c);
@@ -632,36 +716,83 @@ int bot_handle(struct bot *b, const struct command *in)
 			rc = store_commit(b->store);
 		if (rc)
 			store_rollback(b->store);
+		t0 = mono_us() - t0;
+		if (t0 > b->lock_max_us)
+			b->lock_max_us = t0;
 		ctx_release(&c);
 		if (rc != GB_ECONFLICT)
 			break;
+		b->conflicts++;
 	}
-	if (rc && rc != GB_EDUP && rc != GB_ECONFLICT) {
-		/* Tell the user without touching any table: nothing was changed. */
-		if (!store_begin(b->store)) {
-			struct store_chat chat = { 0 };
-			int lang = LANG_EN;
-			json_t *r = json_object();
-			char *text;
-
-			if (!store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &chat))
-				lang = lang_parse(chat.lang) < 0 ? LANG_EN : lang_parse(chat.lang);
-			json_object_set_new(r, "kind", json_string("alert"));
-			json_object_set_new(r, "user", json_string(cmd->user));
-			json_object_set_new(r, "text", json_string(tr(lang, M_INTERNAL)));
-			json_object_set_new(r, "lang", json_string(lang_code(lang)));
-			text = json_dumps(r, JSON_COMPACT);
-			if (text && !store_out_add(b->store, cmd->platform, cmd->chat, 0, NULL, text,
-						  cmd->now_ms))
-				store_commit(b->store);
-			else
-				store_rollback(b->store);
-			free(text);
-			json_decref(r);
-			store_chat_release(&chat);
-		}
-	}
+	/*
+	 * Tell a person what happened without touching any table: nothing was
+	 * changed. The scheduler's own commands have nobody to tell (a failing
+	 * timer is retried and logged by bot_run_timers()).
+	 */
+	if (rc && rc != GB_EDUP && !cmd->internal)
+		queue_alert(b, cmd, rc == GB_ECONFLICT ? M_BUSY : M_INTERNAL);
 	return rc;
+}
+
+/*
+ * Choose the computer's move for timer tm before the transaction, so that
+ * thinking (up to a second for a hard Bagh Chal move) never holds the
+ * store's write lock. The choice is for the table at tm's version: the
+ * command carries it, and cmd_timer() uses it only when the table is
+ * still at that version (otherwise the timer is stale and does nothing).
+ * The reads here take no lock; anything that fails leaves cmd without a
+ * choice and cmd_timer() decides as before.
+ */
+static void prechoose(struct bot *b, const struct store_timer *tm, struct command *cmd)
+{
+	struct ctx c;
+	int turn, level;
+
+	memset(&c, 0, sizeof(c));
+	c.b = b;
+	c.cmd = cmd;
+	c.my_seat = -1;
+	if (strcmp(tm->kind, "bot") && strcmp(tm->kind, "idle"))
+		goto out;
+	if (store_table_get(b->store, tm->table, &c.table) || c.table.version != tm->version ||
+	    c.table.status != STORE_PLAYING)
+		goto out;
+	if (load_table_state(&c) || !c.st || load_seats(&c))
+		goto out;
+	turn = c.game->turn(c.st);
+	if (turn < 0 || turn >= c.nseats)
+		goto out;
+	level = c.seats[turn].level;
+	if (strcmp(tm->kind, "idle") == 0) {
+		if (level >= 0)
+			goto out;
+		level = TIMER_IDLE_LEVEL;
+	} else if (level < 0) {
+		goto out;
+	}
+	if (gb_ai_choose(c.game, c.st, level, gb_seed_derive(c.table.seed, (uint64_t)c.seq + 1), 0,
+			 &cmd->choice))
+		goto out;
+	cmd->choice.die = 0;
+	cmd->has_choice = true;
+out:
+	ctx_release(&c);
+}
+
+/* A timer whose command failed: try again later, and give up after TIMER_TRIES. */
+static void timer_failed(struct bot *b, const struct store_timer *tm, const struct command *cmd,
+			 int64_t now_ms, int err)
+{
+	int attempts = 0;
+	int64_t delay = (int64_t)TIMER_BACKOFF_MS << (tm->attempts < 10 ? tm->attempts : 10);
+
+	if (store_timer_retry(b->store, tm->table, tm->kind, now_ms + delay, &attempts))
+		return; /* the store itself is failing: the timer stays due and is tried again */
+	if (attempts < TIMER_TRIES)
+		return;
+	store_timer_clear(b->store, tm->table, tm->kind);
+	gb_log("timer %s of table %lld in chat %s:%s given up after %d tries: %s", tm->kind,
+	       (long long)tm->table, cmd->platform, cmd->chat, attempts, gb_strerror(err));
 }
 
 int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
@@ -696,9 +827,12 @@ int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
 			snprintf(cmd.args, sizeof(cmd.args), "%s %lld %lld", due[i].kind,
 				 (long long)due[i].table, (long long)due[i].version);
 			cmd.now_ms = now_ms > due[i].due_ms ? now_ms : due[i].due_ms;
+			prechoose(b, &due[i], &cmd);
 			rc = bot_handle(b, &cmd);
 			if (!rc)
 				fired++;
+			else if (rc != GB_EDUP)
+				timer_failed(b, &due[i], &cmd, now_ms, rc);
 		}
 		store_table_release(&t);
 		store_chat_release(&chat);

@@ -232,6 +232,7 @@ enum stmt {
 	ST_TIMER_SET,
 	ST_TIMER_RETRY,
 	ST_TIMER_CLEAR,
+	ST_TIMER_DROP,
 	ST_TIMER_CLEAR_ALL,
 	ST_TIMER_DUE,
 	ST_TIMER_NEXT,
@@ -348,6 +349,7 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
 		" WHERE table_id = ?1 AND kind = ?2 RETURNING attempts",
 	[ST_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2",
+	[ST_TIMER_DROP] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
 	[ST_TIMER_CLEAR_ALL] = "DELETE FROM timers WHERE table_id = ?1",
 	[ST_TIMER_DUE] = "SELECT " TIMER_COLS " FROM timers WHERE due_ms <= ?1"
 		" ORDER BY due_ms, table_id, kind LIMIT ?2",
@@ -1928,6 +1930,29 @@ int store_timer_clear(struct store *s, int64_t table, const char *kind)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc && kind)
 		rc = bound(bind_text(st, 2, kind));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_timer_drop(struct store *s, int64_t table, const char *kind, int64_t version)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !kind || !id_ok(kind, CAP(store_timer, kind))) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TIMER_DROP, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = bound(bind_text(st, 2, kind));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 3, version));
 	if (!rc)
 		rc = step_done(st);
 out:

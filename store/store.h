@@ -311,6 +311,13 @@ int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t 
 /* Remove the timer kind of table (kind NULL: all of the table's timers). */
 int store_timer_clear(struct store *s, int64_t table, const char *kind);
 
+/*
+ * Remove the timer kind of table only if it was set for version: a timer
+ * found stale must not take with it the fresh one that replaced it (two
+ * schedulers may fire the same due row).
+ */
+int store_timer_drop(struct store *s, int64_t table, const char *kind, int64_t version);
+
 /* Up to max timers due by now_ms, earliest first. */
 int store_timer_due(struct store *s, int64_t now_ms, struct store_timer *out, int max, int *n);
 

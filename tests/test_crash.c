@@ -241,10 +241,57 @@ static void test_crash_ludo_late(void **state)
 	crash_and_resume("ludo", 250);
 }
 
+/*
+ * Snakes and Ladders between people: the game moves only when someone
+ * rolls, so the kill lands mid-game by construction (asserted), after a
+ * known number of accepted moves; then the game is played to its end on the
+ * restarted service.
+ */
 static void test_crash_snakes(void **state)
 {
+	char dir[] = "/tmp/gamebot-crash-XXXXXX", db[128], cmd[200];
+	struct table_row before, after;
+	int fd, status;
+	pid_t pid;
+
 	(void)state;
-	crash_and_resume("snakes", 40);
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/crash.db", dir);
+	pid = start_console(db, &fd);
+	say(fd, "alice: /new snakes\nbob: /join\nalice: /start\n");
+	for (int i = 0; i < 10; i++)
+		say(fd, i % 2 ? "bob: /roll\n" : "alice: /roll\n");
+	/* a six gives the die back, so some of bob's rolls are refused: at least five land */
+	for (int i = 0; i < 4000 && moves_now(db) < 5; i++)
+		sleep_ms(5);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fd);
+	read_table(db, &before);
+	/* the kill landed in the middle of the game, after the accepted rolls */
+	assert_int_equal(before.status, 1);
+	assert_true(before.moves >= 5 && before.moves <= 10);
+	assert_int_equal(before.maxseq, before.moves);
+	check_replay(db, &before);
+	pid = start_console(db, &fd);
+	for (int i = 0; i < 1000; i++)
+		say(fd, i % 2 ? "bob: /roll\n" : "alice: /roll\n");
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	read_table(db, &after);
+	assert_int_equal(after.id, before.id);
+	assert_int_equal(after.status, 2);
+	assert_true(after.moves > before.moves);
+	assert_int_equal(after.moves, after.maxseq);
+	check_replay(db, &after);
+	free(before.rules);
+	free(before.state);
+	free(after.rules);
+	free(after.state);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_crash_repeated(void **state)

@@ -12,6 +12,8 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -138,9 +140,11 @@ static void test_open_creates_folder_and_schema(void **state)
 
 	assert_int_equal(sqlite3_open(deep, &db), SQLITE_OK);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-				 " ('chats', 'tables', 'seats', 'moves', 'processed', 'outbox', 'timers', 'stats')"), 8);
+				 " ('chats', 'tables', 'seats', 'moves', 'processed', 'outbox', 'timers', 'stats',"
+				 " 'meta')"), 9);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN"
-				 " ('outbox_due', 'timers_due', 'tables_open')"), 3);
+				 " ('outbox_due', 'outbox_chat', 'timers_due', 'tables_open', 'tables_created',"
+				 " 'processed_at')"), 6);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), store_schema_version(s));
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -267,6 +271,197 @@ static void test_two_handles_open_new_file(void **state)
 	assert_int_equal(store_schema_version(a), store_schema_version(b));
 	store_free(a);
 	store_free(b);
+}
+
+/*
+ * Schema 1 exactly as gamebot shipped it (migration 1 of store/sqlite.c),
+ * kept here so a file of that version can be made, and so an edit of the
+ * shipped migration shows up as a schema that differs from a migrated one.
+ */
+static const char schema_v1[] =
+	"CREATE TABLE chats ("
+	"  id INTEGER PRIMARY KEY,"
+	"  platform TEXT NOT NULL,"
+	"  chat TEXT NOT NULL,"
+	"  lang TEXT NOT NULL DEFAULT 'en',"
+	"  settings TEXT NOT NULL DEFAULT '{}',"
+	"  UNIQUE (platform, chat)"
+	");"
+	"CREATE TABLE tables ("
+	"  id INTEGER PRIMARY KEY,"
+	"  chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,"
+	"  game TEXT NOT NULL,"
+	"  status INTEGER NOT NULL DEFAULT 0 CHECK (status IN (0, 1, 2)),"
+	"  version INTEGER NOT NULL DEFAULT 1,"
+	"  seed INTEGER NOT NULL DEFAULT 0,"
+	"  creator TEXT NOT NULL DEFAULT '',"
+	"  message TEXT NOT NULL DEFAULT '',"
+	"  turn_started_ms INTEGER NOT NULL DEFAULT 0,"
+	"  rules TEXT NOT NULL DEFAULT '{}',"
+	"  state TEXT"
+	");"
+	"CREATE INDEX tables_chat ON tables(chat_id);"
+	"CREATE UNIQUE INDEX tables_open ON tables(chat_id) WHERE status < 2;"
+	"CREATE TABLE seats ("
+	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
+	"  seat INTEGER NOT NULL CHECK (seat >= 0),"
+	"  user_id TEXT NOT NULL DEFAULT '',"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  level INTEGER NOT NULL DEFAULT -1,"
+	"  PRIMARY KEY (table_id, seat)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE moves ("
+	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL CHECK (seq > 0),"
+	"  actor TEXT NOT NULL,"
+	"  action TEXT NOT NULL,"
+	"  events TEXT NOT NULL DEFAULT '[]',"
+	"  PRIMARY KEY (table_id, seq)"
+	") WITHOUT ROWID;"
+	"CREATE TRIGGER moves_append_only BEFORE UPDATE ON moves"
+	"  BEGIN SELECT RAISE(ABORT, 'the move log is append only'); END;"
+	"CREATE TABLE processed ("
+	"  platform TEXT NOT NULL,"
+	"  update_id TEXT NOT NULL,"
+	"  at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)),"
+	"  PRIMARY KEY (platform, update_id)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  platform TEXT NOT NULL,"
+	"  chat TEXT NOT NULL,"
+	"  payload TEXT NOT NULL,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  due_ms INTEGER NOT NULL"
+	");"
+	"CREATE INDEX outbox_due ON outbox(platform, due_ms, id);"
+	"CREATE TABLE timers ("
+	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"
+	"  due_ms INTEGER NOT NULL,"
+	"  version INTEGER NOT NULL,"
+	"  PRIMARY KEY (table_id, kind)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX timers_due ON timers(due_ms, table_id, kind);"
+	"CREATE TABLE stats ("
+	"  chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,"
+	"  user_id TEXT NOT NULL,"
+	"  game TEXT NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  games INTEGER NOT NULL DEFAULT 0,"
+	"  wins INTEGER NOT NULL DEFAULT 0,"
+	"  points INTEGER NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (chat_id, user_id, game)"
+	") WITHOUT ROWID;"
+	"PRAGMA user_version = 1;";
+
+/* Every object of the schema of the file at path, as one text (name and SQL, by name). */
+static void schema_text(const char *path, char *buf, size_t cap)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, coalesce(sql, '')"
+					    " FROM sqlite_master ORDER BY type, name", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int w = snprintf(buf + len, cap - len, "%s %s %s %s\n", sqlite3_column_text(st, 0),
+				 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
+				 sqlite3_column_text(st, 3));
+
+		assert_true(w > 0 && (size_t)w < cap - len);
+		len += (size_t)w;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/*
+ * A file written by schema 1, with a row in every table, opened by this
+ * gamebot: migrated to the current version, data intact and usable by the
+ * new calls, and the same schema as a new file.
+ */
+static void test_migrate_from_version_1(void **state)
+{
+	struct fixture *f = *state;
+	char path[192];
+	static char fresh[16384];
+	static char migrated[16384];
+	struct store *s = NULL;
+	struct store_chat c;
+	struct store_table t;
+	struct store_seat seat[2];
+	struct store_stat st[2];
+	struct store_timer tm;
+	struct store_out o[2];
+	int attempts = -1;
+	int n = -1;
+
+	snprintf(path, sizeof path, "%s/v1.db", f->dir);
+	assert_int_equal(raw_exec(path, schema_v1), SQLITE_OK);
+	assert_int_equal(raw_exec(path,
+		"INSERT INTO chats (id, platform, chat, lang, settings) VALUES (7, 'telegram', '-100', 'ne', '{\"idle\":30}');"
+		"INSERT INTO tables (id, chat_id, game, status, version, seed, creator, message, turn_started_ms, rules, state)"
+		" VALUES (3, 7, 'ludo', 1, 5, 99, 'u1', 'm-9', 1234, '{\"r\":1}', '{\"s\":1}');"
+		"INSERT INTO seats VALUES (3, 0, 'u1', 'Asha', -1);"
+		"INSERT INTO moves VALUES (3, 1, 'u1', 'roll', '[]');"
+		"INSERT INTO processed (platform, update_id) VALUES ('telegram', '555');"
+		"INSERT INTO outbox (platform, chat, payload, attempts, due_ms) VALUES ('telegram', '-100', '{\"o\":1}', 2, 50);"
+		"INSERT INTO timers VALUES (3, 'idle', 9000, 5);"
+		"INSERT INTO stats VALUES (7, 'u1', 'ludo', 'Asha', 4, 3, 0);"), SQLITE_OK);
+
+	assert_int_equal(store_open(&s, path), GB_OK);
+	assert_int_equal(store_schema_version(s), 2);
+	assert_int_equal(store_chat_get(s, "telegram", "-100", "en", &c), GB_OK);
+	assert_int_equal(c.id, 7);
+	assert_string_equal(c.lang, "ne");
+	assert_string_equal(c.settings, "{\"idle\":30}");
+	store_chat_release(&c);
+	assert_int_equal(store_table_get(s, 3, &t), GB_OK);
+	assert_int_equal(t.version, 5);
+	assert_string_equal(t.message, "m-9");
+	assert_int_equal(t.turn_started_ms, 1234);
+	assert_string_equal(t.state, "{\"s\":1}");
+	assert_int_equal(t.watch, 0);
+	assert_int_equal(t.created_ms, 0);
+	store_table_release(&t);
+	assert_int_equal(store_seats_get(s, 3, seat, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(seat[0].name, "Asha");
+	assert_int_equal(store_move_count(s, 3, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_mark_processed(s, "telegram", "555"), GB_EDUP);
+	assert_int_equal(store_stats_get(s, 7, "ludo", st, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(st[0].wins, 3);
+	assert_int_equal(store_timer_next(s, &tm), GB_OK);
+	assert_int_equal(tm.version, 5);
+	assert_int_equal(tm.attempts, 0);
+	assert_int_equal(store_timer_retry(s, 3, "idle", 9500, &attempts), GB_OK);
+	assert_int_equal(attempts, 1);
+	/* the old queued message is pending and claimable, with no table or key */
+	assert_int_equal(store_out_claim(s, "telegram", 50, 100, o, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].payload, "{\"o\":1}");
+	assert_int_equal(o[0].attempts, 2);
+	assert_int_equal(o[0].table, 0);
+	assert_string_equal(o[0].key, "");
+	assert_int_equal(o[0].lease_until_ms, 150);
+	store_out_release(&o[0]);
+	assert_int_equal(store_tables_count(s, 7, 0, 1, 0, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_meta_set(s, "k", "v"), GB_OK);
+	store_free(s);
+
+	/* reopening migrates nothing more; the schema is a new file's */
+	assert_int_equal(store_open(&s, path), GB_OK);
+	assert_int_equal(store_schema_version(s), 2);
+	store_free(s);
+	schema_text(f->path, fresh, sizeof fresh);
+	schema_text(path, migrated, sizeof migrated);
+	assert_string_equal(migrated, fresh);
 }
 
 /* ---- chats ---- */
@@ -458,6 +653,131 @@ static void test_table_update_compare_and_swap(void **state)
 	store_free(s2);
 }
 
+/* The message id is the adapter's: no version bump, and a game update keeps it. */
+static void test_table_set_message(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = make_table(f->s, "msg", NULL);
+	struct store_table t;
+	struct store_table g;
+	char huge[STORE_ID_LEN + 1];
+
+	assert_int_equal(store_table_get(f->s, id, &t), GB_OK); /* a command holds version 1 */
+	assert_int_equal(store_table_set_message(f->s, id, "m-77"), GB_OK);
+	assert_int_equal(store_table_get(f->s, id, &g), GB_OK);
+	assert_string_equal(g.message, "m-77");
+	assert_int_equal(g.version, 1);
+	store_table_release(&g);
+
+	/* the command's update still applies and does not undo the message */
+	t.status = STORE_PLAYING;
+	snprintf(t.message, sizeof t.message, "stale");
+	assert_int_equal(store_table_update(f->s, &t), GB_OK);
+	assert_int_equal(t.version, 2);
+	assert_int_equal(store_table_get(f->s, id, &g), GB_OK);
+	assert_string_equal(g.message, "m-77");
+	assert_int_equal(g.status, STORE_PLAYING);
+	store_table_release(&g);
+
+	/* replaced and cleared the same way */
+	assert_int_equal(store_table_set_message(f->s, id, "m-78"), GB_OK);
+	assert_int_equal(store_table_set_message(f->s, id, "m-78"), GB_OK); /* same value: still found */
+	assert_int_equal(store_table_set_message(f->s, id, ""), GB_OK);
+	assert_int_equal(store_table_get(f->s, id, &g), GB_OK);
+	assert_string_equal(g.message, "");
+	assert_int_equal(g.version, 2);
+	store_table_release(&g);
+
+	assert_int_equal(store_table_set_message(f->s, id + 100, "m-1"), GB_ENOTFOUND);
+	memset(huge, 'm', sizeof huge - 1);
+	huge[sizeof huge - 1] = '\0';
+	assert_int_equal(store_table_set_message(f->s, id, huge), GB_EARGS);
+	assert_int_equal(store_table_set_message(f->s, id, NULL), GB_EARGS);
+	store_table_release(&t);
+}
+
+/* Insert a table of game ludo in chat; returns its id. */
+static int64_t insert_table(struct store *s, int64_t chat, int status, int watch, int64_t created_ms)
+{
+	struct store_table t;
+
+	memset(&t, 0, sizeof t);
+	t.chat = chat;
+	snprintf(t.game, sizeof t.game, "ludo");
+	t.status = status;
+	t.watch = watch;
+	t.created_ms = created_ms;
+	assert_int_equal(store_table_insert(s, &t), GB_OK);
+	return t.id;
+}
+
+static void test_table_watch_created_and_count(void **state)
+{
+	struct fixture *f = *state;
+	struct store_chat a;
+	struct store_chat b;
+	struct store_chat empty;
+	struct store_table t;
+	int64_t id;
+	int n = -1;
+
+	assert_int_equal(store_chat_get(f->s, "telegram", "a", "en", &a), GB_OK);
+	assert_int_equal(store_chat_get(f->s, "telegram", "b", "en", &b), GB_OK);
+	assert_int_equal(store_chat_get(f->s, "telegram", "empty", "en", &empty), GB_OK);
+	/* a: an old watch game over, a newer person game open; b: a watch game open */
+	id = insert_table(f->s, a.id, STORE_OVER, 1, 1000);
+	insert_table(f->s, a.id, STORE_PLAYING, 0, 2000);
+	insert_table(f->s, b.id, STORE_LOBBY, 7, 3000); /* any non-zero watch is 1 */
+
+	assert_int_equal(store_table_get(f->s, id, &t), GB_OK);
+	assert_int_equal(t.watch, 1);
+	assert_int_equal(t.created_ms, 1000);
+	/* an update changes neither */
+	t.watch = 0;
+	t.created_ms = 5;
+	assert_int_equal(store_table_update(f->s, &t), GB_OK);
+	store_table_release(&t);
+	assert_int_equal(store_table_get(f->s, id, &t), GB_OK);
+	assert_int_equal(t.watch, 1);
+	assert_int_equal(t.created_ms, 1000);
+	store_table_release(&t);
+	assert_int_equal(store_table_open_get(f->s, b.id, &t), GB_OK);
+	assert_int_equal(t.watch, 1);
+	assert_int_equal(t.created_ms, 3000);
+	store_table_release(&t);
+
+	assert_int_equal(store_tables_count(f->s, 0, 0, 0, 0, &n), GB_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(store_tables_count(f->s, a.id, 0, 0, 0, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_tables_count(f->s, 0, 2000, 0, 0, &n), GB_OK); /* at or after */
+	assert_int_equal(n, 2);
+	assert_int_equal(store_tables_count(f->s, 0, 2001, 0, 0, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_tables_count(f->s, 0, 0, 1, 0, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_tables_count(f->s, 0, 0, 0, 1, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_tables_count(f->s, 0, 0, 1, 1, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_tables_count(f->s, a.id, 0, 1, 1, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_tables_count(f->s, a.id, 0, 0, 1, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_tables_count(f->s, a.id, 1500, 1, 0, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_tables_count(f->s, b.id, 3001, 0, 0, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_tables_count(f->s, empty.id, 0, 0, 0, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_tables_count(f->s, a.id + 1000, 0, 0, 0, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_tables_count(f->s, 0, 0, 0, 0, NULL), GB_EARGS);
+	store_chat_release(&a);
+	store_chat_release(&b);
+	store_chat_release(&empty);
+}
+
 /* ---- seats and moves ---- */
 
 static void test_seats(void **state)
@@ -637,6 +957,43 @@ static void test_dedupe(void **state)
 	/* rolled back: the mark (and the move) are gone */
 	assert_int_equal(store_mark_processed(f->s, "telegram", "1002"), GB_OK);
 	assert_int_equal(store_mark_processed(f->s, "telegram", "1002"), GB_EDUP);
+}
+
+/* Old processed ids go, recent ones stay; a forgotten id can be marked again. */
+static void test_processed_prune(void **state)
+{
+	struct fixture *f = *state;
+	int64_t now_s = (int64_t)time(NULL);
+	char sql[256];
+	int n = -1;
+
+	assert_int_equal(store_mark_processed(f->s, "telegram", "old-1"), GB_OK);
+	assert_int_equal(store_mark_processed(f->s, "discord", "old-2"), GB_OK);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "edge"), GB_OK);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "new"), GB_OK);
+	snprintf(sql, sizeof sql, "UPDATE processed SET at = %lld WHERE update_id LIKE 'old-%%';"
+		 "UPDATE processed SET at = %lld WHERE update_id = 'edge';",
+		 (long long)(now_s - 7200), (long long)(now_s - 3600));
+	assert_int_equal(raw_exec(f->path, sql), SQLITE_OK);
+
+	assert_int_equal(store_processed_prune(f->s, (now_s - 3600) * 1000, &n), GB_OK);
+	assert_int_equal(n, 2); /* both platforms */
+	/* "edge" was stamped in the second now_s - 3600: gone only once that second ended */
+	assert_int_equal(store_processed_prune(f->s, (now_s - 3600) * 1000 + 999, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_processed_prune(f->s, (now_s - 3599) * 1000, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "old-1"), GB_OK);
+	assert_int_equal(store_mark_processed(f->s, "discord", "old-2"), GB_OK);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "edge"), GB_OK);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "new"), GB_EDUP);
+	/* nothing is older than the epoch */
+	assert_int_equal(store_processed_prune(f->s, 0, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_processed_prune(f->s, -1500, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_processed_prune(f->s, (now_s + 10) * 1000, &n), GB_OK);
+	assert_int_equal(n, 4);
 }
 
 static void test_transaction_rollback_and_commit(void **state)
@@ -953,6 +1310,108 @@ static void test_outbox_chat_order(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Two workers draining one queue, each on its own handle. */
+#define RACE_CHATS 20
+#define RACE_PER_CHAT 8
+
+struct race {
+	const char *path;
+	pthread_mutex_t lock;
+	int next[RACE_CHATS];      /* per chat: the sequence number expected next */
+	int delivered;
+	int errors;                /* a store call failed */
+	int disorder;              /* a row twice, or out of its chat's order */
+};
+
+static void *race_worker(void *arg)
+{
+	struct race *r = arg;
+	struct store *s = NULL;
+	struct store_out o[4];
+	int idle = 0;
+
+	if (store_open(&s, r->path) != GB_OK) {
+		pthread_mutex_lock(&r->lock);
+		r->errors++;
+		pthread_mutex_unlock(&r->lock);
+		return NULL;
+	}
+	while (idle < 50) {
+		int n = 0;
+
+		/* one fixed "now" and a long lease: nothing is claimed twice unless the store errs */
+		if (store_out_claim(s, "telegram", 1000, 3600000, o, 4, &n) != GB_OK) {
+			pthread_mutex_lock(&r->lock);
+			r->errors++;
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		idle = n ? 0 : idle + 1;
+		if (n) {
+			/* sending takes a while, without the database: the other worker claims meanwhile */
+			struct timespec send = { .tv_nsec = 200000 };
+
+			nanosleep(&send, NULL);
+		}
+		for (int i = 0; i < n; i++) {
+			char *end = NULL;
+			long chat = strtol(o[i].chat + 1, &end, 10); /* "c<n>" */
+			int64_t seq = o[i].due_ms;                   /* queued due at its number */
+
+			pthread_mutex_lock(&r->lock);
+			if (o[i].chat[0] != 'c' || *end != '\0' || chat < 0 || chat >= RACE_CHATS ||
+			    r->next[chat] != seq)
+				r->disorder++;
+			else
+				r->next[chat]++;
+			r->delivered++;
+			pthread_mutex_unlock(&r->lock);
+			if (store_out_done(s, o[i].id) != GB_OK) {
+				pthread_mutex_lock(&r->lock);
+				r->errors++;
+				pthread_mutex_unlock(&r->lock);
+			}
+			store_out_release(&o[i]);
+		}
+		if (!n)
+			sched_yield();
+	}
+	store_free(s);
+	return NULL;
+}
+
+static void test_outbox_two_workers(void **state)
+{
+	struct fixture *f = *state;
+	struct race r = { .path = f->path };
+	pthread_t th[2];
+	int pending = -1;
+
+	pthread_mutex_init(&r.lock, NULL);
+	assert_int_equal(store_begin(f->s), GB_OK);
+	for (int k = 0; k < RACE_PER_CHAT; k++) {
+		for (int c = 0; c < RACE_CHATS; c++) {
+			char chat[16];
+			char payload[48];
+
+			snprintf(chat, sizeof chat, "c%d", c);
+			snprintf(payload, sizeof payload, "{\"c\":%d,\"s\":%d}", c, k);
+			assert_int_equal(store_out_add(f->s, "telegram", chat, 0, NULL, payload, k), GB_OK);
+		}
+	}
+	assert_int_equal(store_commit(f->s), GB_OK);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, race_worker, &r), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	pthread_mutex_destroy(&r.lock);
+	assert_int_equal(r.errors, 0);
+	assert_int_equal(r.disorder, 0);
+	assert_int_equal(r.delivered, RACE_CHATS * RACE_PER_CHAT);
+	assert_int_equal(store_out_count(f->s, "telegram", &pending, NULL, NULL), GB_OK);
+	assert_int_equal(pending, 0);
+}
+
 /* Replaceable rows: only the newest of a key goes out, a claimed one stays. */
 static void test_outbox_coalescing(void **state)
 {
@@ -1236,6 +1695,52 @@ static void test_timers(void **state)
 	assert_int_equal(store_timer_set(f->s, &t), GB_ENOTFOUND);
 }
 
+static void test_timer_retry(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = make_table(f->s, "tr", NULL);
+	struct store_timer t = { .table = id, .kind = "bot", .due_ms = 500, .version = 3, .attempts = 9 };
+	struct store_timer got;
+	struct store_timer due[4];
+	int attempts = -1;
+	int n = -1;
+
+	assert_int_equal(store_timer_set(f->s, &t), GB_OK);
+	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
+	assert_int_equal(got.attempts, 0); /* t.attempts is not stored */
+
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 800, &attempts), GB_OK);
+	assert_int_equal(attempts, 1);
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 900, &attempts), GB_OK);
+	assert_int_equal(attempts, 2);
+	assert_int_equal(store_timer_due(f->s, 899, due, 4, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_timer_due(f->s, 900, due, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(due[0].attempts, 2);
+	assert_int_equal(due[0].version, 3); /* still the table version it was set for */
+
+	/* set again (the table moved on): attempts start over */
+	t.due_ms = 1000;
+	t.version = 4;
+	assert_int_equal(store_timer_set(f->s, &t), GB_OK);
+	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
+	assert_int_equal(got.attempts, 0);
+	assert_int_equal(got.due_ms, 1000);
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 1100, &attempts), GB_OK);
+	assert_int_equal(attempts, 1);
+
+	assert_int_equal(store_timer_retry(f->s, id, "idle", 1100, &attempts), GB_ENOTFOUND);
+	assert_int_equal(attempts, 0);
+	assert_int_equal(store_timer_retry(f->s, id + 1, "bot", 1100, &attempts), GB_ENOTFOUND);
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 1100, NULL), GB_EARGS);
+	assert_int_equal(store_timer_retry(f->s, id, "", 1100, &attempts), GB_EARGS);
+	/* the failed calls changed nothing */
+	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
+	assert_int_equal(got.attempts, 1);
+	assert_int_equal(got.due_ms, 1100);
+}
+
 /*
  * Random timer operations against a naive array of (table, kind, due)
  * compared after every step: due lists and the next timer must agree.
@@ -1389,6 +1894,152 @@ static void test_stats(void **state)
 	assert_int_equal(store_stat_add(f->s, chat + 100, "a", "A", "ludo", 1, 0), GB_ENOTFOUND);
 }
 
+/* ---- chat move ---- */
+
+static void test_chat_move(void **state)
+{
+	struct fixture *f = *state;
+	struct store_chat c;
+	struct store_chat g;
+	struct store_table t;
+	struct store_stat st[2];
+	struct store_out o[4];
+	sqlite3 *db = NULL;
+	int64_t chat;
+	int64_t table = make_table(f->s, "-100", &chat);
+	int64_t aside_id;
+	int n = -1;
+
+	/* the group: settings, a table, stats, a pending row and one set aside */
+	assert_int_equal(store_chat_get_by_id(f->s, chat, &c), GB_OK);
+	snprintf(c.lang, sizeof c.lang, "ne");
+	free(c.settings);
+	c.settings = strdup("{\"idle\":20}");
+	assert_int_equal(store_chat_save(f->s, &c), GB_OK);
+	store_chat_release(&c);
+	assert_int_equal(store_stat_add(f->s, chat, "u1", "Asha", "ludo", 1, 0), GB_OK);
+	aside_id = queue(f->s, "-100", NULL, "{\"old\":1}", 0);
+	assert_int_equal(store_out_set_aside(f->s, aside_id, "gone"), GB_OK);
+	queue(f->s, "-100", NULL, "{\"old\":2}", 0);
+	/* the same id on another platform is another chat, and stays */
+	assert_int_equal(store_chat_get(f->s, "discord", "-100", "en", &c), GB_OK);
+	store_chat_release(&c);
+
+	/* the new id already seen (a message sent there first): empty, so replaced */
+	assert_int_equal(store_chat_get(f->s, "telegram", "-200", "en", &c), GB_OK);
+	assert_int_not_equal(c.id, chat);
+	store_chat_release(&c);
+	assert_int_equal(store_chat_move(f->s, "telegram", "-100", "-200"), GB_OK);
+
+	assert_int_equal(store_chat_get(f->s, "telegram", "-200", "en", &g), GB_OK);
+	assert_int_equal(g.id, chat);
+	assert_string_equal(g.lang, "ne");
+	assert_string_equal(g.settings, "{\"idle\":20}");
+	store_chat_release(&g);
+	assert_int_equal(store_table_open_get(f->s, chat, &t), GB_OK);
+	assert_int_equal(t.id, table);
+	store_table_release(&t);
+	assert_int_equal(store_stats_get(f->s, chat, NULL, st, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_out_claim(f->s, "telegram", 0, 10, o, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].chat, "-200");
+	assert_string_equal(o[0].payload, "{\"old\":2}");
+	store_out_release(&o[0]);
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM chats WHERE platform = 'telegram'"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM chats WHERE platform = 'discord' AND chat = '-100'"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM outbox WHERE chat = '-100' AND aside_why = 'gone'"), 1);
+	sqlite3_close(db);
+	/* the old id is free: a message there makes a new chat */
+	assert_int_equal(store_chat_get(f->s, "telegram", "-100", "en", &c), GB_OK);
+	assert_int_not_equal(c.id, chat);
+	store_chat_release(&c);
+
+	/* a new id that is a chat with something to lose: refused, nothing changes */
+	assert_int_equal(store_chat_get(f->s, "telegram", "-300", "en", &c), GB_OK);
+	free(c.settings);
+	c.settings = strdup("{\"lang_lock\":1}");
+	assert_int_equal(store_chat_save(f->s, &c), GB_OK);
+	store_chat_release(&c);
+	make_table(f->s, "-400", NULL);
+	assert_int_equal(store_chat_get(f->s, "telegram", "-500", "en", &c), GB_OK);
+	assert_int_equal(store_stat_add(f->s, c.id, "u2", "Bina", "ludo", 0, 0), GB_OK);
+	store_chat_release(&c);
+	assert_int_equal(store_chat_move(f->s, "telegram", "-200", "-300"), GB_EEXISTS);
+	assert_int_equal(store_chat_move(f->s, "telegram", "-200", "-400"), GB_EEXISTS);
+	assert_int_equal(store_chat_move(f->s, "telegram", "-200", "-500"), GB_EEXISTS);
+	assert_int_equal(store_chat_get(f->s, "telegram", "-200", "en", &g), GB_OK);
+	assert_int_equal(g.id, chat);
+	store_chat_release(&g);
+
+	/* an unknown old id: not found, and an empty new id is not dropped for it */
+	assert_int_equal(store_chat_get(f->s, "telegram", "-600", "en", &c), GB_OK);
+	assert_int_equal(store_chat_move(f->s, "telegram", "nope", "-600"), GB_ENOTFOUND);
+	assert_int_equal(store_chat_get(f->s, "telegram", "-600", "ne", &g), GB_OK);
+	assert_int_equal(g.id, c.id);
+	store_chat_release(&g);
+	store_chat_release(&c);
+	assert_int_equal(store_chat_move(f->s, "discord", "nope", "-700"), GB_ENOTFOUND);
+
+	/* inside a transaction, rolled back with it */
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_chat_move(f->s, "telegram", "-200", "-800"), GB_OK);
+	store_rollback(f->s);
+	assert_int_equal(store_chat_get(f->s, "telegram", "-200", "en", &g), GB_OK);
+	assert_int_equal(g.id, chat);
+	store_chat_release(&g);
+
+	assert_int_equal(store_chat_move(f->s, "telegram", "-200", "-200"), GB_EARGS);
+	assert_int_equal(store_chat_move(f->s, "telegram", "", "-200"), GB_EARGS);
+	assert_int_equal(store_chat_move(f->s, "telegram", "-200", NULL), GB_EARGS);
+}
+
+/* ---- meta ---- */
+
+static void test_meta(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s2 = NULL;
+	char buf[16];
+	char huge[STORE_ID_LEN + 1];
+
+	memset(buf, 'x', sizeof buf);
+	assert_int_equal(store_meta_get(f->s, "telegram.offset", buf, sizeof buf), GB_ENOTFOUND);
+	assert_string_equal(buf, "");
+	assert_int_equal(store_meta_set(f->s, "telegram.offset", "812345"), GB_OK);
+	assert_int_equal(store_meta_get(f->s, "telegram.offset", buf, sizeof buf), GB_OK);
+	assert_string_equal(buf, "812345");
+	assert_int_equal(store_meta_set(f->s, "telegram.offset", "812346"), GB_OK);
+	assert_int_equal(store_meta_set(f->s, "discord.session", ""), GB_OK);
+
+	/* durable and shared: another handle reads the latest */
+	assert_int_equal(store_open(&s2, f->path), GB_OK);
+	assert_int_equal(store_meta_get(s2, "telegram.offset", buf, sizeof buf), GB_OK);
+	assert_string_equal(buf, "812346");
+	assert_int_equal(store_meta_get(s2, "discord.session", buf, sizeof buf), GB_OK);
+	assert_string_equal(buf, "");
+	store_free(s2);
+
+	/* never cut: a value that does not fit is refused */
+	assert_int_equal(store_meta_set(f->s, "long", "0123456789abcdef"), GB_OK);
+	assert_int_equal(store_meta_get(f->s, "long", buf, sizeof buf), GB_EARGS);
+	assert_string_equal(buf, "");
+	assert_int_equal(store_meta_set(f->s, "long", "0123456789abcde"), GB_OK);
+	assert_int_equal(store_meta_get(f->s, "long", buf, sizeof buf), GB_OK);
+	assert_string_equal(buf, "0123456789abcde");
+
+	memset(huge, 'k', sizeof huge - 1);
+	huge[sizeof huge - 1] = '\0';
+	assert_int_equal(store_meta_set(f->s, huge, "v"), GB_EARGS);
+	assert_int_equal(store_meta_set(f->s, "", "v"), GB_EARGS);
+	assert_int_equal(store_meta_set(f->s, "k", NULL), GB_EARGS);
+	assert_int_equal(store_meta_set(NULL, "k", "v"), GB_EARGS);
+	assert_int_equal(store_meta_get(f->s, "k", NULL, 4), GB_EARGS);
+	assert_int_equal(store_meta_get(f->s, "k", buf, 0), GB_EARGS);
+	assert_int_equal(store_meta_get(NULL, "k", buf, sizeof buf), GB_EARGS);
+}
+
 /* ---- bad input ---- */
 
 static void test_null_and_empty_arguments(void **state)
@@ -1422,6 +2073,8 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_mark_processed(s, "telegram", NULL), GB_EARGS);
 	assert_int_equal(store_mark_processed(s, "", "1"), GB_EARGS);
 	assert_int_equal(store_mark_processed(s, "telegram", ""), GB_EARGS);
+	assert_int_equal(store_processed_prune(NULL, 0, &n), GB_EARGS);
+	assert_int_equal(store_processed_prune(s, 0, NULL), GB_EARGS);
 
 	assert_int_equal(store_chat_get(NULL, "telegram", "1", "en", &c), GB_EARGS);
 	assert_int_equal(store_chat_get(s, NULL, "1", "en", &c), GB_EARGS);
@@ -1434,6 +2087,9 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_chat_save(NULL, &c), GB_EARGS);
 	assert_int_equal(store_chat_save(s, NULL), GB_EARGS);
 	assert_int_equal(store_chat_save(s, &c), GB_EARGS); /* empty lang */
+	assert_int_equal(store_chat_move(NULL, "telegram", "1", "2"), GB_EARGS);
+	assert_int_equal(store_chat_move(s, NULL, "1", "2"), GB_EARGS);
+	assert_int_equal(store_chat_move(s, "telegram", NULL, "2"), GB_EARGS);
 	store_chat_release(NULL);
 
 	assert_int_equal(store_table_get(NULL, 1, &t), GB_EARGS);
@@ -1453,6 +2109,8 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_table_update(s, &t), GB_EARGS);
 	assert_int_equal(store_table_update(NULL, &t), GB_EARGS);
 	assert_int_equal(store_table_update(s, NULL), GB_EARGS);
+	assert_int_equal(store_table_set_message(NULL, 1, "m"), GB_EARGS);
+	assert_int_equal(store_tables_count(NULL, 0, 0, 0, 0, &n), GB_EARGS);
 	store_table_release(NULL);
 
 	assert_int_equal(store_seats_get(NULL, 1, &seat, 1, &n), GB_EARGS);
@@ -1482,8 +2140,19 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_out_due(s, "telegram", 0, NULL, 1, &n), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, &o, 1, NULL), GB_EARGS);
 	assert_int_equal(store_out_due(s, "telegram", 0, &o, -1, &n), GB_EARGS);
+	assert_int_equal(store_out_claim(NULL, "telegram", 0, 10, &o, 1, &n), GB_EARGS);
+	assert_int_equal(store_out_claim(s, NULL, 0, 10, &o, 1, &n), GB_EARGS);
+	assert_int_equal(store_out_claim(s, "", 0, 10, &o, 1, &n), GB_EARGS);
+	assert_int_equal(store_out_claim(s, "telegram", 0, 10, NULL, 1, &n), GB_EARGS);
+	assert_int_equal(store_out_claim(s, "telegram", 0, 10, &o, 1, NULL), GB_EARGS);
+	assert_int_equal(store_out_claim(s, "telegram", 0, 10, &o, -1, &n), GB_EARGS);
 	assert_int_equal(store_out_done(NULL, 1), GB_EARGS);
 	assert_int_equal(store_out_retry(NULL, 1, 0, 1), GB_EARGS);
+	assert_int_equal(store_out_set_aside(NULL, 1, "x"), GB_EARGS);
+	assert_int_equal(store_out_delay(NULL, "telegram", NULL, 0), GB_EARGS);
+	assert_int_equal(store_out_count(NULL, NULL, &n, NULL, NULL), GB_EARGS);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_out_count(s, "", NULL, NULL, NULL), GB_EARGS);
 	store_out_release(NULL);
 
 	assert_int_equal(store_timer_set(NULL, &tm), GB_EARGS);
@@ -1497,6 +2166,8 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_timer_due(s, 0, &tm, 1, NULL), GB_EARGS);
 	assert_int_equal(store_timer_next(NULL, &tm), GB_EARGS);
 	assert_int_equal(store_timer_next(s, NULL), GB_EARGS);
+	assert_int_equal(store_timer_retry(NULL, 1, "bot", 0, &n), GB_EARGS);
+	assert_int_equal(store_timer_retry(s, 1, NULL, 0, &n), GB_EARGS);
 
 	assert_int_equal(store_stat_add(NULL, 1, "u", "U", "ludo", 1, 0), GB_EARGS);
 	assert_int_equal(store_stat_add(s, 1, NULL, "U", "ludo", 1, 0), GB_EARGS);
@@ -1766,25 +2437,33 @@ int main(void)
 		T(test_empty_sqlite_file_migrated),
 		T(test_open_while_other_writes),
 		T(test_two_handles_open_new_file),
+		T(test_migrate_from_version_1),
 		T(test_chat_get_creates_then_finds),
 		T(test_table_insert_get),
 		T(test_table_update_compare_and_swap),
+		T(test_table_set_message),
+		T(test_table_watch_created_and_count),
 		T(test_seats),
 		T(test_moves),
 		T(test_dedupe),
+		T(test_processed_prune),
 		T(test_transaction_rollback_and_commit),
 		T(test_transaction_isolation),
 		T(test_partial_write_undone),
 		T(test_outbox),
 		T(test_outbox_lease_expiry_after_crash),
 		T(test_outbox_chat_order),
+		T(test_outbox_two_workers),
 		T(test_outbox_coalescing),
 		T(test_outbox_attempts),
 		T(test_outbox_set_aside),
 		T(test_outbox_delay),
 		T(test_timers),
+		T(test_timer_retry),
 		T(test_timers_random),
 		T(test_stats),
+		T(test_chat_move),
+		T(test_meta),
 		T(test_null_and_empty_arguments),
 		T(test_long_strings),
 		T(test_name_cut_inside_character),

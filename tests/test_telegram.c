@@ -17,7 +17,6 @@
 
 #include <cmocka.h>
 
-struct http_route;
 #include "adapters/adapter.h"
 #include "adapters/telegram.h"
 #include "bot/choices.h"
@@ -29,22 +28,6 @@ struct http_route;
 #include "tests/fake_telegram.h"
 
 #define TOKEN "123456:TEST-token_xyz"
-
-/* ---- until the service's adapter.c is in: one bot per process ---- */
-static struct bot stub_bot;
-struct bot *adapter_bot(const struct adapter_env *env)
-{
-	if (!stub_bot.store && store_open(&stub_bot.store, env->db))
-		return NULL;
-	stub_bot.cfg = env->bot;
-	return &stub_bot;
-}
-
-void adapter_bot_release(void)
-{
-	store_free(stub_bot.store);
-	stub_bot.store = NULL;
-}
 
 /* ---- a plain client for the fake ---- */
 

@@ -1,5 +1,7 @@
 /*
- * main.c - the single gamebot binary: one subcommand per job.
+ * main.c - the single gamebot binary: one subcommand per job. It sits
+ * above every layer (the composition root): bot/ and store/ never include
+ * adapters/, only this file and the adapters wire them together.
  *
  *   gamebot serve               the service: HTTP listener, scheduler, and
  *                               the console chat when no platform token is set
@@ -7,7 +9,6 @@
  *   gamebot script GAME [...]   the rules core driven line by line (JSON out)
  *   gamebot arena GAME --seats LEVEL,...   computer players measured
  */
-#include <signal.h>
 #include <sodium.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,20 +18,12 @@
 #include <unistd.h>
 
 #include "adapters/console.h"
-#include "adapters/http.h"
-#include "arena.h"
-#include "bot.h"
-#include "config.h"
-#include "i18n.h"
-#include "script.h"
-
-static volatile sig_atomic_t stopping;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
+#include "adapters/serve.h"
+#include "bot/arena.h"
+#include "bot/bot.h"
+#include "bot/config.h"
+#include "bot/i18n.h"
+#include "bot/script.h"
 
 static void usage(FILE *f)
 {
@@ -62,8 +55,7 @@ static int open_bot(struct bot *b, const struct config *cfg)
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	bot_config_init(&b->cfg);
-	b->cfg.default_lang = cfg->lang;
+	serve_bot_config(cfg, &b->cfg);
 	rc = store_open(&b->store, cfg->db);
 	if (rc)
 		fprintf(stderr, "gamebot: cannot open database '%s': %s\n", cfg->db, gb_strerror(rc));
@@ -104,41 +96,6 @@ static int cmd_console(int argc, char **argv, struct config *cfg)
 	return rc;
 }
 
-static int cmd_serve(struct config *cfg)
-{
-	struct http_server *h = NULL;
-	struct bot b;
-	int rc;
-
-	if (open_bot(&b, cfg))
-		return 1;
-	rc = http_start(&h, cfg->listen, cfg->db, &b.cfg);
-	if (rc)
-		fprintf(stderr, "gamebot: HTTP listener on %s not started: %s\n", cfg->listen, gb_strerror(rc));
-	else
-		fprintf(stderr, "gamebot: listening on %s (GET /healthz)\n", cfg->listen);
-	if (!config_has_platform(cfg)) {
-		struct console_opts o = { .chat = "console", .interactive = isatty(0),
-					  .admins = cfg->console_admins[0] ? cfg->console_admins : NULL };
-
-		fprintf(stderr, "gamebot: no platform token configured: opening the console chat\n");
-		rc = console_run(&b, &o, stdin, stdout);
-	} else {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		while (!stopping) {
-			struct timespec ts = { 0, 50 * 1000000L };
-
-			bot_run_timers(&b, bot_now_ms(), BOT_TIMER_ALL);
-			nanosleep(&ts, NULL);
-		}
-		rc = 0;
-	}
-	http_stop(h);
-	store_free(b.store);
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	struct config cfg;
@@ -171,5 +128,5 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "console") == 0)
 		return cmd_console(argc - 1, argv + 1, &cfg);
-	return cmd_serve(&cfg);
+	return serve_main(&cfg);
 }

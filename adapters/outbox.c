@@ -1,0 +1,252 @@
+/*
+ * outbox.c - see outbox.h. The policy (what a delivery outcome does to its
+ * row) is outbox_run_once(); the threads around it only decide when to
+ * run it: at once when woken after a commit, else every poll_ms.
+ */
+#include "outbox.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bot/log.h"
+
+#define MAX_WORKERS 8
+#define MAX_BATCH 64
+
+void outbox_opts_init(struct outbox_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->lease_ms = 30000;
+	o->max_attempts = 8;
+	o->backoff_ms = 500;
+	o->backoff_max_ms = 60000;
+	o->poll_ms = 50;
+	o->batch = 32;
+	o->workers = 2;
+}
+
+/* The delay before the retry that follows `attempts` failed tries. */
+static int64_t backoff(const struct outbox_opts *o, int attempts)
+{
+	int64_t d = o->backoff_ms;
+
+	for (int i = 0; i < attempts && d < o->backoff_max_ms; i++)
+		d *= 2;
+	return d < o->backoff_max_ms ? d : o->backoff_max_ms;
+}
+
+static int give_up(struct store *s, const struct adapter *a, const struct store_out *row,
+		   const char *why)
+{
+	gb_log("delivery to %s chat %s given up (row %lld, table %lld, %d attempts): %s", a->name,
+	       row->chat, (long long)row->id, (long long)row->table, row->attempts + 1, why);
+	return store_out_set_aside(s, row->id, why);
+}
+
+/* Apply one delivery's outcome to its row. */
+static int settle(struct store *s, const struct adapter *a, const struct outbox_opts *o,
+		  const struct store_out *row, const struct delivery *d, int64_t now_ms)
+{
+	int rc = GB_OK;
+
+	switch (d->result) {
+	case DELIVERY_OK:
+		rc = store_out_done(s, row->id);
+		break;
+	case DELIVERY_RETRY:
+		if (row->attempts + 1 >= o->max_attempts) {
+			rc = give_up(s, a, row, d->why[0] ? d->why : "too many failed attempts");
+			break;
+		}
+		gb_log("delivery to %s chat %s failed (row %lld, attempt %d), retrying: %s", a->name,
+		       row->chat, (long long)row->id, row->attempts + 1, d->why);
+		rc = store_out_retry(s, row->id, now_ms + backoff(o, row->attempts), 1);
+		break;
+	case DELIVERY_WAIT: {
+		int64_t until = now_ms + (d->retry_ms > 0 ? d->retry_ms : o->backoff_ms);
+
+		/* the platform's wait, not a failure: no attempt is counted */
+		rc = store_out_retry(s, row->id, until, 0);
+		if (!rc)
+			rc = store_out_delay(s, a->name, d->global ? NULL : row->chat, until);
+		break;
+	}
+	case DELIVERY_GIVE_UP:
+	default:
+		rc = give_up(s, a, row, d->why[0] ? d->why : "refused by the platform");
+		break;
+	}
+	return rc;
+}
+
+int outbox_run_once(struct store *s, const struct adapter *a, void *self,
+		    const struct outbox_opts *o, int64_t now_ms)
+{
+	struct store_out rows[MAX_BATCH];
+	int64_t held_until = 0;
+	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
+
+	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
+	if (rc)
+		return -rc;
+	for (int i = 0; i < n; i++) {
+		struct delivery d;
+
+		memset(&d, 0, sizeof(d));
+		if (held_until) {
+			/* the platform asked everyone to wait: the rest of the batch waits too */
+			d.result = DELIVERY_WAIT;
+			d.retry_ms = held_until - now_ms;
+		} else {
+			a->deliver(self, s, &rows[i], &d);
+			if (d.result == DELIVERY_WAIT && d.global)
+				held_until = now_ms + (d.retry_ms > 0 ? d.retry_ms : o->backoff_ms);
+		}
+		rc = settle(s, a, o, &rows[i], &d, now_ms);
+		if (rc)
+			/* the lease runs out and the row is claimed again: delivered at least once */
+			gb_log("outbox row %lld of %s chat %s: cannot record the delivery: %s",
+			       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
+	}
+	for (int i = 0; i < n; i++)
+		store_out_release(&rows[i]);
+	return n;
+}
+
+struct outbox {
+	const struct adapter *a;
+	void *self;
+	char *db;
+	struct outbox_opts o;
+	pthread_t threads[MAX_WORKERS];
+	int nthreads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	unsigned wakes;                 /* bumped by outbox_wake() */
+};
+
+static void *worker(void *arg)
+{
+	struct outbox *w = arg;
+	struct store *s = NULL;
+	unsigned seen = 0;
+	int rc = store_open(&s, w->db);
+
+	if (rc) {
+		gb_log("%s outbox worker cannot open the store: %s", w->a->name, gb_strerror(rc));
+		return NULL;
+	}
+	for (;;) {
+		struct timespec until;
+		int n;
+		int64_t wait_ms = w->o.poll_ms;
+
+		pthread_mutex_lock(&w->lock);
+		if (w->stop) {
+			pthread_mutex_unlock(&w->lock);
+			break;
+		}
+		seen = w->wakes;
+		pthread_mutex_unlock(&w->lock);
+		n = outbox_run_once(s, w->a, w->self, &w->o, bot_now_ms());
+		if (n > 0)
+			continue;
+		if (n < 0)
+			wait_ms = 1000; /* the store is failing: do not spin */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += wait_ms / 1000;
+		until.tv_nsec += (wait_ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&w->lock);
+		while (!w->stop && w->wakes == seen &&
+		       pthread_cond_timedwait(&w->cond, &w->lock, &until) == 0)
+			;
+		pthread_mutex_unlock(&w->lock);
+	}
+	store_free(s);
+	return NULL;
+}
+
+int outbox_new(struct outbox **out, const struct adapter *a, const char *db,
+	       const struct outbox_opts *o)
+{
+	struct outbox *w;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return GB_ENOMEM;
+	w->a = a;
+	w->o = *o;
+	w->db = strdup(db);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (!w->db) {
+		outbox_stop(w);
+		return GB_ENOMEM;
+	}
+	*out = w;
+	return GB_OK;
+}
+
+int outbox_run(struct outbox *w, void *self)
+{
+	int n = w->o.workers > 0 ? w->o.workers : 1;
+
+	w->self = self;
+	for (int i = w->nthreads; i < n && i < MAX_WORKERS; i++) {
+		if (pthread_create(&w->threads[i], NULL, worker, w))
+			return GB_EIO;
+		w->nthreads++;
+	}
+	return GB_OK;
+}
+
+int outbox_start(struct outbox **out, const struct adapter *a, void *self, const char *db,
+		 const struct outbox_opts *o)
+{
+	struct outbox *w = NULL;
+	int rc = outbox_new(&w, a, db, o);
+
+	if (!rc)
+		rc = outbox_run(w, self);
+	if (rc) {
+		outbox_stop(w);
+		w = NULL;
+	}
+	*out = w;
+	return rc;
+}
+
+void outbox_wake(struct outbox *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->wakes++;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void outbox_stop(struct outbox *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	for (int i = 0; i < w->nthreads; i++)
+		pthread_join(w->threads[i], NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w->db);
+	free(w);
+}

@@ -1,0 +1,349 @@
+/*
+ * test_outbox.c - the delivery contract every adapter relies on, driven
+ * through outbox_run_once() with a scripted adapter on a real SQLite file:
+ * backoff and the attempt cap, a chat's order kept behind a failing first
+ * row, a platform's wait delaying one chat (or, when global, all), rows set
+ * aside, leases of a crashed worker expiring, table edits coalesced, and
+ * the worker threads delivering everything in order.
+ */
+#include <jansson.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "adapters/outbox.h"
+
+#define MAX_CALLS 512
+
+/* A platform whose answers the test scripts: results[k] for the k-th call, then `then`. */
+struct script {
+	pthread_mutex_t lock;
+	enum delivery_result results[16];
+	int64_t wait_ms[16];
+	bool global[16];
+	int nresults;
+	enum delivery_result then;
+	char calls[MAX_CALLS][64];       /* payloads seen, in order */
+	int ncalls;
+};
+
+static void scripted_deliver(void *self, struct store *s, const struct store_out *row,
+			     struct delivery *d)
+{
+	struct script *sc = self;
+	int k;
+
+	(void)s;
+	pthread_mutex_lock(&sc->lock);
+	k = sc->ncalls;
+	if (sc->ncalls < MAX_CALLS)
+		snprintf(sc->calls[sc->ncalls++], sizeof(sc->calls[0]), "%s", row->payload);
+	if (k < sc->nresults) {
+		d->result = sc->results[k];
+		d->retry_ms = sc->wait_ms[k];
+		d->global = sc->global[k];
+	} else {
+		d->result = sc->then;
+	}
+	snprintf(d->why, sizeof(d->why), "scripted");
+	pthread_mutex_unlock(&sc->lock);
+}
+
+static bool always(const struct config *cfg)
+{
+	(void)cfg;
+	return true;
+}
+
+static const struct adapter fake = {
+	.name = "fake",
+	.configured = always,
+	.deliver = scripted_deliver,
+};
+
+struct fixture {
+	char dir[64];
+	char db[128];
+	struct store *s;
+	struct script sc;
+	struct outbox_opts o;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-outbox-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/out.db", f->dir);
+	if (store_open(&f->s, f->db))
+		return -1;
+	pthread_mutex_init(&f->sc.lock, NULL);
+	f->sc.then = DELIVERY_OK;
+	outbox_opts_init(&f->o);
+	f->o.backoff_ms = 100;
+	f->o.max_attempts = 4;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[200];
+
+	store_free(f->s);
+	pthread_mutex_destroy(&f->sc.lock);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	free(f);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void add(struct fixture *f, const char *chat, const char *payload, int64_t due)
+{
+	assert_int_equal(store_out_add(f->s, "fake", chat, 0, "", payload, due), GB_OK);
+}
+
+static void script(struct fixture *f, enum delivery_result r, int64_t wait_ms, bool global)
+{
+	f->sc.results[f->sc.nresults] = r;
+	f->sc.wait_ms[f->sc.nresults] = wait_ms;
+	f->sc.global[f->sc.nresults] = global;
+	f->sc.nresults++;
+}
+
+static int run(struct fixture *f, int64_t now)
+{
+	return outbox_run_once(f->s, &fake, &f->sc, &f->o, now);
+}
+
+static void pending(struct fixture *f, int want_pending, int want_aside)
+{
+	int p = -1, a = -1;
+	int64_t oldest = 0;
+
+	assert_int_equal(store_out_count(f->s, "fake", &p, &a, &oldest), GB_OK);
+	assert_int_equal(p, want_pending);
+	assert_int_equal(a, want_aside);
+}
+
+static void test_backoff_then_set_aside(void **state)
+{
+	struct fixture *f = *state;
+	int64_t now = 1000;
+
+	f->sc.then = DELIVERY_RETRY;
+	add(f, "a", "m1", now);
+	for (int attempt = 0; attempt < f->o.max_attempts; attempt++) {
+		assert_int_equal(run(f, now), 1);
+		/* not again at the same moment: the row waits out its backoff */
+		assert_int_equal(run(f, now), 0);
+		/* the backoff doubles: still waiting just before it ends */
+		assert_int_equal(run(f, now + (f->o.backoff_ms << attempt) - 1), 0);
+		now += f->o.backoff_ms << attempt;
+	}
+	assert_int_equal(f->sc.ncalls, f->o.max_attempts);
+	pending(f, 0, 1);
+	assert_int_equal(run(f, now + 1000000), 0);
+}
+
+static void test_chat_order_behind_a_failing_row(void **state)
+{
+	struct fixture *f = *state;
+
+	add(f, "a", "a1", 1000);
+	add(f, "a", "a2", 1000);
+	add(f, "b", "b1", 1000);
+	script(f, DELIVERY_RETRY, 0, false); /* a1 fails once */
+	assert_int_equal(run(f, 1000), 2);   /* a1 (failed) and b1: one per chat */
+	assert_string_equal(f->sc.calls[0], "a1");
+	assert_string_equal(f->sc.calls[1], "b1");
+	/* a2 waits behind a1 */
+	assert_int_equal(run(f, 1050), 0);
+	assert_int_equal(run(f, 1100), 1);
+	assert_string_equal(f->sc.calls[2], "a1");
+	assert_int_equal(run(f, 1100), 1);
+	assert_string_equal(f->sc.calls[3], "a2");
+	pending(f, 0, 0);
+}
+
+static void test_wait_delays_one_chat_only(void **state)
+{
+	struct fixture *f = *state;
+
+	add(f, "a", "a1", 1000);
+	add(f, "a", "a2", 1000);
+	add(f, "b", "b1", 1000);
+	add(f, "b", "b2", 1000);
+	script(f, DELIVERY_WAIT, 5000, false); /* a1: retry_after 5 s */
+	assert_int_equal(run(f, 1000), 2);
+	{
+		/* waiting is not failing: a1 is not counted as an attempt */
+		struct store_out rows[4];
+		int n = 0;
+
+		assert_int_equal(store_out_due(f->s, "fake", INT64_MAX, rows, 4, &n), GB_OK);
+		assert_int_equal(n, 3);
+		assert_string_equal(rows[0].payload, "b2");
+		for (int i = 0; i < n; i++) {
+			if (strcmp(rows[i].payload, "a1") == 0) {
+				assert_int_equal(rows[i].attempts, 0);
+				assert_true(rows[i].due_ms >= 6000);
+			}
+			store_out_release(&rows[i]);
+		}
+	}
+	assert_int_equal(run(f, 1001), 1);     /* b2 flows */
+	assert_string_equal(f->sc.calls[2], "b2");
+	assert_int_equal(run(f, 5999), 0);     /* chat a still waits */
+	assert_int_equal(run(f, 6000), 1);
+	assert_string_equal(f->sc.calls[3], "a1");
+	assert_int_equal(run(f, 6000), 1);
+	assert_string_equal(f->sc.calls[4], "a2");
+	pending(f, 0, 0);
+}
+
+static void test_global_wait_holds_every_chat(void **state)
+{
+	struct fixture *f = *state;
+
+	add(f, "a", "a1", 1000);
+	add(f, "b", "b1", 1000);
+	add(f, "c", "c1", 1000);
+	script(f, DELIVERY_WAIT, 2000, true);
+	assert_int_equal(run(f, 1000), 3);
+	assert_int_equal(f->sc.ncalls, 1);     /* the rest of the batch was not sent */
+	assert_int_equal(run(f, 2999), 0);
+	assert_int_equal(run(f, 3000), 3);
+	assert_int_equal(f->sc.ncalls, 4);
+	pending(f, 0, 0);
+}
+
+static void test_give_up_sets_aside_and_chat_goes_on(void **state)
+{
+	struct fixture *f = *state;
+
+	add(f, "a", "a1", 1000);
+	add(f, "a", "a2", 1000);
+	script(f, DELIVERY_GIVE_UP, 0, false);
+	assert_int_equal(run(f, 1000), 1);
+	pending(f, 1, 1);
+	assert_int_equal(run(f, 1000), 1);
+	assert_string_equal(f->sc.calls[1], "a2");
+	pending(f, 0, 1);
+}
+
+static void test_crashed_worker_lease_expires(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out rows[4];
+	int n = 0;
+
+	add(f, "a", "a1", 1000);
+	/* a worker claims the row and dies before delivering it */
+	assert_int_equal(store_out_claim(f->s, "fake", 1000, f->o.lease_ms, rows, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	store_out_release(&rows[0]);
+	assert_int_equal(run(f, 1000 + f->o.lease_ms - 1), 0);
+	assert_int_equal(f->sc.ncalls, 0);
+	assert_int_equal(run(f, 1000 + f->o.lease_ms), 1);
+	assert_string_equal(f->sc.calls[0], "a1");
+	pending(f, 0, 0);
+}
+
+static void test_table_edits_coalesced(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(store_out_add(f->s, "fake", "a", 5, "table:5", "board-1", 1000), GB_OK);
+	add(f, "a", "line", 1000);
+	assert_int_equal(store_out_add(f->s, "fake", "a", 5, "table:5", "board-2", 1000), GB_OK);
+	assert_int_equal(store_out_add(f->s, "fake", "a", 5, "table:5", "board-3", 1000), GB_OK);
+	while (run(f, 1000) > 0)
+		;
+	assert_int_equal(f->sc.ncalls, 2);
+	assert_string_equal(f->sc.calls[0], "line");
+	assert_string_equal(f->sc.calls[1], "board-3");
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void test_workers_deliver_everything_in_order(void **state)
+{
+	struct fixture *f = *state;
+	struct outbox *w = NULL;
+	int p = 1, a = 0;
+	int64_t oldest, deadline;
+	char payload[32], chat[8];
+
+	for (int i = 0; i < 60; i++) {
+		snprintf(payload, sizeof(payload), "c%d-%02d", i % 6, i / 6);
+		snprintf(chat, sizeof(chat), "c%d", i % 6);
+		add(f, chat, payload, 0);
+	}
+	/* every third delivery fails once: retries must not reorder a chat */
+	for (int k = 0; k < 16; k++)
+		script(f, k % 3 == 0 ? DELIVERY_RETRY : DELIVERY_OK, 0, false);
+	f->o.backoff_ms = 5;
+	f->o.workers = 3;
+	assert_int_equal(outbox_start(&w, &fake, &f->sc, f->db, &f->o), GB_OK);
+	outbox_wake(w);
+	deadline = mono_ms() + 10000;
+	while (mono_ms() < deadline) {
+		assert_int_equal(store_out_count(f->s, "fake", &p, &a, &oldest), GB_OK);
+		if (!p)
+			break;
+		usleep(10000);
+	}
+	outbox_stop(w);
+	assert_int_equal(p, 0);
+	assert_int_equal(a, 0);
+	/* per chat, the successful deliveries came in queue order */
+	for (int c = 0; c < 6; c++) {
+		int last = -1;
+		char prefix[8];
+
+		snprintf(prefix, sizeof(prefix), "c%d-", c);
+		for (int k = 0; k < f->sc.ncalls; k++) {
+			int seq;
+
+			if (strncmp(f->sc.calls[k], prefix, 3))
+				continue;
+			seq = (int)strtol(f->sc.calls[k] + 3, NULL, 10);
+			assert_true(seq >= last);  /* a retry repeats the same row, never an earlier one */
+			last = seq;
+		}
+		assert_int_equal(last, 9);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_backoff_then_set_aside, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chat_order_behind_a_failing_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_delays_one_chat_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_global_wait_holds_every_chat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_give_up_sets_aside_and_chat_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crashed_worker_lease_expires, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_edits_coalesced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

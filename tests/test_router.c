@@ -1,0 +1,413 @@
+/*
+ * test_router.c - the command path under trouble, on a real SQLite file:
+ * a version conflict retried and then answered "busy", a timer that keeps
+ * failing backed off and given up, stale and forged button presses
+ * refused, the platform's reply handle answered exactly once, a computer
+ * move chosen before the transaction used only for its table version, and
+ * the limits on computer-only tables.
+ *
+ * Faults are made the way a real database makes them: triggers that make
+ * the table's compare-and-swap find nothing (a conflict) or make the move
+ * log refuse rows (a failing write).
+ */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "bot/bot.h"
+#include "bot/i18n.h"
+
+struct fixture {
+	char dir[64];
+	char db[128];
+	struct bot b;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-router-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/bot.db", f->dir);
+	bot_config_init(&f->b.cfg);
+	f->b.cfg.seed = 7;
+	if (store_open(&f->b.store, f->db))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[200];
+
+	store_free(f->b.store);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	free(f);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Run SQL on the file through a connection of the test's own. */
+static void sql(struct fixture *f, const char *text)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(sqlite3_exec(db, text, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void make(struct command *cmd, const char *user, const char *text, int64_t now)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	assert_int_equal(command_parse_text(cmd, text), GB_OK);
+	snprintf(cmd->platform, sizeof(cmd->platform), "test");
+	snprintf(cmd->chat, sizeof(cmd->chat), "chat-1");
+	snprintf(cmd->user, sizeof(cmd->user), "%s", user);
+	snprintf(cmd->user_name, sizeof(cmd->user_name), "%s", user);
+	cmd->now_ms = now;
+}
+
+static int say(struct fixture *f, const char *user, const char *text)
+{
+	struct command cmd;
+
+	make(&cmd, user, text, 1000);
+	return bot_handle(&f->b, &cmd);
+}
+
+/* Every queued reply of the test chat as a JSON array (caller decrefs); the rows are retired. */
+static json_t *drain(struct fixture *f)
+{
+	struct store_out rows[64];
+	json_t *all = json_array();
+	int n = 0;
+
+	do {
+		assert_int_equal(store_out_due(f->b.store, "test", INT64_MAX, rows, 64, &n), GB_OK);
+		for (int i = 0; i < n; i++) {
+			json_error_t err;
+
+			json_array_append_new(all, json_loads(rows[i].payload, 0, &err));
+			store_out_done(f->b.store, rows[i].id);
+			store_out_release(&rows[i]);
+		}
+	} while (n == 64);
+	return all;
+}
+
+/* How many replies of kind (and, when text is given, containing it). */
+static int count_kind(json_t *all, const char *kind, const char *text)
+{
+	size_t i;
+	json_t *r;
+	int n = 0;
+
+	json_array_foreach(all, i, r) {
+		const char *t = json_string_value(json_object_get(r, "text"));
+
+		if (strcmp(json_string_value(json_object_get(r, "kind")), kind) == 0 &&
+		    (!text || (t && strstr(t, text))))
+			n++;
+	}
+	return n;
+}
+
+static void open_table(struct fixture *f, struct store_table *t)
+{
+	struct store_chat chat = { 0 };
+
+	assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &chat), GB_OK);
+	assert_int_equal(store_table_open_get(f->b.store, chat.id, t), GB_OK);
+	store_chat_release(&chat);
+}
+
+static int moves(struct fixture *f)
+{
+	struct store_table t = { 0 };
+	int n = -1;
+
+	open_table(f, &t);
+	assert_int_equal(store_move_count(f->b.store, t.id, &n), GB_OK);
+	store_table_release(&t);
+	return n;
+}
+
+static void test_conflict_retried_then_busy(void **state)
+{
+	struct fixture *f = *state;
+	struct store_table t = { 0 };
+	struct store_seat seats[4];
+	int n = 0;
+	json_t *out;
+
+	assert_int_equal(say(f, "alice", "/new ludo"), GB_OK);
+	assert_int_equal(say(f, "bob", "/join"), GB_OK);
+	json_decref(drain(f));
+	/* another writer always got there first: the compare-and-swap matches no row */
+	sql(f, "CREATE TRIGGER always_moved BEFORE UPDATE ON tables BEGIN SELECT RAISE(IGNORE); END;");
+	f->b.conflicts = 0;
+	assert_int_equal(say(f, "alice", "/addbot easy"), GB_ECONFLICT);
+	assert_int_equal(f->b.conflicts, 4);
+	out = drain(f);
+	assert_int_equal(json_array_size(out), 1);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_BUSY)), 1);
+	json_decref(out);
+	open_table(f, &t);
+	assert_int_equal(store_seats_get(f->b.store, t.id, seats, 4, &n), GB_OK);
+	assert_int_equal(n, 2); /* nothing of the refused command landed */
+	store_table_release(&t);
+	/* once the other writer is gone the same command goes through */
+	sql(f, "DROP TRIGGER always_moved;");
+	assert_int_equal(say(f, "alice", "/addbot easy"), GB_OK);
+	open_table(f, &t);
+	assert_int_equal(store_seats_get(f->b.store, t.id, seats, 4, &n), GB_OK);
+	assert_int_equal(n, 3);
+	store_table_release(&t);
+}
+
+static void test_failing_timer_backs_off_and_gives_up(void **state)
+{
+	struct fixture *f = *state;
+	struct store_timer tm;
+	int64_t now = 1000;
+	int runs = 0;
+	json_t *out;
+
+	assert_int_equal(say(f, "alice", "/watch ludo"), GB_OK);
+	json_decref(drain(f));
+	assert_int_equal(store_timer_next(f->b.store, &tm), GB_OK);
+	sql(f, "CREATE TRIGGER log_broken BEFORE INSERT ON moves"
+	       " BEGIN SELECT RAISE(ABORT, 'disk trouble'); END;");
+	now = tm.due_ms;
+	while (store_timer_next(f->b.store, &tm) == GB_OK && runs < 50) {
+		int64_t due = tm.due_ms;
+
+		assert_true(due >= now); /* never due again at once: it backs off */
+		now = due;
+		assert_int_equal(bot_run_timers(&f->b, now, BOT_TIMER_ALL), 0);
+		/* the same moment again fires nothing: the failed timer waits */
+		assert_int_equal(bot_run_timers(&f->b, now, BOT_TIMER_ALL), 0);
+		runs++;
+	}
+	assert_int_equal(runs, 5);
+	assert_int_equal(store_timer_next(f->b.store, &tm), GB_ENOTFOUND);
+	assert_int_equal(moves(f), 0);
+	/* nobody typed anything: no "something went wrong" messages piled up */
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", NULL), 0);
+	json_decref(out);
+}
+
+static void test_stale_and_forged_buttons_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct store_table t = { 0 };
+	struct command cmd;
+	json_t *out;
+	int64_t id;
+
+	assert_int_equal(say(f, "alice", "/new snakes"), GB_OK);
+	assert_int_equal(say(f, "bob", "/join"), GB_OK);
+	assert_int_equal(say(f, "alice", "/start"), GB_OK);
+	json_decref(drain(f));
+	open_table(f, &t);
+	id = t.id;
+	store_table_release(&t);
+
+	/* alice's Roll button, shown at turn 0 */
+	make(&cmd, "alice", "/roll", 2000);
+	cmd.button_table = id;
+	cmd.button_turn = 0;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(moves(f), 1);
+	json_decref(drain(f));
+
+	/* the same button again (its turn has passed): refused, nothing changes */
+	make(&cmd, "bob", "/roll", 3000);
+	cmd.button_table = id;
+	cmd.button_turn = 0;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(moves(f), 1);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_STALE_BUTTON)), 1);
+	assert_int_equal(count_kind(out, "table", NULL), 0);
+	json_decref(out);
+
+	/* a forged press naming another table */
+	make(&cmd, "bob", "/roll", 3000);
+	cmd.button_table = id + 1000;
+	cmd.button_turn = 1;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(moves(f), 1);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_STALE_BUTTON)), 1);
+	json_decref(out);
+
+	/* bob's button of this turn works */
+	make(&cmd, "bob", "/roll", 3000);
+	cmd.button_table = id;
+	cmd.button_turn = 1;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(moves(f), 2);
+	json_decref(drain(f));
+}
+
+static void test_reply_handle_answered_once(void **state)
+{
+	struct fixture *f = *state;
+	struct command cmd;
+	json_t *out, *r;
+	size_t i;
+
+	/* a command that answers with a table message: every row carries the handle, one ack */
+	make(&cmd, "alice", "/new ludo", 1000);
+	snprintf(cmd.reply, sizeof(cmd.reply), "cb-1");
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	out = drain(f);
+	assert_true(json_array_size(out) >= 2);
+	assert_int_equal(count_kind(out, "ack", NULL), 1);
+	assert_int_equal(count_kind(out, "alert", NULL), 0);
+	json_array_foreach(out, i, r) {
+		assert_string_equal(json_string_value(json_object_get(r, "reply")), "cb-1");
+		assert_true(json_is_integer(json_object_get(r, "table")));
+		assert_int_equal(json_integer_value(json_object_get(r, "turn")), 0);
+	}
+	json_decref(out);
+
+	/* a refusal answers the handle with its alert, and no ack */
+	make(&cmd, "bob", "/start", 1000);
+	snprintf(cmd.reply, sizeof(cmd.reply), "cb-2");
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "ack", NULL), 0);
+	assert_int_equal(count_kind(out, "alert", NULL), 1);
+	json_array_foreach(out, i, r)
+		assert_string_equal(json_string_value(json_object_get(r, "reply")), "cb-2");
+	json_decref(out);
+
+	/* without a handle there is nothing to acknowledge */
+	assert_int_equal(say(f, "bob", "/join"), GB_OK);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "ack", NULL), 0);
+	json_array_foreach(out, i, r)
+		assert_null(json_object_get(r, "reply"));
+	json_decref(out);
+}
+
+/* The move a computer timer plays is the one chosen before the transaction, for that version only. */
+static void test_timer_uses_choice_for_its_version(void **state)
+{
+	struct fixture *f = *state;
+	struct store_timer tm;
+	struct store_table t = { 0 };
+	struct command cmd;
+
+	assert_int_equal(say(f, "alice", "/watch baghchal"), GB_OK);
+	json_decref(drain(f));
+	assert_int_equal(store_timer_next(f->b.store, &tm), GB_OK);
+	assert_string_equal(tm.kind, "bot");
+	open_table(f, &t);
+
+	/* a choice for an older version of the table is ignored: the timer is stale */
+	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.platform, sizeof(cmd.platform), "test");
+	snprintf(cmd.chat, sizeof(cmd.chat), "chat-1");
+	snprintf(cmd.verb, sizeof(cmd.verb), "_timer");
+	cmd.internal = true;
+	cmd.now_ms = tm.due_ms;
+	snprintf(cmd.args, sizeof(cmd.args), "bot %lld %lld", (long long)t.id, (long long)t.version - 1);
+	cmd.has_choice = true;
+	cmd.choice = (struct gb_action){ .kind = GB_ACT_PLACE, .a = 12 };
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(moves(f), 0);
+
+	/* for the current version it is played as chosen (c3 is the centre point, 12) */
+	snprintf(cmd.args, sizeof(cmd.args), "bot %lld %lld", (long long)t.id, (long long)t.version);
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(moves(f), 1);
+	store_table_release(&t);
+	open_table(f, &t);
+	assert_non_null(strstr(t.state, "\"log\""));
+	store_table_release(&t);
+	{
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st = NULL;
+
+		assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT action FROM moves WHERE seq = 1", -1, &st, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), "place c3");
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+	json_decref(drain(f));
+}
+
+static void test_watch_limits(void **state)
+{
+	struct fixture *f = *state;
+	struct command cmd;
+	json_t *out;
+
+	f->b.cfg.watch_per_hour = 2;
+	f->b.cfg.watch_max = 0;
+	for (int i = 0; i < 2; i++) {
+		make(&cmd, "alice", "/watch snakes", 1000 + i * 1000);
+		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+		make(&cmd, "alice", "/stop", 1500 + i * 1000);
+		cmd.is_admin = true;
+		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	}
+	json_decref(drain(f));
+	make(&cmd, "alice", "/watch snakes", 5000);
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", "last hour"), 1);
+	assert_int_equal(count_kind(out, "table", NULL), 0);
+	json_decref(out);
+	/* an hour later the chat may watch again */
+	make(&cmd, "alice", "/watch snakes", 5000 + 3600 * 1000);
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "table", NULL), 1);
+	json_decref(out);
+
+	/* the service-wide cap counts open computer tables of every chat */
+	f->b.cfg.watch_per_hour = 0;
+	f->b.cfg.watch_max = 1;
+	make(&cmd, "carol", "/watch ludo", 9000 + 3600 * 1000);
+	snprintf(cmd.chat, sizeof(cmd.chat), "chat-2");
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_WATCH_FULL)), 1);
+	assert_int_equal(count_kind(out, "table", NULL), 0);
+	json_decref(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_conflict_retried_then_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failing_timer_backs_off_and_gives_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_and_forged_buttons_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reply_handle_answered_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timer_uses_choice_for_its_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_limits, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

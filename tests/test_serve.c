@@ -1,0 +1,232 @@
+/*
+ * test_serve.c - `gamebot serve` run as a service would run it: the real
+ * binary, no platform token, standard input at end of file (a container or
+ * a service manager). It must keep serving GET /healthz until SIGTERM or
+ * SIGINT, then stop cleanly with exit status 0, logging one line at start
+ * and at stop; a port already in use is a clear error.
+ */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static const char *bin(void)
+{
+	const char *b = getenv("GAMEBOT_BIN");
+
+	return b ? b : "bin/gamebot";
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A port nobody listens on right now. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+struct service {
+	pid_t pid;
+	char dir[64];
+	char log[128];
+	int port;
+};
+
+static void start(struct service *s, int port)
+{
+	char listen[64], db[128];
+
+	snprintf(s->dir, sizeof(s->dir), "/tmp/gamebot-serve-XXXXXX");
+	assert_non_null(mkdtemp(s->dir));
+	snprintf(db, sizeof(db), "%s/g.db", s->dir);
+	snprintf(s->log, sizeof(s->log), "%s/log", s->dir);
+	s->port = port;
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	s->pid = fork();
+	assert_true(s->pid >= 0);
+	if (s->pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		int err = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(in, 0);
+		dup2(err, 2);
+		dup2(err, 1);
+		setenv("GAMEBOT_DB", db, 1);
+		setenv("GAMEBOT_LISTEN", listen, 1);
+		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
+		unsetenv("GAMEBOT_TELEGRAM_TOKEN");
+		unsetenv("TELEGRAM_TOKEN");
+		unsetenv("GAMEBOT_DISCORD_PUBLIC_KEY");
+		unsetenv("DISCORD_PUBLIC_KEY");
+		execl(bin(), bin(), "serve", (char *)NULL);
+		_exit(127);
+	}
+}
+
+static long healthz(int port)
+{
+	CURL *c = curl_easy_init();
+	char url[64];
+	long code = 0;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 1000L);
+	curl_easy_setopt(c, CURLOPT_NOBODY, 0L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, NULL);
+	{
+		FILE *sink = fopen("/dev/null", "w");
+
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
+		if (curl_easy_perform(c) == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		fclose(sink);
+	}
+	curl_easy_cleanup(c);
+	return code;
+}
+
+/* Wait (up to 10 s) for /healthz to answer 200. */
+static void wait_healthy(struct service *s)
+{
+	for (int i = 0; i < 200 && healthz(s->port) != 200; i++)
+		sleep_ms(50);
+	assert_int_equal(healthz(s->port), 200);
+}
+
+static char *read_log(struct service *s)
+{
+	FILE *f = fopen(s->log, "r");
+	char *buf = calloc(1, 65536);
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, 65535, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Stop with sig; returns the exit status (asserting a normal exit within 10 s). */
+static int stop(struct service *s, int sig)
+{
+	int status = 0;
+	pid_t r = 0;
+
+	kill(s->pid, sig);
+	for (int i = 0; i < 200 && r == 0; i++) {
+		r = waitpid(s->pid, &status, WNOHANG);
+		if (!r)
+			sleep_ms(50);
+	}
+	if (r == 0) {
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, &status, 0);
+		fail_msg("the service did not stop within 10 s of signal %d", sig);
+	}
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void cleanup(struct service *s)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", s->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void check_serving_until(int sig)
+{
+	struct service s;
+	char *log;
+
+	start(&s, free_port());
+	wait_healthy(&s);
+	/* standard input ended long ago: still serving */
+	sleep_ms(600);
+	assert_int_equal(waitpid(s.pid, NULL, WNOHANG), 0);
+	assert_int_equal(healthz(s.port), 200);
+	assert_int_equal(stop(&s, sig), 0);
+	log = read_log(&s);
+	assert_non_null(strstr(log, "gamebot: started: listening on 127.0.0.1:"));
+	assert_non_null(strstr(log, "gamebot: stopping"));
+	assert_non_null(strstr(log, "gamebot: stopped"));
+	/* nothing but the listener answers once it stopped */
+	assert_int_equal(healthz(s.port), 0);
+	free(log);
+	cleanup(&s);
+}
+
+static void test_serves_until_sigterm(void **state)
+{
+	(void)state;
+	check_serving_until(SIGTERM);
+}
+
+static void test_serves_until_sigint(void **state)
+{
+	(void)state;
+	check_serving_until(SIGINT);
+}
+
+static void test_port_in_use_named(void **state)
+{
+	struct service a, b;
+	char *log, want[64];
+	int status = 0;
+
+	(void)state;
+	start(&a, free_port());
+	wait_healthy(&a);
+	start(&b, a.port);
+	assert_int_equal(waitpid(b.pid, &status, 0), b.pid);
+	assert_true(WIFEXITED(status));
+	assert_int_not_equal(WEXITSTATUS(status), 0);
+	log = read_log(&b);
+	snprintf(want, sizeof(want), "cannot listen on 127.0.0.1:%d", a.port);
+	assert_non_null(strstr(log, want));
+	free(log);
+	assert_int_equal(stop(&a, SIGTERM), 0);
+	cleanup(&a);
+	cleanup(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_serves_until_sigterm),
+		cmocka_unit_test(test_serves_until_sigint),
+		cmocka_unit_test(test_port_in_use_named),
+	};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
