@@ -18,6 +18,8 @@
 #include <cmocka.h>
 
 #include "adapters/adapter.h"
+#include "adapters/http.h"
+#include "adapters/outbox.h"
 #include "adapters/telegram.h"
 #include "bot/choices.h"
 #include "bot/config.h"
@@ -1573,6 +1575,292 @@ static void polling_ludo_game_with_buttons(void **state)
 	poll_stop(x);
 }
 
+/* ---- receiving by webhook, delivered by the outbox worker ---- */
+
+struct wfix {
+	struct dfix *x;
+	struct outbox *ob;
+	struct http_server *http;
+	char url[128];
+};
+
+static void wake(void *arg)
+{
+	outbox_wake(arg);
+}
+
+static int wfix_setup(void **state)
+{
+	struct wfix *w = calloc(1, sizeof(*w));
+	struct http_route routes[4];
+	struct http_options ho;
+	struct outbox_opts oo;
+	int n;
+
+	assert_non_null(w);
+	dfix_setup(state, false);
+	w->x = *state;
+	telegram_adapter.stop(w->x->self);
+	w->x->self = NULL;
+	outbox_opts_init(&oo);
+	oo.poll_ms = 10;
+	oo.backoff_ms = 50;
+	oo.backoff_max_ms = 200;
+	oo.max_attempts = 1000;
+	assert_int_equal(outbox_new(&w->ob, &telegram_adapter, w->x->db, &oo), GB_OK);
+	w->x->env.wake = wake;
+	w->x->env.wake_arg = w->ob;
+	assert_int_equal(telegram_adapter.start(&w->x->env, &w->x->self), GB_OK);
+	assert_int_equal(outbox_run(w->ob, w->x->self), GB_OK);
+	n = telegram_adapter.routes(w->x->self, routes, 4);
+	assert_int_equal(n, 1);
+	assert_string_equal(routes[0].path, "/telegram");
+	http_options_init(&ho);
+	ho.listen = "127.0.0.1:0";
+	ho.routes = routes;
+	ho.nroutes = n;
+	assert_int_equal(http_start(&w->http, &ho), GB_OK);
+	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/telegram", http_port(w->http));
+	*state = w;
+	return 0;
+}
+
+static int wfix_teardown(void **state)
+{
+	struct wfix *w = *state;
+
+	http_stop(w->http);
+	outbox_stop(w->ob);
+	*state = w->x;
+	free(w);
+	return dfix_teardown(state);
+}
+
+/* POST an update to the webhook with the given secret (NULL: no header); returns the status. */
+static long hook(struct wfix *w, const char *secret, const char *json)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	struct body out;
+	char header[300];
+	long code = 0;
+
+	if (secret) {
+		snprintf(header, sizeof(header), "X-Telegram-Bot-Api-Secret-Token: %s", secret);
+		h = curl_slist_append(h, header);
+	}
+	memset(&out, 0, sizeof(out));
+	curl_easy_setopt(c, CURLOPT_URL, w->url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return code;
+}
+
+static void hook_text(struct wfix *w, long long id, const char *user, const char *name, const char *text)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"message\":{\"message_id\":%lld,\"from\":{\"id\":%s,"
+		 "\"first_name\":\"%s\"},\"chat\":{\"id\":-1001,\"type\":\"supergroup\"},\"text\":\"%s\"}}",
+		 id, id, user, name, text);
+	assert_int_equal(hook(w, "s3cret", buf), 200);
+}
+
+static void hook_press(struct wfix *w, long long id, const char *user, const char *data)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"callback_query\":{\"id\":\"cq%lld\",\"from\":{\"id\":%s,"
+		 "\"first_name\":\"P%s\"},\"message\":{\"message_id\":100,\"chat\":{\"id\":-1001,"
+		 "\"type\":\"supergroup\"}},\"chat_instance\":\"1\",\"data\":\"%s\"}}", id, id, user, user, data);
+	assert_int_equal(hook(w, "s3cret", buf), 200);
+}
+
+/* Wait until the outbox of Telegram is empty (everything delivered). */
+static void wait_delivered(struct dfix *x)
+{
+	int64_t t0 = now_ms();
+	int pending = 1;
+
+	while (pending) {
+		assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
+		if (pending && now_ms() - t0 > 10000) {
+			fake_tg_dump(x->f);
+			fail_msg("%d rows still pending", pending);
+		}
+		if (pending)
+			usleep(5000);
+	}
+}
+
+static int count_texts(struct dfix *x, const char *method, const char *needle)
+{
+	int n = 0;
+
+	for (int i = 0; i < fake_tg_count(x->f, method); i++) {
+		json_t *b = fake_tg_nth(x->f, method, i);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if (text && strstr(text, needle))
+			n++;
+		json_decref(b);
+	}
+	return n;
+}
+
+static void webhook_secret_malformed_repeat(void **state)
+{
+	struct wfix *w = *state;
+	const char *upd = "{\"update_id\":31,\"message\":{\"message_id\":1,\"from\":{\"id\":77,"
+			  "\"first_name\":\"Asha\"},\"chat\":{\"id\":-1001,\"type\":\"group\"},\"text\":\"/new ludo\"}}";
+
+	assert_int_equal(hook(w, NULL, upd), 401);
+	assert_int_equal(hook(w, "wrong", upd), 401);
+	assert_int_equal(hook(w, "s3cre", upd), 401);
+	assert_int_equal(hook(w, "s3crett", upd), 401);
+	assert_int_equal(hook(w, "", upd), 401);
+	assert_int_equal(hook(w, "s3cret", "{\"update_id\":"), 400);
+	assert_int_equal(hook(w, "s3cret", "[]"), 400);
+	assert_int_equal(hook(w, "s3cret", upd), 200);
+	/* Telegram sending it again (it got no answer in time): acknowledged, dropped */
+	assert_int_equal(hook(w, "s3cret", upd), 200);
+	assert_int_equal(hook(w, "s3cret", "{\"update_id\":32,\"poll\":{}}"), 200);
+	wait_delivered(w->x);
+	assert_int_equal(count_texts(w->x, "sendMessage", "Asha opened a table"), 1);
+	assert_int_equal(table_posts(w->x), 1);
+}
+
+static void webhook_store_failure(void **state)
+{
+	struct wfix *w = *state;
+
+	/* this thread's store cannot be opened: Telegram is told to send it again */
+	w->x->env.db = "/proc/gamebot-no-such-dir/x.db";
+	telegram_adapter.stop(w->x->self);
+	http_stop(w->http);
+	w->http = NULL;
+	assert_int_equal(telegram_adapter.start(&w->x->env, &w->x->self), GB_OK);
+	{
+		struct http_route routes[4];
+		struct http_options ho;
+
+		http_options_init(&ho);
+		ho.listen = "127.0.0.1:0";
+		ho.routes = routes;
+		ho.nroutes = telegram_adapter.routes(w->x->self, routes, 4);
+		assert_int_equal(http_start(&w->http, &ho), GB_OK);
+		snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/telegram", http_port(w->http));
+	}
+	assert_true(hook(w, "s3cret", "{\"update_id\":41,\"message\":{\"from\":{\"id\":1,\"first_name\":\"A\"},"
+			 "\"chat\":{\"id\":-1001},\"text\":\"/help\"}}") >= 500);
+	w->x->env.db = w->x->db;
+}
+
+static void webhook_callbreak_game(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	const char *names[] = { "Asha", "Bina", "Chandra", "Dipa" };
+	char user[16], buf[512], data[80];
+	long long id = 50000;
+	int64_t table = 0;
+	int turn, presses = 0, plays = 0;
+	json_t *msg, *kb;
+
+	fake_tg_member(x->f, "-1001", "1", "creator");
+	hook_text(w, id++, "1", names[0], "/settings callbreak rounds 1");
+	hook_text(w, id++, "1", names[0], "/new callbreak");
+	for (int i = 1; i < 4; i++) {
+		snprintf(user, sizeof(user), "%d", i + 1);
+		hook_text(w, id++, user, names[i], "/join");
+	}
+	wait_delivered(x);
+	hook_press(w, id++, "1", "2:0:start");
+	presses++;
+	wait_delivered(x);
+	/* bids with the table's buttons */
+	for (int k = 0; k < 4; k++) {
+		turn = table_turn(x, &table);
+		msg = last_table(x);
+		kb = json_object_get(json_object_get(msg, "reply_markup"), "inline_keyboard");
+		snprintf(data, sizeof(data), "%s",
+			 json_string_value(json_object_get(json_array_get(json_array_get(kb, 0), 1), "callback_data")));
+		json_decref(msg);
+		assert_non_null(strstr(data, ":bid 2"));
+		snprintf(user, sizeof(user), "%d", turn + 1);
+		hook_press(w, id++, user, data);
+		presses++;
+		wait_delivered(x);
+	}
+	/* a button from an earlier turn: refused with an alert, nothing changes */
+	turn = table_turn(x, &table);
+	snprintf(user, sizeof(user), "%d", turn + 1);
+	hook_press(w, id++, user, "2:1:bid 3");
+	presses++;
+	wait_delivered(x);
+	assert_int_equal(table_turn(x, &table), turn);
+	{
+		json_t *b = fake_tg_nth(x->f, "answerCallbackQuery", fake_tg_count(x->f, "answerCallbackQuery") - 1);
+
+		assert_true(json_is_true(json_object_get(b, "show_alert")));
+		json_decref(b);
+	}
+	/* "Show my hand": the hand as an alert on the button */
+	msg = last_table(x);
+	{
+		char *kbt = json_dumps(json_object_get(msg, "reply_markup"), 0);
+		const char *p = strstr(kbt, ":hand\"");
+
+		assert_non_null(p);
+		while (p > kbt && p[-1] != '"')
+			p--;
+		snprintf(data, sizeof(data), "%.*s", (int)(strstr(p, "\"") - p), p);
+		free(kbt);
+	}
+	json_decref(msg);
+	hook_press(w, id++, user, data);
+	presses++;
+	wait_delivered(x);
+	assert_true(count_texts(x, "answerCallbackQuery", "♠") + count_texts(x, "answerCallbackQuery", "♥") +
+		    count_texts(x, "answerCallbackQuery", "♦") + count_texts(x, "answerCallbackQuery", "♣") >= 1);
+
+	/* every card through inline mode: the player's legal cards, one chosen */
+	for (turn = table_turn(x, &table); turn >= 0 && plays < 60; turn = table_turn(x, &table)) {
+		json_t *ans, *results;
+		const char *rid;
+		int before = fake_tg_count(x->f, "answerInlineQuery");
+
+		snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"inline_query\":{\"id\":\"iq%lld\",\"from\":{\"id\":%d,"
+			 "\"first_name\":\"%s\"},\"query\":\"\",\"chat_type\":\"supergroup\"}}", id, id, turn + 1,
+			 names[turn]);
+		id++;
+		assert_int_equal(hook(w, "s3cret", buf), 200);
+		assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), before + 1);
+		ans = fake_tg_nth(x->f, "answerInlineQuery", before);
+		results = json_object_get(ans, "results");
+		assert_true(json_array_size(results) >= 1);
+		rid = json_string_value(json_object_get(json_array_get(results, 0), "id"));
+		snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"chosen_inline_result\":{\"result_id\":\"%s\","
+			 "\"from\":{\"id\":%d,\"first_name\":\"%s\"},\"query\":\"\"}}", id++, rid, turn + 1, names[turn]);
+		json_decref(ans);
+		assert_int_equal(hook(w, "s3cret", buf), 200);
+		plays++;
+	}
+	assert_int_equal(plays, 52);
+	wait_delivered(x);
+	/* one table message for the whole game, every press answered */
+	assert_int_equal(table_posts(x), 1);
+	assert_true(fake_tg_count(x->f, "answerCallbackQuery") >= presses);
+	assert_true(count_texts(x, "sendMessage", "wins") + count_texts(x, "sendMessage", "won") >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1604,6 +1892,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(polling_migration_and_others, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_inline_mode, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_ludo_game_with_buttons, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_store_failure, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_callbreak_game, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_webhook_and_commands, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_polling_and_refusals, dfix_setup_unpaced, dfix_teardown),
 	};
