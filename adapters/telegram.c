@@ -931,11 +931,22 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		goto out;
 	}
 	if (is_table && row->table) {
+		int moves = 0;
+
 		rc = store_table_get(s, row->table, &table);
+		if (!rc)
+			rc = store_move_count(s, row->table, &moves);
 		if (rc && rc != GB_ENOTFOUND) {
 			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 			goto out;
 		}
+		/*
+		 * Every move queues a new board: one drawn before the last
+		 * move (a row re-claimed after a crash, or one claimed just
+		 * before the next move) is superseded, and is not sent.
+		 */
+		if (json_integer_value(json_object_get(view, "turn")) < moves)
+			goto out;
 	}
 	rc = tg_render(view, row->chat, table.message, &call);
 	if (rc) {

@@ -933,6 +933,21 @@ static void table_message_id(struct dfix *x, char *buf, size_t n)
 	store_table_release(&t);
 }
 
+static int count_texts(struct dfix *x, const char *method, const char *needle)
+{
+	int n = 0;
+
+	for (int i = 0; i < fake_tg_count(x->f, method); i++) {
+		json_t *b = fake_tg_nth(x->f, method, i);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if (text && strstr(text, needle))
+			n++;
+		json_decref(b);
+	}
+	return n;
+}
+
 static void deliver_table_posted_then_edited(void **state)
 {
 	struct dfix *x = *state;
@@ -971,6 +986,15 @@ static void deliver_table_posted_then_edited(void **state)
 	b = fake_tg_nth(x->f, "sendMessage", 1);
 	assert_string_equal(json_string_value(json_object_get(b, "text")), "<pre>board 3</pre>");
 	json_decref(b);
+
+	/* a board drawn before the table's last move is superseded: not sent */
+	for (int seq = 1; seq <= 3; seq++)
+		assert_int_equal(store_move_append(x->s, x->table, seq, "0", "roll", "[]"), GB_OK);
+	deliver_view(x, "{\"kind\":\"table\",\"text\":\"board 2 again\",\"table\":1,\"turn\":2}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(count_texts(x, "editMessageText", "board 2 again"), 0);
+	deliver_view(x, "{\"kind\":\"table\",\"text\":\"board 4\",\"table\":1,\"turn\":3}", &d);
+	assert_int_equal(count_texts(x, "editMessageText", "board 4"), 1);
 }
 
 static void deliver_faults(void **state)
@@ -1700,20 +1724,6 @@ static void wait_delivered(struct dfix *x)
 	}
 }
 
-static int count_texts(struct dfix *x, const char *method, const char *needle)
-{
-	int n = 0;
-
-	for (int i = 0; i < fake_tg_count(x->f, method); i++) {
-		json_t *b = fake_tg_nth(x->f, method, i);
-		const char *text = json_string_value(json_object_get(b, "text"));
-
-		if (text && strstr(text, needle))
-			n++;
-		json_decref(b);
-	}
-	return n;
-}
 
 static void webhook_secret_malformed_repeat(void **state)
 {
