@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1871,6 +1877,222 @@ static void webhook_callbreak_game(void **state)
 	assert_true(count_texts(x, "sendMessage", "wins") + count_texts(x, "sendMessage", "won") >= 1);
 }
 
+/* ---- faults: an outage of the API, a crash of the service ---- */
+
+/* The first legal action of the seat to act, as a command for its user; false when none. */
+static bool next_action(struct dfix *x, char *user, size_t un, char *cmd, size_t cn)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	struct gb_action acts[GB_MAX_LEGAL];
+	const struct gb_game *g;
+	json_error_t err;
+	json_t *w;
+	void *st;
+	bool ok = false;
+
+	assert_int_equal(store_chat_get(x->s, "telegram", "-1001", "en", &c), GB_OK);
+	if (store_table_open_get(x->s, c.id, &t) == GB_OK && t.state && t.status == STORE_PLAYING) {
+		g = gb_game_find(t.game);
+		st = calloc(1, g->state_size);
+		w = json_loads(t.state, 0, &err);
+		assert_int_equal(g->from_json(st, json_object_get(w, "game")), GB_OK);
+		if (g->turn(st) >= 0 && g->legal(st, acts) > 0) {
+			snprintf(user, un, "%d", g->turn(st) + 1);
+			cmd[0] = '/';
+			g->format(st, &acts[0], cmd + 1, cn - 1);
+			ok = true;
+		}
+		json_decref(w);
+		free(st);
+	}
+	store_table_release(&t);
+	store_chat_release(&c);
+	return ok;
+}
+
+/* The texts of the lines (not boards) sent to chat -1001, in order, joined with "|". */
+static void public_lines(struct dfix *x, struct strbuf *sb)
+{
+	for (int i = 0; i < fake_tg_count(x->f, "sendMessage"); i++) {
+		json_t *b = fake_tg_nth(x->f, "sendMessage", i);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if (text && strncmp(text, "<pre>", 5) && json_integer_value(json_object_get(b, "chat_id")) == -1001) {
+			sb_add(sb, text);
+			sb_add(sb, "|");
+		}
+		json_decref(b);
+	}
+}
+
+/* No board was sent twice: every edit differs from the one before it. */
+static void no_repeated_edits(struct dfix *x)
+{
+	for (int i = 1; i < fake_tg_count(x->f, "editMessageText"); i++) {
+		json_t *a = fake_tg_nth(x->f, "editMessageText", i - 1), *b = fake_tg_nth(x->f, "editMessageText", i);
+
+		assert_string_not_equal(json_string_value(json_object_get(a, "text")),
+					json_string_value(json_object_get(b, "text")));
+		json_decref(a);
+		json_decref(b);
+	}
+}
+
+static const char *const ludo_lines = "Asha opened a table of Ludo. /join to sit down, /addbot for a computer player, "
+				      "/start when ready.|Bina sits down (2 of 4 seats).|Chandra sits down (3 of 4 seats).|"
+				      "The game of Ludo begins!|";
+
+static void outage_then_everything_in_order(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	struct strbuf lines = { 0 };
+	char user[16], cmd[64];
+	long long id = 60000;
+
+	fake_tg_clear(x->f);
+	fake_tg_down(x->f);
+	hook_text(w, id++, "1", "Asha", "/new ludo");
+	hook_text(w, id++, "2", "Bina", "/join");
+	hook_text(w, id++, "3", "Chandra", "/join");
+	hook_text(w, id++, "1", "Asha", "/start");
+	for (int k = 0; k < 12 && next_action(x, user, sizeof(user), cmd, sizeof(cmd)); k++)
+		hook_text(w, id++, user, "P", cmd);
+	usleep(500000); /* the worker keeps failing meanwhile */
+	assert_int_equal(fake_tg_count(x->f, NULL), 0);
+	assert_int_equal(fake_tg_up(x->f), 0);
+	wait_delivered(x);
+	public_lines(x, &lines);
+	assert_string_equal(sb_str(&lines), ludo_lines);
+	sb_release(&lines);
+	/* one board posted, then only its newest state: not one per move */
+	assert_int_equal(table_posts(x), 1);
+	assert_true(fake_tg_count(x->f, "editMessageText") <= 1);
+	no_repeated_edits(x);
+}
+
+/* A free port on 127.0.0.1. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static const char *bin(void)
+{
+	const char *b = getenv("GAMEBOT_BIN");
+
+	return b ? b : "bin/gamebot";
+}
+
+/* `gamebot serve` on x's database in webhook mode against the fake; returns its pid. */
+static pid_t serve(struct dfix *x, int port)
+{
+	char listen[64];
+	pid_t pid;
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
+		setenv("GAMEBOT_DB", x->db, 1);
+		setenv("GAMEBOT_LISTEN", listen, 1);
+		setenv("GAMEBOT_TELEGRAM_TOKEN", TOKEN, 1);
+		setenv("GAMEBOT_TELEGRAM_API_URL", fake_tg_url(x->f), 1);
+		setenv("GAMEBOT_TELEGRAM_MODE", "webhook", 1);
+		setenv("GAMEBOT_TELEGRAM_SECRET", "s3cret", 1);
+		setenv("GAMEBOT_TELEGRAM_PACING", "off", 1);
+		execl(bin(), bin(), "serve", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		char url[128];
+		struct body b;
+		CURL *c = curl_easy_init();
+		long code = 0;
+
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
+		memset(&b, 0, sizeof(b));
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, 2L);
+		if (curl_easy_perform(c) == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		curl_easy_cleanup(c);
+		if (code == 200)
+			return pid;
+		usleep(20000);
+	}
+	fail_msg("gamebot serve did not answer /healthz");
+	return pid;
+}
+
+static void sigkill_with_rows_pending(void **state)
+{
+	struct dfix *x = *state;
+	struct wfix w = { .x = x };
+	struct strbuf lines = { 0 };
+	char user[16], cmd[64];
+	long long id = 70000;
+	int port = free_port(), status, pending = 0, moves = 0;
+	pid_t pid;
+
+	telegram_adapter.stop(x->self);
+	x->self = NULL;
+	snprintf(w.url, sizeof(w.url), "http://127.0.0.1:%d/telegram", port);
+	fake_tg_down(x->f);
+	pid = serve(x, port);
+	hook_text(&w, id++, "1", "Asha", "/new ludo");
+	hook_text(&w, id++, "2", "Bina", "/join");
+	hook_text(&w, id++, "3", "Chandra", "/join");
+	hook_text(&w, id++, "1", "Asha", "/start");
+	for (int k = 0; k < 12 && next_action(x, user, sizeof(user), cmd, sizeof(cmd)); k++)
+		hook_text(&w, id++, user, "P", cmd);
+	assert_int_equal(store_move_count(x->s, x->table + 1, &moves), GB_OK);
+	assert_true(moves >= 12);
+	assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
+	assert_true(pending >= 5);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+
+	/* the API back, the service restarted: everything goes out, once */
+	assert_int_equal(fake_tg_up(x->f), 0);
+	pid = serve(x, port);
+	{
+		int64_t t0 = now_ms();
+
+		do {
+			usleep(20000);
+			assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
+		} while (pending && now_ms() - t0 < 45000); /* a claim caught by the kill waits out its lease */
+	}
+	assert_int_equal(pending, 0);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	public_lines(x, &lines);
+	assert_string_equal(sb_str(&lines), ludo_lines);
+	sb_release(&lines);
+	assert_int_equal(table_posts(x), 1);
+	no_repeated_edits(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1905,6 +2127,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_store_failure, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_callbreak_game, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(outage_then_everything_in_order, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(sigkill_with_rows_pending, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_webhook_and_commands, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_polling_and_refusals, dfix_setup_unpaced, dfix_teardown),
 	};
