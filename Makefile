@@ -79,9 +79,9 @@ $(BIN): $(MAIN_OBJ) $(LIB)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(TEST_LDLIBS) $(LDLIBS)
 
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(TEST_HELP_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(LDLIBS)
 
 run: $(BIN)
 	$(BIN) serve
