@@ -71,6 +71,11 @@ static int cmd_console(int argc, char **argv, struct config *cfg)
 
 	o.admins = cfg->console_admins[0] ? cfg->console_admins : NULL;
 	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--db") && strcmp(argv[i], "--admins") && strcmp(argv[i], "--seed") &&
+		    strcmp(argv[i], "--lang")) {
+			fprintf(stderr, "unknown option '%s'\n", argv[i]);
+			return 2;
+		}
 		if (i + 1 >= argc) {
 			fprintf(stderr, "option '%s' needs a value\n", argv[i]);
 			return 2;
@@ -84,7 +89,7 @@ static int cmd_console(int argc, char **argv, struct config *cfg)
 		else if (strcmp(argv[i], "--lang") == 0 && lang_parse(argv[i + 1]) >= 0)
 			snprintf(cfg->lang, sizeof(cfg->lang), "%s", argv[++i]);
 		else {
-			fprintf(stderr, "unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "option '%s' does not take '%s'\n", argv[i], argv[i + 1]);
 			return 2;
 		}
 	}
@@ -108,6 +113,17 @@ int main(int argc, char **argv)
 	if (sodium_init() < 0) {
 		fprintf(stderr, "gamebot: libsodium failed to initialise\n");
 		return 1;
+	}
+	/* every verb answers --help with its own usage */
+	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
+	    (!strcmp(argv[1], "serve") || !strcmp(argv[1], "console") || !strcmp(argv[1], "script") ||
+	     !strcmp(argv[1], "arena"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "serve") == 0 && argc > 2) {
+		fprintf(stderr, "unknown option '%s' (serve takes none: see config/gamebot.conf.example)\n", argv[2]);
+		return 2;
 	}
 	if (strcmp(argv[1], "script") == 0)
 		return script_main(argc - 1, argv + 1, stdin, stdout, stderr);

@@ -169,7 +169,8 @@ int serve_main(const struct config *cfg)
 	ho.workers = (unsigned)cfg->http_workers;
 	rc = http_start(&http, &ho);
 	if (rc) {
-		gb_log("cannot listen on %s: %s", cfg->listen, gb_strerror(rc));
+		gb_log("cannot listen on %s: %s (is another program using that port?)", cfg->listen,
+		       gb_strerror(rc));
 		goto out;
 	}
 	gb_log("started: listening on %s (GET /healthz); adapters: %s", cfg->listen,
