@@ -15,10 +15,12 @@
 #include <string.h>
 
 #include "adapters/console.h"
+#include "adapters/telegram.h"
 #include "bot/log.h"
 
 const struct adapter *const adapters[] = {
 	&console_adapter,
+	&telegram_adapter,
 	NULL,
 };
 

@@ -19,6 +19,7 @@
 
 #include "adapters/console.h"
 #include "adapters/serve.h"
+#include "adapters/telegram.h"
 #include "bot/arena.h"
 #include "bot/bot.h"
 #include "bot/config.h"
@@ -33,7 +34,9 @@ static void usage(FILE *f)
 		   "                               a local group chat: lines like \"alice: /new ludo\"\n"
 		   "  script GAME [options]        play one game line by line (JSON out)\n"
 		   "  arena GAME --seats L,L[,..] [--games N] [--seed S] [--rule K=V] [--threads T]\n"
-		   "                               computer players against each other, measured\n");
+		   "                               computer players against each other, measured\n"
+		   "  telegram-setup [--url https://HOST/telegram | --polling] [--drop-pending]\n"
+		   "                               register the webhook (or polling) and the command menus\n");
 }
 
 static int parse_seed(const char *s, uint64_t *out)
@@ -120,7 +123,7 @@ int main(int argc, char **argv)
 	/* every verb answers --help with its own usage */
 	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
 	    (!strcmp(argv[1], "serve") || !strcmp(argv[1], "console") || !strcmp(argv[1], "script") ||
-	     !strcmp(argv[1], "arena"))) {
+	     !strcmp(argv[1], "arena") || !strcmp(argv[1], "telegram-setup"))) {
 		usage(stdout);
 		return 0;
 	}
@@ -136,7 +139,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console")) {
+	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") && strcmp(argv[1], "telegram-setup")) {
 		fprintf(stderr, "unknown command '%s'\n", argv[1]);
 		usage(stderr);
 		return 2;
@@ -147,5 +150,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "console") == 0)
 		return cmd_console(argc - 1, argv + 1, &cfg);
+	if (strcmp(argv[1], "telegram-setup") == 0)
+		return telegram_setup_main(argc - 1, argv + 1, &cfg, stdout, stderr);
 	return serve_main(&cfg);
 }

@@ -58,6 +58,7 @@ struct running {
 	const struct adapter *a;
 	void *self;
 	struct outbox *outbox;
+	struct adapter_env env;         /* handed to start(): valid until stop() */
 };
 
 static void wake_outbox(void *arg)
@@ -177,21 +178,21 @@ int serve_main(const struct config *cfg)
 	for (int i = 0; adapters[i] && nrun < MAX_ADAPTERS; i++) {
 		const struct adapter *a = adapters[i];
 		struct running *r = &run[nrun];
-		struct adapter_env env = { .cfg = cfg, .bot = b.cfg, .db = cfg->db,
-					   .request_stop = request_stop };
 
 		if (!a->configured(cfg))
 			continue;
 		r->a = a;
+		r->env = (struct adapter_env){ .cfg = cfg, .bot = b.cfg, .db = cfg->db,
+					       .request_stop = request_stop };
 		if (a->deliver) {
 			/* the worker first, so the adapter's commands can wake it */
 			rc = outbox_new(&r->outbox, a, cfg->db, &oo);
 			if (rc)
 				goto out;
-			env.wake = wake_outbox;
-			env.wake_arg = r->outbox;
+			r->env.wake = wake_outbox;
+			r->env.wake_arg = r->outbox;
 		}
-		rc = a->start(&env, &r->self);
+		rc = a->start(&r->env, &r->self);
 		if (rc) {
 			gb_log("%s: cannot start: %s", a->name, gb_strerror(rc));
 			outbox_stop(r->outbox);

@@ -150,6 +150,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CONSOLE_NO_BUTTONS) \
 	X(M_CONSOLE_NO_SUCH_BUTTON) /* %s: typed, %s: last button */ \
 	X(M_CONSOLE_NOT_COMMAND) /* %s: the line */ \
+	X(M_TG_START_PRIVATE) /* %s: name, %s: bot username, %s: bot username (Telegram: a private message could not be sent) */ \
 	X(M_ON)               \
 	X(M_OFF)              \
 	/* ---- renderers: shared (numbers are passed as text: chat digits) ---- */ \

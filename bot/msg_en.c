@@ -108,6 +108,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_VAL_DEVANAGARI] = "Devanagari (१२३)",
 	[M_VAL_ASCII] = "ASCII (123)",
 	[M_CONSOLE_PRIVATE] = "(to %s only)",
+	[M_TG_START_PRIVATE] = "%s, I can't send you private messages yet: open a chat with @%s and press Start. Until then, press “Show my hand” here, or type @%s in this chat to pick a card.",
 	[M_ON] = "on",
 	[M_OFF] = "off",
 

@@ -1,6 +1,6 @@
 /*
  * script.c - `gamebot script GAME [options]`: one action per input line, one
- * JSON object per action on output. See docs/script-mode.md (the contract outside checkers use).
+ * JSON object per action on output. See bot/script-mode.md (the contract outside checkers use).
  *
  * Options are checked completely before the game starts: a bad option is one
  * line on stderr and exit status 2. After that nothing the input says can

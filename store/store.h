@@ -171,6 +171,14 @@ struct store_game_count {
 };
 int store_tables_open_by_game(struct store *s, struct store_game_count *out, int max, int *n);
 
+/*
+ * Up to max open tables (lobby or playing) of chats of platform where user
+ * (a platform user id, never "" for a computer seat) has a seat, by id;
+ * *n gets the count. For inline mode: what may this person play now?
+ */
+int store_tables_of_user(struct store *s, const char *platform, const char *user, int64_t *out,
+			 int max, int *n);
+
 /* ---- seats ---- */
 struct store_seat {
 	int seat;                      /* 0-based seat number */
