@@ -27,6 +27,7 @@ void outbox_opts_init(struct outbox_opts *o)
 	o->poll_ms = 50;
 	o->batch = 32;
 	o->workers = 2;
+	o->linger_ms = 2;
 }
 
 /* The delay before the retry that follows `attempts` failed tries. */
@@ -99,30 +100,46 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		    const struct outbox_opts *o, int64_t now_ms)
 {
 	struct store_out rows[MAX_BATCH];
+	struct delivery d[MAX_BATCH];
 	int64_t held_until = 0;
 	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
+	bool one_tx;
 
 	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
 	if (rc)
 		return -rc;
+	/* deliver the whole batch first: no write transaction is held across a platform call */
 	for (int i = 0; i < n; i++) {
-		struct delivery d;
-
-		memset(&d, 0, sizeof(d));
+		memset(&d[i], 0, sizeof(d[i]));
 		if (held_until) {
 			/* the platform asked everyone to wait: the rest of the batch waits too */
-			d.result = DELIVERY_WAIT;
-			d.retry_ms = held_until - now_ms;
+			d[i].result = DELIVERY_WAIT;
+			d[i].retry_ms = held_until - now_ms;
 		} else {
-			a->deliver(self, s, &rows[i], &d);
-			if (d.result == DELIVERY_WAIT && d.global)
-				held_until = now_ms + (d.retry_ms > 0 ? d.retry_ms : o->backoff_ms);
+			a->deliver(self, s, &rows[i], &d[i]);
+			if (d[i].result == DELIVERY_WAIT && d[i].global)
+				held_until = now_ms + (d[i].retry_ms > 0 ? d[i].retry_ms : o->backoff_ms);
 		}
-		rc = settle(s, a, o, &rows[i], &d, now_ms);
+	}
+	/* then record every outcome in one transaction (each on its own if that fails) */
+	one_tx = n > 1 && store_begin(s) == GB_OK;
+	for (int i = 0; i < n; i++) {
+		rc = settle(s, a, o, &rows[i], &d[i], now_ms);
+		if (rc && one_tx) {
+			store_rollback(s);
+			one_tx = false;
+			i = -1; /* start over, one row at a time */
+			continue;
+		}
 		if (rc)
 			/* the lease runs out and the row is claimed again: delivered at least once */
 			gb_log("outbox row %lld of %s chat %s: cannot record the delivery: %s",
 			       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
+	}
+	if (one_tx && store_commit(s)) {
+		store_rollback(s);
+		for (int i = 0; i < n; i++)
+			settle(s, a, o, &rows[i], &d[i], now_ms);
 	}
 	for (int i = 0; i < n; i++)
 		store_out_release(&rows[i]);
@@ -156,6 +173,7 @@ static void *worker(void *arg)
 	for (;;) {
 		struct timespec until;
 		int n;
+		bool woken;
 		int64_t wait_ms = w->o.poll_ms;
 
 		pthread_mutex_lock(&w->lock);
@@ -181,7 +199,14 @@ static void *worker(void *arg)
 		while (!w->stop && w->wakes == seen &&
 		       pthread_cond_timedwait(&w->cond, &w->lock, &until) == 0)
 			;
+		woken = w->wakes != seen;
 		pthread_mutex_unlock(&w->lock);
+		if (woken && w->o.linger_ms > 0) {
+			/* under load, commits come in bursts: gather them into one claim */
+			struct timespec ts = { 0, (long)w->o.linger_ms * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	store_free(s);
 	return NULL;

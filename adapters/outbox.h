@@ -14,6 +14,8 @@
  *   - a permanent failure: set aside at once with one log line.
  * The store gives a chat's rows out one at a time in order and drops a
  * table edit superseded by a newer one, so a worker never reorders a chat.
+ * The outcomes of a batch are recorded in one transaction after the whole
+ * batch was delivered, so no write lock is held across a platform call.
  * A crashed worker's claims expire after lease_ms and are delivered again:
  * delivery is at least once, and adapters make repeats harmless where the
  * platform allows (an edit with the same text is a no-op).
@@ -33,6 +35,7 @@ struct outbox_opts {
 	int64_t poll_ms;                /* idle wait between claims when not woken (default 50 ms) */
 	int batch;                      /* rows claimed at once (default 32) */
 	int workers;                    /* delivery threads per adapter (default 2) */
+	int64_t linger_ms;              /* after a wake-up, wait this long to claim a fuller batch (default 2 ms) */
 };
 
 /* Fill o with the defaults. */

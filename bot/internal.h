@@ -29,6 +29,8 @@ struct ctx {
 	int lang;
 	struct store_chat chat;
 	json_t *settings;                    /* chat settings (owned) */
+	char *settings_text;                 /* the changed settings, ready to save (owned) */
+	char lang_loaded[8];                 /* the chat's language as read, for the write's check */
 	bool chat_changed;
 
 	bool has_table;

@@ -226,6 +226,21 @@ double metrics_value(const char *name, const char *labels)
 	return v;
 }
 
+double metrics_sum(const char *name, const char *labels)
+{
+	int f = family_of(name);
+	double v = 0;
+
+	if (!labels)
+		labels = "";
+	pthread_mutex_lock(&lock);
+	for (int i = 0; f >= 0 && i < nseries; i++)
+		if (series[i].family == f && strcmp(series[i].labels, labels) == 0)
+			v = series[i].value;
+	pthread_mutex_unlock(&lock);
+	return v;
+}
+
 void metrics_reset(void)
 {
 	pthread_mutex_lock(&lock);

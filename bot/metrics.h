@@ -36,6 +36,9 @@ void metrics_render(struct strbuf *sb);
 /* The value of a counter or gauge series (tests); 0 when it does not exist. */
 double metrics_value(const char *name, const char *labels);
 
+/* The sum of a histogram's observations (0 when it does not exist). */
+double metrics_sum(const char *name, const char *labels);
+
 /* Forget every series (tests). */
 void metrics_reset(void);
 

@@ -448,6 +448,7 @@ static void ctx_release(struct ctx *c)
 	store_chat_release(&c->chat);
 	store_table_release(&c->table);
 	json_decref(c->settings);
+	free(c->settings_text);
 	json_decref(c->log);
 	json_decref(c->replies);
 	free(c->st);
@@ -533,37 +534,45 @@ int ctx_load_finished(struct ctx *c)
 	return GB_OK;
 }
 
-static int save_table(struct ctx *c)
+/* The table's wrapper JSON text into c->table.state (before the write transaction). */
+static int table_text(struct ctx *c)
 {
-	int rc;
+	json_t *w;
 
 	/*
 	 * A saved state this instance cannot read stays as it is when only
 	 * seats or status change (/leave, /stop): it may be a newer instance's,
 	 * or wanted for repair. Only a game started afresh replaces it.
 	 */
-	if (!c->broken || c->st) {
-		json_t *w = json_object();
+	if (c->broken && !c->st)
+		return GB_OK;
+	w = json_object();
+	if (c->st)
+		json_object_set_new(w, "game", gb_state_json(c->game, c->st));
+	json_object_set(w, "log", c->log);
+	json_object_set_new(w, "seq", json_integer(c->seq));
+	json_object_set_new(w, "watch", json_boolean(c->watch));
+	json_object_set_new(w, "owner", json_string(c->owner));
+	free(c->table.state);
+	c->table.state = json_dumps(w, JSON_COMPACT);
+	json_decref(w);
+	return c->table.state ? GB_OK : GB_ENOMEM;
+}
 
-		if (c->st)
-			json_object_set_new(w, "game", gb_state_json(c->game, c->st));
-		json_object_set(w, "log", c->log);
-		json_object_set_new(w, "seq", json_integer(c->seq));
-		json_object_set_new(w, "watch", json_boolean(c->watch));
-		json_object_set_new(w, "owner", json_string(c->owner));
-		free(c->table.state);
-		c->table.state = json_dumps(w, JSON_COMPACT);
-		json_decref(w);
-		if (!c->table.state)
-			return GB_ENOMEM;
-	}
+static int save_table(struct ctx *c)
+{
+	int rc;
+
 	if (c->table_new) {
 		c->table.watch = c->watch;
 		c->table.created_ms = c->cmd->now_ms;
 		rc = store_table_insert(c->b->store, &c->table);
-	}
-	else
+		/* another command opened a table here first: read again and decide again */
+		if (rc == GB_EEXISTS)
+			rc = GB_ECONFLICT;
+	} else {
 		rc = store_table_update(c->b->store, &c->table);
+	}
 	return rc;
 }
 
@@ -577,6 +586,60 @@ static bool for_caller(struct ctx *c, json_t *r)
 	       !strcmp(user, c->cmd->user);
 }
 
+/*
+ * Everything a command's writes need that takes time - the settings and
+ * state JSON, the table message with its board, the acknowledgement - made
+ * before the write transaction, so the store's write lock is held only
+ * for the writes themselves.
+ */
+static int prepare(struct ctx *c)
+{
+	int rc = GB_OK;
+	size_t i;
+	json_t *r;
+
+	if (c->chat_changed) {
+		c->settings_text = json_dumps(c->settings, JSON_COMPACT);
+		if (!c->settings_text)
+			return GB_ENOMEM;
+	}
+	if (c->has_table && (c->table_changed || c->table_new || c->seats_changed))
+		rc = table_text(c);
+	if (rc)
+		return rc;
+	if (c->show_table && c->has_table)
+		table_message(c);
+	if (c->cmd->reply[0]) {
+		/* the platform waits for exactly one answer to a handle: the caller's own view, else an ack */
+		bool answered = false;
+
+		json_array_foreach(c->replies, i, r)
+			answered |= for_caller(c, r);
+		if (!answered)
+			reply_push(c, "ack", c->cmd->user, "");
+	}
+	return GB_OK;
+}
+
+/*
+ * The chat as the command read it is still the chat in the store: its
+ * settings carry no version, so a change is checked against what was read
+ * (another command changing them in between is a conflict, not a lost
+ * update).
+ */
+static int chat_unchanged(struct ctx *c)
+{
+	struct store_chat now = { 0 };
+	int rc = store_chat_get_by_id(c->b->store, c->chat.id, &now);
+
+	if (!rc && (strcmp(now.lang, c->lang_loaded) ||
+		    strcmp(now.settings ? now.settings : "", c->chat.settings ? c->chat.settings : "")))
+		rc = GB_ECONFLICT;
+	store_chat_release(&now);
+	return rc;
+}
+
+/* The command's writes, inside the write transaction. */
 static int commit(struct ctx *c)
 {
 	struct store *s = c->b->store;
@@ -584,12 +647,19 @@ static int commit(struct ctx *c)
 	size_t i;
 	json_t *r;
 
+	if (c->cmd->update_id[0]) {
+		rc = store_mark_processed(s, c->cmd->platform, c->cmd->update_id);
+		if (rc)
+			goto out;
+	}
 	if (c->chat_changed) {
-		char *text = json_dumps(c->settings, JSON_COMPACT);
-
-		free(c->chat.settings);
-		c->chat.settings = text;
-		rc = text ? store_chat_save(s, &c->chat) : GB_ENOMEM;
+		rc = chat_unchanged(c);
+		if (!rc) {
+			free(c->chat.settings);
+			c->chat.settings = c->settings_text;
+			c->settings_text = NULL;
+			rc = store_chat_save(s, &c->chat);
+		}
 		if (rc)
 			goto out;
 	}
@@ -635,17 +705,6 @@ static int commit(struct ctx *c)
 		if (rc)
 			goto out;
 	}
-	if (c->show_table && c->has_table)
-		table_message(c);
-	if (c->cmd->reply[0]) {
-		/* the platform waits for exactly one answer to a handle: the caller's own view, else an ack */
-		bool answered = false;
-
-		json_array_foreach(c->replies, i, r)
-			answered |= for_caller(c, r);
-		if (!answered)
-			reply_push(c, "ack", c->cmd->user, "");
-	}
 	json_array_foreach(c->replies, i, r) {
 		char *text, key[32] = "";
 		bool table = strcmp(json_string_value(json_object_get(r, "kind")), "table") == 0;
@@ -676,7 +735,11 @@ out:
 	return rc;
 }
 
-/* Run one command inside an open transaction. */
+/*
+ * Run one command on what the store holds now, outside any transaction:
+ * its writes come later, in commit(), where the table's version check and
+ * chat_unchanged() catch anything that changed in between.
+ */
 static int run_once(struct bot *b, const struct command *cmd, const struct bot_cmd *bc,
 		    struct ctx *c)
 {
@@ -690,14 +753,16 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	c->replies = json_array();
 	if (!c->replies)
 		return GB_ENOMEM;
+	/* a repeated delivery is dropped before any work (commit() records it, race-safe) */
 	if (cmd->update_id[0]) {
-		rc = store_mark_processed(b->store, cmd->platform, cmd->update_id);
+		rc = store_was_processed(b->store, cmd->platform, cmd->update_id);
 		if (rc)
 			return rc;
 	}
 	rc = store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &c->chat);
 	if (rc)
 		return rc;
+	snprintf(c->lang_loaded, sizeof(c->lang_loaded), "%s", c->chat.lang);
 	c->lang = lang_parse(c->chat.lang);
 	if (c->lang < 0) {
 		/* a language we cannot read: speak English, and save that back, not the unreadable code */
@@ -866,24 +931,31 @@ int bot_handle(struct bot *b, const struct command *in)
 	}
 	started = mono_us();
 
+	/*
+	 * Read and decide without a lock, then write in one short
+	 * transaction; when the table moved in between (its version check,
+	 * or the chat's settings check, fails) read and decide again.
+	 */
 	for (int attempt = 0; attempt < CONFLICT_TRIES; attempt++) {
 		int64_t t0;
 
-		rc = store_begin(b->store);
-		if (rc)
-			break;
-		t0 = mono_us();
 		rc = run_once(b, cmd, bc, &c);
 		if (!rc)
-			rc = commit(&c);
+			rc = prepare(&c);
 		if (!rc)
-			rc = store_commit(b->store);
-		if (rc)
-			store_rollback(b->store);
-		t0 = mono_us() - t0;
-		held += t0;
-		if (t0 > b->lock_max_us)
-			b->lock_max_us = t0;
+			rc = store_begin(b->store);
+		if (!rc) {
+			t0 = mono_us();
+			rc = commit(&c);
+			if (!rc)
+				rc = store_commit(b->store);
+			if (rc)
+				store_rollback(b->store);
+			t0 = mono_us() - t0;
+			held += t0;
+			if (t0 > b->lock_max_us)
+				b->lock_max_us = t0;
+		}
 		ctx_release(&c);
 		if (rc != GB_ECONFLICT)
 			break;

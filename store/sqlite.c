@@ -60,6 +60,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,7 @@ enum stmt {
 	ST_ROLLBACK_TO,
 	ST_USER_VERSION,
 	ST_PROCESSED_ADD,
+	ST_PROCESSED_HAS,
 	ST_PROCESSED_PRUNE,
 	ST_CHAT_FIND,
 	ST_CHAT_BY_ID,
@@ -263,6 +265,7 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_ROLLBACK_TO] = "ROLLBACK TO store_step",
 	[ST_USER_VERSION] = "PRAGMA user_version",
 	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
+	[ST_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
 	[ST_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
 	[ST_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
 		" WHERE platform = ?1 AND chat = ?2",
@@ -380,7 +383,46 @@ static const char *const sql_text[ST_COUNT] = {
 struct store {
 	sqlite3 *db;                   /* owned; closed by store_free() */
 	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by store_free() */
+	int locked;                    /* holds the process's writer lock (see writer_lock) */
 };
+
+/*
+ * Writers of one process queue on a mutex before SQLite's own lock. SQLite
+ * makes a writer that finds the database locked sleep and poll (1, 2, 5,
+ * 10 ms ...), so threads of one process handing the write lock to each
+ * other would spend most of their time asleep; a mutex wakes the next one
+ * the moment the last one commits. Other processes still meet SQLite's
+ * lock and its busy timeout. Recursive, so one thread holding a
+ * transaction on one handle and trying another handle meets SQLite's
+ * busy answer as before instead of waiting on itself.
+ */
+static pthread_mutex_t writer_lock;
+static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
+
+static void writer_init(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&writer_lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+static void writer_acquire(struct store *s)
+{
+	pthread_once(&writer_once, writer_init);
+	pthread_mutex_lock(&writer_lock);
+	s->locked++;
+}
+
+static void writer_release(struct store *s)
+{
+	if (!s->locked)
+		return;
+	s->locked--;
+	pthread_mutex_unlock(&writer_lock);
+}
 
 /* ---- helpers ---- */
 
@@ -583,8 +625,15 @@ static int bound(int src)
  */
 static int sp_begin(struct store *s, int *outer)
 {
+	int rc;
+
 	*outer = sqlite3_get_autocommit(s->db);
-	return run(s, ST_SAVEPOINT);
+	if (*outer)
+		writer_acquire(s);
+	rc = run(s, ST_SAVEPOINT);
+	if (rc && *outer)
+		writer_release(s);
+	return rc;
 }
 
 /* End the savepoint: keep its work when rc is GB_OK, else undo it. Returns rc or a commit error. */
@@ -600,6 +649,8 @@ static int sp_end(struct store *s, int outer, int rc)
 		if (!rc)
 			rc = GB_ESTORE;
 	}
+	if (outer)
+		writer_release(s);
 	return rc;
 }
 
@@ -769,6 +820,8 @@ void store_free(struct store *s)
 		sqlite3_finalize(s->stmt[i]);
 	/* Rolls back a transaction left open. */
 	sqlite3_close_v2(s->db);
+	while (s->locked)
+		writer_release(s);
 	free(s);
 }
 
@@ -799,20 +852,60 @@ int store_schema_version(struct store *s)
 
 int store_begin(struct store *s)
 {
-	return s ? run(s, ST_BEGIN) : GB_EARGS;
+	int rc;
+
+	if (!s)
+		return GB_EARGS;
+	writer_acquire(s);
+	rc = run(s, ST_BEGIN);
+	if (rc)
+		writer_release(s);
+	return rc;
 }
 
 /* On an error the transaction may still be open: call store_rollback(). */
 int store_commit(struct store *s)
 {
-	return s ? run(s, ST_COMMIT) : GB_EARGS;
+	int rc;
+
+	if (!s)
+		return GB_EARGS;
+	rc = run(s, ST_COMMIT);
+	if (!rc || sqlite3_get_autocommit(s->db))
+		writer_release(s);
+	return rc;
 }
 
 void store_rollback(struct store *s)
 {
-	if (!s || sqlite3_get_autocommit(s->db))
+	if (!s)
 		return;
-	run(s, ST_ROLLBACK);
+	if (!sqlite3_get_autocommit(s->db))
+		run(s, ST_ROLLBACK);
+	writer_release(s);
+}
+
+int store_was_processed(struct store *s, const char *platform, const char *update_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK, row = 0;
+
+	if (!s || !id_ok(platform, CAP(store_chat, platform)) || !update_id || !update_id[0]) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_PROCESSED_HAS, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, update_id));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row)
+		rc = GB_EDUP;
+out:
+	stmt_done(st);
+	return rc;
 }
 
 int store_mark_processed(struct store *s, const char *platform, const char *update_id)

@@ -61,6 +61,9 @@ int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
 
+/* Has this platform update been processed? GB_EDUP if it was, GB_OK if not (reads only). */
+int store_was_processed(struct store *s, const char *platform, const char *update_id);
+
 /* Record that a platform update was processed. GB_EDUP if it already was. */
 int store_mark_processed(struct store *s, const char *platform, const char *update_id);
 

@@ -11,6 +11,7 @@
  * log refuse rows (a failing write).
  */
 #include <jansson.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -489,6 +490,116 @@ static void test_chat_limit(void **state)
 	limit_reset();
 }
 
+/*
+ * The chat's settings carry no version: a command that changes them is
+ * checked against what it read. Here another writer (a trigger) changes
+ * them inside every attempt's write, so every attempt must see the change
+ * and refuse to overwrite it: "busy", and nothing lost. Without the other
+ * writer the same command goes through.
+ */
+static void test_settings_change_in_between_not_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct command cmd;
+	struct store_chat chat = { 0 };
+	json_t *out;
+
+	assert_int_equal(say(f, "alice", "/help"), GB_OK);
+	json_decref(drain(f));
+	sql(f, "CREATE TRIGGER other_writer AFTER INSERT ON processed BEGIN"
+	       " UPDATE chats SET settings = json_set(settings, '$.other', 1); END;");
+	f->b.conflicts = 0;
+	make(&cmd, "alice", "/speed fast", 2000);
+	cmd.is_admin = true;
+	snprintf(cmd.update_id, sizeof(cmd.update_id), "u-1");
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_ECONFLICT);
+	assert_int_equal(f->b.conflicts, 4);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_BUSY)), 1);
+	json_decref(out);
+	assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &chat), GB_OK);
+	assert_null(strstr(chat.settings, "speed"));
+	store_chat_release(&chat);
+
+	sql(f, "DROP TRIGGER other_writer;");
+	snprintf(cmd.update_id, sizeof(cmd.update_id), "u-2");
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &chat), GB_OK);
+	assert_non_null(strstr(chat.settings, "\"speed\":\"fast\""));
+	store_chat_release(&chat);
+	json_decref(drain(f));
+}
+
+struct racer {
+	const char *db;
+	int id;
+	int errors;
+	int conflicts;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	struct bot b;
+	char chat[16];
+
+	memset(&b, 0, sizeof(b));
+	bot_config_init(&b.cfg);
+	b.cfg.seed = 11;
+	if (store_open(&b.store, r->db)) {
+		r->errors++;
+		return NULL;
+	}
+	snprintf(chat, sizeof(chat), "race-%d", r->id);
+	for (int i = 0; i < 60; i++) {
+		struct command cmd;
+		const char *text = i == 0 ? "/new snakes" : i == 1 ? "/join" : i == 2 ? "/start" : "/roll";
+		const char *user = i == 1 || (i > 2 && i % 2 == 0) ? "bob" : "alice";
+
+		make(&cmd, user, text, 1000 + i);
+		snprintf(cmd.chat, sizeof(cmd.chat), "%s", chat);
+		if (bot_handle(&b, &cmd))
+			r->errors++;
+	}
+	r->conflicts = (int)b.conflicts;
+	store_free(b.store);
+	return NULL;
+}
+
+/* Four threads, four handles, four chats at once: every command lands, none waits on another's table. */
+static void test_threads_write_in_turn(void **state)
+{
+	struct fixture *f = *state;
+	pthread_t th[4];
+	struct racer r[4];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct racer){ .db = f->db, .id = i };
+		assert_int_equal(pthread_create(&th[i], NULL, race, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(r[i].errors, 0);
+		assert_int_equal(r[i].conflicts, 0); /* different chats never conflict */
+	}
+	/* every chat's log is complete: 1..N with no gap, as many moves as accepted rolls */
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*), max(seq), count(DISTINCT table_id) FROM moves",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 2), 4);
+	assert_true(sqlite3_column_int(st, 0) >= 4 * 20);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM (SELECT table_id FROM moves GROUP BY"
+					    " table_id HAVING max(seq) <> count(*))", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +611,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_limited_politely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chat_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_change_in_between_not_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_write_in_turn, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
