@@ -121,6 +121,13 @@ static int set_chat_key(struct ctx *c, const char *key, const char *value)
 		if (strcmp(value, "slow") && strcmp(value, "normal") && strcmp(value, "fast"))
 			return GB_ERULE_VALUE;
 		json_object_set_new(c->settings, key, json_string(value));
+	} else if (strcmp(key, "starting_coins") == 0) {
+		int coins;
+
+		/* what the bank gives a member's new wallet (coins.c) */
+		if (gb_parse_uint(value, 1000000, &coins))
+			return GB_ERULE_VALUE;
+		json_object_set_new(c->settings, key, json_integer(coins));
 	} else if (strcmp(key, "digits") == 0) {
 		if (strcmp(value, "devanagari") && strcmp(value, "ascii"))
 			return GB_ERULE_VALUE;
