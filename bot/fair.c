@@ -155,7 +155,9 @@ static void send_log(struct ctx *c, int64_t table, const char *log)
 					 ctx_num(c, ++part, a), ctx_num(c, parts, b));
 				sb_add(&sb, "\n");
 				sb_addn(&sb, p, len);
-				reply_private(c, c->cmd->user, sb_str(&sb));
+				/* not a view of a game in play: it may go to anyone who asks */
+				json_object_set_new(reply_push(c, "private", c->cmd->user, sb_str(&sb)), "movelog",
+						    json_integer(table));
 			}
 			sb_release(&sb);
 			p += len;
