@@ -180,6 +180,8 @@ int cmd_settings(struct ctx *c)
 				tr(c->lang, M_SET_LANG), word(c, lang_code(c->lang), num));
 			sb_addf(&sb, "• %s: %s\n   /settings digits devanagari|ascii",
 				tr(c->lang, M_SET_DIGITS), word(c, setting_str(c, "digits", "devanagari"), num));
+			sb_addf(&sb, "\n• %s: %s\n   /settings starting_coins 1000", tr(c->lang, M_SET_COINS),
+				ctx_num(c, setting_int(c, "starting_coins", 1000), num));
 			for (int i = 0; gb_games[i]; i++) {
 				sb_add(&sb, "\n\n");
 				show_rules(c, gb_games[i], &sb);

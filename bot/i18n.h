@@ -305,7 +305,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_VERIFY_WHY_MOVE) /* %s: move number, %s: action, %s: logged, %s: replayed */ \
 	X(M_VERIFY_WHY_REFUSED) /* %s: move number, %s: action */ \
 	X(M_VERIFY_WHY_LOG) /* %s: line */ \
-	X(M_VERIFY_LOG_PART) /* %s: table, %s: part, %s: parts */
+	X(M_VERIFY_LOG_PART) /* %s: table, %s: part, %s: parts */ \
+	X(M_SET_COINS)        /* /settings: what a new wallet gets */
 
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };

@@ -300,4 +300,5 @@ const char *const msg_en[M_COUNT] = {
 	[M_VERIFY_WHY_REFUSED] = "move %s (%s) is not possible in the game the seed deals",
 	[M_VERIFY_WHY_LOG] = "the move log is unreadable at line %s",
 	[M_VERIFY_LOG_PART] = "Move log of table %s, part %s of %s (save the parts one after another in one file):",
+	[M_SET_COINS] = "Coins a new wallet gets",
 };

@@ -313,4 +313,5 @@ const char *const msg_ne[M_COUNT] = {
 	[M_VERIFY_WHY_REFUSED] = "चाल %s (%s) यो बीजको खेलमा सम्भव छैन",
 	[M_VERIFY_WHY_LOG] = "चालको लग हरफ %sमा पढ्न सकिएन",
 	[M_VERIFY_LOG_PART] = "टेबल %sको चालको लग, भाग %s (जम्मा %s; सबै भाग क्रमैसँग एउटै फाइलमा राख्नुहोस्):",
+	[M_SET_COINS] = "नयाँ बटुवामा आउने सिक्का",
 };
