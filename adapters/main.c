@@ -8,6 +8,7 @@
  *   gamebot console [--db PATH] [--admins a,b]   a local group chat on stdin
  *   gamebot script GAME [...]   the rules core driven line by line (JSON out)
  *   gamebot arena GAME --seats LEVEL,...   computer players measured
+ *   gamebot verify SEED MOVELOG  a finished table replayed from its revealed seed
  */
 #include <sodium.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@
 #include "bot/config.h"
 #include "bot/i18n.h"
 #include "bot/script.h"
+#include "bot/verify.h"
 
 static void usage(FILE *f)
 {
@@ -36,7 +38,8 @@ static void usage(FILE *f)
 		   "  arena GAME --seats L,L[,..] [--games N] [--seed S] [--rule K=V] [--threads T]\n"
 		   "                               computer players against each other, measured\n"
 		   "  telegram-setup [--url https://HOST/telegram | --polling] [--drop-pending]\n"
-		   "                               register the webhook (or polling) and the command menus\n");
+		   "                               register the webhook (or polling) and the command menus\n"
+		   "  verify SEED MOVELOG          check a finished table's dice and deals from its seed\n");
 }
 
 static int parse_seed(const char *s, uint64_t *out)
@@ -135,6 +138,8 @@ int main(int argc, char **argv)
 		return script_main(argc - 1, argv + 1, stdin, stdout, stderr);
 	if (strcmp(argv[1], "arena") == 0)
 		return arena_main(argc - 1, argv + 1, stdout, stderr);
+	if (strcmp(argv[1], "verify") == 0)
+		return verify_main(argc - 1, argv + 1, stdout, stderr);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;

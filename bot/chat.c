@@ -121,6 +121,13 @@ static int set_chat_key(struct ctx *c, const char *key, const char *value)
 		if (strcmp(value, "slow") && strcmp(value, "normal") && strcmp(value, "fast"))
 			return GB_ERULE_VALUE;
 		json_object_set_new(c->settings, key, json_string(value));
+	} else if (strcmp(key, "starting_coins") == 0) {
+		int coins;
+
+		/* what the bank gives a member's new wallet (coins.c) */
+		if (gb_parse_uint(value, 1000000, &coins))
+			return GB_ERULE_VALUE;
+		json_object_set_new(c->settings, key, json_integer(coins));
 	} else if (strcmp(key, "digits") == 0) {
 		if (strcmp(value, "devanagari") && strcmp(value, "ascii"))
 			return GB_ERULE_VALUE;
@@ -173,6 +180,8 @@ int cmd_settings(struct ctx *c)
 				tr(c->lang, M_SET_LANG), word(c, lang_code(c->lang), num));
 			sb_addf(&sb, "• %s: %s\n   /settings digits devanagari|ascii",
 				tr(c->lang, M_SET_DIGITS), word(c, setting_str(c, "digits", "devanagari"), num));
+			sb_addf(&sb, "\n• %s: %s\n   /settings starting_coins 1000", tr(c->lang, M_SET_COINS),
+				ctx_num(c, setting_int(c, "starting_coins", 1000), num));
 			for (int i = 0; gb_games[i]; i++) {
 				sb_add(&sb, "\n\n");
 				show_rules(c, gb_games[i], &sb);

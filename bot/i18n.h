@@ -273,7 +273,42 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CB_WHY_NOT_HELD) /* %s: card */ \
 	X(M_CB_WHY_FOLLOW) /* %s: suit led */ \
 	X(M_CB_WHY_BEAT) /* %s: suit led */ \
-	X(M_CB_WHY_TRUMP) /* %s: suit led, %s: ♠ */
+	X(M_CB_WHY_TRUMP) /* %s: suit led, %s: ♠ */ \
+	X(M_WALLET) /* %s: name, %s: coins */ \
+	X(M_TOP_HEAD) \
+	X(M_TOP_ROW) /* %s: rank, %s: name, %s: coins */ \
+	X(M_TOP_EMPTY) \
+	X(M_GRANT_BAD) /* %s: given */ \
+	X(M_GRANT_WHO) /* %s: given */ \
+	X(M_GRANTED) /* %s: admin, %s: coins, %s: name, %s: their coins now */ \
+	X(M_STAKE_LOBBY) \
+	X(M_STAKE_WHO) \
+	X(M_STAKE_BAD) /* %s: given */ \
+	X(M_STAKE_SET) /* %s: who, %s: coins */ \
+	X(M_STAKE_NONE) /* %s: who */ \
+	X(M_STAKE_SHORT) /* %s: name, %s: stake, %s: their coins */ \
+	X(M_STAKES_HELD) /* %s: coins in the pot */ \
+	X(M_POT_WON) /* %s: name, %s: coins */ \
+	X(M_POT_TIE) \
+	X(M_POT_DRAW) \
+	X(M_POT_COMPUTER) /* %s: the computer's name */ \
+	X(M_POT_STOPPED) \
+	X(M_LINE_STAKE) /* %s: coins (a table line: fits 40 columns) */ \
+	X(M_LINE_POT) /* %s: coins */ \
+	X(M_LINE_SEAL) /* label before the seal's hex digits, at most 6 columns */ \
+	X(M_LINE_SEED) /* label before the seed's hex digits, at most 6 columns */ \
+	X(M_VERIFY_NONE) \
+	X(M_VERIFY_PLAYING) \
+	X(M_VERIFY_NOT_HERE) /* %s: table */ \
+	X(M_VERIFY_UNSEALED) /* %s: table */ \
+	X(M_VERIFY_OK) /* %s: table, %s: moves, %s: seed, %s: seal, %s: the offline command */ \
+	X(M_VERIFY_FAIL) /* %s: table, %s: why */ \
+	X(M_VERIFY_WHY_SEAL) /* %s: the seed's SHA-256, %s: the seal */ \
+	X(M_VERIFY_WHY_MOVE) /* %s: move number, %s: action, %s: logged, %s: replayed */ \
+	X(M_VERIFY_WHY_REFUSED) /* %s: move number, %s: action */ \
+	X(M_VERIFY_WHY_LOG) /* %s: line */ \
+	X(M_VERIFY_LOG_PART) /* %s: table, %s: part, %s: parts */ \
+	X(M_SET_COINS)        /* /settings: what a new wallet gets */
 
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };

@@ -65,6 +65,13 @@ struct ctx {
 		char *events;                /* JSON text, owned */
 	} moves[64];
 	int nmoves;
+
+	/* coins and the sealed seed (coins.c, fair.c); commit() writes them */
+	struct store_terms terms;            /* the table's seed and stake */
+	bool terms_loaded;                   /* terms read (or made) for c->table */
+	bool terms_changed;                  /* write terms with the table */
+	struct store_coin_move coins[2 * GB_MAX_SEATS + 4]; /* movements to write */
+	int ncoins;
 };
 
 /*
@@ -149,6 +156,26 @@ int cmd_lang(struct ctx *c);
 int cmd_rules(struct ctx *c);
 int cmd_help(struct ctx *c);
 int cmd_stats(struct ctx *c);
+
+/* coins.c */
+int cmd_wallet(struct ctx *c);
+int cmd_top(struct ctx *c);
+int cmd_grant(struct ctx *c);
+int cmd_stake(struct ctx *c);
+/* The table's terms, read once (a table without any has seed "" and no stake). */
+int ctx_terms(struct ctx *c);
+/* A joining person who cannot cover the stake is refused (true; *rc a store error or GB_OK). */
+bool coins_join_refused(struct ctx *c, int *rc);
+/* Every person at the table covers the stake: it is held in the pot (false: refused, said why). */
+bool coins_start_refused(struct ctx *c, int *rc);
+/* In commit(): write the terms, settle a pot whose game ended, write the movements. */
+int coins_commit(struct ctx *c);
+/* fair.c */
+int cmd_verify(struct ctx *c);
+/* The new table's seed: from getrandom(2), or derived from bot_config.seed in tests. */
+int fair_new_seed(struct ctx *c);
+/* The lines under a table message: the stake, the seal while playing, the seed at the end. */
+void fair_table_lines(struct ctx *c, struct strbuf *sb);
 
 /* Number of blank-separated words in s. */
 int count_words(const char *s);

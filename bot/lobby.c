@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "games/ai/ai.h"
 #include "internal.h"
 
@@ -22,11 +20,9 @@ static int open_table(struct ctx *c, const struct gb_game *g)
 	c->table.chat = c->chat.id;
 	snprintf(c->table.game, sizeof(c->table.game), "%s", g->name);
 	c->table.status = STORE_LOBBY;
-	/* the seed decides dice, deals and boards: unpredictable to players */
-	if (c->b->cfg.seed)
-		c->table.seed = gb_seed_derive(c->b->cfg.seed ^ (uint64_t)c->chat.id, ++c->b->tables_opened);
-	else
-		c->table.seed = ((uint64_t)randombytes_random() << 32) | randombytes_random();
+	/* the seed decides dice, deals and boards: unpredictable to players, sealed (fair.c) */
+	if (fair_new_seed(c))
+		return GB_EIO;
 	snprintf(c->table.creator, sizeof(c->table.creator), "%s", c->cmd->user);
 	snprintf(c->owner, sizeof(c->owner), "%s", c->cmd->user);
 	c->table.turn_started_ms = c->cmd->now_ms;
@@ -148,7 +144,7 @@ static bool has_computer(const struct ctx *c)
 int cmd_join(struct ctx *c)
 {
 	char a[24], name[STORE_NAME_LEN];
-	int want;
+	int want, rc;
 
 	if (c->table.status != STORE_LOBBY) {
 		reply_alert(c, M_ALREADY_STARTED);
@@ -169,6 +165,8 @@ int cmd_join(struct ctx *c)
 		if (want < 0)
 			return GB_OK;
 	}
+	if (coins_join_refused(c, &rc))
+		return rc;
 	if (want > c->nseats) {
 		/* seats are a list without holes: the game numbers its players 1..n */
 		reply_alert(c, M_SEAT_IN_ORDER, seat_label(c, c->nseats, a));
@@ -358,6 +356,8 @@ int cmd_addbot(struct ctx *c)
 
 int cmd_start(struct ctx *c)
 {
+	int rc;
+
 	if (c->table.status != STORE_LOBBY) {
 		reply_alert(c, M_ALREADY_STARTED);
 		return GB_OK;
@@ -372,6 +372,8 @@ int cmd_start(struct ctx *c)
 		reply_alert(c, M_NOT_ENOUGH, ctx_num(c, c->game->min_players, a));
 		return GB_OK;
 	}
+	if (coins_start_refused(c, &rc))
+		return rc;
 	return table_start_game(c);
 }
 

@@ -605,6 +605,7 @@ void table_message(struct ctx *c)
 				add_button(buttons, tr(c->lang, M_BTN_HAND), "/hand");
 		}
 	}
+	fair_table_lines(c, &sb);
 	r = reply_push(c, "table", NULL, sb_str(&sb));
 	json_object_set_new(r, "buttons", buttons);
 	sb_release(&sb);

@@ -78,6 +78,11 @@ static const struct bot_cmd commands[] = {
 	{ "rules", cmd_rules, 0, 3, 0, "/rules GAME" },
 	{ "help", cmd_help, 0, 1, 0, "/help" },
 	{ "stats", cmd_stats, 0, 3, 0, "/stats [GAME]" },
+	{ "wallet", cmd_wallet, 0, 0, 0, "/wallet" },
+	{ "top", cmd_top, 0, 0, 0, "/top" },
+	{ "grant", cmd_grant, 2, 2, ADMIN_ONLY, "/grant @name 100" },
+	{ "stake", cmd_stake, 1, 1, NEEDS_TABLE, "/stake 100" },
+	{ "verify", cmd_verify, 0, 2, 0, "/verify [TABLE] [log]" },
 	{ "_timer", cmd_timer, 3, 3, INTERNAL, "" },
 };
 
@@ -691,6 +696,10 @@ static int commit(struct ctx *c)
 		if (rc)
 			goto out;
 	}
+	/* coins move in the same transaction as the move that moved them */
+	rc = coins_commit(c);
+	if (rc)
+		goto out;
 	if (c->has_table && (c->clear_timers || c->ntimers)) {
 		rc = store_timer_clear(s, c->table.id, NULL);
 		if (rc)

@@ -62,6 +62,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -185,6 +186,33 @@ static const char *const migrations[] = {
 	"  value TEXT NOT NULL"
 	") WITHOUT ROWID;"
 	"PRAGMA user_version = 2;",
+
+	/* 3: coins (a double-entry ledger per chat), a table's sealed seed and
+	 * its stake per seat */
+	"CREATE TABLE ledger ("
+	"  id INTEGER PRIMARY KEY,"
+	"  chat_id INTEGER NOT NULL REFERENCES chats(id),"
+	"  movement INTEGER NOT NULL,"
+	"  account TEXT NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  amount INTEGER NOT NULL CHECK (amount <> 0),"
+	"  table_id INTEGER NOT NULL DEFAULT 0,"
+	"  reason TEXT NOT NULL,"
+	"  at_ms INTEGER NOT NULL"
+	");"
+	"CREATE INDEX ledger_account ON ledger(chat_id, account);"
+	"CREATE INDEX ledger_movement ON ledger(movement);"
+	/* Coins are never rewritten or taken away: a correction is a new movement. */
+	"CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger"
+	"  BEGIN SELECT RAISE(ABORT, 'the ledger is append only'); END;"
+	"CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger"
+	"  BEGIN SELECT RAISE(ABORT, 'the ledger is append only'); END;"
+	"CREATE TABLE table_terms ("
+	"  table_id INTEGER PRIMARY KEY REFERENCES tables(id) ON DELETE CASCADE,"
+	"  seed TEXT NOT NULL,"
+	"  stake INTEGER NOT NULL DEFAULT 0 CHECK (stake >= 0)"
+	");"
+	"PRAGMA user_version = 3;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -245,6 +273,17 @@ enum stmt {
 	ST_STATS_ALL,
 	ST_META_GET,
 	ST_META_SET,
+	ST_MOVES_GET,
+	ST_TERMS_SET,
+	ST_TERMS_GET,
+	ST_COINS_MOVE,
+	ST_COINS_BALANCE,
+	ST_COINS_TOP,
+	ST_AUDIT_TOTALS,
+	ST_AUDIT_MOVEMENTS,
+	ST_AUDIT_NEGATIVE,
+	ST_AUDIT_POTS,
+	ST_AUDIT_GRANTS,
 	ST_COUNT
 };
 
@@ -277,7 +316,8 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = ?1 AND chat = ?2"
 		" AND settings = '{}'"
 		" AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.chat_id = chats.id)"
-		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)",
+		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
+		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
 	[ST_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
 	[ST_TABLE_OPEN_GET] = "SELECT " TABLE_COLS " FROM tables"
 		" WHERE chat_id = ?1 AND status < 2",
@@ -378,6 +418,43 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_META_GET] = "SELECT value FROM meta WHERE name = ?1",
 	[ST_META_SET] = "INSERT INTO meta (name, value) VALUES (?1, ?2)"
 		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+	[ST_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
+		" WHERE table_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+	/* The seed is fixed by the first write; later writes set the stake. */
+	[ST_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT (table_id) DO UPDATE SET stake = excluded.stake",
+	[ST_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = ?1",
+	/* Both rows of a movement in one statement: ?2 gives ?6 coins to ?4. */
+	[ST_COINS_MOVE] = "WITH m(n) AS (SELECT coalesce(max(movement), 0) + 1 FROM ledger)"
+		" INSERT INTO ledger (chat_id, movement, account, name, amount, table_id, reason, at_ms)"
+		" SELECT ?1, n, ?2, ?3, -?6, ?7, ?8, ?9 FROM m"
+		" UNION ALL SELECT ?1, n, ?4, ?5, ?6, ?7, ?8, ?9 FROM m",
+	[ST_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
+		" WHERE chat_id = ?1 AND account = ?2",
+	/* Each account's latest name (the row with the highest id names it). */
+	[ST_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
+		" AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount) AS b"
+		" FROM ledger AS l WHERE chat_id = ?1 AND substr(account, 1, length(?2)) = ?2"
+		" GROUP BY account ORDER BY b DESC, account LIMIT ?3",
+	/* ?1 = 0: every chat. */
+	[ST_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
+		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
+	[ST_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
+		" GROUP BY movement HAVING count(*) <> 2 OR sum(amount) <> 0 OR min(amount) >= 0"
+		" OR count(DISTINCT chat_id) <> 1 OR count(DISTINCT table_id) <> 1"
+		" OR count(DISTINCT reason) <> 1 OR count(DISTINCT at_ms) <> 1"
+		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
+	[ST_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
+		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
+	/* A pot holds coins only while its table is being played. */
+	[ST_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l WHERE (?1 = 0 OR l.chat_id = ?1)"
+		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
+		" AND NOT EXISTS (SELECT 1 FROM tables AS t WHERE 'pot:' || t.id = l.account"
+		" AND t.chat_id = l.chat_id AND t.status = 1) LIMIT 1",
+	/* Grants come from the chat's bank, and only grants move the bank's coins. */
+	[ST_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
+		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
+		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
 };
 
 struct store {
@@ -2335,5 +2412,294 @@ int store_meta_set(struct store *s, const char *key, const char *value)
 		rc = step_done(st);
 out:
 	stmt_done(st);
+	return rc;
+}
+
+/* ---- the move log, read back ---- */
+
+void store_move_release(struct store_move *m)
+{
+	if (!m)
+		return;
+	free(m->events);
+	m->events = NULL;
+}
+
+int store_moves_get(struct store *s, int64_t table, int after_seq, struct store_move *moves,
+		    int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || max < 0 || (max > 0 && !moves)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(moves, 0, (size_t)max * sizeof *moves);
+	rc = stmt_get(s, ST_MOVES_GET, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 2, after_seq));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, max));
+	while (!rc && count < max) {
+		struct store_move *o = &moves[count];
+
+		rc = step(st, &row);
+		if (rc || !row)
+			break;
+		o->seq = col_int(st, 0);
+		rc = copy_col(o->actor, sizeof o->actor, st, 1);
+		if (!rc)
+			rc = copy_col(o->action, sizeof o->action, st, 2);
+		if (!rc)
+			rc = dup_col(&o->events, st, 3);
+		count++;
+	}
+	if (rc) {
+		for (int i = 0; i < count; i++)
+			store_move_release(&moves[i]);
+		memset(moves, 0, (size_t)max * sizeof *moves);
+	} else {
+		*n = count;
+	}
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- a table's terms ---- */
+
+/* Is seed 64 lowercase hex digits? */
+static int seed_hex_ok(const char *seed)
+{
+	size_t i;
+
+	for (i = 0; seed[i]; i++)
+		if (!((seed[i] >= '0' && seed[i] <= '9') || (seed[i] >= 'a' && seed[i] <= 'f')))
+			return 0;
+	return i == 64;
+}
+
+int store_terms_set(struct store *s, int64_t table, const struct store_terms *t)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !t || !seed_hex_ok(t->seed) || t->stake < 0) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TERMS_SET, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = bound(bind_text(st, 2, t->seed));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 3, t->stake));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_terms_get(struct store *s, int64_t table, struct store_terms *t)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (t)
+		memset(t, 0, sizeof *t);
+	if (!s || !t) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_TERMS_GET, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, table));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && !row)
+		rc = GB_ENOTFOUND;
+	if (!rc)
+		rc = copy_col(t->seed, sizeof t->seed, st, 0);
+	if (!rc)
+		t->stake = sqlite3_column_int64(st, 1);
+	if (rc)
+		memset(t, 0, sizeof *t);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* ---- coins ---- */
+
+int store_coins_move(struct store *s, int64_t chat, const struct store_coin_move *m)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (!s || !m || m->amount <= 0 || !id_ok(m->from, sizeof m->from) ||
+	    !id_ok(m->to, sizeof m->to) || strcmp(m->from, m->to) == 0 ||
+	    !id_ok(m->reason, sizeof m->reason)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_COINS_MOVE, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 2, m->from));
+	if (!rc)
+		rc = bound(bind_name(st, 3, m->from_name));
+	if (!rc)
+		rc = bound(bind_text(st, 4, m->to));
+	if (!rc)
+		rc = bound(bind_name(st, 5, m->to_name));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 6, m->amount));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 7, m->table));
+	if (!rc)
+		rc = bound(bind_text(st, 8, m->reason));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 9, m->at_ms));
+	if (!rc)
+		rc = step_done(st);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_coins_balance(struct store *s, int64_t chat, const char *account, int64_t *balance,
+			int *rows)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = GB_OK;
+
+	if (balance)
+		*balance = 0;
+	if (rows)
+		*rows = 0;
+	if (!s || !balance || !id_ok(account, STORE_ACCOUNT_LEN)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_COINS_BALANCE, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 2, account));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row) {
+		*balance = sqlite3_column_int64(st, 0);
+		if (rows)
+			*rows = col_int(st, 1);
+	}
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct store_balance *out,
+		    int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !prefix || max < 0 || (max > 0 && !out)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(out, 0, (size_t)max * sizeof *out);
+	rc = stmt_get(s, ST_COINS_TOP, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 2, prefix));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, max));
+	while (!rc && count < max) {
+		struct store_balance *o = &out[count];
+
+		rc = step(st, &row);
+		if (rc || !row)
+			break;
+		rc = copy_col(o->account, sizeof o->account, st, 0);
+		if (!rc)
+			rc = copy_col(o->name, sizeof o->name, st, 1);
+		o->balance = sqlite3_column_int64(st, 2);
+		if (!rc)
+			count++;
+	}
+	if (rc)
+		memset(out, 0, (size_t)max * sizeof *out);
+	else
+		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/* Run one audit query; a row found is a broken invariant, described in why. */
+static int audit_one(struct store *s, enum stmt id, int64_t chat, const char *what, char *why,
+		     size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = stmt_get(s, id, &st);
+
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, chat));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row) {
+		rc = GB_EINVARIANT;
+		if (why && cap)
+			snprintf(why, cap, "%s: %s %lld", what,
+				 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "",
+				 sqlite3_column_count(st) > 1 ? (long long)sqlite3_column_int64(st, 1) : 0LL);
+	}
+	stmt_done(st);
+	return rc;
+}
+
+int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap)
+{
+	int rc = GB_OK;
+
+	if (why && cap)
+		why[0] = '\0';
+	if (!s) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = audit_one(s, ST_AUDIT_TOTALS, chat, "a chat's coins do not add up to 0 (chat, total)", why, cap);
+	if (!rc)
+		rc = audit_one(s, ST_AUDIT_MOVEMENTS, chat, "a movement is not one pair of rows", why, cap);
+	if (!rc)
+		rc = audit_one(s, ST_AUDIT_NEGATIVE, chat, "an account below 0", why, cap);
+	if (!rc)
+		rc = audit_one(s, ST_AUDIT_POTS, chat, "a pot holds coins of a table not being played", why, cap);
+	if (!rc)
+		rc = audit_one(s, ST_AUDIT_GRANTS, chat, "bank coins moved other than by a grant", why, cap);
+out:
 	return rc;
 }

@@ -363,4 +363,88 @@ int store_meta_get(struct store *s, const char *key, char *buf, size_t cap);
 /* Set (insert or replace) the value of key. */
 int store_meta_set(struct store *s, const char *key, const char *value);
 
+/* ---- the move log, read back (replay, /verify) ---- */
+struct store_move {
+	int seq;                       /* 1, 2, ... */
+	char actor[STORE_ID_LEN];      /* what the bot logged as the actor (the seat number) */
+	char action[64];               /* canonical action text ("roll", "play QS") */
+	char *events;                  /* JSON text of the events it caused, owned */
+};
+void store_move_release(struct store_move *m);
+
+/*
+ * Up to max moves of table with seq > after_seq, in order; *n gets the
+ * count. Release each with store_move_release(). Page through a long log
+ * by passing the last seq read.
+ */
+int store_moves_get(struct store *s, int64_t table, int after_seq, struct store_move *out,
+		    int max, int *n);
+
+/* ---- a table's terms: its sealed seed and its stake ---- */
+struct store_terms {
+	char seed[65];                 /* 64 lowercase hex digits (32 bytes); the game's seed
+	                                  (store_table.seed) is read from its first 16 */
+	int64_t stake;                 /* coins each person stakes, 0 none */
+};
+
+/*
+ * Write the terms of table. The seed is fixed by the first write (GB_EARGS
+ * unless 64 lowercase hex digits); later writes change only the stake.
+ */
+int store_terms_set(struct store *s, int64_t table, const struct store_terms *t);
+
+/* The terms of table; GB_ENOTFOUND for a table without any (opened before schema 3). */
+int store_terms_get(struct store *s, int64_t table, struct store_terms *out);
+
+/* ---- coins: one double-entry ledger per chat ---- */
+/*
+ * Coins sit in accounts named by text: "user:ID" a member's wallet,
+ * "bank" the chat's bank (it pays the grants, so its balance is minus
+ * every coin in circulation), "pot:TABLE" the stakes held for a table.
+ * A movement takes amount coins from one account and gives them to
+ * another: two rows written by one statement, in the caller's
+ * transaction, so every chat's accounts always add up to 0. The ledger is
+ * append only (a database trigger refuses updates and deletes).
+ */
+#define STORE_ACCOUNT_LEN 80
+
+struct store_coin_move {
+	char from[STORE_ACCOUNT_LEN];
+	char from_name[STORE_NAME_LEN]; /* display name of a wallet, "" else */
+	char to[STORE_ACCOUNT_LEN];
+	char to_name[STORE_NAME_LEN];
+	int64_t amount;                /* > 0 */
+	int64_t table;                 /* the table it concerns, 0 none */
+	char reason[16];               /* "grant", "stake", "win", "refund", "return" */
+	int64_t at_ms;
+};
+
+/* Record one movement in chat. GB_EARGS for amount <= 0 or from == to. */
+int store_coins_move(struct store *s, int64_t chat, const struct store_coin_move *m);
+
+/* *balance = the coins in account of chat; *rows (may be NULL) = its ledger rows. */
+int store_coins_balance(struct store *s, int64_t chat, const char *account, int64_t *balance,
+			int *rows);
+
+struct store_balance {
+	char account[STORE_ACCOUNT_LEN];
+	char name[STORE_NAME_LEN];     /* the latest name written for it */
+	int64_t balance;
+};
+
+/* Up to max accounts of chat whose name starts with prefix ("user:"), richest first. */
+int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct store_balance *out,
+		    int max, int *n);
+
+/*
+ * Check the ledger of chat (0: of every chat): each chat's accounts add
+ * up to 0; each movement is exactly two rows of one chat, table, reason
+ * and time, taking from one account what it gives another, written one
+ * after the other; no account but the bank is below 0; only the pot of a
+ * table being played holds coins; the bank pays grants and nothing else.
+ * GB_OK, or GB_EINVARIANT with the first breach described in why (cap
+ * bytes; why may be NULL).
+ */
+int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap);
+
 #endif

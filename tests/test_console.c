@@ -151,6 +151,9 @@ static int latin_allowed(const char *w, size_t len, const char *names)
 	if ((strlen(p) == 2 && strchr("23456789TJQKA", p[0]) && strchr("SHDC", p[1])) ||
 	    (strlen(p) == 3 && p[0] == '1' && p[1] == '0' && strchr("SHDC", p[2])))
 		return 1;
+	/* a table's seal or seed in hex (64 digits, or a line of 32 on the table): not a word */
+	if ((strlen(p) == 32 || strlen(p) == 64) && strspn(p, "0123456789abcdef") == strlen(p))
+		return 1;
 	/* board points a1..e5 (digits ASCII or Devanagari), and moves b2→c3 */
 	if (p[0] >= 'a' && p[0] <= 'e' && (p[1] == '\0' || !is_latin((unsigned char)p[1]))) {
 		int ok = 1;

@@ -5,6 +5,9 @@
  * table must continue from its last accepted move (its pending timer
  * included) to the end, with a move log that is complete (1..N, no gaps, no
  * doubles) and that replays from the seed to exactly the stored state.
+ * The coin ledger passes store_coins_audit() after every kill and every
+ * finish; the Snakes and Ladders game is played for a stake, held before
+ * the kill and paid out after the restart.
  */
 #include <jansson.h>
 #include <setjmp.h>
@@ -23,6 +26,7 @@
 #include <sqlite3.h>
 
 #include "games/game.h"
+#include "store/store.h"
 
 static const char *bin(void)
 {
@@ -183,6 +187,27 @@ static void check_replay(const char *db, const struct table_row *t)
 	free(st);
 }
 
+/* The ledger of db passes the audit; with user_a, *a and *b get the two wallets of chat 1. */
+static void check_ledger(const char *db, const char *user_a, int64_t *a, const char *user_b, int64_t *b)
+{
+	struct store *s = NULL;
+	char why[256];
+	int64_t chat = 1;
+
+	assert_int_equal(store_open(&s, db), GB_OK);
+	if (store_coins_audit(s, 0, why, sizeof(why)) != GB_OK)
+		fail_msg("ledger: %s", why);
+	if (user_a) {
+		char acct[STORE_ACCOUNT_LEN];
+
+		snprintf(acct, sizeof(acct), "user:%s", user_a);
+		assert_int_equal(store_coins_balance(s, chat, acct, a, NULL), GB_OK);
+		snprintf(acct, sizeof(acct), "user:%s", user_b);
+		assert_int_equal(store_coins_balance(s, chat, acct, b, NULL), GB_OK);
+	}
+	store_free(s);
+}
+
 /* Returns 1 when the kill landed in the middle of the game. */
 static int crash_and_resume(const char *game, int kill_after_ms)
 {
@@ -207,6 +232,7 @@ static int crash_and_resume(const char *game, int kill_after_ms)
 	mid = before.status == 1 && before.moves > 0;
 	if (before.status == 1)
 		check_replay(db, &before);
+	check_ledger(db, NULL, NULL, NULL, NULL);
 	/* start again on the same file: the pending timer carries the game on */
 	pid = start_console(db, &fd);
 	say(fd, "alice: /board\n");
@@ -220,6 +246,7 @@ static int crash_and_resume(const char *game, int kill_after_ms)
 	assert_true(after.moves >= before.moves);
 	assert_int_equal(after.moves, after.maxseq);
 	check_replay(db, &after);
+	check_ledger(db, NULL, NULL, NULL, NULL);
 	free(before.rules);
 	free(before.state);
 	free(after.rules);
@@ -258,7 +285,7 @@ static void test_crash_snakes(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(db, sizeof(db), "%s/crash.db", dir);
 	pid = start_console(db, &fd);
-	say(fd, "alice: /new snakes\nbob: /join\nalice: /start\n");
+	say(fd, "alice: /new snakes\nbob: /join\nalice: /stake 100\nalice: /start\n");
 	for (int i = 0; i < 10; i++)
 		say(fd, i % 2 ? "bob: /roll\n" : "alice: /roll\n");
 	/* a six gives the die back, so some of bob's rolls are refused: at least five land */
@@ -273,6 +300,14 @@ static void test_crash_snakes(void **state)
 	assert_true(before.moves >= 5 && before.moves <= 10);
 	assert_int_equal(before.maxseq, before.moves);
 	check_replay(db, &before);
+	/* the stakes were held before the kill and are in the pot */
+	{
+		int64_t a = 0, b = 0;
+
+		check_ledger(db, "alice", &a, "bob", &b);
+		assert_int_equal(a, 900);
+		assert_int_equal(b, 900);
+	}
 	pid = start_console(db, &fd);
 	for (int i = 0; i < 1000; i++)
 		say(fd, i % 2 ? "bob: /roll\n" : "alice: /roll\n");
@@ -286,6 +321,13 @@ static void test_crash_snakes(void **state)
 	assert_true(after.moves > before.moves);
 	assert_int_equal(after.moves, after.maxseq);
 	check_replay(db, &after);
+	/* the pot went to the winner with the winning move */
+	{
+		int64_t a = 0, b = 0;
+
+		check_ledger(db, "alice", &a, "bob", &b);
+		assert_true((a == 1100 && b == 900) || (a == 900 && b == 1100));
+	}
 	free(before.rules);
 	free(before.state);
 	free(after.rules);

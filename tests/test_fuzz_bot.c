@@ -39,6 +39,9 @@
  *     only to a person seated at its table; every button is a command that
  *     parses, fits Telegram's 64-byte callback data and, for a move, is a
  *     legal action of the stored state
+ *   - the coin ledger passes store_coins_audit(): every chat's accounts add
+ *     up to 0, every movement is a pair of rows, grants come from the bank,
+ *     only the pot of a table being played holds coins
  *   - at the end, the leaderboard holds exactly the finished games
  *   - nothing trips ASan or UBSan (run with SANITIZE=address,undefined)
  *
@@ -352,8 +355,8 @@ static void check_payload(struct fuzz *f, const char *payload)
 	}
 	if (!strcmp(kind, "private") || !strcmp(kind, "alert"))
 		CHECK(f, user && user[0], "%s reply for nobody: %s", kind, shown);
-	/* a private view (a hand) goes only to a person at that table */
-	if (!strcmp(kind, "private"))
+	/* a private view (a hand) goes only to a person at that table; a finished table's move log to anyone */
+	if (!strcmp(kind, "private") && !json_object_get(r, "movelog"))
 		CHECK(f, json_is_integer(json_object_get(r, "table")) &&
 			 seated(f, json_integer_value(json_object_get(r, "table")), user),
 		      "a private view for someone not at the table: %s", shown);
@@ -625,6 +628,12 @@ static void check_store(struct fuzz *f, bool replay)
 	}
 	memcpy(f->open, open, sizeof(open));
 	f->nopen = nopen;
+	{
+		/* coins: every chat's total 0, every movement a pair, pots only while playing */
+		char why[256];
+
+		CHECK(f, store_coins_audit(f->b.store, 0, why, sizeof(why)) == GB_OK, "ledger: %s", why);
+	}
 }
 
 /* One leaderboard row as the finished games say it should be. */
@@ -1049,7 +1058,7 @@ static void card(struct fuzz *f, char *buf, size_t n)
 /* A /settings argument line: views, chat keys, game rules; valid and not. */
 static void settings_args(struct fuzz *f, char *buf, size_t n)
 {
-	static const char *const chat_keys[] = { "autoplay_after", "speed", "digits", "lang", "colour" };
+	static const char *const chat_keys[] = { "autoplay_after", "speed", "digits", "lang", "colour", "starting_coins" };
 	static const char *const chat_values[] = { "off", "0", "10", "45s", "3600", "5", "9", "3601", "abc",
 						   "१०", "३०s", "slow", "fast", "normal", "ascii", "devanagari",
 						   "-5", "s", "" };
@@ -1098,6 +1107,7 @@ static void settings_args(struct fuzz *f, char *buf, size_t n)
 static const char *const all_verbs[] = {
 	"new", "join", "leave", "addbot", "start", "stop", "watch", "roll", "move", "place", "bid", "play",
 	"next", "board", "hand", "settings", "speed", "lang", "rules", "help", "stats",
+	"wallet", "top", "grant", "stake", "verify",
 };
 
 static bool known_verb(const char *verb)
@@ -1161,6 +1171,19 @@ static void random_command(struct fuzz *f, struct chat *ch)
 			card(f, args, sizeof(args));
 		} else if (!strcmp(verb, "settings")) {
 			settings_args(f, args, sizeof(args));
+		} else if (!strcmp(verb, "stake")) {
+			static const char *const s[] = { "0", "10", "100", "999", "1000", "5000", "-5", "१००", "x" };
+
+			snprintf(args, sizeof(args), "%s", PICK(f, s));
+		} else if (!strcmp(verb, "grant")) {
+			static const char *const s[] = { "1", "50", "1000000", "0", "-1", "२०" };
+			const struct user *to = &ch->users[below(f, ch->nusers)];
+
+			snprintf(args, sizeof(args), "%s%s %s", chance(f, 50) ? "@" : "", to->name, PICK(f, s));
+		} else if (!strcmp(verb, "verify")) {
+			static const char *const s[] = { "", "log", "1", "2", "3 log", "लग", "999" };
+
+			snprintf(args, sizeof(args), "%s", PICK(f, s));
 		} else if (!strcmp(verb, "speed")) {
 			static const char *const s[] = { "slow", "normal", "fast", "ludicrous", "" };
 
