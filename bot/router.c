@@ -179,6 +179,10 @@ int command_parse_text(struct command *cmd, const char *text)
 	if (len >= sizeof(cmd->args)) {
 		/* cut a long line between characters, not inside one (Devanagari is 3 bytes each) */
 		len = utf8_cut(p, len, sizeof(cmd->args) - 1);
+		/* the cut may fall in a run of blanks: trimmed is trimmed */
+		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r' ||
+				   p[len - 1] == '\n'))
+			len--;
 	}
 	memcpy(cmd->args, p, len);
 	cmd->args[len] = '\0';
