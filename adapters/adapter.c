@@ -66,7 +66,8 @@ struct bot *adapter_bot(const struct adapter_env *env)
 	t->bot.cfg = env->bot;
 	rc = store_open(&t->bot.store, env->db);
 	if (rc) {
-		gb_log("cannot open the store for a worker thread: %s", gb_strerror(rc));
+		gb_log("cannot open the store for a worker thread: %s",
+		       rc == GB_ESTORE ? store_last_error() : gb_strerror(rc));
 		free(t);
 		return NULL;
 	}

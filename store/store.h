@@ -43,7 +43,9 @@ struct store;
 /*
  * Open (creating it and its parent folder if needed) the SQLite database at
  * path and migrate it to the current schema. On success *out is a new
- * handle the caller owns: close it with store_free().
+ * handle the caller owns: close it with store_free(). A file that cannot
+ * be written is GB_ESTORE (store_last_error() says so), not a handle that
+ * would fail every write.
  */
 int store_open(struct store **out, const char *path);
 
@@ -55,6 +57,24 @@ int store_ping(struct store *s);
 
 /* Schema version now in the file. */
 int store_schema_version(struct store *s);
+
+/*
+ * What SQLite said about the last database failure (GB_ESTORE, GB_ENOMEM)
+ * of a handle used by the calling thread ("database is locked", "database
+ * or disk is full", "attempt to write a readonly database"), for the log
+ * line that reports it; "" when there was none. Handles belong to one
+ * thread at a time, so this is the failure of the handle just used.
+ */
+const char *store_last_error(void);
+
+/*
+ * How long a writer waits for another process's write lock before the
+ * call fails with GB_ESTORE ("database is locked"): STORE_BUSY_TIMEOUT_MS
+ * unless changed here; applies to handles opened afterwards. For tests
+ * that meet a held lock without waiting the full time.
+ */
+#define STORE_BUSY_TIMEOUT_MS 5000
+void store_busy_timeout_set(int ms);
 
 /* BEGIN IMMEDIATE; COMMIT; ROLLBACK (rollback is safe without a transaction). */
 int store_begin(struct store *s);

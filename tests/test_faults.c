@@ -1,0 +1,819 @@
+/*
+ * test_faults.c - the store failing under a running bot, on real SQLite files.
+ *
+ * Three faults, each while a game of Snakes and Ladders is being played in
+ * a Telegram chat through bot_handle():
+ *   busy       another connection holds the write lock past the busy
+ *              timeout (lowered to 400 ms with store_busy_timeout_set())
+ *   disk full  the database lives on a small tmpfs that a filler file has
+ *              filled to the last byte
+ *   read-only  the database file can be read but not written (a read-only
+ *              bind mount as root, whom chmod does not stop; chmod otherwise)
+ *              when the service's worker opens its store: a handle already
+ *              open keeps writing (its descriptor was opened for writing),
+ *              so that is where this fault is met
+ * For each, the move that meets the fault must:
+ *   - fail (GB_ESTORE), with one log line naming the chat, the command and
+ *     what SQLite said (read-only: the store is not opened, and the log
+ *     line says the file is read-only);
+ *   - change nothing: every row of every table of the file is as before
+ *     (no move, no outbox row - not even an alert - no dedupe key), so the
+ *     platform's resend of the same update is not taken for a repeat;
+ *   - and once the fault clears, the same update sent again succeeds on
+ *     the same bot and store handle (no restart), the move is logged once,
+ *     and the game replays from its seed and move log to its stored state.
+ * The Telegram webhook is checked on the same faults: an update that meets
+ * one is answered 500 (Telegram sends it again), and its resend 200.
+ *
+ * The disk and read-only faults need a mount: the suite runs them in a
+ * private mount namespace of its own (unshare, as root or through a user
+ * namespace), so nothing outlives the process. When no mount can be made
+ * these tests fail, saying so: a fault that was never injected proves
+ * nothing.
+ */
+#define _GNU_SOURCE
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "adapters/adapter.h"
+#include "adapters/http.h"
+#include "adapters/telegram.h"
+#include "bot/bot.h"
+#include "bot/config.h"
+#include "games/game.h"
+#include "store/store.h"
+#include "tests/fake_telegram.h"
+
+#define CHAT "-1001"
+#define BUSY_MS 400
+#define TOKEN "123:faults"
+#define SECRET "s3cret"
+
+struct fx {
+	char dir[64];        /* mkdtemp folder; the tmpfs is mounted on it for the disk test */
+	char db[128];        /* the database the bot opens */
+	char ro[96];         /* read-only view of dir (bind mount), "" when unused */
+	struct bot own;      /* the bot of the tests that open their own store */
+	struct bot *b;       /* the bot in use: own, or a worker thread's (adapter_bot()) */
+	int64_t now_ms;
+	char log[256];       /* where stderr goes while a fault is met */
+};
+
+/* ---- the mount namespace ---- */
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, text, strlen(text));
+		close(fd);
+	}
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * Enter a mount namespace of our own (once), so mounts need no cleanup and
+ * never leak: as root directly, otherwise through a user namespace in
+ * which we are root. Returns 0, or -1 with why filled.
+ */
+static int private_mounts(char *why, size_t n)
+{
+	static int done;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
+	if (done)
+		return 0;
+	if (unshare(CLONE_NEWNS) != 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+			snprintf(why, n, "no mount namespace: unshare: %s", strerror(errno));
+			return -1;
+		}
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+		write_file("/proc/self/setgroups", "deny");
+		if (write_file("/proc/self/uid_map", map) != 0) {
+			snprintf(why, n, "no user namespace mapping: %s", strerror(errno));
+			return -1;
+		}
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+		write_file("/proc/self/gid_map", map);
+	}
+	/* mounts made here must not propagate back to the host */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		snprintf(why, n, "cannot make mounts private: %s", strerror(errno));
+		return -1;
+	}
+	done = 1;
+	return 0;
+}
+
+/* ---- fixture ---- */
+
+static void fx_open(struct fx *f)
+{
+	int rc;
+
+	f->b = &f->own;
+	memset(f->b, 0, sizeof(*f->b));
+	bot_config_init(&f->b->cfg);
+	f->b->cfg.seed = 11;
+	rc = store_open(&f->b->store, f->db);
+	if (rc)
+		fail_msg("store_open: %s: %s", gb_strerror(rc), store_last_error());
+}
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-faults-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/g.db", f->dir);
+	snprintf(f->log, sizeof(f->log), "/tmp/gamebot-faults-log-%d", (int)getpid());
+	f->now_ms = 1000000;
+	store_busy_timeout_set(BUSY_MS);
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[300];
+
+	if (f->b == &f->own)
+		store_free(f->own.store);
+	else
+		adapter_bot_release();
+	store_busy_timeout_set(STORE_BUSY_TIMEOUT_MS);
+	if (f->ro[0]) {
+		umount2(f->ro, MNT_DETACH);
+		rmdir(f->ro);
+	}
+	umount2(f->dir, MNT_DETACH);
+	unlink(f->log);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	free(f);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Send text as user in the chat as Telegram update `update`; returns bot_handle()'s code. */
+static int say(struct fx *f, const char *user, const char *text, long long update)
+{
+	struct command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.platform, sizeof(cmd.platform), "telegram");
+	snprintf(cmd.chat, sizeof(cmd.chat), CHAT);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "player %s", user);
+	cmd.is_admin = true;
+	cmd.now_ms = f->now_ms;
+	snprintf(cmd.update_id, sizeof(cmd.update_id), "%lld", update);
+	return bot_handle(f->b, &cmd);
+}
+
+/* The user id whose turn it is at the chat's open table. */
+static void mover(struct fx *f, char *user, size_t n)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	struct store_seat seats[GB_MAX_SEATS];
+	json_t *w;
+	int nseats = 0, turn;
+
+	assert_int_equal(store_chat_get(f->b->store, "telegram", CHAT, "en", &c), GB_OK);
+	assert_int_equal(store_table_open_get(f->b->store, c.id, &t), GB_OK);
+	w = json_loads(t.state, 0, NULL);
+	assert_non_null(w);
+	turn = (int)json_integer_value(json_object_get(json_object_get(w, "game"), "turn"));
+	assert_int_equal(store_seats_get(f->b->store, t.id, seats, GB_MAX_SEATS, &nseats), GB_OK);
+	assert_in_range(turn, 0, nseats - 1);
+	snprintf(user, n, "%s", seats[turn].user);
+	json_decref(w);
+	store_table_release(&t);
+	store_chat_release(&c);
+}
+
+/* A game under way: a table of Snakes and Ladders with a few moves logged. */
+static void start_game(struct fx *f)
+{
+	char who[STORE_ID_LEN];
+
+	assert_int_equal(say(f, "501", "/new snakes", 1), GB_OK);
+	assert_int_equal(say(f, "502", "/join", 2), GB_OK);
+	assert_int_equal(say(f, "501", "/start", 3), GB_OK);
+	for (int i = 0; i < 4; i++) {
+		mover(f, who, sizeof(who));
+		assert_int_equal(say(f, who, "/roll", 10 + i), GB_OK);
+	}
+}
+
+/*
+ * Everything in the file, as text: every row of every table, in order.
+ * Read with a connection of its own (read-only), so it sees what is
+ * committed. Caller frees.
+ */
+static char *snapshot(const char *db)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *tables = NULL;
+	char *all = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&all, &len);
+
+	assert_non_null(out);
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(h, 2000);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type = 'table'"
+					    " ORDER BY name", -1, &tables, NULL), SQLITE_OK);
+	while (sqlite3_step(tables) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(tables, 0);
+		char *sql = sqlite3_mprintf("SELECT * FROM \"%w\" ORDER BY 1", name);
+		sqlite3_stmt *q = NULL;
+
+		assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
+		fprintf(out, "[%s]\n", name);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			for (int i = 0; i < sqlite3_column_count(q); i++) {
+				const unsigned char *v = sqlite3_column_text(q, i);
+
+				fprintf(out, "%s|", v ? (const char *)v : "NULL");
+			}
+			fputc('\n', out);
+		}
+		sqlite3_finalize(q);
+		sqlite3_free(sql);
+	}
+	sqlite3_finalize(tables);
+	sqlite3_close(h);
+	fclose(out);
+	return all;
+}
+
+/* How many moves the open table has logged. */
+static int moves(struct fx *f)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	int n = -1;
+
+	assert_int_equal(store_chat_get(f->b->store, "telegram", CHAT, "en", &c), GB_OK);
+	assert_int_equal(store_table_open_get(f->b->store, c.id, &t), GB_OK);
+	assert_int_equal(store_move_count(f->b->store, t.id, &n), GB_OK);
+	store_table_release(&t);
+	store_chat_release(&c);
+	return n;
+}
+
+/*
+ * Every table replays from its seed and move log to its stored state
+ * (moves numbered 1..N, each legal when it was made).
+ */
+static void check_replay(const char *db)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *t = NULL;
+	int tables = 0;
+
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT id, game, seed, rules, state FROM tables"
+					    " WHERE state IS NOT NULL", -1, &t, NULL), SQLITE_OK);
+	while (sqlite3_step(t) == SQLITE_ROW) {
+		const struct gb_game *g = gb_game_find((const char *)sqlite3_column_text(t, 1));
+		json_t *rules = json_loads((const char *)sqlite3_column_text(t, 3), 0, NULL);
+		json_t *w = json_loads((const char *)sqlite3_column_text(t, 4), 0, NULL);
+		json_t *replayed;
+		sqlite3_stmt *q = NULL;
+		struct gb_setup su;
+		void *st;
+		int n = 0;
+
+		assert_non_null(g);
+		assert_non_null(rules);
+		assert_non_null(w);
+		gb_setup_init(&su, g);
+		assert_int_equal(sqlite3_prepare_v2(h, "SELECT count(*) FROM seats WHERE table_id = ?",
+						    -1, &q, NULL), SQLITE_OK);
+		sqlite3_bind_int64(q, 1, sqlite3_column_int64(t, 0));
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		su.players = sqlite3_column_int(q, 0);
+		sqlite3_finalize(q);
+		su.seed = (uint64_t)sqlite3_column_int64(t, 2);
+		su.dealer = (int)(su.seed % 4);
+		assert_int_equal(gb_rules_from_json(g, &su.rules, rules), GB_OK);
+		st = calloc(1, g->state_size);
+		assert_non_null(st);
+		assert_int_equal(g->init(st, &su), GB_OK);
+		assert_int_equal(sqlite3_prepare_v2(h, "SELECT seq, action FROM moves WHERE table_id = ?"
+						    " ORDER BY seq", -1, &q, NULL), SQLITE_OK);
+		sqlite3_bind_int64(q, 1, sqlite3_column_int64(t, 0));
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			struct gb_action act;
+
+			assert_int_equal(sqlite3_column_int(q, 0), ++n);
+			assert_int_equal(g->parse(st, (const char *)sqlite3_column_text(q, 1), &act), GB_OK);
+			assert_int_equal(g->apply(st, &act, NULL), GB_OK);
+			assert_int_equal(g->check(st), GB_OK);
+		}
+		sqlite3_finalize(q);
+		assert_int_equal(json_integer_value(json_object_get(w, "seq")), n);
+		replayed = gb_state_json(g, st);
+		assert_true(json_equal(json_object_get(w, "game"), replayed));
+		json_decref(replayed);
+		json_decref(w);
+		json_decref(rules);
+		free(st);
+		tables++;
+	}
+	sqlite3_finalize(t);
+	sqlite3_close(h);
+	assert_true(tables > 0);
+}
+
+/* ---- capturing the log ---- */
+
+static int saved_stderr = -1;
+
+static void log_capture(struct fx *f)
+{
+	int fd = open(f->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* Stop capturing; returns what was logged (caller frees), and echoes it. */
+static char *log_release(struct fx *f)
+{
+	FILE *in;
+	char *text = calloc(1, 8192);
+	size_t n = 0;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	in = fopen(f->log, "r");
+	assert_non_null(in);
+	assert_non_null(text);
+	n = fread(text, 1, 8191, in);
+	text[n] = '\0';
+	fclose(in);
+	fputs(text, stderr);
+	return text;
+}
+
+/*
+ * The move of the player to move, met by a fault that is already in
+ * place: it fails with a log line holding `said`, and leaves the file as
+ * it was. Returns the update id used and the user in who.
+ */
+static long long move_fails(struct fx *f, const char *said, char *who, size_t n)
+{
+	char *before, *after, *log;
+	long long update = 100 + moves(f);
+	int rc;
+
+	mover(f, who, n);
+	before = snapshot(f->db);
+	log_capture(f);
+	rc = say(f, who, "/roll", update);
+	log = log_release(f);
+	if (rc == GB_OK)
+		fail_msg("the fault did not reach the store: the move was made");
+	assert_int_equal(rc, GB_ESTORE);
+	assert_non_null(strstr(log, "chat telegram:" CHAT ": /roll not done, nothing changed"));
+	assert_non_null(strstr(log, said));
+	after = snapshot(f->db);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(log);
+	return update;
+}
+
+/* The same update again once the fault is gone: made once, and the game replays. */
+static void resend_succeeds(struct fx *f, const char *who, long long update)
+{
+	int n = moves(f);
+
+	assert_int_equal(say(f, who, "/roll", update), GB_OK);
+	assert_int_equal(moves(f), n + 1);
+	/* and a third delivery is a repeat, changing nothing */
+	assert_int_equal(say(f, who, "/roll", update), GB_EDUP);
+	assert_int_equal(moves(f), n + 1);
+	check_replay(f->db);
+}
+
+/* ---- busy ---- */
+
+static void busy_beyond_timeout(void **state)
+{
+	struct fx *f = *state;
+	sqlite3 *other = NULL;
+	char who[STORE_ID_LEN];
+	struct timespec t0, t1;
+	long long update;
+	double waited;
+
+	fx_open(f);
+	start_game(f);
+	/* another process's connection takes the write lock and keeps it */
+	assert_int_equal(sqlite3_open(f->db, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	update = move_fails(f, "database is locked", who, sizeof(who));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	waited = (double)(t1.tv_sec - t0.tv_sec) * 1000.0 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	/* it waited the timeout once - not once more for an alert nobody will see */
+	assert_true(waited >= BUSY_MS);
+	if (waited >= 2 * BUSY_MS)
+		fail_msg("waited %.0f ms: the busy timeout more than once", waited);
+	/* still locked: the resend fails the same way */
+	log_capture(f);
+	assert_int_equal(say(f, who, "/roll", update), GB_ESTORE);
+	free(log_release(f));
+	assert_int_equal(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+	resend_succeeds(f, who, update);
+}
+
+/* A lock released within the timeout is waited for: the move is made. */
+static void *release_later(void *arg)
+{
+	sqlite3 *other = arg;
+	struct timespec ms = { 0, (BUSY_MS / 3) * 1000000L };
+
+	nanosleep(&ms, NULL);
+	sqlite3_exec(other, "COMMIT", NULL, NULL, NULL);
+	return NULL;
+}
+
+static void busy_within_timeout(void **state)
+{
+	struct fx *f = *state;
+	sqlite3 *other = NULL;
+	char who[STORE_ID_LEN];
+	pthread_t th;
+	int n;
+
+	fx_open(f);
+	start_game(f);
+	n = moves(f);
+	mover(f, who, sizeof(who));
+	assert_int_equal(sqlite3_open(f->db, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(pthread_create(&th, NULL, release_later, other), 0);
+	assert_int_equal(say(f, who, "/roll", 500), GB_OK);
+	pthread_join(th, NULL);
+	sqlite3_close(other);
+	assert_int_equal(moves(f), n + 1);
+	check_replay(f->db);
+}
+
+/* ---- disk full ---- */
+
+/* Fill the file system holding dir: write until ENOSPC. Returns the filler's path. */
+static void fill_disk(const char *dir, char *filler, size_t n)
+{
+	static char block[4096];
+	int fd;
+	ssize_t w;
+	int err = 0;
+
+	snprintf(filler, n, "%s/filler", dir);
+	fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	memset(block, 'x', sizeof(block));
+	for (;;) {
+		w = write(fd, block, sizeof(block));
+		if (w < 0) {
+			err = errno;
+			break;
+		}
+		if (w < (ssize_t)sizeof(block)) {
+			continue; /* a partial block: the next write says why */
+		}
+	}
+	/* and the last bytes, one at a time */
+	while (write(fd, block, 1) == 1)
+		;
+	close(fd);
+	if (err != ENOSPC)
+		fail_msg("could not fill the disk: write failed with %s, not ENOSPC", strerror(err));
+}
+
+/* Mount a tmpfs of size on f->dir; fails the test when it cannot. */
+static void small_disk(struct fx *f, const char *size)
+{
+	char why[200], opts[64];
+
+	if (private_mounts(why, sizeof(why)) != 0)
+		fail_msg("cannot set up a full disk: %s", why);
+	snprintf(opts, sizeof(opts), "size=%s,mode=0700", size);
+	if (mount("tmpfs", f->dir, "tmpfs", 0, opts) != 0)
+		fail_msg("cannot set up a full disk: mount tmpfs on %s: %s", f->dir, strerror(errno));
+}
+
+static void disk_full(void **state)
+{
+	struct fx *f = *state;
+	char who[STORE_ID_LEN], filler[200];
+	long long update;
+
+	small_disk(f, "2m");
+	fx_open(f);
+	start_game(f);
+	/*
+	 * Start the write-ahead log afresh (the last handle closing folds it
+	 * into the file and removes it), so the next commit must grow it and
+	 * cannot reuse room it already had.
+	 */
+	store_free(f->b->store);
+	f->b->store = NULL;
+	fx_open(f);
+	assert_int_equal(store_ping(f->b->store), GB_OK);
+	fill_disk(f->dir, filler, sizeof(filler));
+	update = move_fails(f, "disk is full", who, sizeof(who));
+	/* room again: the same handle carries on */
+	assert_int_equal(unlink(filler), 0);
+	resend_succeeds(f, who, update);
+}
+
+/* ---- read-only ---- */
+
+/*
+ * Make f->db read-only, as the bot will see it: root ignores file modes,
+ * so as root the folder is seen through a read-only bind mount (f->ro) and
+ * the bot opens the database there; otherwise chmod. Fails the test when
+ * writing is still possible afterwards.
+ */
+static void read_only(struct fx *f, char *view_db, size_t n)
+{
+	char why[200];
+	int fd;
+
+	if (geteuid() == 0) {
+		if (private_mounts(why, sizeof(why)) != 0)
+			fail_msg("cannot make the database read-only: %s", why);
+		snprintf(f->ro, sizeof(f->ro), "%s-ro", f->dir);
+		assert_int_equal(mkdir(f->ro, 0700), 0);
+		if (mount(f->dir, f->ro, NULL, MS_BIND, NULL) != 0 ||
+		    mount(NULL, f->ro, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+			fail_msg("cannot make the database read-only: bind mount: %s", strerror(errno));
+		snprintf(view_db, n, "%s/g.db", f->ro);
+	} else {
+		assert_int_equal(chmod(f->db, 0444), 0);
+		snprintf(view_db, n, "%s", f->db);
+	}
+	fd = open(view_db, O_RDWR);
+	if (fd >= 0) {
+		close(fd);
+		fail_msg("cannot make the database read-only: %s still opens for writing", view_db);
+	}
+}
+
+/* Writable again. */
+static void writable(struct fx *f)
+{
+	if (f->ro[0])
+		assert_int_equal(mount(NULL, f->ro, NULL, MS_REMOUNT | MS_BIND, NULL), 0);
+	else
+		assert_int_equal(chmod(f->db, 0644), 0);
+}
+
+static void read_only_file(void **state)
+{
+	struct fx *f = *state;
+	struct adapter_env env;
+	char who[STORE_ID_LEN], view[128], *before, *after, *log;
+	long long update;
+
+	fx_open(f);
+	start_game(f);
+	mover(f, who, sizeof(who));
+	update = 100 + moves(f);
+	store_free(f->b->store);
+	f->own.store = NULL;
+	before = snapshot(f->db);
+	/*
+	 * The service runs while its file cannot be written: each update's
+	 * worker asks for its store (adapter_bot(), what the Telegram webhook
+	 * does before bot_handle()) and is refused, so the update is not
+	 * acknowledged.
+	 */
+	read_only(f, view, sizeof(view));
+	memset(&env, 0, sizeof(env));
+	bot_config_init(&env.bot);
+	env.bot.seed = 11;
+	env.db = view;
+	for (int i = 0; i < 2; i++) {
+		log_capture(f);
+		f->b = adapter_bot(&env);
+		log = log_release(f);
+		if (f->b)
+			fail_msg("the fault did not reach the store: %s opened for writing", view);
+		assert_non_null(strstr(log, "cannot open the store for a worker thread"));
+		assert_non_null(strstr(log, "the database file is read-only"));
+		free(log);
+	}
+	after = snapshot(f->db);
+	assert_string_equal(before, after);
+	/* an operator fixes it: the next update's worker opens the store and the move is made */
+	writable(f);
+	f->b = adapter_bot(&env);
+	assert_non_null(f->b);
+	resend_succeeds(f, who, update);
+	free(before);
+	free(after);
+}
+
+
+/* ---- the Telegram webhook ---- */
+
+struct hookfx {
+	struct fake_tg *tg;
+	struct config cfg;
+	struct adapter_env env;
+	void *self;
+	struct http_server *http;
+	char url[128];
+};
+
+static void hook_start(struct fx *f, struct hookfx *h)
+{
+	struct http_route routes[4];
+	struct http_options ho;
+	int n;
+
+	memset(h, 0, sizeof(*h));
+	assert_int_equal(fake_tg_start(&h->tg, TOKEN, "gb_faults_bot"), 0);
+	config_init(&h->cfg);
+	snprintf(h->cfg.telegram_token, sizeof(h->cfg.telegram_token), "%s", TOKEN);
+	snprintf(h->cfg.telegram_api, sizeof(h->cfg.telegram_api), "%s/", fake_tg_url(h->tg));
+	snprintf(h->cfg.telegram_mode, sizeof(h->cfg.telegram_mode), "webhook");
+	snprintf(h->cfg.telegram_secret, sizeof(h->cfg.telegram_secret), SECRET);
+	snprintf(h->cfg.telegram_pacing, sizeof(h->cfg.telegram_pacing), "off");
+	snprintf(h->cfg.db, sizeof(h->cfg.db), "%s", f->db);
+	h->env.cfg = &h->cfg;
+	bot_config_init(&h->env.bot);
+	h->env.bot.seed = 11;
+	h->env.db = f->db;
+	assert_int_equal(telegram_adapter.start(&h->env, &h->self), GB_OK);
+	n = telegram_adapter.routes(h->self, routes, 4);
+	assert_int_equal(n, 1);
+	http_options_init(&ho);
+	ho.listen = "127.0.0.1:0";
+	ho.routes = routes;
+	ho.nroutes = n;
+	assert_int_equal(http_start(&h->http, &ho), GB_OK);
+	snprintf(h->url, sizeof(h->url), "http://127.0.0.1:%d/telegram", http_port(h->http));
+}
+
+static void hook_stop(struct hookfx *h)
+{
+	http_stop(h->http);
+	telegram_adapter.stop(h->self);
+	fake_tg_free(h->tg);
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * n;
+}
+
+/* POST text from user as update id to the webhook; returns the HTTP status. */
+static long post(struct hookfx *h, long long id, const char *user, const char *text)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *hd = curl_slist_append(NULL, "Content-Type: application/json");
+	char body[512];
+	long code = 0;
+
+	snprintf(body, sizeof(body), "{\"update_id\":%lld,\"message\":{\"message_id\":%lld,\"from\":{\"id\":%s,"
+		 "\"first_name\":\"P%s\"},\"chat\":{\"id\":" CHAT ",\"type\":\"supergroup\"},\"text\":\"%s\"}}",
+		 id, id, user, user, text);
+	hd = curl_slist_append(hd, "X-Telegram-Bot-Api-Secret-Token: " SECRET);
+	curl_easy_setopt(c, CURLOPT_URL, h->url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hd);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_slist_free_all(hd);
+	curl_easy_cleanup(c);
+	return code;
+}
+
+/*
+ * Through the webhook: the update that meets the fault is answered 500
+ * (not acknowledged: Telegram sends it again) and changes nothing; its
+ * resend after the fault is answered 200 and made once.
+ */
+static void webhook_fault(struct fx *f, bool disk)
+{
+	struct hookfx h;
+	sqlite3 *other = NULL;
+	char who[STORE_ID_LEN], filler[200], *before, *after, *log;
+	long long update;
+	int n;
+
+	if (disk)
+		small_disk(f, "2m");
+	fx_open(f);
+	hook_start(f, &h);
+	assert_int_equal(post(&h, 1, "501", "/new snakes"), 200);
+	assert_int_equal(post(&h, 2, "502", "/join"), 200);
+	assert_int_equal(post(&h, 3, "501", "/start"), 200);
+	n = moves(f);
+	mover(f, who, sizeof(who));
+	update = 50;
+	before = snapshot(f->db);
+	if (disk) {
+		fill_disk(f->dir, filler, sizeof(filler));
+	} else {
+		assert_int_equal(sqlite3_open(f->db, &other), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	}
+	log_capture(f);
+	assert_int_equal(post(&h, update, who, "/roll"), 500);
+	log = log_release(f);
+	assert_non_null(strstr(log, "/roll not done, nothing changed"));
+	assert_non_null(strstr(log, "update 50 not handled"));
+	free(log);
+	if (disk) {
+		assert_int_equal(unlink(filler), 0);
+	} else {
+		assert_int_equal(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(other);
+	}
+	after = snapshot(f->db);
+	assert_string_equal(before, after);
+	/* Telegram sends it again */
+	assert_int_equal(post(&h, update, who, "/roll"), 200);
+	assert_int_equal(moves(f), n + 1);
+	assert_int_equal(post(&h, update, who, "/roll"), 200);
+	assert_int_equal(moves(f), n + 1);
+	hook_stop(&h);
+	check_replay(f->db);
+	free(before);
+	free(after);
+}
+
+static void webhook_busy(void **state)
+{
+	webhook_fault(*state, false);
+}
+
+static void webhook_disk_full(void **state)
+{
+	webhook_fault(*state, true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(busy_beyond_timeout, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(busy_within_timeout, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(disk_full, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(read_only_file, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(webhook_busy, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(webhook_disk_full, fx_setup, fx_teardown),
+	};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
