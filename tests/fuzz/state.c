@@ -10,8 +10,10 @@
  * invariant is a decoder bug. On an accepted state the target also checks
  * that to_json() reads back to the same state, that every legal action
  * formats to text that parses back to it and applies with the invariant
- * kept, and renders the board, the status line and each seat's hand in
- * both languages (what the bot does with a state read from the store).
+ * kept, that every computer level (hard with a 5 ms budget) picks a legal
+ * action or says the game is over, and renders the board, the status line
+ * and each seat's hand in both languages (what the bot does with a state
+ * read from the store).
  */
 #include "fuzz.h"
 
@@ -19,6 +21,7 @@
 
 #include "bot/i18n.h"
 #include "bot/render.h"
+#include "games/ai/ai.h"
 #include "games/error.h"
 #include "games/game.h"
 
@@ -84,6 +87,17 @@ static void one_game(const struct gb_game *g, const json_t *j)
 		struct gb_outcome oc;
 
 		g->outcome(st, &oc);
+	}
+	for (int level = 0; level < GB_LEVEL_COUNT; level++) {
+		struct gb_action act;
+
+		rc = gb_ai_choose(g, st, level, 7, 5, &act);
+		FUZZ_REQUIRE(rc == GB_OK || rc == GB_EOVER);
+		if (rc == GB_OK) {
+			FUZZ_REQUIRE(gb_action_is_legal(g, st, &act));
+			memcpy(work, st, g->state_size);
+			FUZZ_REQUIRE(g->apply(work, &act, NULL) == GB_OK);
+		}
 	}
 	render_all(g, st, LANG_EN);
 	render_all(g, st, LANG_NE);
