@@ -570,6 +570,57 @@ static void disk_full(void **state)
 	resend_succeeds(f, who, update);
 }
 
+/*
+ * A computer's turn is a timer: while the disk is full it fails, stays
+ * due and is not given up; once there is room it is played.
+ */
+static void timer_disk_full(void **state)
+{
+	struct fx *f = *state;
+	char who[STORE_ID_LEN], filler[200], *before, *after, *log;
+	int n, fired;
+
+	small_disk(f, "2m");
+	fx_open(f);
+	assert_int_equal(say(f, "501", "/new snakes", 1), GB_OK);
+	assert_int_equal(say(f, "501", "/addbot easy", 2), GB_OK);
+	assert_int_equal(say(f, "501", "/start", 3), GB_OK);
+	mover(f, who, sizeof(who));
+	if (strcmp(who, "501") == 0) {
+		assert_int_equal(say(f, "501", "/roll", 4), GB_OK);
+		mover(f, who, sizeof(who));
+	}
+	assert_string_equal(who, ""); /* the computer's turn */
+	n = moves(f);
+	store_free(f->b->store);
+	f->own.store = NULL;
+	fx_open(f);
+	assert_int_equal(store_ping(f->b->store), GB_OK);
+	before = snapshot(f->db);
+	fill_disk(f->dir, filler, sizeof(filler));
+	for (int i = 0; i < 8; i++) {
+		f->now_ms += 600000; /* past any backoff */
+		log_capture(f);
+		fired = bot_run_timers(f->b, f->now_ms, BOT_TIMER_ALL);
+		log = log_release(f);
+		if (i == 0)
+			assert_non_null(strstr(log, "database or disk is full"));
+		assert_null(strstr(log, "given up"));
+		free(log);
+		(void)fired;
+	}
+	after = snapshot(f->db);
+	assert_string_equal(before, after);
+	assert_int_equal(unlink(filler), 0);
+	f->now_ms += 600000;
+	assert_true(bot_run_timers(f->b, f->now_ms, BOT_TIMER_ALL) >= 1);
+	assert_true(moves(f) > n);
+	check_replay(f->db);
+	free(before);
+	free(after);
+}
+
+
 /* ---- read-only ---- */
 
 /*
@@ -809,6 +860,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(busy_beyond_timeout, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(busy_within_timeout, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(disk_full, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(timer_disk_full, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(read_only_file, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(webhook_busy, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(webhook_disk_full, fx_setup, fx_teardown),
