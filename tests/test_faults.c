@@ -23,7 +23,9 @@
  *     the same bot and store handle (no restart), the move is logged once,
  *     and the game replays from its seed and move log to its stored state.
  * The Telegram webhook is checked on the same faults: an update that meets
- * one is answered 500 (Telegram sends it again), and its resend 200.
+ * one is answered 500 (Telegram sends it again), and its resend 200. A
+ * computer's turn (a timer) that meets a full disk stays due, is never
+ * given up, and is played once there is room.
  *
  * The disk and read-only faults need a mount: the suite runs them in a
  * private mount namespace of its own (unshare, as root or through a user
