@@ -211,6 +211,7 @@ enum stmt {
 	ST_TABLE_SET_MESSAGE,
 	ST_TABLES_COUNT,
 	ST_TABLES_COUNT_ALL,
+	ST_TABLES_OF_USER,
 	ST_SEATS_GET,
 	ST_SEATS_CLEAR,
 	ST_SEAT_ADD,
@@ -290,6 +291,14 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
 	[ST_TABLES_COUNT_ALL] = "SELECT count(*) FROM tables WHERE created_ms >= ?2"
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
+	/*
+	 * A scan of seats: asked only when someone opens inline mode, and
+	 * seats of finished tables are few per table.
+	 */
+	[ST_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
+		" JOIN chats c ON c.id = t.chat_id"
+		" WHERE c.platform = ?1 AND s.user_id = ?2 AND s.level < 0 AND t.status < 2"
+		" GROUP BY t.id ORDER BY t.id LIMIT ?3",
 	[ST_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
 		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
 	[ST_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
@@ -1285,6 +1294,42 @@ int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open
 		rc = step(st, &row);
 	if (!rc && row)
 		*n = col_int(st, 0);
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_tables_of_user(struct store *s, const char *platform, const char *user, int64_t *out,
+			int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !platform || !user || max < 0 || (max > 0 && !out)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0 || !user[0])
+		goto out;
+	rc = stmt_get(s, ST_TABLES_OF_USER, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, user));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, max));
+	while (!rc && count < max) {
+		rc = step(st, &row);
+		if (rc || !row)
+			break;
+		out[count++] = sqlite3_column_int64(st, 0);
+	}
+	if (!rc)
+		*n = count;
 out:
 	stmt_done(st);
 	return rc;

@@ -164,6 +164,14 @@ int store_table_set_message(struct store *s, int64_t table, const char *message)
 int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
 		       int watch_only, int *n);
 
+/*
+ * Up to max open tables (lobby or playing) of chats of platform where user
+ * (a platform user id, never "" for a computer seat) has a seat, by id;
+ * *n gets the count. For inline mode: what may this person play now?
+ */
+int store_tables_of_user(struct store *s, const char *platform, const char *user, int64_t *out,
+			 int max, int *n);
+
 /* ---- seats ---- */
 struct store_seat {
 	int seat;                      /* 0-based seat number */
