@@ -109,6 +109,9 @@ const char *const msg_en[M_COUNT] = {
 	[M_CONSOLE_PRIVATE] = "(to %s only)",
 	[M_ON] = "on",
 	[M_OFF] = "off",
+	[M_DC_CHOOSE] = "Choose…",
+	[M_DC_REPEATED] = "That was answered already.",
+	[M_DC_DONE] = "Done.",
 
 	/* ---- renderers ---- */
 	[M_MARK_1] = "A",

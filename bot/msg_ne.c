@@ -118,6 +118,9 @@ const char *const msg_ne[M_COUNT] = {
 	[M_CONSOLE_PRIVATE] = "(%s लाई मात्र)",
 	[M_ON] = "खुला",
 	[M_OFF] = "बन्द",
+	[M_DC_CHOOSE] = "छान्नुहोस्…",
+	[M_DC_REPEATED] = "यसको जवाफ दिइसकिएको छ।",
+	[M_DC_DONE] = "भयो।",
 
 	/* ---- renderers ---- */
 	[M_MARK_1] = "क",
