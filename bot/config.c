@@ -19,10 +19,14 @@ struct key {
 	size_t size;
 	const char *def;
 	int max;            /* 0: text; else a whole number 0..max stored in an int */
+	const char *env;    /* environment name without GAMEBOT_, when not NAME in upper case */
+	int bare;           /* also read without the GAMEBOT_ prefix (the prefixed one wins) */
 };
 
-#define K(n, d) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0 }
-#define N(n, d, m) { #n, offsetof(struct config, n), sizeof(int), d, m }
+#define K(n, d) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, NULL, 0 }
+#define N(n, d, m) { #n, offsetof(struct config, n), sizeof(int), d, m, NULL, 0 }
+/* Discord's keys, read with and without the prefix */
+#define KD(n, d, e) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, e, 1 }
 static const struct key keys[] = {
 	K(db, "./var/gamebot.db"),
 	K(listen, "127.0.0.1:8080"),
@@ -30,10 +34,10 @@ static const struct key keys[] = {
 	K(telegram_token, ""),
 	K(telegram_secret, ""),
 	K(telegram_api, "https://api.telegram.org"),
-	K(discord_public_key, ""),
-	K(discord_app_id, ""),
-	K(discord_token, ""),
-	K(discord_api, "https://discord.com/api/v10"),
+	KD(discord_public_key, "", NULL),
+	KD(discord_app_id, "", NULL),
+	KD(discord_token, "", NULL),
+	KD(discord_api, "https://discord.com/api/v10", "DISCORD_API_URL"),
 	K(console_admins, ""),
 	N(http_max_connections, "10000", 1000000),
 	N(http_per_ip_limit, "0", 1000000),
@@ -46,6 +50,7 @@ static const struct key keys[] = {
 };
 #undef K
 #undef N
+#undef KD
 
 /* Set key k from text v; GB_ECONFIG when a number is not one (in range). */
 static int set(struct config *c, const struct key *k, const char *v)
@@ -148,14 +153,24 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 			return rc;
 	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		char env[64];
+		char name[48], env[64];
 		const char *v;
+		size_t n = (size_t)snprintf(name, sizeof(name), "%s", keys[i].env ? keys[i].env : keys[i].name);
 
-		size_t n = (size_t)snprintf(env, sizeof(env), "GAMEBOT_%s", keys[i].name);
-
-		for (size_t j = 8; j < n && j < sizeof(env); j++)
-			env[j] = (char)toupper((unsigned char)env[j]);
+		for (size_t j = 0; j < n && j < sizeof(name); j++)
+			name[j] = (char)toupper((unsigned char)name[j]);
+		v = keys[i].bare ? getenv(name) : NULL;
+		if (v)
+			set(c, &keys[i], v); /* text keys only: cannot fail */
+		snprintf(env, sizeof(env), "GAMEBOT_%s", name);
 		v = getenv(env);
+		if (!v && keys[i].env) {
+			/* the key's own name works too: GAMEBOT_DISCORD_API */
+			n = (size_t)snprintf(env, sizeof(env), "GAMEBOT_%s", keys[i].name);
+			for (size_t j = 8; j < n && j < sizeof(env); j++)
+				env[j] = (char)toupper((unsigned char)env[j]);
+			v = getenv(env);
+		}
 		if (v && set(c, &keys[i], v)) {
 			snprintf(err, errlen, "%s must be a whole number from 0 to %d", env, keys[i].max);
 			return GB_ECONFIG;
