@@ -15,10 +15,12 @@
 #include <string.h>
 
 #include "adapters/console.h"
+#include "adapters/discord.h"
 #include "bot/log.h"
 
 const struct adapter *const adapters[] = {
 	&console_adapter,
+	&discord_adapter,
 	NULL,
 };
 
