@@ -8,6 +8,7 @@
  *   gamebot console [--db PATH] [--admins a,b]   a local group chat on stdin
  *   gamebot script GAME [...]   the rules core driven line by line (JSON out)
  *   gamebot arena GAME --seats LEVEL,...   computer players measured
+ *   gamebot discord-register [--guild ID]  Discord's slash commands registered
  */
 #include <sodium.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "adapters/console.h"
+#include "adapters/discord.h"
 #include "adapters/serve.h"
 #include "bot/arena.h"
 #include "bot/bot.h"
@@ -33,7 +35,8 @@ static void usage(FILE *f)
 		   "                               a local group chat: lines like \"alice: /new ludo\"\n"
 		   "  script GAME [options]        play one game line by line (JSON out)\n"
 		   "  arena GAME --seats L,L[,..] [--games N] [--seed S] [--rule K=V] [--threads T]\n"
-		   "                               computer players against each other, measured\n");
+		   "                               computer players against each other, measured\n"
+		   "  discord-register [--guild ID] register Discord's slash commands (one guild: at once)\n");
 }
 
 static int parse_seed(const char *s, uint64_t *out)
@@ -117,7 +120,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console")) {
+	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") &&
+	    strcmp(argv[1], "discord-register")) {
 		fprintf(stderr, "unknown command '%s'\n", argv[1]);
 		usage(stderr);
 		return 2;
@@ -128,5 +132,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "console") == 0)
 		return cmd_console(argc - 1, argv + 1, &cfg);
+	if (strcmp(argv[1], "discord-register") == 0)
+		return discord_register_main(argc - 1, argv + 1, &cfg, stdout, stderr);
 	return serve_main(&cfg);
 }
