@@ -63,6 +63,7 @@ struct world {
 	uint64_t seq;                   /* snowflake counter */
 	long long posts;                /* message ids the test hands out for type-4 answers */
 	char table_msg[32];             /* the table message as Discord would show it now */
+	int64_t slowest_ms;             /* the longest any interaction took to be answered */
 };
 
 static void wake(void *arg)
@@ -100,7 +101,7 @@ static int setup(void **state)
 	struct http_options ho;
 	struct http_route routes[4];
 	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
-	int nroutes;
+	int nroutes, rc;
 
 	if (!w || sodium_init() < 0)
 		return -1;
@@ -108,6 +109,9 @@ static int setup(void **state)
 	if (!mkdtemp(w->dir))
 		return -1;
 	snprintf(w->db, sizeof(w->db), "%s/dc.db", w->dir);
+	/* made before any worker opens it: two handles creating one new file at once may fail */
+	if (store_open(&w->b.store, w->db))
+		return -1;
 	crypto_sign_keypair(w->pk, w->sk);
 	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
 	if (fake_dc_start(&w->fake, BOT_TOKEN))
@@ -142,12 +146,13 @@ static int setup(void **state)
 	ho.listen = "127.0.0.1:0";
 	ho.routes = routes;
 	ho.nroutes = nroutes;
-	if (http_start(&w->http, &ho))
+	rc = http_start(&w->http, &ho);
+	if (rc) {
+		fprintf(stderr, "listener: %s\n", gb_strerror(rc));
 		return -1;
+	}
 	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", http_port(w->http));
 	w->b.cfg = w->env.bot;
-	if (store_open(&w->b.store, w->db))
-		return -1;
 	if (pthread_create(&w->timers, NULL, timer_main, w))
 		return -1;
 	w->posts = 700000000000000001LL;
@@ -259,9 +264,13 @@ static long send_json(struct world *w, json_t *ia, json_t **answer)
 	char *body = json_dumps(ia, JSON_COMPACT);
 	long status;
 
+	int64_t t0 = bot_now_ms();
+
 	json_decref(ia);
 	assert_non_null(body);
 	status = post_signed(w, body, 0, answer);
+	if (bot_now_ms() - t0 > w->slowest_ms)
+		w->slowest_ms = bot_now_ms() - t0;
 	free(body);
 	return status;
 }
@@ -771,7 +780,7 @@ static void test_callbreak_one_person_three_computers(void **state)
 	struct store_stat st[4];
 	char custom[128], cmds[64][64], new_id[32];
 	int64_t id;
-	int hands = 0, bids = 0, nexts = 0, nst = 0;
+	int hands = 0, bids = 0, nexts = 0, nst = 0, n0;
 	json_t *a = NULL;
 
 	/* typed: the table is the answer, and the answer is the table message */
@@ -806,11 +815,23 @@ static void test_callbreak_one_person_three_computers(void **state)
 	table_get(w, id, &t);
 	assert_string_equal(t.message, w->table_msg);
 	store_table_release(&t);
+	drain(w, 3000);
+	n0 = fake_dc_count(w->fake, "POST", "/webhooks/");
 	assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
 	assert_int_equal(answer_type(a), 7);
 	json_decref(a);
-	/* the dealt hand went to alice as an ephemeral follow-up of her press */
-	assert_true(fake_dc_wait(w->fake, "POST", "/webhooks/" APP "/", 1, 3000) >= 1);
+	/* the "started" line and the hand dealt to alice: follow-ups of her press, the hand ephemeral */
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/webhooks/" APP "/", n0 + 2, 3000), n0 + 2);
+	{
+		json_t *f0 = fake_dc_nth(w->fake, "POST", "/webhooks/", n0, NULL, 0);
+		json_t *f1 = fake_dc_nth(w->fake, "POST", "/webhooks/", n0 + 1, NULL, 0);
+
+		assert_null(json_object_get(f0, "flags"));
+		assert_int_equal(json_integer_value(json_object_get(f1, "flags")), 64);
+		assert_true(strncmp(json_string_value(json_object_get(f1, "content")), "```", 3) == 0);
+		json_decref(f0);
+		json_decref(f1);
+	}
 
 	for (int guard = 0; guard < 20000 && !table_over(w, id); guard++) {
 		int n = choices(w, ALICE, ch, GB_MAX_LEGAL);
@@ -888,6 +909,7 @@ static void test_callbreak_one_person_three_computers(void **state)
 	assert_int_equal(hands, 5 * 13);
 	assert_int_equal(bids, 5);
 	assert_int_equal(nexts, 4);
+	assert_true(w->slowest_ms < 3000); /* Discord waits three seconds for an answer */
 	drain(w, 5000);
 	/* computers' moves edited the table message by its id, with the bot token */
 	assert_true(fake_dc_count(w->fake, "PATCH", "/channels/" CHANNEL "/messages/") > 0);
@@ -948,6 +970,26 @@ static void test_ludo_two_people(void **state)
 	assert_int_equal(answer_type(a), 7);
 	json_decref(a);
 
+	/* a choice from a select menu: the command is the value chosen */
+	{
+		const char *who = choices(w, ALICE, ch, GB_MAX_LEGAL) ? ALICE : BOB;
+		char aid[32];
+		json_t *ia;
+
+		assert_true(choices(w, who, ch, GB_MAX_LEGAL) > 0);
+		snprintf(custom, sizeof(custom), "%lld:%d:~0", (long long)ch[0].table, ch[0].turn);
+		ia = interaction(w, 3, who, MEMBER_PERMS,
+				 json_pack("{sssis[s]}", "custom_id", custom, "component_type", 3, "values",
+					   ch[0].cmd),
+				 aid, sizeof(aid));
+		json_object_set_new(ia, "message", json_pack("{sssi}", "id", w->table_msg, "flags", 0));
+		assert_int_equal(send_json(w, ia, &a), 200);
+		assert_int_equal(answer_type(a), 7);
+		json_decref(a);
+		assert_true(choices(w, who, ch, GB_MAX_LEGAL) == 0 ||
+			    strcmp(ch[0].cmd, "/roll") != 0); /* the roll was taken */
+	}
+
 	for (int guard = 0; guard < 20000 && !table_over(w, id); guard++) {
 		const char *who = ALICE;
 		int n = choices(w, ALICE, ch, GB_MAX_LEGAL);
@@ -1001,6 +1043,7 @@ static void test_ludo_two_people(void **state)
 	assert_true(table_over(w, id));
 	assert_int_equal(typed, 3);
 	assert_true(presses > 20);
+	assert_true(w->slowest_ms < 3000);
 	drain(w, 5000);
 	/* whatever public lines the commands had went as follow-ups of their interactions */
 	completed = fake_dc_count(w->fake, NULL, NULL);
@@ -1313,6 +1356,83 @@ static void test_message_and_component_limits(void **state)
 	assert_int_equal(dc_snowflake_ms("12x"), 0);
 }
 
+/* The autocomplete choices' values for /settings with the given options (the last focused). */
+static json_t *settings_complete(struct world *w, const char *game, const char *key,
+				 const char *focus, const char *typed)
+{
+	json_t *opts = json_array(), *a = NULL, *out;
+	char id[32];
+
+	if (game)
+		json_array_append_new(opts, json_pack("{sssiss}", "name", "game", "type", 3, "value", game));
+	if (key && strcmp(focus, "key"))
+		json_array_append_new(opts, json_pack("{sssiss}", "name", "key", "type", 3, "value", key));
+	json_array_append_new(opts, json_pack("{sssisssb}", "name", focus, "type", 3, "value", typed,
+					      "focused", 1));
+	assert_int_equal(send_json(w,
+				   interaction(w, 4, ALICE, ADMIN_PERMS,
+					       json_pack("{sssssO}", "id", "1", "name", "settings",
+							 "options", opts),
+					       id, sizeof(id)),
+				   &a),
+			 200);
+	json_decref(opts);
+	assert_int_equal(answer_type(a), 8);
+	out = json_incref(json_object_get(answer_data(a), "choices"));
+	json_decref(a);
+	return out;
+}
+
+static void test_settings_autocomplete_and_typed_options(void **state)
+{
+	struct world *w = *state;
+	struct store_chat chat = { 0 };
+	json_t *c, *a = NULL;
+
+	c = settings_complete(w, "ludo", NULL, "key", "");
+	assert_int_equal(json_array_size(c), (size_t)gb_game_find("ludo")->nrules);
+	for (int i = 0; i < gb_game_find("ludo")->nrules; i++)
+		assert_string_equal(json_string_value(json_object_get(json_array_get(c, (size_t)i), "value")),
+				    gb_game_find("ludo")->rules[i].key);
+	json_decref(c);
+	c = settings_complete(w, "ludo", NULL, "key", "six");
+	assert_int_equal(json_array_size(c), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "value")),
+			    "six_bonus");
+	json_decref(c);
+	c = settings_complete(w, "ludo", "six_bonus", "value", "");
+	assert_int_equal(json_array_size(c), 2);
+	json_decref(c);
+	c = settings_complete(w, "digits", NULL, "key", "");
+	assert_int_equal(json_array_size(c), 2);
+	json_decref(c);
+	/* nothing to offer where no table waits for the caller */
+	{
+		char id[32];
+
+		assert_int_equal(send_json(w,
+					   interaction(w, 4, ALICE, MEMBER_PERMS,
+						       json_pack("{sssss[{sssissso}]}", "id", "1", "name",
+								 "play", "options", "name", "card", "type",
+								 3, "value", "", "focused", json_true()),
+						       id, sizeof(id)),
+					   &a),
+				 200);
+		assert_int_equal(json_array_size(json_object_get(answer_data(a), "choices")), 0);
+		json_decref(a);
+	}
+	/* the typed options in the router's order: /settings ludo six_bonus off */
+	assert_int_equal(slash(w, ALICE, ADMIN_PERMS, "settings",
+			       (const char *[]){ "value=off", "key=six_bonus", "game=ludo", NULL }, &a,
+			       NULL, 0),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	json_decref(a);
+	assert_int_equal(store_chat_get(w->b.store, "discord", CHANNEL, "en", &chat), GB_OK);
+	assert_non_null(strstr(chat.settings, "\"six_bonus\":\"off\""));
+	store_chat_release(&chat);
+}
+
 static void test_register_commands(void **state)
 {
 	struct world *w = *state;
@@ -1397,6 +1517,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table_edited_through_original_then_by_id, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_waits_out_429, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_autocomplete_and_typed_options, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_register_commands, setup, teardown),
 		cmocka_unit_test(test_message_and_component_limits),
 		cmocka_unit_test(test_config_plain_names),
