@@ -682,7 +682,7 @@ struct discord {
 	const struct adapter_env *env;
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	char api[CONFIG_VALUE_LEN];     /* base URL without a trailing slash */
-	char app_id[32];
+	char app_id[CONFIG_VALUE_LEN];  /* digits only (checked at start) */
 	char token[CONFIG_VALUE_LEN];   /* bot token: never logged */
 
 	/*
@@ -917,8 +917,8 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
  * them meanwhile, and plan the answer. Rows the answer does not use stay.
  * *out gets the answer; GB_OK or the store's error (then nothing taken).
  */
-static int take_answer(struct discord *d, struct bot *b, const struct interaction *ia,
-		       const char *handle, json_t **out)
+static int take_answer(struct bot *b, const struct interaction *ia, const char *handle,
+		       json_t **out)
 {
 	struct store_out rows[DC_TAKE_MAX];
 	struct taken t[DC_TAKE_MAX];
@@ -928,7 +928,6 @@ static int take_answer(struct discord *d, struct bot *b, const struct interactio
 	int n = 0, nt = 0, lang = -1, rc;
 	char meta_key[96], meta_val[CMD_REPLY_LEN];
 
-	(void)d;
 	*out = NULL;
 	rc = store_begin(s);
 	if (rc)
@@ -1037,7 +1036,7 @@ static int run_interaction(struct discord *d, struct bot *b, const struct intera
 	if (rc)
 		/* the bot queued an alert saying so, unless the store is down altogether */
 		gb_log("discord: interaction %s in channel %s: %s", ia->id, ia->channel, gb_strerror(rc));
-	rc = take_answer(d, b, ia, handle, out);
+	rc = take_answer(b, ia, handle, out);
 	if (rc) {
 		gb_log("discord: interaction %s: its answer cannot be taken: %s", ia->id, gb_strerror(rc));
 		status = 500;
@@ -1324,7 +1323,8 @@ out:
 	free(text);
 	sb_release(&url);
 	sb_release(&in);
-	sodium_memzero(authz.buf, authz.cap);
+	if (authz.buf)
+		sodium_memzero(authz.buf, authz.cap);
 	sb_release(&authz);
 }
 
@@ -1413,9 +1413,13 @@ static void post_followup(struct discord *d, const struct handle *h, const json_
 	sb_release(&path);
 }
 
-/* The table's message edited in place, or posted when it has none (or it is gone). */
-static void send_table(struct discord *d, struct store *s, const struct store_out *row,
-		       const json_t *view, struct dc_result *res)
+/*
+ * The table's message edited in place, or posted when it has none (or it
+ * is gone). Returns GB_OK with the call's outcome in res, or the store's
+ * error (then no call was made).
+ */
+static int send_table(struct discord *d, struct store *s, const struct store_out *row,
+		      const json_t *view, struct dc_result *res)
 {
 	struct store_table t = { 0 };
 	struct strbuf path = { 0 };
@@ -1425,10 +1429,9 @@ static void send_table(struct discord *d, struct store *s, const struct store_ou
 	int rc = row->table ? store_table_get(s, row->table, &t) : GB_ENOTFOUND;
 
 	memset(res, 0, sizeof(*res));
-	if (rc && rc != GB_ENOTFOUND) {
-		res->transport = CURLE_READ_ERROR; /* the store failed: retried */
+	if (rc && rc != GB_ENOTFOUND)
 		goto out;
-	}
+	rc = GB_OK;
 	snprintf(key, sizeof(key), "discord.orig.%s", row->chat);
 	val[0] = '\0';
 	if (t.message[0] == '@' && !store_meta_get(s, key, val, sizeof(val))) {
@@ -1462,6 +1465,7 @@ out:
 	json_decref(body);
 	sb_release(&path);
 	store_table_release(&t);
+	return rc;
 }
 
 static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *dl)
@@ -1493,7 +1497,14 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		goto out;
 	}
 	if (strcmp(kind, "table") == 0) {
-		send_table(d, s, row, view, &res);
+		int rc = send_table(d, s, row, view, &res);
+
+		if (rc) {
+			/* the store failed before anything was sent: again later */
+			dl->result = DELIVERY_RETRY;
+			snprintf(dl->why, sizeof(dl->why), "table message: %s", gb_strerror(rc));
+			goto out;
+		}
 		settle("table message", &res, dl);
 	} else if (strcmp(kind, "public") == 0) {
 		if (live) {

@@ -1298,7 +1298,7 @@ static void test_message_and_component_limits(void **state)
 	/* one row of 13 from the router: split into rows of at most 5 */
 	row = json_array();
 	for (int i = 0; i < 13; i++) {
-		char label[16], command[16];
+		char label[24], command[24];
 
 		snprintf(label, sizeof(label), "c%d", i);
 		snprintf(command, sizeof(command), "/play %d", i);
@@ -1314,7 +1314,7 @@ static void test_message_and_component_limits(void **state)
 	/* 40 choices: select menus, values are the commands */
 	row = json_array();
 	for (int i = 0; i < 40; i++) {
-		char label[16], command[16];
+		char label[24], command[24];
 
 		snprintf(label, sizeof(label), "p%d", i);
 		snprintf(command, sizeof(command), "/place %d", i);
