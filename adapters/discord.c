@@ -679,7 +679,12 @@ struct gate {
 };
 
 struct discord {
-	const struct adapter_env *env;
+	/*
+	 * A copy: the service builds the env it hands start() on its own stack
+	 * (its pointers, the configuration and the store's path, do live
+	 * until stop).
+	 */
+	struct adapter_env env;
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	char api[CONFIG_VALUE_LEN];     /* base URL without a trailing slash */
 	char app_id[CONFIG_VALUE_LEN];  /* digits only (checked at start) */
@@ -1043,8 +1048,8 @@ static int run_interaction(struct discord *d, struct bot *b, const struct intera
 	}
 out:
 	gate_leave(d, ia->id);
-	if (d->env->wake)
-		d->env->wake(d->env->wake_arg);
+	if (d->env.wake)
+		d->env.wake(d->env.wake_arg);
 	return status;
 }
 
@@ -1174,7 +1179,7 @@ static int receive(struct discord *d, const char *body, size_t len, json_t **out
 		status = 400; /* modals: the bot opens none */
 		goto out;
 	}
-	b = adapter_bot(d->env);
+	b = adapter_bot(&d->env);
 	if (!b) {
 		status = 503;
 		goto out;
@@ -1599,7 +1604,7 @@ static int start(const struct adapter_env *env, void **self)
 	rc = dc_new(env->cfg, true, stderr, &d);
 	if (rc)
 		return rc;
-	d->env = env;
+	d->env = *env;
 	if (!d->token[0])
 		gb_log("discord: no bot token (DISCORD_TOKEN): interactions are answered, but tables "
 		       "cannot be posted or edited once their interaction is over");

@@ -15,8 +15,12 @@
  * retry_after (and global), 5xx retried, refusals given up; message and
  * component limits; the command set registered globally and in a guild.
  */
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <sodium.h>
@@ -25,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1502,6 +1508,96 @@ static void test_config_plain_names(void **state)
 	unsetenv("GAMEBOT_CONFIG");
 }
 
+/* ---- the real binary ---- */
+
+/* A port nobody listens on right now. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static void test_real_binary_serves_discord(void **state)
+{
+	struct world *w = *state;
+	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
+	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1], db[160], listen[64], log[160], health[96];
+	int port = free_port(), status = 0, up = 0;
+	json_t *a = NULL;
+	pid_t pid;
+	FILE *f;
+	char text[8192];
+	size_t n;
+
+	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
+	snprintf(db, sizeof(db), "%s/serve.db", w->dir);
+	snprintf(log, sizeof(log), "%s/serve.log", w->dir);
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY), err = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(in, 0);
+		dup2(err, 1);
+		dup2(err, 2);
+		/* the spellings Discord's guides use, without the GAMEBOT_ prefix */
+		setenv("DISCORD_PUBLIC_KEY", hex, 1);
+		setenv("DISCORD_APP_ID", APP, 1);
+		setenv("DISCORD_TOKEN", BOT_TOKEN, 1);
+		setenv("DISCORD_API_URL", fake_dc_url(w->fake), 1);
+		setenv("GAMEBOT_DB", db, 1);
+		setenv("GAMEBOT_LISTEN", listen, 1);
+		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
+		unsetenv("GAMEBOT_TELEGRAM_TOKEN");
+		unsetenv("TELEGRAM_TOKEN");
+		execl(bin, bin, "serve", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", port);
+	snprintf(health, sizeof(health), "{\"type\":1,\"id\":\"1\",\"application_id\":\"" APP "\"}");
+	for (int i = 0; i < 200 && !up; i++) {
+		up = post_signed(w, health, 0, &a) == 200;
+		json_decref(a);
+		a = NULL;
+		if (!up)
+			usleep(50000);
+	}
+	assert_true(up);
+	assert_int_equal(post_signed(w, health, 0, &a), 200);
+	assert_int_equal(answer_type(a), 1);
+	json_decref(a);
+	assert_int_equal(post_raw(w, health, strlen(health), "00", "1", NULL), 401);
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=snakes", NULL },
+			       &a, NULL, 0),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_non_null(strstr(answer_content(a), "```"));
+	json_decref(a);
+	/* its public line went out through the service's own outbox worker */
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/webhooks/" APP "/tok-", 1, 5000), 1);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	f = fopen(log, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(text, "adapters: discord"));
+	assert_null(strstr(text, BOT_TOKEN));
+	check_calls(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1520,6 +1616,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_settings_autocomplete_and_typed_options, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_register_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_binary_serves_discord, setup, teardown),
 		cmocka_unit_test(test_message_and_component_limits),
 		cmocka_unit_test(test_config_plain_names),
 	};
