@@ -18,6 +18,8 @@ $(error dependencies missing: see the messages above)
 endif
 endif
 
+# (defined before the build directory below is named from SANITIZE's list)
+comma := ,
 PKGS := libcurl jansson libmicrohttpd sqlite3 libsodium
 CC ?= cc
 SANITIZE ?=
@@ -35,7 +37,6 @@ BIN := bin/gamebot
 else
 BIN := $(BUILD)/gamebot
 endif
-comma := ,
 
 CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
 	-Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
@@ -79,9 +80,9 @@ $(BIN): $(MAIN_OBJ) $(LIB)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(TEST_LDLIBS) $(LDLIBS)
 
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(TEST_HELP_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(LDLIBS)
 
 run: $(BIN)
 	$(BIN) serve

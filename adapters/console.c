@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "bot/config.h"
 #include "bot/i18n.h"
 #include "games/game.h"
+#include "games/strbuf.h"
 
 struct button_set {
 	char user[STORE_ID_LEN];     /* private sets: whose */
@@ -161,82 +163,181 @@ static int deliver(struct console *c)
 }
 
 /*
- * Let computer turns happen. Piped: the virtual clock jumps to each due
- * computer timer in turn (idle timers only fire when :wait reaches them).
+ * Let time pass. Piped, the clock is virtual: computer turns (and watch
+ * tables' next rounds) happen at once, the clock jumping to each in turn;
+ * idle autoplay timers fire when they fall due by `until` - every one of
+ * them, in order, each at its own time, so a long :wait plays every turn
+ * an away player would have missed - and then the clock stands at `until`.
  * Interactive: whatever is due by the real clock.
  */
-static int settle(struct console *c, bool run_idle_due)
+static int settle(struct console *c, int64_t until)
 {
 	for (int guard = 0; guard < 200000; guard++) {
 		struct store_timer t;
 		int rc = store_timer_next(c->b->store, &t), fired;
 
 		if (rc == GB_ENOTFOUND)
-			return GB_OK;
+			break;
 		if (rc)
 			return rc;
 		if (c->o->interactive) {
 			fired = bot_run_timers(c->b, bot_now_ms(), BOT_TIMER_ALL);
-		} else if (strcmp(t.kind, "idle") == 0) {
-			if (!run_idle_due || t.due_ms > c->now)
-				return GB_OK;
-			fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
-		} else {
-			if (t.due_ms > c->now)
-				c->now = t.due_ms;
-			fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
+			if (fired < 0)
+				return -fired;
+			deliver(c);
+			return GB_OK;
 		}
+		if (strcmp(t.kind, "idle") == 0 && t.due_ms > until)
+			break;
+		if (t.due_ms > c->now)
+			c->now = t.due_ms;
+		fired = bot_run_timers(c->b, c->now, BOT_TIMER_ALL);
 		if (fired < 0)
 			return -fired;
 		deliver(c);
-		if (c->o->interactive)
-			return GB_OK;
 	}
+	if (!c->o->interactive && until > c->now)
+		c->now = until;
 	return GB_OK;
 }
 
+/* The chat's language (the console answers its own refusals in it). */
+static int chat_lang(struct console *c)
+{
+	struct store_chat chat = { 0 };
+	int lang = lang_parse(c->b->cfg.default_lang);
+
+	if (store_chat_get(c->b->store, "console", c->o->chat, c->b->cfg.default_lang, &chat) == GB_OK &&
+	    lang_parse(chat.lang) >= 0)
+		lang = lang_parse(chat.lang);
+	store_chat_release(&chat);
+	return lang < 0 ? LANG_EN : lang;
+}
+
+/* Answer a line the bot never sees, as an alert to who typed it. */
+static void console_say(struct console *c, const char *user, int key, ...)
+{
+	int lang = chat_lang(c);
+	struct strbuf sb = { 0 };
+	va_list ap;
+
+	va_start(ap, key);
+	sb_vaddf(&sb, tr(lang, key), ap);
+	va_end(ap);
+	fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
+	fprintf(c->out, " %s\n", sb_str(&sb));
+	fflush(c->out);
+	sb_release(&sb);
+}
+
+/*
+ * Remove from a typed name what a terminal would act on instead of show:
+ * ANSI escape sequences (ESC [ ... final byte, ESC ] ... BEL or ESC \,
+ * ESC and one byte), other C0 and C1 control characters and DEL.
+ */
+static void clean_name(char *s)
+{
+	char *w = s;
+	const unsigned char *r = (const unsigned char *)s;
+
+	while (*r) {
+		if (*r == 0x1b) {
+			r++;
+			if (*r == '[') {
+				r++;
+				while (*r && !(*r >= 0x40 && *r <= 0x7e))
+					r++;
+				if (*r)
+					r++;
+			} else if (*r == ']') {
+				while (*r && *r != 0x07 && !(*r == 0x1b && r[1] == '\\'))
+					r++;
+				r += *r == 0x07 ? 1 : *r ? 2 : 0;
+			} else if (*r) {
+				r++;
+			}
+		} else if (*r < 0x20 || *r == 0x7f) {
+			r++;
+		} else if (*r == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) {
+			r += 2; /* C1 controls (U+0080..U+009F) */
+		} else {
+			*w++ = (char)*r++;
+		}
+	}
+	*w = '\0';
+}
+
+/*
+ * One typed line. Every line gets an answer: a command's from the bot, a
+ * button pressed is that button's command, and anything the console cannot
+ * pass on (no such button, not a command, a bad :wait, a name it cannot
+ * take) is answered here.
+ */
 static void handle_line(struct console *c, char *line)
 {
 	struct command cmd;
-	char *colon, *text = line;
+	char *colon, *text = line, *end;
 	const char *user = c->last_user[0] ? c->last_user : "you";
 	int choice;
 
 	while (*text == ' ' || *text == '\t')
 		text++;
+	end = text + strlen(text);
+	while (end > text && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
 	if (!*text || *text == '#')
 		return;
-	if (strncmp(text, ":wait", 5) == 0) {
+	if (strncmp(text, ":wait", 5) == 0 && (!text[5] || text[5] == ' ')) {
 		int secs = 0;
 
 		if (gb_parse_uint(text + 5 + strspn(text + 5, " "), 86400, &secs) == GB_OK)
-			c->now += (int64_t)secs * 1000;
-		settle(c, true);
+			settle(c, c->now + (int64_t)secs * 1000);
+		else
+			console_say(c, user, M_CONSOLE_WAIT, text + 5 + strspn(text + 5, " "));
 		return;
 	}
 	colon = strchr(text, ':');
-	if (colon && colon != text && (size_t)(colon - text) < sizeof(c->last_user) &&
-	    !memchr(text, ' ', (size_t)(colon - text)) && !memchr(text, '/', (size_t)(colon - text))) {
+	if (colon && colon != text && !memchr(text, ' ', (size_t)(colon - text)) &&
+	    !memchr(text, '/', (size_t)(colon - text))) {
 		*colon = '\0';
+		clean_name(text);
+		if (!*text || strlen(text) >= sizeof(c->last_user)) {
+			console_say(c, user, M_CONSOLE_NAME, (int)sizeof(c->last_user) - 1);
+			return;
+		}
 		snprintf(c->last_user, sizeof(c->last_user), "%s", text);
 		user = c->last_user;
 		text = colon + 1;
 		while (*text == ' ')
 			text++;
+		if (!*text)
+			return;
 	}
 	memset(&cmd, 0, sizeof(cmd));
 	/* a bare number presses that button of the last buttons shown to the user */
-	if (gb_parse_uint(text, 64, &choice) == GB_OK) {
+	if (gb_parse_uint(text, 1000000, &choice) == GB_OK) {
 		struct button_set *set = &c->table;
 
 		for (int i = 0; i < c->npriv; i++)
 			if (strcmp(c->priv[i].user, user) == 0 && c->priv[i].seq > set->seq)
 				set = &c->priv[i];
-		if (choice >= 1 && choice <= set->n)
-			text = set->cmd[choice - 1];
+		if (!set->n) {
+			console_say(c, user, M_CONSOLE_NO_BUTTONS);
+			return;
+		}
+		if (choice < 1 || choice > set->n) {
+			char hi[16];
+
+			snprintf(hi, sizeof(hi), "%d", set->n);
+			console_say(c, user, M_CONSOLE_NO_SUCH_BUTTON, text, hi);
+			return;
+		}
+		text = set->cmd[choice - 1];
 	}
-	if (command_parse_text(&cmd, text) != GB_OK || text[0] != '/')
-		return; /* ordinary chat text: not for the bot */
+	if (text[0] != '/' || command_parse_text(&cmd, text) != GB_OK) {
+		console_say(c, user, M_CONSOLE_NOT_COMMAND, text);
+		return;
+	}
 	snprintf(cmd.platform, sizeof(cmd.platform), "console");
 	snprintf(cmd.chat, sizeof(cmd.chat), "%s", c->o->chat);
 	snprintf(cmd.user, sizeof(cmd.user), "%s", user);
@@ -246,7 +347,7 @@ static void handle_line(struct console *c, char *line)
 	bot_handle(c->b, &cmd);
 	deliver(c);
 	if (!c->o->stop)
-		settle(c, false);
+		settle(c, c->now);
 }
 
 int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out)
@@ -283,7 +384,7 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 				if (o->stop)
 					deliver(&c);
 				else
-					settle(&c, true);
+					settle(&c, c.now);
 				continue;
 			}
 		}
@@ -292,13 +393,20 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 			break;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		if (!o->interactive && line[0] && line[0] != '#')
-			fprintf(out, "> %s\n", line);
+		if (!o->interactive && line[0] && line[0] != '#') {
+			/* the echo shows what was typed, never an escape a terminal would obey */
+			char *shown = strdup(line);
+
+			if (shown)
+				clean_name(shown);
+			fprintf(out, "> %s\n", shown ? shown : "");
+			free(shown);
+		}
 		handle_line(&c, line);
 	}
 	free(line);
 	if (!o->interactive)
-		settle(&c, false);
+		settle(&c, c.now);
 	return 0;
 }
 
@@ -339,6 +447,9 @@ static int console_start(const struct adapter_env *env, void **self)
 	if (!ca)
 		return GB_ENOMEM;
 	ca->env = *env;
+	/* one person types for everyone at a local table: no flood limits */
+	ca->env.bot.rate_user_per_min = 0;
+	ca->env.bot.rate_chat_per_min = 0;
 	if (pthread_create(&ca->thread, NULL, console_thread, ca)) {
 		free(ca);
 		return GB_EIO;

@@ -21,6 +21,7 @@
 #include "adapters/console.h"
 #include "adapters/discord.h"
 #include "adapters/serve.h"
+#include "adapters/telegram.h"
 #include "bot/arena.h"
 #include "bot/bot.h"
 #include "bot/config.h"
@@ -36,6 +37,8 @@ static void usage(FILE *f)
 		   "  script GAME [options]        play one game line by line (JSON out)\n"
 		   "  arena GAME --seats L,L[,..] [--games N] [--seed S] [--rule K=V] [--threads T]\n"
 		   "                               computer players against each other, measured\n"
+		   "  telegram-setup [--url https://HOST/telegram | --polling] [--drop-pending]\n"
+		   "                               register the webhook (or polling) and the command menus\n"
 		   "  discord-register [--guild ID] register Discord's slash commands (one guild: at once)\n");
 }
 
@@ -74,6 +77,11 @@ static int cmd_console(int argc, char **argv, struct config *cfg)
 
 	o.admins = cfg->console_admins[0] ? cfg->console_admins : NULL;
 	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--db") && strcmp(argv[i], "--admins") && strcmp(argv[i], "--seed") &&
+		    strcmp(argv[i], "--lang")) {
+			fprintf(stderr, "unknown option '%s'\n", argv[i]);
+			return 2;
+		}
 		if (i + 1 >= argc) {
 			fprintf(stderr, "option '%s' needs a value\n", argv[i]);
 			return 2;
@@ -87,13 +95,16 @@ static int cmd_console(int argc, char **argv, struct config *cfg)
 		else if (strcmp(argv[i], "--lang") == 0 && lang_parse(argv[i + 1]) >= 0)
 			snprintf(cfg->lang, sizeof(cfg->lang), "%s", argv[++i]);
 		else {
-			fprintf(stderr, "unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "option '%s' does not take '%s'\n", argv[i], argv[i + 1]);
 			return 2;
 		}
 	}
 	if (open_bot(&b, cfg))
 		return 1;
 	b.cfg.seed = seed;
+	/* one person types for everyone at a local table: no flood limits */
+	b.cfg.rate_user_per_min = 0;
+	b.cfg.rate_chat_per_min = 0;
 	rc = console_run(&b, &o, stdin, stdout);
 	store_free(b.store);
 	return rc;
@@ -112,6 +123,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gamebot: libsodium failed to initialise\n");
 		return 1;
 	}
+	/* every verb answers --help with its own usage */
+	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
+	    (!strcmp(argv[1], "serve") || !strcmp(argv[1], "console") || !strcmp(argv[1], "script") ||
+	     !strcmp(argv[1], "arena") || !strcmp(argv[1], "telegram-setup") ||
+	     !strcmp(argv[1], "discord-register"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "serve") == 0 && argc > 2) {
+		fprintf(stderr, "unknown option '%s' (serve takes none: see config/gamebot.conf.example)\n", argv[2]);
+		return 2;
+	}
 	if (strcmp(argv[1], "script") == 0)
 		return script_main(argc - 1, argv + 1, stdin, stdout, stderr);
 	if (strcmp(argv[1], "arena") == 0)
@@ -120,7 +143,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") &&
+	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") && strcmp(argv[1], "telegram-setup") &&
 	    strcmp(argv[1], "discord-register")) {
 		fprintf(stderr, "unknown command '%s'\n", argv[1]);
 		usage(stderr);
@@ -132,6 +155,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "console") == 0)
 		return cmd_console(argc - 1, argv + 1, &cfg);
+	if (strcmp(argv[1], "telegram-setup") == 0)
+		return telegram_setup_main(argc - 1, argv + 1, &cfg, stdout, stderr);
 	if (strcmp(argv[1], "discord-register") == 0)
 		return discord_register_main(argc - 1, argv + 1, &cfg, stdout, stderr);
 	return serve_main(&cfg);

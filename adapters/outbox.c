@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "bot/log.h"
+#include "bot/metrics.h"
 
 #define MAX_WORKERS 8
 #define MAX_BATCH 64
@@ -47,10 +48,22 @@ static int give_up(struct store *s, const struct adapter *a, const struct store_
 }
 
 /* Apply one delivery's outcome to its row. */
+static void count(const struct adapter *a, const char *result)
+{
+	char labels[64];
+
+	snprintf(labels, sizeof(labels), "platform=\"%s\",result=\"%s\"", a->name, result);
+	metrics_inc("gamebot_deliveries_total", labels, 1);
+}
+
 static int settle(struct store *s, const struct adapter *a, const struct outbox_opts *o,
 		  const struct store_out *row, const struct delivery *d, int64_t now_ms)
 {
 	int rc = GB_OK;
+
+	count(a, d->result == DELIVERY_OK ? "ok" : d->result == DELIVERY_WAIT ? "wait"
+		 : d->result == DELIVERY_RETRY && row->attempts + 1 < o->max_attempts ? "retried"
+										    : "set_aside");
 
 	switch (d->result) {
 	case DELIVERY_OK:

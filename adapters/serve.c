@@ -15,6 +15,8 @@
 #include "adapters/http.h"
 #include "adapters/outbox.h"
 #include "bot/log.h"
+#include "bot/metrics.h"
+#include "games/strbuf.h"
 
 #define MAX_ADAPTERS 8
 #define MAX_ROUTES 16
@@ -56,11 +58,59 @@ struct running {
 	const struct adapter *a;
 	void *self;
 	struct outbox *outbox;
+	struct adapter_env env;         /* handed to start(): valid until stop() */
 };
 
 static void wake_outbox(void *arg)
 {
 	outbox_wake(arg);
+}
+
+/* GET /metrics: what the service counted, and the store's gauges read now. */
+struct metrics_ctx {
+	struct adapter_env env;         /* for the worker thread's store handle */
+	const char *platforms[MAX_ADAPTERS];
+	int nplatforms;
+};
+
+static void metrics_route(void *arg, const struct http_request *req, struct http_response *resp)
+{
+	struct metrics_ctx *m = arg;
+	struct bot *b = adapter_bot(&m->env);
+	struct strbuf sb = { 0 };
+	int64_t now = bot_now_ms();
+
+	(void)req;
+	if (b) {
+		struct store_game_count games[16];
+		int n = 0;
+
+		for (int i = 0; i < m->nplatforms; i++) {
+			int pending = 0, aside = 0;
+			int64_t oldest = 0;
+			char labels[48];
+
+			if (store_out_count(b->store, m->platforms[i], &pending, &aside, &oldest))
+				continue;
+			snprintf(labels, sizeof(labels), "platform=\"%s\"", m->platforms[i]);
+			metrics_set("gamebot_outbox_depth", labels, pending);
+			metrics_set("gamebot_outbox_set_aside", labels, aside);
+			metrics_set("gamebot_outbox_oldest_age_seconds", labels,
+				    pending && oldest && oldest < now ? (double)(now - oldest) / 1000.0 : 0);
+		}
+		if (!store_tables_open_by_game(b->store, games, 16, &n))
+			for (int i = 0; i < n; i++) {
+				char labels[48], game[24];
+
+				snprintf(labels, sizeof(labels), "game=\"%s\"",
+					 metrics_label(games[i].game, game, sizeof(game)));
+				metrics_set("gamebot_open_tables", labels, games[i].tables);
+			}
+	}
+	metrics_render(&sb);
+	resp->status = 200;
+	resp->content_type = "text/plain; version=0.0.4";
+	resp->body = sb_detach(&sb);
 }
 
 void serve_bot_config(const struct config *cfg, struct bot_config *out)
@@ -69,6 +119,8 @@ void serve_bot_config(const struct config *cfg, struct bot_config *out)
 	out->default_lang = cfg->lang;
 	out->watch_max = cfg->watch_max;
 	out->watch_per_hour = cfg->watch_per_hour;
+	out->rate_user_per_min = cfg->rate_user_per_min;
+	out->rate_chat_per_min = cfg->rate_chat_per_min;
 }
 
 /* Sleep until the next timer is due, at most max_ms. */
@@ -96,6 +148,7 @@ int serve_main(const struct config *cfg)
 	struct http_server *http = NULL;
 	struct health health = { .store = NULL };
 	struct outbox_opts oo;
+	struct metrics_ctx mctx = { .nplatforms = 0 };
 	struct bot b;
 	struct sigaction sa;
 	char names[128] = "";
@@ -125,21 +178,21 @@ int serve_main(const struct config *cfg)
 	for (int i = 0; adapters[i] && nrun < MAX_ADAPTERS; i++) {
 		const struct adapter *a = adapters[i];
 		struct running *r = &run[nrun];
-		struct adapter_env env = { .cfg = cfg, .bot = b.cfg, .db = cfg->db,
-					   .request_stop = request_stop };
 
 		if (!a->configured(cfg))
 			continue;
 		r->a = a;
+		r->env = (struct adapter_env){ .cfg = cfg, .bot = b.cfg, .db = cfg->db,
+					       .request_stop = request_stop };
 		if (a->deliver) {
 			/* the worker first, so the adapter's commands can wake it */
 			rc = outbox_new(&r->outbox, a, cfg->db, &oo);
 			if (rc)
 				goto out;
-			env.wake = wake_outbox;
-			env.wake_arg = r->outbox;
+			r->env.wake = wake_outbox;
+			r->env.wake_arg = r->outbox;
 		}
-		rc = a->start(&env, &r->self);
+		rc = a->start(&r->env, &r->self);
 		if (rc) {
 			gb_log("%s: cannot start: %s", a->name, gb_strerror(rc));
 			outbox_stop(r->outbox);
@@ -157,6 +210,12 @@ int serve_main(const struct config *cfg)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 names[0] ? ", " : "", a->name);
 	}
+	mctx.env = (struct adapter_env){ .cfg = cfg, .bot = b.cfg, .db = cfg->db };
+	for (int i = 0; i < nrun; i++)
+		if (run[i].a->deliver)
+			mctx.platforms[mctx.nplatforms++] = run[i].a->name;
+	if (nroutes < MAX_ROUTES)
+		routes[nroutes++] = (struct http_route){ "GET", "/metrics", metrics_route, &mctx };
 	http_options_init(&ho);
 	ho.listen = cfg->listen;
 	ho.routes = routes;
@@ -169,9 +228,11 @@ int serve_main(const struct config *cfg)
 	ho.workers = (unsigned)cfg->http_workers;
 	rc = http_start(&http, &ho);
 	if (rc) {
-		gb_log("cannot listen on %s: %s", cfg->listen, gb_strerror(rc));
+		gb_log("cannot listen on %s: %s (is another program using that port?)", cfg->listen,
+		       gb_strerror(rc));
 		goto out;
 	}
+	metrics_set("gamebot_start_time_seconds", NULL, (double)bot_now_ms() / 1000.0);
 	gb_log("started: listening on %s (GET /healthz); adapters: %s", cfg->listen,
 	       names[0] ? names : "none (no platform token and no terminal: serving /healthz and timers)");
 	/* this thread runs the timers, where computer players think: after every other thread started */

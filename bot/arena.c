@@ -234,7 +234,7 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 	struct arena a;
 	const char *seats = NULL;
 	long v;
-	int status = 0;
+	int status = 0, min_seats;
 	pthread_t th[64];
 	double t0 = now_s(), last = t0;
 	json_t *res = NULL, *wins, *pts, *ms;
@@ -306,8 +306,10 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 	if (!seats || parse_seats(&a, seats, err))
 		return seats ? 2 : (fprintf(err, "--seats is required\n"), 2);
-	if (a.nseats < a.game->min_players || a.nseats > a.game->max_players) {
-		fprintf(err, "%s takes %d to %d seats, not %d\n", a.game->name, a.game->min_players,
+	/* snakes also runs one seat alone, for analysis (the arena contract) */
+	min_seats = strcmp(a.game->name, "snakes") == 0 ? 1 : a.game->min_players;
+	if (a.nseats < min_seats || a.nseats > a.game->max_players) {
+		fprintf(err, "%s takes %d to %d seats, not %d\n", a.game->name, min_seats,
 			a.game->max_players, a.nseats);
 		return 2;
 	}

@@ -1,6 +1,6 @@
 /*
  * arena.h - `gamebot arena`: computer players against each other, measured,
- * exactly per the shared arena contract (shared/contracts/arena.md).
+ * exactly per its contract, bot/arena.md.
  */
 #ifndef GB_ARENA_H
 #define GB_ARENA_H

@@ -39,9 +39,10 @@ struct command {
 	/*
 	 * The platform's handle for answering this command in place (a
 	 * Telegram callback_query_id, a Discord interaction); "" = none.
-	 * Every reply row of the command carries it as "reply", and a
-	 * command with a handle that produced no alert gets one "ack" row,
-	 * so the adapter answers the platform exactly once.
+	 * The rows addressed to the caller alone (their alerts and private
+	 * views) carry it as "reply"; a command with a handle that produced
+	 * no such row gets one "ack" row, so the adapter can answer the
+	 * platform. Rows for the chat or for other users never carry it.
 	 */
 	char reply[CMD_REPLY_LEN];
 	/*
@@ -79,7 +80,8 @@ enum reply_kind {
  *    "buttons": [[{"label": "Roll", "cmd": "/roll"}, ...], ...] (optional),
  *    "table": table id, "turn": moves logged when it was rendered (both
  *             when the chat has a table; buttons are tagged with them),
- *    "lang": "en"|"ne", "reply": the command's reply handle (optional)}
+ *    "lang": "en"|"ne", "reply": the command's reply handle, on the rows
+ *             addressed to the caller alone (optional)}
  * Rows of kind "table" replace an earlier pending row of the same table:
  * only the newest board is sent.
  */
@@ -91,6 +93,8 @@ struct bot_config {
 	                                  from this (reproducible transcripts and tests) */
 	int watch_max;                 /* computer-only tables open at once, all chats (0 = no limit) */
 	int watch_per_hour;            /* computer-only games a chat may start per hour (0 = no limit) */
+	int rate_user_per_min;         /* commands one user may send in a chat per minute (0 = no limit) */
+	int rate_chat_per_min;         /* commands a chat may send per minute (0 = no limit) */
 };
 
 struct bot {

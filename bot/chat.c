@@ -91,6 +91,15 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 		sb_add(sb, "\n-");
 }
 
+/* The game args name, as a whole (nothing after the name), or NULL. */
+static const struct gb_game *named_game(const char *args)
+{
+	const char *rest;
+	const struct gb_game *g = game_lookup(args, &rest);
+
+	return g && !rest[strspn(rest, " \t")] ? g : NULL;
+}
+
 static int set_chat_key(struct ctx *c, const char *key, const char *value)
 {
 	if (strcmp(key, "autoplay_after") == 0) {
@@ -125,17 +134,28 @@ static int set_chat_key(struct ctx *c, const char *key, const char *value)
 
 int cmd_settings(struct ctx *c)
 {
-	char w1[32] = "", w2[64] = "", w3[64] = "";
-	const char *p = arg_word(c->cmd->args, w1, sizeof(w1));
-	const struct gb_game *g;
+	char w1[32] = "", w2[64] = "", w3[64] = "", extra[8] = "";
+	const char *p;
+	const struct gb_game *g = game_lookup(c->cmd->args, &p);
 	struct strbuf sb = { 0 };
 	int rc = GB_OK;
 
+	/* /settings [GAME] KEY VALUE: the game may be named by a title of several words */
+	if (g) {
+		snprintf(w1, sizeof(w1), "%s", g->name);
+	} else {
+		p = arg_word(c->cmd->args, w1, sizeof(w1));
+	}
 	if (p)
 		p = arg_word(p, w2, sizeof(w2));
 	if (p)
-		arg_word(p, w3, sizeof(w3));
-	g = gb_game_find(w1);
+		p = arg_word(p, w3, sizeof(w3));
+	if (p)
+		arg_word(p, extra, sizeof(extra));
+	if (extra[0]) {
+		reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
+		goto out;
+	}
 	if (!w1[0] || (g && !w2[0])) {
 		/* view: chat settings, then one game's rules (or all) */
 		if (!g) {
@@ -172,6 +192,8 @@ int cmd_settings(struct ctx *c)
 		rc = set_chat_key(c, w1, w2);
 		if (rc == GB_ERULE_KEY || !w2[0] || w3[0])
 			reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
+		else if (rc && strcmp(w1, "autoplay_after") == 0)
+			reply_alert(c, M_SETTING_BAD_AUTOPLAY, w2);
 		else if (rc)
 			reply_alert(c, M_SETTING_BAD, w1, w2);
 		else
@@ -214,7 +236,24 @@ int cmd_settings(struct ctx *c)
 		gj = gb_rules_to_json(g, &r);
 		json_object_set_new(all, g->name, gj);
 		c->chat_changed = true;
-		reply_public(c, M_SETTING_SET, w2, w3);
+		if (c->has_table && c->game == g && c->table.status == STORE_LOBBY && !c->broken) {
+			/* the open lobby has not started: it plays by the new default too */
+			char *text = json_dumps(gj, JSON_COMPACT);
+
+			if (!text) {
+				rc = GB_ENOMEM;
+				goto out;
+			}
+			free(c->table.rules);
+			c->table.rules = text;
+			c->table_changed = true;
+			reply_public(c, M_SETTING_SET, w2, w3);
+		} else if (c->has_table && c->game == g && c->table.status == STORE_PLAYING) {
+			/* a game under way keeps the rules it started with */
+			reply_public(c, M_SETTING_SET_NEXT, w2, w3);
+		} else {
+			reply_public(c, M_SETTING_SET, w2, w3);
+		}
 	}
 out:
 	sb_release(&sb);
@@ -262,7 +301,7 @@ int cmd_rules(struct ctx *c)
 	struct strbuf sb = { 0 };
 
 	arg_word(c->cmd->args, w, sizeof(w));
-	g = w[0] ? gb_game_find(w) : (c->has_table ? c->game : NULL);
+	g = w[0] ? named_game(c->cmd->args) : (c->has_table ? c->game : NULL);
 	if (!g) {
 		if (w[0])
 			reply_alert(c, M_UNKNOWN_GAME, w);
@@ -295,7 +334,7 @@ int cmd_stats(struct ctx *c)
 	const struct gb_game *g;
 
 	arg_word(c->cmd->args, w, sizeof(w));
-	g = w[0] ? gb_game_find(w) : NULL;
+	g = w[0] ? named_game(c->cmd->args) : NULL;
 	if (w[0] && !g) {
 		reply_alert(c, M_UNKNOWN_GAME, w);
 		return GB_OK;
@@ -312,11 +351,18 @@ int cmd_stats(struct ctx *c)
 		char pts[64], rank[24], games[24], wins[24], whole[24], tenth[24];
 		int p = rows[i].points;
 
-		snprintf(pts, sizeof(pts), "%s%s.%s", p < 0 ? "−" : "", ctx_num(c, abs(p) / 10, whole),
-			 ctx_num(c, abs(p) % 10, tenth));
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), ctx_num(c, i + 1, rank), rows[i].name,
-			 ctx_num(c, rows[i].games, games), ctx_num(c, rows[i].wins, wins), pts);
+		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), ctx_num(c, i + 1, rank), rows[i].name);
+		sb_addtr(&sb, tr(c->lang, rows[i].games == 1 ? M_STATS_GAMES_1 : M_STATS_GAMES),
+			 ctx_num(c, rows[i].games, games));
+		sb_addtr(&sb, tr(c->lang, rows[i].wins == 1 ? M_STATS_WINS_1 : M_STATS_WINS),
+			 ctx_num(c, rows[i].wins, wins));
+		/* points only where the game keeps them (Call Break's totals) */
+		if (g == gb_game_find("callbreak")) {
+			snprintf(pts, sizeof(pts), "%s%s.%s", p < 0 ? "−" : "", ctx_num(c, abs(p) / 10, whole),
+				 ctx_num(c, abs(p) % 10, tenth));
+			sb_addtr(&sb, tr(c->lang, M_STATS_POINTS), pts);
+		}
 	}
 	reply_push(c, "public", NULL, sb_str(&sb));
 	sb_release(&sb);

@@ -25,19 +25,21 @@ struct key {
 
 #define K(n, d) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, NULL, 0 }
 #define N(n, d, m) { #n, offsetof(struct config, n), sizeof(int), d, m, NULL, 0 }
-/* Discord's keys, read with and without the prefix */
-#define KD(n, d, e) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, e, 1 }
+/* the platforms' keys (Telegram, Discord), read with and without the prefix */
+#define KT(n, d, e) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, e, 1 }
 static const struct key keys[] = {
 	K(db, "./var/gamebot.db"),
 	K(listen, "127.0.0.1:8080"),
 	K(lang, "en"),
-	K(telegram_token, ""),
-	K(telegram_secret, ""),
-	K(telegram_api, "https://api.telegram.org"),
-	KD(discord_public_key, "", NULL),
-	KD(discord_app_id, "", NULL),
-	KD(discord_token, "", NULL),
-	KD(discord_api, "https://discord.com/api/v10", "DISCORD_API_URL"),
+	KT(telegram_token, "", NULL),
+	KT(telegram_secret, "", NULL),
+	KT(telegram_api, "https://api.telegram.org", "TELEGRAM_API_URL"),
+	KT(telegram_mode, "polling", NULL),
+	KT(telegram_pacing, "on", NULL),
+	KT(discord_public_key, "", NULL),
+	KT(discord_app_id, "", NULL),
+	KT(discord_token, "", NULL),
+	KT(discord_api, "https://discord.com/api/v10", "DISCORD_API_URL"),
 	K(console_admins, ""),
 	N(http_max_connections, "10000", 1000000),
 	N(http_per_ip_limit, "0", 1000000),
@@ -47,10 +49,12 @@ static const struct key keys[] = {
 	N(processed_keep_days, "7", 3650),
 	N(watch_max, "20", 100000),
 	N(watch_per_hour, "6", 1000),
+	N(rate_user_per_min, "30", 100000),
+	N(rate_chat_per_min, "120", 100000),
 };
 #undef K
 #undef N
-#undef KD
+#undef KT
 
 /* Set key k from text v; GB_ECONFIG when a number is not one (in range). */
 static int set(struct config *c, const struct key *k, const char *v)
@@ -165,7 +169,7 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 		snprintf(env, sizeof(env), "GAMEBOT_%s", name);
 		v = getenv(env);
 		if (!v && keys[i].env) {
-			/* the key's own name works too: GAMEBOT_DISCORD_API */
+			/* the key's own name works too: GAMEBOT_TELEGRAM_API, GAMEBOT_DISCORD_API */
 			n = (size_t)snprintf(env, sizeof(env), "GAMEBOT_%s", keys[i].name);
 			for (size_t j = 8; j < n && j < sizeof(env); j++)
 				env[j] = (char)toupper((unsigned char)env[j]);
@@ -175,6 +179,14 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "%s must be a whole number from 0 to %d", env, keys[i].max);
 			return GB_ECONFIG;
 		}
+	}
+	if (strcmp(c->telegram_mode, "polling") && strcmp(c->telegram_mode, "webhook")) {
+		snprintf(err, errlen, "telegram_mode must be polling or webhook, not '%s'", c->telegram_mode);
+		return GB_ECONFIG;
+	}
+	if (strcmp(c->telegram_pacing, "on") && strcmp(c->telegram_pacing, "off")) {
+		snprintf(err, errlen, "telegram_pacing must be on or off, not '%s'", c->telegram_pacing);
+		return GB_ECONFIG;
 	}
 	if (strcmp(c->lang, "en") && strcmp(c->lang, "ne")) {
 		snprintf(err, errlen, "lang must be en or ne, not '%s'", c->lang);

@@ -2,10 +2,11 @@
  * config.h - service settings: embedded defaults, then a config file
  * (key = value lines; config/gamebot.conf.example documents every key),
  * then environment variables (GAMEBOT_<KEY in upper case>), last wins.
- * Discord's keys are also read without the prefix (DISCORD_APP_ID,
- * DISCORD_PUBLIC_KEY, DISCORD_TOKEN, DISCORD_API_URL), the spellings its
- * documentation and hosting guides use; the GAMEBOT_ spelling wins when
- * both are set.
+ * Telegram's keys are also read without the prefix (TELEGRAM_TOKEN,
+ * TELEGRAM_SECRET, TELEGRAM_API_URL, TELEGRAM_MODE), and so are Discord's
+ * (DISCORD_APP_ID, DISCORD_PUBLIC_KEY, DISCORD_TOKEN, DISCORD_API_URL): the
+ * spellings their documentation and hosting guides use; the GAMEBOT_
+ * spelling wins when both are set.
  */
 #ifndef GB_CONFIG_H
 #define GB_CONFIG_H
@@ -20,7 +21,10 @@ struct config {
 	char lang[8];                              /* default chat language: en */
 	char telegram_token[CONFIG_VALUE_LEN];     /* Bot API token; empty = no Telegram */
 	char telegram_secret[CONFIG_VALUE_LEN];    /* X-Telegram-Bot-Api-Secret-Token expected */
-	char telegram_api[CONFIG_VALUE_LEN];       /* API base URL (tests point it at 127.0.0.1) */
+	char telegram_api[CONFIG_VALUE_LEN];       /* API base URL (tests point it at 127.0.0.1);
+	                                              env TELEGRAM_API_URL */
+	char telegram_mode[16];                    /* "polling" (default) or "webhook" */
+	char telegram_pacing[8];                   /* "on"; "off" only for tests and benchmarks */
 	char discord_public_key[CONFIG_VALUE_LEN]; /* application public key (hex); empty = no Discord */
 	char discord_app_id[CONFIG_VALUE_LEN];     /* application id (interaction webhooks, registration) */
 	char discord_token[CONFIG_VALUE_LEN];      /* bot token: channel messages, registration */
@@ -36,6 +40,8 @@ struct config {
 	int processed_keep_days;                   /* update ids kept against redelivery: 7 */
 	int watch_max;                             /* computer-only tables open at once, all chats: 20 */
 	int watch_per_hour;                        /* computer-only games one chat may start per hour: 6 */
+	int rate_user_per_min;                     /* commands one user may send per chat per minute: 30 */
+	int rate_chat_per_min;                     /* commands one chat may send per minute: 120 */
 };
 
 /* Defaults only. */

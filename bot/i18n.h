@@ -21,48 +21,77 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_STALE_BUTTON)     /* a button from an earlier turn or another table */ \
 	X(M_WATCH_LIMIT)      /* %s: how many computer games per hour this chat may start */ \
 	X(M_WATCH_FULL)       /* every computer-only table the service runs is busy */ \
+	X(M_SLOW_DOWN)        /* over the per-user or per-chat command rate */ \
 	X(M_TABLE_EXISTS)     /* %s: game */ \
 	X(M_ADMINS_ONLY)      \
 	X(M_PLAYERS_ONLY)     \
 	X(M_NOT_YOUR_TURN)    /* %s: whose turn */ \
 	X(M_UNKNOWN_GAME)     /* %s: given name */ \
 	X(M_NEW_TABLE)        /* %s: creator, %s: game */ \
-	X(M_JOINED)           /* %s: name, %s: seats, %s: max */ \
-	X(M_ALREADY_SEATED)   \
+	X(M_JOINED)           /* %s: name, %s: seat, %s: seats in all */ \
+	X(M_ALREADY_SEATED)   /* %s: the caller's seat */ \
 	X(M_TABLE_FULL)       \
 	X(M_LEFT)             /* %s: name */ \
 	X(M_NOT_SEATED)       \
-	X(M_BOT_ADDED)       /* %s: bot name */ \
+	X(M_BOT_ADDED)        /* %s: computer's name, %s: level */ \
 	X(M_BAD_LEVEL)        /* %s: given */ \
 	X(M_STARTED)          /* %s: game */ \
 	X(M_NOT_ENOUGH)       /* %s: needed */ \
 	X(M_ALREADY_STARTED)  \
 	X(M_NOT_STARTED)      \
 	X(M_STOPPED)          /* %s: who */ \
-	X(M_STOP_WHO)         \
+	X(M_STOP_WHO)         /* %s: who runs the table */ \
+	X(M_STOP_ADMINS) \
+	X(M_OWNER_NOW) /* %s: name */ \
+	X(M_EVERYONE_LEFT) /* %s: who left last */ \
+	X(M_LEFT_PLAYING) /* %s: name */ \
+	X(M_SEAT_BAD) /* %s: typed, %s: 1, %s: max */ \
+	X(M_SEAT_BAD_SIDE) /* %s: typed, %s: goats, %s: tigers */ \
+	X(M_SEAT_IN_ORDER) /* %s: the next free seat */ \
+	X(M_SEAT_TAKEN) /* %s: seat, %s: who */ \
+	X(M_SEAT_FROM_BOT) /* %s: name, %s: seat, %s: computer */ \
+	X(M_SEAT_MOVED) /* %s: name, %s: seat */ \
+	X(M_SIDE_GOATS) /* a word typed after /join */ \
+	X(M_SIDE_TIGERS) \
+	X(M_TABLE_FULL_BOTS) \
+	X(M_BOT_FOR) /* %s: who left */ \
 	X(M_ILLEGAL)          /* %s: what was tried, %s: legal list */ \
 	X(M_UNREADABLE)       /* %s: what was typed, %s: legal list */ \
-	X(M_WRONG_PHASE)      /* %s: legal list */ \
+	X(M_WRONG_PHASE)      /* %s: why (what the game waits for), %s: legal list */ \
+	X(M_ILLEGAL_WHY) /* %s: what was tried, %s: why, %s: legal list */ \
+	X(M_BAD_ARG) /* %s: what was typed, %s: what it takes, %s: legal list */ \
+	X(M_NO_SUCH_VERB) /* %s: game, %s: command, %s: legal list */ \
 	X(M_GAME_OVER)        \
 	X(M_WINNER)           /* %s: name */ \
 	X(M_DRAW)             \
 	X(M_TURN_OF)          /* %s: name */ \
-	X(M_LOBBY)            /* %s: game, %s: seat list, %s: min, %s: max */ \
+	X(M_LOBBY)            /* %s: game */ \
 	X(M_LOBBY_HINT)       \
+	X(M_LOBBY_HINT_SIDES) /* lines of at most 40 columns */ \
+	X(M_LOBBY_FREE) \
+	X(M_LOBBY_PLAYERS) /* %s: min, %s: max */ \
 	X(M_SETTINGS_HEAD)    /* %s: game */ \
 	X(M_SETTING_SET)      /* %s: key, %s: value */ \
+	X(M_SETTING_SET_NEXT) /* %s: key, %s: value (a game is under way) */ \
 	X(M_SETTING_BAD)      /* %s: key, %s: value */ \
+	X(M_SETTING_BAD_AUTOPLAY) /* %s: what was typed */ \
 	X(M_SETTING_GREYED)   /* %s: key, %s: condition */ \
 	X(M_SPEED_SET)        /* %s: speed */ \
 	X(M_LANG_SET)         \
 	X(M_STATS_HEAD)       \
 	X(M_STATS_EMPTY)      \
-	X(M_STATS_ROW)        /* %s rank, %s name, %s games, %s wins, %s points */ \
+	X(M_STATS_ROW)        /* %s rank, %s name (games, wins, points follow) */ \
+	X(M_STATS_GAMES) /* %s: games (not 1) */ \
+	X(M_STATS_GAMES_1) /* %s: 1 */ \
+	X(M_STATS_WINS) /* %s: wins (not 1) */ \
+	X(M_STATS_WINS_1) /* %s: 1 */ \
+	X(M_STATS_POINTS) /* %s: points */ \
 	X(M_HELP)             \
 	X(M_HAND_PRIVATE)     /* %s: name */ \
 	X(M_ONLY_CALLBREAK)   \
 	X(M_WATCH_STARTED)    /* %s: game */ \
 	X(M_AUTOPLAYED)       /* %s: name */ \
+	X(M_AUTOPLAYED_NEXT) \
 	X(M_BUSY)             \
 	X(M_INTERNAL)         \
 	X(M_BTN_ROLL)         \
@@ -71,8 +100,9 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BTN_JOIN)         \
 	X(M_BTN_START)        \
 	X(M_BTN_ADDBOT)       \
+	X(M_BTN_NEW) \
 	X(M_YOU)              \
-	X(M_BOT_NAME)         /* %s: number, %s: level */ \
+	X(M_BOT_NAME)         /* %s: seat number */ \
 	X(M_LEVEL_RANDOM)     \
 	X(M_LEVEL_EASY)       \
 	X(M_LEVEL_MEDIUM)     \
@@ -115,6 +145,12 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_VAL_DEVANAGARI)  \
 	X(M_VAL_ASCII)       \
 	X(M_CONSOLE_PRIVATE)  /* %s: user (console: a reply only they see) */ \
+	X(M_CONSOLE_WAIT) /* %s: what followed :wait */ \
+	X(M_CONSOLE_NAME) /* %d: longest name in bytes */ \
+	X(M_CONSOLE_NO_BUTTONS) \
+	X(M_CONSOLE_NO_SUCH_BUTTON) /* %s: typed, %s: last button */ \
+	X(M_CONSOLE_NOT_COMMAND) /* %s: the line */ \
+	X(M_TG_START_PRIVATE) /* %s: name, %s: bot username, %s: bot username (Telegram: a private message could not be sent) */ \
 	X(M_ON)               \
 	X(M_OFF)              \
 	X(M_DC_CHOOSE)        /* Discord: placeholder of a menu of choices */ \
@@ -150,10 +186,11 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LU_COUNTS)        /* %s: tokens in base, %s: tokens in the centre */ \
 	X(M_LU_KEY)           /* the board's marks */ \
 	X(M_LU_KEY_DIGITS)    /* %s: 1, %s: 4, %s: name */ \
+	X(M_LU_KEY_LANDS) /* the circled numbers explained */ \
 	X(M_LU_ST_NEEDS_SIX)  /* %s: name, %s: 6 */ \
 	X(M_LU_ST_NEEDS_ONE)  /* %s: name, %s: 1, %s: 6 */ \
 	X(M_LU_ST_CHOOSE)     /* %s: name, %s: die */ \
-	X(M_LU_EV_MOVE)       /* %s: name, %s: token, %s: to (steps from base) */ \
+	X(M_LU_EV_MOVE)       /* %s: name, %s: token, %s: squares moved */ \
 	X(M_LU_EV_OUT)        /* %s: name, %s: token */ \
 	X(M_LU_EV_HOME)       /* %s: name, %s: token */ \
 	X(M_LU_EV_CAPTURE)    /* %s: name, %s: victim */ \
@@ -163,9 +200,13 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LU_EV_EXTRA_SIX)  /* %s: name */ \
 	X(M_LU_EV_WASTED)     /* %s: name, %s: die */ \
 	X(M_LU_EV_THIRD_SIX)  /* %s: name */ \
-	X(M_LU_BTN_MOVE)      /* %s: token, %s: to */ \
-	X(M_LU_BTN_OUT)       /* %s: token */ \
+	X(M_LU_BTN_MOVE)      /* %s: token, %s: where it lands (circled) */ \
+	X(M_LU_BTN_OUT)       /* %s: token, %s: where it lands (circled) */ \
 	X(M_LU_BTN_CENTRE)    /* %s: token */ \
+	X(M_LU_WHY_TOKEN) /* %s: 1, %s: 4 */ \
+	X(M_LU_WHY_CHOOSE) /* %s: the die */ \
+	X(M_LU_WHY_ROLL) \
+	X(M_LU_WHY_CANT) /* %s: token, %s: die */ \
 	/* ---- Bagh Chal ---- */ \
 	X(M_BC_TIGER_MARK)    /* one column */ \
 	X(M_BC_GOAT_MARK)     /* one column */ \
@@ -184,6 +225,14 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BC_END_GOATS_BLOCKED) \
 	X(M_BC_END_REPETITION) \
 	X(M_BC_END_CLOCK)     /* %s: 100 */ \
+	X(M_BC_WHY_POINTS) \
+	X(M_BC_WHY_PLACING) /* %s: 20, %s: in hand */ \
+	X(M_BC_WHY_TIGERS_MOVE) \
+	X(M_BC_WHY_PLACED) /* %s: 20 */ \
+	X(M_BC_WHY_TAKEN) /* %s: point */ \
+	X(M_BC_WHY_NO_TIGER) /* %s: point */ \
+	X(M_BC_WHY_NO_GOAT) /* %s: point */ \
+	X(M_BC_WHY_LINE) /* %s: from, %s: to */ \
 	/* ---- Call Break ---- */ \
 	X(M_CB_ROUND)         /* %s: round, %s: rounds */ \
 	X(M_CB_COL_PLAYER)    \
@@ -217,7 +266,17 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CB_HAND_PLAYABLE) /* %s: cards (last in the text: the list wraps) */ \
 	X(M_CB_HAND_EMPTY)    \
 	X(M_CB_HAND_BID)      /* %s: 1, %s: 8 */ \
-	X(M_CB_BTN_BID)       /* %s: bid */
+	X(M_CB_BTN_BID)       /* %s: bid */ \
+	X(M_CB_WHY_BID) /* %s: 1, %s: 8 */ \
+	X(M_CB_WHY_CARD) \
+	X(M_CB_WHY_BIDDING) \
+	X(M_CB_WHY_PLAYING) \
+	X(M_CB_WHY_ROUND) \
+	X(M_CB_WHY_NEXT) \
+	X(M_CB_WHY_NOT_HELD) /* %s: card */ \
+	X(M_CB_WHY_FOLLOW) /* %s: suit led */ \
+	X(M_CB_WHY_BEAT) /* %s: suit led */ \
+	X(M_CB_WHY_TRUMP) /* %s: suit led, %s: ♠ */
 
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };

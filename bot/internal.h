@@ -43,6 +43,9 @@ struct ctx {
 	json_t *log;                         /* structured log strip (owned) */
 	int seq;                             /* moves logged so far */
 	bool watch;                          /* all-computer table */
+	char owner[STORE_ID_LEN];            /* who runs the table (/stop, seat swaps): its
+	                                        creator until they leave, then the next
+	                                        seated person; kept in the state wrapper */
 	bool broken;                         /* the saved state could not be read */
 	int my_seat;                         /* cmd->user's seat, or -1 */
 
@@ -83,12 +86,38 @@ void chat_rules(struct ctx *c, const struct gb_game *g, struct gb_rules *out);
 /* v in the chat's digits (Devanagari in Nepali unless the chat chose ASCII); returns buf. */
 const char *ctx_num(struct ctx *c, int v, char buf[24]);
 
+/*
+ * The game named at the start of text: its command name ("ludo"), a
+ * short form ("snake", "bagh", "call") or its title as either language
+ * shows it ("Snakes and Ladders", "साँप सिँढी", "कल ब्रेक"), case aside.
+ * *rest (when not NULL) gets the text after the name. NULL when no game
+ * is named; then *rest gets text.
+ */
+const struct gb_game *game_lookup(const char *text, const char **rest);
+
 /* The game's name in the chat's language. */
 const char *game_title(struct ctx *c, const struct gb_game *g);
 
-/* Display name of a seat. */
+/*
+ * Display name of a seat: the person's name; "Bot 3" for a computer player
+ * (short: boards, logs and sheets show it whole); "Bot for alice" for the
+ * seat of a person who left and a computer plays on (user kept, level set).
+ */
 const char *seat_name(struct ctx *c, int seat, char *buf, size_t n);
+
+/* Does seat hold a person now (not a computer, not a seat a person left)? */
+bool seat_is_person(const struct ctx *c, int seat);
+
+/* A level's word in the chat's language ("easy", "सजिलो"). */
+const char *level_word(struct ctx *c, int level);
 void ctx_render_init(struct ctx *c, struct render_ctx *rc, char names[][STORE_NAME_LEN]);
+
+/*
+ * Load the chat's last finished game (kept in the chat settings as
+ * "last_table") into the context, read only, for /board. GB_ENOTFOUND when
+ * there is none or it cannot be read.
+ */
+int ctx_load_finished(struct ctx *c);
 
 /* Timers to set when the command commits. */
 void ctx_timer(struct ctx *c, const char *kind, int64_t due_ms);
@@ -96,6 +125,7 @@ void ctx_timer(struct ctx *c, const char *kind, int64_t due_ms);
 /* Handlers: lobby.c */
 int cmd_new(struct ctx *c);
 int cmd_join(struct ctx *c);
+int cmd_seat(struct ctx *c);
 int cmd_leave(struct ctx *c);
 int cmd_addbot(struct ctx *c);
 int cmd_start(struct ctx *c);

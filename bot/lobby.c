@@ -28,6 +28,7 @@ static int open_table(struct ctx *c, const struct gb_game *g)
 	else
 		c->table.seed = ((uint64_t)randombytes_random() << 32) | randombytes_random();
 	snprintf(c->table.creator, sizeof(c->table.creator), "%s", c->cmd->user);
+	snprintf(c->owner, sizeof(c->owner), "%s", c->cmd->user);
 	c->table.turn_started_ms = c->cmd->now_ms;
 	c->table.rules = json_dumps(rj, JSON_COMPACT);
 	json_decref(rj);
@@ -58,20 +59,15 @@ static void add_seat(struct ctx *c, const char *user, const char *name, int leve
 
 static const struct gb_game *game_arg(struct ctx *c)
 {
-	char word[32];
-	const struct gb_game *g;
+	char word[32] = "";
+	const char *rest;
+	const struct gb_game *g = game_lookup(c->cmd->args, &rest);
 
-	word[0] = '\0';
-	arg_word(c->cmd->args, word, sizeof(word));
-	g = gb_game_find(word);
-	if (!g && (strcmp(word, "snake") == 0 || strcmp(word, "snakesandladders") == 0))
-		g = gb_game_find("snakes");
-	if (!g && (strcmp(word, "bagh") == 0 || strcmp(word, "bagh-chal") == 0))
-		g = gb_game_find("baghchal");
-	if (!g && (strcmp(word, "call") == 0 || strcmp(word, "call-break") == 0))
-		g = gb_game_find("callbreak");
-	if (!g)
-		reply_alert(c, M_UNKNOWN_GAME, word);
+	if (!g || rest[strspn(rest, " \t")]) {
+		arg_word(c->cmd->args, word, sizeof(word));
+		reply_alert(c, M_UNKNOWN_GAME, g ? c->cmd->args : word);
+		g = NULL;
+	}
 	return g;
 }
 
@@ -104,46 +100,214 @@ int cmd_new(struct ctx *c)
 	return GB_OK;
 }
 
+/*
+ * The seat a /join or /seat argument names: a number 1..max (either digit
+ * set) or, in Bagh Chal, a side ("goats", "tigers", in either language).
+ * Returns the 0-based seat, or -1 after queuing a refusal that says which
+ * seats there are.
+ */
+static int seat_arg(struct ctx *c, const char *args)
+{
+	char word[64] = "", a[24], b[24];
+	int n = -1;
+	bool sides = c->game == gb_game_find("baghchal");
+
+	arg_word(args, word, sizeof(word));
+	if (gb_parse_uint(word, 99, &n) == GB_OK && n >= 1 && n <= c->game->max_players)
+		return n - 1;
+	for (int l = 0; sides && l < LANG_COUNT; l++) {
+		if (strcmp(word, tr(l, M_SIDE_GOATS)) == 0)
+			return 0;
+		if (strcmp(word, tr(l, M_SIDE_TIGERS)) == 0)
+			return 1;
+	}
+	if (sides) {
+		reply_alert(c, M_SEAT_BAD_SIDE, word, tr(c->lang, M_SIDE_GOATS), tr(c->lang, M_SIDE_TIGERS));
+	} else {
+		reply_alert(c, M_SEAT_BAD, word, ctx_num(c, 1, a), ctx_num(c, c->game->max_players, b));
+	}
+	return -1;
+}
+
+/* How a seat is named in replies: its number, or its side in Bagh Chal. */
+static const char *seat_label(struct ctx *c, int seat, char buf[24])
+{
+	if (c->game == gb_game_find("baghchal") && seat >= 0 && seat < 2)
+		return tr(c->lang, seat == 0 ? M_SIDE_GOATS : M_SIDE_TIGERS);
+	return ctx_num(c, seat + 1, buf);
+}
+
+static bool has_computer(const struct ctx *c)
+{
+	for (int i = 0; i < c->nseats; i++)
+		if (c->seats[i].level >= 0)
+			return true;
+	return false;
+}
+
 int cmd_join(struct ctx *c)
 {
+	char a[24], name[STORE_NAME_LEN];
+	int want;
+
 	if (c->table.status != STORE_LOBBY) {
 		reply_alert(c, M_ALREADY_STARTED);
 		return GB_OK;
 	}
 	if (c->my_seat >= 0) {
-		reply_alert(c, M_ALREADY_SEATED);
+		reply_alert(c, M_ALREADY_SEATED, seat_label(c, c->my_seat, a));
 		return GB_OK;
 	}
-	if (c->nseats >= c->game->max_players) {
-		reply_alert(c, M_TABLE_FULL);
+	if (!c->cmd->args[0]) {
+		if (c->nseats >= c->game->max_players) {
+			reply_alert(c, has_computer(c) ? M_TABLE_FULL_BOTS : M_TABLE_FULL);
+			return GB_OK;
+		}
+		want = c->nseats;
+	} else {
+		want = seat_arg(c, c->cmd->args);
+		if (want < 0)
+			return GB_OK;
+	}
+	if (want > c->nseats) {
+		/* seats are a list without holes: the game numbers its players 1..n */
+		reply_alert(c, M_SEAT_IN_ORDER, seat_label(c, c->nseats, a));
 		return GB_OK;
 	}
-	add_seat(c, c->cmd->user, c->cmd->user_name, -1);
-	c->my_seat = c->nseats - 1;
-	{
-		char a[24], b[24];
+	if (want < c->nseats && seat_is_person(c, want)) {
+		reply_alert(c, M_SEAT_TAKEN, seat_label(c, want, a), seat_name(c, want, name, sizeof(name)));
+		return GB_OK;
+	}
+	if (want < c->nseats) {
+		/* a person takes a computer's seat: the computer leaves the table */
+		seat_name(c, want, name, sizeof(name));
+		memset(&c->seats[want], 0, sizeof(c->seats[want]));
+		c->seats[want].seat = want;
+		snprintf(c->seats[want].user, sizeof(c->seats[want].user), "%s", c->cmd->user);
+		snprintf(c->seats[want].name, sizeof(c->seats[want].name), "%s", c->cmd->user_name);
+		c->seats[want].level = -1;
+		c->seats_changed = true;
+		c->my_seat = want;
+		reply_public(c, M_SEAT_FROM_BOT, c->cmd->user_name, seat_label(c, want, a), name);
+	} else {
+		char b[24];
 
-		reply_public(c, M_JOINED, c->cmd->user_name, ctx_num(c, c->nseats, a),
+		add_seat(c, c->cmd->user, c->cmd->user_name, -1);
+		c->my_seat = c->nseats - 1;
+		reply_public(c, M_JOINED, c->cmd->user_name, seat_label(c, c->my_seat, a),
 			     ctx_num(c, c->game->max_players, b));
 	}
 	c->show_table = true;
 	return GB_OK;
 }
 
+int cmd_seat(struct ctx *c)
+{
+	char a[24], other[STORE_NAME_LEN];
+	int want, me = c->my_seat;
+
+	if (c->table.status != STORE_LOBBY) {
+		reply_alert(c, M_ALREADY_STARTED);
+		return GB_OK;
+	}
+	want = seat_arg(c, c->cmd->args);
+	if (want < 0)
+		return GB_OK;
+	if (want == me) {
+		reply_alert(c, M_ALREADY_SEATED, seat_label(c, me, a));
+		return GB_OK;
+	}
+	if (want >= c->nseats) {
+		/* seats are a list without holes: moving is swapping with a seat taken */
+		reply_alert(c, M_SEAT_IN_ORDER, seat_label(c, c->nseats, a));
+		return GB_OK;
+	} else {
+		struct store_seat s = c->seats[me];
+
+		/* a computer's seat anyone may take; another person's only the one who runs the table */
+		if (seat_is_person(c, want) && strcmp(c->owner, c->cmd->user) != 0) {
+			reply_alert(c, M_SEAT_TAKEN, seat_label(c, want, a), seat_name(c, want, other, sizeof(other)));
+			return GB_OK;
+		}
+		c->seats[me] = c->seats[want];
+		c->seats[want] = s;
+	}
+	for (int i = 0; i < c->nseats; i++)
+		c->seats[i].seat = i;
+	c->my_seat = want;
+	c->seats_changed = true;
+	reply_public(c, M_SEAT_MOVED, c->cmd->user_name, seat_label(c, want, a));
+	c->show_table = true;
+	return GB_OK;
+}
+
+/* The seated person after seat `from` (in seat order, wrapping), or -1. */
+static int next_person(const struct ctx *c, int from)
+{
+	for (int k = 1; k <= c->nseats; k++) {
+		int i = (from + k) % c->nseats;
+
+		if (i != from && seat_is_person(c, i))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Who leaves has no more say: when they ran the table, it passes to the
+ * next seated person. Call before the seat is changed.
+ */
+static void pass_table(struct ctx *c, int seat)
+{
+	int heir;
+
+	if (strcmp(c->owner, c->cmd->user) != 0)
+		return;
+	heir = next_person(c, seat);
+	if (heir < 0) {
+		c->owner[0] = '\0';
+		return;
+	}
+	snprintf(c->owner, sizeof(c->owner), "%s", c->seats[heir].user);
+	c->table_changed = true;
+	reply_public(c, M_OWNER_NOW, c->seats[heir].name);
+}
+
+/* Close the table: no person is left at it. */
+static void close_empty(struct ctx *c)
+{
+	c->table.status = STORE_OVER;
+	c->table_changed = true;
+	c->clear_timers = true;
+	c->show_table = false;
+}
+
 int cmd_leave(struct ctx *c)
 {
 	int seat = c->my_seat;
 
-	reply_public(c, M_LEFT, c->cmd->user_name);
+	pass_table(c, seat);
 	c->show_table = true;
 	if (c->table.status == STORE_PLAYING) {
-		/* the game goes on: a computer player keeps the seat */
-		c->seats[seat].user[0] = '\0';
+		/*
+		 * The game goes on: a computer player keeps the seat. The seat
+		 * keeps who sat there (named "Bot for alice", and their result
+		 * reaches /stats), but it is no longer theirs to play.
+		 */
 		c->seats[seat].level = GB_LEVEL_MEDIUM;
 		c->seats_changed = true;
+		c->table_changed = true;
+		c->my_seat = -1;
+		if (next_person(c, seat) < 0 && !c->watch) {
+			reply_public(c, M_EVERYONE_LEFT, c->cmd->user_name);
+			close_empty(c);
+			return GB_OK;
+		}
+		reply_public(c, M_LEFT_PLAYING, c->cmd->user_name);
 		table_schedule(c);
 		return GB_OK;
 	}
+	reply_public(c, M_LEFT, c->cmd->user_name);
 	memmove(&c->seats[seat], &c->seats[seat + 1], sizeof(c->seats[0]) * (size_t)(c->nseats - seat - 1));
 	c->nseats--;
 	for (int i = 0; i < c->nseats; i++)
@@ -154,16 +318,13 @@ int cmd_leave(struct ctx *c)
 		if (c->seats[i].level < 0)
 			return GB_OK;
 	/* nobody left but computers: close the table */
-	c->table.status = STORE_OVER;
-	c->table_changed = true;
-	c->clear_timers = true;
-	c->show_table = false;
+	close_empty(c);
 	return GB_OK;
 }
 
 int cmd_addbot(struct ctx *c)
 {
-	char word[16] = "medium";
+	char word[64] = "medium";
 	int level;
 
 	if (c->table.status != STORE_LOBBY) {
@@ -172,6 +333,11 @@ int cmd_addbot(struct ctx *c)
 	}
 	arg_word(c->cmd->args, word, sizeof(word));
 	level = gb_level_parse(word);
+	/* the level as the chat shows it, in either language ("सजिलो") */
+	for (int l = 0; level < 0 && l < LANG_COUNT; l++)
+		for (int k = GB_LEVEL_EASY; level < 0 && k < GB_LEVEL_COUNT; k++)
+			if (strcmp(word, tr(l, M_LEVEL_RANDOM + k)) == 0)
+				level = k;
 	if (level < 0) {
 		reply_alert(c, M_BAD_LEVEL, word);
 		return GB_OK;
@@ -184,7 +350,7 @@ int cmd_addbot(struct ctx *c)
 	{
 		char name[STORE_NAME_LEN];
 
-		reply_public(c, M_BOT_ADDED, seat_name(c, c->nseats - 1, name, sizeof(name)));
+		reply_public(c, M_BOT_ADDED, seat_name(c, c->nseats - 1, name, sizeof(name)), level_word(c, level));
 	}
 	c->show_table = true;
 	return GB_OK;
@@ -211,8 +377,18 @@ int cmd_start(struct ctx *c)
 
 int cmd_stop(struct ctx *c)
 {
-	if (!c->cmd->is_admin && strcmp(c->cmd->user, c->table.creator) != 0) {
-		reply_alert(c, M_STOP_WHO);
+	bool runs = c->owner[0] && strcmp(c->cmd->user, c->owner) == 0 && c->my_seat >= 0;
+
+	if (!c->cmd->is_admin && !runs) {
+		char name[STORE_NAME_LEN] = "";
+
+		for (int i = 0; i < c->nseats; i++)
+			if (seat_is_person(c, i) && strcmp(c->seats[i].user, c->owner) == 0)
+				seat_name(c, i, name, sizeof(name));
+		if (name[0])
+			reply_alert(c, M_STOP_WHO, name);
+		else
+			reply_alert(c, M_STOP_ADMINS);
 		return GB_OK;
 	}
 	c->table.status = STORE_OVER;
@@ -275,6 +451,16 @@ int cmd_watch(struct ctx *c)
 
 int cmd_board(struct ctx *c)
 {
-	c->show_table = true;
-	return GB_OK;
+	int rc = GB_OK;
+
+	/* no open table: the last finished one, with its result */
+	if (!c->has_table) {
+		rc = ctx_load_finished(c);
+		if (rc == GB_ENOTFOUND) {
+			reply_alert(c, M_NO_TABLE);
+			return GB_OK;
+		}
+	}
+	c->show_table = rc == GB_OK;
+	return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "games/ai/ai.h"
+#include "games/callbreak.h"
 #include "internal.h"
 
 #define LOG_KEEP 24  /* events kept for the log strip */
@@ -20,21 +21,109 @@ static int speed_index(struct ctx *c)
 	return strcmp(s, "slow") == 0 ? 0 : strcmp(s, "fast") == 0 ? 2 : 1;
 }
 
-/* Legal actions as a readable list for refusals. */
+/* An action as a reply names it: the command to type, a card as the table shows it ("/play 5♠"). */
+static void action_text(struct ctx *c, const struct gb_action *act, struct strbuf *sb)
+{
+	char buf[GB_ACTION_TEXT];
+
+	if (act->kind == GB_ACT_PLAY && strcmp(c->game->name, "callbreak") == 0) {
+		sb_add(sb, "/play ");
+		render_card(act->a, sb);
+		return;
+	}
+	c->game->format(c->st, act, buf, sizeof(buf));
+	sb_addf(sb, "/%s", buf);
+}
+
+/*
+ * The legal actions as a refusal lists them: commands to type, and cards
+ * the way the hand shows them, by suit ("/play A♠ 9♠ · K♥").
+ */
 static void legal_list(struct ctx *c, struct strbuf *sb)
 {
-	json_t *legal = gb_legal_json(c->game, c->st);
-	size_t i;
-	json_t *v;
+	struct gb_action acts[GB_MAX_LEGAL];
+	int n = c->game->legal(c->st, acts), shown = 0;
+	uint64_t cards = 0;
 
-	json_array_foreach(legal, i, v) {
-		if (i >= 12) {
+	for (int i = 0; i < n; i++) {
+		if (acts[i].kind == GB_ACT_PLAY && strcmp(c->game->name, "callbreak") == 0) {
+			cards |= UINT64_C(1) << acts[i].a;
+			continue;
+		}
+		if (shown == 12) {
 			sb_add(sb, ", …");
 			break;
 		}
-		sb_addf(sb, "%s/%s", i ? ", " : "", json_string_value(v));
+		if (shown++)
+			sb_add(sb, ", ");
+		action_text(c, &acts[i], sb);
 	}
-	json_decref(legal);
+	if (cards) {
+		struct render_ctx rc;
+		char names[GB_MAX_SEATS][STORE_NAME_LEN];
+
+		ctx_render_init(c, &rc, names);
+		sb_add(sb, shown ? ", /play " : "/play ");
+		render_callbreak_choices(&rc, cards, sb);
+	}
+	if (!n)
+		sb_add(sb, "–");
+}
+
+/*
+ * Refuse an action with the reason the game's state gives (render_refusal),
+ * and what can be done instead. err is what parse() or apply() said; act
+ * is NULL when the text could not be read.
+ */
+static void refuse(struct ctx *c, int err, const struct gb_action *act)
+{
+	struct render_ctx rc;
+	char names[GB_MAX_SEATS][STORE_NAME_LEN];
+	struct strbuf why = { 0 }, legal = { 0 }, tried = { 0 };
+
+	ctx_render_init(c, &rc, names);
+	render_refusal(&rc, err, c->cmd->verb, act, &why);
+	legal_list(c, &legal);
+	if (act)
+		action_text(c, act, &tried);
+	else
+		sb_addf(&tried, "/%s%s%s", c->cmd->verb, c->cmd->args[0] ? " " : "", c->cmd->args);
+	if (err == GB_EPHASE) {
+		if (!why.len)
+			render_status(&rc, &why);
+		reply_alert(c, M_WRONG_PHASE, sb_str(&why), sb_str(&legal));
+	} else if (err == GB_EOVER) {
+		reply_alert(c, M_GAME_OVER);
+	} else if (!act && why.len) {
+		reply_alert(c, M_BAD_ARG, sb_str(&tried), sb_str(&why), sb_str(&legal));
+	} else if (!act) {
+		reply_alert(c, M_UNREADABLE, sb_str(&tried), sb_str(&legal));
+	} else if (why.len) {
+		reply_alert(c, M_ILLEGAL_WHY, sb_str(&tried), sb_str(&why), sb_str(&legal));
+	} else {
+		reply_alert(c, M_ILLEGAL, sb_str(&tried), sb_str(&legal));
+	}
+	sb_release(&why);
+	sb_release(&legal);
+	sb_release(&tried);
+}
+
+/* Does the game know the verb at all? (/next means nothing in Snakes and Ladders.) */
+static bool game_has_verb(const struct gb_game *g, const char *verb)
+{
+	static const struct {
+		const char *game, *verbs;
+	} verbs[] = {
+		{ "snakes", " roll " }, { "ludo", " roll move " },
+		{ "baghchal", " place move " }, { "callbreak", " bid play next " },
+	};
+	char key[32];
+
+	snprintf(key, sizeof(key), " %s ", verb);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(verbs[i].game, g->name) == 0)
+			return strstr(verbs[i].verbs, key) != NULL;
+	return true;
 }
 
 /* Call Break's round number (from the state JSON: renderers' view of it), or -1. */
@@ -91,6 +180,7 @@ void table_schedule(struct ctx *c)
 	if (oc.over)
 		return;
 	turn = c->game->turn(c->st);
+	idle = setting_int(c, "autoplay_after", 0);
 	if (turn < 0) {
 		/* between Call Break rounds: computers move on by themselves */
 		if (all_computers(c)) {
@@ -98,6 +188,9 @@ void table_schedule(struct ctx *c)
 			static const int64_t next_ms[3] = { 5000, 5000, 2000 };
 
 			ctx_timer(c, "next", c->cmd->now_ms + next_ms[speed_index(c)]);
+		} else if (idle > 0) {
+			/* with autoplay on, nobody pressing /next does not stall the table either */
+			ctx_timer(c, "idle", c->table.turn_started_ms + (int64_t)idle * 1000);
 		}
 		return;
 	}
@@ -105,7 +198,6 @@ void table_schedule(struct ctx *c)
 		ctx_timer(c, "bot", c->cmd->now_ms + c->b->cfg.bot_delay_ms[speed_index(c)]);
 		return;
 	}
-	idle = setting_int(c, "autoplay_after", 0);
 	if (idle > 0)
 		ctx_timer(c, "idle", c->table.turn_started_ms + (int64_t)idle * 1000);
 }
@@ -125,6 +217,9 @@ static void finish_game(struct ctx *c)
 	/* the players' results are written with the rest of the transaction */
 	c->record_stats = true;
 	c->final = oc;
+	/* /board shows the finished table until the next game */
+	json_object_set_new(c->settings, "last_table", json_integer(c->table.id));
+	c->chat_changed = true;
 }
 
 static void log_events(struct ctx *c, const struct gb_events *ev)
@@ -143,7 +238,6 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 	struct gb_events ev = { 0 };
 	struct gb_outcome oc;
 	char name[STORE_NAME_LEN], text[GB_ACTION_TEXT];
-	struct strbuf sb = { 0 };
 	int turn = c->game->turn(c->st), rc, round_before = -1;
 	json_t *evj;
 
@@ -158,14 +252,7 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 	c->game->format(c->st, act, text, sizeof(text));
 	rc = c->game->apply(c->st, act, &ev);
 	if (rc) {
-		legal_list(c, &sb);
-		if (rc == GB_EPHASE)
-			reply_alert(c, M_WRONG_PHASE, sb_str(&sb));
-		else if (rc == GB_EOVER)
-			reply_alert(c, M_GAME_OVER);
-		else
-			reply_alert(c, M_ILLEGAL, text, sb_str(&sb));
-		sb_release(&sb);
+		refuse(c, rc, act);
 		return GB_OK;
 	}
 	(void)by_computer;
@@ -206,10 +293,9 @@ int cmd_play_action(struct ctx *c)
 {
 	char text[CMD_ARGS_LEN + 32];
 	struct gb_action act;
-	struct strbuf sb = { 0 };
 	int rc;
 
-	snprintf(text, sizeof(text), "%s %s", c->cmd->verb, c->cmd->args);
+	snprintf(text, sizeof(text), "%s%s%s", c->cmd->verb, c->cmd->args[0] ? " " : "", c->cmd->args);
 	rc = c->game->parse(c->st, text, &act);
 	if (rc && act_is_card(c)) {
 		/* a card typed by its Nepali name */
@@ -220,10 +306,16 @@ int cmd_play_action(struct ctx *c)
 			rc = c->game->parse(c->st, text, &act);
 		}
 	}
+	if (rc && !game_has_verb(c->game, c->cmd->verb)) {
+		struct strbuf legal = { 0 };
+
+		legal_list(c, &legal);
+		reply_alert(c, M_NO_SUCH_VERB, game_title(c, c->game), c->cmd->verb, sb_str(&legal));
+		sb_release(&legal);
+		return GB_OK;
+	}
 	if (rc) {
-		legal_list(c, &sb);
-		reply_alert(c, M_UNREADABLE, text, sb_str(&sb));
-		sb_release(&sb);
+		refuse(c, rc, NULL);
 		return GB_OK;
 	}
 	act.die = 0; /* players never choose their dice */
@@ -262,6 +354,21 @@ int table_start_game(struct ctx *c)
 
 static void add_button(json_t *rows, const char *label, const char *cmd);
 
+/* Cards first spades, then hearts, diamonds, clubs, each high to low: as render_hand() lists them. */
+static int hand_order(const void *x, const void *y)
+{
+	const struct gb_action *a = x, *b = y;
+	int ka = a->kind == GB_ACT_PLAY ? CB_SUIT(a->a) * 16 + (15 - CB_RANK(a->a)) : -1;
+	int kb = b->kind == GB_ACT_PLAY ? CB_SUIT(b->a) * 16 + (15 - CB_RANK(b->a)) : -1;
+
+	return ka != kb ? (ka < kb ? -1 : 1) : 0;
+}
+
+static void sort_like_hand(struct gb_action *acts, int n)
+{
+	qsort(acts, (size_t)n, sizeof(acts[0]), hand_order);
+}
+
 int cmd_hand(struct ctx *c)
 {
 	struct render_ctx rc;
@@ -283,6 +390,7 @@ int cmd_hand(struct ctx *c)
 		int n = c->game->legal(c->st, acts);
 		json_t *buttons = json_array();
 
+		sort_like_hand(acts, n);
 		for (int k = 0; k < n; k++) {
 			char label[64], cmd[GB_ACTION_TEXT + 1];
 
@@ -317,31 +425,36 @@ int cmd_timer(struct ctx *c)
 		return store_timer_drop(c->b->store, table, kind, version);
 	}
 	turn = c->game->turn(c->st);
-	if (strcmp(kind, "next") == 0) {
-		act = (struct gb_action){ .kind = GB_ACT_NEXT };
-		return play_for_seat(c, turn, &act, true);
-	}
-	if (turn < 0 || turn >= c->nseats)
-		return store_timer_clear(c->b->store, table, kind);
-	level = c->seats[turn].level;
-	if (strcmp(kind, "idle") == 0) {
-		char name[STORE_NAME_LEN];
-
+	level = turn >= 0 && turn < c->nseats ? c->seats[turn].level : -1;
+	if (strcmp(kind, "idle") == 0 && (turn < 0 || level < 0)) {
+		/* an away player's turn, or a round nobody moved on from */
 		int idle = setting_int(c, "autoplay_after", 0);
+		int64_t due = c->table.turn_started_ms + (int64_t)idle * 1000;
 
 		/* the chat may have switched autoplay off (or lengthened it) since */
-		if (level >= 0 || idle <= 0)
+		if (idle <= 0)
 			return store_timer_clear(c->b->store, table, kind);
-		if (c->cmd->now_ms < c->table.turn_started_ms + (int64_t)idle * 1000) {
-			struct store_timer t = { .table = table, .version = version,
-						 .due_ms = c->table.turn_started_ms + (int64_t)idle * 1000 };
+		if (c->cmd->now_ms < due) {
+			struct store_timer t = { .table = table, .version = version, .due_ms = due };
 
 			snprintf(t.kind, sizeof(t.kind), "idle");
 			return store_timer_set(c->b->store, &t);
 		}
-		reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name)));
+		if (turn < 0) {
+			reply_public(c, M_AUTOPLAYED_NEXT);
+			act = (struct gb_action){ .kind = GB_ACT_NEXT };
+			return play_for_seat(c, turn, &act, true);
+		}
+		{
+			char name[STORE_NAME_LEN];
+
+			reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name)));
+		}
 		level = TIMER_IDLE_LEVEL;
-	} else if (level < 0) {
+	} else if (strcmp(kind, "next") == 0) {
+		act = (struct gb_action){ .kind = GB_ACT_NEXT };
+		return play_for_seat(c, turn, &act, true);
+	} else if (turn < 0 || turn >= c->nseats || level < 0 || strcmp(kind, "idle") == 0) {
 		return store_timer_clear(c->b->store, table, kind);
 	}
 	if (c->cmd->has_choice) {
@@ -370,6 +483,55 @@ static void add_button(json_t *rows, const char *label, const char *cmd)
 	json_array_append_new(row, json_pack("{ssss}", "label", label, "cmd", cmd));
 }
 
+/*
+ * The lobby: the game, one line per seat (its number, or its side in Bagh
+ * Chal; the name cut to fit; a computer's level), how many may play, and
+ * what to type. Every line fits RENDER_MAX_COLS.
+ */
+static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbuf *sb)
+{
+	bool sides = c->game == gb_game_find("baghchal");
+	int label_cols = 2;
+	char lo[24], hi[24];
+
+	for (int i = 0; sides && i < 2; i++) {
+		int w = render_width(tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS)) + 1;
+
+		label_cols = w > label_cols ? w : label_cols;
+	}
+	sb_addtr(sb, tr(c->lang, M_LOBBY), game_title(c, c->game));
+	for (int i = 0; i < c->game->max_players; i++) {
+		char num[24];
+		int used;
+
+		sb_add(sb, "\n");
+		if (sides)
+			render_add_fit(sb, tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS), label_cols, true);
+		else
+			render_add_fit(sb, ctx_num(c, i + 1, num), label_cols, true);
+		if (i >= c->nseats) {
+			sb_add(sb, tr(c->lang, M_LOBBY_FREE));
+			continue;
+		}
+		if (c->seats[i].level >= 0 && !c->seats[i].user[0]) {
+			struct strbuf tail = { 0 };
+
+			sb_addf(&tail, " · %s", level_word(c, c->seats[i].level));
+			used = render_width(sb_str(&tail));
+			render_add_fit(sb, names[i], RENDER_MAX_COLS - label_cols - used, false);
+			sb_add(sb, sb_str(&tail));
+			sb_release(&tail);
+		} else {
+			render_add_fit(sb, names[i], RENDER_MAX_COLS - label_cols, false);
+		}
+	}
+	sb_add(sb, "\n");
+	sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
+		 ctx_num(c, c->game->max_players, hi));
+	sb_add(sb, "\n");
+	sb_add(sb, tr(c->lang, sides ? M_LOBBY_HINT_SIDES : M_LOBBY_HINT));
+}
+
 void table_message(struct ctx *c)
 {
 	struct render_ctx rc;
@@ -379,19 +541,7 @@ void table_message(struct ctx *c)
 
 	ctx_render_init(c, &rc, names);
 	if (c->table.status == STORE_LOBBY || !c->st) {
-		struct strbuf seats = { 0 };
-
-		for (int i = 0; i < c->nseats; i++)
-			sb_addf(&seats, "%s%s", i ? ", " : "", names[i]);
-		if (!c->nseats)
-			sb_add(&seats, "-");
-		char lo[24], hi[24];
-
-		sb_addtr(&sb, tr(c->lang, M_LOBBY), game_title(c, c->game), sb_str(&seats),
-			 ctx_num(c, c->game->min_players, lo), ctx_num(c, c->game->max_players, hi));
-		sb_add(&sb, "\n");
-		sb_add(&sb, tr(c->lang, M_LOBBY_HINT));
-		sb_release(&seats);
+		lobby_text(c, names, &sb);
 		if (c->table.status == STORE_LOBBY) {
 			add_button(buttons, tr(c->lang, M_BTN_JOIN), "/join");
 			add_button(buttons, tr(c->lang, M_BTN_ADDBOT), "/addbot");
@@ -428,18 +578,24 @@ void table_message(struct ctx *c)
 			sb_add(&sb, json_string_value(e));
 		}
 		json_decref(lines);
-		if (c->table.status == STORE_PLAYING) {
-			sb_add(&sb, "\n");
-			render_status(&rc, &sb);
+		/* playing: whose turn; over: who won, under the final board or sheet */
+		sb_add(&sb, "\n");
+		render_status(&rc, &sb);
+		if (c->table.status == STORE_OVER) {
+			char cmd[40];
+
+			snprintf(cmd, sizeof(cmd), "/new %s", c->game->name);
+			add_button(buttons, tr(c->lang, M_BTN_NEW), cmd);
 		}
 		if (c->table.status == STORE_PLAYING && (turn < 0 || c->seats[turn].level < 0)) {
 			bool cards = strcmp(c->game->name, "callbreak") == 0;
 
+			/* a card to play is one tap: in the hand's order (by suit, high to low) */
+			if (cards)
+				sort_like_hand(acts, n);
 			for (int k = 0; k < n && k < 40; k++) {
 				char label[64], cmd[GB_ACTION_TEXT + 1];
 
-				if (cards && acts[k].kind == GB_ACT_PLAY)
-					continue; /* cards are chosen from the private hand */
 				render_action_label(&rc, &acts[k], label, sizeof(label));
 				cmd[0] = '/';
 				c->game->format(c->st, &acts[k], cmd + 1, sizeof(cmd) - 1);

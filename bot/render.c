@@ -93,8 +93,10 @@ static int cp_width(uint32_t c)
 	if ((c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
 	    (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0x20d0 && c <= 0x20ff))
 		return 0;
-	if ((c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205e) || (c >= 0x2190 && c <= 0x21ff) ||
-	    c == 0x2212 || (c >= 0x2500 && c <= 0x25ff) || (c >= 0x2660 && c <= 0x2667))
+	/* also superscript digits (⁴), circled digits (①) and U+FFFD, the mark of a broken byte */
+	if ((c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205e) || (c >= 0x2070 && c <= 0x209f) ||
+	    (c >= 0x2190 && c <= 0x21ff) || c == 0x2212 || (c >= 0x2460 && c <= 0x24ff) ||
+	    (c >= 0x2500 && c <= 0x25ff) || (c >= 0x2660 && c <= 0x2667) || c == 0xfffd)
 		return 1;
 	return 2;
 }
@@ -415,4 +417,22 @@ void render_action_label(const struct render_ctx *rc, const struct gb_action *ac
 		buf[0] = '\0';
 	}
 	sb_release(&sb);
+}
+
+void render_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+		    struct strbuf *out)
+{
+	switch (which_game(rc)) {
+	case W_LUDO:
+		render_ludo_refusal(rc, err, verb, act, out);
+		break;
+	case W_BAGHCHAL:
+		render_baghchal_refusal(rc, err, verb, act, out);
+		break;
+	case W_CALLBREAK:
+		render_callbreak_refusal(rc, err, verb, act, out);
+		break;
+	default:
+		break;
+	}
 }

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "games/game.h"
 #include "games/strbuf.h"
@@ -64,6 +65,17 @@ void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
 /* A short button label for an action ("Token 2 → 14", "Q♠"). Always NUL-terminated. */
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n);
+
+/*
+ * Why an action was refused, as a clause for the reply ("a bid is 1 to 8",
+ * "goats move once all 20 are placed — 12 still in hand", "♥ was led:
+ * follow suit"), read from the game's state. err is what parse() or
+ * apply() returned; verb is the command typed; act is the action when it
+ * was read (NULL when parse() failed). Writes nothing when there is no
+ * more to say than the refusal itself.
+ */
+void render_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+		    struct strbuf *out);
 
 /* A number in the chat's digits ("-" becomes "−" with Devanagari digits). */
 void render_int(const struct render_ctx *rc, int v, struct strbuf *out);
@@ -127,6 +139,12 @@ void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...);
 void render_snakes_board(const struct render_ctx *rc, struct strbuf *out);
 void render_snakes_status(const struct render_ctx *rc, struct strbuf *out);
 void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			 struct strbuf *out);
+void render_baghchal_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			     struct strbuf *out);
+void render_callbreak_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			      struct strbuf *out);
 void render_snakes_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
 
 void render_ludo_board(const struct render_ctx *rc, struct strbuf *out);
@@ -146,6 +164,8 @@ void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out);
 void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
 void render_callbreak_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
 void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
+/* Cards as the hand shows them: by suit, spades first, high to low ("A♠ 9♠ · K♥"). */
+void render_callbreak_choices(const struct render_ctx *rc, uint64_t cards, struct strbuf *out);
 /* A card as rank and suit symbol ("Q♠", "10♥"). */
 void render_card(int card, struct strbuf *out);
 

@@ -19,6 +19,7 @@
  *     Goats: Asha · Tigers: Bikash
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "games/baghchal.h"
 #include "i18n.h"
@@ -200,5 +201,33 @@ void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *
 		render_baghchal_point(rc, act->a, out);
 		sb_add(out, "→");
 		render_baghchal_point(rc, act->b, out);
+	}
+}
+
+void render_baghchal_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			     struct strbuf *out)
+{
+	const struct baghchal *s = rc->st;
+	char a[16], b[16], total[16];
+
+	if (err == GB_EPARSE && (strcmp(verb, "move") == 0 || strcmp(verb, "place") == 0)) {
+		sb_add(out, tr(rc->lang, M_BC_WHY_POINTS));
+	} else if (err == GB_EPHASE && s->to_move == BAGHCHAL_GOATS && s->goats_in_hand > 0) {
+		render_tr(rc, out, M_BC_WHY_PLACING, render_num(rc, BAGHCHAL_GOAT_COUNT, total, sizeof(total)),
+			  render_num(rc, s->goats_in_hand, a, sizeof(a)));
+	} else if (err == GB_EPHASE && s->to_move == BAGHCHAL_TIGERS && act && act->kind == GB_ACT_PLACE) {
+		sb_add(out, tr(rc->lang, M_BC_WHY_TIGERS_MOVE));
+	} else if (err == GB_EPHASE) {
+		render_tr(rc, out, M_BC_WHY_PLACED, render_num(rc, BAGHCHAL_GOAT_COUNT, total, sizeof(total)));
+	} else if (err == GB_EILLEGAL && act && act->kind == GB_ACT_PLACE) {
+		render_tr(rc, out, M_BC_WHY_TAKEN, point(rc, act->a, a, sizeof(a)));
+	} else if (err == GB_EILLEGAL && act && act->kind == GB_ACT_MOVE) {
+		int own = s->to_move == BAGHCHAL_TIGERS ? BAGHCHAL_TIGER : BAGHCHAL_GOAT;
+
+		if (baghchal_piece_at(s, act->a) != own)
+			render_tr(rc, out, s->to_move == BAGHCHAL_TIGERS ? M_BC_WHY_NO_TIGER : M_BC_WHY_NO_GOAT,
+				  point(rc, act->a, a, sizeof(a)));
+		else
+			render_tr(rc, out, M_BC_WHY_LINE, point(rc, act->a, a, sizeof(a)), point(rc, act->b, b, sizeof(b)));
 	}
 }

@@ -378,3 +378,64 @@ void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf 
 		sb_release(&prefix);
 	}
 }
+
+void render_callbreak_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			      struct strbuf *out)
+{
+	struct callbreak_view v;
+	char a[16], b[16], card[8];
+	int turn = rc->game->turn(rc->st);
+
+	callbreak_view(rc->st, turn, &v);
+	if (act && act->kind == GB_ACT_BID && (act->a < CB_MIN_BID || act->a > CB_MAX_BID)) {
+		render_tr(rc, out, M_CB_WHY_BID, render_num(rc, CB_MIN_BID, a, sizeof(a)),
+			  render_num(rc, CB_MAX_BID, b, sizeof(b)));
+	} else if (err == GB_EPARSE && strcmp(verb, "bid") == 0) {
+		render_tr(rc, out, M_CB_WHY_BID, render_num(rc, CB_MIN_BID, a, sizeof(a)),
+			  render_num(rc, CB_MAX_BID, b, sizeof(b)));
+	} else if (err == GB_EPARSE && strcmp(verb, "play") == 0) {
+		sb_add(out, tr(rc->lang, M_CB_WHY_CARD));
+	} else if (err == GB_EPHASE && v.phase == CB_PHASE_BID) {
+		sb_add(out, tr(rc->lang, M_CB_WHY_BIDDING));
+	} else if (err == GB_EPHASE && v.phase == CB_PHASE_PLAY && act && act->kind == GB_ACT_BID) {
+		sb_add(out, tr(rc->lang, M_CB_WHY_PLAYING));
+	} else if (err == GB_EPHASE && v.phase == CB_PHASE_PLAY) {
+		sb_add(out, tr(rc->lang, M_CB_WHY_ROUND));
+	} else if (err == GB_EPHASE && v.phase == CB_PHASE_ROUND_OVER) {
+		sb_add(out, tr(rc->lang, M_CB_WHY_NEXT));
+	} else if (err == GB_EILLEGAL && act && act->kind == GB_ACT_PLAY && act->a >= 0 && act->a < CB_CARDS) {
+		int led = v.ntrick > 0 && v.trick[0] >= 0 ? CB_SUIT(v.trick[0]) : -1;
+
+		card_text(act->a, card, sizeof(card));
+		if (!(v.hand & CB_BIT(act->a)))
+			render_tr(rc, out, M_CB_WHY_NOT_HELD, card);
+		else if (led >= 0 && (v.legal & CB_SUIT_MASK(led)) && CB_SUIT(act->a) != led)
+			render_tr(rc, out, M_CB_WHY_FOLLOW, callbreak_suit_symbol(led));
+		else if (led >= 0 && CB_SUIT(act->a) == led)
+			render_tr(rc, out, M_CB_WHY_BEAT, callbreak_suit_symbol(led));
+		else if (led >= 0 && (v.legal & CB_SUIT_MASK(0)))
+			render_tr(rc, out, M_CB_WHY_TRUMP, callbreak_suit_symbol(led), callbreak_suit_symbol(0));
+	}
+}
+
+void render_callbreak_choices(const struct render_ctx *rc, uint64_t cards, struct strbuf *out)
+{
+	bool first = true;
+
+	(void)rc; /* cards look the same in every language */
+	for (int suit = 0; suit < 4; suit++) {
+		uint64_t set = cards & CB_SUIT_MASK(suit);
+
+		if (!set)
+			continue;
+		if (!first)
+			sb_add(out, " · ");
+		first = false;
+		for (int rank = CB_RANKS - 1, n = 0; rank >= 0; rank--)
+			if (set & CB_BIT(CB_CARD(suit, rank))) {
+				if (n++)
+					sb_add(out, " ");
+				render_card(CB_CARD(suit, rank), out);
+			}
+	}
+}

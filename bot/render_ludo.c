@@ -1,15 +1,19 @@
 /*
  * render_ludo.c - Ludo as text.
  *
- * The board is the usual 15x15 cross, one character per square and a blank
- * between squares (29 columns). The ring runs clockwise; corner 0's start
+ * The board is the usual 15x15 cross, two columns a square (29 columns,
+ * trailing blanks dropped). The ring runs clockwise; corner 0's start
  * square is on the left arm, corner 1's on the top arm, and so on, each
- * seat's yard in the corner before its start square. Marks:
+ * seat's yard in the corner before its start square. Every token on the
+ * board is seen and whose it is told (see add_cell):
  *
  *     ·   a ring square          *   a star (safe, LU-3)
- *     ▫   a home-column square   ○   where the seat to move can land
+ *     ▫   a home-column square   ①-④ where the mover's token 1-4 would land
  *     1-4 the tokens of the seat to move (what /move N names)
- *     A-D other seats' tokens (क-घ in Nepali); + tokens of two seats
+ *     A-D other seats' tokens (क-घ in Nepali)
+ *     B²  two tokens of B on one square; 2B one of the mover's and one of B
+ *     +³  three tokens of several seats, spelt out below the board
+ *     ■²  two of the seat's tokens in the centre (the square facing its column)
  *
  * A seat's yard holds its mark, its name and the tokens still in base; the
  * centre square facing each home column shows how many tokens arrived.
@@ -133,91 +137,119 @@ static void add_token(const struct render_ctx *rc, const struct ludo *lu, int se
 		render_add_fit(out, tr(rc->lang, marks[seat]), 1, true);
 }
 
-/*
- * Tokens standing on a grid square: the lowest token of the only seat there
- * (*seat, *token), and how many seats share it. Route positions 1..51 are
- * compared on the ring, the others per seat.
- */
-static int occupants(const struct ludo *lu, const struct cell *cl, int *seat, int *token)
+/* Counts beside a mark: "B²" is two tokens of B on one square, "■³" three in the centre. */
+static const char *const sup[10] = { "⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹" };
+/* Where the mover's token 1..4 would land with the die waiting. */
+static const char *const circled[LUDO_TOKENS] = { "①", "②", "③", "④" };
+
+/* Does the mover's token t land on this square with the die waiting? */
+static bool lands_here(const struct ludo *lu, int t, const struct cell *cl)
 {
-	int seats = 0;
-
-	*seat = *token = -1;
-	for (int s = 0; s < lu->players && s < GB_MAX_SEATS; s++) {
-		int found = -1;
-
-		for (int t = LUDO_TOKENS - 1; t >= 0; t--) {
-			int p = lu->pos[s][t];
-			bool here = false;
-
-			if (cl->kind == C_RING)
-				here = p >= 1 && p <= LUDO_LAST_RING &&
-				       ludo_ring_square(lu->corner[s], p) == cl->index;
-			else if (cl->kind == C_HOME)
-				here = lu->corner[s] == cl->corner && p == cl->index;
-			if (here)
-				found = t;
-		}
-		if (found >= 0) {
-			seats++;
-			*seat = s;
-			*token = found;
-		}
-	}
-	return seats;
-}
-
-/* Is this square where a token of the mover would land with the die waiting? */
-static bool is_target(const struct ludo *lu, const struct cell *cl)
-{
-	int s = mover(lu);
+	int s = mover(lu), p;
 
 	if (s < 0 || lu->phase != LUDO_PHASE_MOVE)
 		return false;
-	for (int t = 0; t < LUDO_TOKENS; t++) {
-		int p = ludo_target(lu, t, lu->die);
-
-		if (p < 0)
-			continue;
-		if (cl->kind == C_RING && p <= LUDO_LAST_RING && ludo_ring_square(lu->corner[s], p) == cl->index)
-			return true;
-		if (cl->kind == C_HOME && cl->corner == lu->corner[s] && p == cl->index)
-			return true;
-		if (cl->kind == C_CENTRE && cl->corner == lu->corner[s] && p == LUDO_CENTRE)
-			return true;
-	}
-	return false;
+	p = ludo_target(lu, t, lu->die);
+	if (p < 0)
+		return false;
+	if (cl->kind == C_RING)
+		return p <= LUDO_LAST_RING && ludo_ring_square(lu->corner[s], p) == cl->index;
+	if (cl->kind == C_HOME)
+		return cl->corner == lu->corner[s] && p == cl->index;
+	return cl->kind == C_CENTRE && cl->corner == lu->corner[s] && p == LUDO_CENTRE;
 }
 
-static void add_cell(const struct render_ctx *rc, const struct ludo *lu, const struct cell *cl,
-		     struct strbuf *out)
+/* The lowest token of the mover landing on this square, or -1. */
+static int landing(const struct ludo *lu, const struct cell *cl)
 {
-	int seat, token, n;
+	for (int t = 0; t < LUDO_TOKENS; t++)
+		if (lands_here(lu, t, cl))
+			return t;
+	return -1;
+}
+
+/* Is seat s's token t on this ring or home-column square? */
+static bool token_here(const struct ludo *lu, int s, int t, const struct cell *cl)
+{
+	int p = lu->pos[s][t];
+
+	if (cl->kind == C_RING)
+		return p >= 1 && p <= LUDO_LAST_RING && ludo_ring_square(lu->corner[s], p) == cl->index;
+	return cl->kind == C_HOME && lu->corner[s] == cl->corner && p == cl->index;
+}
+
+/*
+ * One square: exactly two columns, so that every token is seen and whose it
+ * is. A lone token is its glyph ("2", "B"); tokens of one seat together are
+ * its glyph and their count ("B²"); one token each of two seats (on a star)
+ * both glyphs ("2B"); more than that a "+" and the count, spelt out in a
+ * note below the board. The second column marks where the mover's token
+ * would land ("B②": token 2 lands on B); an empty square shows the landing
+ * token alone ("③"), a star, or the plain square.
+ */
+static void add_cell(const struct render_ctx *rc, const struct ludo *lu, const struct cell *cl,
+		     struct strbuf *out, struct strbuf *notes)
+{
+	int count[GB_MAX_SEATS] = { 0 }, low[GB_MAX_SEATS], seats = 0, total = 0, first = -1, second = -1;
+	int dest = landing(lu, cl);
 
 	if (cl->kind == C_NONE) {
-		sb_add(out, " ");
+		sb_add(out, "  ");
 		return;
 	}
 	if (cl->kind == C_CENTRE) {
-		seat = seat_at(lu, cl->corner);
-		n = seat >= 0 ? ludo_home_count(lu, seat) : 0;
-		if (n > 0)
-			render_int(rc, n, out);
-		else
-			sb_add(out, is_target(lu, cl) ? "○" : " ");
+		int seat = seat_at(lu, cl->corner), n = seat >= 0 ? ludo_home_count(lu, seat) : 0;
+
+		if (n > 0) {
+			sb_add(out, "■");
+			sb_add(out, sup[n]);
+		} else {
+			sb_add(out, dest >= 0 ? circled[dest] : " ");
+			sb_add(out, " ");
+		}
 		return;
 	}
-	n = occupants(lu, cl, &seat, &token);
-	if (n > 1)
+	for (int s = 0; s < lu->players && s < GB_MAX_SEATS; s++) {
+		low[s] = -1;
+		for (int t = LUDO_TOKENS - 1; t >= 0; t--)
+			if (token_here(lu, s, t, cl)) {
+				count[s]++;
+				low[s] = t;
+			}
+		if (count[s]) {
+			seats++;
+			total += count[s];
+			if (first < 0)
+				first = s;
+			else if (second < 0)
+				second = s;
+		}
+	}
+	if (seats == 0) {
+		sb_add(out, dest >= 0 ? circled[dest] : cl->kind == C_HOME ? "▫" : ludo_ring_is_star(cl->index) ? "*" : "·");
+		sb_add(out, " ");
+	} else if (seats == 1) {
+		add_token(rc, lu, first, low[first], out);
+		sb_add(out, count[first] > 1 ? sup[count[first]] : dest >= 0 ? circled[dest] : " ");
+	} else if (seats == 2 && total == 2) {
+		add_token(rc, lu, first, low[first], out);
+		add_token(rc, lu, second, low[second], out);
+	} else {
 		sb_add(out, "+");
-	else if (n == 1)
-		add_token(rc, lu, seat, token, out);
-	else if (is_target(lu, cl))
-		sb_add(out, "○");
-	else if (cl->kind == C_HOME)
-		sb_add(out, "▫");
-	else
-		sb_add(out, ludo_ring_is_star(cl->index) ? "*" : "·");
+		sb_add(out, sup[total < 10 ? total : 9]);
+		/* the note: "+³: A² B" */
+		sb_add(notes, "+");
+		sb_add(notes, sup[total < 10 ? total : 9]);
+		sb_add(notes, ":");
+		for (int s = 0; s < lu->players && s < GB_MAX_SEATS; s++)
+			if (count[s]) {
+				sb_add(notes, " ");
+				add_token(rc, lu, s, low[s], notes);
+				if (count[s] > 1)
+					sb_add(notes, sup[count[s]]);
+			}
+		sb_add(notes, "\n");
+	}
 }
 
 /* One row (0..5) of the yard of corner c, exactly YARD_COLS columns. */
@@ -250,6 +282,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 	struct cell grid[N][N];
 	int who = mover(lu);
 	char a[16], b[16], nm[RENDER_NAME_BUF];
+	struct strbuf notes = { 0 };
 
 	build_grid(grid);
 	sb_add(out, tr(rc->lang, M_GAME_LUDO));
@@ -266,8 +299,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 				c += 5;
 				continue;
 			}
-			add_cell(rc, lu, &grid[r][c], out);
-			sb_add(out, " ");
+			add_cell(rc, lu, &grid[r][c], out, &notes);
 		}
 		render_newline(out);
 	}
@@ -285,6 +317,8 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 			  render_num(rc, ludo_home_count(lu, s), b, sizeof(b)));
 		render_newline(out);
 	}
+	sb_add(out, sb_str(&notes));
+	sb_release(&notes);
 	sb_add(out, tr(rc->lang, M_LU_KEY));
 	render_newline(out);
 	if (who >= 0) {
@@ -292,8 +326,12 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 
 		render_tr(rc, out, M_LU_KEY_DIGITS, render_num(rc, 1, one, sizeof(one)),
 			  render_num(rc, LUDO_TOKENS, four, sizeof(four)),
-			  render_name_buf(rc, who, 18, nm, sizeof(nm)));
+			  render_name_buf(rc, who, 16, nm, sizeof(nm)));
 		render_newline(out);
+		if (lu->phase == LUDO_PHASE_MOVE) {
+			sb_add(out, tr(rc->lang, M_LU_KEY_LANDS));
+			render_newline(out);
+		}
 	}
 }
 
@@ -344,7 +382,7 @@ void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, s
 		else if (ev->c == LUDO_CENTRE)
 			render_tr(rc, out, M_LU_EV_HOME, who, a);
 		else
-			render_tr(rc, out, M_LU_EV_MOVE, who, a, render_num(rc, ev->c, b, sizeof(b)));
+			render_tr(rc, out, M_LU_EV_MOVE, who, a, render_num(rc, ev->c - ev->b, b, sizeof(b)));
 		break;
 	case LUDO_EV_CAPTURE:
 		name(rc, ev->a, other, sizeof(other));
@@ -387,12 +425,33 @@ void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act,
 	render_num(rc, act->a + 1, a, sizeof(a));
 	to = lu->phase == LUDO_PHASE_MOVE ? ludo_target(lu, act->a, lu->die) : -1;
 	from = lu->seat < GB_MAX_SEATS ? lu->pos[lu->seat][act->a] : -1;
+	/* where it lands, as the board marks it (the circled number of the token) */
+	(void)b;
 	if (to < 0)
 		render_tr(rc, out, M_LU_BTN_MOVE, a, "?");
 	else if (from == 0)
-		render_tr(rc, out, M_LU_BTN_OUT, a);
+		render_tr(rc, out, M_LU_BTN_OUT, a, circled[act->a]);
 	else if (to == LUDO_CENTRE)
 		render_tr(rc, out, M_LU_BTN_CENTRE, a);
 	else
-		render_tr(rc, out, M_LU_BTN_MOVE, a, render_num(rc, to, b, sizeof(b)));
+		render_tr(rc, out, M_LU_BTN_MOVE, a, circled[act->a]);
+}
+
+void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			 struct strbuf *out)
+{
+	const struct ludo *lu = rc->st;
+	char a[16], b[16];
+
+	if (err == GB_EPARSE && strcmp(verb, "move") == 0) {
+		render_tr(rc, out, M_LU_WHY_TOKEN, render_num(rc, 1, a, sizeof(a)),
+			  render_num(rc, LUDO_TOKENS, b, sizeof(b)));
+	} else if (err == GB_EPHASE && lu->phase == LUDO_PHASE_MOVE) {
+		render_tr(rc, out, M_LU_WHY_CHOOSE, render_num(rc, lu->die, a, sizeof(a)));
+	} else if (err == GB_EPHASE) {
+		sb_add(out, tr(rc->lang, M_LU_WHY_ROLL));
+	} else if (err == GB_EILLEGAL && act && act->kind == GB_ACT_MOVE && lu->phase == LUDO_PHASE_MOVE) {
+		render_tr(rc, out, M_LU_WHY_CANT, render_num(rc, act->a + 1, a, sizeof(a)),
+			  render_num(rc, lu->die, b, sizeof(b)));
+	}
 }

@@ -16,7 +16,9 @@
 #include "games/game.h"
 #include "games/utf8.h"
 #include "internal.h"
+#include "limit.h"
 #include "log.h"
+#include "metrics.h"
 
 /* Tries of a command that meets version conflicts before "busy, try again". */
 #define CONFLICT_TRIES 4
@@ -52,13 +54,15 @@ struct bot_cmd {
 };
 
 static const struct bot_cmd commands[] = {
-	{ "new", cmd_new, 1, 1, 0, "/new snakes|ludo|baghchal|callbreak" },
-	{ "join", cmd_join, 0, 0, NEEDS_TABLE, "/join" },
+	/* games may be named by their titles: "/new साँप सिँढी", "/new Snakes and Ladders" */
+	{ "new", cmd_new, 1, 3, 0, "/new snakes|ludo|baghchal|callbreak" },
+	{ "join", cmd_join, 0, 1, NEEDS_TABLE, "/join [SEAT]" },
+	{ "seat", cmd_seat, 1, 1, NEEDS_TABLE | PLAYERS_ONLY, "/seat SEAT" },
 	{ "leave", cmd_leave, 0, 0, NEEDS_TABLE | PLAYERS_ONLY, "/leave" },
 	{ "addbot", cmd_addbot, 0, 1, NEEDS_TABLE, "/addbot [easy|medium|hard]" },
 	{ "start", cmd_start, 0, 0, NEEDS_TABLE, "/start" },
 	{ "stop", cmd_stop, 0, 0, NEEDS_TABLE, "/stop" },
-	{ "watch", cmd_watch, 1, 1, 0, "/watch ludo|baghchal|callbreak|snakes" },
+	{ "watch", cmd_watch, 1, 3, 0, "/watch ludo|baghchal|callbreak|snakes" },
 	{ "roll", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/roll" },
 	{ "move", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/move N  or  /move b2 c3" },
 	{ "place", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/place c3" },
@@ -66,14 +70,14 @@ static const struct bot_cmd commands[] = {
 	/* two words: a card may be typed by its Nepali name, "हुकुमको एक्का" */
 	{ "play", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/play QS" },
 	{ "next", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/next" },
-	{ "board", cmd_board, 0, 0, NEEDS_TABLE, "/board" },
+	{ "board", cmd_board, 0, 0, 0, "/board" },
 	{ "hand", cmd_hand, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/hand" },
-	{ "settings", cmd_settings, 0, 3, 0, "/settings [GAME] [KEY VALUE]" },
+	{ "settings", cmd_settings, 0, 5, 0, "/settings [GAME] [KEY VALUE]" },
 	{ "speed", cmd_speed, 1, 1, ADMIN_ONLY, "/speed slow|normal|fast" },
 	{ "lang", cmd_lang, 1, 1, ADMIN_ONLY, "/lang en|ne" },
-	{ "rules", cmd_rules, 0, 1, 0, "/rules GAME" },
+	{ "rules", cmd_rules, 0, 3, 0, "/rules GAME" },
 	{ "help", cmd_help, 0, 1, 0, "/help" },
-	{ "stats", cmd_stats, 0, 1, 0, "/stats [GAME]" },
+	{ "stats", cmd_stats, 0, 3, 0, "/stats [GAME]" },
 	{ "_timer", cmd_timer, 3, 3, INTERNAL, "" },
 };
 
@@ -314,6 +318,80 @@ const char *ctx_num(struct ctx *c, int v, char buf[24])
 	return buf;
 }
 
+/*
+ * Does text start with name (blanks between words matching any run of
+ * blanks, ASCII case ignored) followed by a blank or the end? Returns the
+ * length matched in text, or 0.
+ */
+static size_t starts_with_name(const char *text, const char *name)
+{
+	const char *t = text, *n = name;
+
+	while (*n) {
+		if (*n == ' ') {
+			if (*t != ' ' && *t != '\t')
+				return 0;
+			while (*t == ' ' || *t == '\t')
+				t++;
+			while (*n == ' ')
+				n++;
+			continue;
+		}
+		if (!*t)
+			return 0;
+		{
+			char a = *t >= 'A' && *t <= 'Z' ? (char)(*t - 'A' + 'a') : *t;
+			char b = *n >= 'A' && *n <= 'Z' ? (char)(*n - 'A' + 'a') : *n;
+
+			if (a != b)
+				return 0;
+		}
+		t++;
+		n++;
+	}
+	return *t == '\0' || *t == ' ' || *t == '\t' ? (size_t)(t - text) : 0;
+}
+
+const struct gb_game *game_lookup(const char *text, const char **rest)
+{
+	static const int titles[] = { M_GAME_SNAKES, M_GAME_LUDO, M_GAME_BAGHCHAL, M_GAME_CALLBREAK };
+	static const struct {
+		const char *alias, *game;
+	} aliases[] = {
+		{ "snake", "snakes" }, { "snakesandladders", "snakes" }, { "bagh", "baghchal" },
+		{ "bagh-chal", "baghchal" }, { "call", "callbreak" }, { "call-break", "callbreak" },
+	};
+	const struct gb_game *best = NULL;
+	size_t best_len = 0, len;
+
+	while (text && (*text == ' ' || *text == '\t'))
+		text++;
+	for (int i = 0; text && gb_games[i]; i++) {
+		const char *names[1 + LANG_COUNT];
+
+		names[0] = gb_games[i]->name;
+		for (int l = 0; l < LANG_COUNT; l++)
+			names[1 + l] = i < 4 ? tr(l, titles[i]) : gb_games[i]->name;
+		for (int k = 0; k < 1 + LANG_COUNT; k++) {
+			len = starts_with_name(text, names[k]);
+			if (len > best_len) {
+				best = gb_games[i];
+				best_len = len;
+			}
+		}
+	}
+	for (size_t i = 0; text && i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		len = starts_with_name(text, aliases[i].alias);
+		if (len > best_len) {
+			best = gb_game_find(aliases[i].game);
+			best_len = len;
+		}
+	}
+	if (rest)
+		*rest = text ? text + best_len : text;
+	return best;
+}
+
 const char *game_title(struct ctx *c, const struct gb_game *g)
 {
 	static const int keys[] = { M_GAME_SNAKES, M_GAME_LUDO, M_GAME_BAGHCHAL, M_GAME_CALLBREAK };
@@ -324,19 +402,28 @@ const char *game_title(struct ctx *c, const struct gb_game *g)
 	return g->name;
 }
 
+bool seat_is_person(const struct ctx *c, int seat)
+{
+	return seat >= 0 && seat < c->nseats && c->seats[seat].level < 0;
+}
+
+const char *level_word(struct ctx *c, int level)
+{
+	return tr(c->lang, M_LEVEL_RANDOM + (level >= 0 && level < GB_LEVEL_COUNT ? level : 0));
+}
+
 const char *seat_name(struct ctx *c, int seat, char *buf, size_t n)
 {
-	if (seat < 0 || seat >= c->nseats) {
-		snprintf(buf, n, "?");
-	} else if (c->seats[seat].level >= 0 && !c->seats[seat].name[0]) {
-		char num[24];
-		int level = c->seats[seat].level;
+	char num[24];
 
-		snprintf(buf, n, tr(c->lang, M_BOT_NAME), ctx_num(c, seat + 1, num),
-			 tr(c->lang, M_LEVEL_RANDOM + (level < GB_LEVEL_COUNT ? level : 0)));
-	} else {
+	if (seat < 0 || seat >= c->nseats)
+		snprintf(buf, n, "?");
+	else if (c->seats[seat].level >= 0 && c->seats[seat].user[0])
+		snprintf(buf, n, tr(c->lang, M_BOT_FOR), c->seats[seat].name);
+	else if (c->seats[seat].level >= 0)
+		snprintf(buf, n, tr(c->lang, M_BOT_NAME), ctx_num(c, seat + 1, num));
+	else
 		snprintf(buf, n, "%s", c->seats[seat].name);
-	}
 	return buf;
 }
 
@@ -388,6 +475,7 @@ static int load_table_state(struct ctx *c)
 	if (rc)
 		return rc;
 	c->log = json_array();
+	snprintf(c->owner, sizeof(c->owner), "%s", c->table.creator);
 	if (!c->table.state)
 		return GB_OK;
 	w = json_loads(c->table.state, 0, &err);
@@ -397,6 +485,8 @@ static int load_table_state(struct ctx *c)
 		return GB_ESTATE;
 	}
 	c->watch = json_is_true(json_object_get(w, "watch"));
+	if (json_is_string(json_object_get(w, "owner")))
+		snprintf(c->owner, sizeof(c->owner), "%s", json_string_value(json_object_get(w, "owner")));
 	if (json_is_array(json_object_get(w, "log"))) {
 		json_decref(c->log);
 		c->log = json_incref(json_object_get(w, "log"));
@@ -423,6 +513,26 @@ static int load_seats(struct ctx *c)
 	return rc;
 }
 
+int ctx_load_finished(struct ctx *c)
+{
+	json_t *id = json_object_get(c->settings, "last_table");
+	int rc;
+
+	if (!json_is_integer(id))
+		return GB_ENOTFOUND;
+	rc = store_table_get(c->b->store, json_integer_value(id), &c->table);
+	if (rc)
+		return rc == GB_ENOTFOUND ? GB_ENOTFOUND : rc;
+	if (c->table.status != STORE_OVER || c->table.chat != c->chat.id || load_table_state(c) || !c->st)
+		return GB_ENOTFOUND;
+	rc = load_seats(c);
+	if (rc)
+		return rc;
+	/* nothing of it is written back: only the reply names the table */
+	c->has_table = true;
+	return GB_OK;
+}
+
 static int save_table(struct ctx *c)
 {
 	int rc;
@@ -440,6 +550,7 @@ static int save_table(struct ctx *c)
 		json_object_set(w, "log", c->log);
 		json_object_set_new(w, "seq", json_integer(c->seq));
 		json_object_set_new(w, "watch", json_boolean(c->watch));
+		json_object_set_new(w, "owner", json_string(c->owner));
 		free(c->table.state);
 		c->table.state = json_dumps(w, JSON_COMPACT);
 		json_decref(w);
@@ -454,6 +565,16 @@ static int save_table(struct ctx *c)
 	else
 		rc = store_table_update(c->b->store, &c->table);
 	return rc;
+}
+
+/* Is reply r addressed to the command's caller alone (an alert or a private view for them)? */
+static bool for_caller(struct ctx *c, json_t *r)
+{
+	const char *kind = json_string_value(json_object_get(r, "kind"));
+	const char *user = json_string_value(json_object_get(r, "user"));
+
+	return kind && user && (!strcmp(kind, "alert") || !strcmp(kind, "private")) &&
+	       !strcmp(user, c->cmd->user);
 }
 
 static int commit(struct ctx *c)
@@ -491,10 +612,12 @@ static int commit(struct ctx *c)
 	for (int q = 0; c->record_stats && q < c->nseats; q++) {
 		const struct gb_outcome *oc = &c->final;
 
-		if (c->seats[q].level >= 0)
+		/* every person who sat: who left is counted as a game not won, without points */
+		if (!c->seats[q].user[0])
 			continue;
 		rc = store_stat_add(s, c->chat.id, c->seats[q].user, c->seats[q].name, c->game->name,
-				    !oc->draw && oc->winner == q, oc->score[q]);
+				    seat_is_person(c, q) && !oc->draw && oc->winner == q,
+				    seat_is_person(c, q) ? oc->score[q] : 0);
 		if (rc)
 			goto out;
 	}
@@ -515,11 +638,11 @@ static int commit(struct ctx *c)
 	if (c->show_table && c->has_table)
 		table_message(c);
 	if (c->cmd->reply[0]) {
-		/* the platform waits for exactly one answer to a handle: an alert, else an ack */
+		/* the platform waits for exactly one answer to a handle: the caller's own view, else an ack */
 		bool answered = false;
 
 		json_array_foreach(c->replies, i, r)
-			answered |= strcmp(json_string_value(json_object_get(r, "kind")), "alert") == 0;
+			answered |= for_caller(c, r);
 		if (!answered)
 			reply_push(c, "ack", c->cmd->user, "");
 	}
@@ -532,7 +655,8 @@ static int commit(struct ctx *c)
 			json_object_set_new(r, "turn", json_integer(c->seq));
 		}
 		json_object_set_new(r, "lang", json_string(lang_code(c->lang)));
-		if (c->cmd->reply[0])
+		/* only the caller's own rows answer the handle: another player's hand never does */
+		if (c->cmd->reply[0] && (for_caller(c, r) || !strcmp(json_string_value(json_object_get(r, "kind")), "ack")))
 			json_object_set_new(r, "reply", json_string(c->cmd->reply));
 		text = json_dumps(r, JSON_COMPACT);
 		if (!text) {
@@ -682,12 +806,32 @@ out:
 	store_chat_release(&chat);
 }
 
+/* Answer cmd's reply handle with an empty acknowledgement in its own transaction. */
+static void queue_ack(struct bot *b, const struct command *cmd)
+{
+	json_t *r = json_pack("{ssssss}", "kind", "ack", "user", "", "text", "");
+	char *text = NULL;
+
+	if (!r || store_begin(b->store))
+		goto out;
+	json_object_set_new(r, "reply", json_text(cmd->reply));
+	text = json_dumps(r, JSON_COMPACT);
+	if (text && !store_out_add(b->store, cmd->platform, cmd->chat, 0, "", text, cmd->now_ms))
+		store_commit(b->store);
+	else
+		store_rollback(b->store);
+out:
+	free(text);
+	json_decref(r);
+}
+
 int bot_handle(struct bot *b, const struct command *in)
 {
 	struct command clean = *in;
 	const struct command *cmd = &clean;
 	const struct bot_cmd *bc;
 	struct ctx c;
+	int64_t started, held = 0;
 	int rc = GB_OK;
 
 	/*
@@ -701,6 +845,26 @@ int bot_handle(struct bot *b, const struct command *in)
 	utf8_clean(clean.verb, sizeof(clean.verb));
 	utf8_clean(clean.args, sizeof(clean.args));
 	bc = lookup(cmd->verb);
+	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0)) {
+		const char *scope = NULL;
+		enum limit_verdict v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms,
+						   b->cfg.rate_user_per_min, b->cfg.rate_chat_per_min,
+						   &scope);
+
+		if (v != LIMIT_OK) {
+			char labels[32];
+
+			snprintf(labels, sizeof(labels), "scope=\"%s\"", scope);
+			metrics_inc("gamebot_rate_limited_total", labels, 1);
+			/* one polite answer per window, then silence; nothing else is touched */
+			if (v == LIMIT_WARN)
+				queue_alert(b, cmd, M_SLOW_DOWN);
+			else if (cmd->reply[0])
+				queue_ack(b, cmd);
+			return GB_OK;
+		}
+	}
+	started = mono_us();
 
 	for (int attempt = 0; attempt < CONFLICT_TRIES; attempt++) {
 		int64_t t0;
@@ -717,6 +881,7 @@ int bot_handle(struct bot *b, const struct command *in)
 		if (rc)
 			store_rollback(b->store);
 		t0 = mono_us() - t0;
+		held += t0;
 		if (t0 > b->lock_max_us)
 			b->lock_max_us = t0;
 		ctx_release(&c);
@@ -731,6 +896,16 @@ int bot_handle(struct bot *b, const struct command *in)
 	 */
 	if (rc && rc != GB_EDUP && !cmd->internal)
 		queue_alert(b, cmd, rc == GB_ECONFLICT ? M_BUSY : M_INTERNAL);
+	{
+		char labels[96];
+
+		snprintf(labels, sizeof(labels), "verb=\"%s\",result=\"%s\"",
+			 bc ? (bc->flags & INTERNAL ? "timer" : bc->name) : "unknown",
+			 !rc ? "ok" : rc == GB_EDUP ? "duplicate" : rc == GB_ECONFLICT ? "busy" : "error");
+		metrics_inc("gamebot_commands_total", labels, 1);
+		metrics_observe("gamebot_command_latency_ms", NULL, (double)(mono_us() - started) / 1000.0);
+		metrics_observe("gamebot_store_transaction_ms", NULL, (double)held / 1000.0);
+	}
 	return rc;
 }
 
@@ -807,6 +982,7 @@ int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
 		struct command cmd;
 		struct store_table t = { 0 };
 		struct store_chat chat = { 0 };
+		char labels[48];
 		int bit = strcmp(due[i].kind, "bot") == 0    ? BOT_TIMER_BOT
 			  : strcmp(due[i].kind, "idle") == 0 ? BOT_TIMER_IDLE
 							     : BOT_TIMER_NEXT;
@@ -829,10 +1005,16 @@ int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
 			cmd.now_ms = now_ms > due[i].due_ms ? now_ms : due[i].due_ms;
 			prechoose(b, &due[i], &cmd);
 			rc = bot_handle(b, &cmd);
-			if (!rc)
+			snprintf(labels, sizeof(labels), "kind=\"%s\"", due[i].kind);
+			if (!rc) {
 				fired++;
-			else if (rc != GB_EDUP)
+				metrics_inc("gamebot_timers_fired_total", labels, 1);
+				if (now_ms - due[i].due_ms > 1000)
+					metrics_inc("gamebot_timers_late_total", labels, 1);
+			} else if (rc != GB_EDUP) {
+				metrics_inc("gamebot_timers_failed_total", labels, 1);
 				timer_failed(b, &due[i], &cmd, now_ms, rc);
+			}
 		}
 		store_table_release(&t);
 		store_chat_release(&chat);

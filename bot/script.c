@@ -1,6 +1,6 @@
 /*
  * script.c - `gamebot script GAME [options]`: one action per input line, one
- * JSON object per action on output. See shared contract script-mode.md.
+ * JSON object per action on output. See bot/script-mode.md (the contract outside checkers use).
  *
  * Options are checked completely before the game starts: a bad option is one
  * line on stderr and exit status 2. After that nothing the input says can
@@ -18,13 +18,11 @@
 #include "games/ai/ai.h"
 #include "games/game.h"
 
-#define MAX_DICE 4096
-
 struct script_opts {
 	const struct gb_game *game;
 	struct gb_setup setup;
-	int dice[MAX_DICE];
-	int ndice;
+	int *dice;                 /* forced dice, as many as given (owned) */
+	int ndice, capdice;
 	int level;
 };
 
@@ -53,8 +51,17 @@ static int parse_dice(struct script_opts *o, const char *list)
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 
-		if (len != 1 || p[0] < '1' || p[0] > '6' || o->ndice >= MAX_DICE)
+		if (len != 1 || p[0] < '1' || p[0] > '6')
 			return GB_EPARSE;
+		if (o->ndice == o->capdice) {
+			int cap = o->capdice ? o->capdice * 2 : 64;
+			int *more = realloc(o->dice, sizeof(int) * (size_t)cap);
+
+			if (!more)
+				return GB_ENOMEM;
+			o->dice = more;
+			o->capdice = cap;
+		}
 		o->dice[o->ndice++] = p[0] - '0';
 		p += len;
 		if (*p == ',') {
@@ -123,7 +130,12 @@ static int parse_options(int argc, char **argv, struct script_opts *o, FILE *err
 				return 2;
 			}
 		} else if (strcmp(opt, "--dice") == 0) {
-			if (parse_dice(o, val)) {
+			rc = parse_dice(o, val);
+			if (rc == GB_ENOMEM) {
+				fprintf(err, "out of memory reading --dice\n");
+				return 2;
+			}
+			if (rc) {
 				fprintf(err, "dice must be values 1..6 separated by commas, not '%s'\n", val);
 				return 2;
 			}
@@ -308,6 +320,8 @@ out:
 	free(line);
 	free(st);
 	free(saved);
+	if (o)
+		free(o->dice);
 	free(o);
 	return status;
 }

@@ -9,7 +9,7 @@
  * allocates except the JSON objects it returns. Used through baghchal_game
  * (game.h) and, by computer players, through the helpers of baghchal.h.
  *
- * The seed (seeds/bagh-chal.ne.txt) and the English rules agree on every
+ * The Nepali original (at the end of games/rules/bagh-chal.md) and the English rules agree on every
  * rule; where the code settles a question neither text answers (which end
  * wins when two happen at once), the comment at end_of_move() says why.
  */
@@ -330,7 +330,7 @@ static int occurrences(const struct baghchal *s)
 /*
  * Decide BC-11..BC-15 after a move. Wins are checked before draws: a move
  * that takes the fifth goat or leaves the opponent without a move decides
- * the game on the board, while the seed presents both draws as the site's
+ * the game on the board, while the Nepali original presents both draws as the site's
  * declaration that nobody is progressing ("कुनै पक्ष अगाडि बढिरहेको हुँदैन"),
  * which such a move disproves. Blocking is judged for the side now to move:
  * tigers after a goat move or placement (BC-12), goats after a tiger move
@@ -348,7 +348,7 @@ static void end_of_move(struct baghchal *s)
 			s->result = BAGHCHAL_GOATS_WIN;
 			s->reason = BAGHCHAL_END_TIGERS_BLOCKED;
 		} else {
-			/* BC-13: no pass in this variant; the seed: "बाघको जित मान्छ" */
+			/* BC-13: no pass in this variant; the Nepali original: "बाघको जित मान्छ" */
 			s->result = BAGHCHAL_TIGERS_WIN;
 			s->reason = BAGHCHAL_END_GOATS_BLOCKED;
 		}

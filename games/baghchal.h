@@ -1,6 +1,6 @@
 /*
  * baghchal.h - rules core for Bagh Chal (tigers and goats), rules of record
- * BC-1..BC-15 in rules/bagh-chal.md (seed: seeds/bagh-chal.ne.txt).
+ * BC-1..BC-15 in games/rules/bagh-chal.md (the Nepali original at its end wins).
  *
  * Two seats: seat 0 plays the goats, seat 1 the tigers; goats move first.
  * The game is `baghchal_game` (struct gb_game, see game.h). This header also

@@ -1,6 +1,6 @@
 /*
- * callbreak.c - the rules of Call Break (rules/call-break.md, seed
- * seeds/call-break.ne.txt) behind the common struct gb_game interface.
+ * callbreak.c - the rules of Call Break (games/rules/call-break.md, whose
+ * Nepali original is the authority) behind the common struct gb_game interface.
  *
  * Guarantees: every rule lives in one place. The four play rules are
  * callbreak_legal_cards() and nothing else; every action is validated by
@@ -18,7 +18,7 @@
  * from the primary facts written by to_json(), so a saved state can never
  * hold a position the rules could not reach.
  *
- * Seed and English: no rule differs. Where the seed is silent the English
+ * The Nepali original and the English: no rule differs. Where the original is silent the English
  * rules fix a convention and the code follows it with a comment: who leads
  * the first trick (CB-8) and which seat the final sheet names on a tie
  * (CB-21, our choice: the lowest seat, all tied seats reported).
@@ -335,7 +335,7 @@ static void start_round(struct callbreak *st)
 	memset(st->lacks, 0, sizeof(st->lacks));
 	st->gone = 0;
 	st->nplayed = 0;
-	/* CB-8: the first bidder leads. The seed says only that the dealer does
+	/* CB-8: the first bidder leads. The Nepali original says only that the dealer does
 	 * not lead; the rules of record fix the seat after the dealer. */
 	st->leader = (st->dealer + 1) % CB_SEATS;
 	st->last_leader = -1;
@@ -557,7 +557,7 @@ static void end_round(struct callbreak *st, struct gb_events *ev)
 		return;
 	}
 	/*
-	 * CB-21: the highest total wins. The seed says the final sheet still
+	 * CB-21: the highest total wins. The Nepali original says the final sheet still
 	 * names one seat on a tie but gives no tie-break; we name the lowest
 	 * seat among those tied and report them all in `tied` so that a table
 	 * played for stakes can refund them.

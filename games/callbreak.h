@@ -1,6 +1,6 @@
 /*
- * callbreak.h - rules core for Call Break (rules/call-break.md, CB-1..CB-24;
- * the Nepali seed text wins where the two differ).
+ * callbreak.h - rules core for Call Break (games/rules/call-break.md, CB-1..CB-24;
+ * the Nepali original wins where the two differ).
  *
  * What it is: `callbreak_game`, the struct gb_game of the four-player trick
  * game, plus the small pure helpers everything else about Call Break needs:

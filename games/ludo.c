@@ -1,5 +1,5 @@
 /*
- * ludo.c - rules core for Ludo: the rules of record rules/ludo.md (LU-1..22)
+ * ludo.c - rules core for Ludo: the rules of record games/rules/ludo.md (LU-1..22)
  * over the state described in ludo.h, behind the common interface of game.h.
  *
  * Guarantees: apply() validates completely before it changes anything, so a
@@ -8,8 +8,8 @@
  * the only randomness is the generator inside the state, and only when a
  * roll does not force its die. to_json()/from_json() round-trip exactly.
  *
- * The Nepali seed (seeds/ludo.ne.txt) and the English rules agree on every
- * point this code depends on; where a comment cites "seed" it quotes the
+ * The Nepali original (at the end of games/rules/ludo.md) and the English rules agree on every
+ * point this code depends on; where a comment cites "the original" it quotes the
  * sentence the behaviour rests on.
  */
 #include "ludo.h"
@@ -265,7 +265,7 @@ static void do_roll(struct ludo *st, int die, struct gb_events *ev)
 	gb_events_push(ev, LUDO_EV_ROLL, st->seat, die, 0, 0);
 
 	/* LU-21: the third six in a row ends the turn unmoved, nothing undone.
-	 * Seed: "तेस्रो छक्कामा त्यो अंक चलाउनै नपाई पालो सकिन्छ". */
+	 * The Nepali original: "तेस्रो छक्कामा त्यो अंक चलाउनै नपाई पालो सकिन्छ". */
 	st->sixes = die == 6 ? (uint8_t)(st->sixes + 1) : 0;
 	n = st->sixes >= LUDO_MAX_SIXES ? 0 : ludo_choices(st, die, choice);
 	if (st->sixes >= LUDO_MAX_SIXES) {

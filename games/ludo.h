@@ -1,6 +1,6 @@
 /*
- * ludo.h - rules core for Ludo (rules of record: rules/ludo.md, LU-1..LU-22;
- * the Nepali seed seeds/ludo.ne.txt wins where the two differ).
+ * ludo.h - rules core for Ludo (rules of record: games/rules/ludo.md, LU-1..LU-22;
+ * the Nepali original at its end wins where the two differ).
  *
  * The game is `ludo_game` (see game.h for the operations). Its state is one
  * plain `struct ludo`: no pointers, fixed size, copied with memcpy, so the

@@ -2,8 +2,8 @@
  * snakes.c - rules core for Snakes and Ladders.
  *
  * Implements snakes_game (game.h) over struct snakes (snakes.h) from
- * shared/rules/snakes-and-ladders.md; comments cite its rule numbers (SL-n)
- * and the Nepali seed where the seed decides. The only action is `roll`;
+ * games/rules/snakes-and-ladders.md; comments cite its rule numbers (SL-n)
+ * and the Nepali original where it decides. The only action is `roll`;
  * one apply() is one roll, and a turn is every roll a player makes before
  * the die passes on (an entering six, a six with six_bonus=on).
  *
@@ -46,7 +46,7 @@ static int rule_nvalues(int i)
 	return n;
 }
 
-/* SL-6: the printed board, the seed's list in the seed's order. */
+/* SL-6: the printed board, the Nepali original's list in its order. */
 static const unsigned char classic_ladders[SNAKES_LADDERS][2] = {
 	{ 1, 38 }, { 4, 14 }, { 9, 31 }, { 21, 42 }, { 28, 84 },
 	{ 36, 44 }, { 51, 67 }, { 71, 91 }, { 80, 100 },
@@ -93,16 +93,16 @@ static int head_run(const unsigned char jump[SNAKES_SQUARES + 1], int h)
 
 /*
  * Does the piece from -> to fit on the board so far? Spans 3..42, both ends
- * on the path and free (all 38 endpoints distinct: the seed's "no square is
+ * on the path and free (all 38 endpoints distinct: the original's "no square is
  * at once the head of one and the tail of another", read so that no square
  * carries two pieces at all), no snake on 100, no run of six snake heads.
  *
- * The seed does not name 100 for snakes; the English does, and a snake
+ * The Nepali original does not name 100 for snakes; the English does, and a snake
  * there could never bite anyway, since reaching 100 ends the game (SL-4).
  * What stays allowed, because the printed board has it too: a ladder foot
  * on square 1 (climbed only with entry=any, SL-11/SL-12), a ladder to 100
  * (a win, SL-21), a snake tail on square 1. The run bound is ours, not the
- * seed's: six heads in a row would make every square beyond unreachable
+ * original's: six heads in a row would make every square beyond unreachable
  * (see SNAKES_MAX_HEAD_RUN), and with five or fewer some roll always moves
  * forward, so every game ends.
  */
@@ -284,7 +284,8 @@ static int sn_init(void *st, const struct gb_setup *su)
 	int rc = GB_OK;
 
 	memset(s, 0, sizeof(*s));
-	if (su->players < snakes_game.min_players || su->players > snakes_game.max_players) {
+	/* one seat is allowed for analysis (arena: a lone token's race length); tables need two */
+	if (su->players < 1 || su->players > snakes_game.max_players) {
 		rc = GB_EPLAYERS;
 		goto out;
 	}
@@ -380,7 +381,7 @@ static int sn_apply(void *st, const struct gb_action *act, struct gb_events *ev)
 		s->sixes++;
 	if (s->sixes == 3) {
 		/*
-		 * SL-15/SL-16: the third six moves nothing. Seed: lose_turn goes back
+		 * SL-15/SL-16: the third six moves nothing. The Nepali original: lose_turn goes back
 		 * to where the token was when the turn began ("पालो सुरु हुँदाको ठाउँ
 		 * भनेको पूरै हो"), off the board if it began off; restart goes off.
 		 */
@@ -598,7 +599,7 @@ static int sn_from_json(void *st, const json_t *j)
 	pos = json_object_get(j, "positions");
 	board = json_object_get(j, "board");
 	w = json_object_get(j, "winner");
-	if (!json_is_object(j) || !json_is_array(pos) || json_array_size(pos) < 2 ||
+	if (!json_is_object(j) || !json_is_array(pos) || json_array_size(pos) < 1 ||
 	    json_array_size(pos) > GB_MAX_SEATS || !json_is_object(board) || !w) {
 		rc = GB_ESTATE;
 		goto out;
@@ -718,7 +719,7 @@ static int sn_check(const void *st)
 	const bool bonus = s->rules.v[SNAKES_RULE_SIX_BONUS] == SNAKES_BONUS_ON;
 	int at100 = 0, rc = GB_EINVARIANT;
 
-	if (s->players < 2 || s->players > GB_MAX_SEATS || s->to_move >= s->players)
+	if (s->players < 1 || s->players > GB_MAX_SEATS || s->to_move >= s->players)
 		goto out;
 	for (int i = 0; i < GB_MAX_RULES; i++)
 		if (s->rules.v[i] >= (i < SNAKES_NRULES ? rule_nvalues(i) : 1))

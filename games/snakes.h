@@ -1,7 +1,7 @@
 /*
  * snakes.h - rules core for Snakes and Ladders (rules of record:
- * shared/rules/snakes-and-ladders.md, rule numbers SL-1..SL-21; the Nepali
- * seed text wins where the two differ).
+ * games/rules/snakes-and-ladders.md, rule numbers SL-1..SL-21; the Nepali
+ * original wins where the two differ).
  *
  * The game is `snakes_game` (see game.h for the interface). Its state is
  * `struct snakes`: plain data, no pointers, copied with memcpy. This header

@@ -234,6 +234,7 @@ enum stmt {
 	ST_TIMER_RETRY,
 	ST_TIMER_CLEAR,
 	ST_TIMER_DROP,
+	ST_TABLES_BY_GAME,
 	ST_TIMER_CLEAR_ALL,
 	ST_TIMER_DUE,
 	ST_TIMER_NEXT,
@@ -352,6 +353,8 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
 		" WHERE table_id = ?1 AND kind = ?2 RETURNING attempts",
 	[ST_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2",
+	[ST_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
+		" GROUP BY game ORDER BY game LIMIT ?1",
 	[ST_TIMER_DROP] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
 	[ST_TIMER_CLEAR_ALL] = "DELETE FROM timers WHERE table_id = ?1",
 	[ST_TIMER_DUE] = "SELECT " TIMER_COLS " FROM timers WHERE due_ms <= ?1"
@@ -1970,6 +1973,36 @@ int store_timer_clear(struct store *s, int64_t table, const char *kind)
 		rc = step_done(st);
 out:
 	stmt_done(st);
+	return rc;
+}
+
+int store_tables_open_by_game(struct store *s, struct store_game_count *out, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK, row = 0;
+
+	if (n)
+		*n = 0;
+	if (!s || !out || !n || max < 0) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	memset(out, 0, sizeof(*out) * (size_t)max);
+	rc = stmt_get(s, ST_TABLES_BY_GAME, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 1, max));
+	while (!rc && !(rc = step(st, &row)) && row) {
+		rc = copy_col(out[*n].game, sizeof(out[*n].game), st, 0);
+		out[*n].tables = col_int(st, 1);
+		if (!rc)
+			(*n)++;
+	}
+out:
+	stmt_done(st);
+	if (rc && n && out) {
+		memset(out, 0, sizeof(*out) * (size_t)(max > 0 ? max : 0));
+		*n = 0;
+	}
 	return rc;
 }
 

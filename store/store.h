@@ -164,6 +164,13 @@ int store_table_set_message(struct store *s, int64_t table, const char *message)
 int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
 		       int watch_only, int *n);
 
+/* Open tables (lobby or playing) per game, up to max games; *n gets the count. */
+struct store_game_count {
+	char game[16];
+	int tables;
+};
+int store_tables_open_by_game(struct store *s, struct store_game_count *out, int max, int *n);
+
 /*
  * Up to max open tables (lobby or playing) of chats of platform where user
  * (a platform user id, never "" for a computer seat) has a seat, by id;

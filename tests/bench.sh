@@ -123,6 +123,7 @@ rows() {
 service_rows() {
 	dir=${BENCH_BIN_DIR:-build/bench}
 	"$dir/load" || true
+	"$dir/telegram" || true
 }
 
 case ${BENCH_ROWS:-all} in

@@ -8,8 +8,9 @@ for t in "$@"; do
 	out=$("$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+	# a suite may run several groups: each ends with its own PASSED/FAILED line
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s += $1} END {if (NR) print s}')
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s += $1} END {if (NR) print s}')
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
 	if [ "$rc" -ne 0 ]; then

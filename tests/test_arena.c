@@ -1,5 +1,5 @@
 /*
- * test_arena.c - `gamebot arena` as ../shared/contracts/arena.md states it,
+ * test_arena.c - `gamebot arena` as bot/arena.md states it,
  * through the real binary (path in $GAMEBOT_BIN, default bin/gamebot):
  * the JSON it prints, the same numbers for the same seed whatever
  * --threads, other games for another seed, and a clean refusal (exit 2, a
@@ -224,6 +224,20 @@ static void test_levels_and_rules_reach_the_games(void **state)
 	}
 }
 
+/* Snakes runs one seat alone for analysis; its seat range names one. */
+static void test_snakes_one_seat(void **state)
+{
+	struct run r;
+	json_t *j;
+
+	(void)state;
+	r = arena("snakes", "--seats", "random", "--games", "5", "--seed", "4", NULL);
+	j = result(&r, "snakes", 5, 1);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(j, "wins"), 0)), 5);
+	json_decref(j);
+	run_free(&r);
+}
+
 static void test_bad_arguments_are_refused(void **state)
 {
 	static const char *const bad[][12] = {
@@ -269,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_same_seed_same_numbers_whatever_threads),
 		cmocka_unit_test(test_other_seed_other_games),
 		cmocka_unit_test(test_levels_and_rules_reach_the_games),
+		cmocka_unit_test(test_snakes_one_seat),
 		cmocka_unit_test(test_bad_arguments_are_refused),
 	};
 

@@ -165,7 +165,7 @@ static void test_refusals_change_nothing(void **state)
 	assert_int_equal(n, 7); /* one polite answer each */
 	assert_non_null(strstr(out, "Not your turn"));
 	assert_non_null(strstr(out, "Only the players"));
-	assert_non_null(strstr(out, "doesn't fit"));
+	assert_non_null(strstr(out, "Not now: roll first"));
 	assert_non_null(strstr(out, "Usage: /move"));
 	assert_non_null(strstr(out, "I don't know /teleport"));
 	assert_non_null(strstr(out, "Only chat admins"));
@@ -439,7 +439,7 @@ static void test_nepali_card_names(void **state)
 	free(out);
 	assert_int_equal(say(f, "asha", true, "/play हुकुमको", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "can't read"));
+	assert_non_null(strstr(out, "/play हुकुमको\\\" doesn't fit: a card is written like"));
 	free(out);
 }
 
@@ -541,6 +541,376 @@ static void test_hand_reaches_an_id_that_was_not_utf8(void **state)
 	free(out);
 }
 
+/* Fire due timers until none is left (computer turns), at most n rounds. */
+static void run_timers(struct fixture *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct store_timer t;
+
+		if (store_timer_next(f->b.store, &t) != GB_OK || bot_run_timers(&f->b, t.due_ms, BOT_TIMER_ALL) <= 0)
+			break;
+	}
+}
+
+/* Defect: a creator who had left the table could still stop it. */
+static void test_who_left_has_no_say(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "alice", false, "/new ludo", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "carol", false, "/join", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", false, "/leave", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "bob now runs the table"));
+	free(out);
+	assert_int_equal(say(f, "alice", false, "/stop", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Only bob, who runs this table"));
+	free(out);
+	v = sql_value(f, "SELECT status FROM tables");
+	assert_string_equal(v, "0");
+	free(v);
+	/* carol sits at the table but does not run it; bob does */
+	assert_int_equal(say(f, "carol", false, "/stop", NULL), GB_OK);
+	free(drain(f, &n));
+	v = sql_value(f, "SELECT status FROM tables");
+	assert_string_equal(v, "0");
+	free(v);
+	assert_int_equal(say(f, "bob", false, "/stop", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "bob stopped the game"));
+	free(out);
+	v = sql_value(f, "SELECT status FROM tables");
+	assert_string_equal(v, "2");
+	free(v);
+}
+
+/* Defect: with every person gone, computers played on under their names to the end. */
+static void test_everyone_left_stops_the_game(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "alice", false, "/new ludo", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "carol", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", false, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "bob", false, "/leave", NULL), GB_OK);
+	out = drain(f, &n);
+	/* the seat is marked as played by a computer now */
+	assert_non_null(strstr(out, "Bot for bob"));
+	free(out);
+	assert_int_equal(say(f, "carol", false, "/leave", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", false, "/leave", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "no player is left: the game is stopped"));
+	free(out);
+	v = sql_value(f, "SELECT status FROM tables");
+	assert_string_equal(v, "2");
+	free(v);
+	run_timers(f, 2000);
+	out = drain(f, &n);
+	assert_int_equal(n, 0); /* nobody plays on */
+	free(out);
+	v = sql_value(f, "SELECT count(*) FROM timers");
+	assert_string_equal(v, "0");
+	free(v);
+}
+
+/* Defect: a game in which people played reached its end without reaching /stats. */
+static void test_results_of_who_left_reach_stats(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "alice", false, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", false, "/start", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/leave", NULL), GB_OK);
+	for (int i = 0; i < 2000; i++) {
+		v = sql_value(f, "SELECT status FROM tables");
+		if (strcmp(v, "2") == 0) {
+			free(v);
+			break;
+		}
+		free(v);
+		say(f, "alice", false, "/roll", NULL);
+		run_timers(f, 10);
+	}
+	v = sql_value(f, "SELECT group_concat(user_id || ':' || games, ' ') FROM (SELECT * FROM stats ORDER BY user_id)");
+	assert_string_equal(v, "alice:1 bob:1");
+	free(v);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", false, "/stats snakes", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "bob: 1 game, 0 wins"));
+	assert_null(strstr(out, "points")); /* Snakes and Ladders keeps none */
+	free(out);
+	/* the finished table stays on view: who won, the final board, a new game offered */
+	assert_int_equal(say(f, "alice", false, "/board", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Game over — "));
+	assert_non_null(strstr(out, "100"));
+	assert_non_null(strstr(out, "\"cmd\":\"/new snakes\""));
+	free(out);
+}
+
+/* Defect: nobody could choose a seat or a side (a person never played the tigers against a computer). */
+static void test_choose_seat_and_side(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "zed", false, "/new baghchal", NULL), GB_OK);
+	assert_int_equal(say(f, "zed", false, "/addbot easy", NULL), GB_OK);
+	free(drain(f, &n));
+	/* the creator takes the tigers; the computer plays the goats */
+	assert_int_equal(say(f, "zed", false, "/seat tigers", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "zed moves to seat tigers"));
+	free(out);
+	v = sql_value(f, "SELECT group_concat(seat || ':' || level || ':' || user_id, ' ') FROM seats");
+	assert_string_equal(v, "0:1: 1:-1:zed");
+	free(v);
+	/* a person may take a computer's side by naming it; a plain /join says how */
+	assert_int_equal(say(f, "alice", false, "/join", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "/join N takes seat N from a computer player"));
+	free(out);
+	assert_int_equal(say(f, "alice", false, "/join tigers", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Seat tigers is taken by zed"));
+	free(out);
+	assert_int_equal(say(f, "alice", false, "/join goats", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "alice takes seat goats from Bot 1"));
+	free(out);
+	v = sql_value(f, "SELECT group_concat(seat || ':' || level || ':' || user_id, ' ') FROM seats");
+	assert_string_equal(v, "0:-1:alice 1:-1:zed");
+	free(v);
+	/* numbered seats elsewhere; seats fill without holes */
+	assert_int_equal(say(f, "zed", false, "/stop", NULL), GB_OK);
+	assert_int_equal(say(f, "zed", false, "/new ludo", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "bob", false, "/join 3", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "the next free seat is 2"));
+	free(out);
+	assert_int_equal(say(f, "bob", false, "/join 9", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "the seats are 1 to 4"));
+	free(out);
+	assert_int_equal(say(f, "bob", false, "/join 2", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "bob sits down in seat 2 of 4"));
+	free(out);
+	/* only who runs the table swaps with another person */
+	assert_int_equal(say(f, "bob", false, "/seat 1", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Seat 1 is taken by zed"));
+	free(out);
+	assert_int_equal(say(f, "zed", false, "/seat 2", NULL), GB_OK);
+	free(drain(f, &n));
+	v = sql_value(f, "SELECT group_concat(user_id, ' ') FROM (SELECT * FROM seats "
+			 "WHERE table_id = (SELECT max(id) FROM tables) ORDER BY seat)");
+	assert_string_equal(v, "bob zed");
+	free(v);
+}
+
+/* Defect: a house rule changed mid-game was confirmed but not applied. */
+static void test_house_rule_changes_say_when(void **state)
+{
+	struct fixture *f = *state;
+	char *out;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	/* in the lobby the table has not started: it takes the new rule */
+	assert_int_equal(say(f, "alice", true, "/settings snakes entry any", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "entry is now any."));
+	assert_non_null(strstr(out, "alice: roll"));
+	assert_null(strstr(out, "needs a 6"));
+	free(out);
+	/* during a game the change is for the next one, and the reply says so */
+	assert_int_equal(say(f, "alice", true, "/settings snakes entry six", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "entry is now six, from the next game on"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/board", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_null(strstr(out, "needs a 6"));
+	free(out);
+}
+
+/* Defect: with idle autoplay on, Call Break stalled between rounds ("Round over — /next" forever). */
+static void test_autoplay_moves_on_between_rounds(void **state)
+{
+	struct fixture *f = *state;
+	char *st, *out;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/settings autoplay_after 10s", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/new callbreak", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot easy", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot easy", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	/* everybody is away: computers play every turn, and the next round starts after the same wait */
+	run_timers(f, 200);
+	st = table_state(f);
+	assert_null(strstr(st, "\"round\":1,"));
+	assert_null(strstr(st, "\"round\":2,"));
+	free(st);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Nobody started the next round"));
+	free(out);
+}
+
+/* Defect: refusals with the wrong words, or without saying why. */
+static void test_refusals_say_why(void **state)
+{
+	struct fixture *f = *state;
+	char *out;
+	int n;
+
+	/* a command the game does not have is not "unreadable" */
+	assert_int_equal(say(f, "alice", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", true, "/next", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Snakes and Ladders has no /next. You can: /roll"));
+	assert_null(strstr(out, "next \\\""));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	/* a token that does not exist was read: say which tokens there are */
+	assert_int_equal(say(f, "alice", true, "/new ludo", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", true, "/move 5", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "/move 5\\\" doesn't fit: tokens are numbered 1 to 4"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	/* a goat moved while goats are still placed: why not, and how many are left */
+	assert_int_equal(say(f, "alice", true, "/new baghchal", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "alice", true, "/move a2 a3", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Not now: goats move only once all 20 are placed, and 20 are still in hand"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	/* a bid that is never possible says what a bid is */
+	assert_int_equal(say(f, "alice", true, "/new callbreak", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "carol", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "dave", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	for (int i = 0; i < 4; i++) {
+		static const char *const who[] = { "alice", "bob", "carol", "dave" };
+
+		say(f, who[i], false, "/bid 14", NULL);
+	}
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "/bid 14 is not possible now: a bid is 1 to 8"));
+	free(out);
+	/* the autoplay wait names its range */
+	assert_int_equal(say(f, "alice", true, "/settings autoplay_after 5s", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "from 10 to 3600 seconds"));
+	free(out);
+}
+
+/* Games and levels are accepted as either language shows them. */
+static void test_names_as_shown(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/new साँप सिँढी", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot सजिलो", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "opened a table of Snakes and Ladders"));
+	assert_non_null(strstr(out, "Bot 2 joins the table (easy)"));
+	free(out);
+	v = sql_value(f, "SELECT group_concat(level, ' ') FROM seats");
+	assert_string_equal(v, "-1 1");
+	free(v);
+	assert_int_equal(say(f, "alice", true, "/stop", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/new Call Break", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/rules बाघचाल", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "opened a table of Call Break"));
+	assert_non_null(strstr(out, "Bagh Chal: goats place"));
+	free(out);
+}
+
+/* Call Break: the cards the player to move may play are buttons under the table message, in the hand's order. */
+static void test_card_buttons_in_hand_order(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const who[] = { "asha", "bikash", "chandra", "dipa" };
+	static const char *const suits[] = { "♠", "♥", "♦", "♣" };
+	static const char *const ranks = "AKQJ098765432";
+	char *out, *last = NULL;
+	int n, buttons = 0, prev = -1;
+	json_error_t err;
+	json_t *r, *rows, *row, *b;
+	size_t i, j;
+
+	assert_int_equal(say(f, "asha", true, "/new callbreak", NULL), GB_OK);
+	for (int k = 1; k < 4; k++)
+		assert_int_equal(say(f, who[k], false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "asha", true, "/start", NULL), GB_OK);
+	for (int round = 0; round < 4; round++)
+		for (int k = 0; k < 4; k++)
+			say(f, who[k], false, "/bid 2", NULL);
+	out = drain(f, &n);
+	/* the last table message */
+	for (char *p = strstr(out, "{\"kind\":\"table\""); p; p = strstr(p + 1, "{\"kind\":\"table\""))
+		last = p;
+	assert_non_null(last);
+	r = json_loadb(last, (size_t)(strchr(last, '\n') - last), 0, &err);
+	assert_non_null(r);
+	rows = json_object_get(r, "buttons");
+	json_array_foreach(rows, i, row) {
+		json_array_foreach(row, j, b) {
+			const char *label = json_string_value(json_object_get(b, "label"));
+			int key = -1;
+
+			if (strncmp(json_string_value(json_object_get(b, "cmd")), "/play ", 6) != 0)
+				continue;
+			for (int s = 0; s < 4; s++)
+				if (strstr(label, suits[s]))
+					key = s * 16 + (int)(strchr(ranks, label[0] == '1' ? '0' : label[0]) - ranks);
+			assert_true(key > prev); /* spades first, each suit high to low */
+			prev = key;
+			buttons++;
+		}
+	}
+	assert_true(buttons > 0);
+	json_decref(r);
+	free(out);
+}
+
 static void test_command_parse_text(void **state)
 {
 	struct command cmd;
@@ -589,6 +959,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nepali_card_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_and_broken_words_answered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hand_reaches_an_id_that_was_not_utf8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_who_left_has_no_say, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_everyone_left_stops_the_game, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_results_of_who_left_reach_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose_seat_and_side, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_as_shown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_card_buttons_in_hand_order, setup, teardown),
 		cmocka_unit_test(test_command_parse_text),
 	};
 

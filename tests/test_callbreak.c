@@ -1,6 +1,6 @@
 /*
  * test_callbreak.c - cmocka suite for the Call Break rules core
- * (games/callbreak.c, rules of record shared/rules/call-break.md).
+ * (games/callbreak.c, rules of record games/rules/call-break.md).
  *
  * What it proves: every worked example of the rules document holds exactly,
  * both on the legal-card function with the example's very hand and in a

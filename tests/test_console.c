@@ -18,6 +18,7 @@
  * ("> alice: /new ludo") and before the next echo; the last line's replies
  * run to the end (after computer turns have settled).
  */
+#include <fcntl.h>
 #include <glob.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "bot/render.h"
 
 struct check {
 	int input;     /* index of the input line it belongs to; -1 = whole output */
@@ -159,9 +162,17 @@ static int latin_allowed(const char *w, size_t len, const char *names)
 			return 1;
 	}
 	{
+		static const char *const post[] = { "को", "ले", "मा", "लाई", "का", "बाट" };
 		char key[140];
+		size_t l = strlen(p);
 
-		snprintf(key, sizeof(key), " %s ", p);
+		/* a name with its postposition joined, as Nepali writes it: "aliceले" */
+		for (size_t i = 0; i < sizeof(post) / sizeof(post[0]); i++)
+			if (l > strlen(post[i]) && strcmp(p + l - strlen(post[i]), post[i]) == 0) {
+				l -= strlen(post[i]);
+				break;
+			}
+		snprintf(key, sizeof(key), " %.*s ", (int)l, p);
 		if (strstr(names, key))
 			return 1;
 	}
@@ -222,6 +233,26 @@ static void play(void **state)
 		if (c->input < 0 && (strstr(out, c->text) != NULL) == c->negate)
 			fail_msg("%s:%d: %s \"%s\" in the whole output", t->file, c->line,
 				 c->negate ? "unexpected" : "missing", c->text);
+	}
+	/* every line of every table message (lobby, boards, sheets) fits a phone: 40 columns */
+	{
+		bool in_table = false;
+		int lineno = 0;
+
+		for (char *p = out; *p;) {
+			char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+			lineno++;
+			if (len >= 6 && strncmp(p, "┌──", 6) == 0 && len == strlen("┌──"))
+				in_table = true;
+			else if (strncmp(p, "└──", strlen("└──")) == 0)
+				in_table = false;
+			else if (in_table && p[0] != '[' && render_widthn(p, len) > RENDER_MAX_COLS)
+				fail_msg("%s: output line %d is %d columns wide:\n%.*s", t->file, lineno,
+					 render_widthn(p, len), (int)len, p);
+			p += len + (nl ? 1 : 0);
+		}
 	}
 	/* split the output into one group per echoed input line */
 	groups = calloc((size_t)t->ninputs + 1, sizeof(char *));
@@ -335,14 +366,141 @@ static int load(const char *file, struct transcript *t)
 	return 0;
 }
 
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* Play input on a fresh database; returns the output (caller frees). */
+static char *play_text(const char *args, const char *input)
+{
+	char dir[] = "/tmp/gamebot-console-XXXXXX", db[128], cmd[300];
+	char *out;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/test.db", dir);
+	out = run_console(args, input, strlen(input), db);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return out;
+}
+
+/*
+ * Defect: the virtual clock fired one idle turn per :wait whatever its
+ * length. Every timer due within the wait fires: a 100 s wait with 10 s
+ * autoplay plays about ten away turns, exactly as ten waits of 10 s do.
+ */
+static void test_wait_fires_every_due_timer(void **state)
+{
+	static const char *const head = "alice: /settings autoplay_after 10s\n"
+					 "alice: /new snakes\nbob: /join\nalice: /start\n";
+	char one[512], ten[1024];
+	char *a, *b;
+	int na, nb;
+
+	(void)state;
+	snprintf(one, sizeof(one), "%s:wait 100\n", head);
+	snprintf(ten, sizeof(ten), "%s", head);
+	for (int i = 0; i < 10; i++)
+		snprintf(ten + strlen(ten), sizeof(ten) - strlen(ten), ":wait 10\n");
+	a = play_text("", one);
+	b = play_text("", ten);
+	na = count_of(a, "was away");
+	nb = count_of(b, "was away");
+	if (na < 10 || na != nb)
+		fail_msg("one wait of 100 s: %d away turns; ten of 10 s: %d", na, nb);
+	free(a);
+	free(b);
+}
+
+/* Control characters and ANSI escapes typed in a name are removed, not shown or sent on. */
+static void test_escapes_removed_from_names(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = play_text("", "\x1b[31mbob\x1b[0m\x07: /new ludo\n");
+	assert_non_null(strstr(out, "bob opened a table of Ludo"));
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\x07'));
+	free(out);
+}
+
+/* Run the binary with args (NULL-terminated); *err gets its stderr (caller frees). Returns the exit status. */
+static int run_args(char **err, const char *const *args)
+{
+	const char *bin = getenv("GAMEBOT_BIN");
+	char *argv[16];
+	int argc = 0, status;
+	FILE *e = tmpfile(), *o = tmpfile();
+	pid_t pid;
+
+	argv[argc++] = (char *)(bin ? bin : "bin/gamebot");
+	for (int i = 0; args[i] && argc < 15; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+
+		dup2(in, 0);
+		dup2(fileno(o), 1);
+		dup2(fileno(e), 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	*err = slurp(e);
+	fclose(e);
+	fclose(o);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Every verb answers --help; an unknown option is named as such, not as one missing a value. */
+static void test_help_and_unknown_options(void **state)
+{
+	static const char *const verbs[] = { "serve", "console", "script", "arena" };
+	char *err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		const char *args[] = { verbs[i], "--help", NULL };
+
+		if (run_args(&err, args) != 0)
+			fail_msg("gamebot %s --help: %s", verbs[i], err);
+		free(err);
+	}
+	{
+		const char *args[] = { "console", "--bogus", NULL };
+
+		assert_int_equal(run_args(&err, args), 2);
+		assert_non_null(strstr(err, "unknown option '--bogus'"));
+		free(err);
+	}
+	{
+		const char *args[] = { "console", "--db", NULL };
+
+		assert_int_equal(run_args(&err, args), 2);
+		assert_non_null(strstr(err, "option '--db' needs a value"));
+		free(err);
+	}
+}
+
 int main(void)
 {
 	const char *src = getenv("GAMEBOT_SRC");
 	const char *pat = getenv("GAMEBOT_TRANSCRIPTS");
 	char pattern[1024];
 	glob_t g;
-	struct transcript *ts;
-	struct CMUnitTest *tests;
+	/* static: the loaded transcripts live as long as the program (LeakSanitizer sees them) */
+	static struct transcript *ts;
+	static struct CMUnitTest *tests;
 	int rc;
 
 	if (pat)
@@ -365,6 +523,15 @@ int main(void)
 		tests[i].initial_state = &ts[i];
 	}
 	rc = _cmocka_run_group_tests("console transcripts", tests, g.gl_pathc, NULL, NULL);
+	{
+		const struct CMUnitTest more[] = {
+			cmocka_unit_test(test_wait_fires_every_due_timer),
+			cmocka_unit_test(test_escapes_removed_from_names),
+			cmocka_unit_test(test_help_and_unknown_options),
+		};
+
+		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);
+	}
 	globfree(&g);
 	return rc;
 }

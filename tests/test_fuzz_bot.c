@@ -470,7 +470,7 @@ static void check_table(struct fuzz *f, int64_t id, bool full)
 	sqlite3_stmt *q = prep(f, "SELECT game, status, seed, rules, state FROM tables WHERE id = ?");
 	struct seatrow seats[GB_MAX_SEATS + 4];
 	const struct gb_game *g;
-	int status, nseats = 0, count, minseq, maxseq, humans = 0;
+	int status, nseats = 0, count, minseq, maxseq, humans = 0, sat = 0;
 	uint64_t seed;
 	char *rules = NULL, *state = NULL;
 	bool broken = is_broken_table(f, id);
@@ -503,8 +503,10 @@ static void check_table(struct fuzz *f, int64_t id, bool full)
 				      "table %lld: one person in two seats", (long long)id);
 			humans++;
 		} else {
-			CHECK(f, seats[nseats].level < GB_LEVEL_COUNT && !seats[nseats].user[0],
+			/* a computer seat keeps the id of a person who left, past the lobby only */
+			CHECK(f, seats[nseats].level < GB_LEVEL_COUNT && (!seats[nseats].user[0] || status != STORE_LOBBY),
 			      "table %lld: computer seat %d level %d", (long long)id, nseats, seats[nseats].level);
+			sat += seats[nseats].user[0] != '\0';
 		}
 		nseats++;
 	}
@@ -514,6 +516,9 @@ static void check_table(struct fuzz *f, int64_t id, bool full)
 		CHECK(f, humans >= 1, "table %lld: a lobby with nobody in it stays open", (long long)id);
 	if (status == STORE_PLAYING)
 		CHECK(f, nseats >= g->min_players, "table %lld: playing with %d seats", (long long)id, nseats);
+	/* people played here and all have left: the table stops, it does not play on alone */
+	if (status == STORE_PLAYING && sat)
+		CHECK(f, humans >= 1, "table %lld: playing on after every person left", (long long)id);
 
 	/* the move log: 1..N */
 	q = prep(f, "SELECT count(*), coalesce(min(seq), 1), coalesce(max(seq), 0) FROM moves WHERE table_id = ?");
@@ -634,7 +639,8 @@ struct tally {
 static void tally_game(struct fuzz *f, int64_t id, int64_t chat, const struct gb_game *g,
 		       const struct gb_outcome *oc, struct tally *t, int *nt, int max)
 {
-	sqlite3_stmt *q = prep(f, "SELECT seat, user_id FROM seats WHERE table_id = ? AND level < 0");
+	/* every person who sat, those who left included (a game each, never a win) */
+	sqlite3_stmt *q = prep(f, "SELECT seat, user_id, level FROM seats WHERE table_id = ? AND user_id <> ''");
 
 	sqlite3_bind_int64(q, 1, id);
 	while (sqlite3_step(q) == SQLITE_ROW) {
@@ -653,7 +659,7 @@ static void tally_game(struct fuzz *f, int64_t id, int64_t chat, const struct gb
 			(*nt)++;
 		}
 		t[k].games++;
-		t[k].wins += !oc->draw && oc->winner == seat;
+		t[k].wins += sqlite3_column_int(q, 2) < 0 && !oc->draw && oc->winner == seat;
 	}
 	sqlite3_finalize(q);
 }

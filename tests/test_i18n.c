@@ -213,7 +213,7 @@ static void test_lookup(void **state)
 	(void)state;
 	assert_string_equal(tr(LANG_EN, M_BTN_ROLL), "Roll");
 	assert_string_equal(tr(LANG_NE, M_YOU), "तपाईं");
-	assert_string_equal(tr(LANG_NE, M_WINNER), "%s ले जित्नुभयो!");
+	assert_string_equal(tr(LANG_NE, M_WINNER), "%sले जित्नुभयो!");
 	/* out of range: never NULL */
 	assert_string_equal(tr(LANG_NE, M_COUNT), "");
 	assert_null(msg_catalogue(LANG_EN, -1));
@@ -225,6 +225,29 @@ static void test_lookup(void **state)
 	assert_string_equal(lang_code(LANG_EN), "en");
 }
 
+/*
+ * Nepali reads as one voice: postpositions joined to what they follow
+ * ("%sको", never "%s को"), and a computer player is कम्प्युटर, never बोट
+ * (which also means "plant").
+ */
+static void test_nepali_one_voice(void **state)
+{
+	static const char *const apart[] = { "%s को", "%s ले", "%s मा", "%s लाई", "%s का", "%s बाट" };
+
+	(void)state;
+	for (int k = 0; k < M_COUNT; k++) {
+		const char *t = msg_catalogue(LANG_NE, k);
+
+		for (size_t i = 0; i < sizeof(apart) / sizeof(apart[0]); i++)
+			for (const char *p = strstr(t, apart[i]); p; p = strstr(p + 1, apart[i]))
+				/* the word itself, not the start of a longer one (कोठा) */
+				if ((unsigned char)p[strlen(apart[i])] != 0xe0)
+					fail_msg("%s: postposition apart (\"%s\") in \"%s\"", msg_key_name(k), apart[i], t);
+		if (strstr(t, "बोट"))
+			fail_msg("%s: \"बोट\" in \"%s\"", msg_key_name(k), t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_conversions_parser),
 		cmocka_unit_test(test_placeholders_match),
 		cmocka_unit_test(test_nepali_has_no_english_words),
+		cmocka_unit_test(test_nepali_one_voice),
 		cmocka_unit_test(test_nepali_vocabulary),
 		cmocka_unit_test(test_lookup),
 	};

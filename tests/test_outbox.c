@@ -316,7 +316,7 @@ static void test_workers_deliver_everything_in_order(void **state)
 	/* per chat, the successful deliveries came in queue order */
 	for (int c = 0; c < 6; c++) {
 		int last = -1;
-		char prefix[8];
+		char prefix[16];
 
 		snprintf(prefix, sizeof(prefix), "c%d-", c);
 		for (int k = 0; k < f->sc.ncalls; k++) {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,6 +25,8 @@
 
 #include "bot/bot.h"
 #include "bot/i18n.h"
+#include "bot/limit.h"
+#include "bot/metrics.h"
 
 struct fixture {
 	char dir[64];
@@ -272,7 +275,7 @@ static void test_reply_handle_answered_once(void **state)
 	json_t *out, *r;
 	size_t i;
 
-	/* a command that answers with a table message: every row carries the handle, one ack */
+	/* a command that answers with a table message: one ack carries the handle, the table does not */
 	make(&cmd, "alice", "/new ludo", 1000);
 	snprintf(cmd.reply, sizeof(cmd.reply), "cb-1");
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
@@ -281,7 +284,12 @@ static void test_reply_handle_answered_once(void **state)
 	assert_int_equal(count_kind(out, "ack", NULL), 1);
 	assert_int_equal(count_kind(out, "alert", NULL), 0);
 	json_array_foreach(out, i, r) {
-		assert_string_equal(json_string_value(json_object_get(r, "reply")), "cb-1");
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+
+		if (!strcmp(kind, "ack"))
+			assert_string_equal(json_string_value(json_object_get(r, "reply")), "cb-1");
+		else
+			assert_null(json_object_get(r, "reply"));
 		assert_true(json_is_integer(json_object_get(r, "table")));
 		assert_int_equal(json_integer_value(json_object_get(r, "turn")), 0);
 	}
@@ -398,6 +406,89 @@ static void test_watch_limits(void **state)
 	json_decref(out);
 }
 
+
+/*
+ * A flood from one user: one polite answer, then silence for the rest of
+ * the minute, nothing of it stored; another chat is served all the while,
+ * and its commands keep their speed (the flood never reaches the store).
+ */
+static void test_flood_limited_politely(void **state)
+{
+	struct fixture *f = *state;
+	struct command cmd;
+	json_t *out;
+	int64_t flood_us, calm_us = 0;
+	int calm = 0;
+
+	limit_reset();
+	metrics_reset();
+	f->b.cfg.rate_user_per_min = 10;
+	f->b.cfg.rate_chat_per_min = 40;
+	for (int i = 0; i < 200; i++) {
+		struct timespec a, z;
+
+		make(&cmd, "mallory", "/help", 10000 + i);
+		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+		if (i % 20 == 0) {
+			/* the other chat, in the middle of the flood (within its own limit) */
+			make(&cmd, "alice", "/help", 10000 + i);
+			snprintf(cmd.chat, sizeof(cmd.chat), "chat-2");
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+			clock_gettime(CLOCK_MONOTONIC, &z);
+			calm_us += (z.tv_sec - a.tv_sec) * 1000000 + (z.tv_nsec - a.tv_nsec) / 1000;
+			calm++;
+		}
+	}
+	out = drain(f);
+	/* chat-1: ten answers to mallory's help, one "slow down", nothing more */
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
+	assert_true(metrics_value("gamebot_rate_limited_total", "scope=\"user\"") == 190);
+	json_decref(out);
+	/* every command of the other chat was served */
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"help\",result=\"ok\"") == 10 + calm);
+	assert_int_equal(calm, 10);
+	/* the flood never reached the store: only the served commands held a transaction */
+	assert_true(metrics_value("gamebot_store_transaction_ms", NULL) == 10 + calm);
+	flood_us = calm_us / calm;
+	print_message("the other chat's /help during the flood: %lld us on average\n", (long long)flood_us);
+	/* a minute later mallory is heard again */
+	make(&cmd, "mallory", "/help", 10000 + 61000);
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 0);
+	assert_true(json_array_size(out) >= 1);
+	json_decref(out);
+	/* internal commands (computer turns) are never limited */
+	assert_true(metrics_value("gamebot_rate_limited_total", "scope=\"user\"") == 190);
+	limit_reset();
+}
+
+/* Many people in one chat: the chat's own limit, once per window. */
+static void test_chat_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct command cmd;
+	json_t *out;
+	char user[16];
+
+	limit_reset();
+	metrics_reset();
+	f->b.cfg.rate_user_per_min = 5;
+	f->b.cfg.rate_chat_per_min = 12;
+	for (int i = 0; i < 30; i++) {
+		snprintf(user, sizeof(user), "p%d", i % 6);
+		make(&cmd, user, "/help", 1000 + i);
+		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	}
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"help\",result=\"ok\"") == 12);
+	assert_true(metrics_value("gamebot_rate_limited_total", "scope=\"chat\"") == 18);
+	json_decref(out);
+	limit_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +498,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_handle_answered_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timer_uses_choice_for_its_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood_limited_politely, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chat_limit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -285,14 +285,65 @@ static int load_file(const char *file, struct run **runs, int *nruns)
 	return 0;
 }
 
+/*
+ * More forced dice than any fixed buffer would hold are all used, in order:
+ * 4,999 ones then a six, and the 5,000th roll is the six.
+ */
+static void test_many_dice(void **state)
+{
+	const char *bin = getenv("GAMEBOT_BIN");
+	enum { NDICE = 5000 };
+	char *dice = malloc(NDICE * 2 + 1), *outtext, *last = NULL, *save = NULL, *l;
+	char *argv[] = { NULL, "script", "snakes", "--dice", dice, NULL };
+	FILE *in = tmpfile(), *out = tmpfile(), *err = tmpfile();
+	int wstatus, n = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(dice);
+	argv[0] = (char *)(bin ? bin : "bin/gamebot");
+	for (int i = 0; i < NDICE; i++) {
+		dice[2 * i] = i == NDICE - 1 ? '6' : '1';
+		dice[2 * i + 1] = i == NDICE - 1 ? '\0' : ',';
+		fputs("roll\n", in);
+	}
+	fflush(in);
+	rewind(in);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fileno(in), 0);
+		dup2(fileno(out), 1);
+		dup2(fileno(err), 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+	assert_true(WIFEXITED(wstatus));
+	assert_int_equal(WEXITSTATUS(wstatus), 0);
+	outtext = slurp(out);
+	for (l = strtok_r(outtext, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		last = l;
+		n++;
+	}
+	assert_int_equal(n, NDICE);
+	assert_non_null(last);
+	assert_non_null(strstr(last, "\"roll 6\""));
+	free(outtext);
+	free(dice);
+	fclose(in);
+	fclose(out);
+	fclose(err);
+}
+
 int main(void)
 {
 	const char *src = getenv("GAMEBOT_SRC");
 	char pattern[1024];
 	glob_t g;
-	struct run *runs = NULL;
+	static struct run *runs; /* lives as long as the program */
 	int nruns = 0, rc;
-	struct CMUnitTest *tests;
+	static struct CMUnitTest *tests;
 
 	if (getenv("GAMEBOT_FIXTURES"))
 		snprintf(pattern, sizeof(pattern), "%s", getenv("GAMEBOT_FIXTURES"));
@@ -314,6 +365,12 @@ int main(void)
 		tests[i].initial_state = &runs[i];
 	}
 	rc = _cmocka_run_group_tests("script fixtures", tests, (size_t)nruns, NULL, NULL);
+	{
+		const struct CMUnitTest more[] = { cmocka_unit_test(test_many_dice) };
+
+		rc |= cmocka_run_group_tests_name("script options", more, NULL, NULL);
+	}
+	free(tests);
 	globfree(&g);
 	return rc;
 }

@@ -90,6 +90,43 @@ static void start(struct service *s, int port)
 	}
 }
 
+struct text {
+	char buf[65536];
+	size_t len;
+};
+
+static size_t collect(char *p, size_t size, size_t n, void *arg)
+{
+	struct text *t = arg;
+	size_t len = size * n;
+
+	if (t->len + len >= sizeof(t->buf))
+		len = sizeof(t->buf) - 1 - t->len;
+	memcpy(t->buf + t->len, p, len);
+	t->len += len;
+	t->buf[t->len] = '\0';
+	return size * n;
+}
+
+/* GET path; the status (0 when nothing answered) and the body in out. */
+static long get(int port, const char *path, struct text *out)
+{
+	CURL *c = curl_easy_init();
+	char url[96];
+	long code = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(c);
+	return code;
+}
+
 static long healthz(int port)
 {
 	CURL *c = curl_easy_init();
@@ -174,6 +211,14 @@ static void check_serving_until(int sig)
 	sleep_ms(600);
 	assert_int_equal(waitpid(s.pid, NULL, WNOHANG), 0);
 	assert_int_equal(healthz(s.port), 200);
+	{
+		/* GET /metrics: Prometheus text with help and type lines */
+		static struct text t;
+
+		assert_int_equal(get(s.port, "/metrics", &t), 200);
+		assert_non_null(strstr(t.buf, "# TYPE gamebot_start_time_seconds gauge\n"));
+		assert_non_null(strstr(t.buf, "\ngamebot_start_time_seconds "));
+	}
 	assert_int_equal(stop(&s, sig), 0);
 	log = read_log(&s);
 	assert_non_null(strstr(log, "gamebot: started: listening on 127.0.0.1:"));

@@ -1,6 +1,6 @@
 /*
  * test_snakes.c - cmocka suite for the Snakes and Ladders rules core
- * (games/snakes.c, rules of record shared/rules/snakes-and-ladders.md).
+ * (games/snakes.c, rules of record games/rules/snakes-and-ladders.md).
  *
  * What it proves: every worked example of the rules document holds exactly
  * (test_sl_example_NN_*); a random board keeps every SL-7 bound and stays
@@ -792,8 +792,12 @@ static void test_init_refuses(void **state)
 
 	(void)state;
 	gb_setup_init(&su, G);
-	su.players = 1;
+	su.players = 0;
 	assert_int_equal(G->init(&s, &su), GB_EPLAYERS);
+	/* one seat alone is a race for analysis (the arena); tables need two (min_players) */
+	su.players = 1;
+	assert_int_equal(G->init(&s, &su), GB_OK);
+	assert_int_equal(G->min_players, 2);
 	su.players = 5;
 	assert_int_equal(G->init(&s, &su), GB_EPLAYERS);
 	su.players = 2;
@@ -897,7 +901,7 @@ static void test_check_catches(void **state)
 
 	(void)state;
 	start(&s, 2, 4, NULL);
-	t = s; t.players = 1;                   assert_int_equal(G->check(&t), GB_EINVARIANT);
+	t = s; t.players = 0;                   assert_int_equal(G->check(&t), GB_EINVARIANT);
 	t = s; t.to_move = 2;                   assert_int_equal(G->check(&t), GB_EINVARIANT);
 	t = s; t.pos[0] = 101;                  assert_int_equal(G->check(&t), GB_EINVARIANT);
 	t = s; t.pos[2] = 5;                    assert_int_equal(G->check(&t), GB_EINVARIANT);
@@ -955,7 +959,7 @@ static void test_from_json_malformed(void **state)
 	start(&s, 2, 8, NULL);
 	base = gb_state_json(G, &s);
 	struct { const char *key; const char *value; } muts[] = {
-		{ "positions", "[0]" }, { "positions", "[0,0,0,0,0]" }, { "positions", "[0,-1]" },
+		{ "positions", "[]" }, { "positions", "[0,0,0,0,0]" }, { "positions", "[0,-1]" },
 		{ "positions", "[0,101]" }, { "positions", "[0,\"a\"]" }, { "positions", "{}" },
 		{ "positions", "[0,16]" }, { "positions", "[0,100]" }, { "positions", "[1.5,0]" },
 		{ "winner", "0" }, { "winner", "5" }, { "winner", "\"x\"" }, { "winner", "-1" },

@@ -1,0 +1,1645 @@
+/*
+ * telegram.c - see telegram.h. The file reads top to bottom as the data
+ * flows: updates in (pure), reply views out (pure), pacing (pure, behind a
+ * mutex).
+ */
+#include "telegram.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "adapters/adapter.h"
+#include "bot/choices.h"
+#include "bot/i18n.h"
+#include "bot/log.h"
+#include "games/strbuf.h"
+#include "games/utf8.h"
+
+/* ---- updates in ---- */
+
+/* An id field (Telegram sends integers) as text into buf; false when missing. */
+static bool id_text(const json_t *v, char *buf, size_t n)
+{
+	if (json_is_integer(v)) {
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+		return true;
+	}
+	if (json_is_string(v) && json_string_length(v) > 0) {
+		const char *s = json_string_value(v);
+
+		utf8_copy(buf, n, s, strlen(s));
+		return true;
+	}
+	buf[0] = '\0';
+	return false;
+}
+
+static void str_field(const json_t *obj, const char *key, char *buf, size_t n)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	if (!s)
+		s = "";
+	utf8_copy(buf, n, s, strlen(s));
+}
+
+/* The sender: user id and display name ("first last", else @username). */
+static bool read_from(const json_t *from, struct command *cmd)
+{
+	const char *first = json_string_value(json_object_get(from, "first_name"));
+	const char *last = json_string_value(json_object_get(from, "last_name"));
+	const char *uname = json_string_value(json_object_get(from, "username"));
+	char name[STORE_NAME_LEN * 2];
+
+	if (!id_text(json_object_get(from, "id"), cmd->user, sizeof(cmd->user)))
+		return false;
+	if (first && last)
+		snprintf(name, sizeof(name), "%s %s", first, last);
+	else if (first || uname)
+		snprintf(name, sizeof(name), "%s", first ? first : uname);
+	else
+		snprintf(name, sizeof(name), "%s", cmd->user);
+	utf8_copy(cmd->user_name, sizeof(cmd->user_name), name, strlen(name));
+	return true;
+}
+
+/*
+ * "/verb@name rest": is the command for us? A command addressed to
+ * another bot is not; one without an address is for whoever reads it.
+ */
+static bool addressed_to_us(const char *text, const char *bot_username)
+{
+	const char *at = text, *end;
+	size_t n;
+
+	while (*at && *at != '@' && *at != ' ' && *at != '\t' && *at != '\n')
+		at++;
+	if (*at != '@' || !bot_username || !bot_username[0])
+		return true;
+	at++;
+	end = at;
+	while (*end && *end != ' ' && *end != '\t' && *end != '\n')
+		end++;
+	n = (size_t)(end - at);
+	return n == strlen(bot_username) && strncasecmp(at, bot_username, n) == 0;
+}
+
+static void read_message(const json_t *msg, const char *bot_username, struct tg_update *u)
+{
+	const json_t *chat = json_object_get(msg, "chat");
+	const char *text = json_string_value(json_object_get(msg, "text"));
+
+	str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
+	if (!id_text(json_object_get(chat, "id"), u->cmd.chat, sizeof(u->cmd.chat)))
+		return;
+	if (json_object_get(msg, "migrate_to_chat_id")) {
+		if (id_text(json_object_get(msg, "migrate_to_chat_id"), u->migrate_to,
+			    sizeof(u->migrate_to)))
+			u->kind = TG_MIGRATE;
+		return;
+	}
+	if (!text || text[0] != '/' || !addressed_to_us(text, bot_username))
+		return;
+	if (!read_from(json_object_get(msg, "from"), &u->cmd))
+		return;
+	if (command_parse_text(&u->cmd, text))
+		return;
+	u->kind = TG_COMMAND;
+}
+
+/* A button's data into the command; unreadable data is kept as a forged press. */
+static void read_button(const char *data, struct tg_update *u)
+{
+	char cmd[TG_CALLBACK_MAX + 2];
+
+	if (!data || tg_callback_decode(data, &u->button_table, &u->button_turn, cmd, sizeof(cmd)) ||
+	    command_parse_text(&u->cmd, cmd)) {
+		/* the router refuses a press for no table of this chat, changing nothing */
+		u->button_table = -1;
+		u->button_turn = -1;
+		snprintf(u->cmd.verb, sizeof(u->cmd.verb), "board");
+		u->cmd.args[0] = '\0';
+	}
+}
+
+static void read_callback(const json_t *cq, struct tg_update *u)
+{
+	const json_t *msg = json_object_get(cq, "message");
+	const json_t *chat = json_object_get(msg, "chat");
+
+	str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
+	str_field(cq, "id", u->reply, sizeof(u->reply));
+	if (!u->reply[0] || !id_text(json_object_get(chat, "id"), u->cmd.chat, sizeof(u->cmd.chat)) ||
+	    !read_from(json_object_get(cq, "from"), &u->cmd))
+		return;
+	u->button = true;
+	read_button(json_string_value(json_object_get(cq, "data")), u);
+	u->kind = TG_COMMAND;
+}
+
+int tg_update_parse(const char *json, size_t len, const char *bot_username, int64_t now_ms,
+		    struct tg_update *u)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(json, len, 0, &jerr), *v;
+	int rc = GB_OK;
+
+	memset(u, 0, sizeof(*u));
+	u->button_table = 0;
+	if (!json_is_object(root) || !json_is_integer(json_object_get(root, "update_id"))) {
+		rc = GB_EPARSE;
+		goto out;
+	}
+	u->update_id = json_integer_value(json_object_get(root, "update_id"));
+	snprintf(u->cmd.platform, sizeof(u->cmd.platform), "telegram");
+	snprintf(u->cmd.update_id, sizeof(u->cmd.update_id), "%lld", u->update_id);
+	u->cmd.now_ms = now_ms;
+
+	v = json_object_get(root, "message");
+	if (json_is_object(v)) {
+		read_message(v, bot_username, u);
+		goto out;
+	}
+	v = json_object_get(root, "callback_query");
+	if (json_is_object(v)) {
+		read_callback(v, u);
+		goto out;
+	}
+	v = json_object_get(root, "inline_query");
+	if (json_is_object(v)) {
+		str_field(v, "id", u->query_id, sizeof(u->query_id));
+		str_field(v, "query", u->query, sizeof(u->query));
+		str_field(v, "chat_type", u->chat_type, sizeof(u->chat_type));
+		if (u->query_id[0] && read_from(json_object_get(v, "from"), &u->cmd))
+			u->kind = TG_INLINE_QUERY;
+		goto out;
+	}
+	v = json_object_get(root, "chosen_inline_result");
+	if (json_is_object(v)) {
+		const char *id = json_string_value(json_object_get(v, "result_id"));
+		char cmd[TG_CALLBACK_MAX + 2];
+
+		if (id && read_from(json_object_get(v, "from"), &u->cmd) &&
+		    !tg_callback_decode(id, &u->button_table, &u->button_turn, cmd, sizeof(cmd)) &&
+		    !command_parse_text(&u->cmd, cmd))
+			u->kind = TG_CHOSEN;
+		goto out;
+	}
+	v = json_object_get(root, "my_chat_member");
+	if (json_is_object(v)) {
+		const json_t *chat = json_object_get(v, "chat");
+
+		str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
+		str_field(json_object_get(v, "new_chat_member"), "status", u->member_status,
+			  sizeof(u->member_status));
+		if (id_text(json_object_get(chat, "id"), u->cmd.chat, sizeof(u->cmd.chat)) &&
+		    u->member_status[0])
+			u->kind = TG_MEMBER;
+		goto out;
+	}
+	/* edited messages, channel posts, polls, chat_member, ...: acknowledged and ignored */
+out:
+	if (rc == GB_OK && u->kind == TG_IGNORE)
+		u->cmd.verb[0] = '\0';
+	json_decref(root);
+	return rc;
+}
+
+/* ---- callback data ---- */
+
+int tg_callback_encode(int64_t table, int turn, const char *cmd, char *buf, size_t cap)
+{
+	int n;
+
+	if (!cmd || cmd[0] != '/' || !cmd[1] || cap < TG_CALLBACK_MAX + 1)
+		return GB_EARGS;
+	n = snprintf(buf, cap, "%lld:%d:%s", (long long)table, turn, cmd + 1);
+	if (n < 0 || n > TG_CALLBACK_MAX) {
+		buf[0] = '\0';
+		return GB_EARGS;
+	}
+	return GB_OK;
+}
+
+/* A decimal number of at most 18 digits at *p; advances *p past it. */
+static bool read_num(const char **p, long long *out)
+{
+	const char *s = *p;
+	long long v = 0;
+	int digits = 0;
+
+	while (*s >= '0' && *s <= '9' && digits < 18) {
+		v = v * 10 + (*s - '0');
+		s++;
+		digits++;
+	}
+	if (!digits || (*s >= '0' && *s <= '9'))
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+int tg_callback_decode(const char *data, int64_t *table, int *turn, char *cmd, size_t cap)
+{
+	const char *p = data;
+	long long t, n;
+	size_t len;
+
+	if (!data || strlen(data) > TG_CALLBACK_MAX)
+		return GB_EPARSE;
+	if (!read_num(&p, &t) || *p++ != ':' || !read_num(&p, &n) || *p++ != ':' || n > 1000000000)
+		return GB_EPARSE;
+	len = strlen(p);
+	if (!len || len + 2 > cap || !utf8_valid(p))
+		return GB_EPARSE;
+	cmd[0] = '/';
+	memcpy(cmd + 1, p, len + 1);
+	*table = t;
+	*turn = (int)n;
+	return GB_OK;
+}
+
+/* ---- reply views out ---- */
+
+void tg_html_escape(struct strbuf *sb, const char *text)
+{
+	const char *run = text;
+
+	for (const char *p = text; *p; p++) {
+		const char *rep = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : NULL;
+
+		if (!rep)
+			continue;
+		sb_addn(sb, run, (size_t)(p - run));
+		sb_add(sb, rep);
+		run = p + 1;
+	}
+	sb_add(sb, run);
+}
+
+size_t tg_utf16_cut(const char *s, size_t max)
+{
+	size_t units = 0, off = 0;
+
+	while (s[off]) {
+		uint32_t cp;
+		size_t n = utf8_decode(s + off, &cp);
+		size_t w = cp >= 0x10000 ? 2 : 1;
+
+		if (units + w > max)
+			break;
+		units += w;
+		off += n;
+	}
+	return off;
+}
+
+void tg_call_release(struct tg_call *c)
+{
+	if (!c)
+		return;
+	json_decref(c->body);
+	memset(c, 0, sizeof(*c));
+}
+
+json_t *tg_chat_id(const char *chat)
+{
+	const char *p = chat;
+	long long v = 0;
+	bool neg = *p == '-';
+
+	if (neg)
+		p++;
+	if (!*p || strlen(p) > 18)
+		return json_string(chat);
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return json_string(chat);
+		v = v * 10 + (*p - '0');
+	}
+	return json_integer(neg ? -v : v);
+}
+
+json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn)
+{
+	json_t *rows = json_array(), *row, *b, *kb;
+	size_t i, k;
+
+	json_array_foreach(buttons, i, row) {
+		json_t *out = json_array();
+
+		json_array_foreach(row, k, b) {
+			const char *label = json_string_value(json_object_get(b, "label"));
+			const char *cmd = json_string_value(json_object_get(b, "cmd"));
+			char data[TG_CALLBACK_MAX + 1];
+			json_t *btn;
+
+			if (!label || tg_callback_encode(table, turn, cmd, data, sizeof(data)))
+				continue; /* a command too long for callback_data cannot be a button */
+			btn = json_object();
+			json_object_set_new(btn, "text", json_string(label));
+			json_object_set_new(btn, "callback_data", json_string(data));
+			json_array_append_new(out, btn);
+		}
+		if (json_array_size(out))
+			json_array_append_new(rows, out);
+		else
+			json_decref(out);
+	}
+	if (!json_array_size(rows)) {
+		json_decref(rows);
+		return NULL;
+	}
+	kb = json_object();
+	json_object_set_new(kb, "inline_keyboard", rows);
+	return kb;
+}
+
+/*
+ * The message text: in <pre> for boards and hands (their columns line up),
+ * escaped for HTML, cut to what Telegram accepts (the limit counts the text
+ * after entities, so it is measured before escaping).
+ */
+static char *message_text(const char *text, bool pre)
+{
+	struct strbuf sb = { 0 }, cut = { 0 };
+	size_t keep = tg_utf16_cut(text, TG_TEXT_MAX);
+
+	if (text[keep]) {
+		keep = tg_utf16_cut(text, TG_TEXT_MAX - 1);
+		sb_addn(&cut, text, keep);
+		sb_add(&cut, "…");
+		text = sb_str(&cut);
+	}
+	if (pre)
+		sb_add(&sb, "<pre>");
+	tg_html_escape(&sb, text);
+	if (pre)
+		sb_add(&sb, "</pre>");
+	sb_release(&cut);
+	return sb_detach(&sb);
+}
+
+static json_t *send_body(const char *chat, const char *text, bool pre)
+{
+	json_t *body = json_object();
+	char *html = message_text(text, pre);
+
+	json_object_set_new(body, "chat_id", tg_chat_id(chat));
+	json_object_set_new(body, "text", json_string(html ? html : ""));
+	json_object_set_new(body, "parse_mode", json_string("HTML"));
+	free(html);
+	return body;
+}
+
+static json_t *answer_body(const char *reply, const char *text)
+{
+	json_t *body = json_object();
+
+	json_object_set_new(body, "callback_query_id", json_string(reply));
+	if (text && text[0]) {
+		struct strbuf sb = { 0 };
+		size_t keep = tg_utf16_cut(text, TG_ALERT_MAX);
+
+		if (text[keep]) {
+			keep = tg_utf16_cut(text, TG_ALERT_MAX - 1);
+			sb_addn(&sb, text, keep);
+			sb_add(&sb, "…");
+		} else {
+			sb_add(&sb, text);
+		}
+		json_object_set_new(body, "text", json_string(sb_str(&sb)));
+		json_object_set_new(body, "show_alert", json_true());
+		sb_release(&sb);
+	}
+	return body;
+}
+
+int tg_render(const json_t *view, const char *chat, const char *message_id, struct tg_call *out)
+{
+	const char *kind = json_string_value(json_object_get(view, "kind"));
+	const char *text = json_string_value(json_object_get(view, "text"));
+	const char *user = json_string_value(json_object_get(view, "user"));
+	const char *reply = json_string_value(json_object_get(view, "reply"));
+	int64_t table = json_integer_value(json_object_get(view, "table"));
+	int turn = (int)json_integer_value(json_object_get(view, "turn"));
+	json_t *kb;
+	int rc = GB_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (!text)
+		text = "";
+	if (reply && !reply[0])
+		reply = NULL;
+	if (!kind) {
+		rc = GB_EPARSE;
+		goto out;
+	}
+	if (strcmp(kind, "ack") == 0 || (strcmp(kind, "alert") == 0 && reply) ||
+	    (strcmp(kind, "private") == 0 && reply)) {
+		/* a button press: its answer is an alert (a refusal, or the hand) or a plain ack */
+		if (!reply)
+			goto out;
+		snprintf(out->method, sizeof(out->method), "answerCallbackQuery");
+		out->body = answer_body(reply, strcmp(kind, "ack") ? text : NULL);
+		goto out;
+	}
+	if (strcmp(kind, "table") == 0 && message_id && message_id[0]) {
+		snprintf(out->method, sizeof(out->method), "editMessageText");
+		snprintf(out->chat, sizeof(out->chat), "%s", chat);
+		out->body = send_body(chat, text, true);
+		json_object_set_new(out->body, "message_id", tg_chat_id(message_id));
+	} else if (strcmp(kind, "table") == 0 || strcmp(kind, "public") == 0 ||
+		   strcmp(kind, "alert") == 0) {
+		snprintf(out->method, sizeof(out->method), "sendMessage");
+		snprintf(out->chat, sizeof(out->chat), "%s", chat);
+		out->body = send_body(chat, text, strcmp(kind, "table") == 0);
+	} else if (strcmp(kind, "private") == 0 && user && user[0]) {
+		/* a user's private chat with the bot has the user's id */
+		snprintf(out->method, sizeof(out->method), "sendMessage");
+		snprintf(out->chat, sizeof(out->chat), "%s", user);
+		out->body = send_body(user, text, true);
+	} else {
+		rc = GB_EPARSE;
+		goto out;
+	}
+	kb = tg_keyboard(json_object_get(view, "buttons"), table, turn);
+	if (kb)
+		json_object_set_new(out->body, "reply_markup", kb);
+	else if (strcmp(out->method, "editMessageText") == 0)
+		/* an edit without markup would keep the old buttons: clear them */
+		json_object_set_new(out->body, "reply_markup",
+				    json_pack("{s[]}", "inline_keyboard"));
+out:
+	if (!rc && out->method[0] && !out->body)
+		rc = GB_ENOMEM;
+	if (rc)
+		tg_call_release(out);
+	return rc;
+}
+
+/* ---- pacing ---- */
+
+#define PACE_SLOTS 2048
+#define PACE_PROBE 16
+#define PACE_GROUP_N 20         /* messages a minute in a group */
+#define PACE_CHAT_MS 1000       /* one message a second in a chat */
+#define PACE_ALL_N 30           /* messages a second overall */
+
+struct pace_chat {
+	char chat[32];
+	int64_t sent[PACE_GROUP_N]; /* ring of the last sends */
+	int next;
+	int64_t last;
+};
+
+struct tg_pace {
+	pthread_mutex_t lock;
+	struct pace_chat chats[PACE_SLOTS];
+	int64_t all[PACE_ALL_N];
+	int all_next;
+};
+
+struct tg_pace *tg_pace_new(void)
+{
+	struct tg_pace *p = calloc(1, sizeof(*p));
+
+	if (p)
+		pthread_mutex_init(&p->lock, NULL);
+	return p;
+}
+
+void tg_pace_free(struct tg_pace *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The chat's slot: its own, else a free one, else the one idle longest. Lock held. */
+static struct pace_chat *pace_slot(struct tg_pace *p, const char *chat)
+{
+	uint32_t h = hash(chat);
+	struct pace_chat *empty = NULL, *lru = NULL, *c;
+
+	for (int i = 0; i < PACE_PROBE; i++) {
+		c = &p->chats[(h + (uint32_t)i) % PACE_SLOTS];
+		if (strcmp(c->chat, chat) == 0)
+			return c;
+		if (!c->chat[0]) {
+			if (!empty)
+				empty = c;
+		} else if (!lru || c->last < lru->last) {
+			lru = c;
+		}
+	}
+	c = empty ? empty : lru;
+	memset(c, 0, sizeof(*c));
+	snprintf(c->chat, sizeof(c->chat), "%s", chat);
+	return c;
+}
+
+int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
+{
+	struct pace_chat *c;
+	int64_t wait = 0, oldest;
+
+	*global = false;
+	pthread_mutex_lock(&p->lock);
+	oldest = p->all[p->all_next];
+	if (oldest && now_ms - oldest < 1000) {
+		wait = 1000 - (now_ms - oldest);
+		*global = true;
+		goto out;
+	}
+	c = pace_slot(p, chat);
+	if (c->last && now_ms - c->last < PACE_CHAT_MS) {
+		wait = PACE_CHAT_MS - (now_ms - c->last);
+		goto out;
+	}
+	oldest = c->sent[c->next];
+	if (chat[0] == '-' && oldest && now_ms - oldest < 60000) {
+		wait = 60000 - (now_ms - oldest);
+		goto out;
+	}
+	c->sent[c->next] = now_ms;
+	c->next = (c->next + 1) % PACE_GROUP_N;
+	c->last = now_ms;
+	p->all[p->all_next] = now_ms;
+	p->all_next = (p->all_next + 1) % PACE_ALL_N;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return wait;
+}
+
+/* ---- the Bot API over HTTP ---- */
+
+#define TG_CALL_TIMEOUT_S 10L   /* one API call (not a long poll) */
+#define TG_POLL_S 25            /* long-poll wait asked of getUpdates */
+#define ADMIN_SLOTS 1024
+#define ADMIN_TTL_MS (5 * 60 * 1000)
+
+/* The update types the bot reads: webhook and polling ask for the same. */
+static const char *const allowed_updates[] = {
+	"message", "callback_query", "inline_query", "chosen_inline_result", "my_chat_member",
+};
+
+struct admin_entry {
+	char chat[STORE_ID_LEN];
+	char user[STORE_ID_LEN];
+	bool admin;
+	int64_t until_ms;
+};
+
+struct telegram {
+	struct adapter_env env;            /* a copy: what it points to outlives the adapter */
+	char api[CONFIG_VALUE_LEN];        /* base URL without a trailing slash */
+	char token[CONFIG_VALUE_LEN];      /* never logged: it is in every URL */
+	char secret[CONFIG_VALUE_LEN];
+	bool webhook;
+	struct tg_pace *pace;              /* NULL: pacing switched off (tests, benchmarks) */
+
+	pthread_mutex_t lock;              /* guards what follows */
+	pthread_cond_t wake;               /* the poller's pauses end early at stop */
+	char username[64];                 /* the bot's own, from getMe; "" until known */
+	int64_t username_tried_ms;
+	struct admin_entry admins[ADMIN_SLOTS];
+	bool stop;
+
+	pthread_t poller;
+	bool polling;
+	volatile int abort_poll;           /* read by curl's progress callback */
+};
+
+/* What one API call came back with. */
+struct tg_result {
+	int transport;                     /* CURLcode: 0 when a response arrived */
+	long status;                       /* HTTP status */
+	bool ok;                           /* the body said "ok": true */
+	json_t *result;                    /* its "result" (owned) */
+	char description[160];
+	int64_t retry_after;               /* seconds, with 429 */
+	char migrate_to[32];               /* with 400 when a group became a supergroup */
+};
+
+static void tg_result_release(struct tg_result *r)
+{
+	json_decref(r->result);
+	memset(r, 0, sizeof(*r));
+}
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static pthread_key_t curl_key;
+
+static void curl_handle_free(void *h)
+{
+	curl_easy_cleanup(h);
+}
+
+static void curl_key_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	pthread_key_create(&curl_key, curl_handle_free);
+}
+
+/*
+ * The calling thread's libcurl handle: made on first use and kept, so its
+ * connection to the API stays open between calls; cleaned up when the
+ * thread exits. NULL when out of memory.
+ */
+static CURL *thread_curl(void)
+{
+	CURL *c;
+
+	pthread_once(&curl_once, curl_key_init);
+	c = pthread_getspecific(curl_key);
+	if (!c) {
+		c = curl_easy_init();
+		if (c && pthread_setspecific(curl_key, c)) {
+			curl_easy_cleanup(c);
+			c = NULL;
+		}
+	}
+	return c;
+}
+
+static size_t sink(char *p, size_t size, size_t n, void *arg)
+{
+	sb_addn(arg, p, size * n);
+	return size * n;
+}
+
+static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		    curl_off_t ulnow)
+{
+	const volatile int *abort_flag = arg;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return abort_flag && *abort_flag;
+}
+
+/* Read an API answer (any status) into res. */
+static void read_answer(const struct strbuf *sb, struct tg_result *res)
+{
+	json_error_t jerr;
+	json_t *j = json_loadb(sb_str(sb), sb->len, 0, &jerr), *params;
+	const char *desc;
+
+	res->ok = json_is_true(json_object_get(j, "ok")) && res->status == 200;
+	if (res->ok)
+		res->result = json_incref(json_object_get(j, "result"));
+	desc = json_string_value(json_object_get(j, "description"));
+	utf8_copy(res->description, sizeof(res->description), desc ? desc : "",
+		  desc ? strlen(desc) : 0);
+	params = json_object_get(j, "parameters");
+	res->retry_after = json_integer_value(json_object_get(params, "retry_after"));
+	id_text(json_object_get(params, "migrate_to_chat_id"), res->migrate_to, sizeof(res->migrate_to));
+	json_decref(j);
+}
+
+/*
+ * POST body (JSON) to $api/bot<token>/<method> with the calling thread's
+ * handle. abort_flag (may be NULL) ends the call early when it becomes
+ * non-zero. The URL holds the token: it never reaches a log line, and
+ * curl's own messages (curl_easy_strerror) do not include it.
+ */
+static void tg_api(struct telegram *t, const char *method, const json_t *body, long timeout_s,
+		   const volatile int *abort_flag, struct tg_result *res)
+{
+	CURL *c = thread_curl();
+	struct curl_slist *h = NULL;
+	struct strbuf url = { 0 }, in = { 0 };
+	char *text = NULL;
+
+	memset(res, 0, sizeof(*res));
+	text = json_dumps(body, JSON_COMPACT);
+	h = curl_slist_append(h, "Content-Type: application/json");
+	if (!c || !text || !h) {
+		res->transport = CURLE_OUT_OF_MEMORY;
+		goto out;
+	}
+	sb_addf(&url, "%s/bot%s/%s", t->api, t->token, method);
+	curl_easy_reset(c);
+	curl_easy_setopt(c, CURLOPT_URL, sb_str(&url));
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	if (abort_flag) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)abort_flag);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
+	res->transport = (int)curl_easy_perform(c);
+	if (res->transport)
+		goto out;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
+	read_answer(&in, res);
+out:
+	curl_slist_free_all(h);
+	free(text);
+	sb_release(&url);
+	sb_release(&in);
+}
+
+/* A short account of a failed call for logs and set-aside rows: no URL, no token. */
+static void describe(const char *method, const struct tg_result *res, char *buf, size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	if (res->transport)
+		sb_addf(&sb, "%s: %s", method, curl_easy_strerror((CURLcode)res->transport));
+	else
+		sb_addf(&sb, "%s: %ld %s", method, res->status, res->description);
+	utf8_copy(buf, n, sb_str(&sb), sb.len);
+	sb_release(&sb);
+}
+
+static void tg_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tg_log(const char *fmt, ...)
+{
+	struct strbuf sb = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	gb_log("telegram: %s", sb_str(&sb));
+	sb_release(&sb);
+}
+
+/* Learn the bot's username with getMe, at most once a minute until it is known. */
+static void ensure_username(struct telegram *t)
+{
+	struct tg_result res;
+	int64_t now = bot_now_ms();
+	json_t *body;
+	const char *name;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->username[0] || (t->username_tried_ms && now - t->username_tried_ms < 60000)) {
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
+	t->username_tried_ms = now;
+	pthread_mutex_unlock(&t->lock);
+	body = json_object();
+	tg_api(t, "getMe", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	json_decref(body);
+	name = json_string_value(json_object_get(res.result, "username"));
+	if (res.ok && name) {
+		pthread_mutex_lock(&t->lock);
+		snprintf(t->username, sizeof(t->username), "%s", name);
+		pthread_mutex_unlock(&t->lock);
+	} else {
+		char why[200];
+
+		describe("getMe", &res, why, sizeof(why));
+		tg_log("cannot learn the bot's username (%s); commands for other bots are not told apart until then",
+		       why);
+	}
+	tg_result_release(&res);
+}
+
+static void username_copy(struct telegram *t, char *buf, size_t n)
+{
+	pthread_mutex_lock(&t->lock);
+	snprintf(buf, n, "%s", t->username);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* ---- delivery ---- */
+
+static void set_result(struct delivery *d, enum delivery_result r, int64_t retry_ms, const char *why)
+{
+	d->result = r;
+	d->retry_ms = retry_ms;
+	utf8_copy(d->why, sizeof(d->why), why ? why : "", why ? strlen(why) : 0);
+}
+
+/* The seat name of user at table, or the user id when it has none there. */
+static void seat_name_of(struct store *s, int64_t table, const char *user, char *buf, size_t n)
+{
+	struct store_seat seats[GB_MAX_SEATS];
+	int count = 0;
+
+	snprintf(buf, n, "%s", user);
+	if (!table || store_seats_get(s, table, seats, GB_MAX_SEATS, &count))
+		return;
+	for (int i = 0; i < count; i++)
+		if (seats[i].level < 0 && strcmp(seats[i].user, user) == 0)
+			snprintf(buf, n, "%s", seats[i].name);
+}
+
+/*
+ * A private view could not reach the user (403: they never started the
+ * bot): tell them in the group how to get it, in the chat's language.
+ */
+static void private_fallback(struct telegram *t, struct store *s, const struct store_out *row,
+			     const json_t *view, struct delivery *d)
+{
+	const char *user = json_string_value(json_object_get(view, "user"));
+	int lang = lang_parse(json_string_value(json_object_get(view, "lang")));
+	char name[STORE_NAME_LEN], bot[64], why[200];
+	struct strbuf text = { 0 };
+	struct tg_result res;
+	json_t *body;
+
+	ensure_username(t);
+	username_copy(t, bot, sizeof(bot));
+	seat_name_of(s, row->table, user ? user : "", name, sizeof(name));
+	sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE), name,
+		 bot[0] ? bot : "gamebot", bot[0] ? bot : "gamebot");
+	body = send_body(row->chat, sb_str(&text), false);
+	tg_api(t, "sendMessage", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	if (res.transport || res.status >= 500 || res.status == 429) {
+		describe("sendMessage (private fallback)", &res, why, sizeof(why));
+		if (res.status == 429)
+			set_result(d, DELIVERY_WAIT, res.retry_after * 1000, why);
+		else
+			set_result(d, DELIVERY_RETRY, 0, why);
+	} else if (!res.ok) {
+		describe("sendMessage (private fallback)", &res, why, sizeof(why));
+		set_result(d, DELIVERY_GIVE_UP, 0, why);
+	}
+	tg_result_release(&res);
+	json_decref(body);
+	sb_release(&text);
+}
+
+/* Did the table's message go (sendMessage): record its id, without bumping the version. */
+static void record_message(struct store *s, const struct store_out *row, const struct tg_result *res)
+{
+	char id[32];
+	int rc;
+
+	if (!row->table || !id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
+		return;
+	rc = store_table_set_message(s, row->table, id);
+	if (rc && rc != GB_ENOTFOUND)
+		/* posted all the same: sending it again would show the table twice */
+		tg_log("table %lld: message %s posted but not recorded: %s", (long long)row->table, id,
+		       gb_strerror(rc));
+}
+
+static bool says(const struct tg_result *res, const char *what)
+{
+	return strstr(res->description, what) != NULL;
+}
+
+static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
+{
+	struct telegram *t = self;
+	struct store_table table = { 0 };
+	struct tg_call call = { 0 };
+	struct tg_result res = { 0 };
+	json_error_t jerr;
+	json_t *view = json_loads(row->payload ? row->payload : "", 0, &jerr);
+	const char *kind = json_string_value(json_object_get(view, "kind"));
+	bool is_table = kind && strcmp(kind, "table") == 0;
+	char why[200];
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->result = DELIVERY_OK;
+	if (!json_is_object(view) || !kind) {
+		set_result(d, DELIVERY_GIVE_UP, 0, "unreadable reply view");
+		goto out;
+	}
+	if (is_table && row->table) {
+		int moves = 0;
+
+		rc = store_table_get(s, row->table, &table);
+		if (!rc)
+			rc = store_move_count(s, row->table, &moves);
+		if (rc && rc != GB_ENOTFOUND) {
+			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+			goto out;
+		}
+		/*
+		 * Every move queues a new board: one drawn before the last
+		 * move (a row re-claimed after a crash, or one claimed just
+		 * before the next move) is superseded, and is not sent.
+		 */
+		if (json_integer_value(json_object_get(view, "turn")) < moves)
+			goto out;
+	}
+	rc = tg_render(view, row->chat, table.message, &call);
+	if (rc) {
+		snprintf(why, sizeof(why), "cannot render a reply of kind '%s'", kind);
+		set_result(d, DELIVERY_GIVE_UP, 0, why);
+		goto out;
+	}
+	if (!call.method[0])
+		goto out;
+	if (t->pace && call.chat[0]) {
+		int64_t wait = tg_pace_take(t->pace, call.chat, bot_now_ms(), &d->global);
+
+		if (wait > 0) {
+			set_result(d, DELIVERY_WAIT, wait, "paced");
+			goto out;
+		}
+	}
+	tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
+	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
+	    (says(&res, "message to edit not found") || says(&res, "message can't be edited"))) {
+		/* deleted, or too old to edit: post the table afresh and keep the new id */
+		tg_call_release(&call);
+		tg_result_release(&res);
+		rc = tg_render(view, row->chat, "", &call);
+		if (rc) {
+			set_result(d, DELIVERY_GIVE_UP, 0, "cannot render the table message");
+			goto out;
+		}
+		tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
+	}
+	describe(call.method, &res, why, sizeof(why));
+	if (res.ok) {
+		if (is_table && strcmp(call.method, "sendMessage") == 0)
+			record_message(s, row, &res);
+	} else if (res.transport || res.status >= 500) {
+		set_result(d, DELIVERY_RETRY, 0, why);
+	} else if (res.status == 429) {
+		set_result(d, DELIVERY_WAIT, (res.retry_after > 0 ? res.retry_after : 1) * 1000, why);
+	} else if (res.status == 400 && says(&res, "message is not modified")) {
+		/* the same board again (a repeat after a lost lease): already shown */
+	} else if (res.migrate_to[0]) {
+		/* the group became a supergroup: move the chat, and this row goes there next */
+		rc = store_chat_move(s, "telegram", row->chat, res.migrate_to);
+		if (rc && rc != GB_ENOTFOUND)
+			set_result(d, DELIVERY_GIVE_UP, 0, why);
+		else
+			set_result(d, DELIVERY_WAIT, 0, "chat moved to a supergroup");
+	} else if (res.status == 403 && strcmp(kind, "private") == 0) {
+		private_fallback(t, s, row, view, d);
+	} else if (strcmp(call.method, "answerCallbackQuery") == 0 && res.status == 400) {
+		/* too old, or answered already: the press is over, nothing left to tell */
+	} else {
+		set_result(d, DELIVERY_GIVE_UP, 0, why);
+	}
+out:
+	tg_result_release(&res);
+	tg_call_release(&call);
+	store_table_release(&table);
+	json_decref(view);
+}
+
+/* ---- receiving ---- */
+
+/*
+ * Commands whose outcome depends on the sender's rights in the chat: only
+ * for these is getChatMember asked (and cached), so a move costs no extra
+ * call to Telegram.
+ */
+static const char *const admin_verbs[] = { "settings", "speed", "lang", "stop" };
+
+static bool needs_rights(const char *verb)
+{
+	for (size_t i = 0; i < sizeof(admin_verbs) / sizeof(admin_verbs[0]); i++)
+		if (strcmp(admin_verbs[i], verb) == 0)
+			return true;
+	return false;
+}
+
+/* Is user an administrator (or the creator) of chat? Cached ADMIN_TTL_MS. */
+static bool chat_admin(struct telegram *t, const char *chat, const char *user)
+{
+	struct strbuf key = { 0 };
+	struct admin_entry *e;
+	struct tg_result res;
+	json_t *body;
+	int64_t now = bot_now_ms();
+	const char *status;
+	bool admin = false, hit = false;
+
+	sb_addf(&key, "%s/%s", chat, user);
+	e = &t->admins[hash(sb_str(&key)) % ADMIN_SLOTS];
+	sb_release(&key);
+	pthread_mutex_lock(&t->lock);
+	if (!strcmp(e->chat, chat) && !strcmp(e->user, user) && e->until_ms > now) {
+		admin = e->admin;
+		hit = true;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (hit)
+		return admin;
+	body = json_object();
+	json_object_set_new(body, "chat_id", tg_chat_id(chat));
+	json_object_set_new(body, "user_id", tg_chat_id(user));
+	tg_api(t, "getChatMember", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	json_decref(body);
+	status = json_string_value(json_object_get(res.result, "status"));
+	if (res.ok && status) {
+		admin = !strcmp(status, "creator") || !strcmp(status, "administrator");
+		pthread_mutex_lock(&t->lock);
+		snprintf(e->chat, sizeof(e->chat), "%s", chat);
+		snprintf(e->user, sizeof(e->user), "%s", user);
+		e->admin = admin;
+		e->until_ms = now + ADMIN_TTL_MS;
+		pthread_mutex_unlock(&t->lock);
+	} else {
+		char why[200];
+
+		/* not cached: asked again next time */
+		describe("getChatMember", &res, why, sizeof(why));
+		tg_log("rights of a user in chat %s unknown (%s): treated as a member", chat, why);
+	}
+	tg_result_release(&res);
+	return admin;
+}
+
+/* The platform chat id of a table of ours; false when it is not a Telegram table. */
+static bool table_chat(struct bot *b, int64_t table, char *chat, size_t n)
+{
+	struct store_table t = { 0 };
+	struct store_chat c = { 0 };
+	bool ok = false;
+
+	if (table > 0 && !store_table_get(b->store, table, &t) &&
+	    !store_chat_get_by_id(b->store, t.chat, &c) && strcmp(c.platform, "telegram") == 0) {
+		snprintf(chat, n, "%s", c.chat);
+		ok = true;
+	}
+	store_table_release(&t);
+	store_chat_release(&c);
+	return ok;
+}
+
+/* Inline mode: the user's choices at every table where it is their turn. */
+static void answer_inline(struct telegram *t, struct bot *b, const struct tg_update *u)
+{
+	struct bot_choice ch[50];
+	struct tg_result res;
+	json_t *body = json_object(), *results = json_array();
+	char why[200];
+	int n = 0, rc;
+
+	rc = bot_user_choices(b, "telegram", u->cmd.user, ch, 50, &n);
+	if (rc)
+		tg_log("inline query: choices not read: %s", gb_strerror(rc));
+	for (int i = 0; i < n; i++) {
+		char id[TG_CALLBACK_MAX + 1];
+		json_t *r, *content;
+
+		if (tg_callback_encode(ch[i].table, ch[i].turn, ch[i].cmd, id, sizeof(id)))
+			continue;
+		r = json_object();
+		content = json_object();
+		json_object_set_new(r, "type", json_string("article"));
+		json_object_set_new(r, "id", json_string(id));
+		json_object_set_new(r, "title", json_string(ch[i].label));
+		json_object_set_new(r, "description", json_string(ch[i].cmd));
+		json_object_set_new(content, "message_text", json_string(ch[i].label));
+		json_object_set_new(r, "input_message_content", content);
+		json_array_append_new(results, r);
+	}
+	json_object_set_new(body, "inline_query_id", json_string(u->query_id));
+	json_object_set_new(body, "results", results);
+	/* personal and never cached: another player, or the next trick, sees other cards */
+	json_object_set_new(body, "cache_time", json_integer(0));
+	json_object_set_new(body, "is_personal", json_true());
+	tg_api(t, "answerInlineQuery", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	if (!res.ok) {
+		describe("answerInlineQuery", &res, why, sizeof(why));
+		tg_log("%s", why);
+	}
+	tg_result_release(&res);
+	json_decref(body);
+}
+
+/* The command the bot runs for an update. */
+static void to_command(const struct tg_update *u, struct command *cmd)
+{
+	*cmd = u->cmd;
+	snprintf(cmd->reply, sizeof(cmd->reply), "%s", u->reply);
+	if (u->button || u->kind == TG_CHOSEN) {
+		/* the router refuses a press for another table or an earlier turn */
+		cmd->button_table = u->button_table;
+		cmd->button_turn = u->button_turn;
+	}
+}
+
+static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
+{
+	struct command cmd;
+	int rc;
+
+	if (u->kind == TG_CHOSEN || (u->button && strcmp(u->chat_type, "private") == 0)) {
+		/*
+		 * A card picked in inline mode, or a button of a hand sent
+		 * privately: the move belongs to the table's own chat.
+		 */
+		if (!table_chat(b, u->button_table, u->cmd.chat, sizeof(u->cmd.chat)) &&
+		    u->kind == TG_CHOSEN)
+			return 200;
+	}
+	to_command(u, &cmd);
+	if (strcmp(u->chat_type, "private") == 0 && !u->button)
+		cmd.is_admin = true; /* their own chat with the bot */
+	else if (needs_rights(cmd.verb))
+		cmd.is_admin = chat_admin(t, cmd.chat, cmd.user);
+	rc = bot_handle(b, &cmd);
+	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
+		/* nothing was committed: Telegram sends it again */
+		tg_log("update %lld not handled: %s", u->update_id, gb_strerror(rc));
+		return 500;
+	}
+	if (rc && rc != GB_EDUP)
+		/* handled: the bot told the user, and a repeat would fail the same way */
+		tg_log("update %lld: %s", u->update_id, gb_strerror(rc));
+	if (!rc && t->env.wake)
+		t->env.wake(t->env.wake_arg);
+	return 200;
+}
+
+/*
+ * Handle one update (webhook body or one element of getUpdates); returns
+ * the HTTP status to answer: 200 done (or dropped), 400 malformed, 500 or
+ * 503 when the store failed and Telegram should send it again.
+ */
+static int receive(struct telegram *t, const char *body, size_t len)
+{
+	struct tg_update u;
+	struct bot *b;
+	char me[64];
+	int rc;
+
+	ensure_username(t);
+	username_copy(t, me, sizeof(me));
+	rc = tg_update_parse(body, len, me, bot_now_ms(), &u);
+	if (rc) {
+		tg_log("malformed update of %zu bytes refused", len);
+		return 400;
+	}
+	if (u.kind == TG_IGNORE)
+		return 200;
+	if (u.kind == TG_MEMBER) {
+		tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
+		return 200;
+	}
+	b = adapter_bot(&t->env);
+	if (!b)
+		return 503;
+	switch (u.kind) {
+	case TG_INLINE_QUERY:
+		answer_inline(t, b, &u);
+		return 200;
+	case TG_MIGRATE:
+		rc = store_chat_move(b->store, "telegram", u.cmd.chat, u.migrate_to);
+		if (rc == GB_OK)
+			tg_log("chat %s became supergroup %s: its tables, settings and stats moved",
+			       u.cmd.chat, u.migrate_to);
+		else if (rc != GB_ENOTFOUND)
+			tg_log("chat %s became supergroup %s but could not be moved: %s", u.cmd.chat,
+			       u.migrate_to, gb_strerror(rc));
+		return rc == GB_OK || rc == GB_ENOTFOUND || rc == GB_EEXISTS ? 200 : 500;
+	default:
+		return run_command(t, b, &u);
+	}
+}
+
+/* The secret header, compared in constant time (over a fixed length, so its length leaks nothing either). */
+static bool secret_ok(const char *want, const char *got)
+{
+	char a[CONFIG_VALUE_LEN] = { 0 }, b[CONFIG_VALUE_LEN] = { 0 };
+	size_t la = strlen(want), lb = got ? strlen(got) : 0;
+	bool same;
+
+	if (!got || !la || lb >= sizeof(b))
+		return false;
+	memcpy(a, want, la);
+	memcpy(b, got, lb);
+	same = sodium_memcmp(a, b, sizeof(a)) == 0;
+	return same && la == lb;
+}
+
+static void webhook(void *arg, const struct http_request *req, struct http_response *resp)
+{
+	struct telegram *t = arg;
+
+	resp->content_type = "application/json";
+	if (!secret_ok(t->secret, http_header(req, "X-Telegram-Bot-Api-Secret-Token"))) {
+		resp->status = 401;
+		resp->body = strdup("{\"ok\":false,\"description\":\"unauthorized\"}");
+		return;
+	}
+	resp->status = receive(t, req->body, req->body_len);
+	resp->body = strdup(resp->status == 200 ? "{\"ok\":true}" : "{\"ok\":false}");
+}
+
+/* ---- long polling ---- */
+
+/* Wait ms, or less when the adapter stops. Returns true when it is stopping. */
+static bool pause_ms(struct telegram *t, int64_t ms)
+{
+	struct timespec until;
+	bool stop;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&t->lock);
+	while (!t->stop)
+		if (pthread_cond_timedwait(&t->wake, &t->lock, &until))
+			break;
+	stop = t->stop;
+	pthread_mutex_unlock(&t->lock);
+	return stop;
+}
+
+#define OFFSET_KEY "telegram.offset"
+
+/*
+ * The polling loop. The offset (the next update_id wanted) is kept in the
+ * store after each update is handled, so a restart asks for exactly the
+ * first update not yet handled: none is skipped, and one handled but not
+ * yet confirmed is dropped by the bot's dedupe.
+ */
+static void *poll_main(void *arg)
+{
+	struct telegram *t = arg;
+	struct bot *b = NULL;
+	long long offset = 0;
+	int64_t backoff = 500;
+	bool logged = false;
+	char buf[32], why[200];
+
+	while (!t->abort_poll) {
+		struct tg_result res;
+		json_t *body, *allowed, *upd;
+		size_t i;
+		bool failed = false;
+
+		if (!b) {
+			b = adapter_bot(&t->env);
+			if (b && !store_meta_get(b->store, OFFSET_KEY, buf, sizeof(buf)))
+				offset = strtoll(buf, NULL, 10);
+			if (!b && pause_ms(t, 1000))
+				break;
+			if (!b)
+				continue;
+		}
+		body = json_object();
+		allowed = json_array();
+		for (size_t k = 0; k < sizeof(allowed_updates) / sizeof(allowed_updates[0]); k++)
+			json_array_append_new(allowed, json_string(allowed_updates[k]));
+		json_object_set_new(body, "offset", json_integer(offset));
+		json_object_set_new(body, "timeout", json_integer(TG_POLL_S));
+		json_object_set_new(body, "allowed_updates", allowed);
+		tg_api(t, "getUpdates", body, TG_POLL_S + 10, &t->abort_poll, &res);
+		json_decref(body);
+		if (t->abort_poll) {
+			tg_result_release(&res);
+			break;
+		}
+		if (!res.ok || !json_is_array(res.result)) {
+			if (!logged) {
+				describe("getUpdates", &res, why, sizeof(why));
+				tg_log("%s; trying again", why);
+				logged = true;
+			}
+			tg_result_release(&res);
+			if (pause_ms(t, res.status == 429 && res.retry_after > 0 ? res.retry_after * 1000
+										  : backoff))
+				break;
+			backoff = backoff * 2 > 30000 ? 30000 : backoff * 2;
+			continue;
+		}
+		if (logged)
+			tg_log("getUpdates answers again");
+		logged = false;
+		backoff = 500;
+		json_array_foreach(res.result, i, upd) {
+			long long id = json_integer_value(json_object_get(upd, "update_id"));
+			char *text = json_dumps(upd, JSON_COMPACT);
+			int status = text ? receive(t, text, strlen(text)) : 500;
+
+			free(text);
+			if (status >= 500) {
+				failed = true; /* not confirmed: asked for again after a pause */
+				break;
+			}
+			if (id >= offset) {
+				offset = id + 1;
+				snprintf(buf, sizeof(buf), "%lld", offset);
+				if (store_meta_set(b->store, OFFSET_KEY, buf))
+					tg_log("polling offset %s not saved", buf);
+			}
+		}
+		tg_result_release(&res);
+		if (failed && pause_ms(t, 1000))
+			break;
+	}
+	adapter_bot_release();
+	return NULL;
+}
+
+/* ---- the adapter ---- */
+
+static bool configured(const struct config *cfg)
+{
+	return cfg->telegram_token[0] != '\0';
+}
+
+static void tg_free(struct telegram *t)
+{
+	if (!t)
+		return;
+	tg_pace_free(t->pace);
+	pthread_cond_destroy(&t->wake);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+static int start(const struct adapter_env *env, void **self)
+{
+	struct telegram *t = calloc(1, sizeof(*t));
+	const struct config *cfg = env->cfg;
+	size_t n;
+	int rc = GB_OK;
+
+	*self = NULL;
+	if (!t)
+		return GB_ENOMEM;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->wake, NULL);
+	t->env = *env;
+	snprintf(t->api, sizeof(t->api), "%s", cfg->telegram_api);
+	n = strlen(t->api);
+	while (n && t->api[n - 1] == '/')
+		t->api[--n] = '\0';
+	snprintf(t->token, sizeof(t->token), "%s", cfg->telegram_token);
+	snprintf(t->secret, sizeof(t->secret), "%s", cfg->telegram_secret);
+	t->webhook = strcmp(cfg->telegram_mode, "webhook") == 0;
+	if (strcmp(cfg->telegram_pacing, "off")) {
+		t->pace = tg_pace_new();
+		if (!t->pace) {
+			rc = GB_ENOMEM;
+			goto out;
+		}
+	}
+	if (t->webhook && !t->secret[0]) {
+		tg_log("webhook mode needs telegram_secret (Telegram sends it with every update)");
+		rc = GB_ECONFIG;
+		goto out;
+	}
+	ensure_username(t);
+	if (!t->webhook) {
+		struct tg_result res;
+		json_t *body = json_object();
+
+		/* Telegram refuses getUpdates while a webhook is set */
+		tg_api(t, "deleteWebhook", body, TG_CALL_TIMEOUT_S, NULL, &res);
+		json_decref(body);
+		tg_result_release(&res);
+		if (pthread_create(&t->poller, NULL, poll_main, t)) {
+			rc = GB_ENOMEM;
+			goto out;
+		}
+		t->polling = true;
+	}
+	tg_log("started in %s mode as @%s%s", t->webhook ? "webhook" : "polling",
+	       t->username[0] ? t->username : "?", t->pace ? "" : " (pacing off)");
+	*self = t;
+out:
+	if (rc)
+		tg_free(t);
+	return rc;
+}
+
+static int routes(void *self, struct http_route *out, int max)
+{
+	struct telegram *t = self;
+
+	if (!t->webhook || max < 1)
+		return 0;
+	out[0] = (struct http_route){ "POST", "/telegram", webhook, t };
+	return 1;
+}
+
+static void stop(void *self)
+{
+	struct telegram *t = self;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	t->abort_poll = 1;
+	pthread_cond_broadcast(&t->wake);
+	pthread_mutex_unlock(&t->lock);
+	if (t->polling)
+		pthread_join(t->poller, NULL);
+	tg_log("stopped");
+	tg_free(t);
+}
+
+const struct adapter telegram_adapter = {
+	.name = "telegram",
+	.configured = configured,
+	.start = start,
+	.routes = routes,
+	.deliver = deliver,
+	.stop = stop,
+};
+
+/* ---- gamebot telegram-setup ---- */
+
+/*
+ * The command menu Telegram shows when someone types "/" (setMyCommands).
+ * These are registration data for Telegram's own interface, sent once by
+ * this tool in both languages, not words the bot says in a chat: they live
+ * here beside the call rather than in the chat catalogues.
+ */
+static const struct {
+	const char *command, *en, *ne;
+} menu[] = {
+	{ "new", "Open a table: snakes, ludo, baghchal or callbreak", "नयाँ खेल: snakes, ludo, baghchal वा callbreak" },
+	{ "join", "Sit down at the open table", "खुला खेलमा बस्नुहोस्" },
+	{ "addbot", "Seat a computer player: easy, medium or hard", "कम्प्युटर खेलाडी थप्नुहोस्: easy, medium वा hard" },
+	{ "start", "Start the game", "खेल सुरु गर्नुहोस्" },
+	{ "leave", "Leave the table", "खेल छोड्नुहोस्" },
+	{ "roll", "Roll the die", "पासा फाल्नुहोस्" },
+	{ "move", "Move a token or a piece", "गोटी सार्नुहोस्" },
+	{ "place", "Place a goat (Bagh Chal)", "बाख्रा राख्नुहोस् (बाघचाल)" },
+	{ "bid", "Bid tricks (Call Break)", "हात बोल्नुहोस् (कल ब्रेक)" },
+	{ "play", "Play a card (Call Break)", "पत्ती खेल्नुहोस् (कल ब्रेक)" },
+	{ "hand", "Show my cards", "मेरा पत्ती देखाउनुहोस्" },
+	{ "next", "Deal the next round", "अर्को चरण बाँड्नुहोस्" },
+	{ "board", "Show the table again", "खेल फेरि देखाउनुहोस्" },
+	{ "stop", "Stop the game (creator or admin)", "खेल रोक्नुहोस् (सुरु गर्ने वा एडमिन)" },
+	{ "watch", "Watch computers play a game", "कम्प्युटरहरूको खेल हेर्नुहोस्" },
+	{ "settings", "House rules and chat settings", "घरका नियम र च्याट सेटिङ" },
+	{ "speed", "Computer players' pace", "कम्प्युटर खेलाडीको गति" },
+	{ "lang", "Language: en or ne", "भाषा: en वा ne" },
+	{ "rules", "How a game is played", "खेलका नियम" },
+	{ "stats", "Who has won most here", "यहाँ को धेरै जित्यो" },
+	{ "help", "Every command", "सबै आदेश" },
+};
+
+static void setup_usage(FILE *err)
+{
+	fputs("usage: gamebot telegram-setup [--url https://HOST/telegram] [--drop-pending] [--polling]\n",
+	      err);
+}
+
+/* Call method; print a line to err and return false when it failed. */
+static bool setup_call(struct telegram *t, const char *method, const json_t *body, FILE *err,
+		       struct tg_result *res)
+{
+	char why[200];
+
+	tg_api(t, method, body, TG_CALL_TIMEOUT_S, NULL, res);
+	if (res->ok)
+		return true;
+	describe(method, res, why, sizeof(why));
+	fprintf(err, "telegram-setup: %s\n", why);
+	return false;
+}
+
+int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *out, FILE *err)
+{
+	struct telegram *t = NULL;
+	struct tg_result res = { 0 };
+	const char *url = NULL;
+	bool drop = false, polling = false;
+	json_t *body = NULL, *list;
+	int status = 0;
+	size_t n;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--url") == 0 && i + 1 < argc) {
+			url = argv[++i];
+		} else if (strcmp(argv[i], "--drop-pending") == 0) {
+			drop = true;
+		} else if (strcmp(argv[i], "--polling") == 0) {
+			polling = true;
+		} else {
+			fprintf(err, "telegram-setup: unknown option '%s'\n", argv[i]);
+			setup_usage(err);
+			return 2;
+		}
+	}
+	if (url && polling) {
+		fputs("telegram-setup: --url and --polling exclude each other\n", err);
+		return 2;
+	}
+	if (!cfg->telegram_token[0]) {
+		fputs("telegram-setup: telegram_token is not set (TELEGRAM_TOKEN)\n", err);
+		return 2;
+	}
+	if (url && !cfg->telegram_secret[0]) {
+		fputs("telegram-setup: a webhook needs telegram_secret (TELEGRAM_SECRET): "
+		      "the service refuses updates without it\n", err);
+		return 2;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		status = 1;
+		goto out;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->wake, NULL);
+	snprintf(t->api, sizeof(t->api), "%s", cfg->telegram_api);
+	n = strlen(t->api);
+	while (n && t->api[n - 1] == '/')
+		t->api[--n] = '\0';
+	snprintf(t->token, sizeof(t->token), "%s", cfg->telegram_token);
+
+	body = json_object();
+	if (!setup_call(t, "getMe", body, err, &res)) {
+		status = 1;
+		goto out;
+	}
+	fprintf(out, "bot: @%s (id %lld)\n", json_string_value(json_object_get(res.result, "username")),
+		(long long)json_integer_value(json_object_get(res.result, "id")));
+	tg_result_release(&res);
+	json_decref(body);
+	body = NULL;
+
+	if (url || polling || drop) {
+		body = json_object();
+		if (url) {
+			list = json_array();
+			for (size_t k = 0; k < sizeof(allowed_updates) / sizeof(allowed_updates[0]); k++)
+				json_array_append_new(list, json_string(allowed_updates[k]));
+			json_object_set_new(body, "url", json_string(url));
+			json_object_set_new(body, "secret_token", json_string(cfg->telegram_secret));
+			json_object_set_new(body, "allowed_updates", list);
+		}
+		json_object_set_new(body, "drop_pending_updates", json_boolean(drop));
+		if (!setup_call(t, url ? "setWebhook" : "deleteWebhook", body, err, &res)) {
+			status = 1;
+			goto out;
+		}
+		if (url)
+			fprintf(out, "webhook: %s (secret token set; updates: message, callback_query, "
+				"inline_query, chosen_inline_result, my_chat_member)%s\n", url,
+				drop ? "; pending updates dropped" : "");
+		else
+			fprintf(out, "webhook: none; run the service with telegram_mode = polling%s\n",
+				drop ? "; pending updates dropped" : "");
+		tg_result_release(&res);
+		json_decref(body);
+		body = NULL;
+	}
+
+	for (int lang = 0; lang < 2; lang++) {
+		list = json_array();
+		for (size_t k = 0; k < sizeof(menu) / sizeof(menu[0]); k++) {
+			json_t *c = json_object();
+
+			json_object_set_new(c, "command", json_string(menu[k].command));
+			json_object_set_new(c, "description", json_string(lang ? menu[k].ne : menu[k].en));
+			json_array_append_new(list, c);
+		}
+		body = json_object();
+		json_object_set_new(body, "commands", list);
+		if (lang)
+			json_object_set_new(body, "language_code", json_string("ne"));
+		if (!setup_call(t, "setMyCommands", body, err, &res)) {
+			status = 1;
+			goto out;
+		}
+		tg_result_release(&res);
+		json_decref(body);
+		body = NULL;
+	}
+	fprintf(out, "commands: %zu in English (default) and in Nepali (language_code ne)\n",
+		sizeof(menu) / sizeof(menu[0]));
+	fputs("inline mode: switch it on with @BotFather (/setinline) and inline feedback "
+	      "(/setinlinefeedback) so that a card picked with @bot is played\n", out);
+out:
+	tg_result_release(&res);
+	json_decref(body);
+	tg_free(t);
+	return status;
+}

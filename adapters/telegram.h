@@ -1,0 +1,170 @@
+/*
+ * telegram.h - the Telegram adapter: Bot API updates in, reply views out.
+ *
+ * Receiving: Telegram posts each update to POST /telegram (webhook mode) or
+ * the adapter asks for them with getUpdates (polling mode, the default: it
+ * needs no public address). Either way an update is read into a struct
+ * tg_update by tg_update_parse() - a pure function - and then handed to the
+ * bot as a struct command. A repeated update_id is dropped by the bot's
+ * dedupe; the polling offset lives in the store so a restart neither
+ * repeats nor skips an update.
+ *
+ * Sending: the outbox worker hands the adapter one reply view at a time
+ * (bot/bot.h); tg_render() - pure again - turns it into one Bot API call:
+ * sendMessage or editMessageText for the table message, sendMessage for
+ * lines and private views, answerCallbackQuery for alerts and acks of a
+ * button press. Boards go in <pre> with HTML escaping, texts are cut to
+ * Telegram's limits, and buttons become an inline keyboard whose
+ * callback_data (at most 64 bytes) carries the table, the turn it was drawn
+ * at and the command (tg_callback_encode()), so a stale or forged press is
+ * refused by the router.
+ *
+ * Everything declared here except the adapter table itself is pure (no I/O)
+ * and tested on its own in tests/test_telegram.c.
+ */
+#ifndef GB_TELEGRAM_H
+#define GB_TELEGRAM_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bot/bot.h"
+#include "bot/config.h"
+
+#define TG_TEXT_MAX 4096      /* characters (UTF-16 units) of a message after entities */
+#define TG_ALERT_MAX 200      /* characters of an answerCallbackQuery text */
+#define TG_CALLBACK_MAX 64    /* bytes of callback_data, and of an inline result id */
+#define TG_REPLY_LEN 256      /* room for a callback_query_id */
+
+/* What an update asks of the bot. */
+enum tg_update_kind {
+	TG_IGNORE = 0,       /* acknowledged and dropped: not for us, or a type we do not use */
+	TG_COMMAND,          /* a typed command or a button press: cmd is filled */
+	TG_INLINE_QUERY,     /* "@bot ..." being typed: list the user's choices (query_id, cmd.user) */
+	TG_CHOSEN,           /* an inline result was chosen: cmd filled except cmd.chat (from the table) */
+	TG_MEMBER,           /* my_chat_member: the bot was added to or removed from cmd.chat */
+	TG_MIGRATE,          /* a group became a supergroup: cmd.chat moved to migrate_to */
+};
+
+struct tg_update {
+	enum tg_update_kind kind;
+	long long update_id;
+	struct command cmd;            /* platform "telegram", chat, user, name, verb, args, update_id */
+	char chat_type[16];            /* "private", "group", "supergroup", "channel"; "" unknown */
+	bool button;                   /* a callback query: reply, table and turn are set */
+	char reply[TG_REPLY_LEN];      /* callback_query_id to answer; "" for typed commands */
+	int64_t button_table;          /* table the button was drawn for (-1: unreadable data) */
+	int button_turn;               /* moves logged when it was drawn (-1: unreadable data) */
+	char query_id[TG_REPLY_LEN];   /* TG_INLINE_QUERY: inline_query.id */
+	char query[256];               /* TG_INLINE_QUERY: what was typed after @bot */
+	char member_status[16];        /* TG_MEMBER: the bot's new status ("member", "left", ...) */
+	char migrate_to[32];           /* TG_MIGRATE: the supergroup's chat id */
+};
+
+/*
+ * Read one Update object (JSON text of len bytes). bot_username is the
+ * bot's own username without "@" (a command addressed to another bot is
+ * ignored); NULL or "" accepts any address. now_ms is stored in the
+ * command. Returns GB_OK (out->kind says what to do; TG_IGNORE for any
+ * update type the bot does not use, or one missing what it needs), or
+ * GB_EPARSE when the text is not a JSON object with an integer update_id.
+ */
+int tg_update_parse(const char *json, size_t len, const char *bot_username, int64_t now_ms,
+		    struct tg_update *out);
+
+/*
+ * callback_data (and inline result ids): "TABLE:TURN:CMD" with the command
+ * without its slash ("42:17:move 2"). The table and turn are decimal.
+ * tg_callback_encode() writes it into buf (cap bytes, at least
+ * TG_CALLBACK_MAX + 1); returns GB_OK, or GB_EARGS when it would not fit
+ * in TG_CALLBACK_MAX bytes or cmd does not start with "/".
+ * tg_callback_decode() reads it back: cmd gets "/CMD". GB_EPARSE when the
+ * data is not of that shape.
+ */
+int tg_callback_encode(int64_t table, int turn, const char *cmd, char *buf, size_t cap);
+int tg_callback_decode(const char *data, int64_t *table, int *turn, char *cmd, size_t cap);
+
+/* Append text to sb with &, < and > escaped for parse_mode HTML. */
+struct strbuf;
+void tg_html_escape(struct strbuf *sb, const char *text);
+
+/*
+ * How many bytes of s to keep so that it is at most max UTF-16 units (what
+ * Telegram counts), cut between characters.
+ */
+size_t tg_utf16_cut(const char *s, size_t max);
+
+/* One Bot API call: a method and its JSON body. */
+struct tg_call {
+	char method[32];               /* "" when the view needs no call (an ack without a handle) */
+	char chat[64];                 /* the chat the call goes to (pacing); "" for callback answers */
+	json_t *body;                  /* owned: release with tg_call_release() */
+};
+void tg_call_release(struct tg_call *c);
+
+/*
+ * The call that delivers one reply view (bot/bot.h) to chat: kind "table"
+ * is sendMessage when message_id is "" and editMessageText of message_id
+ * otherwise; "public" sendMessage; "private" sendMessage to the user's own
+ * chat - or, carrying a reply handle (a "My hand" press), an
+ * answerCallbackQuery alert with the text cut to TG_ALERT_MAX; "alert"
+ * answerCallbackQuery with show_alert when it carries a reply handle, else
+ * sendMessage in the chat; "ack" answerCallbackQuery (no text), nothing
+ * without a handle. Buttons become an inline keyboard; a button whose
+ * command does not fit in callback_data is left out. Returns GB_OK,
+ * GB_EPARSE for a view without a kind it knows, GB_ENOMEM.
+ */
+int tg_render(const json_t *view, const char *chat, const char *message_id, struct tg_call *out);
+
+/* The inline keyboard for a view's buttons, or NULL when there are none (caller owns). */
+json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn);
+
+/* A chat id as the Bot API takes it: a JSON integer when it is one, else a string. */
+json_t *tg_chat_id(const char *chat);
+
+/*
+ * Per-chat pacing within Telegram's limits: about one message a second in
+ * a chat, at most 20 a minute in a group (a negative chat id), about 30 a
+ * second overall. Thread-safe.
+ */
+struct tg_pace;
+
+/* A new pacer (NULL when out of memory); free with tg_pace_free() (NULL is fine). */
+struct tg_pace *tg_pace_new(void);
+void tg_pace_free(struct tg_pace *p);
+
+/*
+ * May a message go to chat at now_ms? 0: yes, and it is counted; otherwise
+ * how many milliseconds to wait (nothing is counted). *global is set when
+ * the overall limit, not the chat's, is the reason.
+ */
+int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
+
+/* ---- the adapter (adapters/adapter.h) ---- */
+
+struct adapter;
+
+/*
+ * Telegram's slot in the list of adapters: configured when a token is set;
+ * start() learns the bot's username (getMe) and, in polling mode, starts the
+ * long-polling thread (dropping a webhook, which Telegram would otherwise
+ * prefer); routes() serves POST /telegram in webhook mode; deliver() sends
+ * one outbox row.
+ */
+extern const struct adapter telegram_adapter;
+
+/*
+ * `gamebot telegram-setup [--url URL] [--drop-pending] [--polling]`:
+ * getMe, then setWebhook to URL (default: none: only commands and getMe)
+ * with the configured secret_token and the update types the bot reads
+ * (--drop-pending asks Telegram to forget queued updates), or with
+ * --polling deleteWebhook; then setMyCommands in English and in Nepali
+ * (language_code "ne"). Prints what it did on out, problems on err.
+ * Returns the process exit status: 0 done, 1 an API call failed, 2 usage.
+ */
+int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * limit.c - see limit.h. An open-addressing table of windows keyed by a
+ * 64-bit hash of the key text; a collision of two keys in one window only
+ * makes them share a budget, never lets a flood through unlimited.
+ */
+#include "limit.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define SLOTS 8192
+#define PROBE 16
+#define WINDOW_MS 60000
+
+struct window {
+	uint64_t key;
+	int64_t start_ms;
+	int count;
+	bool warned;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct window table[SLOTS];
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL; /* a separator, so "ab"+"c" differs from "a"+"bc" */
+}
+
+/* The window of key at now, started afresh when the last one passed; NULL when none is free. */
+static struct window *window_of(uint64_t key, int64_t now)
+{
+	struct window *free_slot = NULL;
+
+	key |= 1; /* 0 marks an empty slot */
+	for (int i = 0; i < PROBE; i++) {
+		struct window *w = &table[(key + (uint64_t)i) % SLOTS];
+
+		if (w->key == key) {
+			if (now - w->start_ms >= WINDOW_MS || now < w->start_ms) {
+				w->start_ms = now;
+				w->count = 0;
+				w->warned = false;
+			}
+			return w;
+		}
+		if (!free_slot && (!w->key || now - w->start_ms >= WINDOW_MS))
+			free_slot = w;
+	}
+	if (free_slot) {
+		free_slot->key = key;
+		free_slot->start_ms = now;
+		free_slot->count = 0;
+		free_slot->warned = false;
+	}
+	return free_slot;
+}
+
+/* Count one against w; the verdict for limit. */
+static enum limit_verdict count(struct window *w, int limit)
+{
+	if (!w || limit <= 0)
+		return LIMIT_OK;
+	if (w->count < limit) {
+		w->count++;
+		return LIMIT_OK;
+	}
+	if (w->warned)
+		return LIMIT_SILENT;
+	w->warned = true;
+	return LIMIT_WARN;
+}
+
+enum limit_verdict limit_check(const char *platform, const char *chat, const char *user,
+			       int64_t now_ms, int user_per_min, int chat_per_min, const char **scope)
+{
+	uint64_t kc = fnv(fnv(0xcbf29ce484222325ULL, platform), chat);
+	uint64_t ku = fnv(kc, user);
+	enum limit_verdict v = LIMIT_OK;
+
+	*scope = NULL;
+	pthread_mutex_lock(&lock);
+	/* the user's own budget first: one person's flood should not use up the chat's */
+	v = count(user_per_min > 0 ? window_of(ku, now_ms) : NULL, user_per_min);
+	if (v != LIMIT_OK) {
+		*scope = "user";
+	} else {
+		v = count(chat_per_min > 0 ? window_of(kc, now_ms) : NULL, chat_per_min);
+		if (v != LIMIT_OK)
+			*scope = "chat";
+	}
+	pthread_mutex_unlock(&lock);
+	return v;
+}
+
+void limit_reset(void)
+{
+	pthread_mutex_lock(&lock);
+	memset(table, 0, sizeof(table));
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,598 @@
+/*
+ * telegram.c - `make bench` rows: Telegram through the webhook, against the
+ * fake Bot API server (tests/fake_telegram.c), all on 127.0.0.1.
+ *
+ * Many chats play Ludo (two people each). Every client thread owns some
+ * chats and keeps each chat's game in step locally (the rules core is
+ * deterministic: the same state and action give the same dice), so every
+ * action it posts is a legal move by the player whose turn it is. A chat
+ * has one update in flight at a time, as Telegram sends them.
+ *
+ *   ceiling   a bare libmicrohttpd handler doing one SQLite WAL transaction
+ *             of the same shape per request (dedupe row, 2 KB state update,
+ *             log row, outbox row), as fast as the clients can post;
+ *   ingest    actions per second accepted and committed by POST /telegram
+ *             (clients as fast as they can), and p50/p99 response time at
+ *             a fixed offered load of 500 actions per second;
+ *   delivery  with per-chat pacing off (a setting for tests and benchmarks
+ *             only): replies per second reaching the fake server while the
+ *             backlog of the ingest runs drains, and p50/p99 from receipt
+ *             (the command's commit) to the fake's answer at 500 actions/s.
+ *
+ * Targets: ingest at least 50% of the ceiling measured in the same run, p99
+ * under 50 ms at 500 actions/s; delivery at least 2,000 replies/s.
+ *
+ *   telegram [--seconds N] [--chats C] [--threads T]
+ */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adapters/adapter.h"
+#include "adapters/http.h"
+#include "adapters/outbox.h"
+#include "adapters/telegram.h"
+#include "games/game.h"
+#include "tests/fake_telegram.h"
+
+#define TOKEN "4242:bench-token"
+#define SECRET "bench-secret"
+
+struct opts {
+	int seconds, chats, threads;
+	char dir[64], db[128], probe_db[128];
+};
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sleep_us(int64_t us)
+{
+	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+
+	if (us > 0)
+		nanosleep(&ts, NULL);
+}
+
+/* ---- latency samples ---- */
+
+struct samples {
+	pthread_mutex_t lock;
+	double *v;
+	int n, cap;
+};
+
+static void sample(struct samples *s, double ms)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 4096;
+		double *v = realloc(s->v, (size_t)cap * sizeof(*v));
+
+		if (v) {
+			s->v = v;
+			s->cap = cap;
+		}
+	}
+	if (s->n < s->cap)
+		s->v[s->n++] = ms;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(struct samples *s, double p)
+{
+	if (!s->n)
+		return 0;
+	qsort(s->v, (size_t)s->n, sizeof(double), cmp_double);
+	return s->v[(int)(p * (s->n - 1))];
+}
+
+static void samples_reset(struct samples *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->n = 0;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- an HTTP client per thread ---- */
+
+static size_t discard(char *p, size_t size, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * n;
+}
+
+/* POST body to url with the secret header on c; returns the status (0: failed). */
+static long post(CURL *c, struct curl_slist *h, const char *url, const char *body)
+{
+	long code = 0;
+
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	return code;
+}
+
+/* ---- the ceiling probe: a bare handler, one transaction per request ---- */
+
+static const char *probe_db_path;
+static pthread_key_t probe_key;
+static atomic_llong probe_seq;
+static char state_2k[2049];
+
+static sqlite3 *probe_conn(void)
+{
+	sqlite3 *db = pthread_getspecific(probe_key);
+
+	if (db)
+		return db;
+	if (sqlite3_open(probe_db_path, &db) != SQLITE_OK)
+		return NULL;
+	sqlite3_busy_timeout(db, 5000);
+	sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+	pthread_setspecific(probe_key, db);
+	return db;
+}
+
+/* dedupe row, 2 KB state update, log row, outbox row: one write transaction */
+static int probe_txn(sqlite3 *db, long long id)
+{
+	static const char *const sql[] = {
+		"INSERT INTO processed (id) VALUES (?1)",
+		"UPDATE tables SET state = ?2, version = version + 1 WHERE id = ?1 % 200",
+		"INSERT INTO moves (t, action) VALUES (?1 % 200, 'roll')",
+		"INSERT INTO outbox (chat, payload) VALUES (?1 % 200, ?2)",
+	};
+	int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(sql) / sizeof(sql[0]); i++) {
+		sqlite3_stmt *st = NULL;
+
+		rc = sqlite3_prepare_v2(db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, id);
+			if (sqlite3_bind_parameter_count(st) > 1)
+				sqlite3_bind_text(st, 2, state_2k, -1, SQLITE_STATIC);
+			rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	else
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static enum MHD_Result probe_request(void *cls, struct MHD_Connection *conn, const char *url,
+				     const char *method, const char *version, const char *data,
+				     size_t *data_size, void **con_cls)
+{
+	static int marker;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	sqlite3 *db;
+	int ok;
+
+	(void)cls;
+	(void)url;
+	(void)method;
+	(void)version;
+	(void)data;
+	if (!*con_cls) {
+		*con_cls = &marker;
+		return MHD_YES;
+	}
+	if (*data_size) {
+		*data_size = 0;
+		return MHD_YES;
+	}
+	db = probe_conn();
+	ok = db && probe_txn(db, atomic_fetch_add(&probe_seq, 1)) == SQLITE_OK;
+	r = MHD_create_response_from_buffer(2, (void *)"{}", MHD_RESPMEM_PERSISTENT);
+	ret = MHD_queue_response(conn, ok ? 200 : 500, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void probe_close(void *p)
+{
+	sqlite3_close(p);
+}
+
+struct probe_client {
+	const char *url;
+	int64_t until_us;
+	long done;
+};
+
+static void *probe_client_main(void *arg)
+{
+	struct probe_client *pc = arg;
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+
+	while (mono_us() < pc->until_us)
+		if (post(c, h, pc->url, "{\"update_id\":1}") == 200)
+			pc->done++;
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+static double run_probe(const struct opts *o)
+{
+	struct MHD_Daemon *d;
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	struct probe_client pcs[16];
+	pthread_t th[16];
+	sqlite3 *db;
+	char url[64];
+	long total = 0;
+	int64_t t0;
+
+	probe_db_path = o->probe_db;
+	pthread_key_create(&probe_key, probe_close);
+	if (sqlite3_open(o->probe_db, &db) != SQLITE_OK)
+		return 0;
+	sqlite3_exec(db, "PRAGMA journal_mode = WAL;"
+		     "CREATE TABLE processed (id INTEGER PRIMARY KEY);"
+		     "CREATE TABLE tables (id INTEGER PRIMARY KEY, state TEXT, version INTEGER);"
+		     "CREATE TABLE moves (t INTEGER, action TEXT);"
+		     "CREATE TABLE outbox (id INTEGER PRIMARY KEY, chat INTEGER, payload TEXT);"
+		     "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 199)"
+		     " INSERT INTO tables SELECT i, '', 1 FROM n;", NULL, NULL, NULL);
+	sqlite3_close(db);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, probe_request, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)4, MHD_OPTION_END);
+	if (!d)
+		return 0;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/telegram",
+		 (unsigned)MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+	t0 = mono_us();
+	for (int i = 0; i < o->threads; i++) {
+		pcs[i] = (struct probe_client){ url, t0 + (int64_t)o->seconds * 1000000, 0 };
+		pthread_create(&th[i], NULL, probe_client_main, &pcs[i]);
+	}
+	for (int i = 0; i < o->threads; i++) {
+		pthread_join(th[i], NULL);
+		total += pcs[i].done;
+	}
+	MHD_stop_daemon(d);
+	return total / ((mono_us() - t0) / 1e6);
+}
+
+/* ---- chats playing Ludo through the webhook ---- */
+
+struct chat {
+	char id[32];
+	void *st;                      /* the game as the service has it */
+	bool playing;
+};
+
+struct load {
+	const struct opts *o;
+	const char *url;
+	struct bot *view;              /* reads table states (setup only) */
+	pthread_mutex_t view_lock;
+	atomic_llong update_id;
+	struct samples lat;
+	atomic_long done, errors;
+};
+
+static const struct gb_game *ludo;
+
+static void text_update(struct load *l, char *buf, size_t n, const char *chat, int user, const char *text)
+{
+	long long id = atomic_fetch_add(&l->update_id, 1);
+
+	snprintf(buf, n, "{\"update_id\":%lld,\"message\":{\"message_id\":%lld,\"from\":{\"id\":%d,"
+		 "\"first_name\":\"P%d\"},\"chat\":{\"id\":%s,\"type\":\"supergroup\"},\"text\":\"%s\"}}",
+		 id, id, user, user, chat, text);
+}
+
+/* Open a game in the chat and take the service's state as the local one. */
+static int chat_start(struct load *l, CURL *c, struct curl_slist *h, struct chat *ch, int user0)
+{
+	char buf[512];
+	struct store_chat sc = { 0 };
+	struct store_table t = { 0 };
+	json_error_t err;
+	json_t *w = NULL;
+	int rc;
+
+	text_update(l, buf, sizeof(buf), ch->id, user0, "/new ludo");
+	post(c, h, l->url, buf);
+	text_update(l, buf, sizeof(buf), ch->id, user0 + 1, "/join");
+	post(c, h, l->url, buf);
+	text_update(l, buf, sizeof(buf), ch->id, user0, "/start");
+	if (post(c, h, l->url, buf) != 200)
+		return -1;
+	pthread_mutex_lock(&l->view_lock);
+	rc = store_chat_get(l->view->store, "telegram", ch->id, "en", &sc);
+	if (!rc)
+		rc = store_table_open_get(l->view->store, sc.id, &t);
+	if (!rc) {
+		w = json_loads(t.state ? t.state : "", 0, &err);
+		rc = ludo->from_json(ch->st, json_object_get(w, "game"));
+	}
+	pthread_mutex_unlock(&l->view_lock);
+	json_decref(w);
+	store_table_release(&t);
+	store_chat_release(&sc);
+	ch->playing = rc == 0;
+	return rc;
+}
+
+/* Post the next move of the chat; false when its game is over. */
+static bool chat_move(struct load *l, CURL *c, struct curl_slist *h, struct chat *ch, int user0,
+		      bool record)
+{
+	struct gb_action acts[GB_MAX_LEGAL];
+	char act[GB_ACTION_TEXT], cmd[GB_ACTION_TEXT + 2], buf[512];
+	int turn = ludo->turn(ch->st);
+	int64_t t0;
+	long code;
+
+	if (turn < 0 || ludo->legal(ch->st, acts) <= 0)
+		return false;
+	ludo->format(ch->st, &acts[0], act, sizeof(act));
+	snprintf(cmd, sizeof(cmd), "/%s", act);
+	text_update(l, buf, sizeof(buf), ch->id, user0 + turn, cmd);
+	acts[0].die = 0;
+	ludo->apply(ch->st, &acts[0], NULL);
+	t0 = mono_us();
+	code = post(c, h, l->url, buf);
+	if (record)
+		sample(&l->lat, (mono_us() - t0) / 1000.0);
+	if (code == 200)
+		atomic_fetch_add(&l->done, 1);
+	else
+		atomic_fetch_add(&l->errors, 1);
+	return true;
+}
+
+struct client {
+	struct load *l;
+	int first, count;              /* its chats */
+	struct chat *chats;
+	double rate;                   /* actions/s of this thread; 0 = as fast as it can */
+	int64_t until_us;
+	bool record;
+};
+
+static void *client_main(void *arg)
+{
+	struct client *cl = arg;
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	int64_t next = mono_us(), step = cl->rate > 0 ? (int64_t)(1e6 / cl->rate) : 0;
+	int k = 0;
+
+	h = curl_slist_append(h, "X-Telegram-Bot-Api-Secret-Token: " SECRET);
+	while (mono_us() < cl->until_us) {
+		struct chat *ch = &cl->chats[cl->first + k];
+		int user0 = (cl->first + k) * 2 + 1;
+
+		if (!ch->playing || !chat_move(cl->l, c, h, ch, user0, cl->record))
+			chat_start(cl->l, c, h, ch, user0);
+		k = (k + 1) % cl->count;
+		if (step) {
+			next += step;
+			sleep_us(next - mono_us());
+		}
+	}
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+static double run_load(struct load *l, struct chat *chats, double rate, bool record)
+{
+	const struct opts *o = l->o;
+	struct client cl[16];
+	pthread_t th[16];
+	int per = o->chats / o->threads;
+	long before = atomic_load(&l->done);
+	int64_t t0 = mono_us();
+
+	for (int i = 0; i < o->threads; i++) {
+		cl[i] = (struct client){ l, i * per, per, chats, rate / o->threads,
+					 t0 + (int64_t)o->seconds * 1000000, record };
+		pthread_create(&th[i], NULL, client_main, &cl[i]);
+	}
+	for (int i = 0; i < o->threads; i++)
+		pthread_join(th[i], NULL);
+	return (atomic_load(&l->done) - before) / ((mono_us() - t0) / 1e6);
+}
+
+/* ---- delivery: the adapter's deliver(), timed from each row's receipt ---- */
+
+static struct samples dlat;
+static atomic_long delivered;
+
+static void timed_deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
+{
+	telegram_adapter.deliver(self, s, row, d);
+	if (d->result == DELIVERY_OK) {
+		atomic_fetch_add(&delivered, 1);
+		sample(&dlat, (double)(bot_now_ms() - row->due_ms));
+	}
+}
+
+static void wake(void *arg)
+{
+	outbox_wake(arg);
+}
+
+static const struct adapter timed_adapter = {
+	.name = "telegram",
+	.deliver = timed_deliver,
+};
+
+static int pending_rows(const char *db)
+{
+	struct store *s;
+	int n = -1;
+
+	if (store_open(&s, db) == GB_OK)
+		store_out_count(s, "telegram", &n, NULL, NULL);
+	store_free(s);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .seconds = 5, .chats = 200, .threads = 4 };
+	struct fake_tg *f = NULL;
+	struct config cfg;
+	struct adapter_env env = { 0 };
+	struct http_options ho;
+	struct http_route routes[2];
+	struct http_server *http = NULL;
+	struct outbox *ob = NULL;
+	struct outbox_opts oo;
+	struct load l = { .o = &o };
+	struct bot view = { 0 };
+	struct chat *chats;
+	void *self = NULL;
+	char url[128], cmd[160];
+	double ceiling, ingest, at500_rate, drain_rate, a_p50, a_p99, d_p50, d_p99;
+	int backlog, left;
+	int64_t t0;
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--seconds"))
+			o.seconds = (int)strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--chats"))
+			o.chats = (int)strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--threads"))
+			o.threads = (int)strtol(argv[i + 1], NULL, 10);
+	}
+	if (o.threads < 1 || o.threads > 16 || o.chats < o.threads || o.seconds < 1) {
+		fprintf(stderr, "telegram: bad options\n");
+		return 2;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	ludo = gb_game_find("ludo");
+	memset(state_2k, 'x', 2048);
+	snprintf(o.dir, sizeof(o.dir), "/tmp/gamebot-bench-tg-XXXXXX");
+	if (!mkdtemp(o.dir))
+		return 1;
+	snprintf(o.db, sizeof(o.db), "%s/gamebot.db", o.dir);
+	snprintf(o.probe_db, sizeof(o.probe_db), "%s/probe.db", o.dir);
+	pthread_mutex_init(&dlat.lock, NULL);
+	pthread_mutex_init(&l.lat.lock, NULL);
+	pthread_mutex_init(&l.view_lock, NULL);
+
+	ceiling = run_probe(&o);
+
+	if (fake_tg_start(&f, TOKEN, "gb_bench_bot"))
+		return 1;
+	config_init(&cfg);
+	snprintf(cfg.db, sizeof(cfg.db), "%s", o.db);
+	snprintf(cfg.telegram_token, sizeof(cfg.telegram_token), TOKEN);
+	snprintf(cfg.telegram_secret, sizeof(cfg.telegram_secret), SECRET);
+	snprintf(cfg.telegram_api, sizeof(cfg.telegram_api), "%s", fake_tg_url(f));
+	snprintf(cfg.telegram_mode, sizeof(cfg.telegram_mode), "webhook");
+	snprintf(cfg.telegram_pacing, sizeof(cfg.telegram_pacing), "off");
+	env.cfg = &cfg;
+	bot_config_init(&env.bot);
+	env.bot.seed = 1;
+	env.db = o.db;
+	outbox_opts_init(&oo);
+	if (outbox_new(&ob, &timed_adapter, o.db, &oo))
+		return 1;
+	env.wake = wake;
+	env.wake_arg = ob;
+	if (telegram_adapter.start(&env, &self))
+		return 1;
+	http_options_init(&ho);
+	ho.listen = "127.0.0.1:0";
+	ho.routes = routes;
+	ho.nroutes = telegram_adapter.routes(self, routes, 2);
+	if (http_start(&http, &ho) || store_open(&view.store, o.db))
+		return 1;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/telegram", http_port(http));
+	l.url = url;
+	l.view = &view;
+	atomic_store(&l.update_id, 1);
+	chats = calloc((size_t)o.chats, sizeof(*chats));
+	for (int i = 0; i < o.chats; i++) {
+		snprintf(chats[i].id, sizeof(chats[i].id), "-100%d", 1000 + i);
+		chats[i].st = calloc(1, ludo->state_size);
+	}
+
+	/* (a) ingest: as fast as the clients go, then at 500 actions/s; the outbox waits */
+	ingest = run_load(&l, chats, 0, false);
+	samples_reset(&l.lat);
+	at500_rate = run_load(&l, chats, 500, true);
+	a_p50 = pct(&l.lat, 0.5);
+	a_p99 = pct(&l.lat, 0.99);
+
+	/* (b) delivery: the backlog drains, then replies at 500 actions/s */
+	backlog = pending_rows(o.db);
+	t0 = mono_us();
+	outbox_run(ob, self);
+	do {
+		sleep_us(20000);
+		left = pending_rows(o.db);
+	} while (left > 0 && mono_us() - t0 < 120 * 1000000LL);
+	drain_rate = atomic_load(&delivered) / ((mono_us() - t0) / 1e6);
+	samples_reset(&dlat);
+	run_load(&l, chats, 500, false);
+	t0 = mono_us();
+	while (pending_rows(o.db) > 0 && mono_us() - t0 < 30 * 1000000LL)
+		sleep_us(20000);
+	d_p50 = pct(&dlat, 0.5);
+	d_p99 = pct(&dlat, 0.99);
+
+	http_stop(http);
+	outbox_stop(ob);
+	telegram_adapter.stop(self);
+	store_free(view.store);
+	fake_tg_free(f);
+
+	printf("telegram   ceiling: bare handler + one WAL transaction per request: %.0f requests/s\n", ceiling);
+	printf("telegram   ingest (%d chats of Ludo, %d client threads): %.0f actions/s = %.0f%% of the ceiling"
+	       " (target >= 50%%) %s\n", o.chats, o.threads, ingest, ceiling > 0 ? 100 * ingest / ceiling : 0,
+	       ingest >= 0.5 * ceiling ? "met" : "NOT MET");
+	printf("telegram   ingest at 500 actions/s offered (%.0f/s taken): webhook p50 %.2f ms, p99 %.2f ms"
+	       " (target p99 < 50 ms) %s\n", at500_rate, a_p50, a_p99, a_p99 < 50 ? "met" : "NOT MET");
+	printf("telegram   delivery, pacing off: %d queued rows drained at %.0f replies/s (target >= 2000) %s\n",
+	       backlog, drain_rate, drain_rate >= 2000 ? "met" : "NOT MET");
+	printf("telegram   delivery at 500 actions/s: receipt to the fake's answer p50 %.1f ms, p99 %.1f ms;"
+	       " %ld errors\n", d_p50, d_p99, atomic_load(&l.errors));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o.dir);
+	if (system(cmd))
+		return 1;
+	return 0;
+}

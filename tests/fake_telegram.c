@@ -1,0 +1,688 @@
+/*
+ * fake_telegram.c - see fake_telegram.h. libmicrohttpd with a thread per
+ * connection, so a slow answer or a long poll never holds up another call.
+ * One mutex guards everything the test and the connections share; a
+ * condition variable wakes long polls (a new update) and waiting tests (a
+ * new call).
+ */
+#include "fake_telegram.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FAKE_MAX_BODY (1024 * 1024)
+#define FAKE_MAX_FAULTS 64
+#define FAKE_MAX_MEMBERS 64
+#define FAKE_POLL_CAP_S 5   /* a long poll never waits longer, whatever it asks */
+
+struct call {
+	char method[64];
+	json_t *body;
+	int status;
+};
+
+struct fault {
+	char method[64];        /* "" = any */
+	int skip, count;
+	enum fake_tg_fault kind;
+	long arg;
+};
+
+struct member {
+	char chat[64], user[64], status[32];
+};
+
+struct update {
+	long long id;
+	json_t *json;
+};
+
+struct fake_tg {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct MHD_Daemon *d;
+	int port;
+	char url[64];
+	char token[160];
+	char username[64];
+	bool stopping;
+
+	struct call *calls;
+	int ncalls, capcalls;
+	struct fault faults[FAKE_MAX_FAULTS];
+	int nfaults;
+	struct member members[FAKE_MAX_MEMBERS];
+	int nmembers;
+	struct update *updates;
+	int nupdates, capupdates;
+	long long next_update;
+	long long next_message;
+};
+
+struct upload {
+	char *buf;
+	size_t len;
+	bool too_big;
+};
+
+static void ms_sleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void deadline_in(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/* A chat_id or user_id as text, whether the body sent a number or a string. */
+static void id_text(const json_t *v, char *buf, size_t n)
+{
+	if (json_is_integer(v))
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+	else if (json_is_string(v))
+		snprintf(buf, n, "%s", json_string_value(v));
+	else
+		snprintf(buf, n, "?");
+}
+
+static enum MHD_Result respond(struct MHD_Connection *conn, int status, json_t *j)
+{
+	char *text = json_dumps(j, JSON_COMPACT);
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	json_decref(j);
+	if (!text)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	ret = MHD_queue_response(conn, (unsigned int)status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result error_reply(struct MHD_Connection *conn, int status, const char *desc,
+				   json_t *params)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "ok", json_false());
+	json_object_set_new(j, "error_code", json_integer(status));
+	json_object_set_new(j, "description", json_string(desc));
+	if (params)
+		json_object_set_new(j, "parameters", params);
+	return respond(conn, status, j);
+}
+
+static enum MHD_Result ok_reply(struct MHD_Connection *conn, json_t *result)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "ok", json_true());
+	json_object_set_new(j, "result", result);
+	return respond(conn, 200, j);
+}
+
+/* The fault for this call of method, consuming it; 0 when none. Lock held. */
+static enum fake_tg_fault take_fault(struct fake_tg *f, const char *method, long *arg)
+{
+	for (int i = 0; i < f->nfaults; i++) {
+		struct fault *ft = &f->faults[i];
+
+		if (ft->count <= 0 || (ft->method[0] && strcmp(ft->method, method)))
+			continue;
+		if (ft->skip > 0) {
+			ft->skip--;
+			continue;
+		}
+		ft->count--;
+		*arg = ft->arg;
+		return ft->kind;
+	}
+	return 0;
+}
+
+static int fault_status(enum fake_tg_fault kind)
+{
+	switch (kind) {
+	case FAKE_TG_429:
+		return 429;
+	case FAKE_TG_500:
+		return 500;
+	case FAKE_TG_403:
+		return 403;
+	case FAKE_TG_SLOW:
+		return 200;
+	default:
+		return 400;
+	}
+}
+
+static void record(struct fake_tg *f, const char *method, json_t *body, int status)
+{
+	if (f->ncalls == f->capcalls) {
+		int cap = f->capcalls ? f->capcalls * 2 : 64;
+		struct call *c = realloc(f->calls, (size_t)cap * sizeof(*c));
+
+		if (!c) {
+			json_decref(body);
+			return;
+		}
+		f->calls = c;
+		f->capcalls = cap;
+	}
+	snprintf(f->calls[f->ncalls].method, sizeof(f->calls[0].method), "%s", method);
+	f->calls[f->ncalls].body = body;
+	f->calls[f->ncalls].status = status;
+	f->ncalls++;
+	pthread_cond_broadcast(&f->cond);
+}
+
+static json_t *get_updates(struct fake_tg *f, const json_t *body)
+{
+	long long offset = json_integer_value(json_object_get(body, "offset"));
+	long long limit = json_integer_value(json_object_get(body, "limit"));
+	long long timeout = json_integer_value(json_object_get(body, "timeout"));
+	json_t *out = json_array();
+	struct timespec until;
+	int kept = 0;
+
+	if (limit <= 0 || limit > 100)
+		limit = 100;
+	if (timeout > FAKE_POLL_CAP_S)
+		timeout = FAKE_POLL_CAP_S;
+	deadline_in(&until, (long)(timeout > 0 ? timeout : 0) * 1000);
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		/* an offset confirms every update before it: they are gone for good */
+		kept = 0;
+		for (int i = 0; i < f->nupdates; i++) {
+			if (offset && f->updates[i].id < offset)
+				json_decref(f->updates[i].json);
+			else
+				f->updates[kept++] = f->updates[i];
+		}
+		f->nupdates = kept;
+		if (f->nupdates || timeout <= 0 || f->stopping)
+			break;
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
+			break;
+	}
+	for (int i = 0; i < f->nupdates && i < limit; i++)
+		json_array_append(out, f->updates[i].json);
+	pthread_mutex_unlock(&f->lock);
+	return out;
+}
+
+/* The answer of a call that is not faulted. Consumes nothing; returns a new result. */
+static json_t *result_of(struct fake_tg *f, const char *method, const json_t *body, int *status)
+{
+	char chat[64], user[64];
+
+	*status = 200;
+	if (strcmp(method, "sendMessage") == 0 || strcmp(method, "editMessageText") == 0) {
+		json_t *m = json_object(), *c = json_object();
+		long long id;
+
+		pthread_mutex_lock(&f->lock);
+		id = strcmp(method, "sendMessage") == 0 ? f->next_message++
+			: json_integer_value(json_object_get(body, "message_id"));
+		pthread_mutex_unlock(&f->lock);
+		json_object_set_new(m, "message_id", json_integer(id));
+		json_object_set(c, "id", json_object_get(body, "chat_id"));
+		json_object_set_new(m, "chat", c);
+		json_object_set_new(m, "date", json_integer((json_int_t)time(NULL)));
+		json_object_set(m, "text", json_object_get(body, "text"));
+		return m;
+	}
+	if (strcmp(method, "getChatMember") == 0) {
+		json_t *m = json_object(), *u = json_object();
+		const char *st = "member";
+
+		id_text(json_object_get(body, "chat_id"), chat, sizeof(chat));
+		id_text(json_object_get(body, "user_id"), user, sizeof(user));
+		pthread_mutex_lock(&f->lock);
+		for (int i = 0; i < f->nmembers; i++)
+			if (!strcmp(f->members[i].chat, chat) && !strcmp(f->members[i].user, user))
+				st = f->members[i].status;
+		json_object_set_new(m, "status", json_string(st));
+		pthread_mutex_unlock(&f->lock);
+		json_object_set(u, "id", json_object_get(body, "user_id"));
+		json_object_set_new(m, "user", u);
+		return m;
+	}
+	if (strcmp(method, "getMe") == 0) {
+		json_t *m = json_object();
+
+		json_object_set_new(m, "id", json_integer(4242));
+		json_object_set_new(m, "is_bot", json_true());
+		json_object_set_new(m, "first_name", json_string("gamebot"));
+		json_object_set_new(m, "username", json_string(f->username));
+		return m;
+	}
+	if (strcmp(method, "getUpdates") == 0)
+		return get_updates(f, body);
+	return json_true();
+}
+
+static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, const char *url,
+			      struct upload *up)
+{
+	char prefix[200], method[64];
+	size_t plen;
+	json_error_t jerr;
+	json_t *body, *result;
+	enum fake_tg_fault kind;
+	long arg = 0;
+	int status;
+
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "/bot%s/", f->token);
+	if (strncmp(url, prefix, plen) != 0)
+		return error_reply(conn, 401, "Unauthorized", NULL);
+	snprintf(method, sizeof(method), "%s", url + plen);
+	body = up->len ? json_loadb(up->buf, up->len, 0, &jerr) : json_object();
+	if (!json_is_object(body)) {
+		json_decref(body);
+		body = json_object();
+	}
+	pthread_mutex_lock(&f->lock);
+	kind = take_fault(f, method, &arg);
+	status = kind ? fault_status(kind) : 200;
+	record(f, method, json_incref(body), status);
+	pthread_mutex_unlock(&f->lock);
+
+	switch (kind) {
+	case FAKE_TG_429: {
+		json_t *p = json_object();
+		char desc[80];
+
+		json_object_set_new(p, "retry_after", json_integer(arg));
+		snprintf(desc, sizeof(desc), "Too Many Requests: retry after %ld", arg);
+		json_decref(body);
+		return error_reply(conn, 429, desc, p);
+	}
+	case FAKE_TG_500:
+		json_decref(body);
+		return error_reply(conn, 500, "Internal Server Error", NULL);
+	case FAKE_TG_NOT_MODIFIED:
+		json_decref(body);
+		return error_reply(conn, 400,
+				   "Bad Request: message is not modified: specified new message content "
+				   "and reply markup are exactly the same as a current content and reply "
+				   "markup of the message", NULL);
+	case FAKE_TG_NOT_FOUND:
+		json_decref(body);
+		return error_reply(conn, 400, "Bad Request: message to edit not found", NULL);
+	case FAKE_TG_403:
+		json_decref(body);
+		return error_reply(conn, 403, "Forbidden: bot can't initiate conversation with a user",
+				   NULL);
+	case FAKE_TG_400:
+		json_decref(body);
+		return error_reply(conn, 400, "Bad Request: chat not found", NULL);
+	case FAKE_TG_MIGRATE: {
+		json_t *p = json_object();
+
+		json_object_set_new(p, "migrate_to_chat_id", json_integer(arg));
+		json_decref(body);
+		return error_reply(conn, 400, "Bad Request: group chat was upgraded to a supergroup chat",
+				   p);
+	}
+	case FAKE_TG_SLOW:
+		ms_sleep(arg);
+		break;
+	default:
+		break;
+	}
+	result = result_of(f, method, body, &status);
+	json_decref(body);
+	return ok_reply(conn, result);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *data,
+				  size_t *data_size, void **con_cls)
+{
+	struct fake_tg *f = cls;
+	struct upload *up = *con_cls;
+
+	(void)version;
+	if (!up) {
+		up = calloc(1, sizeof(*up));
+		if (!up)
+			return MHD_NO;
+		*con_cls = up;
+		return MHD_YES;
+	}
+	if (*data_size) {
+		if (up->len + *data_size > FAKE_MAX_BODY) {
+			up->too_big = true;
+		} else {
+			char *p = realloc(up->buf, up->len + *data_size + 1);
+
+			if (!p)
+				return MHD_NO;
+			up->buf = p;
+			memcpy(up->buf + up->len, data, *data_size);
+			up->len += *data_size;
+			up->buf[up->len] = '\0';
+		}
+		*data_size = 0;
+		return MHD_YES;
+	}
+	if (up->too_big)
+		return error_reply(conn, 413, "Request Entity Too Large", NULL);
+	if (strcmp(method, "POST") && strcmp(method, "GET"))
+		return error_reply(conn, 405, "Method Not Allowed", NULL);
+	return answer(f, conn, url, up);
+}
+
+static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+		    enum MHD_RequestTerminationCode toe)
+{
+	struct upload *up = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (up) {
+		free(up->buf);
+		free(up);
+		*con_cls = NULL;
+	}
+}
+
+static int listen_on(struct fake_tg *f, int port)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	const union MHD_DaemonInfo *info;
+
+	addr.sin_port = htons((uint16_t)port);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+					MHD_USE_ERROR_LOG,
+				(uint16_t)port, NULL, NULL, on_request, f,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+				MHD_OPTION_END);
+	if (!f->d)
+		return -1;
+	info = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT);
+	f->port = info ? info->port : port;
+	return 0;
+}
+
+int fake_tg_start(struct fake_tg **out, const char *token, const char *username)
+{
+	struct fake_tg *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f)
+		return -1;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	snprintf(f->token, sizeof(f->token), "%s", token);
+	snprintf(f->username, sizeof(f->username), "%s", username ? username : "gamebot_test_bot");
+	f->next_update = 1000;
+	f->next_message = 100;
+	if (listen_on(f, 0)) {
+		fake_tg_free(f);
+		return -1;
+	}
+	snprintf(f->url, sizeof(f->url), "http://127.0.0.1:%d", f->port);
+	*out = f;
+	return 0;
+}
+
+void fake_tg_down(struct fake_tg *f)
+{
+	if (!f->d)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stopping = true;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	MHD_stop_daemon(f->d);
+	f->d = NULL;
+	pthread_mutex_lock(&f->lock);
+	f->stopping = false;
+	pthread_mutex_unlock(&f->lock);
+}
+
+int fake_tg_up(struct fake_tg *f)
+{
+	if (f->d)
+		return 0;
+	/* the port may linger a moment after the stop: try for a second */
+	for (int i = 0; i < 100; i++) {
+		if (listen_on(f, f->port) == 0)
+			return 0;
+		ms_sleep(10);
+	}
+	return -1;
+}
+
+void fake_tg_free(struct fake_tg *f)
+{
+	if (!f)
+		return;
+	fake_tg_down(f);
+	for (int i = 0; i < f->ncalls; i++)
+		json_decref(f->calls[i].body);
+	free(f->calls);
+	for (int i = 0; i < f->nupdates; i++)
+		json_decref(f->updates[i].json);
+	free(f->updates);
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+const char *fake_tg_url(const struct fake_tg *f)
+{
+	return f->url;
+}
+
+int fake_tg_port(const struct fake_tg *f)
+{
+	return f->port;
+}
+
+void fake_tg_fault(struct fake_tg *f, const char *method, int skip, int count,
+		   enum fake_tg_fault kind, long arg)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->nfaults < FAKE_MAX_FAULTS) {
+		struct fault *ft = &f->faults[f->nfaults++];
+
+		snprintf(ft->method, sizeof(ft->method), "%s", method ? method : "");
+		ft->skip = skip;
+		ft->count = count;
+		ft->kind = kind;
+		ft->arg = arg;
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_faults_clear(struct fake_tg *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->nfaults = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_member(struct fake_tg *f, const char *chat, const char *user, const char *status)
+{
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < f->nmembers; i++) {
+		if (!strcmp(f->members[i].chat, chat) && !strcmp(f->members[i].user, user)) {
+			snprintf(f->members[i].status, sizeof(f->members[i].status), "%s", status);
+			pthread_mutex_unlock(&f->lock);
+			return;
+		}
+	}
+	if (f->nmembers < FAKE_MAX_MEMBERS) {
+		struct member *m = &f->members[f->nmembers++];
+
+		snprintf(m->chat, sizeof(m->chat), "%s", chat);
+		snprintf(m->user, sizeof(m->user), "%s", user);
+		snprintf(m->status, sizeof(m->status), "%s", status);
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+long long fake_tg_push_update(struct fake_tg *f, const char *update)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(update, 0, &jerr);
+	long long id = -1;
+
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return -1;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (json_is_integer(json_object_get(j, "update_id"))) {
+		id = json_integer_value(json_object_get(j, "update_id"));
+		if (id >= f->next_update)
+			f->next_update = id + 1;
+	} else {
+		id = f->next_update++;
+		json_object_set_new(j, "update_id", json_integer(id));
+	}
+	if (f->nupdates == f->capupdates) {
+		int cap = f->capupdates ? f->capupdates * 2 : 32;
+		struct update *u = realloc(f->updates, (size_t)cap * sizeof(*u));
+
+		if (!u) {
+			pthread_mutex_unlock(&f->lock);
+			json_decref(j);
+			return -1;
+		}
+		f->updates = u;
+		f->capupdates = cap;
+	}
+	f->updates[f->nupdates].id = id;
+	f->updates[f->nupdates].json = j;
+	f->nupdates++;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	return id;
+}
+
+static int count_locked(struct fake_tg *f, const char *method)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->ncalls; i++)
+		if (!method || strcmp(f->calls[i].method, method) == 0)
+			n++;
+	return n;
+}
+
+int fake_tg_count(struct fake_tg *f, const char *method)
+{
+	int n;
+
+	pthread_mutex_lock(&f->lock);
+	n = count_locked(f, method);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+json_t *fake_tg_call(struct fake_tg *f, int i, char *method, size_t n, int *status)
+{
+	json_t *body = NULL;
+
+	pthread_mutex_lock(&f->lock);
+	if (i >= 0 && i < f->ncalls) {
+		body = json_incref(f->calls[i].body);
+		if (method)
+			snprintf(method, n, "%s", f->calls[i].method);
+		if (status)
+			*status = f->calls[i].status;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return body;
+}
+
+json_t *fake_tg_nth(struct fake_tg *f, const char *method, int i)
+{
+	json_t *body = NULL;
+
+	pthread_mutex_lock(&f->lock);
+	for (int k = 0; k < f->ncalls; k++) {
+		if (strcmp(f->calls[k].method, method))
+			continue;
+		if (i-- == 0) {
+			body = json_incref(f->calls[k].body);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return body;
+}
+
+int fake_tg_wait(struct fake_tg *f, const char *method, int count, int timeout_ms)
+{
+	struct timespec until;
+	int n;
+
+	deadline_in(&until, timeout_ms);
+	pthread_mutex_lock(&f->lock);
+	n = count_locked(f, method);
+	while (n < count) {
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
+			break;
+		n = count_locked(f, method);
+	}
+	n = count_locked(f, method);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+void fake_tg_clear(struct fake_tg *f)
+{
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < f->ncalls; i++)
+		json_decref(f->calls[i].body);
+	f->ncalls = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_dump(struct fake_tg *f)
+{
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < f->ncalls; i++) {
+		char *text = json_dumps(f->calls[i].body, JSON_COMPACT);
+
+		fprintf(stderr, "  [%d] %s %d %s\n", i, f->calls[i].method, f->calls[i].status,
+			text ? text : "?");
+		free(text);
+	}
+	pthread_mutex_unlock(&f->lock);
+}

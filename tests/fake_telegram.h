@@ -1,0 +1,120 @@
+/*
+ * fake_telegram.h - a fake Telegram Bot API server for the test suites.
+ *
+ * It listens on 127.0.0.1 (a free port) and answers POST /bot<token>/<method>
+ * with JSON bodies as the Bot API does: {"ok": true, "result": ...} or
+ * {"ok": false, "error_code": N, "description": "..."}. It never talks to
+ * the internet; suites point TELEGRAM_API_URL at fake_tg_url().
+ *
+ * What it offers a test:
+ *   - every call recorded in arrival order (method and parsed JSON body),
+ *     safe to read from any thread while the server runs;
+ *   - getUpdates served from a queue the test fills, honouring offset
+ *     (earlier updates are confirmed and dropped, as Telegram does),
+ *     limit and timeout (long polling waits until an update arrives);
+ *   - faults programmed per method: the next `count` matching calls (after
+ *     `skip` of them pass) answer 429 with retry_after, 500, one of the 400s
+ *     and 403s the adapter must understand, a raw status and body, or are
+ *     answered slowly;
+ *   - "down": the listener stopped (connections refused) and started again
+ *     on the same port;
+ *   - getChatMember answers a status set per chat and user ("member" when
+ *     not set); sendMessage answers increasing message_ids from 100;
+ *     getMe answers the username given at start.
+ *
+ * Usage:
+ *     struct fake_tg *f;
+ *     assert_int_equal(fake_tg_start(&f, "123:abc", "gamebot_test_bot"), 0);
+ *     ... setenv("GAMEBOT_TELEGRAM_API_URL", fake_tg_url(f), 1) ...
+ *     fake_tg_wait(f, "sendMessage", 1, 2000);
+ *     json_t *body = fake_tg_call(f, 0, method, sizeof(method));
+ *     fake_tg_free(f);
+ */
+#ifndef GB_FAKE_TELEGRAM_H
+#define GB_FAKE_TELEGRAM_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum fake_tg_fault {
+	FAKE_TG_429 = 1,        /* 429 Too Many Requests, parameters.retry_after = arg seconds */
+	FAKE_TG_500,            /* 500 Internal Server Error */
+	FAKE_TG_NOT_MODIFIED,   /* 400 "Bad Request: message is not modified" */
+	FAKE_TG_NOT_FOUND,      /* 400 "Bad Request: message to edit not found" */
+	FAKE_TG_403,            /* 403 "Forbidden: bot can't initiate conversation with a user" */
+	FAKE_TG_400,            /* 400 "Bad Request: chat not found" */
+	FAKE_TG_SLOW,           /* wait arg milliseconds, then answer normally */
+	FAKE_TG_MIGRATE,        /* 400 with parameters.migrate_to_chat_id = arg */
+};
+
+struct fake_tg;
+
+/*
+ * Start a server for token on 127.0.0.1 with a free port. username is what
+ * getMe reports. *out is owned by the caller: fake_tg_free() it.
+ * Returns 0, or -1 when it cannot listen.
+ */
+int fake_tg_start(struct fake_tg **out, const char *token, const char *username);
+
+/* Stop and free; a no-op on NULL. */
+void fake_tg_free(struct fake_tg *f);
+
+/* "http://127.0.0.1:PORT" (no trailing slash), valid until fake_tg_free(). */
+const char *fake_tg_url(const struct fake_tg *f);
+int fake_tg_port(const struct fake_tg *f);
+
+/* Stop listening (connections are refused) / listen again on the same port. */
+void fake_tg_down(struct fake_tg *f);
+int fake_tg_up(struct fake_tg *f);
+
+/*
+ * Program a fault: the calls of method (NULL = any method) after the next
+ * `skip` of them, `count` calls in all, answer as `kind` (arg as documented
+ * above). Faults are matched in the order they were added.
+ */
+void fake_tg_fault(struct fake_tg *f, const char *method, int skip, int count,
+		   enum fake_tg_fault kind, long arg);
+
+/* Remove every programmed fault. */
+void fake_tg_faults_clear(struct fake_tg *f);
+
+/* What getChatMember answers for user in chat ("creator", "administrator", ...). */
+void fake_tg_member(struct fake_tg *f, const char *chat, const char *user, const char *status);
+
+/*
+ * Queue an update for getUpdates. update is the JSON text of one Update
+ * object; when it has no update_id, the next one (from 1000, increasing) is
+ * set. Returns the update_id.
+ */
+long long fake_tg_push_update(struct fake_tg *f, const char *update);
+
+/* Calls recorded so far (method NULL = all, otherwise of that method). */
+int fake_tg_count(struct fake_tg *f, const char *method);
+
+/*
+ * The i-th recorded call (0-based, arrival order, every method): its method
+ * into method[n] and its body as a new reference (caller json_decref()s;
+ * an empty object when the body was not JSON). NULL when there is none.
+ * The status the fake answered is in *status when status is not NULL.
+ */
+json_t *fake_tg_call(struct fake_tg *f, int i, char *method, size_t n, int *status);
+
+/*
+ * The i-th recorded call of method (0-based), as fake_tg_call(): a new
+ * reference, or NULL.
+ */
+json_t *fake_tg_nth(struct fake_tg *f, const char *method, int i);
+
+/*
+ * Wait until at least count calls of method (NULL = any) are recorded, or
+ * timeout_ms passed. Returns the number recorded.
+ */
+int fake_tg_wait(struct fake_tg *f, const char *method, int count, int timeout_ms);
+
+/* Forget every recorded call. */
+void fake_tg_clear(struct fake_tg *f);
+
+/* Print every recorded call to stderr (when a test fails, to see why). */
+void fake_tg_dump(struct fake_tg *f);
+
+#endif
