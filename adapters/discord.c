@@ -782,6 +782,18 @@ static bool fresh(const char *iid, int64_t now_ms)
 
 /* ---- the answer taken from the command's rows ---- */
 
+/*
+ * The handle of the command a row came from: "origin" on every row of a
+ * command with a handle, "reply" alone on the alert the bot queues when a
+ * command failed outright.
+ */
+static const char *origin_of(const json_t *view)
+{
+	const char *o = json_string_value(json_object_get(view, "origin"));
+
+	return o ? o : json_string_value(json_object_get(view, "reply"));
+}
+
 struct taken {
 	int64_t id;
 	json_t *view;
@@ -948,7 +960,7 @@ static int take_answer(struct bot *b, const struct interaction *ia, const char *
 		if (rows[i].lease_until_ms > now)
 			continue; /* a worker has it in hand */
 		v = json_loads(rows[i].payload ? rows[i].payload : "", 0, &jerr);
-		reply = json_string_value(json_object_get(v, "reply"));
+		reply = origin_of(v);
 		kind = json_string_value(json_object_get(v, "kind"));
 		if (!reply || !kind || strcmp(reply, handle)) {
 			json_decref(v);
@@ -1482,7 +1494,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	const char *kind = json_string_value(json_object_get(view, "kind"));
 	const char *user = json_string_value(json_object_get(view, "user"));
 	struct handle h;
-	bool has_handle = handle_parse(json_string_value(json_object_get(view, "reply")), &h);
+	bool has_handle = handle_parse(origin_of(view), &h);
 	bool live = has_handle && fresh(h.iid, bot_now_ms());
 	int64_t wait;
 

@@ -874,8 +874,13 @@ static void test_callbreak_one_person_three_computers(void **state)
 			check_limits(answer_data(a));
 			nb = button_cmds(json_object_get(answer_data(a), "components"), cmds, 64);
 			assert_int_equal(nb, n);
-			for (int k = 0; k < n; k++)
-				assert_string_equal(cmds[k], ch[k].cmd);
+			for (int k = 0; k < n; k++) {
+				bool found = false;
+
+				for (int j = 0; j < nb; j++)
+					found |= strcmp(cmds[j], ch[k].cmd) == 0;
+				assert_true(found);
+			}
 			assert_true(find_button(json_object_get(answer_data(a), "components"), ch[0].cmd + 1,
 						card, sizeof(card)));
 			/* playing from it: the hand's buttons spent, the public table edited */
