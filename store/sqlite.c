@@ -251,6 +251,7 @@ enum stmt {
 	ST_OUT_ADD,
 	ST_OUT_CLAIM,
 	ST_OUT_DUE,
+	ST_OUT_CHAT,
 	ST_OUT_DONE,
 	ST_OUT_RETRY,
 	ST_OUT_ASIDE,
@@ -369,6 +370,8 @@ static const char *const sql_text[ST_COUNT] = {
 		" ORDER BY o.due_ms, o.id LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
+	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1 AND chat = ?2"
+		" AND aside_ms IS NULL ORDER BY id LIMIT ?3",
 	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
 	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + ?3 WHERE id = ?1 AND aside_ms IS NULL",
@@ -1889,6 +1892,39 @@ int store_out_due(struct store *s, const char *platform, int64_t now_ms,
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 2, now_ms));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, max));
+	if (!rc)
+		rc = out_rows(st, outs, max, &count);
+	if (!rc)
+		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+int store_out_chat(struct store *s, const char *platform, const char *chat,
+		   struct store_out *outs, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) ||
+	    !id_ok(chat, CAP(store_out, chat)) || max < 0 || (max > 0 && !outs)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = stmt_get(s, ST_OUT_CHAT, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
 	if (!rc)
 		rc = bound(sqlite3_bind_int(st, 3, max));
 	if (!rc)
