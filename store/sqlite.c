@@ -867,15 +867,29 @@ int store_open(struct store **handle, const char *path)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-	/* Constant text: the first statement that reads the file, so a file
-	 * that is not a database fails here. */
-	src = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
-			   " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+	/*
+	 * Threads of this process opening a new file together take turns
+	 * (the writer lock); another process doing the same may still hold
+	 * the file while it switches it to WAL, which SQLite answers with
+	 * "busy" at once rather than waiting: try again a few times.
+	 * Constant text: the first statement that reads the file, so a file
+	 * that is not a database fails here.
+	 */
+	writer_acquire(s);
+	for (int tries = 0;; tries++) {
+		src = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
+				   " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+		if ((src & 0xff) != SQLITE_BUSY || tries == 50)
+			break;
+		sqlite3_sleep(20);
+	}
 	if (src != SQLITE_OK) {
+		writer_release(s);
 		rc = err_of(src);
 		goto out;
 	}
 	rc = migrate(s);
+	writer_release(s);
 	if (rc)
 		goto out;
 	for (int i = 0; i < ST_COUNT; i++) {
