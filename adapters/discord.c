@@ -416,7 +416,7 @@ static const struct dc_cmd commands[] = {
 	{ "place", "Place a goat (Bagh Chal)", false,
 	  { { "point", OPT_STRING, true, true, NULL, 0, 0, "Where: c3" } } },
 	{ "bid", "Bid tricks (Call Break)", false,
-	  { { "tricks", OPT_INTEGER, true, true, NULL, 1, 13, "How many tricks" } } },
+	  { { "tricks", OPT_INTEGER, true, true, NULL, 1, 8, "How many tricks" } } },
 	{ "play", "Play a card (Call Break)", false,
 	  { { "card", OPT_STRING, true, true, NULL, 0, 0, "Which card: QS, 10H" } } },
 	{ "hand", "Show my cards (only you see them)", false, { { 0 } } },
@@ -435,6 +435,16 @@ static const struct dc_cmd commands[] = {
 	{ "stats", "Who has won most here", false,
 	  { { "game", OPT_STRING, false, false, game_names, 0, 0, "Which game" } } },
 	{ "help", "Every command", false, { { 0 } } },
+	{ "wallet", "Your coins in this channel", false, { { 0 } } },
+	{ "top", "Who holds the most coins here", false, { { 0 } } },
+	{ "grant", "Give coins from the channel's bank", true,
+	  { { "member", OPT_STRING, true, false, NULL, 0, 0, "Their name as the table shows it: @name" },
+	    { "coins", OPT_INTEGER, true, false, NULL, 1, 1000000, "How many" } } },
+	{ "stake", "Coins each seat puts in the pot (before the start)", false,
+	  { { "coins", OPT_INTEGER, true, false, NULL, 0, 1000000, "Per seat; 0 for none" } } },
+	{ "verify", "Check a finished table's dice and deals from its revealed seed", false,
+	  { { "table", OPT_STRING, false, false, NULL, 0, 0, "Table number (default: the last one)" },
+	    { "log", OPT_STRING, false, false, NULL, 0, 0, "\"log\" to get its move log" } } },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

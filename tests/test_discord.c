@@ -1478,11 +1478,11 @@ static void test_register_commands(void **state)
 
 		admin += is_admin;
 		assert_int_equal(is_admin, !strcmp(name, "settings") || !strcmp(name, "speed") ||
-						   !strcmp(name, "lang"));
+						   !strcmp(name, "lang") || !strcmp(name, "grant"));
 	}
-	assert_int_equal(admin, 3);
-	assert_non_null(strstr(out_text, "commands registered globally: 21"));
-	assert_non_null(strstr(out_text, "commands registered in guild " GUILD ": 21"));
+	assert_int_equal(admin, 4);
+	assert_non_null(strstr(out_text, "commands registered globally: 26"));
+	assert_non_null(strstr(out_text, "commands registered in guild " GUILD ": 26"));
 	assert_non_null(strstr(out_text, "/new game - Open a table"));
 	assert_non_null(strstr(out_text, "/settings [game] [key] [value] (admins) -"));
 	assert_non_null(strstr(err_text, "unknown option '--guild'"));
