@@ -31,6 +31,7 @@
 #include "bot/choices.h"
 #include "bot/i18n.h"
 #include "bot/log.h"
+#include "bot/metrics.h"
 #include "games/strbuf.h"
 #include "games/utf8.h"
 
@@ -1224,11 +1225,17 @@ static void interactions(void *arg, const struct http_request *req, struct http_
 	if (dc_verify(d->pk, http_header(req, "X-Signature-Ed25519"),
 		      http_header(req, "X-Signature-Timestamp"), req->body, req->body_len,
 		      bot_now_ms() / 1000)) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"discord\",reason=\"auth\"", 1);
 		resp->status = 401;
 		resp->body = strdup("{\"message\":\"invalid request signature\"}");
 		return;
 	}
+	metrics_inc("gamebot_updates_received_total", "platform=\"discord\"", 1);
 	resp->status = receive(d, req->body, req->body_len, &ans);
+	if (resp->status != 200)
+		metrics_inc("gamebot_updates_refused_total",
+			    resp->status >= 500 ? "platform=\"discord\",reason=\"store\""
+						: "platform=\"discord\",reason=\"malformed\"", 1);
 	resp->body = ans ? json_dumps(ans, JSON_COMPACT) : NULL;
 	if (!resp->body)
 		resp->body = strdup(resp->status == 200 ? "{}" : "{\"message\":\"not handled\"}");
