@@ -477,6 +477,15 @@ struct store {
  * busy answer as before instead of waiting on itself.
  */
 static pthread_mutex_t writer_lock;
+
+/*
+ * Checkpoints: by default SQLite copies the write-ahead log back into the
+ * database inside whichever commit makes the log pass 1,000 pages, and
+ * that commit (with every writer queued behind it) waits for the copy.
+ * A service turns this off for the handles it opens from then on and
+ * calls store_checkpoint() from a background thread instead.
+ */
+static volatile int background_checkpoints;
 static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 
 static void writer_init(void)
@@ -892,6 +901,12 @@ int store_open(struct store **handle, const char *path)
 	writer_release(s);
 	if (rc)
 		goto out;
+	/* constant text; the checkpoints are then store_checkpoint()'s, off the command path */
+	if (background_checkpoints &&
+	    sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = GB_ESTORE;
+		goto out;
+	}
 	for (int i = 0; i < ST_COUNT; i++) {
 		sqlite3_stmt *st = NULL;
 
@@ -904,6 +919,26 @@ int store_open(struct store **handle, const char *path)
 out:
 	store_free(s);
 	return rc;
+}
+
+void store_background_checkpoints(int on)
+{
+	background_checkpoints = on;
+}
+
+int store_checkpoint(struct store *s, int *log_pages, int *copied)
+{
+	int log = 0, done = 0, src;
+
+	if (!s)
+		return GB_EARGS;
+	/* PASSIVE: copies what it can without waiting for (or blocking) readers and writers */
+	src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+	if (log_pages)
+		*log_pages = log;
+	if (copied)
+		*copied = done;
+	return src == SQLITE_OK || (src & 0xff) == SQLITE_BUSY ? GB_OK : err_of(src);
 }
 
 void store_free(struct store *s)

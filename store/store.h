@@ -47,6 +47,21 @@ struct store;
  */
 int store_open(struct store **out, const char *path);
 
+/*
+ * For a long-running service: handles opened after store_background_checkpoints(1)
+ * leave the copying of the write-ahead log back into the database to
+ * store_checkpoint(), which a background thread calls (every second or
+ * so), instead of doing it inside the commit that happens to fill it.
+ */
+void store_background_checkpoints(int on);
+
+/*
+ * Copy what it can of the write-ahead log into the database without
+ * blocking readers or writers. *log_pages and *copied (either may be NULL)
+ * get the log's size and how much of it is now in the database.
+ */
+int store_checkpoint(struct store *s, int *log_pages, int *copied);
+
 /* Close the database; a no-op on NULL. */
 void store_free(struct store *s);
 
