@@ -981,15 +981,15 @@ int bot_handle(struct bot *b, const struct command *in)
 	 * Tell a person what happened without touching any table: nothing was
 	 * changed. The scheduler's own commands have nobody to tell (a failing
 	 * timer is retried and logged by bot_run_timers()). When the store
-	 * failed (locked past its timeout, disk full, read-only), a platform
-	 * delivery is not acknowledged and comes again: it gets its answer
+	 * failed (locked past its timeout, disk full, read-only), a delivery
+	 * the platform sends again is not acknowledged: it gets its answer
 	 * then, and writing an alert now would only meet the same fault.
 	 */
 	if (rc == GB_ESTORE || rc == GB_ENOMEM)
 		gb_log("chat %s:%s: /%s not done, nothing changed: %s", cmd->platform, cmd->chat,
 		       cmd->verb, rc == GB_ESTORE ? store_last_error() : gb_strerror(rc));
 	if (rc && rc != GB_EDUP && !cmd->internal &&
-	    !((rc == GB_ESTORE || rc == GB_ENOMEM) && cmd->update_id[0]))
+	    !((rc == GB_ESTORE || rc == GB_ENOMEM) && cmd->redelivered))
 		queue_alert(b, cmd, rc == GB_ECONFLICT ? M_BUSY : M_INTERNAL);
 	{
 		char labels[96];
