@@ -62,7 +62,7 @@ LIB := $(BUILD)/libgamebot.a
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all run test bench arena check clean fuzz fuzz-smoke fuzz-build
+.PHONY: all run test bench arena check clean fuzz fuzz-smoke fuzz-build fuzz-cc
 .SECONDARY:
 all: $(BIN)
 
@@ -124,7 +124,10 @@ FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LIB := $(FUZZ_BUILD)/libgamebot.a
 
-$(FUZZ_BUILD)/%.o: %.c
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz needs $(FUZZ_CC) with libFuzzer: apt-get install clang"; exit 1; }
+
+$(FUZZ_BUILD)/%.o: %.c | fuzz-cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
