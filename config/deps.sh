@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the build and test dependencies of gamebot from Debian packages
-# when pkg-config cannot find them. Called by the Makefile before every build;
+# when pkg-config cannot find them (and the PostgreSQL server the tests
+# start, when its initdb is missing). Called by the Makefile before every build;
 # a no-op (and silent) when everything is present. Works as root without
 # sudo, and through sudo otherwise.
 set -eu
@@ -8,7 +9,7 @@ set -eu
 need=""
 for pc in libcurl:libcurl4-openssl-dev jansson:libjansson-dev \
           libmicrohttpd:libmicrohttpd-dev sqlite3:libsqlite3-dev \
-          cmocka:libcmocka-dev libsodium:libsodium-dev; do
+          cmocka:libcmocka-dev libsodium:libsodium-dev libpq:libpq-dev; do
 	mod=${pc%%:*}
 	pkg=${pc#*:}
 	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$mod"; then
@@ -20,6 +21,8 @@ for tool in cc:build-essential make:make pkg-config:pkg-config; do
 	pkg=${tool#*:}
 	command -v "$bin" >/dev/null 2>&1 || need="$need $pkg"
 done
+# the tests' throwaway server (tests/pg.sh): Debian's postgresql-NN
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
 [ -n "$need" ] || exit 0
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=""
