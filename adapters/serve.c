@@ -175,6 +175,8 @@ int serve_main(const struct config *cfg)
 	}
 	outbox_opts_init(&oo);
 	oo.workers = cfg->outbox_workers > 0 ? cfg->outbox_workers : 1;
+	if (cfg->outbox_lease_seconds > 0)
+		oo.lease_ms = cfg->outbox_lease_seconds * 1000LL;
 	for (int i = 0; adapters[i] && nrun < MAX_ADAPTERS; i++) {
 		const struct adapter *a = adapters[i];
 		struct running *r = &run[nrun];

@@ -501,8 +501,6 @@ static int err_of(const PGresult *res)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
-	if (res && getenv("GAMEBOT_PG_DEBUG"))
-		fprintf(stderr, "pg: %s\n", PQresultErrorMessage(res));
 	if (!res)
 		return GB_ESTORE;
 	if (!state)
