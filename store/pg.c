@@ -18,8 +18,9 @@
  * Schema: the version is the one row of gamebot_schema. migrations[] is
  * the ordered list of schema changes, one for one with sqlite.c's (a
  * version number means the same schema on both). store_open() applies the
- * missing ones in one transaction holding a transaction-level advisory
- * lock (MIGRATE_LOCK), re-reading the version under it, so instances that
+ * missing ones in one transaction begun holding an advisory lock
+ * (MIGRATE_LOCK; a session's, gone with it if it dies), re-reading the
+ * version under it, so instances that
  * start together migrate once and the others wait, then find the schema
  * current. An up-to-date database is only read; one from a newer gamebot
  * is refused. The tables live in the first schema of the connection's
@@ -79,7 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Held (per transaction) by whoever migrates the schema: "gamebot" in ASCII. */
+/* Held by whoever migrates the schema: "gamebot" in ASCII. */
 #define MIGRATE_LOCK "7453010373645350004"
 #define MAX_PARAMS 12
 
@@ -679,6 +680,15 @@ static int exec_st(struct pgst *st)
 	}
 	stmt_name(st->id, name);
 	st->res = PQexecPrepared(s->conn, name, st->n, st->v, NULL, NULL, 0);
+	if (!res_ok(st->res) && PQstatus(s->conn) != CONNECTION_OK && !s->in_tx) {
+		/* the session was gone before this statement: run it again on a new one */
+		PQclear(st->res);
+		st->res = NULL;
+		rc = reconnect(s);
+		if (rc)
+			goto out;
+		st->res = PQexecPrepared(s->conn, name, st->n, st->v, NULL, NULL, 0);
+	}
 	if (!res_ok(st->res)) {
 		rc = err_of(st->res);
 		goto out;
@@ -817,7 +827,10 @@ static void quiet(void *arg, const char *message)
 /* *version = the schema version (0 for a database without gamebot's tables). */
 static int user_version(struct store_backend *s, int *version)
 {
-	PGresult *res = PQexec(s->conn, "SELECT to_regclass('gamebot_schema') IS NOT NULL");
+	/* read from pg_class (not a name lookup, which may answer from a stale cache) */
+	PGresult *res = PQexec(s->conn, "SELECT count(*) FROM pg_catalog.pg_class AS c"
+			       " JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace"
+			       " WHERE c.relname = 'gamebot_schema' AND n.nspname = current_schema()");
 	int rc = GB_OK;
 
 	*version = 0;
@@ -825,7 +838,7 @@ static int user_version(struct store_backend *s, int *version)
 		rc = err_of(res);
 		goto out;
 	}
-	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+	if (strcmp(PQgetvalue(res, 0, 0), "0") == 0)
 		goto out;
 	PQclear(res);
 	res = PQexec(s->conn, "SELECT version FROM gamebot_schema");
@@ -843,18 +856,21 @@ out:
 static int migrate(struct store_backend *s)
 {
 	int version = 0;
+	int locked = 0;
 	int in_tx = 0;
 	int rc = user_version(s, &version);
 
 	if (rc || version == SCHEMA_VERSION)
 		goto out;
+	/* the lock before the transaction, so that it begins seeing what the last holder committed */
+	rc = run_text(s, "SELECT pg_advisory_lock(" MIGRATE_LOCK ")");
+	if (rc)
+		goto out;
+	locked = 1;
 	rc = run_text(s, "BEGIN");
 	if (rc)
 		goto out;
 	in_tx = 1;
-	rc = run_text(s, "SELECT pg_advisory_xact_lock(" MIGRATE_LOCK ")");
-	if (rc)
-		goto out;
 	/* Another instance may have migrated while we waited for the lock. */
 	rc = user_version(s, &version);
 	if (rc)
@@ -881,6 +897,8 @@ static int migrate(struct store_backend *s)
 out:
 	if (in_tx)
 		run_text(s, "ROLLBACK");
+	if (locked)
+		run_text(s, "SELECT pg_advisory_unlock(" MIGRATE_LOCK ")");
 	return rc;
 }
 

@@ -427,7 +427,7 @@ static void instances_share_the_load_and_survive_kills(void **state)
 	 * while one is still on its way */
 	for (int k = 0; k < 3000; k++)
 		fake_tg_fault(run.f, NULL, 4 * k, 1, FAKE_TG_SLOW, 60);
-	/* all three start at once on an empty schema: the migration runs once */
+	/* the first migrates the empty schema; the others find it current */
 	for (int i = 0; i < INSTANCES; i++)
 		run.in[i].port = free_port();
 	for (int i = 0; i < INSTANCES; i++)
