@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the build and test dependencies of gamebot from Debian packages
-# when pkg-config cannot find them (and the PostgreSQL server the tests
-# start, when its initdb is missing). Called by the Makefile before every build;
-# a no-op (and silent) when everything is present. Works as root without
+# when pkg-config cannot find them. Called by the Makefile before every build;
+# a no-op (and silent) when everything is present. With --test it also
+# installs the PostgreSQL server the test suites start (tests/pg.sh calls
+# it so when initdb is missing; CI calls it so up front). Works as root without
 # sudo, and through sudo otherwise.
 set -eu
 
@@ -22,7 +23,9 @@ for tool in cc:build-essential make:make pkg-config:pkg-config; do
 	command -v "$bin" >/dev/null 2>&1 || need="$need $pkg"
 done
 # the tests' throwaway server (tests/pg.sh): Debian's postgresql-NN
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
+if [ "${1:-}" = --test ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+	need="$need postgresql"
+fi
 [ -n "$need" ] || exit 0
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=""
