@@ -16,11 +16,13 @@
 
 #include "adapters/console.h"
 #include "adapters/telegram.h"
+#include "adapters/discord.h"
 #include "bot/log.h"
 
 const struct adapter *const adapters[] = {
 	&console_adapter,
 	&telegram_adapter,
+	&discord_adapter,
 	NULL,
 };
 

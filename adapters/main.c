@@ -9,6 +9,7 @@
  *   gamebot script GAME [...]   the rules core driven line by line (JSON out)
  *   gamebot arena GAME --seats LEVEL,...   computer players measured
  *   gamebot verify SEED MOVELOG  a finished table replayed from its revealed seed
+ *   gamebot discord-register [--guild ID]  Discord's slash commands registered
  */
 #include <sodium.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "adapters/console.h"
+#include "adapters/discord.h"
 #include "adapters/serve.h"
 #include "adapters/telegram.h"
 #include "bot/arena.h"
@@ -39,7 +41,8 @@ static void usage(FILE *f)
 		   "                               computer players against each other, measured\n"
 		   "  telegram-setup [--url https://HOST/telegram | --polling] [--drop-pending]\n"
 		   "                               register the webhook (or polling) and the command menus\n"
-		   "  verify SEED MOVELOG          check a finished table's dice and deals from its seed\n");
+		   "  verify SEED MOVELOG          check a finished table's dice and deals from its seed\n"
+		   "  discord-register [--guild ID] register Discord's slash commands (one guild: at once)\n");
 }
 
 static int parse_seed(const char *s, uint64_t *out)
@@ -126,7 +129,8 @@ int main(int argc, char **argv)
 	/* every verb answers --help with its own usage */
 	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
 	    (!strcmp(argv[1], "serve") || !strcmp(argv[1], "console") || !strcmp(argv[1], "script") ||
-	     !strcmp(argv[1], "arena") || !strcmp(argv[1], "telegram-setup"))) {
+	     !strcmp(argv[1], "arena") || !strcmp(argv[1], "telegram-setup") ||
+	     !strcmp(argv[1], "discord-register"))) {
 		usage(stdout);
 		return 0;
 	}
@@ -144,7 +148,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") && strcmp(argv[1], "telegram-setup")) {
+	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") && strcmp(argv[1], "telegram-setup") &&
+	    strcmp(argv[1], "discord-register")) {
 		fprintf(stderr, "unknown command '%s'\n", argv[1]);
 		usage(stderr);
 		return 2;
@@ -157,5 +162,7 @@ int main(int argc, char **argv)
 		return cmd_console(argc - 1, argv + 1, &cfg);
 	if (strcmp(argv[1], "telegram-setup") == 0)
 		return telegram_setup_main(argc - 1, argv + 1, &cfg, stdout, stderr);
+	if (strcmp(argv[1], "discord-register") == 0)
+		return discord_register_main(argc - 1, argv + 1, &cfg, stdout, stderr);
 	return serve_main(&cfg);
 }

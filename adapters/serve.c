@@ -21,6 +21,7 @@
 #define MAX_ADAPTERS 8
 #define MAX_ROUTES 16
 #define PRUNE_EVERY_MS (10 * 60 * 1000)
+#define CHECKPOINT_EVERY_MS 500
 #define DAY_MS (24LL * 3600 * 1000)
 
 static volatile sig_atomic_t stopping;
@@ -153,7 +154,7 @@ int serve_main(const struct config *cfg)
 	struct sigaction sa;
 	char names[128] = "";
 	int nrun = 0, nroutes = 0, rc = GB_OK, status = 1;
-	int64_t last_prune = 0;
+	int64_t last_prune = 0, last_checkpoint = 0;
 
 	memset(&b, 0, sizeof(b));
 	memset(run, 0, sizeof(run));
@@ -166,6 +167,8 @@ int serve_main(const struct config *cfg)
 	stopping = 0;
 
 	serve_bot_config(cfg, &b.cfg);
+	/* the scheduler loop below checkpoints the store: commits never wait for it */
+	store_background_checkpoints(1);
 	rc = store_open(&b.store, cfg->db);
 	if (!rc)
 		rc = store_open(&health.store, cfg->db);
@@ -246,6 +249,10 @@ int serve_main(const struct config *cfg)
 		if (fired > 0)
 			for (int i = 0; i < nrun; i++)
 				outbox_wake(run[i].outbox);
+		if (now - last_checkpoint >= CHECKPOINT_EVERY_MS) {
+			last_checkpoint = now;
+			store_checkpoint(b.store, NULL, NULL);
+		}
 		if (now - last_prune >= PRUNE_EVERY_MS) {
 			int n = 0;
 

@@ -19,6 +19,7 @@
 #include "bot/choices.h"
 #include "bot/i18n.h"
 #include "bot/log.h"
+#include "bot/metrics.h"
 #include "games/strbuf.h"
 #include "games/utf8.h"
 
@@ -1166,6 +1167,7 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
 		/* nothing was committed: Telegram sends it again */
 		tg_log("update %lld not handled: %s", u->update_id, gb_strerror(rc));
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"store\"", 1);
 		return 500;
 	}
 	if (rc && rc != GB_EDUP)
@@ -1190,9 +1192,11 @@ static int receive(struct telegram *t, const char *body, size_t len)
 
 	ensure_username(t);
 	username_copy(t, me, sizeof(me));
+	metrics_inc("gamebot_updates_received_total", "platform=\"telegram\"", 1);
 	rc = tg_update_parse(body, len, me, bot_now_ms(), &u);
 	if (rc) {
 		tg_log("malformed update of %zu bytes refused", len);
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"malformed\"", 1);
 		return 400;
 	}
 	if (u.kind == TG_IGNORE)
@@ -1243,6 +1247,7 @@ static void webhook(void *arg, const struct http_request *req, struct http_respo
 
 	resp->content_type = "application/json";
 	if (!secret_ok(t->secret, http_header(req, "X-Telegram-Bot-Api-Secret-Token"))) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"auth\"", 1);
 		resp->status = 401;
 		resp->body = strdup("{\"ok\":false,\"description\":\"unauthorized\"}");
 		return;

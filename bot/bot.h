@@ -42,7 +42,10 @@ struct command {
 	 * The rows addressed to the caller alone (their alerts and private
 	 * views) carry it as "reply"; a command with a handle that produced
 	 * no such row gets one "ack" row, so the adapter can answer the
-	 * platform. Rows for the chat or for other users never carry it.
+	 * platform. Rows for the chat or for other users never carry it as
+	 * "reply"; every row of the command names it as "origin", so that
+	 * an adapter answering in place (Discord's interaction response)
+	 * can take its own command's rows.
 	 */
 	char reply[CMD_REPLY_LEN];
 	/*
@@ -81,7 +84,9 @@ enum reply_kind {
  *    "table": table id, "turn": moves logged when it was rendered (both
  *             when the chat has a table; buttons are tagged with them),
  *    "lang": "en"|"ne", "reply": the command's reply handle, on the rows
- *             addressed to the caller alone (optional)}
+ *             addressed to the caller alone (optional),
+ *    "origin": the same handle on every row of that command (optional;
+ *             it names the command, it does not answer the handle)}
  * Rows of kind "table" replace an earlier pending row of the same table:
  * only the newest board is sent.
  */

@@ -25,7 +25,7 @@ struct key {
 
 #define K(n, d) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, NULL, 0 }
 #define N(n, d, m) { #n, offsetof(struct config, n), sizeof(int), d, m, NULL, 0 }
-/* Telegram's keys, read with and without the prefix */
+/* the platforms' keys (Telegram, Discord), read with and without the prefix */
 #define KT(n, d, e) { #n, offsetof(struct config, n), sizeof(((struct config *)0)->n), d, 0, e, 1 }
 static const struct key keys[] = {
 	K(db, "./var/gamebot.db"),
@@ -36,10 +36,10 @@ static const struct key keys[] = {
 	KT(telegram_api, "https://api.telegram.org", "TELEGRAM_API_URL"),
 	KT(telegram_mode, "polling", NULL),
 	KT(telegram_pacing, "on", NULL),
-	K(discord_public_key, ""),
-	K(discord_app_id, ""),
-	K(discord_token, ""),
-	K(discord_api, "https://discord.com/api/v10"),
+	KT(discord_public_key, "", NULL),
+	KT(discord_app_id, "", NULL),
+	KT(discord_token, "", NULL),
+	KT(discord_api, "https://discord.com/api/v10", "DISCORD_API_URL"),
 	K(console_admins, ""),
 	N(http_max_connections, "10000", 1000000),
 	N(http_per_ip_limit, "0", 1000000),
@@ -170,7 +170,7 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 		snprintf(env, sizeof(env), "GAMEBOT_%s", name);
 		v = getenv(env);
 		if (!v && keys[i].env) {
-			/* the key's own name works too: GAMEBOT_TELEGRAM_API */
+			/* the key's own name works too: GAMEBOT_TELEGRAM_API, GAMEBOT_DISCORD_API */
 			n = (size_t)snprintf(env, sizeof(env), "GAMEBOT_%s", keys[i].name);
 			for (size_t j = 8; j < n && j < sizeof(env); j++)
 				env[j] = (char)toupper((unsigned char)env[j]);

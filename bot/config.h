@@ -3,9 +3,10 @@
  * (key = value lines; config/gamebot.conf.example documents every key),
  * then environment variables (GAMEBOT_<KEY in upper case>), last wins.
  * Telegram's keys are also read without the prefix (TELEGRAM_TOKEN,
- * TELEGRAM_SECRET, TELEGRAM_API_URL, TELEGRAM_MODE), the spellings its
- * documentation and hosting guides use; the GAMEBOT_ spelling wins when
- * both are set.
+ * TELEGRAM_SECRET, TELEGRAM_API_URL, TELEGRAM_MODE), and so are Discord's
+ * (DISCORD_APP_ID, DISCORD_PUBLIC_KEY, DISCORD_TOKEN, DISCORD_API_URL): the
+ * spellings their documentation and hosting guides use; the GAMEBOT_
+ * spelling wins when both are set.
  */
 #ifndef GB_CONFIG_H
 #define GB_CONFIG_H
@@ -26,9 +27,10 @@ struct config {
 	char telegram_mode[16];                    /* "polling" (default) or "webhook" */
 	char telegram_pacing[8];                   /* "on"; "off" only for tests and benchmarks */
 	char discord_public_key[CONFIG_VALUE_LEN]; /* application public key (hex); empty = no Discord */
-	char discord_app_id[CONFIG_VALUE_LEN];
-	char discord_token[CONFIG_VALUE_LEN];
-	char discord_api[CONFIG_VALUE_LEN];        /* API base URL */
+	char discord_app_id[CONFIG_VALUE_LEN];     /* application id (interaction webhooks, registration) */
+	char discord_token[CONFIG_VALUE_LEN];      /* bot token: channel messages, registration */
+	char discord_api[CONFIG_VALUE_LEN];        /* API base URL (tests point it at 127.0.0.1);
+	                                              env DISCORD_API_URL */
 	char console_admins[CONFIG_VALUE_LEN];     /* console: admin names, empty = everyone */
 	/* numbers (validated at load) */
 	int http_max_connections;                  /* listener connection limit: 10000 */

@@ -153,6 +153,9 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_TG_START_PRIVATE) /* %s: name, %s: bot username, %s: bot username (Telegram: a private message could not be sent) */ \
 	X(M_ON)               \
 	X(M_OFF)              \
+	X(M_DC_CHOOSE)        /* Discord: placeholder of a menu of choices */ \
+	X(M_DC_REPEATED)      /* Discord: a repeated interaction, answered already */ \
+	X(M_DC_DONE)          /* Discord: a command with nothing else to say */ \
 	/* ---- renderers: shared (numbers are passed as text: chat digits) ---- */ \
 	X(M_MARK_1)           /* one-column seat marks on boards */ \
 	X(M_MARK_2)           \

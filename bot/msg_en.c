@@ -112,6 +112,9 @@ const char *const msg_en[M_COUNT] = {
 	[M_TG_START_PRIVATE] = "%s, I can't send you private messages yet: open a chat with @%s and press Start. Until then, press “Show my hand” here, or type @%s in this chat to pick a card.",
 	[M_ON] = "on",
 	[M_OFF] = "off",
+	[M_DC_CHOOSE] = "Choose…",
+	[M_DC_REPEATED] = "That was answered already.",
+	[M_DC_DONE] = "Done.",
 
 	/* ---- renderers ---- */
 	[M_MARK_1] = "A",

@@ -726,6 +726,9 @@ static int commit(struct ctx *c)
 		/* only the caller's own rows answer the handle: another player's hand never does */
 		if (c->cmd->reply[0] && (for_caller(c, r) || !strcmp(json_string_value(json_object_get(r, "kind")), "ack")))
 			json_object_set_new(r, "reply", json_string(c->cmd->reply));
+		/* every row names the command it came from, for an adapter answering in place */
+		if (c->cmd->reply[0])
+			json_object_set_new(r, "origin", json_string(c->cmd->reply));
 		text = json_dumps(r, JSON_COMPACT);
 		if (!text) {
 			rc = GB_ENOMEM;

@@ -34,6 +34,9 @@ struct store_ops {
 	/* ---- open, close, transactions ---- */
 	int (*open)(struct store_backend **out, const char *target);
 	void (*close)(struct store_backend *b);
+	/* store_background_checkpoints(), for this backend's handles; NULL: nothing to do */
+	void (*background_checkpoints)(int on);
+	int (*checkpoint)(struct store_backend *b, int *log_pages, int *copied);
 	int (*ping)(struct store_backend *b);
 	int (*schema_version)(struct store_backend *b);
 	int (*begin)(struct store_backend *b);
@@ -84,6 +87,8 @@ struct store_ops {
 		int64_t lease_ms, struct store_out *out, int max, int *n);
 	int (*out_due)(struct store_backend *b, const char *platform, int64_t now_ms,
 		struct store_out *out, int max, int *n);
+	int (*out_chat)(struct store_backend *b, const char *platform, const char *chat,
+			struct store_out *out, int max, int *n);
 	int (*out_done)(struct store_backend *b, int64_t id);
 	int (*out_retry)(struct store_backend *b, int64_t id, int64_t due_ms, int count_attempt);
 	int (*out_set_aside)(struct store_backend *b, int64_t id, const char *why);

@@ -254,6 +254,8 @@ enum stmt {
 	ST_OUT_ADD,
 	ST_OUT_CLAIM,
 	ST_OUT_DUE,
+	ST_OUT_CHAT,
+	ST_OUT_CHAT_LOCK,
 	ST_OUT_DONE,
 	ST_OUT_RETRY,
 	ST_OUT_ASIDE,
@@ -380,6 +382,11 @@ static const char *const sql_text[ST_COUNT] = {
 		" RETURNING " OUT_COLS_OF("outbox"),
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1"
 		" AND aside_ms IS NULL AND due_ms <= $2 ORDER BY due_ms, id LIMIT $3",
+	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1 AND chat = $2"
+		" AND aside_ms IS NULL ORDER BY id LIMIT $3",
+	/* in a transaction: no worker claims them (SKIP LOCKED) until it ends */
+	[ST_OUT_CHAT_LOCK] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1 AND chat = $2"
+		" AND aside_ms IS NULL ORDER BY id LIMIT $3 FOR UPDATE",
 	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = $1",
 	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = $2,"
 		" attempts = attempts + $3::int WHERE id = $1 AND aside_ms IS NULL",
@@ -953,6 +960,16 @@ static void pg_free(struct store_backend *s)
 	/* the server rolls back a transaction left open */
 	PQfinish(s->conn);
 	free(s);
+}
+
+/* The server copies its own log (its checkpointer): nothing to do, nothing waiting. */
+static int pg_checkpoint(struct store_backend *s, int *log_pages, int *copied)
+{
+	if (log_pages)
+		*log_pages = 0;
+	if (copied)
+		*copied = 0;
+	return s ? GB_OK : GB_EARGS;
 }
 
 static int pg_ping(struct store_backend *s)
@@ -1924,6 +1941,44 @@ out:
 }
 
 /*
+ * Queue order. Inside a transaction the rows read are locked until it
+ * ends, so a worker's claim skips them and what the caller saw of their
+ * leases stays true while it takes them with store_out_done().
+ */
+static int pg_out_chat(struct store_backend *s, const char *platform, const char *chat,
+		       struct store_out *outs, int max, int *n)
+{
+	struct pgst *st = NULL;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) ||
+	    !id_ok(chat, CAP(store_out, chat)) || max < 0 || (max > 0 && !outs)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = stmt_get(s, s->in_tx ? ST_OUT_CHAT_LOCK : ST_OUT_CHAT, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(bind_int(st, 3, max));
+	if (!rc)
+		rc = out_rows(st, outs, max, &count);
+	if (!rc)
+		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
+/*
  * Run statement id bound to (id, then an int64 and an int when given as
  * ?2, ?3); GB_ENOTFOUND when it changed no row.
  */
@@ -2716,6 +2771,7 @@ const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
 	.close = pg_free,
+	.checkpoint = pg_checkpoint,
 	.ping = pg_ping,
 	.schema_version = pg_schema_version,
 	.begin = pg_begin,
@@ -2742,6 +2798,7 @@ const struct store_ops store_pg_ops = {
 	.out_add = pg_out_add,
 	.out_claim = pg_out_claim,
 	.out_due = pg_out_due,
+	.out_chat = pg_out_chat,
 	.out_done = pg_out_done,
 	.out_retry = pg_out_retry,
 	.out_set_aside = pg_out_set_aside,

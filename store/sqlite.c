@@ -249,6 +249,7 @@ enum stmt {
 	ST_OUT_ADD,
 	ST_OUT_CLAIM,
 	ST_OUT_DUE,
+	ST_OUT_CHAT,
 	ST_OUT_DONE,
 	ST_OUT_RETRY,
 	ST_OUT_ASIDE,
@@ -367,6 +368,8 @@ static const char *const sql_text[ST_COUNT] = {
 		" ORDER BY o.due_ms, o.id LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
+	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1 AND chat = ?2"
+		" AND aside_ms IS NULL ORDER BY id LIMIT ?3",
 	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
 	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + ?3 WHERE id = ?1 AND aside_ms IS NULL",
@@ -472,6 +475,15 @@ struct store_backend {
  * busy answer as before instead of waiting on itself.
  */
 static pthread_mutex_t writer_lock;
+
+/*
+ * Checkpoints: by default SQLite copies the write-ahead log back into the
+ * database inside whichever commit makes the log pass 1,000 pages, and
+ * that commit (with every writer queued behind it) waits for the copy.
+ * A service turns this off for the handles it opens from then on and
+ * calls store_checkpoint() from a background thread instead.
+ */
+static volatile int background_checkpoints;
 static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 
 static void writer_init(void)
@@ -853,17 +865,37 @@ static int sq_open(struct store_backend **handle, const char *path)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-	/* Constant text: the first statement that reads the file, so a file
-	 * that is not a database fails here. */
-	src = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
-			   " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+	/*
+	 * Threads of this process opening a new file together take turns
+	 * (the writer lock); another process doing the same may still hold
+	 * the file while it switches it to WAL, which SQLite answers with
+	 * "busy" at once rather than waiting: try again a few times.
+	 * Constant text: the first statement that reads the file, so a file
+	 * that is not a database fails here.
+	 */
+	writer_acquire(s);
+	for (int tries = 0;; tries++) {
+		src = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
+				   " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+		if ((src & 0xff) != SQLITE_BUSY || tries == 50)
+			break;
+		sqlite3_sleep(20);
+	}
 	if (src != SQLITE_OK) {
+		writer_release(s);
 		rc = err_of(src);
 		goto out;
 	}
 	rc = migrate(s);
+	writer_release(s);
 	if (rc)
 		goto out;
+	/* constant text; the checkpoints are then store_checkpoint()'s, off the command path */
+	if (background_checkpoints &&
+	    sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = GB_ESTORE;
+		goto out;
+	}
 	for (int i = 0; i < ST_COUNT; i++) {
 		sqlite3_stmt *st = NULL;
 
@@ -876,6 +908,26 @@ static int sq_open(struct store_backend **handle, const char *path)
 out:
 	sq_free(s);
 	return rc;
+}
+
+static void sq_background_checkpoints(int on)
+{
+	background_checkpoints = on;
+}
+
+static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
+{
+	int log = 0, done = 0, src;
+
+	if (!s)
+		return GB_EARGS;
+	/* PASSIVE: copies what it can without waiting for (or blocking) readers and writers */
+	src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+	if (log_pages)
+		*log_pages = log;
+	if (copied)
+		*copied = done;
+	return src == SQLITE_OK || (src & 0xff) == SQLITE_BUSY ? GB_OK : err_of(src);
 }
 
 static void sq_free(struct store_backend *s)
@@ -1866,6 +1918,39 @@ out:
 	return rc;
 }
 
+static int sq_out_chat(struct store_backend *s, const char *platform, const char *chat,
+		       struct store_out *outs, int max, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int count = 0;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) ||
+	    !id_ok(chat, CAP(store_out, chat)) || max < 0 || (max > 0 && !outs)) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	if (max == 0)
+		goto out;
+	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = stmt_get(s, ST_OUT_CHAT, &st);
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 3, max));
+	if (!rc)
+		rc = out_rows(st, outs, max, &count);
+	if (!rc)
+		*n = count;
+out:
+	stmt_done(st);
+	return rc;
+}
+
 /*
  * Run statement id bound to (id, then an int64 and an int when given as
  * ?2, ?3); GB_ENOTFOUND when it changed no row.
@@ -2656,6 +2741,8 @@ const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.open = sq_open,
 	.close = sq_free,
+	.background_checkpoints = sq_background_checkpoints,
+	.checkpoint = sq_checkpoint,
 	.ping = sq_ping,
 	.schema_version = sq_schema_version,
 	.begin = sq_begin,
@@ -2682,6 +2769,7 @@ const struct store_ops store_sqlite_ops = {
 	.out_add = sq_out_add,
 	.out_claim = sq_out_claim,
 	.out_due = sq_out_due,
+	.out_chat = sq_out_chat,
 	.out_done = sq_out_done,
 	.out_retry = sq_out_retry,
 	.out_set_aside = sq_out_set_aside,

@@ -78,6 +78,19 @@ void store_free(struct store *s)
 	free(s);
 }
 
+/* Every backend that has checkpoints of its own hears it. */
+void store_background_checkpoints(int on)
+{
+	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
+		if (backends[i].ops->background_checkpoints)
+			backends[i].ops->background_checkpoints(on);
+}
+
+int store_checkpoint(struct store *s, int *log_pages, int *copied)
+{
+	return OPS(s)->checkpoint(B(s), log_pages, copied);
+}
+
 int store_ping(struct store *s)
 {
 	return OPS(s)->ping(B(s));
@@ -218,6 +231,12 @@ int store_out_due(struct store *s, const char *platform, int64_t now_ms, struct 
 	int max, int *n)
 {
 	return OPS(s)->out_due(B(s), platform, now_ms, out, max, n);
+}
+
+int store_out_chat(struct store *s, const char *platform, const char *chat,
+		   struct store_out *out, int max, int *n)
+{
+	return OPS(s)->out_chat(B(s), platform, chat, out, max, n);
 }
 
 int store_out_done(struct store *s, int64_t id)

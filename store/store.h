@@ -52,6 +52,21 @@ struct store;
  */
 int store_open(struct store **out, const char *target);
 
+/*
+ * For a long-running service: handles opened after store_background_checkpoints(1)
+ * leave the copying of the write-ahead log back into the database to
+ * store_checkpoint(), which a background thread calls (every second or
+ * so), instead of doing it inside the commit that happens to fill it.
+ */
+void store_background_checkpoints(int on);
+
+/*
+ * Copy what it can of the write-ahead log into the database without
+ * blocking readers or writers. *log_pages and *copied (either may be NULL)
+ * get the log's size and how much of it is now in the database.
+ */
+int store_checkpoint(struct store *s, int *log_pages, int *copied);
+
 /* Close the database; a no-op on NULL. */
 void store_free(struct store *s);
 
@@ -276,6 +291,16 @@ int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64
  */
 int store_out_due(struct store *s, const char *platform, int64_t now_ms,
 		  struct store_out *out, int max, int *n);
+
+/*
+ * Up to max pending rows (not set aside) of chat of platform in queue
+ * order, due or not, leased or not; *n gets the count. Claims nothing: an
+ * adapter answering a command in place looks for that command's rows here
+ * (and takes those not under a lease with store_out_done(), inside a
+ * transaction so that no worker claims them meanwhile).
+ */
+int store_out_chat(struct store *s, const char *platform, const char *chat,
+		   struct store_out *out, int max, int *n);
 
 /* Delivered: remove it from the queue. */
 int store_out_done(struct store *s, int64_t id);

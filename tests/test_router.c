@@ -291,6 +291,8 @@ static void test_reply_handle_answered_once(void **state)
 			assert_string_equal(json_string_value(json_object_get(r, "reply")), "cb-1");
 		else
 			assert_null(json_object_get(r, "reply"));
+		/* every row names the command it came from */
+		assert_string_equal(json_string_value(json_object_get(r, "origin")), "cb-1");
 		assert_true(json_is_integer(json_object_get(r, "table")));
 		assert_int_equal(json_integer_value(json_object_get(r, "turn")), 0);
 	}
@@ -311,8 +313,10 @@ static void test_reply_handle_answered_once(void **state)
 	assert_int_equal(say(f, "bob", "/join"), GB_OK);
 	out = drain(f);
 	assert_int_equal(count_kind(out, "ack", NULL), 0);
-	json_array_foreach(out, i, r)
+	json_array_foreach(out, i, r) {
 		assert_null(json_object_get(r, "reply"));
+		assert_null(json_object_get(r, "origin"));
+	}
 	json_decref(out);
 }
 

@@ -542,11 +542,77 @@ static void test_unwritable_path(void **state)
 	chmod(ro, 0700);
 }
 
-/* ---- speed ---- */
+/* ---- opening together, checkpoints ---- */
+
+struct opener {
+	const char *path;
+	int rc;
+};
+
+static void *open_and_close(void *arg)
+{
+	struct opener *o = arg;
+	struct store *s = NULL;
+
+	o->rc = store_open(&s, o->path);
+	store_free(s);
+	return NULL;
+}
+
+/* Eight threads opening one new file at the same moment: all succeed, the schema is made once. */
+static void test_open_new_file_together(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+	pthread_t th[8];
+	struct opener o[8];
+	struct store *s = NULL;
+
+	snprintf(path, sizeof(path), "%s/together.db", f->dir);
+	for (int i = 0; i < 8; i++) {
+		o[i] = (struct opener){ .path = path, .rc = -1 };
+		assert_int_equal(pthread_create(&th[i], NULL, open_and_close, &o[i]), 0);
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(o[i].rc, GB_OK);
+	}
+	assert_int_equal(store_open(&s, path), GB_OK);
+	assert_true(store_schema_version(s) >= 1);
+	store_free(s);
+}
+
+/*
+ * Background checkpoints: with them on, commits no longer copy the log
+ * back themselves (it grows past SQLite's 1,000-page mark), and
+ * store_checkpoint() copies all of it.
+ */
+static void test_background_checkpoints(void **state)
+{
+	struct fixture *f = *state;
+	char path[256], big[4000];
+	struct store *s = NULL;
+	int log = 0, copied = 0;
+
+	snprintf(path, sizeof(path), "%s/checkpoints.db", f->dir);
+	store_background_checkpoints(1);
+	assert_int_equal(store_open(&s, path), GB_OK);
+	store_background_checkpoints(0);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (int i = 0; i < 1500; i++)
+		assert_int_equal(store_out_add(s, "p", "c", 0, "", big, i), GB_OK);
+	assert_int_equal(store_checkpoint(s, &log, &copied), GB_OK);
+	assert_true(log > 1000);
+	assert_int_equal(copied, log);
+	store_free(s);
+}
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_new_file_together, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_background_checkpoints, setup, teardown),
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_open_creates_folder_and_schema),
 		T(test_reopen_keeps_data_and_migrates_once),

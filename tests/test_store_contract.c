@@ -1350,6 +1350,37 @@ static void test_outbox_set_aside(void **state)
 	assert_int_equal(aside, 0);
 }
 
+/* One chat's pending rows in queue order, due or not, leased or not; never set aside ones. */
+static void test_outbox_chat_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[4];
+	int64_t a = queue(f->s, "x", NULL, "{\"a\":1}", 5000);
+	int64_t b = queue(f->s, "x", NULL, "{\"b\":1}", 100);
+	int64_t c = queue(f->s, "x", NULL, "{\"c\":1}", 100);
+	int n = -1;
+
+	queue(f->s, "y", NULL, "{\"y\":1}", 0);
+	assert_int_equal(claim(f->s, 6000, 1000, o, 4), 2); /* x's head a, and y */
+	release_outs(o, 2);
+	assert_int_equal(store_out_set_aside(f->s, b, "gone"), GB_OK);
+	assert_int_equal(store_out_chat(f->s, "telegram", "x", o, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(o[0].id, a);
+	assert_int_equal(o[0].lease_until_ms, 7000);
+	assert_int_equal(o[1].id, c);
+	assert_string_equal(o[1].payload, "{\"c\":1}");
+	release_outs(o, n);
+	assert_int_equal(store_out_chat(f->s, "telegram", "x", o, 1, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0].id, a);
+	release_outs(o, n);
+	assert_int_equal(store_out_chat(f->s, "discord", "x", o, 4, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_out_chat(f->s, "telegram", "", o, 4, &n), GB_EARGS);
+	assert_int_equal(store_out_chat(f->s, "telegram", "x", NULL, 4, &n), GB_EARGS);
+}
+
 static void test_outbox_delay(void **state)
 {
 	struct fixture *f = *state;
@@ -2154,6 +2185,7 @@ int main(void)
 		T(test_outbox_coalescing),
 		T(test_outbox_attempts),
 		T(test_outbox_set_aside),
+		T(test_outbox_chat_rows),
 		T(test_outbox_delay),
 		T(test_timers),
 		T(test_timer_retry),

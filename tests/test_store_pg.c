@@ -489,6 +489,32 @@ static void test_outbox_rows_follow_commit_order(void **state)
 	store_free(worker);
 }
 
+/*
+ * An adapter answering a command in place reads the chat's rows in a
+ * transaction and takes them: meanwhile no worker claims them.
+ */
+static void test_outbox_chat_rows_held_in_a_transaction(void **state)
+{
+	struct fixture *f = *state;
+	struct store *worker = NULL;
+	struct store_out o[4];
+	int n = -1;
+
+	assert_int_equal(store_open(&worker, f->url), GB_OK);
+	assert_int_equal(store_out_add(f->s, "discord", "c1", 0, NULL, "{\"n\":1}", 0), GB_OK);
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_out_chat(f->s, "discord", "c1", o, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_out_claim(worker, "discord", 10, 1000, o + 1, 3, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_out_done(f->s, o[0].id), GB_OK);
+	assert_int_equal(store_commit(f->s), GB_OK);
+	store_out_release(&o[0]);
+	assert_int_equal(store_out_claim(worker, "discord", 10, 1000, o, 4, &n), GB_OK);
+	assert_int_equal(n, 0);
+	store_free(worker);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +527,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deadlock_is_a_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chat_read_in_a_transaction_holds_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_rows_follow_commit_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outbox_chat_rows_held_in_a_transaction, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("store: postgresql", tests, NULL, NULL);

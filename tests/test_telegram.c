@@ -27,6 +27,7 @@
 #include "adapters/http.h"
 #include "adapters/outbox.h"
 #include "adapters/telegram.h"
+#include "bot/metrics.h"
 #include "bot/choices.h"
 #include "bot/config.h"
 #include "games/callbreak.h"
@@ -1737,6 +1738,7 @@ static void webhook_secret_malformed_repeat(void **state)
 	const char *upd = "{\"update_id\":31,\"message\":{\"message_id\":1,\"from\":{\"id\":77,"
 			  "\"first_name\":\"Asha\"},\"chat\":{\"id\":-1001,\"type\":\"group\"},\"text\":\"/new ludo\"}}";
 
+	metrics_reset();
 	assert_int_equal(hook(w, NULL, upd), 401);
 	assert_int_equal(hook(w, "wrong", upd), 401);
 	assert_int_equal(hook(w, "s3cre", upd), 401);
@@ -1748,6 +1750,11 @@ static void webhook_secret_malformed_repeat(void **state)
 	/* Telegram sending it again (it got no answer in time): acknowledged, dropped */
 	assert_int_equal(hook(w, "s3cret", upd), 200);
 	assert_int_equal(hook(w, "s3cret", "{\"update_id\":32,\"poll\":{}}"), 200);
+	/* what /metrics reports of it */
+	assert_true(metrics_value("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"auth\"") == 5);
+	assert_true(metrics_value("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"malformed\"") == 2);
+	assert_true(metrics_value("gamebot_updates_received_total", "platform=\"telegram\"") == 5);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"new\",result=\"duplicate\"") == 1);
 	wait_delivered(w->x);
 	assert_int_equal(count_texts(w->x, "sendMessage", "Asha opened a table"), 1);
 	assert_int_equal(table_posts(w->x), 1);

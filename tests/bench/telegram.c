@@ -470,6 +470,23 @@ static int pending_rows(const char *db)
 	return n;
 }
 
+/* What `gamebot serve` does: the store's checkpoints on a thread of their own, off the command path. */
+static atomic_bool checkpointing;
+
+static void *checkpointer(void *arg)
+{
+	struct store *s = NULL;
+
+	if (store_open(&s, arg))
+		return NULL;
+	while (atomic_load(&checkpointing)) {
+		store_checkpoint(s, NULL, NULL);
+		sleep_us(500000);
+	}
+	store_free(s);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .seconds = 5, .chats = 200, .threads = 4 };
@@ -485,6 +502,7 @@ int main(int argc, char **argv)
 	struct bot view = { 0 };
 	struct chat *chats;
 	void *self = NULL;
+	pthread_t cp_thread;
 	char url[128], cmd[160];
 	double ceiling, ingest, at500_rate, drain_rate, a_p50, a_p99, d_p50, d_p99;
 	int backlog, left;
@@ -518,6 +536,9 @@ int main(int argc, char **argv)
 
 	if (fake_tg_start(&f, TOKEN, "gb_bench_bot"))
 		return 1;
+	store_background_checkpoints(1);
+	atomic_store(&checkpointing, true);
+	pthread_create(&cp_thread, NULL, checkpointer, o.db);
 	config_init(&cfg);
 	snprintf(cfg.db, sizeof(cfg.db), "%s", o.db);
 	snprintf(cfg.telegram_token, sizeof(cfg.telegram_token), TOKEN);
@@ -585,6 +606,8 @@ int main(int argc, char **argv)
 	d_p99 = pct(&dlat, 0.99);
 
 	http_stop(http);
+	atomic_store(&checkpointing, false);
+	pthread_join(cp_thread, NULL);
 	outbox_stop(ob);
 	telegram_adapter.stop(self);
 	store_free(view.store);

@@ -1,0 +1,1734 @@
+/*
+ * discord.c - see discord.h. The file reads top to bottom as the data
+ * flows: pure helpers (signatures, custom ids, message text, components),
+ * the slash command set, interactions in, the answer taken from the
+ * command's rows, the API over HTTP, delivery of the remaining rows, the
+ * adapter table, and `gamebot discord-register`.
+ *
+ * The reply handle a command carries (struct command.reply, copied into
+ * every reply row) is "INTERACTION_ID:USER_ID:TOKEN": enough for deliver()
+ * to post follow-ups through the interaction's webhook while its token is
+ * valid (the id is a snowflake, so its age is known without asking), and to
+ * tell whether a private view is for the person who pressed.
+ *
+ * The table message id stored for a table (store_table_set_message) is a
+ * channel message id, or "@INTERACTION_ID" when the table was posted as the
+ * answer to a typed command: such a message is edited through that
+ * interaction's webhook (its token kept in the store's meta under
+ * "discord.orig.<channel>") and its real id recorded from the edit's answer
+ * or from the next button pressed on it.
+ */
+#include "discord.h"
+
+#include <curl/curl.h>
+#include <math.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bot/choices.h"
+#include "bot/i18n.h"
+#include "bot/log.h"
+#include "bot/metrics.h"
+#include "games/strbuf.h"
+#include "games/utf8.h"
+
+#define DC_LABEL_MAX 80        /* a button's label */
+#define DC_OPTION_MAX 100      /* a select option's label and value */
+#define DC_ROW_MAX 5           /* buttons in a row */
+#define DC_ROWS_MAX 5          /* rows in a message */
+#define DC_CHOICES_MAX 25      /* autocomplete choices, options of a select */
+#define DC_GATE_SLOTS 64
+#define DC_GATE_GRACE_MS 300   /* rows of an answered interaction wait this long after the answer */
+#define DC_CALL_TIMEOUT_S 10L
+#define DC_TAKE_MAX 64
+#define DC_FROM_EPOCH 1420070400000LL
+
+/* ---- pure helpers ---- */
+
+/* A JSON string's text, or def when v is not a string. */
+static const char *str_or(const json_t *v, const char *def)
+{
+	const char *s = json_string_value(v);
+
+	return s ? s : def;
+}
+
+int64_t dc_snowflake_ms(const char *id)
+{
+	uint64_t v = 0;
+	int digits = 0;
+
+	if (!id)
+		return 0;
+	for (const char *p = id; *p; p++) {
+		if (*p < '0' || *p > '9' || ++digits > 20)
+			return 0;
+		if (v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (!digits)
+		return 0;
+	return (int64_t)(v >> 22) + DC_FROM_EPOCH;
+}
+
+/* A decimal number of seconds (at most 12 digits), or -1. */
+static int64_t parse_seconds(const char *s)
+{
+	int64_t v = 0;
+	int digits = 0;
+
+	if (!s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || ++digits > 12)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return digits ? v : -1;
+}
+
+int dc_verify(const unsigned char pk[32], const char *sig_hex, const char *timestamp,
+	      const char *body, size_t len, int64_t now_s)
+{
+	unsigned char sig[crypto_sign_BYTES];
+	unsigned char *msg = NULL;
+	size_t siglen = 0, tslen;
+	const char *end = NULL;
+	int64_t ts = parse_seconds(timestamp);
+	int rc = GB_EAUTH;
+
+	if (!sig_hex || ts < 0 || strlen(sig_hex) != 2 * crypto_sign_BYTES)
+		goto out;
+	if (ts > now_s + DC_SKEW_S || ts < now_s - DC_SKEW_S)
+		goto out;
+	if (sodium_hex2bin(sig, sizeof(sig), sig_hex, strlen(sig_hex), NULL, &siglen, &end) ||
+	    siglen != sizeof(sig) || *end)
+		goto out;
+	tslen = strlen(timestamp);
+	msg = malloc(tslen + len + 1);
+	if (!msg)
+		goto out;
+	memcpy(msg, timestamp, tslen);
+	memcpy(msg + tslen, body, len);
+	if (crypto_sign_verify_detached(sig, msg, tslen + len, pk) == 0)
+		rc = GB_OK;
+out:
+	free(msg);
+	return rc;
+}
+
+int dc_custom_id_encode(int64_t table, int turn, const char *cmd, char *buf, size_t cap)
+{
+	int n;
+
+	if (!cmd || cmd[0] != '/' || !cmd[1] || cap <= DC_CUSTOM_ID_MAX)
+		return GB_EARGS;
+	n = snprintf(buf, cap, "%lld:%d:%s", (long long)table, turn, cmd + 1);
+	if (n < 0 || n > DC_CUSTOM_ID_MAX) {
+		buf[0] = '\0';
+		return GB_EARGS;
+	}
+	return GB_OK;
+}
+
+/* A decimal number of at most 18 digits at *p; advances *p past it. */
+static bool read_num(const char **p, long long *out)
+{
+	const char *s = *p;
+	long long v = 0;
+	int digits = 0;
+
+	while (*s >= '0' && *s <= '9' && digits < 18) {
+		v = v * 10 + (*s - '0');
+		s++;
+		digits++;
+	}
+	if (!digits || (*s >= '0' && *s <= '9'))
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+int dc_custom_id_decode(const char *id, int64_t *table, int *turn, char *cmd, size_t cap)
+{
+	const char *p = id;
+	long long t, n;
+	size_t len;
+
+	if (!id || strlen(id) > DC_CUSTOM_ID_MAX || cap < 2)
+		return GB_EPARSE;
+	if (!read_num(&p, &t) || *p++ != ':' || !read_num(&p, &n) || *p++ != ':' || n > 1000000000)
+		return GB_EPARSE;
+	len = strlen(p);
+	if (!len || len + 2 > cap || !utf8_valid(p))
+		return GB_EPARSE;
+	if (p[0] == '~') {
+		cmd[0] = '\0'; /* a select menu: the command is the chosen value */
+	} else {
+		cmd[0] = '/';
+		memcpy(cmd + 1, p, len + 1);
+	}
+	*table = t;
+	*turn = (int)n;
+	return GB_OK;
+}
+
+/* How many bytes of s fit in max UTF-16 code units (Discord's measure). */
+static size_t utf16_cut(const char *s, size_t max)
+{
+	size_t units = 0, off = 0;
+
+	while (s[off]) {
+		uint32_t cp;
+		size_t n = utf8_decode(s + off, &cp);
+		size_t w = cp >= 0x10000 ? 2 : 1;
+
+		if (!n || units + w > max)
+			break;
+		units += w;
+		off += n;
+	}
+	return off;
+}
+
+/* s cut to max UTF-16 units, with an ellipsis when cut, appended to sb. */
+static void add_cut(struct strbuf *sb, const char *s, size_t max)
+{
+	size_t keep = utf16_cut(s, max);
+
+	if (!s[keep]) {
+		sb_add(sb, s);
+		return;
+	}
+	sb_addn(sb, s, utf16_cut(s, max - 1));
+	sb_add(sb, "…");
+}
+
+char *dc_message_text(const char *text, bool code)
+{
+	struct strbuf body = { 0 }, out = { 0 };
+	size_t room = code ? DC_TEXT_MAX - 8 : DC_TEXT_MAX;
+
+	for (const char *p = text ? text : ""; *p; p++) {
+		if (code && *p == '`')
+			sb_add(&body, "ˋ"); /* a backtick would end the code block */
+		else if (!code && strchr("\\*_~`|>#[]", *p)) {
+			sb_addn(&body, "\\", 1);
+			sb_addn(&body, p, 1);
+		} else {
+			sb_addn(&body, p, 1);
+		}
+	}
+	if (code)
+		sb_add(&out, "```\n");
+	add_cut(&out, sb_str(&body), room);
+	if (code)
+		sb_add(&out, "\n```");
+	if (!out.len)
+		sb_add(&out, "…"); /* Discord refuses an empty message */
+	sb_release(&body);
+	return sb_detach(&out);
+}
+
+struct choice {
+	const char *label, *cmd;
+	char id[DC_CUSTOM_ID_MAX + 1];
+	int row;
+};
+
+static json_t *button(const struct choice *c)
+{
+	struct strbuf label = { 0 };
+	json_t *b;
+
+	add_cut(&label, c->label, DC_LABEL_MAX);
+	b = json_pack("{sisiss}", "type", 2, "style", 1, "custom_id", c->id);
+	json_object_set_new(b, "label", json_string(sb_str(&label)));
+	sb_release(&label);
+	return b;
+}
+
+static json_t *action_row(void)
+{
+	json_t *row = json_object();
+
+	json_object_set_new(row, "type", json_integer(1));
+	json_object_set_new(row, "components", json_array());
+	return row;
+}
+
+/* Lay out n choices as buttons (n <= 25). */
+static json_t *button_rows(const struct choice *c, int n)
+{
+	json_t *rows = json_array(), *row = NULL;
+	int nrows = 0, in_row = 0;
+
+	/* the view's own rows first, split where longer than 5 */
+	for (int i = 0; i < n; i++) {
+		if (!row || in_row == DC_ROW_MAX || c[i].row != c[i - 1].row) {
+			nrows++;
+			in_row = 0;
+			row = NULL;
+			if (nrows > DC_ROWS_MAX)
+				break;
+			row = action_row();
+			json_array_append_new(rows, row);
+		}
+		json_array_append_new(json_object_get(row, "components"), button(&c[i]));
+		in_row++;
+	}
+	if (nrows <= DC_ROWS_MAX)
+		return rows;
+	/* too many rows: packed five to a row */
+	json_array_clear(rows);
+	for (int i = 0; i < n; i++) {
+		if (i % DC_ROW_MAX == 0) {
+			row = action_row();
+			json_array_append_new(rows, row);
+		}
+		json_array_append_new(json_object_get(row, "components"), button(&c[i]));
+	}
+	return rows;
+}
+
+/* Lay out n choices (> 25) as select menus of 25 options, at most 5. */
+static json_t *select_rows(const struct choice *c, int n, int64_t table, int turn, int lang)
+{
+	json_t *rows = json_array();
+
+	for (int m = 0; m * DC_CHOICES_MAX < n && m < DC_ROWS_MAX; m++) {
+		json_t *row = action_row(), *sel = json_object(), *opts = json_array();
+		char id[DC_CUSTOM_ID_MAX + 1];
+
+		snprintf(id, sizeof(id), "%lld:%d:~%d", (long long)table, turn, m);
+		for (int i = m * DC_CHOICES_MAX; i < n && i < (m + 1) * DC_CHOICES_MAX; i++) {
+			struct strbuf label = { 0 };
+			json_t *o;
+
+			if (strlen(c[i].cmd) > DC_OPTION_MAX)
+				continue;
+			add_cut(&label, c[i].label, DC_OPTION_MAX);
+			o = json_object();
+			json_object_set_new(o, "label", json_string(sb_str(&label)));
+			json_object_set_new(o, "value", json_string(c[i].cmd));
+			json_array_append_new(opts, o);
+			sb_release(&label);
+		}
+		json_object_set_new(sel, "type", json_integer(3));
+		json_object_set_new(sel, "custom_id", json_string(id));
+		json_object_set_new(sel, "placeholder", json_string(tr(lang, M_DC_CHOOSE)));
+		json_object_set_new(sel, "options", opts);
+		json_array_append_new(json_object_get(row, "components"), sel);
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
+json_t *dc_components(const json_t *buttons, int64_t table, int turn, int lang)
+{
+	struct choice c[GB_MAX_LEGAL];
+	const json_t *row, *b;
+	size_t i, k;
+	int n = 0;
+	json_t *out;
+
+	json_array_foreach(buttons, i, row) {
+		json_array_foreach(row, k, b) {
+			const char *label = json_string_value(json_object_get(b, "label"));
+			const char *cmd = json_string_value(json_object_get(b, "cmd"));
+			bool dup = false;
+
+			if (n == GB_MAX_LEGAL || !label || !label[0] ||
+			    dc_custom_id_encode(table, turn, cmd, c[n].id, sizeof(c[n].id)))
+				continue; /* a command too long for a custom_id cannot be a button */
+			for (int j = 0; j < n; j++)
+				dup |= strcmp(c[j].id, c[n].id) == 0; /* custom_ids are unique in a message */
+			if (dup)
+				continue;
+			c[n].label = label;
+			c[n].cmd = cmd;
+			c[n].row = (int)i;
+			n++;
+		}
+	}
+	if (n <= DC_ROW_MAX * DC_ROWS_MAX)
+		out = button_rows(c, n);
+	else
+		out = select_rows(c, n, table, turn, lang);
+	return out;
+}
+
+/* ---- the slash command set ---- */
+
+#define OPT_STRING 3
+#define OPT_INTEGER 4
+#define PERM_ADMINISTRATOR 0x8ULL
+#define PERM_MANAGE_GUILD 0x20ULL
+
+struct dc_opt {
+	const char *name;
+	int type;                       /* OPT_STRING or OPT_INTEGER */
+	bool required;
+	bool autocomplete;              /* choices depend on the table: asked as the user types */
+	const char *const *choices;     /* fixed choices (NULL-terminated), or NULL */
+	int min, max;                   /* OPT_INTEGER: range (both 0: none) */
+	const char *desc;
+};
+
+struct dc_cmd {
+	const char *name;
+	const char *desc;
+	bool admin;                     /* default_member_permissions: MANAGE_GUILD */
+	struct dc_opt opt[3];           /* in the order the router reads its arguments */
+};
+
+static const char *const game_names[] = { "snakes", "ludo", "baghchal", "callbreak", NULL };
+static const char *const level_names[] = { "easy", "medium", "hard", NULL };
+static const char *const speed_names[] = { "slow", "normal", "fast", NULL };
+static const char *const lang_names[] = { "en", "ne", NULL };
+static const char *const setting_names[] = { "snakes", "ludo", "baghchal", "callbreak",
+					      "digits", "autoplay_after", NULL };
+
+/*
+ * What Discord shows when someone types "/". Registration data for
+ * Discord's own interface, sent by `gamebot discord-register`, not words
+ * the bot says in a chat: it lives here beside the call. English only:
+ * Discord's locales have no Nepali. Argument order is the router's.
+ */
+static const struct dc_cmd commands[] = {
+	{ "new", "Open a table", false,
+	  { { "game", OPT_STRING, true, false, game_names, 0, 0, "Which game" } } },
+	{ "join", "Sit down at the open table", false, { { 0 } } },
+	{ "addbot", "Seat a computer player", false,
+	  { { "level", OPT_STRING, false, false, level_names, 0, 0, "How strong (default medium)" } } },
+	{ "start", "Start the game", false, { { 0 } } },
+	{ "leave", "Leave the table", false, { { 0 } } },
+	{ "stop", "Stop the game (its creator or an admin)", false, { { 0 } } },
+	{ "watch", "Watch computers play a game", false,
+	  { { "game", OPT_STRING, true, false, game_names, 0, 0, "Which game" } } },
+	{ "roll", "Roll the die", false, { { 0 } } },
+	{ "move", "Move a token (Ludo) or a piece (Bagh Chal)", false,
+	  { { "action", OPT_STRING, true, true, NULL, 0, 0, "Token number, or from and to: b2 c3" } } },
+	{ "place", "Place a goat (Bagh Chal)", false,
+	  { { "point", OPT_STRING, true, true, NULL, 0, 0, "Where: c3" } } },
+	{ "bid", "Bid tricks (Call Break)", false,
+	  { { "tricks", OPT_INTEGER, true, true, NULL, 1, 8, "How many tricks" } } },
+	{ "play", "Play a card (Call Break)", false,
+	  { { "card", OPT_STRING, true, true, NULL, 0, 0, "Which card: QS, 10H" } } },
+	{ "hand", "Show my cards (only you see them)", false, { { 0 } } },
+	{ "next", "Deal the next round", false, { { 0 } } },
+	{ "board", "Show the table again", false, { { 0 } } },
+	{ "settings", "House rules and channel settings", true,
+	  { { "game", OPT_STRING, false, false, setting_names, 0, 0, "A game, or a channel setting" },
+	    { "key", OPT_STRING, false, true, NULL, 0, 0, "House rule (or the setting's value)" },
+	    { "value", OPT_STRING, false, true, NULL, 0, 0, "New value" } } },
+	{ "speed", "Computer players' pace", true,
+	  { { "pace", OPT_STRING, true, false, speed_names, 0, 0, "slow, normal or fast" } } },
+	{ "lang", "Language of this channel", true,
+	  { { "language", OPT_STRING, true, false, lang_names, 0, 0, "en or ne" } } },
+	{ "rules", "How a game is played", false,
+	  { { "game", OPT_STRING, false, false, game_names, 0, 0, "Which game" } } },
+	{ "stats", "Who has won most here", false,
+	  { { "game", OPT_STRING, false, false, game_names, 0, 0, "Which game" } } },
+	{ "help", "Every command", false, { { 0 } } },
+	{ "wallet", "Your coins in this channel", false, { { 0 } } },
+	{ "top", "Who holds the most coins here", false, { { 0 } } },
+	{ "grant", "Give coins from the channel's bank", true,
+	  { { "member", OPT_STRING, true, false, NULL, 0, 0, "Their name as the table shows it: @name" },
+	    { "coins", OPT_INTEGER, true, false, NULL, 1, 1000000, "How many" } } },
+	{ "stake", "Coins each seat puts in the pot (before the start)", false,
+	  { { "coins", OPT_INTEGER, true, false, NULL, 0, 1000000, "Per seat; 0 for none" } } },
+	{ "verify", "Check a finished table's dice and deals from its revealed seed", false,
+	  { { "table", OPT_STRING, false, false, NULL, 0, 0, "Table number (default: the last one)" },
+	    { "log", OPT_STRING, false, false, NULL, 0, 0, "\"log\" to get its move log" } } },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct dc_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; name && i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+json_t *dc_command_set(void)
+{
+	json_t *set = json_array();
+
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const struct dc_cmd *c = &commands[i];
+		json_t *cmd = json_object(), *opts = json_array();
+
+		json_object_set_new(cmd, "name", json_string(c->name));
+		json_object_set_new(cmd, "type", json_integer(1));
+		json_object_set_new(cmd, "description", json_string(c->desc));
+		if (c->admin)
+			json_object_set_new(cmd, "default_member_permissions",
+					    json_string("32")); /* MANAGE_GUILD; administrators have it too */
+		for (int k = 0; k < 3 && c->opt[k].name; k++) {
+			const struct dc_opt *o = &c->opt[k];
+			json_t *opt = json_object();
+
+			json_object_set_new(opt, "type", json_integer(o->type));
+			json_object_set_new(opt, "name", json_string(o->name));
+			json_object_set_new(opt, "description", json_string(o->desc));
+			json_object_set_new(opt, "required", json_boolean(o->required));
+			if (o->autocomplete)
+				json_object_set_new(opt, "autocomplete", json_true());
+			if (o->choices) {
+				json_t *ch = json_array();
+
+				for (int j = 0; o->choices[j]; j++)
+					json_array_append_new(ch, json_pack("{ssss}", "name", o->choices[j],
+									    "value", o->choices[j]));
+				json_object_set_new(opt, "choices", ch);
+			}
+			if (o->min || o->max) {
+				json_object_set_new(opt, "min_value", json_integer(o->min));
+				json_object_set_new(opt, "max_value", json_integer(o->max));
+			}
+			json_array_append_new(opts, opt);
+		}
+		json_object_set_new(cmd, "options", opts);
+		json_array_append_new(set, cmd);
+	}
+	return set;
+}
+
+/* ---- interactions in ---- */
+
+enum {
+	IT_PING = 1,
+	IT_COMMAND = 2,
+	IT_COMPONENT = 3,
+	IT_AUTOCOMPLETE = 4,
+};
+
+struct interaction {
+	json_t *root;                   /* the parsed body (owned); the pointers below point into it */
+	int type;
+	const char *id;
+	const char *token;
+	const char *channel;
+	const char *user;
+	char user_name[STORE_NAME_LEN];
+	bool is_admin;
+	const json_t *data;
+	const char *message_id;         /* IT_COMPONENT: the message the component is on */
+	bool message_ephemeral;
+	const char *message_content;
+};
+
+static void interaction_release(struct interaction *ia)
+{
+	json_decref(ia->root);
+	memset(ia, 0, sizeof(*ia));
+}
+
+/* A snowflake-shaped id: 1 to 20 digits. */
+static bool id_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* A permissions bit field, sent as a decimal string. */
+static uint64_t permissions(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	uint64_t p = 0;
+
+	for (int i = 0; s && s[i] && i < 20; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		p = p * 10 + (uint64_t)(s[i] - '0');
+	}
+	return p;
+}
+
+/* Read what every interaction has. GB_EPARSE when it is not one. */
+static int interaction_parse(const char *body, size_t len, struct interaction *ia)
+{
+	json_error_t jerr;
+	const json_t *member, *user, *msg;
+	const char *name;
+	int rc = GB_EPARSE;
+
+	memset(ia, 0, sizeof(*ia));
+	ia->root = json_loadb(body, len, 0, &jerr);
+	if (!json_is_object(ia->root) || !json_is_integer(json_object_get(ia->root, "type")))
+		goto out;
+	ia->type = (int)json_integer_value(json_object_get(ia->root, "type"));
+	if (ia->type == IT_PING) {
+		rc = GB_OK;
+		goto out;
+	}
+	ia->id = json_string_value(json_object_get(ia->root, "id"));
+	ia->token = json_string_value(json_object_get(ia->root, "token"));
+	ia->channel = json_string_value(json_object_get(ia->root, "channel_id"));
+	if (!ia->channel)
+		ia->channel = json_string_value(json_object_get(json_object_get(ia->root, "channel"), "id"));
+	member = json_object_get(ia->root, "member");
+	user = member ? json_object_get(member, "user") : json_object_get(ia->root, "user");
+	ia->user = json_string_value(json_object_get(user, "id"));
+	ia->data = json_object_get(ia->root, "data");
+	if (!id_ok(ia->id) || !id_ok(ia->channel) || !id_ok(ia->user) || !ia->token ||
+	    !ia->token[0] || strlen(ia->token) > CMD_REPLY_LEN - 64 || strchr(ia->token, ':') ||
+	    !json_is_object(ia->data))
+		goto out;
+	name = json_string_value(json_object_get(member, "nick"));
+	if (!name)
+		name = json_string_value(json_object_get(user, "global_name"));
+	if (!name)
+		name = json_string_value(json_object_get(user, "username"));
+	if (!name)
+		name = ia->user;
+	utf8_copy(ia->user_name, sizeof(ia->user_name), name, strlen(name));
+	/* in a guild the member's rights; a direct message is their own */
+	ia->is_admin = member ? (permissions(json_object_get(member, "permissions")) &
+				 (PERM_ADMINISTRATOR | PERM_MANAGE_GUILD)) != 0
+			      : true;
+	msg = json_object_get(ia->root, "message");
+	ia->message_id = json_string_value(json_object_get(msg, "id"));
+	ia->message_ephemeral = (json_integer_value(json_object_get(msg, "flags")) & DC_EPHEMERAL) != 0;
+	ia->message_content = json_string_value(json_object_get(msg, "content"));
+	rc = GB_OK;
+out:
+	return rc;
+}
+
+/* An option's value as text into buf; false when missing or of another type. */
+static bool option_text(const json_t *opt, char *buf, size_t n)
+{
+	const json_t *v = json_object_get(opt, "value");
+
+	if (json_is_string(v))
+		utf8_copy(buf, n, json_string_value(v), json_string_length(v));
+	else if (json_is_integer(v))
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+	else
+		return false;
+	return true;
+}
+
+/* The option called name among data's options, or NULL. */
+static const json_t *option_named(const json_t *data, const char *name)
+{
+	const json_t *opt;
+	size_t i;
+
+	json_array_foreach(json_object_get(data, "options"), i, opt) {
+		const char *n = json_string_value(json_object_get(opt, "name"));
+
+		if (n && strcmp(n, name) == 0)
+			return opt;
+	}
+	return NULL;
+}
+
+/* A slash command's name and options as verb and args, in the router's order. */
+static void command_from_slash(const json_t *data, struct command *cmd)
+{
+	const char *name = json_string_value(json_object_get(data, "name"));
+	const struct dc_cmd *dc = find_command(name);
+	struct strbuf args = { 0 };
+	char val[CMD_ARGS_LEN];
+
+	snprintf(cmd->verb, sizeof(cmd->verb), "%s", name ? name : "");
+	for (int k = 0; dc && k < 3 && dc->opt[k].name; k++) {
+		const json_t *opt = option_named(data, dc->opt[k].name);
+
+		if (!opt || !option_text(opt, val, sizeof(val)))
+			break; /* the rest are optional and left out */
+		sb_addf(&args, "%s%s", args.len ? " " : "", val);
+	}
+	utf8_copy(cmd->args, sizeof(cmd->args), sb_str(&args), args.len);
+	sb_release(&args);
+}
+
+/* A button or menu choice into the command; unreadable data is kept as a forged press. */
+static void command_from_component(const json_t *data, struct command *cmd)
+{
+	const char *id = json_string_value(json_object_get(data, "custom_id"));
+	char text[DC_CUSTOM_ID_MAX + 2];
+	const char *chosen = text;
+
+	if (dc_custom_id_decode(id, &cmd->button_table, &cmd->button_turn, text, sizeof(text)))
+		goto forged;
+	if (!text[0])
+		chosen = json_string_value(json_array_get(json_object_get(data, "values"), 0));
+	if (!chosen || chosen[0] != '/' || strlen(chosen) > DC_OPTION_MAX ||
+	    command_parse_text(cmd, chosen))
+		goto forged;
+	return;
+forged:
+	/* the router refuses a press for no table of this chat, changing nothing */
+	cmd->button_table = -1;
+	cmd->button_turn = -1;
+	snprintf(cmd->verb, sizeof(cmd->verb), "board");
+	cmd->args[0] = '\0';
+}
+
+/* ---- the adapter's state ---- */
+
+struct gate {
+	char iid[24];
+	int64_t until_ms;               /* 0: being answered now */
+};
+
+struct discord {
+	/*
+	 * A copy: the service builds the env it hands start() on its own stack
+	 * (its pointers, the configuration and the store's path, do live
+	 * until stop).
+	 */
+	struct adapter_env env;
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+	char api[CONFIG_VALUE_LEN];     /* base URL without a trailing slash */
+	char app_id[CONFIG_VALUE_LEN];  /* digits only (checked at start) */
+	char token[CONFIG_VALUE_LEN];   /* bot token: never logged */
+
+	/*
+	 * Interactions being answered by their route handler: their rows are
+	 * the handler's to take, and deliver() leaves them alone until a
+	 * moment after the answer went, so no follow-up overtakes it.
+	 */
+	pthread_mutex_t lock;
+	struct gate gates[DC_GATE_SLOTS];
+};
+
+static void gate_enter(struct discord *d, const char *iid)
+{
+	int64_t now = bot_now_ms();
+	struct gate *free_slot = NULL;
+
+	pthread_mutex_lock(&d->lock);
+	for (int i = 0; i < DC_GATE_SLOTS; i++) {
+		struct gate *g = &d->gates[i];
+
+		if (!g->iid[0] || (g->until_ms && g->until_ms <= now)) {
+			free_slot = g;
+			break;
+		}
+	}
+	/* all busy (64 at once): the rows may go early, as follow-ups they are still right */
+	if (free_slot) {
+		snprintf(free_slot->iid, sizeof(free_slot->iid), "%s", iid);
+		free_slot->until_ms = 0;
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void gate_leave(struct discord *d, const char *iid)
+{
+	pthread_mutex_lock(&d->lock);
+	for (int i = 0; i < DC_GATE_SLOTS; i++)
+		if (strcmp(d->gates[i].iid, iid) == 0 && !d->gates[i].until_ms)
+			d->gates[i].until_ms = bot_now_ms() + DC_GATE_GRACE_MS;
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* Milliseconds the rows of iid must wait, 0 when they may go. */
+static int64_t gate_wait(struct discord *d, const char *iid)
+{
+	int64_t now = bot_now_ms(), wait = 0;
+
+	pthread_mutex_lock(&d->lock);
+	for (int i = 0; i < DC_GATE_SLOTS; i++) {
+		struct gate *g = &d->gates[i];
+
+		if (strcmp(g->iid, iid) == 0 && (!g->until_ms || g->until_ms > now))
+			wait = g->until_ms ? g->until_ms - now : 100;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return wait;
+}
+
+/* ---- reply handles ---- */
+
+struct handle {
+	char iid[24];
+	char user[24];
+	const char *token;              /* points into the handle text */
+};
+
+static void handle_make(const struct interaction *ia, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s:%s:%s", ia->id, ia->user, ia->token);
+}
+
+static bool handle_parse(const char *text, struct handle *h)
+{
+	const char *a = text ? strchr(text, ':') : NULL, *b = a ? strchr(a + 1, ':') : NULL;
+
+	memset(h, 0, sizeof(*h));
+	if (!b || (size_t)(a - text) >= sizeof(h->iid) || (size_t)(b - a - 1) >= sizeof(h->user) || !b[1])
+		return false;
+	memcpy(h->iid, text, (size_t)(a - text));
+	memcpy(h->user, a + 1, (size_t)(b - a - 1));
+	h->token = b + 1;
+	return id_ok(h->iid);
+}
+
+/* Is the interaction's token still good for a while (a margin for the call itself)? */
+static bool fresh(const char *iid, int64_t now_ms)
+{
+	int64_t made = dc_snowflake_ms(iid);
+
+	return made && now_ms - made < DC_TOKEN_TTL_MS - 10000;
+}
+
+/* ---- the answer taken from the command's rows ---- */
+
+/*
+ * The handle of the command a row came from: "origin" on every row of a
+ * command with a handle, "reply" alone on the alert the bot queues when a
+ * command failed outright.
+ */
+static const char *origin_of(const json_t *view)
+{
+	const char *o = json_string_value(json_object_get(view, "origin"));
+
+	return o ? o : json_string_value(json_object_get(view, "reply"));
+}
+
+struct taken {
+	int64_t id;
+	json_t *view;
+	const char *kind;
+	bool used;
+};
+
+static json_t *message_data(const json_t *view, bool code, bool ephemeral)
+{
+	const char *text = json_string_value(json_object_get(view, "text"));
+	int lang = lang_parse(json_string_value(json_object_get(view, "lang")));
+	char *content = dc_message_text(text, code);
+	json_t *data = json_object();
+
+	json_object_set_new(data, "content", json_string(content ? content : "…"));
+	json_object_set_new(data, "components",
+			    dc_components(json_object_get(view, "buttons"),
+					  json_integer_value(json_object_get(view, "table")),
+					  (int)json_integer_value(json_object_get(view, "turn")),
+					  lang < 0 ? LANG_EN : lang));
+	json_object_set_new(data, "allowed_mentions", json_pack("{s[]}", "parse"));
+	if (ephemeral)
+		json_object_set_new(data, "flags", json_integer(DC_EPHEMERAL));
+	free(content);
+	return data;
+}
+
+static json_t *answer(int type, json_t *data)
+{
+	json_t *a = json_object();
+
+	json_object_set_new(a, "type", json_integer(type));
+	if (data)
+		json_object_set_new(a, "data", data);
+	return a;
+}
+
+/* Several rows of one kind as one message's data (public lines, alerts). */
+static json_t *joined_data(struct taken *t, int n, const char *kind, bool ephemeral)
+{
+	struct strbuf sb = { 0 };
+	json_t *view, *data;
+
+	for (int i = 0; i < n; i++) {
+		if (strcmp(t[i].kind, kind))
+			continue;
+		sb_addf(&sb, "%s%s", sb.len ? "\n" : "",
+			json_string_value(json_object_get(t[i].view, "text")));
+		t[i].used = true;
+	}
+	view = json_pack("{ss}", "text", sb_str(&sb));
+	data = message_data(view, false, ephemeral);
+	json_decref(view);
+	sb_release(&sb);
+	return data;
+}
+
+static int find_kind(struct taken *t, int n, const char *kind, const char *user)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(t[i].kind, kind) == 0 &&
+		    (!user || strcmp(user, str_or(json_object_get(t[i].view, "user"), "")) == 0))
+			return i;
+	return -1;
+}
+
+/* What the plan records about the table message. */
+struct plan {
+	json_t *answer;                 /* the HTTP answer (owned) */
+	int64_t table;                  /* the table whose message it records, 0 none */
+	char message[STORE_ID_LEN];     /* its new id ("@IID": this interaction's answer) */
+};
+
+/*
+ * Choose the HTTP answer from the command's rows t[0..n-1], in order of
+ * what tells the user most, marking the rows it uses: the rest are sent
+ * by deliver(). lang: for the texts of our own.
+ */
+static void plan_answer(const struct interaction *ia, struct taken *t, int n, int lang,
+			struct plan *p)
+{
+	int table = find_kind(t, n, "table", NULL);
+	int mine = find_kind(t, n, "private", ia->user);
+	int alert = find_kind(t, n, "alert", NULL);
+	int pub = find_kind(t, n, "public", NULL);
+
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < n; i++)
+		if (strcmp(t[i].kind, "ack") == 0)
+			t[i].used = true; /* the answer is the ack */
+	if (ia->type == IT_COMPONENT && !ia->message_ephemeral && table >= 0) {
+		/* a press on the table message: updated in place, and now known by its id */
+		p->answer = answer(7, message_data(t[table].view, true, false));
+		t[table].used = true;
+		p->table = json_integer_value(json_object_get(t[table].view, "table"));
+		snprintf(p->message, sizeof(p->message), "%s", ia->message_id ? ia->message_id : "");
+		if (!id_ok(p->message))
+			p->table = 0;
+	} else if (ia->type == IT_COMPONENT && ia->message_ephemeral && mine >= 0) {
+		p->answer = answer(7, message_data(t[mine].view, true, true));
+		t[mine].used = true;
+	} else if (mine >= 0) {
+		p->answer = answer(4, message_data(t[mine].view, true, true));
+		t[mine].used = true;
+	} else if (alert >= 0) {
+		p->answer = answer(4, joined_data(t, n, "alert", true));
+	} else if (ia->type == IT_COMPONENT && ia->message_ephemeral) {
+		/* a card played from the hand: the hand's buttons are spent, the table is edited */
+		json_t *data = json_object();
+		char *content = dc_message_text(ia->message_content, false);
+
+		json_object_set_new(data, "content",
+				    json_string(ia->message_content ? ia->message_content : content));
+		json_object_set_new(data, "components", json_array());
+		p->answer = answer(7, data);
+		free(content);
+	} else if (ia->type == IT_COMMAND && table >= 0) {
+		/* a typed command showing the table: the answer is the table message now */
+		p->answer = answer(4, message_data(t[table].view, true, false));
+		t[table].used = true;
+		p->table = json_integer_value(json_object_get(t[table].view, "table"));
+		snprintf(p->message, sizeof(p->message), "@%s", ia->id);
+	} else if (pub >= 0) {
+		p->answer = answer(4, joined_data(t, n, "public", false));
+	} else if (ia->type == IT_COMPONENT) {
+		p->answer = answer(6, NULL); /* nothing changes on the message */
+	} else {
+		json_t *view = json_pack("{ss}", "text", tr(lang, M_DC_DONE));
+
+		p->answer = answer(4, message_data(view, false, true));
+		json_decref(view);
+	}
+}
+
+/*
+ * Take the command's rows (those carrying handle and not under a worker's
+ * lease) out of the outbox, in one transaction so that no worker claims
+ * them meanwhile, and plan the answer. Rows the answer does not use stay.
+ * *out gets the answer; GB_OK or the store's error (then nothing taken).
+ */
+static int take_answer(struct bot *b, const struct interaction *ia, const char *handle,
+		       json_t **out)
+{
+	struct store_out rows[DC_TAKE_MAX];
+	struct taken t[DC_TAKE_MAX];
+	struct plan p = { 0 };
+	struct store *s = b->store;
+	int64_t now = bot_now_ms();
+	int n = 0, nt = 0, lang = -1, rc;
+	char meta_key[96], meta_val[CMD_REPLY_LEN];
+
+	*out = NULL;
+	rc = store_begin(s);
+	if (rc)
+		return rc;
+	rc = store_out_chat(s, "discord", ia->channel, rows, DC_TAKE_MAX, &n);
+	if (rc)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		json_error_t jerr;
+		json_t *v;
+		const char *reply, *kind;
+
+		if (rows[i].lease_until_ms > now)
+			continue; /* a worker has it in hand */
+		v = json_loads(rows[i].payload ? rows[i].payload : "", 0, &jerr);
+		reply = origin_of(v);
+		kind = json_string_value(json_object_get(v, "kind"));
+		if (!reply || !kind || strcmp(reply, handle)) {
+			json_decref(v);
+			continue;
+		}
+		if (lang < 0)
+			lang = lang_parse(json_string_value(json_object_get(v, "lang")));
+		t[nt++] = (struct taken){ .id = rows[i].id, .view = v, .kind = kind };
+	}
+	plan_answer(ia, t, nt, lang < 0 ? LANG_EN : lang, &p);
+	for (int i = 0; i < nt && !rc; i++)
+		if (t[i].used)
+			rc = store_out_done(s, t[i].id);
+	if (!rc && p.table) {
+		rc = store_table_set_message(s, p.table, p.message);
+		if (rc == GB_ENOTFOUND)
+			rc = GB_OK;
+	}
+	if (!rc && p.table && p.message[0] == '@') {
+		snprintf(meta_key, sizeof(meta_key), "discord.orig.%s", ia->channel);
+		snprintf(meta_val, sizeof(meta_val), "%s:%s", ia->id, ia->token);
+		rc = store_meta_set(s, meta_key, meta_val);
+	}
+	if (!rc)
+		rc = store_commit(s);
+out:
+	if (rc) {
+		store_rollback(s);
+		json_decref(p.answer);
+	} else {
+		*out = p.answer;
+	}
+	for (int i = 0; i < nt; i++)
+		json_decref(t[i].view);
+	for (int i = 0; i < n; i++)
+		store_out_release(&rows[i]);
+	return rc;
+}
+
+/* The chat's language, for the answers the bot gives no row for. */
+static int chat_lang(struct bot *b, const char *channel)
+{
+	struct store_chat chat = { 0 };
+	int lang = LANG_EN;
+
+	if (!store_chat_get(b->store, "discord", channel, b->cfg.default_lang, &chat) &&
+	    lang_parse(chat.lang) >= 0)
+		lang = lang_parse(chat.lang);
+	store_chat_release(&chat);
+	return lang;
+}
+
+/*
+ * A slash command or a component: handled at once, answered from its
+ * rows. Returns the HTTP status; *out the answer.
+ */
+static int run_interaction(struct discord *d, struct bot *b, const struct interaction *ia,
+			   json_t **out)
+{
+	struct command cmd;
+	char handle[CMD_REPLY_LEN];
+	int rc, status = 200;
+
+	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.platform, sizeof(cmd.platform), "discord");
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", ia->channel);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", ia->user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "%s", ia->user_name);
+	snprintf(cmd.update_id, sizeof(cmd.update_id), "%s", ia->id);
+	cmd.is_admin = ia->is_admin;
+	cmd.now_ms = bot_now_ms();
+	handle_make(ia, handle, sizeof(handle));
+	snprintf(cmd.reply, sizeof(cmd.reply), "%s", handle);
+	if (ia->type == IT_COMMAND)
+		command_from_slash(ia->data, &cmd);
+	else
+		command_from_component(ia->data, &cmd);
+
+	gate_enter(d, ia->id);
+	rc = bot_handle(b, &cmd);
+	if (rc == GB_EDUP) {
+		/* answered the first time; this one changes nothing and says so */
+		json_t *view = json_pack("{ss}", "text", tr(chat_lang(b, ia->channel), M_DC_REPEATED));
+
+		*out = ia->type == IT_COMPONENT ? answer(6, NULL)
+						: answer(4, message_data(view, false, true));
+		json_decref(view);
+		goto out;
+	}
+	if (rc)
+		/* the bot queued an alert saying so, unless the store is down altogether */
+		gb_log("discord: interaction %s in channel %s: %s", ia->id, ia->channel, gb_strerror(rc));
+	rc = take_answer(b, ia, handle, out);
+	if (rc) {
+		gb_log("discord: interaction %s: its answer cannot be taken: %s", ia->id, gb_strerror(rc));
+		status = 500;
+	}
+out:
+	gate_leave(d, ia->id);
+	if (d->env.wake)
+		d->env.wake(d->env.wake_arg);
+	return status;
+}
+
+/* ---- autocomplete ---- */
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncasecmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void add_choice(json_t *choices, const char *name, const char *value, bool integer,
+		       const char *typed)
+{
+	char num[24];
+	int v;
+
+	if (json_array_size(choices) >= DC_CHOICES_MAX || strlen(value) > DC_OPTION_MAX ||
+	    (typed[0] && !starts_with(value, typed) && !starts_with(name, typed)))
+		return;
+	if (integer) {
+		if (gb_parse_uint(value, 1000, &v))
+			return;
+		snprintf(num, sizeof(num), "%d", v);
+		json_array_append_new(choices, json_pack("{sssi}", "name", name, "value", v));
+	} else {
+		json_array_append_new(choices, json_pack("{ssss}", "name", name, "value", value));
+	}
+}
+
+/* /settings: rule keys of the game chosen, or a setting's values, or a rule's values. */
+static void settings_choices(const json_t *data, const char *focus, const char *typed,
+			     json_t *choices)
+{
+	char game[32] = "", key[64] = "";
+	const struct gb_game *g;
+	static const char *const digits[] = { "devanagari", "ascii", NULL };
+	static const char *const autoplay[] = { "off", "30s", "45s", "60s", "90s", NULL };
+
+	option_text(option_named(data, "game"), game, sizeof(game));
+	option_text(option_named(data, "key"), key, sizeof(key));
+	g = gb_game_find(game);
+	if (strcmp(focus, "key") == 0) {
+		const char *const *vals = strcmp(game, "digits") == 0	      ? digits
+					  : strcmp(game, "autoplay_after") == 0 ? autoplay
+										: NULL;
+
+		for (int i = 0; vals && vals[i]; i++)
+			add_choice(choices, vals[i], vals[i], false, typed);
+		for (int i = 0; g && i < g->nrules; i++)
+			add_choice(choices, g->rules[i].key, g->rules[i].key, false, typed);
+	} else if (g && gb_rule_index(g, key) >= 0) {
+		const struct gb_rule_def *r = &g->rules[gb_rule_index(g, key)];
+
+		for (int i = 0; r->values[i]; i++)
+			add_choice(choices, r->values[i], r->values[i], false, typed);
+	}
+}
+
+static json_t *autocomplete(struct bot *b, const struct interaction *ia)
+{
+	const char *verb = json_string_value(json_object_get(ia->data, "name"));
+	const json_t *opt, *focused = NULL;
+	json_t *choices = json_array(), *data;
+	char typed[CMD_ARGS_LEN] = "";
+	size_t i;
+
+	json_array_foreach(json_object_get(ia->data, "options"), i, opt)
+		if (json_is_true(json_object_get(opt, "focused")))
+			focused = opt;
+	if (!verb || !focused)
+		goto out;
+	option_text(focused, typed, sizeof(typed));
+	if (strcmp(verb, "settings") == 0) {
+		settings_choices(ia->data, str_or(json_object_get(focused, "name"), ""),
+				 typed, choices);
+	} else {
+		/* the caller's legal actions at this channel's table, for this command */
+		struct bot_choice ch[GB_MAX_LEGAL];
+		bool integer = json_integer_value(json_object_get(focused, "type")) == OPT_INTEGER;
+		size_t vlen = strlen(verb);
+		int n = 0;
+
+		if (bot_user_choices(b, "discord", ia->user, ch, GB_MAX_LEGAL, &n))
+			n = 0;
+		for (int k = 0; k < n; k++) {
+			const char *rest = ch[k].cmd + 1 + vlen;
+			char name[DC_OPTION_MAX + 1];
+
+			if (strcmp(ch[k].chat, ia->channel) || strncmp(ch[k].cmd + 1, verb, vlen) ||
+			    *rest != ' ')
+				continue;
+			rest++;
+			if (strcmp(ch[k].label, rest))
+				snprintf(name, sizeof(name), "%s · %s", ch[k].label, rest);
+			else
+				snprintf(name, sizeof(name), "%s", rest);
+			add_choice(choices, name, rest, integer, typed);
+		}
+	}
+out:
+	data = json_object();
+	json_object_set_new(data, "choices", choices);
+	return answer(8, data);
+}
+
+/*
+ * Handle one verified interaction body; returns the HTTP status and, for
+ * 200, the answer in *out.
+ */
+static int receive(struct discord *d, const char *body, size_t len, json_t **out)
+{
+	struct interaction ia;
+	struct bot *b;
+	int status = 200;
+
+	*out = NULL;
+	if (interaction_parse(body, len, &ia)) {
+		gb_log("discord: malformed interaction of %zu bytes refused", len);
+		status = 400;
+		goto out;
+	}
+	if (ia.type == IT_PING) {
+		*out = answer(1, NULL);
+		goto out;
+	}
+	if (ia.type != IT_COMMAND && ia.type != IT_COMPONENT && ia.type != IT_AUTOCOMPLETE) {
+		status = 400; /* modals: the bot opens none */
+		goto out;
+	}
+	b = adapter_bot(&d->env);
+	if (!b) {
+		status = 503;
+		goto out;
+	}
+	if (ia.type == IT_AUTOCOMPLETE)
+		*out = autocomplete(b, &ia);
+	else
+		status = run_interaction(d, b, &ia, out);
+out:
+	interaction_release(&ia);
+	return status;
+}
+
+static void interactions(void *arg, const struct http_request *req, struct http_response *resp)
+{
+	struct discord *d = arg;
+	json_t *ans = NULL;
+
+	resp->content_type = "application/json";
+	if (dc_verify(d->pk, http_header(req, "X-Signature-Ed25519"),
+		      http_header(req, "X-Signature-Timestamp"), req->body, req->body_len,
+		      bot_now_ms() / 1000)) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"discord\",reason=\"auth\"", 1);
+		resp->status = 401;
+		resp->body = strdup("{\"message\":\"invalid request signature\"}");
+		return;
+	}
+	metrics_inc("gamebot_updates_received_total", "platform=\"discord\"", 1);
+	resp->status = receive(d, req->body, req->body_len, &ans);
+	if (resp->status != 200)
+		metrics_inc("gamebot_updates_refused_total",
+			    resp->status >= 500 ? "platform=\"discord\",reason=\"store\""
+						: "platform=\"discord\",reason=\"malformed\"", 1);
+	resp->body = ans ? json_dumps(ans, JSON_COMPACT) : NULL;
+	if (!resp->body)
+		resp->body = strdup(resp->status == 200 ? "{}" : "{\"message\":\"not handled\"}");
+	json_decref(ans);
+}
+
+/* ---- the API over HTTP ---- */
+
+/* What one API call came back with. */
+struct dc_result {
+	int transport;                  /* CURLcode: 0 when a response arrived */
+	long status;
+	json_t *body;                   /* the parsed answer (owned), or NULL */
+	int64_t retry_ms;               /* with 429 */
+	bool global;                    /* with 429: the limit is the application's, not a route's */
+};
+
+static void dc_result_release(struct dc_result *r)
+{
+	json_decref(r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static pthread_key_t curl_key;
+
+static void curl_handle_free(void *h)
+{
+	curl_easy_cleanup(h);
+}
+
+static void curl_key_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	pthread_key_create(&curl_key, curl_handle_free);
+}
+
+/*
+ * The calling thread's libcurl handle, kept so its connection stays open
+ * between calls; cleaned up when the thread exits. NULL when out of memory.
+ */
+static CURL *thread_curl(void)
+{
+	CURL *c;
+
+	pthread_once(&curl_once, curl_key_init);
+	c = pthread_getspecific(curl_key);
+	if (!c) {
+		c = curl_easy_init();
+		if (c && pthread_setspecific(curl_key, c)) {
+			curl_easy_cleanup(c);
+			c = NULL;
+		}
+	}
+	return c;
+}
+
+static size_t sink(char *p, size_t size, size_t n, void *arg)
+{
+	sb_addn(arg, p, size * n);
+	return size * n;
+}
+
+/*
+ * method path (below the API URL) with body (may be NULL), as the bot when
+ * auth. Webhook paths hold the interaction's token and the Authorization
+ * header the bot's: neither ever reaches a log line.
+ */
+static void dc_api(const struct discord *d, const char *method, const char *path,
+		   const json_t *body, bool auth, struct dc_result *res)
+{
+	CURL *c = thread_curl();
+	struct curl_slist *h = NULL;
+	struct strbuf url = { 0 }, in = { 0 }, authz = { 0 };
+	char *text = NULL;
+	json_error_t jerr;
+
+	memset(res, 0, sizeof(*res));
+	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	h = curl_slist_append(h, "Content-Type: application/json");
+	if (h)
+		h = curl_slist_append(h, "User-Agent: DiscordBot (https://github.com/gamebot, 1.0)");
+	if (h && auth) {
+		sb_addf(&authz, "Authorization: Bot %s", d->token);
+		h = curl_slist_append(h, sb_str(&authz));
+	}
+	if (!c || !h || (body && !text)) {
+		res->transport = CURLE_OUT_OF_MEMORY;
+		goto out;
+	}
+	sb_addf(&url, "%s%s", d->api, path);
+	curl_easy_reset(c);
+	curl_easy_setopt(c, CURLOPT_URL, sb_str(&url));
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (text)
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, DC_CALL_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	res->transport = (int)curl_easy_perform(c);
+	if (res->transport)
+		goto out;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
+	res->body = json_loadb(sb_str(&in), in.len, 0, &jerr);
+	if (res->status == 429) {
+		const json_t *ra = json_object_get(res->body, "retry_after");
+		double secs = json_is_number(ra) ? json_number_value(ra) : 1.0;
+
+		if (!(secs > 0) || secs > 3600)
+			secs = 1.0;
+		res->retry_ms = (int64_t)ceil(secs * 1000.0);
+		res->global = json_is_true(json_object_get(res->body, "global"));
+	}
+out:
+	curl_slist_free_all(h);
+	free(text);
+	sb_release(&url);
+	sb_release(&in);
+	if (authz.buf)
+		sodium_memzero(authz.buf, authz.cap);
+	sb_release(&authz);
+}
+
+/* A short account of a call for logs and set-aside rows: no URL, no token. */
+static void describe(const char *what, const struct dc_result *res, char *buf, size_t n)
+{
+	const char *msg = json_string_value(json_object_get(res->body, "message"));
+	struct strbuf sb = { 0 };
+
+	if (res->transport)
+		sb_addf(&sb, "%s: %s", what, curl_easy_strerror((CURLcode)res->transport));
+	else
+		sb_addf(&sb, "%s: %ld %s", what, res->status, msg ? msg : "");
+	utf8_copy(buf, n, sb_str(&sb), sb.len);
+	sb_release(&sb);
+}
+
+static bool ok_status(const struct dc_result *res)
+{
+	return !res->transport && res->status >= 200 && res->status < 300;
+}
+
+/* The outcome of a finished call into d. */
+static void settle(const char *what, const struct dc_result *res, struct delivery *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (ok_status(res)) {
+		d->result = DELIVERY_OK;
+		return;
+	}
+	describe(what, res, d->why, sizeof(d->why));
+	if (res->transport || res->status >= 500)
+		d->result = DELIVERY_RETRY;
+	else if (res->status == 429) {
+		d->result = DELIVERY_WAIT;
+		d->retry_ms = res->retry_ms;
+		d->global = res->global;
+	} else
+		d->result = DELIVERY_GIVE_UP;
+}
+
+/* ---- delivery ---- */
+
+static json_t *channel_body(const json_t *view, bool code, bool edit)
+{
+	json_t *data = message_data(view, code, false);
+
+	if (edit)
+		json_object_del(data, "allowed_mentions");
+	return data;
+}
+
+/* POST a message to the channel as the bot; record it as the table's when table. */
+static void post_channel(struct discord *d, struct store *s, const struct store_out *row,
+			 const json_t *view, bool code, int64_t table, struct dc_result *res)
+{
+	struct strbuf path = { 0 };
+	json_t *body = channel_body(view, code, false);
+	const char *id;
+	int rc;
+
+	sb_addf(&path, "/channels/%s/messages", row->chat);
+	dc_api(d, "POST", sb_str(&path), body, true, res);
+	id = json_string_value(json_object_get(res->body, "id"));
+	if (table && ok_status(res) && id_ok(id)) {
+		rc = store_table_set_message(s, table, id);
+		if (rc && rc != GB_ENOTFOUND)
+			/* posted all the same: sending it again would show the table twice */
+			gb_log("discord: table %lld: message %s posted but not recorded: %s",
+			       (long long)table, id, gb_strerror(rc));
+	}
+	json_decref(body);
+	sb_release(&path);
+}
+
+/* POST a follow-up through the interaction's webhook. */
+static void post_followup(struct discord *d, const struct handle *h, const json_t *view,
+			  bool code, bool ephemeral, struct dc_result *res)
+{
+	struct strbuf path = { 0 };
+	json_t *body = message_data(view, code, ephemeral);
+
+	sb_addf(&path, "/webhooks/%s/%s", d->app_id, h->token);
+	dc_api(d, "POST", sb_str(&path), body, false, res);
+	json_decref(body);
+	sb_release(&path);
+}
+
+/*
+ * The table's message edited in place, or posted when it has none (or it
+ * is gone). Returns GB_OK with the call's outcome in res, or the store's
+ * error (then no call was made).
+ */
+static int send_table(struct discord *d, struct store *s, const struct store_out *row,
+		      const json_t *view, struct dc_result *res)
+{
+	struct store_table t = { 0 };
+	struct strbuf path = { 0 };
+	json_t *body = channel_body(view, true, true);
+	char key[96], val[CMD_REPLY_LEN];
+	bool as_bot = false;
+	int rc = row->table ? store_table_get(s, row->table, &t) : GB_ENOTFOUND;
+
+	memset(res, 0, sizeof(*res));
+	if (rc && rc != GB_ENOTFOUND)
+		goto out;
+	rc = GB_OK;
+	snprintf(key, sizeof(key), "discord.orig.%s", row->chat);
+	val[0] = '\0';
+	if (t.message[0] == '@' && !store_meta_get(s, key, val, sizeof(val))) {
+		/* the answer to a typed command: edited through that interaction's webhook (val "IID:TOKEN") */
+		char *colon = strchr(val, ':');
+
+		if (colon && (size_t)(colon - val) == strlen(t.message + 1) &&
+		    strncmp(val, t.message + 1, (size_t)(colon - val)) == 0 &&
+		    fresh(t.message + 1, bot_now_ms()))
+			sb_addf(&path, "/webhooks/%s/%s/messages/@original", d->app_id, colon + 1);
+	} else if (t.message[0] && t.message[0] != '@') {
+		sb_addf(&path, "/channels/%s/messages/%s", row->chat, t.message);
+		as_bot = true;
+	}
+	if (path.len) {
+		dc_api(d, "PATCH", sb_str(&path), body, as_bot, res);
+		if (ok_status(res) && t.message[0] == '@') {
+			const char *id = json_string_value(json_object_get(res->body, "id"));
+
+			if (id_ok(id) && store_table_set_message(s, row->table, id))
+				gb_log("discord: table %lld: message id %s not recorded", (long long)row->table, id);
+		}
+		if (res->transport || res->status != 404)
+			goto out;
+		/* deleted, or the interaction's token expired: post the table afresh */
+		dc_result_release(res);
+	}
+	post_channel(d, s, row, view, true, row->table, res);
+out:
+	sodium_memzero(val, sizeof(val));
+	json_decref(body);
+	sb_release(&path);
+	store_table_release(&t);
+	return rc;
+}
+
+static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *dl)
+{
+	struct discord *d = self;
+	struct dc_result res = { 0 };
+	json_error_t jerr;
+	json_t *view = json_loads(row->payload ? row->payload : "", 0, &jerr);
+	const char *kind = json_string_value(json_object_get(view, "kind"));
+	const char *user = json_string_value(json_object_get(view, "user"));
+	struct handle h;
+	bool has_handle = handle_parse(origin_of(view), &h);
+	bool live = has_handle && fresh(h.iid, bot_now_ms());
+	int64_t wait;
+
+	memset(dl, 0, sizeof(*dl));
+	dl->result = DELIVERY_OK;
+	if (!json_is_object(view) || !kind) {
+		dl->result = DELIVERY_GIVE_UP;
+		snprintf(dl->why, sizeof(dl->why), "unreadable reply view");
+		goto out;
+	}
+	wait = has_handle ? gate_wait(d, h.iid) : 0;
+	if (wait > 0) {
+		/* its interaction is being answered: these rows follow the answer */
+		dl->result = DELIVERY_WAIT;
+		dl->retry_ms = wait;
+		snprintf(dl->why, sizeof(dl->why), "after the interaction's answer");
+		goto out;
+	}
+	if (strcmp(kind, "table") == 0) {
+		int rc = send_table(d, s, row, view, &res);
+
+		if (rc) {
+			/* the store failed before anything was sent: again later */
+			dl->result = DELIVERY_RETRY;
+			snprintf(dl->why, sizeof(dl->why), "table message: %s", gb_strerror(rc));
+			goto out;
+		}
+		settle("table message", &res, dl);
+	} else if (strcmp(kind, "public") == 0) {
+		if (live) {
+			post_followup(d, &h, view, false, false, &res);
+			if (res.transport || res.status != 404)
+				goto settle_followup;
+			dc_result_release(&res); /* the token expired early: as the bot, then */
+		}
+		post_channel(d, s, row, view, false, 0, &res);
+		settle("channel message", &res, dl);
+	} else if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
+		/* only the person whose interaction it answers can be told privately */
+		if (!live || !user || strcmp(user, h.user))
+			goto out;
+		post_followup(d, &h, view, strcmp(kind, "private") == 0, true, &res);
+		if (res.status == 404)
+			goto out; /* expired: a private word is never posted in the channel */
+		goto settle_followup;
+	}
+	/* "ack": the interaction was answered when it arrived */
+	goto out;
+settle_followup:
+	settle("follow-up", &res, dl);
+out:
+	dc_result_release(&res);
+	json_decref(view);
+}
+
+/* ---- the adapter ---- */
+
+static bool configured(const struct config *cfg)
+{
+	return cfg->discord_public_key[0] != '\0';
+}
+
+static void dc_free(struct discord *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_destroy(&d->lock);
+	sodium_memzero(d->token, sizeof(d->token));
+	free(d);
+}
+
+/* State from the configuration; GB_ECONFIG (with a line on err) when it cannot work. */
+static int dc_new(const struct config *cfg, bool need_key, FILE *err, struct discord **out)
+{
+	struct discord *d = calloc(1, sizeof(*d));
+	size_t n = 0;
+	const char *end = NULL;
+	int rc = GB_OK;
+
+	*out = NULL;
+	if (!d)
+		return GB_ENOMEM;
+	pthread_mutex_init(&d->lock, NULL);
+	snprintf(d->api, sizeof(d->api), "%s", cfg->discord_api);
+	n = strlen(d->api);
+	while (n && d->api[n - 1] == '/')
+		d->api[--n] = '\0';
+	snprintf(d->token, sizeof(d->token), "%s", cfg->discord_token);
+	if (!id_ok(cfg->discord_app_id)) {
+		fprintf(err, "discord: discord_app_id (DISCORD_APP_ID) must be the application's id\n");
+		rc = GB_ECONFIG;
+		goto out;
+	}
+	snprintf(d->app_id, sizeof(d->app_id), "%s", cfg->discord_app_id);
+	if (need_key &&
+	    (sodium_hex2bin(d->pk, sizeof(d->pk), cfg->discord_public_key,
+			    strlen(cfg->discord_public_key), NULL, &n, &end) ||
+	     n != sizeof(d->pk) || *end)) {
+		fprintf(err, "discord: discord_public_key (DISCORD_PUBLIC_KEY) must be 64 hex digits\n");
+		rc = GB_ECONFIG;
+		goto out;
+	}
+out:
+	if (rc)
+		dc_free(d);
+	else
+		*out = d;
+	return rc;
+}
+
+static int start(const struct adapter_env *env, void **self)
+{
+	struct discord *d = NULL;
+	int rc;
+
+	*self = NULL;
+	if (sodium_init() < 0)
+		return GB_EIO;
+	rc = dc_new(env->cfg, true, stderr, &d);
+	if (rc)
+		return rc;
+	d->env = *env;
+	if (!d->token[0])
+		gb_log("discord: no bot token (DISCORD_TOKEN): interactions are answered, but tables "
+		       "cannot be posted or edited once their interaction is over");
+	gb_log("discord: started: interactions on POST /discord, API %s", d->api);
+	*self = d;
+	return GB_OK;
+}
+
+static int routes(void *self, struct http_route *out, int max)
+{
+	if (max < 1)
+		return 0;
+	out[0] = (struct http_route){ .method = "POST", .path = "/discord", .fn = interactions,
+				      .arg = self };
+	return 1;
+}
+
+static void stop(void *self)
+{
+	if (!self)
+		return;
+	gb_log("discord: stopped");
+	dc_free(self);
+}
+
+const struct adapter discord_adapter = {
+	.name = "discord",
+	.configured = configured,
+	.start = start,
+	.routes = routes,
+	.deliver = deliver,
+	.stop = stop,
+};
+
+/* ---- gamebot discord-register ---- */
+
+int discord_register_main(int argc, char **argv, const struct config *cfg, FILE *out, FILE *err)
+{
+	struct discord *d = NULL;
+	struct dc_result res = { 0 };
+	struct strbuf path = { 0 };
+	const char *guild = NULL;
+	json_t *set = NULL, *c;
+	char why[200];
+	size_t i;
+	int status = 0;
+
+	for (int k = 1; k < argc; k++) {
+		if (strcmp(argv[k], "--guild") == 0 && k + 1 < argc && id_ok(argv[k + 1])) {
+			guild = argv[++k];
+		} else {
+			fprintf(err, "discord-register: unknown option '%s'\n"
+				     "usage: gamebot discord-register [--guild ID]\n", argv[k]);
+			return 2;
+		}
+	}
+	if (!cfg->discord_token[0]) {
+		fputs("discord-register: discord_token is not set (DISCORD_TOKEN)\n", err);
+		return 2;
+	}
+	if (dc_new(cfg, false, err, &d))
+		return 2;
+	set = dc_command_set();
+	if (guild)
+		sb_addf(&path, "/applications/%s/guilds/%s/commands", d->app_id, guild);
+	else
+		sb_addf(&path, "/applications/%s/commands", d->app_id);
+	dc_api(d, "PUT", sb_str(&path), set, true, &res);
+	if (!ok_status(&res) || !json_is_array(res.body)) {
+		describe("PUT commands", &res, why, sizeof(why));
+		fprintf(err, "discord-register: %s\n", why);
+		status = 1;
+		goto out;
+	}
+	fprintf(out, "commands registered %s%s: %zu\n", guild ? "in guild " : "globally",
+		guild ? guild : "", json_array_size(res.body));
+	json_array_foreach(res.body, i, c) {
+		const json_t *opt;
+		size_t k;
+
+		fprintf(out, "/%s", str_or(json_object_get(c, "name"), "?"));
+		json_array_foreach(json_object_get(c, "options"), k, opt)
+			fprintf(out, json_is_true(json_object_get(opt, "required")) ? " %s" : " [%s]",
+				str_or(json_object_get(opt, "name"), "?"));
+		fprintf(out, "%s - %s\n",
+			json_object_get(c, "default_member_permissions") &&
+					!json_is_null(json_object_get(c, "default_member_permissions"))
+				? " (admins)"
+				: "",
+			str_or(json_object_get(c, "description"), ""));
+	}
+out:
+	dc_result_release(&res);
+	json_decref(set);
+	sb_release(&path);
+	dc_free(d);
+	return status;
+}

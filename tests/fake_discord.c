@@ -1,0 +1,552 @@
+/*
+ * fake_discord.c - see fake_discord.h. libmicrohttpd with a thread per
+ * connection; one mutex guards everything the test and the connections
+ * share, and a condition variable wakes tests waiting for a call.
+ */
+#include "fake_discord.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FAKE_MAX_BODY (1024 * 1024)
+#define FAKE_MAX_FAULTS 64
+#define FAKE_MAX_TOKENS 64
+
+struct call {
+	char method[16];
+	char path[512];
+	char auth[256];
+	json_t *body;
+	int status;
+};
+
+struct fault {
+	char method[16];        /* "" = any */
+	char prefix[256];       /* "" = any */
+	int skip, count;
+	enum fake_dc_fault kind;
+	long arg;
+};
+
+struct original {
+	char token[256];
+	long long id;
+};
+
+struct fake_dc {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct MHD_Daemon *d;
+	int port;
+	char url[64];
+	char bot_auth[256];     /* "Bot <token>" */
+
+	struct call *calls;
+	int ncalls, capcalls;
+	struct fault faults[FAKE_MAX_FAULTS];
+	int nfaults;
+	char expired[FAKE_MAX_TOKENS][256];
+	int nexpired;
+	struct original originals[FAKE_MAX_TOKENS];
+	int noriginals;
+	long long next_id;
+};
+
+struct upload {
+	char *buf;
+	size_t len;
+	bool too_big;
+};
+
+static void deadline_in(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static enum MHD_Result respond(struct MHD_Connection *conn, int status, json_t *j)
+{
+	char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	json_decref(j);
+	if (!text)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	ret = MHD_queue_response(conn, (unsigned int)status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result error_reply(struct MHD_Connection *conn, int status, const char *message,
+				   int code)
+{
+	return respond(conn, status, json_pack("{sssi}", "message", message, "code", code));
+}
+
+/* The fault for this call, consuming it; 0 when none. Lock held. */
+static enum fake_dc_fault take_fault(struct fake_dc *f, const char *method, const char *path,
+				     long *arg)
+{
+	for (int i = 0; i < f->nfaults; i++) {
+		struct fault *ft = &f->faults[i];
+
+		if (ft->count <= 0 || (ft->method[0] && strcmp(ft->method, method)) ||
+		    (ft->prefix[0] && strncmp(path, ft->prefix, strlen(ft->prefix))))
+			continue;
+		if (ft->skip > 0) {
+			ft->skip--;
+			continue;
+		}
+		ft->count--;
+		*arg = ft->arg;
+		return ft->kind;
+	}
+	return 0;
+}
+
+static void record(struct fake_dc *f, const char *method, const char *path, const char *auth,
+		   json_t *body, int status)
+{
+	if (f->ncalls == f->capcalls) {
+		int cap = f->capcalls ? f->capcalls * 2 : 64;
+		struct call *c = realloc(f->calls, (size_t)cap * sizeof(*c));
+
+		if (!c) {
+			json_decref(body);
+			return;
+		}
+		f->calls = c;
+		f->capcalls = cap;
+	}
+	snprintf(f->calls[f->ncalls].method, sizeof(f->calls[0].method), "%s", method);
+	snprintf(f->calls[f->ncalls].path, sizeof(f->calls[0].path), "%s", path);
+	snprintf(f->calls[f->ncalls].auth, sizeof(f->calls[0].auth), "%s", auth ? auth : "");
+	f->calls[f->ncalls].body = body;
+	f->calls[f->ncalls].status = status;
+	f->ncalls++;
+	pthread_cond_broadcast(&f->cond);
+}
+
+/* The token of a webhook path "/webhooks/APP/TOKEN[/...]" into buf; false when not one. */
+static bool webhook_token(const char *path, char *buf, size_t n)
+{
+	const char *app, *tok, *end;
+
+	if (strncmp(path, "/webhooks/", 10))
+		return false;
+	app = path + 10;
+	tok = strchr(app, '/');
+	if (!tok)
+		return false;
+	tok++;
+	end = strchr(tok, '/');
+	snprintf(buf, n, "%.*s", (int)(end ? (size_t)(end - tok) : strlen(tok)), tok);
+	return buf[0] != '\0';
+}
+
+static bool expired_locked(struct fake_dc *f, const char *token)
+{
+	for (int i = 0; i < f->nexpired; i++)
+		if (strcmp(f->expired[i], token) == 0)
+			return true;
+	return false;
+}
+
+/* The message id of the original answer of the interaction with token. Lock held. */
+static long long original_locked(struct fake_dc *f, const char *token)
+{
+	for (int i = 0; i < f->noriginals; i++)
+		if (strcmp(f->originals[i].token, token) == 0)
+			return f->originals[i].id;
+	if (f->noriginals < FAKE_MAX_TOKENS) {
+		snprintf(f->originals[f->noriginals].token, sizeof(f->originals[0].token), "%s", token);
+		f->originals[f->noriginals].id = f->next_id;
+		f->noriginals++;
+	}
+	return f->next_id++;
+}
+
+/* A message object as Discord answers it: id, channel_id, content, components, flags. */
+static json_t *message(long long id, const char *channel, const json_t *body)
+{
+	json_t *m = json_object();
+	char idtext[32];
+
+	snprintf(idtext, sizeof(idtext), "%lld", id);
+	json_object_set_new(m, "id", json_string(idtext));
+	if (channel)
+		json_object_set_new(m, "channel_id", json_string(channel));
+	json_object_set(m, "content", json_object_get(body, "content"));
+	json_object_set(m, "components", json_object_get(body, "components"));
+	if (json_object_get(body, "flags"))
+		json_object_set(m, "flags", json_object_get(body, "flags"));
+	return m;
+}
+
+/* The answer to a call that is not faulted. */
+static enum MHD_Result success(struct fake_dc *f, struct MHD_Connection *conn, const char *method,
+			       const char *path, const json_t *body, const char *token)
+{
+	char channel[64] = "", rest[128] = "";
+	long long id;
+
+	if (token) {
+		pthread_mutex_lock(&f->lock);
+		id = strstr(path, "/messages/@original") ? original_locked(f, token) : f->next_id++;
+		pthread_mutex_unlock(&f->lock);
+		return respond(conn, 200, message(id, NULL, body));
+	}
+	if (strncmp(path, "/channels/", 10) == 0) {
+		const char *slash = strchr(path + 10, '/');
+
+		snprintf(channel, sizeof(channel), "%.*s",
+			 (int)(slash ? (size_t)(slash - path - 10) : strlen(path + 10)), path + 10);
+		if (slash && strncmp(slash, "/messages/", 10) == 0)
+			snprintf(rest, sizeof(rest), "%s", slash + 10);
+		if (strcmp(method, "PATCH") == 0 && rest[0])
+			return respond(conn, 200, message(strtoll(rest, NULL, 10), channel, body));
+		pthread_mutex_lock(&f->lock);
+		id = f->next_id++;
+		pthread_mutex_unlock(&f->lock);
+		return respond(conn, 200, message(id, channel, body));
+	}
+	if (strncmp(path, "/applications/", 14) == 0 && strcmp(method, "PUT") == 0) {
+		json_t *out = json_deep_copy(body), *c;
+		size_t i;
+
+		json_array_foreach(out, i, c) {
+			char idtext[32];
+
+			snprintf(idtext, sizeof(idtext), "%lld", 800000000000000000LL + (long long)i);
+			json_object_set_new(c, "id", json_string(idtext));
+		}
+		return respond(conn, 200, out);
+	}
+	return error_reply(conn, 404, "404: Not Found", 0);
+}
+
+static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, const char *method,
+			      const char *path, struct upload *up)
+{
+	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	char token[256];
+	bool is_webhook = webhook_token(path, token, sizeof(token));
+	json_error_t jerr;
+	json_t *body = up->len ? json_loadb(up->buf, up->len, 0, &jerr) : NULL;
+	enum fake_dc_fault kind;
+	long arg = 0;
+	int status = 200;
+	bool expired;
+	enum MHD_Result ret;
+
+	if (!body)
+		body = json_null();
+	pthread_mutex_lock(&f->lock);
+	expired = is_webhook && expired_locked(f, token);
+	kind = take_fault(f, method, path, &arg);
+	if (!is_webhook && (!auth || strcmp(auth, f->bot_auth)))
+		status = 401;
+	else if (expired)
+		status = 404;
+	else if (kind == FAKE_DC_429 || kind == FAKE_DC_429_GLOBAL)
+		status = 429;
+	else if (kind == FAKE_DC_404)
+		status = 404;
+	else if (kind == FAKE_DC_403)
+		status = 403;
+	else if (kind == FAKE_DC_500)
+		status = 500;
+	record(f, method, path, auth, json_incref(body), status);
+	pthread_mutex_unlock(&f->lock);
+
+	switch (status) {
+	case 401:
+		ret = error_reply(conn, 401, "401: Unauthorized", 0);
+		break;
+	case 404:
+		ret = expired ? error_reply(conn, 404, "Unknown Webhook", 10015)
+			      : error_reply(conn, 404, "Unknown Message", 10008);
+		break;
+	case 429:
+		ret = respond(conn, 429,
+			      json_pack("{sssfsb}", "message", "You are being rate limited.", "retry_after",
+					(double)arg / 1000.0, "global", kind == FAKE_DC_429_GLOBAL));
+		break;
+	case 403:
+		ret = error_reply(conn, 403, "Missing Access", 50001);
+		break;
+	case 500:
+		ret = error_reply(conn, 500, "500: Internal Server Error", 0);
+		break;
+	default:
+		ret = success(f, conn, method, path, body, is_webhook ? token : NULL);
+		break;
+	}
+	json_decref(body);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *data,
+				  size_t *data_size, void **con_cls)
+{
+	struct fake_dc *f = cls;
+	struct upload *up = *con_cls;
+
+	(void)version;
+	if (!up) {
+		up = calloc(1, sizeof(*up));
+		if (!up)
+			return MHD_NO;
+		*con_cls = up;
+		return MHD_YES;
+	}
+	if (*data_size) {
+		if (up->len + *data_size > FAKE_MAX_BODY) {
+			up->too_big = true;
+		} else {
+			char *p = realloc(up->buf, up->len + *data_size + 1);
+
+			if (!p)
+				return MHD_NO;
+			up->buf = p;
+			memcpy(up->buf + up->len, data, *data_size);
+			up->len += *data_size;
+			up->buf[up->len] = '\0';
+		}
+		*data_size = 0;
+		return MHD_YES;
+	}
+	if (up->too_big)
+		return error_reply(conn, 413, "Request Entity Too Large", 0);
+	return answer(f, conn, method, url, up);
+}
+
+static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+		    enum MHD_RequestTerminationCode toe)
+{
+	struct upload *up = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (up) {
+		free(up->buf);
+		free(up);
+		*con_cls = NULL;
+	}
+}
+
+int fake_dc_start(struct fake_dc **out, const char *bot_token)
+{
+	struct fake_dc *f = calloc(1, sizeof(*f));
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	const union MHD_DaemonInfo *info;
+
+	*out = NULL;
+	if (!f)
+		return -1;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	snprintf(f->bot_auth, sizeof(f->bot_auth), "Bot %s", bot_token);
+	f->next_id = 900000000000000001LL;
+	addr.sin_port = 0;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+					MHD_USE_ERROR_LOG,
+				0, NULL, NULL, on_request, f, MHD_OPTION_SOCK_ADDR,
+				(struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30, MHD_OPTION_END);
+	if (!f->d) {
+		fake_dc_free(f);
+		return -1;
+	}
+	info = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT);
+	f->port = info ? info->port : 0;
+	snprintf(f->url, sizeof(f->url), "http://127.0.0.1:%d", f->port);
+	*out = f;
+	return 0;
+}
+
+void fake_dc_free(struct fake_dc *f)
+{
+	if (!f)
+		return;
+	if (f->d)
+		MHD_stop_daemon(f->d);
+	for (int i = 0; i < f->ncalls; i++)
+		json_decref(f->calls[i].body);
+	free(f->calls);
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+const char *fake_dc_url(const struct fake_dc *f)
+{
+	return f->url;
+}
+
+void fake_dc_fault(struct fake_dc *f, const char *method, const char *prefix, int skip,
+		   int count, enum fake_dc_fault kind, long arg)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->nfaults < FAKE_MAX_FAULTS) {
+		struct fault *ft = &f->faults[f->nfaults++];
+
+		snprintf(ft->method, sizeof(ft->method), "%s", method ? method : "");
+		snprintf(ft->prefix, sizeof(ft->prefix), "%s", prefix ? prefix : "");
+		ft->skip = skip;
+		ft->count = count;
+		ft->kind = kind;
+		ft->arg = arg;
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_dc_faults_clear(struct fake_dc *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->nfaults = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_dc_expire_token(struct fake_dc *f, const char *token)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->nexpired < FAKE_MAX_TOKENS)
+		snprintf(f->expired[f->nexpired++], sizeof(f->expired[0]), "%s", token);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static bool matches(const struct call *c, const char *method, const char *prefix)
+{
+	return (!method || strcmp(c->method, method) == 0) &&
+	       (!prefix || strncmp(c->path, prefix, strlen(prefix)) == 0);
+}
+
+static int count_locked(struct fake_dc *f, const char *method, const char *prefix)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->ncalls; i++)
+		n += matches(&f->calls[i], method, prefix);
+	return n;
+}
+
+int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix)
+{
+	int n;
+
+	pthread_mutex_lock(&f->lock);
+	n = count_locked(f, method, prefix);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+json_t *fake_dc_call(struct fake_dc *f, int i, char *method, size_t nm, char *path, size_t np,
+		     char *auth, size_t na, int *status)
+{
+	json_t *body = NULL;
+
+	pthread_mutex_lock(&f->lock);
+	if (i >= 0 && i < f->ncalls) {
+		body = json_incref(f->calls[i].body);
+		if (method)
+			snprintf(method, nm, "%s", f->calls[i].method);
+		if (path)
+			snprintf(path, np, "%s", f->calls[i].path);
+		if (auth)
+			snprintf(auth, na, "%s", f->calls[i].auth);
+		if (status)
+			*status = f->calls[i].status;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return body;
+}
+
+json_t *fake_dc_nth(struct fake_dc *f, const char *method, const char *prefix, int i, char *path,
+		    size_t np)
+{
+	json_t *body = NULL;
+
+	pthread_mutex_lock(&f->lock);
+	for (int k = 0; k < f->ncalls; k++) {
+		if (!matches(&f->calls[k], method, prefix) || i-- > 0)
+			continue;
+		body = json_incref(f->calls[k].body);
+		if (path)
+			snprintf(path, np, "%s", f->calls[k].path);
+		break;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return body;
+}
+
+json_t *fake_dc_last(struct fake_dc *f, const char *method, const char *prefix, char *path,
+		     size_t np)
+{
+	int n = fake_dc_count(f, method, prefix);
+
+	return n ? fake_dc_nth(f, method, prefix, n - 1, path, np) : NULL;
+}
+
+int fake_dc_wait(struct fake_dc *f, const char *method, const char *prefix, int count,
+		 int timeout_ms)
+{
+	struct timespec until;
+	int n;
+
+	deadline_in(&until, timeout_ms);
+	pthread_mutex_lock(&f->lock);
+	n = count_locked(f, method, prefix);
+	while (n < count) {
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
+			break;
+		n = count_locked(f, method, prefix);
+	}
+	n = count_locked(f, method, prefix);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+void fake_dc_clear(struct fake_dc *f)
+{
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < f->ncalls; i++)
+		json_decref(f->calls[i].body);
+	f->ncalls = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_dc_dump(struct fake_dc *f)
+{
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < f->ncalls; i++) {
+		char *text = json_dumps(f->calls[i].body, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		fprintf(stderr, "  [%d] %s %s %d %.300s\n", i, f->calls[i].method, f->calls[i].path,
+			f->calls[i].status, text ? text : "?");
+		free(text);
+	}
+	pthread_mutex_unlock(&f->lock);
+}

@@ -1,0 +1,113 @@
+/*
+ * fake_discord.h - a fake Discord HTTP API for the test suites.
+ *
+ * It listens on 127.0.0.1 (a free port) and answers the calls the Discord
+ * adapter makes, as Discord does: channel messages posted and edited with
+ * the bot token (Authorization: Bot ...; anything else is 401), follow-ups
+ * and edits of an interaction's original answer through its webhook
+ * (/webhooks/APP/TOKEN...), and the bulk overwrite of the command set
+ * (PUT /applications/APP[/guilds/ID]/commands). It never talks to the
+ * internet; suites point DISCORD_API_URL at fake_dc_url().
+ *
+ * What it offers a test:
+ *   - every call recorded in arrival order (method, path, Authorization
+ *     header, parsed JSON body, the status answered), safe to read from any
+ *     thread while the server runs;
+ *   - faults programmed per method and path prefix: the next `count`
+ *     matching calls (after `skip` of them pass) answer 429 with a
+ *     fractional retry_after (and `global`), 404 (an unknown message or
+ *     webhook), 403 or 500;
+ *   - interaction tokens marked expired: their webhook calls answer 404
+ *     "Unknown Webhook" (code 10015) as Discord does after 15 minutes;
+ *   - posted messages get increasing ids from 900000000000000001; the
+ *     original answer of an interaction has a stable id per token.
+ *
+ * Usage:
+ *     struct fake_dc *f;
+ *     assert_int_equal(fake_dc_start(&f, "bot-token"), 0);
+ *     ... cfg.discord_api = fake_dc_url(f) ...
+ *     fake_dc_wait(f, "PATCH", "/channels/", 1, 2000);
+ *     json_t *body = fake_dc_nth(f, "POST", "/webhooks/", 0, path, sizeof(path));
+ *     fake_dc_free(f);
+ */
+#ifndef GB_FAKE_DISCORD_H
+#define GB_FAKE_DISCORD_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum fake_dc_fault {
+	FAKE_DC_429 = 1,        /* 429, retry_after = arg milliseconds (sent as fractional seconds), global false */
+	FAKE_DC_429_GLOBAL,     /* 429, retry_after = arg ms, global true */
+	FAKE_DC_404,            /* 404 "Unknown Message" (code 10008) */
+	FAKE_DC_403,            /* 403 "Missing Access" (code 50001) */
+	FAKE_DC_500,            /* 500 */
+};
+
+struct fake_dc;
+
+/*
+ * Start a server that accepts bot_token on 127.0.0.1 with a free port.
+ * *out is owned by the caller: fake_dc_free() it. Returns 0, or -1 when it
+ * cannot listen.
+ */
+int fake_dc_start(struct fake_dc **out, const char *bot_token);
+
+/* Stop and free; a no-op on NULL. */
+void fake_dc_free(struct fake_dc *f);
+
+/* "http://127.0.0.1:PORT" (no trailing slash), valid until fake_dc_free(). */
+const char *fake_dc_url(const struct fake_dc *f);
+
+/*
+ * Program a fault: calls of method (NULL = any) whose path starts with
+ * prefix (NULL = any), after the next `skip` of them, `count` calls in all,
+ * answer as kind (arg as documented above). Matched in the order added.
+ */
+void fake_dc_fault(struct fake_dc *f, const char *method, const char *prefix, int skip,
+		   int count, enum fake_dc_fault kind, long arg);
+
+/* Remove every programmed fault. */
+void fake_dc_faults_clear(struct fake_dc *f);
+
+/* From now on every webhook call with this interaction token answers 404 Unknown Webhook. */
+void fake_dc_expire_token(struct fake_dc *f, const char *token);
+
+/* Calls recorded so far of method (NULL = any) with path starting with prefix (NULL = any). */
+int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix);
+
+/*
+ * The i-th recorded call (0-based, arrival order, all calls): method,
+ * path and Authorization header (each "" when absent) into the buffers
+ * (any may be NULL), the status answered into *status (may be NULL), and
+ * the body as a new reference (caller json_decref()s; JSON null when the
+ * body was not JSON). NULL when there is no such call.
+ */
+json_t *fake_dc_call(struct fake_dc *f, int i, char *method, size_t nm, char *path, size_t np,
+		     char *auth, size_t na, int *status);
+
+/*
+ * The i-th call (0-based) of method with path starting with prefix: its
+ * path into path[np] (may be NULL) and its body as a new reference, or NULL.
+ */
+json_t *fake_dc_nth(struct fake_dc *f, const char *method, const char *prefix, int i, char *path,
+		    size_t np);
+
+/* The last such call, as fake_dc_nth(); NULL when none. */
+json_t *fake_dc_last(struct fake_dc *f, const char *method, const char *prefix, char *path,
+		     size_t np);
+
+/*
+ * Wait until at least count calls of method/prefix are recorded, or
+ * timeout_ms passed. Returns the number recorded.
+ */
+int fake_dc_wait(struct fake_dc *f, const char *method, const char *prefix, int count,
+		 int timeout_ms);
+
+/* Forget every recorded call. */
+void fake_dc_clear(struct fake_dc *f);
+
+/* Print every recorded call to stderr (when a test fails, to see why). */
+void fake_dc_dump(struct fake_dc *f);
+
+#endif

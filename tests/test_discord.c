@@ -1,0 +1,1633 @@
+/*
+ * test_discord.c - the Discord adapter end to end, offline: the real
+ * listener, the adapter and its outbox worker run in-process against the
+ * fake Discord API of tests/fake_discord.c on 127.0.0.1, and interactions
+ * are signed with a test keypair and POSTed to /discord as Discord would.
+ *
+ * Covered: Discord's endpoint check (PING, and the bad signatures it sends
+ * on purpose), forged, missing, replayed, stale and malformed requests all
+ * refused with nothing changed; a whole Call Break game (one person, three
+ * computers) through slash commands, buttons and the ephemeral hand; a Ludo
+ * game between two people with autocomplete; answers within the request
+ * (type 4, 7, ephemeral) and the rest as follow-ups, table edits in place
+ * by id or through the original interaction's webhook, the fall back to a
+ * channel message when the token expired, 429 with a fractional
+ * retry_after (and global), 5xx retried, refusals given up; message and
+ * component limits; the command set registered globally and in a guild.
+ */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "adapters/discord.h"
+#include "adapters/outbox.h"
+#include "bot/choices.h"
+#include "bot/i18n.h"
+#include "games/strbuf.h"
+#include "tests/fake_discord.h"
+
+#define APP "1000"
+#define BOT_TOKEN "bot-token-secret"
+#define CHANNEL "4000"
+#define GUILD "5000"
+#define ALICE "111"
+#define BOB "222"
+#define ADMIN_PERMS "8"
+#define MEMBER_PERMS "0"
+
+struct world {
+	char dir[64];
+	char db[128];
+	struct config cfg;
+	struct fake_dc *fake;
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+	struct adapter_env env;
+	struct outbox *outbox;
+	void *self;
+	struct http_server *http;
+	char url[64];
+	struct bot b;                   /* the test's own handle, to look at the store */
+	pthread_t timers;
+	volatile int stop;
+	uint64_t seq;                   /* snowflake counter */
+	long long posts;                /* message ids the test hands out for type-4 answers */
+	char table_msg[32];             /* the table message as Discord would show it now */
+	int64_t slowest_ms;             /* the longest any interaction took to be answered */
+};
+
+static void wake(void *arg)
+{
+	outbox_wake(arg);
+}
+
+/* The scheduler: computer turns fire as soon as they are due. */
+static void *timer_main(void *arg)
+{
+	struct world *w = arg;
+	struct bot b;
+
+	memset(&b, 0, sizeof(b));
+	b.cfg = w->env.bot;
+	if (store_open(&b.store, w->db))
+		return NULL;
+	while (!w->stop) {
+		int fired = bot_run_timers(&b, bot_now_ms(), BOT_TIMER_ALL);
+		struct timespec ts = { 0, 2000000 };
+
+		if (fired > 0)
+			outbox_wake(w->outbox);
+		else
+			nanosleep(&ts, NULL);
+	}
+	store_free(b.store);
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct outbox_opts oo;
+	struct http_options ho;
+	struct http_route routes[4];
+	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	int nroutes, rc;
+
+	if (!w || sodium_init() < 0)
+		return -1;
+	snprintf(w->dir, sizeof(w->dir), "/tmp/gamebot-discord-XXXXXX");
+	if (!mkdtemp(w->dir))
+		return -1;
+	snprintf(w->db, sizeof(w->db), "%s/dc.db", w->dir);
+	/* made before any worker opens it: two handles creating one new file at once may fail */
+	if (store_open(&w->b.store, w->db))
+		return -1;
+	crypto_sign_keypair(w->pk, w->sk);
+	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
+	if (fake_dc_start(&w->fake, BOT_TOKEN))
+		return -1;
+	config_init(&w->cfg);
+	snprintf(w->cfg.db, sizeof(w->cfg.db), "%s", w->db);
+	snprintf(w->cfg.discord_public_key, sizeof(w->cfg.discord_public_key), "%s", hex);
+	snprintf(w->cfg.discord_app_id, sizeof(w->cfg.discord_app_id), APP);
+	snprintf(w->cfg.discord_token, sizeof(w->cfg.discord_token), BOT_TOKEN);
+	snprintf(w->cfg.discord_api, sizeof(w->cfg.discord_api), "%s/api/v10", fake_dc_url(w->fake));
+	/* the fake serves below any prefix: strip it there by pointing at the root */
+	snprintf(w->cfg.discord_api, sizeof(w->cfg.discord_api), "%s", fake_dc_url(w->fake));
+
+	bot_config_init(&w->env.bot);
+	w->env.bot.seed = 7;
+	for (int i = 0; i < 3; i++)
+		w->env.bot.bot_delay_ms[i] = 1;
+	w->env.cfg = &w->cfg;
+	w->env.db = w->db;
+	outbox_opts_init(&oo);
+	oo.poll_ms = 5;
+	oo.backoff_ms = 20;
+	oo.workers = 1;
+	if (outbox_new(&w->outbox, &discord_adapter, w->db, &oo))
+		return -1;
+	w->env.wake = wake;
+	w->env.wake_arg = w->outbox;
+	if (discord_adapter.start(&w->env, &w->self) || outbox_run(w->outbox, w->self))
+		return -1;
+	nroutes = discord_adapter.routes(w->self, routes, 4);
+	http_options_init(&ho);
+	ho.listen = "127.0.0.1:0";
+	ho.routes = routes;
+	ho.nroutes = nroutes;
+	rc = http_start(&w->http, &ho);
+	if (rc) {
+		fprintf(stderr, "listener: %s\n", gb_strerror(rc));
+		return -1;
+	}
+	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", http_port(w->http));
+	w->b.cfg = w->env.bot;
+	if (pthread_create(&w->timers, NULL, timer_main, w))
+		return -1;
+	w->posts = 700000000000000001LL;
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+	char cmd[200];
+
+	w->stop = 1;
+	pthread_join(w->timers, NULL);
+	http_stop(w->http);
+	discord_adapter.stop(w->self);
+	outbox_stop(w->outbox);
+	store_free(w->b.store);
+	fake_dc_free(w->fake);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
+	free(w);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ---- requests as Discord sends them ---- */
+
+/* A fresh snowflake id (made now). */
+static void snowflake(struct world *w, char *buf, size_t n)
+{
+	uint64_t ms = (uint64_t)(bot_now_ms() - 1420070400000LL);
+
+	snprintf(buf, n, "%llu", (unsigned long long)((ms << 22) | (++w->seq & 0x3fffff)));
+}
+
+static size_t sink(char *p, size_t size, size_t n, void *arg)
+{
+	sb_addn(arg, p, size * n);
+	return size * n;
+}
+
+/*
+ * POST body to /discord with the given signature and timestamp headers
+ * (NULL: left out). Returns the status; *answer the parsed answer (may be
+ * NULL).
+ */
+static long post_raw(struct world *w, const char *body, size_t len, const char *sig,
+		     const char *ts, json_t **answer)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	struct strbuf in = { 0 }, hs = { 0 }, ht = { 0 };
+	json_error_t jerr;
+	long status = 0;
+
+	if (sig) {
+		sb_addf(&hs, "X-Signature-Ed25519: %s", sig);
+		h = curl_slist_append(h, sb_str(&hs));
+	}
+	if (ts) {
+		sb_addf(&ht, "X-Signature-Timestamp: %s", ts);
+		h = curl_slist_append(h, sb_str(&ht));
+	}
+	curl_easy_setopt(c, CURLOPT_URL, w->url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (answer)
+		*answer = json_loadb(sb_str(&in), in.len, 0, &jerr);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	sb_release(&in);
+	sb_release(&hs);
+	sb_release(&ht);
+	return status;
+}
+
+/* The signature (hex) of ts + body with secret key sk. */
+static void sign(const unsigned char *sk, const char *ts, const char *body, size_t len,
+		 char hex[2 * crypto_sign_BYTES + 1])
+{
+	unsigned char sig[crypto_sign_BYTES];
+	struct strbuf msg = { 0 };
+
+	sb_add(&msg, ts);
+	sb_addn(&msg, body, len);
+	crypto_sign_detached(sig, NULL, (const unsigned char *)sb_str(&msg), msg.len, sk);
+	sodium_bin2hex(hex, 2 * crypto_sign_BYTES + 1, sig, sizeof(sig));
+	sb_release(&msg);
+}
+
+/* POST body signed properly, stamped now + skew_s. */
+static long post_signed(struct world *w, const char *body, long skew_s, json_t **answer)
+{
+	char ts[32], sig[2 * crypto_sign_BYTES + 1];
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000 + skew_s));
+	sign(w->sk, ts, body, strlen(body), sig);
+	return post_raw(w, body, strlen(body), sig, ts, answer);
+}
+
+/* POST a JSON interaction (consumed), signed; returns the status. */
+static long send_json(struct world *w, json_t *ia, json_t **answer)
+{
+	char *body = json_dumps(ia, JSON_COMPACT);
+	long status;
+
+	int64_t t0 = bot_now_ms();
+
+	json_decref(ia);
+	assert_non_null(body);
+	status = post_signed(w, body, 0, answer);
+	if (bot_now_ms() - t0 > w->slowest_ms)
+		w->slowest_ms = bot_now_ms() - t0;
+	free(body);
+	return status;
+}
+
+static json_t *member(const char *user, const char *perms)
+{
+	return json_pack("{s{ssss}ss}", "user", "id", user, "username", user, "permissions", perms);
+}
+
+/* An interaction of type with data (consumed), by user; its id into id. */
+static json_t *interaction(struct world *w, int type, const char *user, const char *perms,
+			   json_t *data, char *id, size_t n)
+{
+	char tok[64];
+	json_t *ia;
+
+	snowflake(w, id, n);
+	snprintf(tok, sizeof(tok), "tok-%s", id);
+	ia = json_pack("{sisssssssssssoso}", "type", type, "id", id, "application_id", APP, "token",
+		       tok, "channel_id", CHANNEL, "guild_id", GUILD, "member", member(user, perms),
+		       "data", data);
+	return ia;
+}
+
+/* A slash command: name and options "k=v" (integer when v is digits and k is tricks). */
+static long slash(struct world *w, const char *user, const char *perms, const char *name,
+		  const char *opts[], json_t **answer, char *id, size_t n)
+{
+	json_t *options = json_array();
+	char idbuf[32];
+
+	for (int i = 0; opts && opts[i]; i++) {
+		const char *eq = strchr(opts[i], '=');
+		char key[32];
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - opts[i]), opts[i]);
+		if (strcmp(key, "tricks") == 0)
+			json_array_append_new(options, json_pack("{sssisI}", "name", key, "type", 4, "value",
+								 (json_int_t)strtoll(eq + 1, NULL, 10)));
+		else
+			json_array_append_new(options,
+					      json_pack("{sssiss}", "name", key, "type", 3, "value", eq + 1));
+	}
+	return send_json(w,
+			 interaction(w, 2, user, perms,
+				     json_pack("{sssssiso}", "id", "1", "name", name, "type", 1, "options",
+					       options),
+				     id ? id : idbuf, id ? n : sizeof(idbuf)),
+			 answer);
+}
+
+/* A button press on message msg_id (flags 64 when ephemeral, with its content). */
+static long press(struct world *w, const char *user, const char *custom_id, const char *msg_id,
+		  bool ephemeral, const char *content, json_t **answer)
+{
+	char id[32];
+	json_t *ia = interaction(w, 3, user, MEMBER_PERMS,
+				 json_pack("{sssi}", "custom_id", custom_id, "component_type", 2), id,
+				 sizeof(id));
+
+	json_object_set_new(ia, "message",
+			    json_pack("{sssiss}", "id", msg_id, "flags", ephemeral ? 64 : 0, "content",
+				      content ? content : ""));
+	return send_json(w, ia, answer);
+}
+
+static json_t *answer_data(json_t *a)
+{
+	return json_object_get(a, "data");
+}
+
+static int answer_type(json_t *a)
+{
+	return (int)json_integer_value(json_object_get(a, "type"));
+}
+
+static const char *answer_content(json_t *a)
+{
+	return json_string_value(json_object_get(answer_data(a), "content"));
+}
+
+static bool answer_ephemeral(json_t *a)
+{
+	return (json_integer_value(json_object_get(answer_data(a), "flags")) & 64) != 0;
+}
+
+/* Every custom_id of the buttons in components, as "cmd" (its command part) into out. */
+static int button_cmds(const json_t *components, char out[][64], int max)
+{
+	const json_t *row, *c;
+	size_t i, k;
+	int n = 0;
+
+	json_array_foreach(components, i, row) {
+		json_array_foreach(json_object_get(row, "components"), k, c) {
+			const char *id = json_string_value(json_object_get(c, "custom_id"));
+			const char *p = id ? strchr(id, ':') : NULL;
+
+			p = p ? strchr(p + 1, ':') : NULL;
+			if (p && n < max)
+				snprintf(out[n++], 64, "/%s", p + 1);
+		}
+	}
+	return n;
+}
+
+/* The custom_id of the button whose command starts with cmd, into buf; false when none. */
+static bool find_button(const json_t *components, const char *cmd, char *buf, size_t n)
+{
+	const json_t *row, *c;
+	size_t i, k;
+
+	json_array_foreach(components, i, row) {
+		json_array_foreach(json_object_get(row, "components"), k, c) {
+			const char *id = json_string_value(json_object_get(c, "custom_id"));
+			const char *p = id ? strchr(id, ':') : NULL;
+
+			p = p ? strchr(p + 1, ':') : NULL;
+			if (p && strncmp(p + 1, cmd, strlen(cmd)) == 0) {
+				snprintf(buf, n, "%s", id);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Discord's limits on one message body: content, rows, buttons, custom ids. */
+static void check_limits(const json_t *msg)
+{
+	const char *content = json_string_value(json_object_get(msg, "content"));
+	const json_t *row, *c;
+	size_t i, k;
+	size_t units = 0;
+
+	for (const unsigned char *p = (const unsigned char *)(content ? content : ""); *p; p++)
+		units += (*p & 0xC0) != 0x80 ? ((*p >= 0xF0) ? 2 : 1) : 0;
+	assert_true(units <= 2000);
+	assert_true(json_array_size(json_object_get(msg, "components")) <= 5);
+	json_array_foreach(json_object_get(msg, "components"), i, row) {
+		assert_int_equal(json_integer_value(json_object_get(row, "type")), 1);
+		assert_true(json_array_size(json_object_get(row, "components")) <= 5);
+		json_array_foreach(json_object_get(row, "components"), k, c) {
+			const char *id = json_string_value(json_object_get(c, "custom_id"));
+
+			assert_non_null(id);
+			assert_true(strlen(id) <= 100);
+		}
+	}
+}
+
+/* Every call the fake saw: limits kept, the bot token only where Discord wants it. */
+static void check_calls(struct world *w)
+{
+	int n = fake_dc_count(w->fake, NULL, NULL);
+
+	for (int i = 0; i < n; i++) {
+		char method[16], path[512], auth[256];
+		json_t *body = fake_dc_call(w->fake, i, method, sizeof(method), path, sizeof(path), auth,
+					    sizeof(auth), NULL);
+
+		if (strncmp(path, "/webhooks/", 10) == 0)
+			assert_string_equal(auth, ""); /* the interaction token is the credential */
+		else
+			assert_string_equal(auth, "Bot " BOT_TOKEN);
+		if (strncmp(path, "/applications/", 14))
+			check_limits(body);
+		json_decref(body);
+	}
+}
+
+/* The channel's open (or last) table, from the store. */
+static int64_t table_id(struct world *w)
+{
+	struct store_chat chat = { 0 };
+	struct store_table t = { 0 };
+	int64_t id = 0;
+
+	if (!store_chat_get(w->b.store, "discord", CHANNEL, "en", &chat) &&
+	    !store_table_open_get(w->b.store, chat.id, &t))
+		id = t.id;
+	store_table_release(&t);
+	store_chat_release(&chat);
+	return id;
+}
+
+static void table_get(struct world *w, int64_t id, struct store_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	assert_int_equal(store_table_get(w->b.store, id, t), GB_OK);
+}
+
+/* A fingerprint of everything a refused request must not change. */
+struct snapshot {
+	int pending, aside, calls, tables;
+	int64_t version;
+};
+
+static void snap(struct world *w, struct snapshot *s)
+{
+	struct store_table t = { 0 };
+	int64_t id = table_id(w);
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(store_out_count(w->b.store, "discord", &s->pending, &s->aside, NULL), GB_OK);
+	assert_int_equal(store_tables_count(w->b.store, 0, 0, 0, 0, &s->tables), GB_OK);
+	s->calls = fake_dc_count(w->fake, NULL, NULL);
+	if (id && !store_table_get(w->b.store, id, &t))
+		s->version = t.version;
+	store_table_release(&t);
+}
+
+static void assert_unchanged(struct world *w, const struct snapshot *before)
+{
+	struct snapshot now;
+
+	usleep(50000); /* anything queued would have gone out by now */
+	snap(w, &now);
+	assert_int_equal(now.pending, before->pending);
+	assert_int_equal(now.aside, before->aside);
+	assert_int_equal(now.calls, before->calls);
+	assert_int_equal(now.tables, before->tables);
+	assert_int_equal(now.version, before->version);
+}
+
+/* Wait until the outbox has nothing pending (or timeout_ms passed). */
+static void drain(struct world *w, int timeout_ms)
+{
+	for (int i = 0; i < timeout_ms / 5; i++) {
+		int pending = 0;
+
+		if (!store_out_count(w->b.store, "discord", &pending, NULL, NULL) && !pending)
+			return;
+		usleep(5000);
+	}
+}
+
+/* The type-4 answer that posted the table: the test, as Discord, gives it an id. */
+static void posted(struct world *w)
+{
+	snprintf(w->table_msg, sizeof(w->table_msg), "%lld", w->posts++);
+}
+
+/* ---- receiving ---- */
+
+static void test_ping_and_endpoint_check(void **state)
+{
+	struct world *w = *state;
+	const char *ping = "{\"type\":1,\"id\":\"1\",\"application_id\":\"" APP "\"}";
+	char ts[32], sig[2 * crypto_sign_BYTES + 1], bad[2 * crypto_sign_BYTES + 1];
+	unsigned char opk[crypto_sign_PUBLICKEYBYTES], osk[crypto_sign_SECRETKEYBYTES];
+	struct snapshot before;
+	json_t *a = NULL;
+
+	snap(w, &before);
+	assert_int_equal(post_signed(w, ping, 0, &a), 200);
+	assert_int_equal(answer_type(a), 1);
+	assert_int_equal(json_object_size(a), 1);
+	json_decref(a);
+
+	/* what Discord sends when the endpoint is saved: all 401 */
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000));
+	sign(w->sk, ts, ping, strlen(ping), sig);
+	assert_int_equal(post_raw(w, ping, strlen(ping), NULL, NULL, NULL), 401);
+	assert_int_equal(post_raw(w, ping, strlen(ping), sig, NULL, NULL), 401);
+	assert_int_equal(post_raw(w, ping, strlen(ping), NULL, ts, NULL), 401);
+	crypto_sign_keypair(opk, osk);
+	sign(osk, ts, ping, strlen(ping), bad); /* another key */
+	assert_int_equal(post_raw(w, ping, strlen(ping), bad, ts, NULL), 401);
+	snprintf(bad, sizeof(bad), "%s", sig);
+	bad[10] = bad[10] == '0' ? '1' : '0'; /* one bit off */
+	assert_int_equal(post_raw(w, ping, strlen(ping), bad, ts, NULL), 401);
+	memset(bad, 'z', 2 * crypto_sign_BYTES); /* not hex */
+	assert_int_equal(post_raw(w, ping, strlen(ping), bad, ts, NULL), 401);
+	assert_int_equal(post_raw(w, ping, strlen(ping), "abcd", ts, NULL), 401); /* short */
+	assert_int_equal(post_raw(w, ping, strlen(ping), "", "", NULL), 401);
+	ts[strlen(ts) - 1] = ts[strlen(ts) - 1] == '0' ? '1' : '0'; /* timestamp not the signed one */
+	assert_int_equal(post_raw(w, ping, strlen(ping), sig, ts, NULL), 401);
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000));
+	sign(w->sk, ts, ping, strlen(ping), sig);
+	assert_int_equal(post_raw(w, "{\"type\":1,\"id\":\"2\"}", 19, sig, ts, NULL), 401); /* body changed */
+	assert_unchanged(w, &before);
+}
+
+static void test_forged_missing_stale_malformed_refused(void **state)
+{
+	struct world *w = *state;
+	char id[32], ts[32], sig[2 * crypto_sign_BYTES + 1];
+	struct snapshot before;
+	json_t *ia, *a = NULL;
+	char *body;
+
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
+			       NULL, 0),
+			 200);
+	json_decref(a);
+	drain(w, 2000);
+	snap(w, &before);
+
+	/* a real command, signed by someone else: refused, nothing changed */
+	ia = interaction(w, 2, BOB, MEMBER_PERMS, json_pack("{ssss}", "id", "1", "name", "join"), id,
+			 sizeof(id));
+	body = json_dumps(ia, JSON_COMPACT);
+	json_decref(ia);
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000));
+	sign(w->sk, ts, body, strlen(body), sig);
+	sig[0] = sig[0] == 'a' ? 'b' : 'a';
+	assert_int_equal(post_raw(w, body, strlen(body), sig, ts, NULL), 401);
+	assert_int_equal(post_raw(w, body, strlen(body), NULL, NULL, NULL), 401);
+	/* stale: signed properly, but more than five minutes old or ahead */
+	assert_int_equal(post_signed(w, body, -301, NULL), 401);
+	assert_int_equal(post_signed(w, body, 301, NULL), 401);
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000));
+	sign(w->sk, "x", body, strlen(body), sig);
+	assert_int_equal(post_raw(w, body, strlen(body), sig, "x", NULL), 401); /* not a number */
+	assert_unchanged(w, &before);
+
+	/* malformed but signed: 400, nothing changed */
+	assert_int_equal(post_signed(w, "not json", 0, NULL), 400);
+	assert_int_equal(post_signed(w, "{\"type\":2}", 0, NULL), 400);
+	assert_int_equal(post_signed(w, "[1,2]", 0, NULL), 400);
+	assert_int_equal(post_signed(w, "{\"type\":\"2\"}", 0, NULL), 400);
+	ia = interaction(w, 5, BOB, MEMBER_PERMS, json_pack("{ss}", "custom_id", "x"), id, sizeof(id));
+	assert_int_equal(send_json(w, ia, NULL), 400); /* a modal: the bot opens none */
+	ia = interaction(w, 2, BOB, MEMBER_PERMS, json_pack("{ss}", "name", "join"), id, sizeof(id));
+	json_object_set_new(ia, "channel_id", json_string("not-an-id"));
+	assert_int_equal(send_json(w, ia, NULL), 400);
+	assert_unchanged(w, &before);
+
+	/* the same request signed properly is taken */
+	assert_int_equal(post_signed(w, body, 0, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	json_decref(a);
+	free(body);
+}
+
+static void test_replayed_interaction_answered_once(void **state)
+{
+	struct world *w = *state;
+	char id[32], custom[128];
+	struct snapshot before;
+	json_t *ia = interaction(w, 2, ALICE, MEMBER_PERMS,
+				 json_pack("{sssss[{sssiss}]}", "id", "1", "name", "new", "options",
+					   "name", "game", "type", 3, "value", "snakes"),
+				 id, sizeof(id));
+	char *body = json_dumps(ia, JSON_COMPACT);
+	json_t *a = NULL;
+
+	json_decref(ia);
+	assert_int_equal(post_signed(w, body, 0, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_false(answer_ephemeral(a));
+	assert_non_null(strstr(answer_content(a), "```"));
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "join", custom,
+				sizeof(custom)));
+	json_decref(a);
+	drain(w, 2000);
+	snap(w, &before);
+	assert_int_equal(before.tables, 1);
+
+	/* the same interaction again: a sane answer, nothing changed */
+	assert_int_equal(post_signed(w, body, 0, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_true(answer_ephemeral(a));
+	assert_string_equal(answer_content(a), "That was answered already.");
+	json_decref(a);
+	assert_unchanged(w, &before);
+	free(body);
+
+	/* a repeated press: deferred update, nothing changed */
+	ia = interaction(w, 3, BOB, MEMBER_PERMS,
+			 json_pack("{sssi}", "custom_id", custom, "component_type", 2), id, sizeof(id));
+	json_object_set_new(ia, "message", json_pack("{sssi}", "id", "700", "flags", 0));
+	body = json_dumps(ia, JSON_COMPACT);
+	json_decref(ia);
+	assert_int_equal(post_signed(w, body, 0, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	json_decref(a);
+	drain(w, 2000);
+	snap(w, &before);
+	assert_int_equal(post_signed(w, body, 0, &a), 200);
+	assert_int_equal(answer_type(a), 6);
+	json_decref(a);
+	assert_unchanged(w, &before);
+	free(body);
+}
+
+/* user's legal choices at the channel's table now (0 when it is not their turn). */
+static int choices(struct world *w, const char *user, struct bot_choice *out, int max)
+{
+	int n = 0;
+
+	assert_int_equal(bot_user_choices(&w->b, "discord", user, out, max, &n), GB_OK);
+	return n;
+}
+
+static bool table_over(struct world *w, int64_t id)
+{
+	struct store_table t;
+	bool over;
+
+	table_get(w, id, &t);
+	over = t.status == STORE_OVER;
+	store_table_release(&t);
+	return over;
+}
+
+static void test_stale_and_forged_buttons_refused_ephemerally(void **state)
+{
+	struct world *w = *state;
+	struct bot_choice ch[GB_MAX_LEGAL];
+	char custom[128], stale[128];
+	struct snapshot before;
+	const char *who;
+	json_t *a = NULL;
+
+	slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a, NULL, 0);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "join", custom,
+				sizeof(custom)));
+	json_decref(a);
+	posted(w);
+	/* alice opened it and sits already: bob joins, alice starts */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(press(w, i ? ALICE : BOB, custom, w->table_msg, false, NULL, &a), 200);
+		assert_int_equal(answer_type(a), 7);
+		find_button(json_object_get(answer_data(a), "components"), "start", custom, sizeof(custom));
+		json_decref(a);
+	}
+	/* the first roll: its button is then from an earlier turn */
+	who = choices(w, ALICE, ch, GB_MAX_LEGAL) ? ALICE : BOB;
+	assert_true(choices(w, who, ch, GB_MAX_LEGAL) > 0);
+	assert_int_equal(dc_custom_id_encode(ch[0].table, ch[0].turn, ch[0].cmd, stale, sizeof(stale)),
+			 GB_OK);
+	assert_int_equal(press(w, who, stale, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	json_decref(a);
+	drain(w, 2000);
+	snap(w, &before);
+
+	assert_int_equal(press(w, who, stale, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_true(answer_ephemeral(a));
+	assert_string_equal(answer_content(a),
+			    "That button is from an earlier turn; use the buttons of the latest table message.");
+	json_decref(a);
+	/* forged custom ids: another table, garbage, a select menu choosing no command */
+	assert_int_equal(press(w, BOB, "99999:0:start", w->table_msg, false, NULL, &a), 200);
+	assert_true(answer_ephemeral(a));
+	json_decref(a);
+	assert_int_equal(press(w, BOB, "garbage", w->table_msg, false, NULL, &a), 200);
+	assert_true(answer_ephemeral(a));
+	json_decref(a);
+	assert_int_equal(press(w, BOB, "1:0:~0", w->table_msg, false, NULL, &a), 200);
+	assert_true(answer_ephemeral(a));
+	json_decref(a);
+	assert_unchanged(w, &before);
+}
+
+static void test_admin_rights_from_member_permissions(void **state)
+{
+	struct world *w = *state;
+	struct store_chat chat = { 0 };
+	json_t *a = NULL;
+
+	assert_int_equal(slash(w, BOB, MEMBER_PERMS, "lang", (const char *[]){ "language=ne", NULL },
+			       &a, NULL, 0),
+			 200);
+	assert_true(answer_ephemeral(a));
+	assert_string_equal(answer_content(a), "Only chat admins can change that.");
+	json_decref(a);
+	assert_int_equal(store_chat_get(w->b.store, "discord", CHANNEL, "en", &chat), GB_OK);
+	assert_string_equal(chat.lang, "en");
+	store_chat_release(&chat);
+
+	/* MANAGE_GUILD (0x20) is enough */
+	assert_int_equal(slash(w, BOB, "32", "lang", (const char *[]){ "language=ne", NULL }, &a, NULL,
+			       0),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	json_decref(a);
+	assert_int_equal(store_chat_get(w->b.store, "discord", CHANNEL, "en", &chat), GB_OK);
+	assert_string_equal(chat.lang, "ne");
+	store_chat_release(&chat);
+	/* ADMINISTRATOR (0x8) too, with other bits */
+	assert_int_equal(slash(w, ALICE, "1099511627784", "lang",
+			       (const char *[]){ "language=en", NULL }, &a, NULL, 0),
+			 200);
+	json_decref(a);
+	assert_int_equal(store_chat_get(w->b.store, "discord", CHANNEL, "en", &chat), GB_OK);
+	assert_string_equal(chat.lang, "en");
+	store_chat_release(&chat);
+	/* 0x10 (MANAGE_CHANNELS) is not */
+	assert_int_equal(slash(w, BOB, "16", "lang", (const char *[]){ "language=ne", NULL }, &a, NULL,
+			       0),
+			 200);
+	assert_true(answer_ephemeral(a));
+	json_decref(a);
+}
+
+/* ---- whole games ---- */
+
+static void test_callbreak_one_person_three_computers(void **state)
+{
+	struct world *w = *state;
+	struct bot_choice ch[GB_MAX_LEGAL];
+	struct store_table t;
+	struct store_stat st[4];
+	char custom[128], cmds[64][64], new_id[32];
+	int64_t id;
+	int hands = 0, bids = 0, nexts = 0, nst = 0, n0;
+	json_t *a = NULL;
+
+	/* typed: the table is the answer, and the answer is the table message */
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=callbreak", NULL },
+			       &a, new_id, sizeof(new_id)),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_false(answer_ephemeral(a));
+	json_decref(a);
+	id = table_id(w);
+	table_get(w, id, &t);
+	assert_int_equal(t.message[0], '@');
+	assert_string_equal(t.message + 1, new_id);
+	store_table_release(&t);
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "addbot", (const char *[]){ "level=easy", NULL },
+			       &a, NULL, 0),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "addbot", custom,
+				sizeof(custom)));
+	json_decref(a);
+	posted(w);
+
+	/* buttons: the table message updated in place, and its id learnt from the press */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
+		assert_int_equal(answer_type(a), 7);
+		assert_true(find_button(json_object_get(answer_data(a), "components"),
+					i ? "start" : "addbot", custom, sizeof(custom)));
+		json_decref(a);
+	}
+	table_get(w, id, &t);
+	assert_string_equal(t.message, w->table_msg);
+	store_table_release(&t);
+	drain(w, 3000);
+	n0 = fake_dc_count(w->fake, "POST", "/webhooks/");
+	assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	json_decref(a);
+	/* the "started" line and the hand dealt to alice: follow-ups of her press, the hand ephemeral */
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/webhooks/" APP "/", n0 + 2, 3000), n0 + 2);
+	{
+		json_t *f0 = fake_dc_nth(w->fake, "POST", "/webhooks/", n0, NULL, 0);
+		json_t *f1 = fake_dc_nth(w->fake, "POST", "/webhooks/", n0 + 1, NULL, 0);
+
+		assert_null(json_object_get(f0, "flags"));
+		assert_int_equal(json_integer_value(json_object_get(f1, "flags")), 64);
+		assert_true(strncmp(json_string_value(json_object_get(f1, "content")), "```", 3) == 0);
+		json_decref(f0);
+		json_decref(f1);
+	}
+
+	for (int guard = 0; guard < 20000 && !table_over(w, id); guard++) {
+		int n = choices(w, ALICE, ch, GB_MAX_LEGAL);
+		char card[128];
+
+		if (!n) {
+			/* a round over: its Next button, on the table message as the computers left it */
+			json_t *last = fake_dc_last(w->fake, "PATCH", "/channels/", NULL, 0);
+			int moves = 0;
+			char want[32];
+
+			assert_int_equal(store_move_count(w->b.store, id, &moves), GB_OK);
+			snprintf(want, sizeof(want), "%lld:%d:next", (long long)id, moves);
+			if (find_button(json_object_get(last, "components"), "next", custom, sizeof(custom)) &&
+			    strcmp(custom, want) == 0) {
+				assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
+				assert_int_equal(answer_type(a), 7);
+				nexts++;
+				json_decref(a);
+			} else {
+				usleep(2000);
+			}
+			json_decref(last);
+			continue;
+		}
+		if (strncmp(ch[0].cmd, "/play ", 6) == 0) {
+			/* "Show my hand": ephemeral, with buttons for exactly the legal cards */
+			int nb;
+
+			snprintf(custom, sizeof(custom), "%lld:%d:hand", (long long)ch[0].table, ch[0].turn);
+			assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
+			assert_int_equal(answer_type(a), 4);
+			assert_true(answer_ephemeral(a));
+			check_limits(answer_data(a));
+			nb = button_cmds(json_object_get(answer_data(a), "components"), cmds, 64);
+			assert_int_equal(nb, n);
+			for (int k = 0; k < n; k++) {
+				bool found = false;
+
+				for (int j = 0; j < nb; j++)
+					found |= strcmp(cmds[j], ch[k].cmd) == 0;
+				assert_true(found);
+			}
+			assert_true(find_button(json_object_get(answer_data(a), "components"), ch[0].cmd + 1,
+						card, sizeof(card)));
+			/* playing from it: the hand's buttons spent, the public table edited */
+			{
+				char *content = strdup(answer_content(a));
+
+				json_decref(a);
+				assert_int_equal(press(w, ALICE, card, "777", true, content, &a), 200);
+				free(content);
+			}
+			assert_int_equal(answer_type(a), 7);
+			assert_int_equal(json_array_size(json_object_get(answer_data(a), "components")), 0);
+			json_decref(a);
+			hands++;
+		} else {
+			/* bids and the next round are on the table message */
+			assert_int_equal(dc_custom_id_encode(ch[0].table, ch[0].turn, ch[0].cmd, custom,
+							     sizeof(custom)),
+					 GB_OK);
+			assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
+			assert_int_equal(answer_type(a), 7);
+			assert_false(answer_ephemeral(a));
+			json_decref(a);
+			bids += strncmp(ch[0].cmd, "/bid", 4) == 0;
+			nexts += strncmp(ch[0].cmd, "/next", 5) == 0;
+		}
+	}
+	if (!table_over(w, id)) {
+		int n = choices(w, ALICE, ch, GB_MAX_LEGAL);
+
+		table_get(w, id, &t);
+		fprintf(stderr, "hands %d bids %d nexts %d choices %d (%s) state %s\n", hands, bids, nexts, n,
+			n ? ch[0].cmd : "", t.state);
+		store_table_release(&t);
+	}
+	assert_true(table_over(w, id));
+	assert_int_equal(hands, 5 * 13);
+	assert_int_equal(bids, 5);
+	assert_int_equal(nexts, 4);
+	assert_true(w->slowest_ms < 3000); /* Discord waits three seconds for an answer */
+	drain(w, 5000);
+	/* computers' moves edited the table message by its id, with the bot token */
+	assert_true(fake_dc_count(w->fake, "PATCH", "/channels/" CHANNEL "/messages/") > 0);
+	{
+		char path[512], want[128];
+		json_t *last = fake_dc_last(w->fake, "PATCH", "/channels/", path, sizeof(path));
+
+		snprintf(want, sizeof(want), "/channels/" CHANNEL "/messages/%s", w->table_msg);
+		assert_string_equal(path, want);
+		json_decref(last);
+	}
+	/* the table was never posted twice: what went to the channel as the bot were the
+	 * computers' own public lines (the end of the game), which answer no interaction */
+	for (int i = 0; i < fake_dc_count(w->fake, "POST", "/channels/"); i++) {
+		json_t *b0 = fake_dc_nth(w->fake, "POST", "/channels/", i, NULL, 0);
+
+		assert_int_equal(json_array_size(json_object_get(b0, "components")), 0);
+		assert_true(strncmp(json_string_value(json_object_get(b0, "content")), "```", 3) != 0);
+		json_decref(b0);
+	}
+	{
+		struct store_chat chat = { 0 };
+
+		assert_int_equal(store_chat_get(w->b.store, "discord", CHANNEL, "en", &chat), GB_OK);
+		assert_int_equal(store_stats_get(w->b.store, chat.id, NULL, st, 4, &nst), GB_OK);
+		store_chat_release(&chat);
+	}
+	assert_int_equal(nst, 1);
+	assert_string_equal(st[0].user, ALICE);
+	assert_int_equal(st[0].games, 1);
+	check_calls(w);
+}
+
+static void test_ludo_two_people(void **state)
+{
+	struct world *w = *state;
+	struct bot_choice ch[GB_MAX_LEGAL];
+	char custom[128];
+	int64_t id;
+	int presses = 0, typed = 0, completed = 0;
+	json_t *a = NULL;
+
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
+			       NULL, 0),
+			 200);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "join", custom,
+				sizeof(custom)));
+	json_decref(a);
+	posted(w);
+	id = table_id(w);
+	/* alice opened the table and sits at it already; bob joins with the button */
+	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "start", custom,
+				sizeof(custom)));
+	json_decref(a);
+	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	json_decref(a);
+
+	/* a choice from a select menu: the command is the value chosen */
+	{
+		const char *who = choices(w, ALICE, ch, GB_MAX_LEGAL) ? ALICE : BOB;
+		char aid[32];
+		json_t *ia;
+
+		assert_true(choices(w, who, ch, GB_MAX_LEGAL) > 0);
+		snprintf(custom, sizeof(custom), "%lld:%d:~0", (long long)ch[0].table, ch[0].turn);
+		ia = interaction(w, 3, who, MEMBER_PERMS,
+				 json_pack("{sssis[s]}", "custom_id", custom, "component_type", 3, "values",
+					   ch[0].cmd),
+				 aid, sizeof(aid));
+		json_object_set_new(ia, "message", json_pack("{sssi}", "id", w->table_msg, "flags", 0));
+		assert_int_equal(send_json(w, ia, &a), 200);
+		assert_int_equal(answer_type(a), 7);
+		json_decref(a);
+		assert_true(choices(w, who, ch, GB_MAX_LEGAL) == 0 ||
+			    strcmp(ch[0].cmd, "/roll") != 0); /* the roll was taken */
+	}
+
+	for (int guard = 0; guard < 20000 && !table_over(w, id); guard++) {
+		const char *who = ALICE;
+		int n = choices(w, ALICE, ch, GB_MAX_LEGAL);
+
+		if (!n) {
+			who = BOB;
+			n = choices(w, BOB, ch, GB_MAX_LEGAL);
+		}
+		assert_true(n > 0); /* two people: always someone's turn */
+		if (strncmp(ch[0].cmd, "/move ", 6) == 0 && typed < 3) {
+			/* typed, with the token offered by autocomplete */
+			char aid[32];
+			json_t *ac = interaction(w, 4, who, MEMBER_PERMS,
+						 json_pack("{sssss[{sssissso}]}", "id", "1", "name", "move",
+							   "options", "name", "action", "type", 3, "value",
+							   "", "focused", json_true()),
+						 aid, sizeof(aid)),
+			       *choice;
+			size_t k;
+			char value[64];
+
+			assert_int_equal(send_json(w, ac, &a), 200);
+			assert_int_equal(answer_type(a), 8);
+			assert_int_equal(json_array_size(json_object_get(answer_data(a), "choices")), (size_t)n);
+			json_array_foreach(json_object_get(answer_data(a), "choices"), k, choice) {
+				snprintf(value, sizeof(value), "/move %s",
+					 json_string_value(json_object_get(choice, "value")));
+				assert_string_equal(value, ch[k].cmd);
+			}
+			json_decref(a);
+			snprintf(value, sizeof(value), "action=%.50s", ch[0].cmd + 6);
+			assert_int_equal(slash(w, who, MEMBER_PERMS, "move", (const char *[]){ value, NULL },
+					       &a, NULL, 0),
+					 200);
+			assert_int_equal(answer_type(a), 4);
+			assert_false(answer_ephemeral(a));
+			json_decref(a);
+			posted(w); /* the table re-posted: the new message is the table now */
+			typed++;
+			continue;
+		}
+		assert_int_equal(dc_custom_id_encode(ch[0].table, ch[0].turn, ch[0].cmd, custom,
+						     sizeof(custom)),
+				 GB_OK);
+		assert_int_equal(press(w, who, custom, w->table_msg, false, NULL, &a), 200);
+		assert_int_equal(answer_type(a), 7);
+		check_limits(answer_data(a));
+		json_decref(a);
+		presses++;
+	}
+	assert_true(table_over(w, id));
+	assert_int_equal(typed, 3);
+	assert_true(presses > 20);
+	assert_true(w->slowest_ms < 3000);
+	drain(w, 5000);
+	/* whatever public lines the commands had went as follow-ups of their interactions */
+	completed = fake_dc_count(w->fake, NULL, NULL);
+	assert_true(completed > 0);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/"), 0);
+	check_calls(w);
+}
+
+/* ---- delivery ---- */
+
+/* A row of kind for the channel, with the given reply handle (NULL none). */
+static void row_of(struct store_out *row, const char *json)
+{
+	memset(row, 0, sizeof(*row));
+	row->id = 1;
+	snprintf(row->platform, sizeof(row->platform), "discord");
+	snprintf(row->chat, sizeof(row->chat), CHANNEL);
+	row->payload = (char *)json;
+}
+
+static void test_delivery_faults(void **state)
+{
+	struct world *w = *state;
+	struct store_out row;
+	struct delivery d;
+	char iid[32], old[32], buf[512], path[512];
+	json_t *body;
+
+	snowflake(w, iid, sizeof(iid));
+	/* a public line with a live interaction: a follow-up through its webhook */
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"public\",\"text\":\"alice *bid* 3\",\"lang\":\"en\",\"reply\":\"%s:" ALICE
+		 ":tok-%s\"}",
+		 iid, iid);
+	row_of(&row, buf);
+	fake_dc_fault(w->fake, "POST", "/webhooks/", 0, 1, FAKE_DC_429, 350);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_int_equal(d.retry_ms, 350); /* retry_after 0.35 s */
+	assert_false(d.global);
+	assert_null(strstr(d.why, "tok-"));
+	fake_dc_fault(w->fake, "POST", "/webhooks/", 0, 1, FAKE_DC_429_GLOBAL, 1250);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_int_equal(d.retry_ms, 1250);
+	assert_true(d.global);
+	fake_dc_fault(w->fake, "POST", "/webhooks/", 0, 1, FAKE_DC_500, 0);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_RETRY);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	body = fake_dc_last(w->fake, "POST", "/webhooks/", path, sizeof(path));
+	snprintf(buf, sizeof(buf), "/webhooks/" APP "/tok-%s", iid);
+	assert_string_equal(path, buf);
+	assert_string_equal(json_string_value(json_object_get(body, "content")), "alice \\*bid\\* 3");
+	json_decref(body);
+
+	/* the token expired (404 Unknown Webhook): posted in the channel as the bot */
+	snprintf(buf, sizeof(buf), "tok-%s", iid);
+	fake_dc_expire_token(w->fake, buf);
+	fake_dc_clear(w->fake);
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"public\",\"text\":\"line\",\"lang\":\"en\",\"reply\":\"%s:" ALICE
+		 ":tok-%s\"}",
+		 iid, iid);
+	row_of(&row, buf);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/webhooks/"), 1);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/" CHANNEL "/messages"), 1);
+	check_calls(w);
+	/* a private word is never posted in the channel */
+	fake_dc_clear(w->fake);
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"alert\",\"user\":\"" ALICE "\",\"text\":\"no\",\"reply\":\"%s:" ALICE
+		 ":tok-%s\"}",
+		 iid, iid);
+	row_of(&row, buf);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/"), 0);
+
+	/* an interaction older than 15 minutes: straight to the channel */
+	snprintf(old, sizeof(old), "%llu",
+		 (unsigned long long)((uint64_t)(bot_now_ms() - 1420070400000LL - 16 * 60000) << 22));
+	fake_dc_clear(w->fake);
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"public\",\"text\":\"late\",\"reply\":\"%s:" ALICE ":tok-old\"}", old);
+	row_of(&row, buf);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/webhooks/"), 0);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/" CHANNEL "/messages"), 1);
+
+	/* a private view for someone else than who pressed: nothing can reach them */
+	fake_dc_clear(w->fake);
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"private\",\"user\":\"" BOB "\",\"text\":\"hand\",\"reply\":\"%s:" ALICE
+		 ":tok-x\"}",
+		 iid);
+	row_of(&row, buf);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, NULL, NULL), 0);
+
+	/* refused (403): given up, with a reason that holds no token */
+	fake_dc_fault(w->fake, "POST", "/channels/", 0, 1, FAKE_DC_403, 0);
+	row_of(&row, "{\"kind\":\"public\",\"text\":\"hi\"}");
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_non_null(strstr(d.why, "403"));
+	assert_null(strstr(d.why, BOT_TOKEN));
+	/* unreadable rows are given up */
+	row_of(&row, "not json");
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+}
+
+static void test_table_edited_through_original_then_by_id(void **state)
+{
+	struct world *w = *state;
+	struct store_table t;
+	char new_id[32], path[512], want[512], real[STORE_ID_LEN];
+	int64_t id;
+	json_t *a = NULL, *body;
+
+	/* typed /new: the answer is the table; a later edit goes through its webhook */
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
+			       new_id, sizeof(new_id)),
+			 200);
+	json_decref(a);
+	id = table_id(w);
+	/* bob's typed /join edits the table (its answer is the table again, re-posted) ... */
+	/* ... but a row queued for the table (as a computer's move would be) edits @original */
+	{
+		char payload[256];
+
+		snprintf(payload, sizeof(payload),
+			 "{\"kind\":\"table\",\"text\":\"board\",\"table\":%lld,\"turn\":0,\"lang\":\"en\"}",
+			 (long long)id);
+		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload,
+					       bot_now_ms()),
+				 GB_OK);
+		outbox_wake(w->outbox);
+	}
+	assert_int_equal(fake_dc_wait(w->fake, "PATCH", "/webhooks/", 1, 3000), 1);
+	body = fake_dc_last(w->fake, "PATCH", "/webhooks/", path, sizeof(path));
+	snprintf(want, sizeof(want), "/webhooks/" APP "/tok-%s/messages/@original", new_id);
+	assert_string_equal(path, want);
+	assert_string_equal(json_string_value(json_object_get(body, "content")), "```\nboard\n```");
+	json_decref(body);
+	drain(w, 2000);
+	/* the edit's answer told the real id: the next edit is by id, as the bot */
+	table_get(w, id, &t);
+	assert_true(t.message[0] >= '1' && t.message[0] <= '9');
+	snprintf(real, sizeof(real), "%s", t.message);
+	store_table_release(&t);
+
+	/* a deleted table message: posted afresh and its new id recorded */
+	fake_dc_fault(w->fake, "PATCH", "/channels/", 0, 1, FAKE_DC_404, 0);
+	assert_int_equal(slash(w, BOB, MEMBER_PERMS, "join", NULL, &a, NULL, 0), 200);
+	json_decref(a);
+	{
+		char payload[256];
+
+		snprintf(payload, sizeof(payload),
+			 "{\"kind\":\"table\",\"text\":\"board 2\",\"table\":%lld,\"turn\":1}", (long long)id);
+		assert_int_equal(store_table_set_message(w->b.store, id, real), GB_OK);
+		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload,
+					       bot_now_ms()),
+				 GB_OK);
+		outbox_wake(w->outbox);
+	}
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 3000), 1);
+	drain(w, 2000);
+	snprintf(want, sizeof(want), "/channels/" CHANNEL "/messages/%s", real);
+	assert_int_equal(fake_dc_count(w->fake, "PATCH", want), 1);
+	table_get(w, id, &t);
+	assert_string_not_equal(t.message, real);
+	assert_true(t.message[0] >= '1' && t.message[0] <= '9');
+	store_table_release(&t);
+
+	/* an expired original: posted in the channel instead */
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "board", NULL, &a, new_id, sizeof(new_id)), 200);
+	json_decref(a);
+	table_get(w, id, &t);
+	assert_int_equal(t.message[0], '@');
+	store_table_release(&t);
+	snprintf(want, sizeof(want), "tok-%s", new_id);
+	fake_dc_expire_token(w->fake, want);
+	fake_dc_clear(w->fake);
+	{
+		char payload[256];
+
+		snprintf(payload, sizeof(payload),
+			 "{\"kind\":\"table\",\"text\":\"board 3\",\"table\":%lld,\"turn\":2}", (long long)id);
+		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload,
+					       bot_now_ms()),
+				 GB_OK);
+		outbox_wake(w->outbox);
+	}
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 3000), 1);
+	assert_int_equal(fake_dc_count(w->fake, "PATCH", "/webhooks/"), 1);
+	check_calls(w);
+}
+
+static void test_outbox_waits_out_429(void **state)
+{
+	struct world *w = *state;
+	int64_t t0;
+	char payload[128];
+
+	fake_dc_fault(w->fake, "POST", "/channels/", 0, 1, FAKE_DC_429, 300);
+	snprintf(payload, sizeof(payload), "{\"kind\":\"public\",\"text\":\"one\",\"lang\":\"en\"}");
+	t0 = bot_now_ms();
+	assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, 0, "", payload, t0), GB_OK);
+	outbox_wake(w->outbox);
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/", 2, 3000), 2);
+	assert_true(bot_now_ms() - t0 >= 300);
+	drain(w, 2000);
+	check_calls(w);
+}
+
+/* ---- limits and the command set ---- */
+
+static void test_message_and_component_limits(void **state)
+{
+	struct strbuf big = { 0 };
+	json_t *buttons, *row, *c;
+	char *text, id[128], cmd[128];
+	int64_t table;
+	int turn;
+
+	(void)state;
+	for (int i = 0; i < 400; i++)
+		sb_add(&big, "बाघ ♠ ");
+	text = dc_message_text(sb_str(&big), true);
+	assert_true(strncmp(text, "```\n", 4) == 0);
+	assert_non_null(strstr(text, "…\n```"));
+	c = json_pack("{ss}", "content", text);
+	check_limits(c);
+	json_decref(c);
+	free(text);
+	text = dc_message_text("a `code` block ```", true);
+	assert_string_equal(text, "```\na ˋcodeˋ block ˋˋˋ\n```");
+	free(text);
+	text = dc_message_text("*a* _b_ @everyone", false);
+	assert_string_equal(text, "\\*a\\* \\_b\\_ @everyone");
+	free(text);
+	sb_release(&big);
+
+	/* one row of 13 from the router: split into rows of at most 5 */
+	row = json_array();
+	for (int i = 0; i < 13; i++) {
+		char label[24], command[24];
+
+		snprintf(label, sizeof(label), "c%d", i);
+		snprintf(command, sizeof(command), "/play %d", i);
+		json_array_append_new(row, json_pack("{ssss}", "label", label, "cmd", command));
+	}
+	buttons = json_pack("[o]", row);
+	c = dc_components(buttons, 3, 9, LANG_EN);
+	assert_int_equal(json_array_size(c), 3);
+	c = json_pack("{so}", "components", c);
+	check_limits(c);
+	json_decref(c);
+	json_decref(buttons);
+	/* 40 choices: select menus, values are the commands */
+	row = json_array();
+	for (int i = 0; i < 40; i++) {
+		char label[24], command[24];
+
+		snprintf(label, sizeof(label), "p%d", i);
+		snprintf(command, sizeof(command), "/place %d", i);
+		json_array_append_new(row, json_pack("{ssss}", "label", label, "cmd", command));
+	}
+	buttons = json_pack("[o]", row);
+	c = dc_components(buttons, 3, 9, LANG_NE);
+	assert_int_equal(json_array_size(c), 2);
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_array_get(json_object_get(json_array_get(c, 0), "components"), 0), "type")),
+			 3);
+	assert_int_equal(json_array_size(json_object_get(
+				 json_array_get(json_object_get(json_array_get(c, 0), "components"), 0),
+				 "options")),
+			 25);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(json_array_get(c, 1), "components"), 0),
+				    "custom_id")),
+			    "3:9:~1");
+	json_decref(c);
+	json_decref(buttons);
+
+	/* custom ids: round trip, at most 100 characters */
+	assert_int_equal(dc_custom_id_encode(42, 17, "/play QS", id, sizeof(id)), GB_OK);
+	assert_string_equal(id, "42:17:play QS");
+	assert_int_equal(dc_custom_id_decode(id, &table, &turn, cmd, sizeof(cmd)), GB_OK);
+	assert_int_equal(table, 42);
+	assert_int_equal(turn, 17);
+	assert_string_equal(cmd, "/play QS");
+	memset(cmd, 'x', 99);
+	cmd[0] = '/';
+	cmd[99] = '\0';
+	assert_int_equal(dc_custom_id_encode(1, 1, cmd, id, sizeof(id)), GB_EARGS);
+	assert_int_equal(dc_custom_id_decode("1:x:roll", &table, &turn, cmd, sizeof(cmd)), GB_EPARSE);
+	assert_int_equal(dc_custom_id_decode("1:2:", &table, &turn, cmd, sizeof(cmd)), GB_EPARSE);
+	assert_int_equal(dc_custom_id_decode("3:9:~1", &table, &turn, cmd, sizeof(cmd)), GB_OK);
+	assert_string_equal(cmd, "");
+	assert_int_equal(dc_snowflake_ms("175928847299117063"), 1462015105796LL);
+	assert_int_equal(dc_snowflake_ms("12x"), 0);
+}
+
+/* The autocomplete choices' values for /settings with the given options (the last focused). */
+static json_t *settings_complete(struct world *w, const char *game, const char *key,
+				 const char *focus, const char *typed)
+{
+	json_t *opts = json_array(), *a = NULL, *out;
+	char id[32];
+
+	if (game)
+		json_array_append_new(opts, json_pack("{sssiss}", "name", "game", "type", 3, "value", game));
+	if (key && strcmp(focus, "key"))
+		json_array_append_new(opts, json_pack("{sssiss}", "name", "key", "type", 3, "value", key));
+	json_array_append_new(opts, json_pack("{sssisssb}", "name", focus, "type", 3, "value", typed,
+					      "focused", 1));
+	assert_int_equal(send_json(w,
+				   interaction(w, 4, ALICE, ADMIN_PERMS,
+					       json_pack("{sssssO}", "id", "1", "name", "settings",
+							 "options", opts),
+					       id, sizeof(id)),
+				   &a),
+			 200);
+	json_decref(opts);
+	assert_int_equal(answer_type(a), 8);
+	out = json_incref(json_object_get(answer_data(a), "choices"));
+	json_decref(a);
+	return out;
+}
+
+static void test_settings_autocomplete_and_typed_options(void **state)
+{
+	struct world *w = *state;
+	struct store_chat chat = { 0 };
+	json_t *c, *a = NULL;
+
+	c = settings_complete(w, "ludo", NULL, "key", "");
+	assert_int_equal(json_array_size(c), (size_t)gb_game_find("ludo")->nrules);
+	for (int i = 0; i < gb_game_find("ludo")->nrules; i++)
+		assert_string_equal(json_string_value(json_object_get(json_array_get(c, (size_t)i), "value")),
+				    gb_game_find("ludo")->rules[i].key);
+	json_decref(c);
+	c = settings_complete(w, "ludo", NULL, "key", "six");
+	assert_int_equal(json_array_size(c), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "value")),
+			    "six_bonus");
+	json_decref(c);
+	c = settings_complete(w, "ludo", "six_bonus", "value", "");
+	assert_int_equal(json_array_size(c), 2);
+	json_decref(c);
+	c = settings_complete(w, "digits", NULL, "key", "");
+	assert_int_equal(json_array_size(c), 2);
+	json_decref(c);
+	/* nothing to offer where no table waits for the caller */
+	{
+		char id[32];
+
+		assert_int_equal(send_json(w,
+					   interaction(w, 4, ALICE, MEMBER_PERMS,
+						       json_pack("{sssss[{sssissso}]}", "id", "1", "name",
+								 "play", "options", "name", "card", "type",
+								 3, "value", "", "focused", json_true()),
+						       id, sizeof(id)),
+					   &a),
+				 200);
+		assert_int_equal(json_array_size(json_object_get(answer_data(a), "choices")), 0);
+		json_decref(a);
+	}
+	/* the typed options in the router's order: /settings ludo six_bonus off */
+	assert_int_equal(slash(w, ALICE, ADMIN_PERMS, "settings",
+			       (const char *[]){ "value=off", "key=six_bonus", "game=ludo", NULL }, &a,
+			       NULL, 0),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	json_decref(a);
+	assert_int_equal(store_chat_get(w->b.store, "discord", CHANNEL, "en", &chat), GB_OK);
+	assert_non_null(strstr(chat.settings, "\"six_bonus\":\"off\""));
+	store_chat_release(&chat);
+}
+
+static void test_register_commands(void **state)
+{
+	struct world *w = *state;
+	char *out_text = NULL, *err_text = NULL;
+	size_t out_len = 0, err_len = 0;
+	FILE *out = open_memstream(&out_text, &out_len), *err = open_memstream(&err_text, &err_len);
+	char *argv_global[] = { "discord-register", NULL };
+	char *argv_guild[] = { "discord-register", "--guild", GUILD, NULL };
+	char *argv_bad[] = { "discord-register", "--guild", "x", NULL };
+	char path[512];
+	json_t *body, *set = dc_command_set(), *c;
+	size_t i;
+	int admin = 0;
+
+	assert_int_equal(discord_register_main(1, argv_global, &w->cfg, out, err), 0);
+	assert_int_equal(discord_register_main(3, argv_guild, &w->cfg, out, err), 0);
+	assert_int_equal(discord_register_main(3, argv_bad, &w->cfg, out, err), 2);
+	fclose(out);
+	fclose(err);
+	body = fake_dc_nth(w->fake, "PUT", NULL, 0, path, sizeof(path));
+	assert_string_equal(path, "/applications/" APP "/commands");
+	assert_true(json_equal(body, set));
+	json_decref(body);
+	body = fake_dc_nth(w->fake, "PUT", NULL, 1, path, sizeof(path));
+	assert_string_equal(path, "/applications/" APP "/guilds/" GUILD "/commands");
+	json_decref(body);
+	assert_int_equal(fake_dc_count(w->fake, "PUT", NULL), 2);
+	check_calls(w);
+	json_array_foreach(set, i, c) {
+		const char *name = json_string_value(json_object_get(c, "name"));
+		bool is_admin = json_object_get(c, "default_member_permissions") != NULL;
+
+		admin += is_admin;
+		assert_int_equal(is_admin, !strcmp(name, "settings") || !strcmp(name, "speed") ||
+						   !strcmp(name, "lang") || !strcmp(name, "grant"));
+	}
+	assert_int_equal(admin, 4);
+	assert_non_null(strstr(out_text, "commands registered globally: 26"));
+	assert_non_null(strstr(out_text, "commands registered in guild " GUILD ": 26"));
+	assert_non_null(strstr(out_text, "/new game - Open a table"));
+	assert_non_null(strstr(out_text, "/settings [game] [key] [value] (admins) -"));
+	assert_non_null(strstr(err_text, "unknown option '--guild'"));
+	json_decref(set);
+	free(out_text);
+	free(err_text);
+}
+
+static void test_config_plain_names(void **state)
+{
+	struct config c;
+	char err[256];
+
+	(void)state;
+	setenv("DISCORD_API_URL", "http://127.0.0.1:9/api", 1);
+	setenv("DISCORD_APP_ID", "77", 1);
+	setenv("GAMEBOT_DISCORD_APP_ID", "78", 1);
+	setenv("DISCORD_PUBLIC_KEY", "ab", 1);
+	setenv("GAMEBOT_CONFIG", "/dev/null", 1);
+	assert_int_equal(config_load(&c, NULL, err, sizeof(err)), GB_OK);
+	assert_string_equal(c.discord_api, "http://127.0.0.1:9/api");
+	assert_string_equal(c.discord_app_id, "78"); /* the prefixed spelling wins */
+	assert_string_equal(c.discord_public_key, "ab");
+	unsetenv("DISCORD_API_URL");
+	unsetenv("DISCORD_APP_ID");
+	unsetenv("GAMEBOT_DISCORD_APP_ID");
+	unsetenv("DISCORD_PUBLIC_KEY");
+	unsetenv("GAMEBOT_CONFIG");
+}
+
+/* ---- the real binary ---- */
+
+/* A port nobody listens on right now. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static void test_real_binary_serves_discord(void **state)
+{
+	struct world *w = *state;
+	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
+	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1], db[160], listen[64], log[160], health[96];
+	int port = free_port(), status = 0, up = 0;
+	json_t *a = NULL;
+	pid_t pid;
+	FILE *f;
+	char text[8192];
+	size_t n;
+
+	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
+	snprintf(db, sizeof(db), "%s/serve.db", w->dir);
+	snprintf(log, sizeof(log), "%s/serve.log", w->dir);
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY), err = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(in, 0);
+		dup2(err, 1);
+		dup2(err, 2);
+		/* the spellings Discord's guides use, without the GAMEBOT_ prefix */
+		setenv("DISCORD_PUBLIC_KEY", hex, 1);
+		setenv("DISCORD_APP_ID", APP, 1);
+		setenv("DISCORD_TOKEN", BOT_TOKEN, 1);
+		setenv("DISCORD_API_URL", fake_dc_url(w->fake), 1);
+		setenv("GAMEBOT_DB", db, 1);
+		setenv("GAMEBOT_LISTEN", listen, 1);
+		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
+		unsetenv("GAMEBOT_TELEGRAM_TOKEN");
+		unsetenv("TELEGRAM_TOKEN");
+		execl(bin, bin, "serve", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", port);
+	snprintf(health, sizeof(health), "{\"type\":1,\"id\":\"1\",\"application_id\":\"" APP "\"}");
+	for (int i = 0; i < 200 && !up; i++) {
+		up = post_signed(w, health, 0, &a) == 200;
+		json_decref(a);
+		a = NULL;
+		if (!up)
+			usleep(50000);
+	}
+	assert_true(up);
+	assert_int_equal(post_signed(w, health, 0, &a), 200);
+	assert_int_equal(answer_type(a), 1);
+	json_decref(a);
+	assert_int_equal(post_raw(w, health, strlen(health), "00", "1", NULL), 401);
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=snakes", NULL },
+			       &a, NULL, 0),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_non_null(strstr(answer_content(a), "```"));
+	json_decref(a);
+	/* its public line went out through the service's own outbox worker */
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/webhooks/" APP "/tok-", 1, 5000), 1);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	f = fopen(log, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(text, "adapters: discord"));
+	assert_null(strstr(text, BOT_TOKEN));
+	check_calls(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ping_and_endpoint_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forged_missing_stale_malformed_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replayed_interaction_answered_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_and_forged_buttons_refused_ephemerally, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_admin_rights_from_member_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callbreak_one_person_three_computers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ludo_two_people, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delivery_faults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_edited_through_original_then_by_id, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_outbox_waits_out_429, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_autocomplete_and_typed_options, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_register_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_binary_serves_discord, setup, teardown),
+		cmocka_unit_test(test_message_and_component_limits),
+		cmocka_unit_test(test_config_plain_names),
+	};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER")); /* one test while debugging */
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
