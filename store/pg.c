@@ -1278,9 +1278,9 @@ static int run_pair(struct store_backend *s, enum stmt id, const char *platform,
 }
 
 /*
- * In a savepoint, writes first (so an autocommit call takes the write lock
- * before it reads anything): drop an empty `to`, rename `from` (a `to` still
- * there is a unique violation, GB_EEXISTS), move the pending outbox rows.
+ * In a savepoint (or a transaction of its own): drop an empty `to`, rename
+ * `from` (a `to` still there is a unique violation, GB_EEXISTS, undone
+ * with the savepoint), move the pending outbox rows.
  */
 static int pg_chat_move(struct store_backend *s, const char *platform, const char *from, const char *to)
 {
@@ -1782,9 +1782,9 @@ static int out_read(struct pgst *st, struct store_out *o)
 
 /*
  * Step st (bound by the caller) to its end, reading up to max rows into
- * outs (zeroed by the caller); *count = the rows read. Steps past max too,
- * so a write with RETURNING runs to completion. On an error the rows read
- * are released and outs zeroed again.
+ * outs (zeroed by the caller); *count = the rows read (a result holds all
+ * its rows at once: the rows past max are dropped). On an error the rows
+ * read are released and outs zeroed again.
  */
 static int out_rows(struct pgst *st, struct store_out *outs, int max, int *count)
 {
@@ -2129,7 +2129,7 @@ out:
 	return rc;
 }
 
-/* Stepped to its end so the RETURNING write completes before the reset. */
+/* One UPDATE ... RETURNING: the new count comes back with the write. */
 static int pg_timer_retry(struct store_backend *s, int64_t table, const char *kind, int64_t due_ms,
 		      int *attempts)
 {
