@@ -19,7 +19,7 @@
  * the ordered list of schema changes, one for one with sqlite.c's (a
  * version number means the same schema on both). store_open() applies the
  * missing ones in one transaction begun holding an advisory lock
- * (MIGRATE_LOCK; a session's, gone with it if it dies), re-reading the
+ * (MIGRATE_LOCK; held by the connection, gone with it if it dies), re-reading the
  * version under it, so instances that
  * start together migrate once and the others wait, then find the schema
  * current. An up-to-date database is only read; one from a newer gamebot
@@ -502,7 +502,7 @@ struct store_backend {
 static void pg_free(struct store_backend *s);
 static void pg_rollback(struct store_backend *s);
 
-/* ---- helpers ---- */
+/* ---- statements, parameters, results ---- */
 
 /* The gb_error code of a failed result (NULL: out of memory or no connection). */
 static int err_of(const PGresult *res)
@@ -662,7 +662,7 @@ static int bound(int rc)
 	return rc;
 }
 
-/* Drop a broken connection's session and start a new one, statements prepared. */
+/* Connect a broken connection again, its statements prepared anew. */
 static int reconnect(struct store_backend *s)
 {
 	PQreset(s->conn);
@@ -680,7 +680,7 @@ static int exec_st(struct pgst *st)
 
 	s->changes = 0;
 	if (PQstatus(s->conn) != CONNECTION_OK) {
-		/* inside a transaction its work is gone with the session */
+		/* inside a transaction its work is gone with the connection */
 		rc = s->in_tx ? GB_ESTORE : reconnect(s);
 		if (rc)
 			goto out;
@@ -688,7 +688,7 @@ static int exec_st(struct pgst *st)
 	stmt_name(st->id, name);
 	st->res = PQexecPrepared(s->conn, name, st->n, st->v, NULL, NULL, 0);
 	if (!res_ok(st->res) && PQstatus(s->conn) != CONNECTION_OK && !s->in_tx) {
-		/* the session was gone before this statement: run it again on a new one */
+		/* the connection was gone before this statement: run it again on a new one */
 		PQclear(st->res);
 		st->res = NULL;
 		rc = reconnect(s);

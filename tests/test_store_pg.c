@@ -198,8 +198,8 @@ static void test_many_open_at_once_migrate_once(void **state)
 
 /* ---- connections ---- */
 
-/* The server ends the store's session (a restart, a failover, an admin). */
-static void kill_sessions(const struct fixture *f)
+/* The server drops the store's connections (a restart, a failover, an admin). */
+static void drop_connections(const struct fixture *f)
 {
 	char sql[256];
 
@@ -218,7 +218,7 @@ static void test_lost_connection(void **state)
 	struct store_table t;
 
 	/* outside a transaction: the next call connects again */
-	kill_sessions(f);
+	drop_connections(f);
 	assert_int_equal(store_chat_get(f->s, "telegram", "c2", "en", &c), GB_OK);
 	store_chat_release(&c);
 	assert_int_equal(store_ping(f->s), GB_OK);
@@ -228,7 +228,7 @@ static void test_lost_connection(void **state)
 	assert_int_equal(store_table_get(f->s, id, &t), GB_OK);
 	t.status = STORE_PLAYING;
 	assert_int_equal(store_table_update(f->s, &t), GB_OK);
-	kill_sessions(f);
+	drop_connections(f);
 	assert_int_equal(store_mark_processed(f->s, "telegram", "u1"), GB_ESTORE);
 	assert_int_equal(store_commit(f->s), GB_ESTORE);
 	store_rollback(f->s);
