@@ -225,6 +225,9 @@ enum stmt {
 	ST_RELEASE,
 	ST_ROLLBACK_TO,
 	ST_USER_VERSION,
+	ST_UNIT_BEGIN,
+	ST_UNIT_RELEASE,
+	ST_UNIT_UNDO,
 	ST_PROCESSED_ADD,
 	ST_PROCESSED_HAS,
 	ST_PROCESSED_PRUNE,
@@ -304,6 +307,9 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_RELEASE] = "RELEASE store_step",
 	[ST_ROLLBACK_TO] = "ROLLBACK TO store_step",
 	[ST_USER_VERSION] = "PRAGMA user_version",
+	[ST_UNIT_BEGIN] = "SAVEPOINT unit",
+	[ST_UNIT_RELEASE] = "RELEASE unit",
+	[ST_UNIT_UNDO] = "ROLLBACK TO unit",
 	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
 	[ST_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
 	[ST_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
@@ -1002,6 +1008,31 @@ int store_commit(struct store *s)
 	rc = run(s, ST_COMMIT);
 	if (!rc || sqlite3_get_autocommit(s->db))
 		writer_release(s);
+	return rc;
+}
+
+int store_unit_begin(struct store *s)
+{
+	if (!s || sqlite3_get_autocommit(s->db))
+		return GB_EARGS; /* only inside a transaction */
+	return run(s, ST_UNIT_BEGIN);
+}
+
+int store_unit_end(struct store *s, int ok)
+{
+	int rc = GB_OK;
+
+	if (!s)
+		return GB_EARGS;
+	/* a failed I/O or a full disk can end the whole transaction under us */
+	if (sqlite3_get_autocommit(s->db))
+		return GB_ESTORE;
+	if (!ok)
+		rc = run(s, ST_UNIT_UNDO);
+	if (!rc)
+		rc = run(s, ST_UNIT_RELEASE);
+	if (!rc && sqlite3_get_autocommit(s->db))
+		rc = GB_ESTORE;
 	return rc;
 }
 
