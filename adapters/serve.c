@@ -233,8 +233,10 @@ int serve_main(const struct config *cfg)
 	ho.workers = (unsigned)cfg->http_workers;
 	rc = http_start(&http, &ho);
 	if (rc) {
-		gb_log("cannot listen on %s: %s (is another program using that port?)", cfg->listen,
-		       gb_strerror(rc));
+		if (rc == GB_EIO)
+			gb_log("cannot listen on %s: is another program using that port?", cfg->listen);
+		else
+			gb_log("cannot listen on %s: %s", cfg->listen, gb_strerror(rc));
 		goto out;
 	}
 	metrics_set("gamebot_start_time_seconds", NULL, (double)bot_now_ms() / 1000.0);

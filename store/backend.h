@@ -42,6 +42,8 @@ struct store_ops {
 	int (*begin)(struct store_backend *b);
 	int (*commit)(struct store_backend *b);
 	void (*rollback)(struct store_backend *b);
+	int (*unit_begin)(struct store_backend *b);
+	int (*unit_end)(struct store_backend *b, int ok);
 
 	/* ---- processed updates ---- */
 	int (*was_processed)(struct store_backend *b, const char *platform, const char *update_id);

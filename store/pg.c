@@ -1039,6 +1039,39 @@ static void pg_rollback(struct store_backend *s)
 	s->in_tx = 0;
 }
 
+/* A savepoint; only inside a transaction. */
+static int pg_unit_begin(struct store_backend *s)
+{
+	if (!s || !s->in_tx)
+		return GB_EARGS;
+	return run_text(s, "SAVEPOINT store_unit");
+}
+
+/*
+ * Undoing the unit also clears a failed statement's abort of the
+ * transaction (PostgreSQL's way), so the units after it go on. A unit said
+ * ok whose statements failed cannot be kept: it is undone and the answer
+ * is GB_ESTORE, as when the transaction itself is lost.
+ */
+static int pg_unit_end(struct store_backend *s, int ok)
+{
+	int failed;
+	int rc = GB_OK;
+
+	if (!s)
+		return GB_EARGS;
+	if (!s->in_tx || PQstatus(s->conn) != CONNECTION_OK)
+		return GB_ESTORE;
+	failed = PQtransactionStatus(s->conn) == PQTRANS_INERROR;
+	if (!ok || failed)
+		rc = run_text(s, "ROLLBACK TO SAVEPOINT store_unit");
+	if (!rc)
+		rc = run_text(s, "RELEASE SAVEPOINT store_unit");
+	if (rc || (ok && failed))
+		rc = GB_ESTORE;
+	return rc;
+}
+
 static int pg_was_processed(struct store_backend *s, const char *platform, const char *update_id)
 {
 	struct pgst *st = NULL;
@@ -2777,6 +2810,8 @@ const struct store_ops store_pg_ops = {
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
+	.unit_begin = pg_unit_begin,
+	.unit_end = pg_unit_end,
 	.was_processed = pg_was_processed,
 	.mark_processed = pg_mark_processed,
 	.processed_prune = pg_processed_prune,

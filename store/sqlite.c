@@ -223,6 +223,9 @@ enum stmt {
 	ST_RELEASE,
 	ST_ROLLBACK_TO,
 	ST_USER_VERSION,
+	ST_UNIT_BEGIN,
+	ST_UNIT_RELEASE,
+	ST_UNIT_UNDO,
 	ST_PROCESSED_ADD,
 	ST_PROCESSED_HAS,
 	ST_PROCESSED_PRUNE,
@@ -302,6 +305,9 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_RELEASE] = "RELEASE store_step",
 	[ST_ROLLBACK_TO] = "ROLLBACK TO store_step",
 	[ST_USER_VERSION] = "PRAGMA user_version",
+	[ST_UNIT_BEGIN] = "SAVEPOINT unit",
+	[ST_UNIT_RELEASE] = "RELEASE unit",
+	[ST_UNIT_UNDO] = "ROLLBACK TO unit",
 	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
 	[ST_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
 	[ST_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
@@ -991,6 +997,31 @@ static int sq_commit(struct store_backend *s)
 	rc = run(s, ST_COMMIT);
 	if (!rc || sqlite3_get_autocommit(s->db))
 		writer_release(s);
+	return rc;
+}
+
+static int sq_unit_begin(struct store_backend *s)
+{
+	if (!s || sqlite3_get_autocommit(s->db))
+		return GB_EARGS; /* only inside a transaction */
+	return run(s, ST_UNIT_BEGIN);
+}
+
+static int sq_unit_end(struct store_backend *s, int ok)
+{
+	int rc = GB_OK;
+
+	if (!s)
+		return GB_EARGS;
+	/* a failed I/O or a full disk can end the whole transaction under us */
+	if (sqlite3_get_autocommit(s->db))
+		return GB_ESTORE;
+	if (!ok)
+		rc = run(s, ST_UNIT_UNDO);
+	if (!rc)
+		rc = run(s, ST_UNIT_RELEASE);
+	if (!rc && sqlite3_get_autocommit(s->db))
+		rc = GB_ESTORE;
 	return rc;
 }
 
@@ -2748,6 +2779,8 @@ const struct store_ops store_sqlite_ops = {
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.rollback = sq_rollback,
+	.unit_begin = sq_unit_begin,
+	.unit_end = sq_unit_end,
 	.was_processed = sq_was_processed,
 	.mark_processed = sq_mark_processed,
 	.processed_prune = sq_processed_prune,

@@ -116,6 +116,16 @@ void store_rollback(struct store *s)
 	OPS(s)->rollback(B(s));
 }
 
+int store_unit_begin(struct store *s)
+{
+	return OPS(s)->unit_begin(B(s));
+}
+
+int store_unit_end(struct store *s, int ok)
+{
+	return OPS(s)->unit_end(B(s), ok);
+}
+
 int store_was_processed(struct store *s, const char *platform, const char *update_id)
 {
 	return OPS(s)->was_processed(B(s), platform, update_id);

@@ -87,6 +87,17 @@ int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
 
+/*
+ * Inside a transaction, mark the start of one unit of work
+ * (store_unit_begin) and end it (store_unit_end): keep its writes when ok,
+ * undo just them otherwise. Several commands share one transaction this
+ * way (group commit) without one's failure undoing another's. GB_ESTORE
+ * from store_unit_end when the whole transaction was lost (the database
+ * itself failed): then nothing of it is kept.
+ */
+int store_unit_begin(struct store *s);
+int store_unit_end(struct store *s, int ok);
+
 /* Has this platform update been processed? GB_EDUP if it was, GB_OK if not (reads only). */
 int store_was_processed(struct store *s, const char *platform, const char *update_id);
 

@@ -829,6 +829,34 @@ static void test_transaction_rollback_and_commit(void **state)
 }
 
 /* A transaction holds the write lock: another handle waits, then sees it all. */
+/* Units of one transaction: one undone keeps the others' writes (group commit). */
+static void test_transaction_units(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = make_table(f->s, "units", NULL);
+	int moves = -1;
+
+	assert_int_equal(store_unit_begin(f->s), GB_EARGS); /* only inside a transaction */
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(store_move_append(f->s, id, 1, "0", "roll", NULL), GB_OK);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "u1"), GB_OK);
+	assert_int_equal(store_unit_end(f->s, 1), GB_OK);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(store_move_append(f->s, id, 2, "1", "roll", NULL), GB_OK);
+	assert_int_equal(store_move_append(f->s, id, 2, "1", "roll", NULL), GB_EEXISTS);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "u2"), GB_OK);
+	assert_int_equal(store_unit_end(f->s, 0), GB_OK);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(store_move_append(f->s, id, 2, "1", "move 1", NULL), GB_OK);
+	assert_int_equal(store_unit_end(f->s, 1), GB_OK);
+	assert_int_equal(store_commit(f->s), GB_OK);
+	assert_int_equal(store_move_count(f->s, id, &moves), GB_OK);
+	assert_int_equal(moves, 2);
+	assert_int_equal(store_was_processed(f->s, "telegram", "u1"), GB_EDUP);
+	assert_int_equal(store_was_processed(f->s, "telegram", "u2"), GB_OK);
+}
+
 static void test_transaction_isolation(void **state)
 {
 	struct fixture *f = *state;
@@ -2176,6 +2204,7 @@ int main(void)
 		T(test_dedupe),
 		T(test_processed_prune),
 		T(test_transaction_rollback_and_commit),
+		T(test_transaction_units),
 		T(test_transaction_isolation),
 		T(test_partial_write_undone),
 		T(test_outbox),

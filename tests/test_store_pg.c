@@ -266,6 +266,44 @@ static void test_failed_statement_fails_the_commit(void **state)
 	assert_int_equal(moves, 0);
 }
 
+/* A unit undone clears a failed statement's abort: the units after it and the commit go on. */
+static void test_failed_unit_leaves_the_others(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = make_table(f->s, "c1");
+	struct store_table t;
+	int moves = -1;
+
+	assert_int_equal(raw_exec(f->url,
+		"CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
+		"  $$BEGIN RAISE EXCEPTION 'boom'; END$$;"
+		"CREATE TRIGGER boom_table BEFORE UPDATE ON tables FOR EACH ROW"
+		"  WHEN (NEW.state = 'boom') EXECUTE FUNCTION boom();"), 0);
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(store_move_append(f->s, id, 1, "0", "roll", NULL), GB_OK);
+	assert_int_equal(store_unit_end(f->s, 1), GB_OK);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(store_table_get(f->s, id, &t), GB_OK);
+	t.state = strdup("boom");
+	assert_int_equal(store_table_update(f->s, &t), GB_ESTORE);
+	assert_int_equal(store_unit_end(f->s, 0), GB_OK);
+	store_table_release(&t);
+	/* a unit said ok whose statement failed is not kept */
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(store_table_get(f->s, id, &t), GB_OK);
+	t.state = strdup("boom");
+	assert_int_equal(store_table_update(f->s, &t), GB_ESTORE);
+	assert_int_equal(store_unit_end(f->s, 1), GB_ESTORE);
+	store_table_release(&t);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(store_move_append(f->s, id, 2, "1", "roll", NULL), GB_OK);
+	assert_int_equal(store_unit_end(f->s, 1), GB_OK);
+	assert_int_equal(store_commit(f->s), GB_OK);
+	assert_int_equal(store_move_count(f->s, id, &moves), GB_OK);
+	assert_int_equal(moves, 2);
+}
+
 /* ---- concurrent transactions ---- */
 
 struct writer {
@@ -523,6 +561,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_open_at_once_migrate_once, setup_empty, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_connection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_statement_fails_the_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_unit_leaves_the_others, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_compare_and_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadlock_is_a_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chat_read_in_a_transaction_holds_it, setup, teardown),
