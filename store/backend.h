@@ -30,6 +30,9 @@ struct store_backend;
 struct store_ops {
 	/* "sqlite", "postgresql": for messages */
 	const char *name;
+	/* 1 when the database takes one writer at a time (SQLite): commands
+	 * ready together then do better sharing one transaction */
+	int one_writer;
 
 	/* ---- open, close, transactions ---- */
 	int (*open)(struct store_backend **out, const char *target);

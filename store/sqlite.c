@@ -2770,6 +2770,7 @@ out:
 
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
+	.one_writer = 1,
 	.open = sq_open,
 	.close = sq_free,
 	.background_checkpoints = sq_background_checkpoints,

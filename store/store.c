@@ -91,6 +91,11 @@ int store_checkpoint(struct store *s, int *log_pages, int *copied)
 	return OPS(s)->checkpoint(B(s), log_pages, copied);
 }
 
+int store_one_writer(struct store *s)
+{
+	return s ? s->ops->one_writer : 0;
+}
+
 int store_ping(struct store *s)
 {
 	return OPS(s)->ping(B(s));

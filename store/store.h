@@ -83,6 +83,13 @@ int store_schema_version(struct store *s);
  * store_table_update() and row locks keeping them apart, and may answer
  * GB_ECONFLICT for a deadlock it broke: roll back and try again.
  */
+/*
+ * Does the database take one writer at a time (SQLite, unlike
+ * PostgreSQL)? Then commands of a process ready to write together are
+ * best written in one transaction (the router's group commit).
+ */
+int store_one_writer(struct store *s);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
