@@ -26,6 +26,7 @@
 /* A timer that keeps failing is retried this often (with a doubling delay) and then dropped. */
 #define TIMER_TRIES 5
 #define TIMER_BACKOFF_MS 200
+#define TIMER_STORE_RETRY_MS 2000 /* longest wait between tries of a timer the store failed */
 
 /*
  * The command table. Fields:
@@ -1154,16 +1155,25 @@ out:
 	ctx_release(&c);
 }
 
-/* A timer whose command failed: try again later, and give up after TIMER_TRIES. */
+/* A timer whose command failed: try again later, and give up after TIMER_TRIES (not for a passing store failure). */
 static void timer_failed(struct bot *b, const struct store_timer *tm, const struct command *cmd,
 			 int64_t now_ms, int err)
 {
 	int attempts = 0;
 	int64_t delay = (int64_t)TIMER_BACKOFF_MS << (tm->attempts < 10 ? tm->attempts : 10);
+	/*
+	 * The store failing in a way that clears by itself (locked past its
+	 * timeout, disk full) is not the timer's doing: such a timer is tried
+	 * again, at most TIMER_STORE_RETRY_MS apart, and never given up (a
+	 * computer's turn dropped would leave its table stuck).
+	 */
+	bool store_fault = err == GB_ESTORE && store_last_error_transient();
 
+	if (store_fault && delay > TIMER_STORE_RETRY_MS)
+		delay = TIMER_STORE_RETRY_MS;
 	if (store_timer_retry(b->store, tm->table, tm->kind, now_ms + delay, &attempts))
 		return; /* the store itself is failing: the timer stays due and is tried again */
-	if (attempts < TIMER_TRIES)
+	if (store_fault || attempts < TIMER_TRIES)
 		return;
 	store_timer_clear(b->store, tm->table, tm->kind);
 	gb_log("timer %s of table %lld in chat %s:%s given up after %d tries: %s", tm->kind,

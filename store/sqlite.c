@@ -72,8 +72,9 @@
 /* Writers' wait for another process's lock (store_busy_timeout_set()). */
 static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
 
-/* The last failure's message, per thread (store_last_error()). */
+/* The last failure's message, per thread (store_last_error()), and whether it clears by itself. */
 static _Thread_local char last_error[200];
+static _Thread_local int last_transient;
 
 
 /*
@@ -677,9 +678,15 @@ static void note_failure(sqlite3 *db, int src)
 {
 	int rc = err_of(src);
 
-	if (rc == GB_ESTORE || rc == GB_ENOMEM)
+	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
+		int primary = src & 0xff;
+
 		snprintf(last_error, sizeof(last_error), "%s (SQLite code %d)",
 			 db ? sqlite3_errmsg(db) : sqlite3_errstr(src), src);
+		last_transient = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ||
+				 primary == SQLITE_FULL || primary == SQLITE_READONLY ||
+				 primary == SQLITE_IOERR;
+	}
 }
 
 /* Step st once: GB_OK and *row 1 for a row, 0 when done; or the error. */
@@ -898,6 +905,7 @@ static int sq_open(struct store_backend **handle, const char *path)
 	 */
 	if (sqlite3_db_readonly(s->db, "main") == 1) {
 		snprintf(last_error, sizeof(last_error), "%s: the database file is read-only", path);
+		last_transient = 1;
 		rc = GB_ESTORE;
 		goto out;
 	}
@@ -1010,6 +1018,11 @@ static int sq_schema_version(struct store_backend *s)
 const char *store_last_error(void)
 {
 	return last_error;
+}
+
+int store_last_error_transient(void)
+{
+	return last_transient;
 }
 
 void store_busy_timeout_set(int ms)

@@ -88,6 +88,15 @@ int store_schema_version(struct store *s);
 const char *store_last_error(void);
 
 /*
+ * Was that last failure one that clears by itself - the write lock held
+ * past the busy timeout, a full disk, a file that cannot be written, an
+ * I/O error - rather than one of the data (a constraint, a trigger, a
+ * damaged row)? 1 or 0; 0 when none was recorded. What failed that way
+ * is worth trying again for as long as it lasts.
+ */
+int store_last_error_transient(void);
+
+/*
  * How long a SQLite writer waits for another process's write lock before
  * the call fails with GB_ESTORE ("database is locked"): STORE_BUSY_TIMEOUT_MS
  * unless changed here; applies to handles opened afterwards. For tests

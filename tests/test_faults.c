@@ -24,8 +24,9 @@
  *     and the game replays from its seed and move log to its stored state.
  * The Telegram webhook is checked on the same faults: an update that meets
  * one is answered 500 (Telegram sends it again), and its resend 200. A
- * computer's turn (a timer) that meets a full disk stays due, is never
- * given up, and is played once there is room.
+ * computer's turn (a timer) that meets a full disk, or a lock held past
+ * the timeout again and again, stays due, is never given up, and is
+ * played once the store answers.
  *
  * The disk and read-only faults want a mount: the suite makes them in a
  * private mount namespace of its own (unshare, as root or through a user
@@ -521,6 +522,69 @@ static void busy_within_timeout(void **state)
 	check_replay(f->db);
 }
 
+/* Hold the write lock from another connection, and let go after BUSY_MS * 3 / 2. */
+struct holder {
+	sqlite3 *db;
+	pthread_t th;
+};
+
+static void *let_go(void *arg)
+{
+	struct holder *h = arg;
+	struct timespec ms = { 0, (BUSY_MS * 3 / 2) * 1000000L };
+
+	nanosleep(&ms, NULL);
+	sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
+	return NULL;
+}
+
+/*
+ * A computer's turn that meets a lock held past the timeout again and
+ * again, each time let go before its retry is recorded (the lock of a
+ * busy neighbour process, on and off): the store's failures are not the
+ * timer's, so it is never given up, and it is played once the lock is free.
+ */
+static void timer_busy_on_and_off(void **state)
+{
+	struct fx *f = *state;
+	char who[STORE_ID_LEN], *log;
+	int n;
+
+	fx_open(f);
+	assert_int_equal(say(f, "501", "/new snakes", 1), GB_OK);
+	assert_int_equal(say(f, "501", "/addbot easy", 2), GB_OK);
+	assert_int_equal(say(f, "501", "/start", 3), GB_OK);
+	mover(f, who, sizeof(who));
+	if (strcmp(who, "501") == 0) {
+		assert_int_equal(say(f, "501", "/roll", 4), GB_OK);
+		mover(f, who, sizeof(who));
+	}
+	assert_string_equal(who, ""); /* the computer's turn */
+	n = moves(f);
+	for (int i = 0; i < 7; i++) {
+		struct holder h;
+
+		assert_int_equal(sqlite3_open(f->db, &h.db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(h.db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(pthread_create(&h.th, NULL, let_go, &h), 0);
+		f->now_ms += 600000; /* past any backoff */
+		log_capture(f);
+		assert_int_equal(bot_run_timers(f->b, f->now_ms, BOT_TIMER_ALL), 0);
+		log = log_release(f);
+		pthread_join(h.th, NULL);
+		sqlite3_close(h.db);
+		assert_non_null(strstr(log, "database is locked"));
+		if (strstr(log, "given up"))
+			fail_msg("the computer's turn was given up after %d locked tries", i + 1);
+		free(log);
+		assert_int_equal(moves(f), n);
+	}
+	f->now_ms += 600000;
+	assert_true(bot_run_timers(f->b, f->now_ms, BOT_TIMER_ALL) >= 1);
+	assert_true(moves(f) > n);
+	check_replay(f->db);
+}
+
 /* ---- disk full ---- */
 
 /* Fill the file system holding dir: write until ENOSPC. */
@@ -958,6 +1022,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(busy_beyond_timeout, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(busy_within_timeout, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(timer_busy_on_and_off, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(disk_full, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(timer_disk_full, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(read_only_file, fx_setup, fx_teardown),
