@@ -1155,7 +1155,10 @@ out:
 	ctx_release(&c);
 }
 
-/* A timer whose command failed: try again later, and give up after TIMER_TRIES (not for a passing store failure). */
+/*
+ * A timer whose command failed: try again later, and give up after
+ * TIMER_TRIES (never for a store failure that passes).
+ */
 static void timer_failed(struct bot *b, const struct store_timer *tm, const struct command *cmd,
 			 int64_t now_ms, int err)
 {
