@@ -23,7 +23,8 @@
  *     the same bot and store handle (no restart), the move is logged once,
  *     and the game replays from its seed and move log to its stored state.
  * The Telegram webhook is checked on the same faults: an update that meets
- * one is answered 500 (Telegram sends it again), and its resend 200. A
+ * one is answered 500 (503 when the file is read-only: the worker gets no
+ * store), so Telegram sends it again, and its resend 200. A
  * computer's turn (a timer) that meets a full disk, or a lock held past
  * the timeout again and again, stays due, is never given up, and is
  * played once the store answers.
@@ -1007,6 +1008,51 @@ static void webhook_fault(struct fx *f, bool disk)
 	free(after);
 }
 
+
+/*
+ * The webhook while the database file cannot be written: the update is
+ * answered 503 (the worker gets no store) and changes nothing; once the
+ * file is writable the same update is answered 200 and made once.
+ */
+static void webhook_read_only(void **state)
+{
+	struct fx *f = *state;
+	struct hookfx h;
+	char who[STORE_ID_LEN], view[128], real[128], *before, *after, *log;
+	int n;
+
+	fx_open(f);
+	start_game(f);
+	mover(f, who, sizeof(who));
+	n = moves(f);
+	/* read while the bot's handle is open: its close then removes the log and index files */
+	before = snapshot(f->db);
+	store_free(f->b->store);
+	f->own.store = NULL;
+	read_only(f, view, sizeof(view));
+	snprintf(real, sizeof(real), "%s", f->db);
+	snprintf(f->db, sizeof(f->db), "%s", view);
+	hook_start(f, &h);
+	log_capture(f);
+	assert_int_equal(post(&h, 60, who, "/roll"), 503);
+	log = log_release(f);
+	assert_non_null(strstr(log, "the database file is read-only"));
+	free(log);
+	writable(f);
+	after = snapshot(real);
+	assert_string_equal(before, after);
+	/* Telegram sends it again */
+	assert_int_equal(post(&h, 60, who, "/roll"), 200);
+	assert_int_equal(post(&h, 60, who, "/roll"), 200);
+	hook_stop(&h);
+	snprintf(f->db, sizeof(f->db), "%s", real);
+	fx_open(f);
+	assert_int_equal(moves(f), n + 1);
+	check_replay(f->db);
+	free(before);
+	free(after);
+}
+
 static void webhook_busy(void **state)
 {
 	webhook_fault(*state, false);
@@ -1028,6 +1074,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(read_only_file, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(webhook_busy, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(webhook_disk_full, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(webhook_read_only, fx_setup, fx_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
