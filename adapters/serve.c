@@ -242,8 +242,6 @@ int serve_main(const struct config *cfg)
 	metrics_set("gamebot_start_time_seconds", NULL, (double)bot_now_ms() / 1000.0);
 	gb_log("started: listening on %s (GET /healthz); adapters: %s", cfg->listen,
 	       names[0] ? names : "none (no platform token and no terminal: serving /healthz and timers)");
-	/* this thread runs the timers, where computer players think: after every other thread started */
-	bot_thinker_priority();
 	while (!stopping) {
 		int64_t now = bot_now_ms();
 		int fired = bot_run_timers(&b, now, BOT_TIMER_ALL);

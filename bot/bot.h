@@ -141,13 +141,6 @@ int bot_handle(struct bot *b, const struct command *cmd);
 #define BOT_TIMER_ALL 7
 int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask);
 
-/*
- * Lower the calling thread's CPU priority (nice 10) for running timers:
- * computer players think there, and a person's command should never wait
- * for a core behind a long think. Linux applies nice per thread.
- */
-void bot_thinker_priority(void);
-
 /* Current wall-clock time in epoch milliseconds. */
 int64_t bot_now_ms(void);
 

@@ -99,11 +99,97 @@ void bot_config_init(struct bot_config *cfg)
 	cfg->bot_delay_ms[2] = 300;
 }
 
-void bot_thinker_priority(void)
+/*
+ * Computer players think on one thread of their own at a lower CPU
+ * priority (nice 10): a person's command never waits for a core behind a
+ * think. Only the thinking goes there: the write that follows is made by
+ * the calling thread at its own priority, so the store's write lock is
+ * never held by a thread the scheduler keeps waiting (lowering a thread
+ * and raising it again would need a privilege a service may not have).
+ */
+struct think_job {
+	void (*fn)(void *arg);
+	void *arg;
+	bool done;
+};
+
+static pthread_once_t thinker_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t thinker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t thinker_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t thinker_done = PTHREAD_COND_INITIALIZER;
+static struct think_job *thinker_job;
+static bool thinker_up;
+
+static void *thinker_main(void *arg)
 {
+	(void)arg;
 	/* best effort: a service without the right keeps its priority */
-	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) != 0)
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) != 0) {
+		/* thinking at normal priority is still correct */
+	}
+	pthread_mutex_lock(&thinker_lock);
+	for (;;) {
+		struct think_job *j;
+
+		while (!thinker_job || thinker_job->done)
+			pthread_cond_wait(&thinker_wake, &thinker_lock);
+		j = thinker_job;
+		pthread_mutex_unlock(&thinker_lock);
+		j->fn(j->arg);
+		pthread_mutex_lock(&thinker_lock);
+		j->done = true;
+		pthread_cond_broadcast(&thinker_done);
+	}
+	return NULL;
+}
+
+static void thinker_start(void)
+{
+	pthread_t t;
+	pthread_attr_t a;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	thinker_up = pthread_create(&t, &a, thinker_main, NULL) == 0;
+	pthread_attr_destroy(&a);
+}
+
+/* Run fn(arg) on the thinking thread and wait for it (on this thread if there is none). */
+static void think(void (*fn)(void *arg), void *arg)
+{
+	struct think_job j = { fn, arg, false };
+
+	pthread_once(&thinker_once, thinker_start);
+	if (!thinker_up) {
+		fn(arg);
 		return;
+	}
+	pthread_mutex_lock(&thinker_lock);
+	while (thinker_job && !thinker_job->done)
+		pthread_cond_wait(&thinker_done, &thinker_lock);
+	thinker_job = &j;
+	pthread_cond_signal(&thinker_wake);
+	while (!j.done)
+		pthread_cond_wait(&thinker_done, &thinker_lock);
+	thinker_job = NULL;
+	pthread_cond_broadcast(&thinker_done);
+	pthread_mutex_unlock(&thinker_lock);
+}
+
+struct choose_job {
+	const struct gb_game *game;
+	const void *st;
+	int level;
+	uint64_t seed;
+	struct gb_action *out;
+	int rc;
+};
+
+static void choose_job_run(void *arg)
+{
+	struct choose_job *j = arg;
+
+	j->rc = gb_ai_choose(j->game, j->st, j->level, j->seed, 0, j->out);
 }
 
 int64_t bot_now_ms(void)
@@ -935,10 +1021,14 @@ static bool group_writing;
 
 #define GROUP_MAX 64
 
-/* Write the commands of list in one transaction on s; their results in each rc. */
-static void write_batch(struct store *s, struct pending *list)
+/*
+ * Write the commands of list in one transaction on s; their results in
+ * each rc. Returns how long the write lock was held (microseconds).
+ */
+static int64_t write_batch(struct store *s, struct pending *list)
 {
 	int rc = store_begin(s);
+	int64_t t0 = mono_us();
 
 	for (struct pending *p = list; !rc && p; p = p->next) {
 		int unit = store_unit_begin(s);
@@ -959,6 +1049,7 @@ static void write_batch(struct store *s, struct pending *list)
 			if (!p->rc || rc == GB_ESTORE)
 				p->rc = rc;
 	}
+	return mono_us() - t0;
 }
 
 /* Write c's work, with whatever else is ready; *held_us gets the transaction's time. */
@@ -968,10 +1059,7 @@ static int write_grouped(struct bot *b, struct ctx *c, int64_t *held_us)
 
 	if (!store_one_writer(b->store)) {
 		/* a database with row locks and many writers (PostgreSQL): each command writes alone */
-		int64_t t0 = mono_us();
-
-		write_batch(b->store, &me);
-		*held_us = mono_us() - t0;
+		*held_us = write_batch(b->store, &me);
 		return me.rc;
 	}
 	pthread_mutex_lock(&group_lock);
@@ -980,7 +1068,6 @@ static int write_grouped(struct bot *b, struct ctx *c, int64_t *held_us)
 	while (!me.done) {
 		struct pending *list;
 		int n = 0;
-		int64_t t0;
 
 		if (group_writing) {
 			pthread_cond_wait(&group_done, &group_lock);
@@ -1001,9 +1088,7 @@ static int write_grouped(struct bot *b, struct ctx *c, int64_t *held_us)
 		if (!group_head)
 			group_tail = &group_head;
 		pthread_mutex_unlock(&group_lock);
-		t0 = mono_us();
-		write_batch(b->store, list);
-		*held_us = mono_us() - t0;
+		*held_us = write_batch(b->store, list);
 		pthread_mutex_lock(&group_lock);
 		for (struct pending *p = list, *next; p; p = next) {
 			next = p->next;
@@ -1146,9 +1231,14 @@ static void prechoose(struct bot *b, const struct store_timer *tm, struct comman
 	} else if (level < 0) {
 		goto out;
 	}
-	if (gb_ai_choose(c.game, c.st, level, gb_seed_derive(c.table.seed, (uint64_t)c.seq + 1), 0,
-			 &cmd->choice))
-		goto out;
+	{
+		struct choose_job j = { c.game, c.st, level,
+					gb_seed_derive(c.table.seed, (uint64_t)c.seq + 1), &cmd->choice, 0 };
+
+		think(choose_job_run, &j);
+		if (j.rc)
+			goto out;
+	}
 	cmd->choice.die = 0;
 	cmd->has_choice = true;
 out:

@@ -176,7 +176,6 @@ static void *computer_worker(void *arg)
 
 	if (open_bot(&b, r->o->db))
 		return NULL;
-	bot_thinker_priority(); /* as the service's scheduler thread does */
 	while (!atomic_load(&r->stop)) {
 		int64_t now = mono_us();
 		int fired;
@@ -241,14 +240,31 @@ static void run_once(struct run *r)
 		pthread_join(th[i], NULL);
 	if (r->computers)
 		pthread_join(comp, NULL);
-	qsort(r->lat, (size_t)r->nlat, sizeof(double), cmp);
+}
+
+/* What `gamebot serve` does: the store's checkpoints on a thread of their own, off the command path. */
+static atomic_bool checkpointing;
+
+static void *checkpointer(void *arg)
+{
+	struct store *s = NULL;
+
+	if (store_open(&s, arg))
+		return NULL;
+	while (atomic_load(&checkpointing)) {
+		store_checkpoint(s, NULL, NULL);
+		sleep_us(500000);
+	}
+	store_free(s);
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .seconds = 10, .rate = 250, .threads = 4, .chats = 50 };
+	struct opts o = { .seconds = 5, .rate = 250, .threads = 4, .chats = 50 };
 	struct run alone = { .o = &o, .computers = false }, busy = { .o = &o, .computers = true };
 	char dir[] = "/tmp/gamebot-bench-XXXXXX", cmd[128];
+	pthread_t cp;
 	double p99a, p99b;
 	int met;
 
@@ -269,13 +285,27 @@ int main(int argc, char **argv)
 	snprintf(o.db, sizeof(o.db), "%s/bench.db", dir);
 	pthread_mutex_init(&alone.lock, NULL);
 	pthread_mutex_init(&busy.lock, NULL);
-	run_once(&alone);
-	run_once(&busy);
+	/*
+	 * Millisecond tails on a shared two-core machine move with whatever
+	 * else runs: the two conditions alternate, three rounds each, and each
+	 * percentile is taken over all of a condition's commands.
+	 */
+	store_background_checkpoints(1);
+	atomic_store(&checkpointing, true);
+	pthread_create(&cp, NULL, checkpointer, o.db);
+	for (int round = 0; round < 3; round++) {
+		run_once(&alone);
+		run_once(&busy);
+	}
+	atomic_store(&checkpointing, false);
+	pthread_join(cp, NULL);
+	qsort(alone.lat, (size_t)alone.nlat, sizeof(double), cmp);
+	qsort(busy.lat, (size_t)busy.nlat, sizeof(double), cmp);
 	p99a = pct(alone.lat, alone.nlat, 0.99);
 	p99b = pct(busy.lat, busy.nlat, 0.99);
 	met = p99b < 20.0 && p99b <= 2 * (p99a > 1.0 ? p99a : 1.0);
-	printf("load: %d chats, %d threads, %d commands/s offered, %d s per run\n", o.chats, o.threads,
-	       o.rate, o.seconds);
+	printf("load: %d chats, %d threads, %d commands/s offered, 3 alternating rounds of %d s per condition\n",
+	       o.chats, o.threads, o.rate, o.seconds);
 	printf("load: without computer tables: %d commands, p50 %.2f ms, p99 %.2f ms, longest write lock %.1f ms, errors %d\n",
 	       alone.nlat, pct(alone.lat, alone.nlat, 0.5), p99a, alone.lock_max_us / 1000.0, alone.errors);
 	printf("load: with 3 hard Bagh Chal + 3 hard Call Break tables: %d commands, p50 %.2f ms, p99 %.2f ms, longest write lock %.1f ms, %lld computer turns, errors %d\n",
