@@ -766,7 +766,12 @@ static int check_seen(const char *platform, struct seen *v, int n, const int *at
 			 * An edit may repeat the one before it (identical content),
 			 * but never bring back an older board of the message.
 			 */
-			if (!v[i].post && !v[j].post && !strcmp(v[i].msg, v[j].msg) && !strcmp(v[i].text, v[j].text)) {
+			bool later = v[i].tagged && v[j].tagged &&
+				     (v[i].table > v[j].table || (v[i].table == v[j].table && v[i].turn > v[j].turn));
+
+			/* (a later turn may show the same board again: Bagh Chal repeats positions) */
+			if (!v[i].post && !v[j].post && !later && !strcmp(v[i].msg, v[j].msg) &&
+			    !strcmp(v[i].text, v[j].text)) {
 				for (int k = j + 1; k < i; k++)
 					if (!v[k].post && !strcmp(v[k].msg, v[i].msg) && strcmp(v[k].text, v[i].text)) {
 						fail("%s chat %s: message %s went back to an older board (calls %d, %d, %d)",
