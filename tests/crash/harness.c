@@ -72,7 +72,9 @@
 #define MAX_KILLS 4096
 
 static const char *const games[] = { "snakes", "ludo", "baghchal", "callbreak" };
-static const int players[] = { 2, 2, 2, 4 };
+/* people and computer players (easy, fast: their turns are timers) per game */
+static const int humans[] = { 2, 2, 2, 3 };
+static const int computers[] = { 1, 0, 0, 1 };
 
 struct opts {
 	int chats, kills, threads;
@@ -372,9 +374,11 @@ static json_t *dc_interaction(const struct chat *ch, int seat, int type, json_t 
 		 (unsigned long long)((ms << 22) | ((uint64_t)atomic_fetch_add(&next_dc_seq, 1) & 0x3fffff)));
 	/* the token names the channel, so the checks can tell whose follow-ups they are */
 	snprintf(tok, sizeof(tok), "tok-%s-%s", ch->id, id);
+	/* seat 0 administers the channel (Administrator permission), the others do not */
 	return json_pack("{sisssssssssss{s{ssss}ss}so}", "type", type, "id", id, "application_id", DC_APP,
 			 "token", tok, "channel_id", ch->id, "guild_id", "5000", "member", "user", "id",
-			 ch->users[seat], "username", ch->users[seat], "permissions", "0", "data", data);
+			 ch->users[seat], "username", ch->users[seat], "permissions", seat ? "0" : "8", "data",
+			 data);
 }
 
 /* A slash command "/name [value]" (value for its one option, named opt). */
@@ -471,28 +475,36 @@ out:
 
 /* ---- the clients ---- */
 
-/* The next lobby command of ch's current game; false when all were sent. */
+/*
+ * The next lobby command of ch's current game; false when all were sent:
+ * /new GAME, then with computers /speed fast (by the chat's admin), a
+ * /join per other person, an /addbot per computer, and /start.
+ */
 static bool lobby_step(CURL *c, struct chat *ch)
 {
 	const char *game = games[ch->game];
-	int n = players[ch->game];
+	int n = humans[ch->game], bots = computers[ch->game], k = ch->step;
 	json_t *body;
 	struct upd u = { .chat = ch->idx };
 	char text[64];
-	int seat;
+	int seat = 0;
 
-	if (ch->step > n)
-		return false;
-	if (ch->step == 0) {
-		seat = 0;
+	if (!bots && k >= 1)
+		k++; /* no /speed */
+	if (k == 0) {
 		snprintf(text, sizeof(text), "/new %s", game);
 		body = ch->dc ? dc_slash(ch, 0, "new", "game", game) : tg_text(ch, 0, text);
-	} else if (ch->step < n) {
-		seat = ch->step;
+	} else if (k == 1) {
+		body = ch->dc ? dc_slash(ch, 0, "speed", "pace", "fast") : tg_text(ch, 0, "/speed fast");
+	} else if (k < n + 1) {
+		seat = k - 1;
 		body = ch->dc ? dc_slash(ch, seat, "join", NULL, NULL) : tg_text(ch, seat, "/join");
-	} else {
-		seat = 0;
+	} else if (k < n + 1 + bots) {
+		body = ch->dc ? dc_slash(ch, 0, "addbot", "level", "easy") : tg_text(ch, 0, "/addbot easy");
+	} else if (k == n + 1 + bots) {
 		body = ch->dc ? dc_slash(ch, 0, "start", NULL, NULL) : tg_text(ch, 0, "/start");
+	} else {
+		return false;
 	}
 	u.seat = seat;
 	u.attempts = deliver(c, ch->dc, body);
@@ -535,7 +547,8 @@ static bool chat_step(CURL *c, sqlite3 *h, struct chat *ch, uint64_t *rs)
 	if (s.status == STORE_LOBBY || s.table != ch->table) {
 		sent = lobby_step(c, ch);
 		if (!sent && ++ch->lobby_idle > 50) {
-			ch->step = players[ch->game]; /* /start again */
+			/* /start again */
+			ch->step = humans[ch->game] + computers[ch->game] + (computers[ch->game] ? 1 : 0);
 			ch->lobby_idle = 0;
 		}
 		goto out;
@@ -551,7 +564,9 @@ static bool chat_step(CURL *c, sqlite3 *h, struct chat *ch, uint64_t *rs)
 		if (!st || !w || g->from_json(st, json_object_get(w, "game"))) {
 			fail("table %lld: unreadable state", (long long)s.table);
 			ch->done = true;
-		} else if ((turn = g->turn(st)) < s.nseats && (n = g->legal(st, acts)) > 0) {
+		} else if ((turn = g->turn(st)) < s.nseats && (turn < 0 || s.seat_user[turn][0]) &&
+			   (n = g->legal(st, acts)) > 0) {
+			/* (a computer's turn is its timer's: the service plays it) */
 			/* nobody's turn (a Call Break round is over): anyone seated may go on */
 			struct upd u = { .chat = ch->idx, .move = true, .table = s.table, .turn = s.moves,
 					 .seat = turn };
@@ -628,7 +643,12 @@ struct mv {
 	char *action;
 };
 
-/* Every move update took effect once, and no table holds a move no update asked for. */
+/*
+ * Every move update took effect once, and no table holds a move that no
+ * update asked for but a computer's own (its timer's).
+ */
+static int computer_moves;
+
 static int check_moves(sqlite3 *h)
 {
 	sqlite3_stmt *q = NULL;
@@ -647,10 +667,13 @@ static int check_moves(sqlite3 *h)
 	sqlite3_finalize(q);
 	for (int ti = 0; ti < ntables; ti++) {
 		struct mv *mv = NULL;
-		int n = 0, asked = 0;
+		int n = 0, asked = 0, computer = 0;
 
-		sqlite3_prepare_v2(h, "SELECT seq, actor, action FROM moves WHERE table_id = ? ORDER BY seq", -1,
-				   &q, NULL);
+		sqlite3_prepare_v2(h,
+				   "SELECT m.seq, m.actor, m.action, coalesce(s.user_id, 'x') = '' FROM moves m"
+				   " LEFT JOIN seats s ON s.table_id = m.table_id AND s.seat = CAST(m.actor AS INTEGER)"
+				   " WHERE m.table_id = ? ORDER BY m.seq",
+				   -1, &q, NULL);
 		sqlite3_bind_int64(q, 1, tables[ti]);
 		while (sqlite3_step(q) == SQLITE_ROW) {
 			struct mv *m = realloc(mv, (size_t)(n + 1) * sizeof(*m));
@@ -661,6 +684,7 @@ static int check_moves(sqlite3 *h)
 			mv[n].seq = sqlite3_column_int(q, 0);
 			mv[n].actor = (int)strtol((const char *)sqlite3_column_text(q, 1), NULL, 10);
 			mv[n].action = strdup((const char *)sqlite3_column_text(q, 2));
+			computer += sqlite3_column_int(q, 3);
 			n++;
 		}
 		sqlite3_finalize(q);
@@ -677,8 +701,10 @@ static int check_moves(sqlite3 *h)
 				fail("table %lld: the update for turn %d (seat %d: %s, %d posts) is not move %d of the log",
 				     (long long)tables[ti], u->turn, u->seat, u->action, u->attempts, u->turn + 1);
 		}
-		if (asked != n)
-			fail("table %lld: %d moves in the log, %d asked for", (long long)tables[ti], n, asked);
+		if (asked + computer != n)
+			fail("table %lld: %d moves in the log, %d asked for, %d by computers", (long long)tables[ti], n,
+			     asked, computer);
+		computer_moves += computer;
 		for (int i = 0; i < n; i++)
 			free(mv[i].action);
 		free(mv);
@@ -1076,6 +1102,8 @@ int main(int argc, char **argv)
 			snprintf(ch->id, sizeof(ch->id), "%d", -100700000 - i);
 		for (int k = 0; k < MAX_SEATS; k++)
 			snprintf(ch->users[k], sizeof(ch->users[k]), "%d", 2000000 + i * 10 + k);
+		if (!ch->dc)
+			fake_tg_member(ftg, ch->id, ch->users[0], "creator");
 	}
 	c = curl_easy_init();
 	t0 = now_ms();
@@ -1200,9 +1228,9 @@ int main(int argc, char **argv)
 			h = NULL;
 		}
 		printf("crashtest: %d chats (%d Telegram, %d Discord), %d updates (%lld posts, %lld resent), "
-		       "%d moves checked, %d kills\n",
+		       "%d moves checked (and %d by computers), %d kills\n",
 		       opt.chats, (opt.chats + 1) / 2, opt.chats / 2, nupd, (long long)atomic_load(&posts),
-		       (long long)atomic_load(&resent), moves_checked, kills);
+		       (long long)atomic_load(&resent), moves_checked, computer_moves, kills);
 		printf("crashtest: %d tables finished (snakes %d, ludo %d, baghchal %d, callbreak %d), %d replays "
 		       "checked, %d Telegram and %d Discord messages checked, %d repeats across a kill\n",
 		       finished, per_game[0], per_game[1], per_game[2], per_game[3], replays, tg_checked, dc_checked,
