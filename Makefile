@@ -2,7 +2,8 @@
 #
 #   make                 build bin/gamebot
 #   make run             build and run the service (console chat without tokens)
-#   make test            build and run every cmocka suite
+#   make test            build and run every cmocka suite (tests/pg.sh starts a
+#                        throwaway PostgreSQL server unless GAMEBOT_TEST_PG names one)
 #   make SANITIZE=address,undefined test   the same under ASan and UBSan
 #   make bench           the computer players' arena rows
 #   make check           layering and banned-call checks
@@ -20,7 +21,7 @@ endif
 
 # (defined before the build directory below is named from SANITIZE's list)
 comma := ,
-PKGS := libcurl jansson libmicrohttpd sqlite3 libsodium
+PKGS := libcurl jansson libmicrohttpd sqlite3 libsodium libpq
 CC ?= cc
 SANITIZE ?=
 
@@ -96,7 +97,7 @@ run: $(BIN)
 	$(BIN) serve
 
 test: $(BIN) $(TEST_BIN)
-	@GAMEBOT_BIN=$(BIN) GAMEBOT_SRC=$(CURDIR) sh tests/run-suites.sh $(TEST_BIN)
+	@GAMEBOT_BIN=$(BIN) GAMEBOT_SRC=$(CURDIR) sh tests/pg.sh sh tests/run-suites.sh $(TEST_BIN)
 
 bench arena: $(BIN) $(BENCH_BIN)
 	BENCH_BIN_DIR=$(BUILD)/bench sh tests/bench.sh $(BIN)

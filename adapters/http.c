@@ -25,6 +25,8 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bot/log.h"
 #include "games/error.h"
 
 #define DEFAULT_MAX_CONNECTIONS 10000u
@@ -867,6 +870,42 @@ static struct http_server *server_new(void)
 	return h;
 }
 
+/*
+ * libmicrohttpd's own messages, into the service's log: at most
+ * LOG_BURST a minute (a client sending malformed requests on purpose
+ * must not be able to flood the log), and not its bind failure, which the
+ * caller reports with the address ("port 0" in libmicrohttpd's words).
+ */
+#define LOG_BURST 20
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static time_t window;
+	static int lines;
+	char msg[512];
+	time_t now = time(NULL);
+	bool say;
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	if (strncmp(msg, "Failed to bind", 14) == 0)
+		return;
+	pthread_mutex_lock(&lock);
+	if (now - window >= 60) {
+		window = now;
+		lines = 0;
+	}
+	say = ++lines <= LOG_BURST;
+	pthread_mutex_unlock(&lock);
+	if (say)
+		gb_log("listener: %s", msg);
+}
+
 int http_start(struct http_server **out, const struct http_options *o)
 {
 	struct http_server *h = NULL;
@@ -904,7 +943,8 @@ int http_start(struct http_server **out, const struct http_options *o)
 	 */
 	h->d = MHD_start_daemon(
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, NULL,
-		NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+		NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 		MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		o->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_MEMORY, MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_NOTIFY_COMPLETED,

@@ -178,6 +178,8 @@ int serve_main(const struct config *cfg)
 	}
 	outbox_opts_init(&oo);
 	oo.workers = cfg->outbox_workers > 0 ? cfg->outbox_workers : 1;
+	if (cfg->outbox_lease_seconds > 0)
+		oo.lease_ms = cfg->outbox_lease_seconds * 1000LL;
 	for (int i = 0; adapters[i] && nrun < MAX_ADAPTERS; i++) {
 		const struct adapter *a = adapters[i];
 		struct running *r = &run[nrun];
@@ -231,8 +233,10 @@ int serve_main(const struct config *cfg)
 	ho.workers = (unsigned)cfg->http_workers;
 	rc = http_start(&http, &ho);
 	if (rc) {
-		gb_log("cannot listen on %s: %s (is another program using that port?)", cfg->listen,
-		       gb_strerror(rc));
+		if (rc == GB_EIO)
+			gb_log("cannot listen on %s: is another program using that port?", cfg->listen);
+		else
+			gb_log("cannot listen on %s: %s", cfg->listen, gb_strerror(rc));
 		goto out;
 	}
 	metrics_set("gamebot_start_time_seconds", NULL, (double)bot_now_ms() / 1000.0);

@@ -105,7 +105,7 @@ int ctx_terms(struct ctx *c)
 
 	if (!c->has_table || c->terms_loaded)
 		return GB_OK;
-	rc = store_terms_get(c->b->store, c->table.id, &c->terms);
+	rc = store_terms_get(c->ws ? c->ws : c->b->store, c->table.id, &c->terms);
 	if (rc == GB_ENOTFOUND) {
 		/* a table opened before seeds were sealed: no seal, no stake */
 		memset(&c->terms, 0, sizeof(c->terms));
@@ -364,7 +364,7 @@ static int settle(struct ctx *c)
 	int rc, winner = -1, why;
 
 	pot_of(c, potname);
-	rc = store_coins_balance(c->b->store, c->chat.id, potname, &pot, NULL);
+	rc = store_coins_balance(c->ws, c->chat.id, potname, &pot, NULL);
 	if (rc || pot <= 0)
 		return rc;
 	if (!c->record_stats)
@@ -408,7 +408,7 @@ int coins_commit(struct ctx *c)
 	int rc = GB_OK;
 
 	if (c->has_table && c->terms_changed) {
-		rc = store_terms_set(c->b->store, c->table.id, &c->terms);
+		rc = store_terms_set(c->ws, c->table.id, &c->terms);
 		if (rc)
 			goto out;
 	}
@@ -422,7 +422,7 @@ int coins_commit(struct ctx *c)
 	for (int i = 0; i < c->ncoins; i++) {
 		if (!c->coins[i].table && c->has_table)
 			c->coins[i].table = c->table.id;
-		rc = store_coins_move(c->b->store, c->chat.id, &c->coins[i]);
+		rc = store_coins_move(c->ws, c->chat.id, &c->coins[i]);
 		if (rc)
 			goto out;
 	}

@@ -46,6 +46,7 @@ static const struct key keys[] = {
 	N(http_timeout, "10", 3600),
 	N(http_workers, "4", 64),
 	N(outbox_workers, "2", 8),
+	N(outbox_lease_seconds, "30", 3600),
 	N(processed_keep_days, "7", 3650),
 	N(watch_max, "20", 100000),
 	N(watch_per_hour, "6", 1000),

@@ -16,7 +16,8 @@
 #define CONFIG_VALUE_LEN 256
 
 struct config {
-	char db[CONFIG_VALUE_LEN];                 /* SQLite file: ./var/gamebot.db */
+	char db[CONFIG_VALUE_LEN];                 /* SQLite file (./var/gamebot.db), or a
+	                                              postgres:// URL */
 	char listen[CONFIG_VALUE_LEN];             /* host:port of the HTTP listener: 127.0.0.1:8080 */
 	char lang[8];                              /* default chat language: en */
 	char telegram_token[CONFIG_VALUE_LEN];     /* Bot API token; empty = no Telegram */
@@ -37,6 +38,8 @@ struct config {
 	int http_timeout;                          /* seconds before an idle or slow client is dropped: 10 */
 	int http_workers;                          /* threads running webhook handlers: 4 */
 	int outbox_workers;                        /* delivery threads per platform: 2 */
+	int outbox_lease_seconds;                  /* a claim not ended by then (its instance died)
+	                                              is delivered again: 30 */
 	int processed_keep_days;                   /* update ids kept against redelivery: 7 */
 	int watch_max;                             /* computer-only tables open at once, all chats: 20 */
 	int watch_per_hour;                        /* computer-only games one chat may start per hour: 6 */

@@ -30,6 +30,7 @@ struct ctx {
 	struct store_chat chat;
 	json_t *settings;                    /* chat settings (owned) */
 	char *settings_text;                 /* the changed settings, ready to save (owned) */
+	struct store *ws;                    /* the handle its writes go through (group commit) */
 	char lang_loaded[8];                 /* the chat's language as read, for the write's check */
 	bool chat_changed;
 

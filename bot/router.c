@@ -4,6 +4,7 @@
  * transaction that commits the handler's work (retried when another writer
  * changed the table first).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -616,12 +617,12 @@ static int save_table(struct ctx *c)
 	if (c->table_new) {
 		c->table.watch = c->watch;
 		c->table.created_ms = c->cmd->now_ms;
-		rc = store_table_insert(c->b->store, &c->table);
+		rc = store_table_insert(c->ws, &c->table);
 		/* another command opened a table here first: read again and decide again */
 		if (rc == GB_EEXISTS)
 			rc = GB_ECONFLICT;
 	} else {
-		rc = store_table_update(c->b->store, &c->table);
+		rc = store_table_update(c->ws, &c->table);
 	}
 	return rc;
 }
@@ -680,7 +681,7 @@ static int prepare(struct ctx *c)
 static int chat_unchanged(struct ctx *c)
 {
 	struct store_chat now = { 0 };
-	int rc = store_chat_get_by_id(c->b->store, c->chat.id, &now);
+	int rc = store_chat_get_by_id(c->ws, c->chat.id, &now);
 
 	if (!rc && (strcmp(now.lang, c->lang_loaded) ||
 		    strcmp(now.settings ? now.settings : "", c->chat.settings ? c->chat.settings : "")))
@@ -692,7 +693,7 @@ static int chat_unchanged(struct ctx *c)
 /* The command's writes, inside the write transaction. */
 static int commit(struct ctx *c)
 {
-	struct store *s = c->b->store;
+	struct store *s = c->ws;
 	int rc = GB_OK;
 	size_t i;
 	json_t *r;
@@ -947,6 +948,114 @@ out:
 	json_decref(r);
 }
 
+/* ---- group commit ---- */
+
+/*
+ * Commands of this process that are ready to write at the same moment
+ * share one transaction: the first to arrive writes everyone's work, each
+ * in a unit of its own (one command's conflict or refusal undoes only its
+ * writes), and commits once. A commit costs the same for one command as
+ * for twenty (writing the pages that changed, most of them shared: the
+ * outbox's, the move log's, the update ids'), so under load the write
+ * lock is held for far less per command; alone, a command writes as it
+ * would by itself. The waiting commands' contexts are read by the writing
+ * thread only while their own threads sleep on the condition variable.
+ */
+struct pending {
+	struct ctx *c;
+	int rc;
+	bool done;
+	struct pending *next;
+};
+
+static pthread_mutex_t group_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t group_done = PTHREAD_COND_INITIALIZER;
+static struct pending *group_head, **group_tail = &group_head;
+static bool group_writing;
+
+#define GROUP_MAX 64
+
+/* Write the commands of list in one transaction on s; their results in each rc. */
+static void write_batch(struct store *s, struct pending *list)
+{
+	int rc = store_begin(s);
+
+	for (struct pending *p = list; !rc && p; p = p->next) {
+		int unit = store_unit_begin(s);
+
+		p->c->ws = s;
+		p->rc = unit ? unit : commit(p->c);
+		unit = store_unit_end(s, p->rc == GB_OK);
+		if (unit == GB_ESTORE)
+			rc = unit; /* the transaction itself is lost: nobody's work is kept */
+		else if (unit && !p->rc)
+			p->rc = unit;
+	}
+	if (!rc)
+		rc = store_commit(s);
+	if (rc) {
+		store_rollback(s);
+		for (struct pending *p = list; p; p = p->next)
+			if (!p->rc || rc == GB_ESTORE)
+				p->rc = rc;
+	}
+}
+
+/* Write c's work, with whatever else is ready; *held_us gets the transaction's time. */
+static int write_grouped(struct bot *b, struct ctx *c, int64_t *held_us)
+{
+	struct pending me = { .c = c };
+
+	if (!store_one_writer(b->store)) {
+		/* a database with row locks and many writers (PostgreSQL): each command writes alone */
+		int64_t t0 = mono_us();
+
+		write_batch(b->store, &me);
+		*held_us = mono_us() - t0;
+		return me.rc;
+	}
+	pthread_mutex_lock(&group_lock);
+	*group_tail = &me;
+	group_tail = &me.next;
+	while (!me.done) {
+		struct pending *list;
+		int n = 0;
+		int64_t t0;
+
+		if (group_writing) {
+			pthread_cond_wait(&group_done, &group_lock);
+			continue;
+		}
+		/* this thread writes: take what is queued (its own command among it, or first) */
+		group_writing = true;
+		list = group_head;
+		for (struct pending **pp = &list; *pp; pp = &(*pp)->next) {
+			if (++n == GROUP_MAX) {
+				group_head = (*pp)->next;
+				(*pp)->next = NULL;
+				break;
+			}
+		}
+		if (n < GROUP_MAX)
+			group_head = NULL;
+		if (!group_head)
+			group_tail = &group_head;
+		pthread_mutex_unlock(&group_lock);
+		t0 = mono_us();
+		write_batch(b->store, list);
+		*held_us = mono_us() - t0;
+		pthread_mutex_lock(&group_lock);
+		for (struct pending *p = list, *next; p; p = next) {
+			next = p->next;
+			p->done = true;
+		}
+		group_writing = false;
+		pthread_cond_broadcast(&group_done);
+	}
+	pthread_mutex_unlock(&group_lock);
+	return me.rc;
+}
+
 int bot_handle(struct bot *b, const struct command *in)
 {
 	struct command clean = *in;
@@ -1004,16 +1113,9 @@ int bot_handle(struct bot *b, const struct command *in)
 		rc = run_once(b, cmd, bc, &c);
 		if (!rc)
 			rc = prepare(&c);
-		if (!rc)
-			rc = store_begin(b->store);
 		if (!rc) {
-			t0 = mono_us();
-			rc = commit(&c);
-			if (!rc)
-				rc = store_commit(b->store);
-			if (rc)
-				store_rollback(b->store);
-			t0 = mono_us() - t0;
+			t0 = 0;
+			rc = write_grouped(b, &c, &t0);
 			held += t0;
 			if (t0 > b->lock_max_us)
 				b->lock_max_us = t0;

@@ -1,14 +1,14 @@
 /*
  * sqlite.c - the SQLite backend of store.h.
  *
- * One struct store is one connection plus its prepared statements. The file
+ * One struct store_backend is one connection plus its prepared statements. The file
  * runs in WAL mode with synchronous=NORMAL (a commit survives a crash of the
  * process; a power cut may lose the last commits but never corrupts the
  * file), foreign keys on and a 5 s busy timeout, so several handles (threads
  * or processes) can share one file: readers never wait, writers queue.
  *
  * Schema: the version lives in PRAGMA user_version. migrations[] is the
- * ordered list of schema changes; store_open() applies the missing ones in a
+ * ordered list of schema changes; sq_open() applies the missing ones in a
  * single BEGIN IMMEDIATE transaction, re-reading the version under the lock
  * so two processes starting together migrate once. An up-to-date file is
  * only read. A file from a newer gamebot (a version we do not know) is
@@ -16,7 +16,7 @@
  *
  * Statements: every SQL text is a constant in sql_text[], indexed by enum
  * stmt. All are prepared once at open (so a typo fails at start-up, not in
- * the middle of a game) and kept until store_free(); after every use a
+ * the middle of a game) and kept until sq_free(); after every use a
  * statement is reset and its bindings cleared, so none holds a read snapshot
  * between calls. Strings are bound SQLITE_TRANSIENT (SQLite copies them).
  * The only SQL run without binding is constant text (pragmas, migrations).
@@ -29,7 +29,7 @@
  * outside a transaction it takes the write lock, waiting on the busy
  * timeout, before it reads anything. (A read then a write would fail at
  * once, SQLITE_BUSY_SNAPSHOT, whenever another handle wrote in between.)
- * store_out_claim() picks and leases its rows in one UPDATE ... RETURNING
+ * sq_out_claim() picks and leases its rows in one UPDATE ... RETURNING
  * for the same reason: two workers never claim one row.
  *
  * Clocks: times are the caller's epoch milliseconds. The store reads
@@ -54,7 +54,7 @@
  * Out rows: every function that fills rows first zeroes them; on an error
  * they are left zeroed (nothing to release) and counts are 0.
  */
-#include "store/store.h"
+#include "store/backend.h"
 #include "games/utf8.h"
 
 #include <assert.h>
@@ -70,8 +70,6 @@
 
 #define BUSY_TIMEOUT_MS 5000
 
-/* Buffer size of a field of a row struct (sizeof does not evaluate). */
-#define CAP(type, field) sizeof(((struct type *)0)->field)
 
 /*
  * The schema, one migration per element, applied in order. Never edit a
@@ -225,6 +223,9 @@ enum stmt {
 	ST_RELEASE,
 	ST_ROLLBACK_TO,
 	ST_USER_VERSION,
+	ST_UNIT_BEGIN,
+	ST_UNIT_RELEASE,
+	ST_UNIT_UNDO,
 	ST_PROCESSED_ADD,
 	ST_PROCESSED_HAS,
 	ST_PROCESSED_PRUNE,
@@ -304,6 +305,9 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_RELEASE] = "RELEASE store_step",
 	[ST_ROLLBACK_TO] = "ROLLBACK TO store_step",
 	[ST_USER_VERSION] = "PRAGMA user_version",
+	[ST_UNIT_BEGIN] = "SAVEPOINT unit",
+	[ST_UNIT_RELEASE] = "RELEASE unit",
+	[ST_UNIT_UNDO] = "ROLLBACK TO unit",
 	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
 	[ST_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
 	[ST_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
@@ -326,7 +330,7 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
 		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
 		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	/* Not message: store_table_set_message() owns it. */
+	/* Not message: sq_table_set_message() owns it. */
 	[ST_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
 		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
 		" WHERE id = ?5 AND version = ?6",
@@ -361,7 +365,7 @@ static const char *const sql_text[ST_COUNT] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	/* Each chat's head (its oldest pending row) if due at ?2 and not under
 	 * a live lease, oldest due first; leased until ?3. RETURNING order is
-	 * arbitrary: store_out_claim() sorts. */
+	 * arbitrary: sq_out_claim() sorts. */
 	[ST_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
 		"SELECT o.id FROM outbox AS o WHERE o.platform = ?1 AND o.aside_ms IS NULL"
 		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
@@ -460,9 +464,9 @@ static const char *const sql_text[ST_COUNT] = {
 		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
 };
 
-struct store {
-	sqlite3 *db;                   /* owned; closed by store_free() */
-	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by store_free() */
+struct store_backend {
+	sqlite3 *db;                   /* owned; closed by sq_free() */
+	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by sq_free() */
 	int locked;                    /* holds the process's writer lock (see writer_lock) */
 };
 
@@ -498,20 +502,23 @@ static void writer_init(void)
 	pthread_mutexattr_destroy(&a);
 }
 
-static void writer_acquire(struct store *s)
+static void writer_acquire(struct store_backend *s)
 {
 	pthread_once(&writer_once, writer_init);
 	pthread_mutex_lock(&writer_lock);
 	s->locked++;
 }
 
-static void writer_release(struct store *s)
+static void writer_release(struct store_backend *s)
 {
 	if (!s->locked)
 		return;
 	s->locked--;
 	pthread_mutex_unlock(&writer_lock);
 }
+
+static void sq_free(struct store_backend *s);
+static void sq_rollback(struct store_backend *s);
 
 /* ---- helpers ---- */
 
@@ -532,18 +539,6 @@ static int err_of(int src)
 	default:
 		return GB_ESTORE;
 	}
-}
-
-/* Is str a string that fits a buffer of cap bytes (empty allowed)? */
-static int fits(const char *str, size_t cap)
-{
-	return str && strnlen(str, cap) < cap;
-}
-
-/* Is str a non-empty string that fits a buffer of cap bytes? */
-static int id_ok(const char *str, size_t cap)
-{
-	return fits(str, cap) && str[0] != '\0';
 }
 
 /* uint64_t <-> SQLite's signed 64-bit integer, bit for bit. */
@@ -641,7 +636,7 @@ out:
  * The cached statement id, ready for binding. It must go back through
  * stmt_done() before the calling function returns.
  */
-static int stmt_get(struct store *s, enum stmt id, sqlite3_stmt **st)
+static int stmt_get(struct store_backend *s, enum stmt id, sqlite3_stmt **st)
 {
 	int src;
 	int rc = GB_OK;
@@ -689,7 +684,7 @@ static int step_done(sqlite3_stmt *st)
 }
 
 /* Run a cached statement that takes no parameters and returns no rows. */
-static int run(struct store *s, enum stmt id)
+static int run(struct store_backend *s, enum stmt id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = stmt_get(s, id, &st);
@@ -712,7 +707,7 @@ static int bound(int src)
  * A savepoint makes a multi-statement write atomic whether or not the
  * caller has a transaction open. *outer says whether it started one.
  */
-static int sp_begin(struct store *s, int *outer)
+static int sp_begin(struct store_backend *s, int *outer)
 {
 	int rc;
 
@@ -726,7 +721,7 @@ static int sp_begin(struct store *s, int *outer)
 }
 
 /* End the savepoint: keep its work when rc is GB_OK, else undo it. Returns rc or a commit error. */
-static int sp_end(struct store *s, int outer, int rc)
+static int sp_end(struct store_backend *s, int outer, int rc)
 {
 	if (rc)
 		run(s, ST_ROLLBACK_TO);
@@ -784,7 +779,7 @@ out:
 	return rc;
 }
 
-static int user_version(struct store *s, int *version)
+static int user_version(struct store_backend *s, int *version)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -807,7 +802,7 @@ out:
 }
 
 /* Bring the schema to SCHEMA_VERSION; an up-to-date file is only read. */
-static int migrate(struct store *s)
+static int migrate(struct store_backend *s)
 {
 	int version = 0;
 	int in_tx = 0;
@@ -845,13 +840,13 @@ static int migrate(struct store *s)
 	in_tx = 0;
 out:
 	if (in_tx)
-		store_rollback(s);
+		sq_rollback(s);
 	return rc;
 }
 
-int store_open(struct store **handle, const char *path)
+static int sq_open(struct store_backend **handle, const char *path)
 {
-	struct store *s = NULL;
+	struct store_backend *s = NULL;
 	int src;
 	int rc = GB_OK;
 
@@ -917,16 +912,16 @@ int store_open(struct store **handle, const char *path)
 	*handle = s;
 	s = NULL;
 out:
-	store_free(s);
+	sq_free(s);
 	return rc;
 }
 
-void store_background_checkpoints(int on)
+static void sq_background_checkpoints(int on)
 {
 	background_checkpoints = on;
 }
 
-int store_checkpoint(struct store *s, int *log_pages, int *copied)
+static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 {
 	int log = 0, done = 0, src;
 
@@ -941,7 +936,7 @@ int store_checkpoint(struct store *s, int *log_pages, int *copied)
 	return src == SQLITE_OK || (src & 0xff) == SQLITE_BUSY ? GB_OK : err_of(src);
 }
 
-void store_free(struct store *s)
+static void sq_free(struct store_backend *s)
 {
 	if (!s)
 		return;
@@ -954,7 +949,7 @@ void store_free(struct store *s)
 	free(s);
 }
 
-int store_ping(struct store *s)
+static int sq_ping(struct store_backend *s)
 {
 	int version = 0;
 	int rc = GB_OK;
@@ -970,7 +965,7 @@ out:
 }
 
 /* The version, or -1 when s is NULL or the file cannot be read. */
-int store_schema_version(struct store *s)
+static int sq_schema_version(struct store_backend *s)
 {
 	int version = -1;
 
@@ -979,7 +974,7 @@ int store_schema_version(struct store *s)
 	return version;
 }
 
-int store_begin(struct store *s)
+static int sq_begin(struct store_backend *s)
 {
 	int rc;
 
@@ -992,8 +987,8 @@ int store_begin(struct store *s)
 	return rc;
 }
 
-/* On an error the transaction may still be open: call store_rollback(). */
-int store_commit(struct store *s)
+/* On an error the transaction may still be open: call sq_rollback(). */
+static int sq_commit(struct store_backend *s)
 {
 	int rc;
 
@@ -1005,7 +1000,32 @@ int store_commit(struct store *s)
 	return rc;
 }
 
-void store_rollback(struct store *s)
+static int sq_unit_begin(struct store_backend *s)
+{
+	if (!s || sqlite3_get_autocommit(s->db))
+		return GB_EARGS; /* only inside a transaction */
+	return run(s, ST_UNIT_BEGIN);
+}
+
+static int sq_unit_end(struct store_backend *s, int ok)
+{
+	int rc = GB_OK;
+
+	if (!s)
+		return GB_EARGS;
+	/* a failed I/O or a full disk can end the whole transaction under us */
+	if (sqlite3_get_autocommit(s->db))
+		return GB_ESTORE;
+	if (!ok)
+		rc = run(s, ST_UNIT_UNDO);
+	if (!rc)
+		rc = run(s, ST_UNIT_RELEASE);
+	if (!rc && sqlite3_get_autocommit(s->db))
+		rc = GB_ESTORE;
+	return rc;
+}
+
+static void sq_rollback(struct store_backend *s)
 {
 	if (!s)
 		return;
@@ -1014,7 +1034,7 @@ void store_rollback(struct store *s)
 	writer_release(s);
 }
 
-int store_was_processed(struct store *s, const char *platform, const char *update_id)
+static int sq_was_processed(struct store_backend *s, const char *platform, const char *update_id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK, row = 0;
@@ -1037,7 +1057,7 @@ out:
 	return rc;
 }
 
-int store_mark_processed(struct store *s, const char *platform, const char *update_id)
+static int sq_mark_processed(struct store_backend *s, const char *platform, const char *update_id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -1068,7 +1088,7 @@ out:
  * before_ms for sure only if (S + 1) * 1000 <= before_ms, that is when
  * S < floor(before_ms / 1000).
  */
-int store_processed_prune(struct store *s, int64_t before_ms, int *n)
+static int sq_processed_prune(struct store_backend *s, int64_t before_ms, int *n)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t before_s = before_ms / 1000 - (before_ms % 1000 < 0);
@@ -1094,13 +1114,6 @@ out:
 
 /* ---- chats ---- */
 
-void store_chat_release(struct store_chat *c)
-{
-	if (!c)
-		return;
-	free(c->settings);
-	c->settings = NULL;
-}
 
 /*
  * Step st (a chat SELECT, bound by the caller) and read its row into c;
@@ -1130,7 +1143,7 @@ out:
 }
 
 /* Read the chat (platform, chat) into c; *found says whether it exists. */
-static int chat_find(struct store *s, const char *platform, const char *chat,
+static int chat_find(struct store_backend *s, const char *platform, const char *chat,
 		     struct store_chat *c, int *found)
 {
 	sqlite3_stmt *st = NULL;
@@ -1148,7 +1161,7 @@ static int chat_find(struct store *s, const char *platform, const char *chat,
 }
 
 /* A NULL or empty default_lang means "en". */
-int store_chat_get(struct store *s, const char *platform, const char *chat,
+static int sq_chat_get(struct store_backend *s, const char *platform, const char *chat,
 		   const char *default_lang, struct store_chat *c)
 {
 	sqlite3_stmt *st = NULL;
@@ -1188,7 +1201,7 @@ out:
 	return rc;
 }
 
-int store_chat_get_by_id(struct store *s, int64_t id, struct store_chat *c)
+static int sq_chat_get_by_id(struct store_backend *s, int64_t id, struct store_chat *c)
 {
 	sqlite3_stmt *st = NULL;
 	int found = 0;
@@ -1213,7 +1226,7 @@ out:
 }
 
 /* GB_ENOTFOUND if there is no chat c->id. A NULL settings is saved as "{}". */
-int store_chat_save(struct store *s, const struct store_chat *c)
+static int sq_chat_save(struct store_backend *s, const struct store_chat *c)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -1243,7 +1256,7 @@ out:
  * Bind (platform, a, b) to ?1..?3 of statement id and run it; *changes =
  * the rows it changed.
  */
-static int run_pair(struct store *s, enum stmt id, const char *platform, const char *a,
+static int run_pair(struct store_backend *s, enum stmt id, const char *platform, const char *a,
 		    const char *b, int *changes)
 {
 	sqlite3_stmt *st = NULL;
@@ -1269,7 +1282,7 @@ static int run_pair(struct store *s, enum stmt id, const char *platform, const c
  * before it reads anything): drop an empty `to`, rename `from` (a `to` still
  * there is a unique violation, GB_EEXISTS), move the pending outbox rows.
  */
-int store_chat_move(struct store *s, const char *platform, const char *from, const char *to)
+static int sq_chat_move(struct store_backend *s, const char *platform, const char *from, const char *to)
 {
 	int outer = 0;
 	int in_sp = 0;
@@ -1303,18 +1316,9 @@ out:
 
 /* ---- tables ---- */
 
-void store_table_release(struct store_table *t)
-{
-	if (!t)
-		return;
-	free(t->rules);
-	free(t->state);
-	t->rules = NULL;
-	t->state = NULL;
-}
 
 /* Run a SELECT of TABLE_COLS bound to key and read its row into t. */
-static int table_read(struct store *s, enum stmt id, int64_t key, struct store_table *t)
+static int table_read(struct store_backend *s, enum stmt id, int64_t key, struct store_table *t)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -1363,12 +1367,12 @@ out:
 	return rc;
 }
 
-int store_table_open_get(struct store *s, int64_t chat, struct store_table *t)
+static int sq_table_open_get(struct store_backend *s, int64_t chat, struct store_table *t)
 {
 	return table_read(s, ST_TABLE_OPEN_GET, chat, t);
 }
 
-int store_table_get(struct store *s, int64_t id, struct store_table *t)
+static int sq_table_get(struct store_backend *s, int64_t id, struct store_table *t)
 {
 	return table_read(s, ST_TABLE_GET, id, t);
 }
@@ -1383,7 +1387,7 @@ static int table_ok(const struct store_table *t)
  * GB_ENOTFOUND if chat t->chat does not exist; GB_EEXISTS if the chat
  * already has an open table and t is not STORE_OVER. NULL rules become "{}".
  */
-int store_table_insert(struct store *s, struct store_table *t)
+static int sq_table_insert(struct store_backend *s, struct store_table *t)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -1433,7 +1437,7 @@ out:
  * not exist (any more): either way t is stale. GB_EEXISTS when reopening a
  * finished table would give its chat two open tables.
  */
-int store_table_update(struct store *s, struct store_table *t)
+static int sq_table_update(struct store_backend *s, struct store_table *t)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -1470,7 +1474,7 @@ out:
 	return rc;
 }
 
-int store_table_set_message(struct store *s, int64_t table, const char *message)
+static int sq_table_set_message(struct store_backend *s, int64_t table, const char *message)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -1493,7 +1497,7 @@ out:
 	return rc;
 }
 
-int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
+static int sq_tables_count(struct store_backend *s, int64_t chat, int64_t since_ms, int open_only,
 		       int watch_only, int *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -1524,7 +1528,7 @@ out:
 	return rc;
 }
 
-int store_tables_of_user(struct store *s, const char *platform, const char *user, int64_t *out,
+static int sq_tables_of_user(struct store_backend *s, const char *platform, const char *user, int64_t *out,
 			int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -1562,7 +1566,7 @@ out:
 
 /* ---- seats ---- */
 
-int store_seats_get(struct store *s, int64_t table, struct store_seat *seats, int max, int *n)
+static int sq_seats_get(struct store_backend *s, int64_t table, struct store_seat *seats, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -1610,7 +1614,7 @@ out:
  * Atomic even outside a transaction. GB_EARGS for a negative or repeated
  * seat number; GB_ENOTFOUND if n > 0 and the table does not exist.
  */
-int store_seats_set(struct store *s, int64_t table, const struct store_seat *seats, int n)
+static int sq_seats_set(struct store_backend *s, int64_t table, const struct store_seat *seats, int n)
 {
 	sqlite3_stmt *st = NULL;
 	int outer = 0;
@@ -1675,7 +1679,7 @@ out:
  * actor may be "" (the game itself); NULL events_json is stored as "[]".
  * GB_ENOTFOUND if the table does not exist.
  */
-int store_move_append(struct store *s, int64_t table, int seq, const char *actor,
+static int sq_move_append(struct store_backend *s, int64_t table, int seq, const char *actor,
 		      const char *action, const char *events_json)
 {
 	sqlite3_stmt *st = NULL;
@@ -1703,7 +1707,7 @@ out:
 	return rc;
 }
 
-int store_move_count(struct store *s, int64_t table, int *count)
+static int sq_move_count(struct store_backend *s, int64_t table, int *count)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -1729,13 +1733,6 @@ out:
 
 /* ---- outbox ---- */
 
-void store_out_release(struct store_out *o)
-{
-	if (!o)
-		return;
-	free(o->payload);
-	o->payload = NULL;
-}
 
 /* Read a row of OUT_COLS into o (zeroed by the caller). */
 static int out_read(sqlite3_stmt *st, struct store_out *o)
@@ -1789,7 +1786,7 @@ static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *coun
  * A non-empty key first deletes the rows it replaces, in the same
  * savepoint as the insert.
  */
-int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
+static int sq_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
 		  const char *key, const char *payload, int64_t due_ms)
 {
 	sqlite3_stmt *st = NULL;
@@ -1866,7 +1863,7 @@ static int out_cmp(const void *pa, const void *pb)
  * never claim the same row. The savepoint undoes the leases if the rows
  * cannot be read back (a leased row nobody got would wait out its lease).
  */
-int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64_t lease_ms,
+static int sq_out_claim(struct store_backend *s, const char *platform, int64_t now_ms, int64_t lease_ms,
 		    struct store_out *outs, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -1919,7 +1916,7 @@ out:
 }
 
 /* Ordered by due time, then by id (the order they were queued). */
-int store_out_due(struct store *s, const char *platform, int64_t now_ms,
+static int sq_out_due(struct store_backend *s, const char *platform, int64_t now_ms,
 		  struct store_out *outs, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -1952,8 +1949,8 @@ out:
 	return rc;
 }
 
-int store_out_chat(struct store *s, const char *platform, const char *chat,
-		   struct store_out *outs, int max, int *n)
+static int sq_out_chat(struct store_backend *s, const char *platform, const char *chat,
+		       struct store_out *outs, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
 	int count = 0;
@@ -1989,7 +1986,7 @@ out:
  * Run statement id bound to (id, then an int64 and an int when given as
  * ?2, ?3); GB_ENOTFOUND when it changed no row.
  */
-static int out_change(struct store *s, enum stmt which, int64_t id, const int64_t *v2,
+static int out_change(struct store_backend *s, enum stmt which, int64_t id, const int64_t *v2,
 		      const int *v3)
 {
 	sqlite3_stmt *st = NULL;
@@ -2010,19 +2007,19 @@ static int out_change(struct store *s, enum stmt which, int64_t id, const int64_
 }
 
 /* GB_ENOTFOUND if there is no message id. A row set aside is removed too. */
-int store_out_done(struct store *s, int64_t id)
+static int sq_out_done(struct store_backend *s, int64_t id)
 {
 	return s ? out_change(s, ST_OUT_DONE, id, NULL, NULL) : GB_EARGS;
 }
 
-int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt)
+static int sq_out_retry(struct store_backend *s, int64_t id, int64_t due_ms, int count_attempt)
 {
 	int attempt = count_attempt != 0;
 
 	return s ? out_change(s, ST_OUT_RETRY, id, &due_ms, &attempt) : GB_EARGS;
 }
 
-int store_out_set_aside(struct store *s, int64_t id, const char *why)
+static int sq_out_set_aside(struct store_backend *s, int64_t id, const char *why)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2046,7 +2043,7 @@ out:
 }
 
 /* Rows claimed now are delayed too: they matter again only if retried. */
-int store_out_delay(struct store *s, const char *platform, const char *chat, int64_t until_ms)
+static int sq_out_delay(struct store_backend *s, const char *platform, const char *chat, int64_t until_ms)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2070,7 +2067,7 @@ out:
 	return rc;
 }
 
-int store_out_count(struct store *s, const char *platform, int *pending, int *aside,
+static int sq_out_count(struct store_backend *s, const char *platform, int *pending, int *aside,
 		    int64_t *oldest_due_ms)
 {
 	sqlite3_stmt *st = NULL;
@@ -2109,7 +2106,7 @@ out:
 /* ---- timers ---- */
 
 /* GB_ENOTFOUND if the table does not exist. */
-int store_timer_set(struct store *s, const struct store_timer *t)
+static int sq_timer_set(struct store_backend *s, const struct store_timer *t)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2135,7 +2132,7 @@ out:
 }
 
 /* Stepped to its end so the RETURNING write completes before the reset. */
-int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t due_ms,
+static int sq_timer_retry(struct store_backend *s, int64_t table, const char *kind, int64_t due_ms,
 		      int *attempts)
 {
 	sqlite3_stmt *st = NULL;
@@ -2174,7 +2171,7 @@ out:
 }
 
 /* Clearing a timer that is not set is not an error. */
-int store_timer_clear(struct store *s, int64_t table, const char *kind)
+static int sq_timer_clear(struct store_backend *s, int64_t table, const char *kind)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2195,7 +2192,7 @@ out:
 	return rc;
 }
 
-int store_tables_open_by_game(struct store *s, struct store_game_count *out, int max, int *n)
+static int sq_tables_open_by_game(struct store_backend *s, struct store_game_count *out, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK, row = 0;
@@ -2225,7 +2222,7 @@ out:
 	return rc;
 }
 
-int store_timer_drop(struct store *s, int64_t table, const char *kind, int64_t version)
+static int sq_timer_drop(struct store_backend *s, int64_t table, const char *kind, int64_t version)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2258,7 +2255,7 @@ static int timer_read(sqlite3_stmt *st, struct store_timer *t)
 }
 
 /* Ties on due_ms are broken by table, then kind, so the order is stable. */
-int store_timer_due(struct store *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
+static int sq_timer_due(struct store_backend *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -2296,7 +2293,7 @@ out:
 	return rc;
 }
 
-int store_timer_next(struct store *s, struct store_timer *t)
+static int sq_timer_next(struct store_backend *s, struct store_timer *t)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -2329,7 +2326,7 @@ out:
  * character boundary) becomes the user's name on all their rows in the chat.
  * GB_ENOTFOUND if the chat does not exist.
  */
-int store_stat_add(struct store *s, int64_t chat, const char *user, const char *name,
+static int sq_stat_add(struct store_backend *s, int64_t chat, const char *user, const char *name,
 		   const char *game, int win, int points)
 {
 	sqlite3_stmt *st = NULL;
@@ -2386,7 +2383,7 @@ out:
  * name and user id. With game NULL each user's rows are summed and the game
  * field is "".
  */
-int store_stats_get(struct store *s, int64_t chat, const char *game,
+static int sq_stats_get(struct store_backend *s, int64_t chat, const char *game,
 		    struct store_stat *stats, int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -2439,7 +2436,7 @@ out:
 
 /* ---- meta ---- */
 
-int store_meta_get(struct store *s, const char *key, char *buf, size_t cap)
+static int sq_meta_get(struct store_backend *s, const char *key, char *buf, size_t cap)
 {
 	sqlite3_stmt *st = NULL;
 	const char *text = NULL;
@@ -2479,7 +2476,7 @@ out:
 	return rc;
 }
 
-int store_meta_set(struct store *s, const char *key, const char *value)
+static int sq_meta_set(struct store_backend *s, const char *key, const char *value)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2502,15 +2499,8 @@ out:
 
 /* ---- the move log, read back ---- */
 
-void store_move_release(struct store_move *m)
-{
-	if (!m)
-		return;
-	free(m->events);
-	m->events = NULL;
-}
 
-int store_moves_get(struct store *s, int64_t table, int after_seq, struct store_move *moves,
+static int sq_moves_get(struct store_backend *s, int64_t table, int after_seq, struct store_move *moves,
 		    int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -2562,18 +2552,7 @@ out:
 
 /* ---- a table's terms ---- */
 
-/* Is seed 64 lowercase hex digits? */
-static int seed_hex_ok(const char *seed)
-{
-	size_t i;
-
-	for (i = 0; seed[i]; i++)
-		if (!((seed[i] >= '0' && seed[i] <= '9') || (seed[i] >= 'a' && seed[i] <= 'f')))
-			return 0;
-	return i == 64;
-}
-
-int store_terms_set(struct store *s, int64_t table, const struct store_terms *t)
+static int sq_terms_set(struct store_backend *s, int64_t table, const struct store_terms *t)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2596,7 +2575,7 @@ out:
 	return rc;
 }
 
-int store_terms_get(struct store *s, int64_t table, struct store_terms *t)
+static int sq_terms_get(struct store_backend *s, int64_t table, struct store_terms *t)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -2628,7 +2607,7 @@ out:
 
 /* ---- coins ---- */
 
-int store_coins_move(struct store *s, int64_t chat, const struct store_coin_move *m)
+static int sq_coins_move(struct store_backend *s, int64_t chat, const struct store_coin_move *m)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = GB_OK;
@@ -2665,7 +2644,7 @@ out:
 	return rc;
 }
 
-int store_coins_balance(struct store *s, int64_t chat, const char *account, int64_t *balance,
+static int sq_coins_balance(struct store_backend *s, int64_t chat, const char *account, int64_t *balance,
 			int *rows)
 {
 	sqlite3_stmt *st = NULL;
@@ -2697,7 +2676,7 @@ out:
 	return rc;
 }
 
-int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct store_balance *out,
+static int sq_coins_top(struct store_backend *s, int64_t chat, const char *prefix, struct store_balance *out,
 		    int max, int *n)
 {
 	sqlite3_stmt *st = NULL;
@@ -2744,7 +2723,7 @@ out:
 }
 
 /* Run one audit query; a row found is a broken invariant, described in why. */
-static int audit_one(struct store *s, enum stmt id, int64_t chat, const char *what, char *why,
+static int audit_one(struct store_backend *s, enum stmt id, int64_t chat, const char *what, char *why,
 		     size_t cap)
 {
 	sqlite3_stmt *st = NULL;
@@ -2766,7 +2745,7 @@ static int audit_one(struct store *s, enum stmt id, int64_t chat, const char *wh
 	return rc;
 }
 
-int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap)
+static int sq_coins_audit(struct store_backend *s, int64_t chat, char *why, size_t cap)
 {
 	int rc = GB_OK;
 
@@ -2788,3 +2767,64 @@ int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap)
 out:
 	return rc;
 }
+
+const struct store_ops store_sqlite_ops = {
+	.name = "sqlite",
+	.one_writer = 1,
+	.open = sq_open,
+	.close = sq_free,
+	.background_checkpoints = sq_background_checkpoints,
+	.checkpoint = sq_checkpoint,
+	.ping = sq_ping,
+	.schema_version = sq_schema_version,
+	.begin = sq_begin,
+	.commit = sq_commit,
+	.rollback = sq_rollback,
+	.unit_begin = sq_unit_begin,
+	.unit_end = sq_unit_end,
+	.was_processed = sq_was_processed,
+	.mark_processed = sq_mark_processed,
+	.processed_prune = sq_processed_prune,
+	.chat_get = sq_chat_get,
+	.chat_get_by_id = sq_chat_get_by_id,
+	.chat_save = sq_chat_save,
+	.chat_move = sq_chat_move,
+	.table_open_get = sq_table_open_get,
+	.table_get = sq_table_get,
+	.table_insert = sq_table_insert,
+	.table_update = sq_table_update,
+	.table_set_message = sq_table_set_message,
+	.tables_count = sq_tables_count,
+	.tables_of_user = sq_tables_of_user,
+	.seats_get = sq_seats_get,
+	.seats_set = sq_seats_set,
+	.move_append = sq_move_append,
+	.move_count = sq_move_count,
+	.out_add = sq_out_add,
+	.out_claim = sq_out_claim,
+	.out_due = sq_out_due,
+	.out_chat = sq_out_chat,
+	.out_done = sq_out_done,
+	.out_retry = sq_out_retry,
+	.out_set_aside = sq_out_set_aside,
+	.out_delay = sq_out_delay,
+	.out_count = sq_out_count,
+	.timer_set = sq_timer_set,
+	.timer_retry = sq_timer_retry,
+	.timer_clear = sq_timer_clear,
+	.tables_open_by_game = sq_tables_open_by_game,
+	.timer_drop = sq_timer_drop,
+	.timer_due = sq_timer_due,
+	.timer_next = sq_timer_next,
+	.stat_add = sq_stat_add,
+	.stats_get = sq_stats_get,
+	.meta_get = sq_meta_get,
+	.meta_set = sq_meta_set,
+	.moves_get = sq_moves_get,
+	.terms_set = sq_terms_set,
+	.terms_get = sq_terms_get,
+	.coins_move = sq_coins_move,
+	.coins_balance = sq_coins_balance,
+	.coins_top = sq_coins_top,
+	.coins_audit = sq_coins_audit,
+};

@@ -4,10 +4,12 @@
  * The store knows chats, tables, seats, a move log, processed updates, an
  * outbox, timers, stats and a few durable facts of the adapters (meta); it
  * knows no platform and no game rules (states, settings and payloads are
- * opaque JSON text to it). The SQLite backend
- * (store/sqlite.c) uses WAL, foreign keys, a busy timeout and a versioned
- * schema migrated at open. Every statement is prepared; no SQL is ever built
- * from data.
+ * opaque JSON text to it). Two databases stand behind the same functions,
+ * chosen at open (store/store.c): SQLite (store/sqlite.c, the embedded
+ * default: WAL, foreign keys, a busy timeout) and PostgreSQL (store/pg.c,
+ * for several instances sharing one database). Both keep a versioned
+ * schema migrated at open. Every statement is prepared; no SQL is ever
+ * built from data.
  *
  * Transactions: the bot runs each command between store_begin() and
  * store_commit() (or store_rollback() on any error), so a command's state,
@@ -41,11 +43,14 @@
 struct store;
 
 /*
- * Open (creating it and its parent folder if needed) the SQLite database at
- * path and migrate it to the current schema. On success *out is a new
- * handle the caller owns: close it with store_free().
+ * Open the database named by target and migrate it to the current schema:
+ * a URL starting with postgres:// or postgresql:// is a PostgreSQL
+ * database (libpq's connection URI); anything else is the path of a SQLite
+ * file, created with its parent folder if needed. On success *out is a new
+ * handle the caller owns: close it with store_free(). A handle belongs to
+ * one thread at a time.
  */
-int store_open(struct store **out, const char *path);
+int store_open(struct store **out, const char *target);
 
 /*
  * For a long-running service: handles opened after store_background_checkpoints(1)
@@ -71,10 +76,34 @@ int store_ping(struct store *s);
 /* Schema version now in the file. */
 int store_schema_version(struct store *s);
 
-/* BEGIN IMMEDIATE; COMMIT; ROLLBACK (rollback is safe without a transaction). */
+/*
+ * Begin a transaction; commit it; roll it back (rollback is safe without a
+ * transaction). SQLite queues the writers (BEGIN IMMEDIATE); PostgreSQL
+ * runs them side by side (READ COMMITTED), the compare-and-swap of
+ * store_table_update() and row locks keeping them apart, and may answer
+ * GB_ECONFLICT for a deadlock it broke: roll back and try again.
+ */
+/*
+ * Does the database take one writer at a time (SQLite, unlike
+ * PostgreSQL)? Then commands of a process ready to write together are
+ * best written in one transaction (the router's group commit).
+ */
+int store_one_writer(struct store *s);
+
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
+
+/*
+ * Inside a transaction, mark the start of one unit of work
+ * (store_unit_begin) and end it (store_unit_end): keep its writes when ok,
+ * undo just them otherwise. Several commands share one transaction this
+ * way (group commit) without one's failure undoing another's. GB_ESTORE
+ * from store_unit_end when the whole transaction was lost (the database
+ * itself failed): then nothing of it is kept.
+ */
+int store_unit_begin(struct store *s);
+int store_unit_end(struct store *s, int ok);
 
 /* Has this platform update been processed? GB_EDUP if it was, GB_OK if not (reads only). */
 int store_was_processed(struct store *s, const char *platform, const char *update_id);

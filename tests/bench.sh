@@ -8,7 +8,8 @@
 # already there, so that a long run can be resumed or its rows run apart
 # (`gamebot arena` gives the same numbers whatever --threads).
 # BENCH_ROWS=arena or BENCH_ROWS=service runs only those rows; the service
-# rows are the programs of tests/bench/ (commit latency under load, ...).
+# rows are the programs of tests/bench/ (commit latency under load, ...,
+# one SQLite instance against 1, 2 and 3 on PostgreSQL).
 set -eu
 BIN=${1:-bin/gamebot}
 SCALE=${BENCH_SCALE:-1}
@@ -124,6 +125,8 @@ service_rows() {
 	dir=${BENCH_BIN_DIR:-build/bench}
 	"$dir/load" || true
 	"$dir/telegram" || true
+	# one SQLite instance, then 1, 2 and 3 sharing a PostgreSQL server started for the row
+	GAMEBOT_BIN=$BIN GAMEBOT_TEST_PG_FSYNC=on sh tests/pg.sh "$dir/scaleout" || true
 }
 
 case ${BENCH_ROWS:-all} in

@@ -821,13 +821,13 @@ static void test_callbreak_one_person_three_computers(void **state)
 	table_get(w, id, &t);
 	assert_string_equal(t.message, w->table_msg);
 	store_table_release(&t);
-	drain(w, 3000);
+	drain(w, 10000);
 	n0 = fake_dc_count(w->fake, "POST", "/webhooks/");
 	assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
 	assert_int_equal(answer_type(a), 7);
 	json_decref(a);
 	/* the "started" line and the hand dealt to alice: follow-ups of her press, the hand ephemeral */
-	assert_int_equal(fake_dc_wait(w->fake, "POST", "/webhooks/" APP "/", n0 + 2, 3000), n0 + 2);
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/webhooks/" APP "/", n0 + 2, 10000), n0 + 2);
 	{
 		json_t *f0 = fake_dc_nth(w->fake, "POST", "/webhooks/", n0, NULL, 0);
 		json_t *f1 = fake_dc_nth(w->fake, "POST", "/webhooks/", n0 + 1, NULL, 0);
@@ -1200,7 +1200,7 @@ static void test_table_edited_through_original_then_by_id(void **state)
 				 GB_OK);
 		outbox_wake(w->outbox);
 	}
-	assert_int_equal(fake_dc_wait(w->fake, "PATCH", "/webhooks/", 1, 3000), 1);
+	assert_int_equal(fake_dc_wait(w->fake, "PATCH", "/webhooks/", 1, 10000), 1);
 	body = fake_dc_last(w->fake, "PATCH", "/webhooks/", path, sizeof(path));
 	snprintf(want, sizeof(want), "/webhooks/" APP "/tok-%s/messages/@original", new_id);
 	assert_string_equal(path, want);
@@ -1228,7 +1228,7 @@ static void test_table_edited_through_original_then_by_id(void **state)
 				 GB_OK);
 		outbox_wake(w->outbox);
 	}
-	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 3000), 1);
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 10000), 1);
 	drain(w, 2000);
 	snprintf(want, sizeof(want), "/channels/" CHANNEL "/messages/%s", real);
 	assert_int_equal(fake_dc_count(w->fake, "PATCH", want), 1);
@@ -1256,7 +1256,7 @@ static void test_table_edited_through_original_then_by_id(void **state)
 				 GB_OK);
 		outbox_wake(w->outbox);
 	}
-	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 3000), 1);
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 10000), 1);
 	assert_int_equal(fake_dc_count(w->fake, "PATCH", "/webhooks/"), 1);
 	check_calls(w);
 }
@@ -1272,7 +1272,7 @@ static void test_outbox_waits_out_429(void **state)
 	t0 = bot_now_ms();
 	assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, 0, "", payload, t0), GB_OK);
 	outbox_wake(w->outbox);
-	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/", 2, 3000), 2);
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/", 2, 10000), 2);
 	assert_true(bot_now_ms() - t0 >= 300);
 	drain(w, 2000);
 	check_calls(w);
