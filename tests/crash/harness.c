@@ -808,8 +808,14 @@ static int check_seen(const char *platform, struct seen *v, int n, const int *at
 			    !strcmp(v[i].text, v[j].text)) {
 				for (int k = j + 1; k < i; k++)
 					if (!v[k].post && !strcmp(v[k].msg, v[i].msg) && strcmp(v[k].text, v[i].text)) {
-						fail("%s chat %s: message %s went back to an older board (calls %d, %d, %d)",
-						     platform, v[i].chat, v[i].msg, v[j].call, v[k].call, v[i].call);
+						fail("%s chat %s: message %s went back to an older board (calls %d, %d, %d; "
+						     "turns %lld:%d, %lld:%d, %lld:%d; kills between: %s, %s)\n%s\n--\n%s",
+						     platform, v[i].chat, v[i].msg, v[j].call, v[k].call, v[i].call,
+						     v[j].tagged ? (long long)v[j].table : -1LL, v[j].turn,
+						     v[k].tagged ? (long long)v[k].table : -1LL, v[k].turn,
+						     v[i].tagged ? (long long)v[i].table : -1LL, v[i].turn,
+						     kill_between(at, v[j].call, v[k].call) ? "yes" : "no",
+						     kill_between(at, v[k].call, v[i].call) ? "yes" : "no", v[j].text, v[k].text);
 						break;
 					}
 			}
