@@ -803,11 +803,17 @@ static int check_seen(const char *platform, struct seen *v, int n, const int *at
 			bool later = v[i].tagged && v[j].tagged &&
 				     (v[i].table > v[j].table || (v[i].table == v[j].table && v[i].turn > v[j].turn));
 
-			/* (a later turn may show the same board again: Bagh Chal repeats positions) */
-			if (!v[i].post && !v[j].post && !later && !strcmp(v[i].msg, v[j].msg) &&
-			    !strcmp(v[i].text, v[j].text)) {
+			/*
+			 * Only boards with buttons carry their turn: one without
+			 * (a computer to move, a game over) may legitimately come
+			 * back at a later turn (Snakes with everyone still waiting
+			 * for a six, Bagh Chal repeating a position).
+			 */
+			if (!v[i].post && !v[j].post && !later && v[i].tagged && v[j].tagged &&
+			    !strcmp(v[i].msg, v[j].msg) && !strcmp(v[i].text, v[j].text)) {
 				for (int k = j + 1; k < i; k++)
-					if (!v[k].post && !strcmp(v[k].msg, v[i].msg) && strcmp(v[k].text, v[i].text)) {
+					if (!v[k].post && v[k].tagged && !strcmp(v[k].msg, v[i].msg) &&
+					    strcmp(v[k].text, v[i].text)) {
 						fail("%s chat %s: message %s went back to an older board (calls %d, %d, %d; "
 						     "turns %lld:%d, %lld:%d, %lld:%d; kills between: %s, %s)\n%s\n--\n%s",
 						     platform, v[i].chat, v[i].msg, v[j].call, v[k].call, v[i].call,
