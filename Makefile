@@ -7,6 +7,8 @@
 #   make SANITIZE=address,undefined test   the same under ASan and UBSan
 #   make bench           the computer players' arena rows
 #   make check           layering and banned-call checks
+#   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
+#   make fuzz-smoke      the same for 60 s each (CI)
 #
 # Missing Debian packages are installed by config/deps.sh before anything is
 # compiled. Objects live under build/ (build/san-<list> for sanitized builds),
@@ -65,7 +67,7 @@ CRASH_BIN := $(BUILD)/crash/harness
 # `make crashtest` runs it at full size; CI passes a short size here.
 CRASHTEST_ARGS ?=
 
-.PHONY: all run test bench arena crashtest check clean
+.PHONY: all run test bench arena crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
 .SECONDARY:
 all: $(BIN)
 
@@ -117,7 +119,49 @@ check:
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@echo "check: ok"
 
+# Fuzzing: tests/fuzz/NAME.c is a libFuzzer target, tests/fuzz/NAME/ its seed
+# corpus. Built with clang under libFuzzer, ASan and UBSan into build/fuzz/
+# (library included), so the normal and sanitized builds are never touched.
+# Each target runs FUZZ_SECONDS on a scratch copy of its corpus (the
+# checked-in seeds stay small and readable); a crash stops the run with the
+# input saved as build/fuzz/run/NAME/crash-* and `make` failing.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_BUILD := build/fuzz
+FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := $(filter-out -O2 -MMD -MP,$(CFLAGS)) $(FUZZ_FLAGS) -MMD -MP
+# The Discord target reads the adapter's own file, so it exists only with it.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
+FUZZ_SRC := $(if $(wildcard adapters/discord.c),$(FUZZ_SRC),$(filter-out tests/fuzz/discord.c,$(FUZZ_SRC)))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_LIB := $(FUZZ_BUILD)/libgamebot.a
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz needs $(FUZZ_CC) with libFuzzer: apt-get install clang"; exit 1; }
+
+$(FUZZ_BUILD)/%.o: %.c | fuzz-cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: $(FUZZ_BIN)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
+
+fuzz-smoke: $(FUZZ_BIN)
+	@FUZZ_SECONDS=60 FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
+
 clean:
 	rm -rf build bin
 
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/tests/fuzz/%.d)
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_BIN:%=$(BUILD)/tests/bench/%.d) $(BUILD)/tests/crash/harness.d

@@ -68,7 +68,10 @@ struct bot *adapter_bot(const struct adapter_env *env)
 	t->bot.cfg = env->bot;
 	rc = store_open(&t->bot.store, env->db);
 	if (rc) {
-		gb_log("cannot open the store for a worker thread: %s", gb_strerror(rc));
+		const char *why = store_last_error();
+
+		gb_log("cannot open the store for a worker thread: %s",
+		       rc == GB_ESTORE && why[0] ? why : gb_strerror(rc));
 		free(t);
 		return NULL;
 	}

@@ -1137,6 +1137,8 @@ static void to_command(const struct tg_update *u, struct command *cmd)
 {
 	*cmd = u->cmd;
 	snprintf(cmd->reply, sizeof(cmd->reply), "%s", u->reply);
+	/* a 5xx (or, polling, no confirmation) makes Telegram send it again */
+	cmd->redelivered = true;
 	if (u->button || u->kind == TG_CHOSEN) {
 		/* the router refuses a press for another table or an earlier turn */
 		cmd->button_table = u->button_table;

@@ -36,6 +36,8 @@ struct command {
 	char update_id[STORE_ID_LEN];  /* platform delivery id for dedupe; "" = none */
 	int64_t now_ms;                /* when it arrived (epoch ms, or a virtual clock) */
 	bool internal;                 /* raised by the scheduler, not typed by anyone */
+	bool redelivered;              /* the platform sends it again until it is acknowledged
+	                                  (Telegram): when the store fails, nobody is told now */
 	/*
 	 * The platform's handle for answering this command in place (a
 	 * Telegram callback_query_id, a Discord interaction); "" = none.

@@ -26,6 +26,7 @@
 /* A timer that keeps failing is retried this often (with a doubling delay) and then dropped. */
 #define TIMER_TRIES 5
 #define TIMER_BACKOFF_MS 200
+#define TIMER_STORE_RETRY_MS 2000 /* longest wait between tries of a timer the store failed */
 
 /*
  * The command table. Fields:
@@ -180,6 +181,10 @@ int command_parse_text(struct command *cmd, const char *text)
 	if (len >= sizeof(cmd->args)) {
 		/* cut a long line between characters, not inside one (Devanagari is 3 bytes each) */
 		len = utf8_cut(p, len, sizeof(cmd->args) - 1);
+		/* the cut may fall in a run of blanks: trimmed is trimmed */
+		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r' ||
+				   p[len - 1] == '\n'))
+			len--;
 	}
 	memcpy(cmd->args, p, len);
 	cmd->args[len] = '\0';
@@ -1128,9 +1133,19 @@ int bot_handle(struct bot *b, const struct command *in)
 	/*
 	 * Tell a person what happened without touching any table: nothing was
 	 * changed. The scheduler's own commands have nobody to tell (a failing
-	 * timer is retried and logged by bot_run_timers()).
+	 * timer is retried and logged by bot_run_timers()). When the store
+	 * failed (locked past its timeout, disk full, read-only), a delivery
+	 * the platform sends again is not acknowledged: it gets its answer
+	 * then, and writing an alert now would only meet the same fault.
 	 */
-	if (rc && rc != GB_EDUP && !cmd->internal)
+	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
+		const char *why = store_last_error();
+
+		gb_log("chat %s:%s: /%s not done, nothing changed: %s", cmd->platform, cmd->chat,
+		       cmd->verb, rc == GB_ESTORE && why[0] ? why : gb_strerror(rc));
+	}
+	if (rc && rc != GB_EDUP && !cmd->internal &&
+	    !((rc == GB_ESTORE || rc == GB_ENOMEM) && cmd->redelivered))
 		queue_alert(b, cmd, rc == GB_ECONFLICT ? M_BUSY : M_INTERNAL);
 	{
 		char labels[96];
@@ -1190,16 +1205,28 @@ out:
 	ctx_release(&c);
 }
 
-/* A timer whose command failed: try again later, and give up after TIMER_TRIES. */
+/*
+ * A timer whose command failed: try again later, and give up after
+ * TIMER_TRIES (never for a store failure that passes).
+ */
 static void timer_failed(struct bot *b, const struct store_timer *tm, const struct command *cmd,
 			 int64_t now_ms, int err)
 {
 	int attempts = 0;
 	int64_t delay = (int64_t)TIMER_BACKOFF_MS << (tm->attempts < 10 ? tm->attempts : 10);
+	/*
+	 * The store failing in a way that clears by itself (locked past its
+	 * timeout, disk full) is not the timer's doing: such a timer is tried
+	 * again, at most TIMER_STORE_RETRY_MS apart, and never given up (a
+	 * computer's turn dropped would leave its table stuck).
+	 */
+	bool store_fault = err == GB_ESTORE && store_last_error_transient();
 
+	if (store_fault && delay > TIMER_STORE_RETRY_MS)
+		delay = TIMER_STORE_RETRY_MS;
 	if (store_timer_retry(b->store, tm->table, tm->kind, now_ms + delay, &attempts))
 		return; /* the store itself is failing: the timer stays due and is tried again */
-	if (attempts < TIMER_TRIES)
+	if (store_fault || attempts < TIMER_TRIES)
 		return;
 	store_timer_clear(b->store, tm->table, tm->kind);
 	gb_log("timer %s of table %lld in chat %s:%s given up after %d tries: %s", tm->kind,

@@ -4,8 +4,9 @@
  * One struct store_backend is one connection plus its prepared statements. The file
  * runs in WAL mode with synchronous=NORMAL (a commit survives a crash of the
  * process; a power cut may lose the last commits but never corrupts the
- * file), foreign keys on and a 5 s busy timeout, so several handles (threads
- * or processes) can share one file: readers never wait, writers queue.
+ * file), foreign keys on and a 5 s busy timeout (STORE_BUSY_TIMEOUT_MS), so
+ * several handles (threads or processes) can share one file: readers never
+ * wait, writers queue.
  *
  * Schema: the version lives in PRAGMA user_version. migrations[] is the
  * ordered list of schema changes; sq_open() applies the missing ones in a
@@ -68,7 +69,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#define BUSY_TIMEOUT_MS 5000
+/* Writers' wait for another process's lock (store_busy_timeout_set()). */
+static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
+
+/* The last failure's message, per thread (store_last_error()), and whether it clears by itself. */
+static _Thread_local char last_error[200];
+static _Thread_local int last_transient;
 
 
 /*
@@ -664,6 +670,25 @@ static void stmt_done(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 }
 
+/*
+ * Keep what SQLite said about a failure of db that is not the caller's
+ * doing (a constraint is a normal answer), for store_last_error().
+ */
+static void note_failure(sqlite3 *db, int src)
+{
+	int rc = err_of(src);
+
+	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
+		int primary = src & 0xff;
+
+		snprintf(last_error, sizeof(last_error), "%s (SQLite code %d)",
+			 db ? sqlite3_errmsg(db) : sqlite3_errstr(src), src);
+		last_transient = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ||
+				 primary == SQLITE_FULL || primary == SQLITE_READONLY ||
+				 primary == SQLITE_IOERR;
+	}
+}
+
 /* Step st once: GB_OK and *row 1 for a row, 0 when done; or the error. */
 static int step(sqlite3_stmt *st, int *row)
 {
@@ -672,6 +697,7 @@ static int step(sqlite3_stmt *st, int *row)
 	*row = src == SQLITE_ROW;
 	if (src == SQLITE_ROW || src == SQLITE_DONE)
 		return GB_OK;
+	note_failure(sqlite3_db_handle(st), src);
 	return err_of(src);
 }
 
@@ -866,11 +892,25 @@ static int sq_open(struct store_backend **handle, const char *path)
 	src = sqlite3_open_v2(path, &s->db,
 			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (src != SQLITE_OK) {
+		note_failure(s->db, src);
 		rc = s->db ? GB_ESTORE : GB_ENOMEM;
 		goto out;
 	}
+	/*
+	 * SQLite quietly opens a file it may not write read-only, and such a
+	 * handle stays read-only when the file becomes writable again. Refuse
+	 * it instead, before the write-ahead log and its index are made
+	 * (they would take the file's read-only mode and outlive the fault):
+	 * the caller opens again later and gets a handle that can write.
+	 */
+	if (sqlite3_db_readonly(s->db, "main") == 1) {
+		snprintf(last_error, sizeof(last_error), "%s: the database file is read-only", path);
+		last_transient = 1;
+		rc = GB_ESTORE;
+		goto out;
+	}
 	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(s->db, busy_timeout_ms);
 	/*
 	 * Threads of this process opening a new file together take turns
 	 * (the writer lock); another process doing the same may still hold
@@ -888,6 +928,7 @@ static int sq_open(struct store_backend **handle, const char *path)
 		sqlite3_sleep(20);
 	}
 	if (src != SQLITE_OK) {
+		note_failure(s->db, src);
 		writer_release(s);
 		rc = err_of(src);
 		goto out;
@@ -972,6 +1013,21 @@ static int sq_schema_version(struct store_backend *s)
 	if (s && user_version(s, &version) != GB_OK)
 		version = -1;
 	return version;
+}
+
+const char *store_last_error(void)
+{
+	return last_error;
+}
+
+int store_last_error_transient(void)
+{
+	return last_transient;
+}
+
+void store_busy_timeout_set(int ms)
+{
+	busy_timeout_ms = ms < 0 ? 0 : ms;
 }
 
 static int sq_begin(struct store_backend *s)

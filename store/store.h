@@ -48,7 +48,8 @@ struct store;
  * database (libpq's connection URI); anything else is the path of a SQLite
  * file, created with its parent folder if needed. On success *out is a new
  * handle the caller owns: close it with store_free(). A handle belongs to
- * one thread at a time.
+ * one thread at a time. A SQLite file that cannot be written is GB_ESTORE
+ * (store_last_error() says so), not a handle that would fail every write.
  */
 int store_open(struct store **out, const char *target);
 
@@ -75,6 +76,34 @@ int store_ping(struct store *s);
 
 /* Schema version now in the file. */
 int store_schema_version(struct store *s);
+
+/*
+ * What the database said about the last failure (GB_ESTORE, GB_ENOMEM)
+ * of a handle used by the calling thread ("database is locked", "database
+ * or disk is full", "attempt to write a readonly database"), for the log
+ * line that reports it; "" when none was recorded (the SQLite backend
+ * records its failures). Handles belong to one thread at a time, so this
+ * is the failure of the handle just used.
+ */
+const char *store_last_error(void);
+
+/*
+ * Was that last failure one that clears by itself - the write lock held
+ * past the busy timeout, a full disk, a file that cannot be written, an
+ * I/O error - rather than one of the data (a constraint, a trigger, a
+ * damaged row)? 1 or 0; 0 when none was recorded. What failed that way
+ * is worth trying again for as long as it lasts.
+ */
+int store_last_error_transient(void);
+
+/*
+ * How long a SQLite writer waits for another process's write lock before
+ * the call fails with GB_ESTORE ("database is locked"): STORE_BUSY_TIMEOUT_MS
+ * unless changed here; applies to handles opened afterwards. For tests
+ * that meet a held lock without waiting the full time.
+ */
+#define STORE_BUSY_TIMEOUT_MS 5000
+void store_busy_timeout_set(int ms);
 
 /*
  * Begin a transaction; commit it; roll it back (rollback is safe without a
