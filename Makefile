@@ -62,8 +62,12 @@ LIB := $(BUILD)/libgamebot.a
 # Benchmark programs: tests/bench/NAME.c -> $(BUILD)/bench/NAME
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# The crash harness: tests/crash/harness.c -> $(BUILD)/crash/harness
+CRASH_BIN := $(BUILD)/crash/harness
+# `make crashtest` runs it at full size; CI passes a short size here.
+CRASHTEST_ARGS ?=
 
-.PHONY: all run test bench arena check clean fuzz fuzz-smoke fuzz-build fuzz-cc
+.PHONY: all run test bench arena crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
 .SECONDARY:
 all: $(BIN)
 
@@ -87,6 +91,10 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(TEST_HELP_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(LDLIBS)
 
+$(BUILD)/crash/%: $(BUILD)/tests/crash/%.o $(TEST_HELP_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(LDLIBS)
+
 run: $(BIN)
 	$(BIN) serve
 
@@ -95,6 +103,11 @@ test: $(BIN) $(TEST_BIN)
 
 bench arena: $(BIN) $(BENCH_BIN)
 	BENCH_BIN_DIR=$(BUILD)/bench sh tests/bench.sh $(BIN)
+
+# The service SIGKILLed at random while 200 chats play, then every promise
+# checked (tests/crash/harness.c); prints its seed and counts.
+crashtest: $(BIN) $(CRASH_BIN)
+	$(CRASH_BIN) --bin $(BIN) $(CRASHTEST_ARGS)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
 # is the composition root). games/ also does no I/O.
@@ -151,4 +164,4 @@ clean:
 	rm -rf build bin
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/tests/fuzz/%.d)
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/crash/harness.d

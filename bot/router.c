@@ -321,6 +321,51 @@ static void utf8_clean(char *s, size_t cap)
 	sb_release(&sb);
 }
 
+/*
+ * A character that has no place in a name or an argument: C0 and C1
+ * controls, DEL, line and paragraph separators, and the invisible format
+ * characters that reorder or hide what follows them (bidi overrides and
+ * isolates, marks, zero-width spaces and joiners, the BOM). In a board
+ * they would break a line or turn the rest of it around.
+ */
+static bool unprintable(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0x200b && c <= 0x200f) ||
+	       (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) || c == 0xfeff;
+}
+
+/*
+ * In the valid UTF-8 field s: drop the unprintable characters (with =
+ * NULL), or replace each with the one byte *with; returns how many printable
+ * characters remain. The zero-width joiner stays between two visible
+ * characters, where emoji sequences need it.
+ */
+static int printable_only(char *s, const char *with)
+{
+	char *w = s;
+	const char *r = s;
+	int kept = 0;
+
+	while (*r) {
+		uint32_t c;
+		size_t n = utf8_decode(r, &c);
+
+		if (!n)
+			n = 1;
+		if (unprintable(c) && !(c == 0x200d && w > s && r[n] && !with)) {
+			if (with)
+				*w++ = *with;
+		} else {
+			memmove(w, r, n);
+			w += n;
+			kept++;
+		}
+		r += n;
+	}
+	*w = '\0';
+	return kept;
+}
+
 json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char *text)
 {
 	json_t *r = json_object();
@@ -1120,6 +1165,11 @@ int bot_handle(struct bot *b, const struct command *in)
 	utf8_clean(clean.user_name, sizeof(clean.user_name));
 	utf8_clean(clean.verb, sizeof(clean.verb));
 	utf8_clean(clean.args, sizeof(clean.args));
+	/* names and arguments end up in boards and log lines: one line, read left to right */
+	if (!printable_only(clean.user_name, NULL))
+		snprintf(clean.user_name, sizeof(clean.user_name), "?");
+	printable_only(clean.args, " ");
+	printable_only(clean.verb, " ");
 	bc = lookup(cmd->verb);
 	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0)) {
 		const char *scope = NULL;
