@@ -100,46 +100,35 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		    const struct outbox_opts *o, int64_t now_ms)
 {
 	struct store_out rows[MAX_BATCH];
-	struct delivery d[MAX_BATCH];
 	int64_t held_until = 0;
 	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
-	bool one_tx;
 
 	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
 	if (rc)
 		return -rc;
-	/* deliver the whole batch first: no write transaction is held across a platform call */
 	for (int i = 0; i < n; i++) {
-		memset(&d[i], 0, sizeof(d[i]));
+		struct delivery d;
+
+		memset(&d, 0, sizeof(d));
 		if (held_until) {
 			/* the platform asked everyone to wait: the rest of the batch waits too */
-			d[i].result = DELIVERY_WAIT;
-			d[i].retry_ms = held_until - now_ms;
+			d.result = DELIVERY_WAIT;
+			d.retry_ms = held_until - now_ms;
 		} else {
-			a->deliver(self, s, &rows[i], &d[i]);
-			if (d[i].result == DELIVERY_WAIT && d[i].global)
-				held_until = now_ms + (d[i].retry_ms > 0 ? d[i].retry_ms : o->backoff_ms);
+			a->deliver(self, s, &rows[i], &d);
+			if (d.result == DELIVERY_WAIT && d.global)
+				held_until = now_ms + (d.retry_ms > 0 ? d.retry_ms : o->backoff_ms);
 		}
-	}
-	/* then record every outcome in one transaction (each on its own if that fails) */
-	one_tx = n > 1 && store_begin(s) == GB_OK;
-	for (int i = 0; i < n; i++) {
-		rc = settle(s, a, o, &rows[i], &d[i], now_ms);
-		if (rc && one_tx) {
-			store_rollback(s);
-			one_tx = false;
-			i = -1; /* start over, one row at a time */
-			continue;
-		}
+		/*
+		 * Recorded at once, row by row: a worker killed after a platform
+		 * accepted a message sends at most that one again (a platform
+		 * cannot be asked whether it already has it), never a whole batch.
+		 */
+		rc = settle(s, a, o, &rows[i], &d, now_ms);
 		if (rc)
 			/* the lease runs out and the row is claimed again: delivered at least once */
 			gb_log("outbox row %lld of %s chat %s: cannot record the delivery: %s",
 			       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
-	}
-	if (one_tx && store_commit(s)) {
-		store_rollback(s);
-		for (int i = 0; i < n; i++)
-			settle(s, a, o, &rows[i], &d[i], now_ms);
 	}
 	for (int i = 0; i < n; i++)
 		store_out_release(&rows[i]);

@@ -14,8 +14,9 @@
  *   - a permanent failure: set aside at once with one log line.
  * The store gives a chat's rows out one at a time in order and drops a
  * table edit superseded by a newer one, so a worker never reorders a chat.
- * The outcomes of a batch are recorded in one transaction after the whole
- * batch was delivered, so no write lock is held across a platform call.
+ * Each outcome is recorded as soon as its delivery is made (no write lock
+ * is held across a platform call), so a killed worker repeats at most the
+ * one message it had in hand.
  * A crashed worker's claims expire after lease_ms and are delivered again:
  * delivery is at least once, and adapters make repeats harmless where the
  * platform allows (an edit with the same text is a no-op).
