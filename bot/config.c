@@ -44,7 +44,7 @@ static const struct key keys[] = {
 	N(http_max_connections, "10000", 1000000),
 	N(http_per_ip_limit, "0", 1000000),
 	N(http_timeout, "10", 3600),
-	N(http_workers, "4", 64),
+	N(http_workers, "16", 64),
 	N(outbox_workers, "2", 8),
 	N(outbox_lease_seconds, "30", 3600),
 	N(processed_keep_days, "7", 3650),

@@ -36,7 +36,7 @@ struct config {
 	int http_max_connections;                  /* listener connection limit: 10000 */
 	int http_per_ip_limit;                     /* connections per client address, 0 = off */
 	int http_timeout;                          /* seconds before an idle or slow client is dropped: 10 */
-	int http_workers;                          /* threads running webhook handlers: 4 */
+	int http_workers;                          /* threads running webhook handlers: 16 (commands waiting together share a commit) */
 	int outbox_workers;                        /* delivery threads per platform: 2 */
 	int outbox_lease_seconds;                  /* a claim not ended by then (its instance died)
 	                                              is delivered again: 30 */

@@ -902,12 +902,6 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	c->replies = json_array();
 	if (!c->replies)
 		return GB_ENOMEM;
-	/* a repeated delivery is dropped before any work (commit() records it, race-safe) */
-	if (cmd->update_id[0]) {
-		rc = store_was_processed(b->store, cmd->platform, cmd->update_id);
-		if (rc)
-			return rc;
-	}
 	rc = store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &c->chat);
 	if (rc)
 		return rc;
@@ -1201,6 +1195,14 @@ int bot_handle(struct bot *b, const struct command *in)
 		int64_t t0;
 
 		rc = run_once(b, cmd, bc, &c);
+		/*
+		 * A repeated delivery: commit() finds its update id taken and
+		 * keeps nothing; one the command cannot even run for (a state
+		 * that cannot be read) is answered as a repeat all the same.
+		 */
+		if (rc && rc != GB_ECONFLICT && cmd->update_id[0] &&
+		    store_was_processed(b->store, cmd->platform, cmd->update_id) == GB_EDUP)
+			rc = GB_EDUP;
 		if (!rc)
 			rc = prepare(&c);
 		if (!rc) {
