@@ -1420,6 +1420,18 @@ static void post_channel(struct discord *d, struct store *s, const struct store_
 	const char *id;
 	int rc;
 
+	/*
+	 * The outbox row's id as the message's nonce, enforced: a row sent
+	 * again after a crash (its first answer never recorded) makes Discord
+	 * answer with the message it already made instead of a second one.
+	 */
+	{
+		char nonce[32];
+
+		snprintf(nonce, sizeof(nonce), "gb%lld", (long long)row->id);
+		json_object_set_new(body, "nonce", json_string(nonce));
+		json_object_set_new(body, "enforce_nonce", json_true());
+	}
 	sb_addf(&path, "/channels/%s/messages", row->chat);
 	dc_api(d, "POST", sb_str(&path), body, true, res);
 	id = json_string_value(json_object_get(res->body, "id"));

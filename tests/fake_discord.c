@@ -57,6 +57,13 @@ struct fake_dc {
 	struct original originals[FAKE_MAX_TOKENS];
 	int noriginals;
 	long long next_id;
+	/* channel messages posted with enforce_nonce: the same nonce in a channel is the same message */
+	struct {
+		char channel[64];
+		char nonce[32];
+		long long id;
+	} nonces[256];
+	int nnonces;
 };
 
 struct upload {
@@ -225,7 +232,26 @@ static enum MHD_Result success(struct fake_dc *f, struct MHD_Connection *conn, c
 		if (strcmp(method, "PATCH") == 0 && rest[0])
 			return respond(conn, 200, message(strtoll(rest, NULL, 10), channel, body));
 		pthread_mutex_lock(&f->lock);
-		id = f->next_id++;
+		id = 0;
+		if (json_is_true(json_object_get(body, "enforce_nonce")) &&
+		    json_is_string(json_object_get(body, "nonce"))) {
+			/* as Discord does: a nonce seen again in the channel answers the message it made */
+			const char *nonce = json_string_value(json_object_get(body, "nonce"));
+
+			for (int i = 0; i < f->nnonces && !id; i++)
+				if (!strcmp(f->nonces[i].channel, channel) && !strcmp(f->nonces[i].nonce, nonce))
+					id = f->nonces[i].id;
+			if (!id) {
+				id = f->next_id++;
+				if (f->nnonces < (int)(sizeof(f->nonces) / sizeof(f->nonces[0]))) {
+					snprintf(f->nonces[f->nnonces].channel, sizeof(f->nonces[0].channel), "%s", channel);
+					snprintf(f->nonces[f->nnonces].nonce, sizeof(f->nonces[0].nonce), "%s", nonce);
+					f->nonces[f->nnonces++].id = id;
+				}
+			}
+		} else {
+			id = f->next_id++;
+		}
 		pthread_mutex_unlock(&f->lock);
 		return respond(conn, 200, message(id, channel, body));
 	}

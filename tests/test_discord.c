@@ -1126,6 +1126,23 @@ static void test_delivery_faults(void **state)
 	assert_int_equal(fake_dc_count(w->fake, "POST", "/webhooks/"), 1);
 	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/" CHANNEL "/messages"), 1);
 	check_calls(w);
+	{
+		/*
+		 * The same row sent again (a worker killed before it recorded the
+		 * first answer): the same nonce, enforced, so Discord answers with
+		 * the message it already made.
+		 */
+		json_t *first = fake_dc_last(w->fake, "POST", "/channels/", path, sizeof(path)), *again;
+
+		assert_string_equal(json_string_value(json_object_get(first, "nonce")), "gb1");
+		assert_true(json_is_true(json_object_get(first, "enforce_nonce")));
+		json_decref(first);
+		discord_adapter.deliver(w->self, w->b.store, &row, &d);
+		assert_int_equal(d.result, DELIVERY_OK);
+		again = fake_dc_last(w->fake, "POST", "/channels/", path, sizeof(path));
+		assert_string_equal(json_string_value(json_object_get(again, "nonce")), "gb1");
+		json_decref(again);
+	}
 	/* a private word is never posted in the channel */
 	fake_dc_clear(w->fake);
 	snprintf(buf, sizeof(buf),
