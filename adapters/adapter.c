@@ -18,6 +18,7 @@
 #include "adapters/telegram.h"
 #include "adapters/discord.h"
 #include "bot/log.h"
+#include "games/strbuf.h"
 
 const struct adapter *const adapters[] = {
 	&console_adapter,
@@ -87,4 +88,42 @@ void adapter_bot_release(void)
 	t = pthread_getspecific(bot_key);
 	pthread_setspecific(bot_key, NULL);
 	thread_bot_free(t);
+}
+
+/* ---- the calling thread's libcurl handle ---- */
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static pthread_key_t curl_key;
+
+static void curl_handle_free(void *h)
+{
+	curl_easy_cleanup(h);
+}
+
+static void curl_key_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	pthread_key_create(&curl_key, curl_handle_free);
+}
+
+CURL *adapter_curl(void)
+{
+	CURL *c;
+
+	pthread_once(&curl_once, curl_key_init);
+	c = pthread_getspecific(curl_key);
+	if (!c) {
+		c = curl_easy_init();
+		if (c && pthread_setspecific(curl_key, c)) {
+			curl_easy_cleanup(c);
+			c = NULL;
+		}
+	}
+	return c;
+}
+
+size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf)
+{
+	sb_addn(strbuf, p, size * n);
+	return size * n;
 }

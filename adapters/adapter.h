@@ -17,6 +17,7 @@
 #ifndef GB_ADAPTER_H
 #define GB_ADAPTER_H
 
+#include <curl/curl.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -88,6 +89,17 @@ struct bot *adapter_bot(const struct adapter_env *env);
 
 /* Close the calling thread's bot now; a no-op when it has none. */
 void adapter_bot_release(void);
+
+/*
+ * The calling thread's libcurl handle, made on first use and kept so its
+ * connections to a platform's API stay open between calls; cleaned up when
+ * the thread exits. Callers curl_easy_reset() it before setting their
+ * options. NULL when out of memory.
+ */
+CURL *adapter_curl(void);
+
+/* A CURLOPT_WRITEFUNCTION appending what arrives to the struct strbuf in its WRITEDATA. */
+size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf);
 
 /* Every adapter the service knows, NULL-terminated. */
 extern const struct adapter *const adapters[];

@@ -1259,45 +1259,6 @@ static void dc_result_release(struct dc_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static pthread_key_t curl_key;
-
-static void curl_handle_free(void *h)
-{
-	curl_easy_cleanup(h);
-}
-
-static void curl_key_init(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pthread_key_create(&curl_key, curl_handle_free);
-}
-
-/*
- * The calling thread's libcurl handle, kept so its connection stays open
- * between calls; cleaned up when the thread exits. NULL when out of memory.
- */
-static CURL *thread_curl(void)
-{
-	CURL *c;
-
-	pthread_once(&curl_once, curl_key_init);
-	c = pthread_getspecific(curl_key);
-	if (!c) {
-		c = curl_easy_init();
-		if (c && pthread_setspecific(curl_key, c)) {
-			curl_easy_cleanup(c);
-			c = NULL;
-		}
-	}
-	return c;
-}
-
-static size_t sink(char *p, size_t size, size_t n, void *arg)
-{
-	sb_addn(arg, p, size * n);
-	return size * n;
-}
 
 /*
  * method path (below the API URL) with body (may be NULL), as the bot when
@@ -1307,7 +1268,7 @@ static size_t sink(char *p, size_t size, size_t n, void *arg)
 static void dc_api(const struct discord *d, const char *method, const char *path,
 		   const json_t *body, bool auth, struct dc_result *res)
 {
-	CURL *c = thread_curl();
+	CURL *c = adapter_curl();
 	struct curl_slist *h = NULL;
 	struct strbuf url = { 0 }, in = { 0 }, authz = { 0 };
 	char *text = NULL;
@@ -1333,7 +1294,7 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 	if (text)
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, adapter_curl_sink);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, DC_CALL_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);

@@ -647,46 +647,6 @@ static void tg_result_release(struct tg_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static pthread_key_t curl_key;
-
-static void curl_handle_free(void *h)
-{
-	curl_easy_cleanup(h);
-}
-
-static void curl_key_init(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pthread_key_create(&curl_key, curl_handle_free);
-}
-
-/*
- * The calling thread's libcurl handle: made on first use and kept, so its
- * connection to the API stays open between calls; cleaned up when the
- * thread exits. NULL when out of memory.
- */
-static CURL *thread_curl(void)
-{
-	CURL *c;
-
-	pthread_once(&curl_once, curl_key_init);
-	c = pthread_getspecific(curl_key);
-	if (!c) {
-		c = curl_easy_init();
-		if (c && pthread_setspecific(curl_key, c)) {
-			curl_easy_cleanup(c);
-			c = NULL;
-		}
-	}
-	return c;
-}
-
-static size_t sink(char *p, size_t size, size_t n, void *arg)
-{
-	sb_addn(arg, p, size * n);
-	return size * n;
-}
 
 static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 		    curl_off_t ulnow)
@@ -728,7 +688,7 @@ static void read_answer(const struct strbuf *sb, struct tg_result *res)
 static void tg_api(struct telegram *t, const char *method, const json_t *body, long timeout_s,
 		   const volatile int *abort_flag, struct tg_result *res)
 {
-	CURL *c = thread_curl();
+	CURL *c = adapter_curl();
 	struct curl_slist *h = NULL;
 	struct strbuf url = { 0 }, in = { 0 };
 	char *text = NULL;
@@ -745,7 +705,7 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	curl_easy_setopt(c, CURLOPT_URL, sb_str(&url));
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, adapter_curl_sink);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
