@@ -233,15 +233,25 @@ int serve_main(const struct config *cfg)
 	ho.workers = (unsigned)cfg->http_workers;
 	rc = http_start(&http, &ho);
 	if (rc) {
+		bool console_only = nrun == 1 && strcmp(run[0].a->name, "console") == 0;
+
 		if (rc == GB_EIO)
 			gb_log("cannot listen on %s: is another program using that port?", cfg->listen);
 		else
 			gb_log("cannot listen on %s: %s", cfg->listen, gb_strerror(rc));
-		goto out;
+		/* a service fails (its manager restarts it); a person at the console chat plays on */
+		if (!console_only)
+			goto out;
+		gb_log("the console chat goes on without the listener (no /healthz, no /metrics)");
+		rc = GB_OK;
 	}
 	metrics_set("gamebot_start_time_seconds", NULL, (double)bot_now_ms() / 1000.0);
-	gb_log("started: listening on %s (GET /healthz); adapters: %s", cfg->listen,
-	       names[0] ? names : "none (no platform token and no terminal: serving /healthz and timers)");
+	if (http)
+		gb_log("started: listening on %s (GET /healthz); adapters: %s", cfg->listen,
+		       names[0] ? names
+				: "none (no platform token and no terminal: serving /healthz and timers)");
+	else
+		gb_log("started: adapters: %s", names);
 	while (!stopping) {
 		int64_t now = bot_now_ms();
 		int fired = bot_run_timers(&b, now, BOT_TIMER_ALL);
