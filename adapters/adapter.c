@@ -19,6 +19,7 @@
 #include "adapters/discord.h"
 #include "bot/log.h"
 #include "games/strbuf.h"
+#include "games/utf8.h"
 
 const struct adapter *const adapters[] = {
 	&console_adapter,
@@ -126,4 +127,56 @@ size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf)
 {
 	sb_addn(strbuf, p, size * n);
 	return size * n;
+}
+
+/* ---- button data ---- */
+
+int button_data_encode(int64_t table, int turn, const char *cmd, size_t max, char *buf, size_t cap)
+{
+	int n;
+
+	if (!cmd || cmd[0] != '/' || !cmd[1] || cap <= max)
+		return GB_EARGS;
+	n = snprintf(buf, cap, "%lld:%d:%s", (long long)table, turn, cmd + 1);
+	if (n < 0 || (size_t)n > max) {
+		buf[0] = '\0';
+		return GB_EARGS;
+	}
+	return GB_OK;
+}
+
+/* A decimal number of at most 18 digits at *p; advances *p past it. */
+static bool read_num(const char **p, long long *out)
+{
+	const char *s = *p;
+	long long v = 0;
+	int digits = 0;
+
+	while (*s >= '0' && *s <= '9' && digits < 18) {
+		v = v * 10 + (*s - '0');
+		s++;
+		digits++;
+	}
+	if (!digits || (*s >= '0' && *s <= '9'))
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+int button_data_decode(const char *data, size_t max, int64_t *table, int *turn, const char **rest)
+{
+	const char *p = data;
+	long long t, n;
+
+	if (!data || strlen(data) > max)
+		return GB_EPARSE;
+	if (!read_num(&p, &t) || *p++ != ':' || !read_num(&p, &n) || *p++ != ':' || n > 1000000000)
+		return GB_EPARSE;
+	if (!*p || !utf8_valid(p))
+		return GB_EPARSE;
+	*table = t;
+	*turn = (int)n;
+	*rest = p;
+	return GB_OK;
 }

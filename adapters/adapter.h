@@ -101,6 +101,19 @@ CURL *adapter_curl(void);
 /* A CURLOPT_WRITEFUNCTION appending what arrives to the struct strbuf in its WRITEDATA. */
 size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf);
 
+/*
+ * Button data, the same on every platform: "TABLE:TURN:CMD", the command
+ * without its slash ("42:17:move 2"), table and turn in decimal, so the
+ * router can refuse a stale or forged press (bot.h button_table/_turn).
+ * button_data_encode() writes it into buf (cap bytes, more than max);
+ * GB_EARGS when it would be longer than max bytes (the platform's limit)
+ * or cmd does not start with "/". button_data_decode() reads data of at
+ * most max bytes: *rest gets what follows the turn (non-empty, valid
+ * UTF-8); GB_EPARSE when data is not of that shape.
+ */
+int button_data_encode(int64_t table, int turn, const char *cmd, size_t max, char *buf, size_t cap);
+int button_data_decode(const char *data, size_t max, int64_t *table, int *turn, const char **rest);
+
 /* Every adapter the service knows, NULL-terminated. */
 extern const struct adapter *const adapters[];
 

@@ -123,89 +123,42 @@ out:
 
 int dc_custom_id_encode(int64_t table, int turn, const char *cmd, char *buf, size_t cap)
 {
-	int n;
-
-	if (!cmd || cmd[0] != '/' || !cmd[1] || cap <= DC_CUSTOM_ID_MAX)
-		return GB_EARGS;
-	n = snprintf(buf, cap, "%lld:%d:%s", (long long)table, turn, cmd + 1);
-	if (n < 0 || n > DC_CUSTOM_ID_MAX) {
-		buf[0] = '\0';
-		return GB_EARGS;
-	}
-	return GB_OK;
-}
-
-/* A decimal number of at most 18 digits at *p; advances *p past it. */
-static bool read_num(const char **p, long long *out)
-{
-	const char *s = *p;
-	long long v = 0;
-	int digits = 0;
-
-	while (*s >= '0' && *s <= '9' && digits < 18) {
-		v = v * 10 + (*s - '0');
-		s++;
-		digits++;
-	}
-	if (!digits || (*s >= '0' && *s <= '9'))
-		return false;
-	*p = s;
-	*out = v;
-	return true;
+	return button_data_encode(table, turn, cmd, DC_CUSTOM_ID_MAX, buf, cap);
 }
 
 int dc_custom_id_decode(const char *id, int64_t *table, int *turn, char *cmd, size_t cap)
 {
-	const char *p = id;
-	long long t, n;
+	const char *rest;
+	int64_t t;
+	int n;
 	size_t len;
 
-	if (!id || strlen(id) > DC_CUSTOM_ID_MAX || cap < 2)
+	if (cap < 2 || button_data_decode(id, DC_CUSTOM_ID_MAX, &t, &n, &rest))
 		return GB_EPARSE;
-	if (!read_num(&p, &t) || *p++ != ':' || !read_num(&p, &n) || *p++ != ':' || n > 1000000000)
+	len = strlen(rest);
+	if (len + 2 > cap)
 		return GB_EPARSE;
-	len = strlen(p);
-	if (!len || len + 2 > cap || !utf8_valid(p))
-		return GB_EPARSE;
-	if (p[0] == '~') {
+	if (rest[0] == '~') {
 		cmd[0] = '\0'; /* a select menu: the command is the chosen value */
 	} else {
 		cmd[0] = '/';
-		memcpy(cmd + 1, p, len + 1);
+		memcpy(cmd + 1, rest, len + 1);
 	}
 	*table = t;
-	*turn = (int)n;
+	*turn = n;
 	return GB_OK;
-}
-
-/* How many bytes of s fit in max UTF-16 code units (Discord's measure). */
-static size_t utf16_cut(const char *s, size_t max)
-{
-	size_t units = 0, off = 0;
-
-	while (s[off]) {
-		uint32_t cp;
-		size_t n = utf8_decode(s + off, &cp);
-		size_t w = cp >= 0x10000 ? 2 : 1;
-
-		if (!n || units + w > max)
-			break;
-		units += w;
-		off += n;
-	}
-	return off;
 }
 
 /* s cut to max UTF-16 units, with an ellipsis when cut, appended to sb. */
 static void add_cut(struct strbuf *sb, const char *s, size_t max)
 {
-	size_t keep = utf16_cut(s, max);
+	size_t keep = utf8_cut_utf16(s, max);
 
 	if (!s[keep]) {
 		sb_add(sb, s);
 		return;
 	}
-	sb_addn(sb, s, utf16_cut(s, max - 1));
+	sb_addn(sb, s, utf8_cut_utf16(s, max - 1));
 	sb_add(sb, "…");
 }
 

@@ -217,54 +217,25 @@ out:
 
 int tg_callback_encode(int64_t table, int turn, const char *cmd, char *buf, size_t cap)
 {
-	int n;
-
-	if (!cmd || cmd[0] != '/' || !cmd[1] || cap < TG_CALLBACK_MAX + 1)
-		return GB_EARGS;
-	n = snprintf(buf, cap, "%lld:%d:%s", (long long)table, turn, cmd + 1);
-	if (n < 0 || n > TG_CALLBACK_MAX) {
-		buf[0] = '\0';
-		return GB_EARGS;
-	}
-	return GB_OK;
-}
-
-/* A decimal number of at most 18 digits at *p; advances *p past it. */
-static bool read_num(const char **p, long long *out)
-{
-	const char *s = *p;
-	long long v = 0;
-	int digits = 0;
-
-	while (*s >= '0' && *s <= '9' && digits < 18) {
-		v = v * 10 + (*s - '0');
-		s++;
-		digits++;
-	}
-	if (!digits || (*s >= '0' && *s <= '9'))
-		return false;
-	*p = s;
-	*out = v;
-	return true;
+	return button_data_encode(table, turn, cmd, TG_CALLBACK_MAX, buf, cap);
 }
 
 int tg_callback_decode(const char *data, int64_t *table, int *turn, char *cmd, size_t cap)
 {
-	const char *p = data;
-	long long t, n;
+	const char *rest;
+	int64_t t;
+	int n;
 	size_t len;
 
-	if (!data || strlen(data) > TG_CALLBACK_MAX)
+	if (button_data_decode(data, TG_CALLBACK_MAX, &t, &n, &rest))
 		return GB_EPARSE;
-	if (!read_num(&p, &t) || *p++ != ':' || !read_num(&p, &n) || *p++ != ':' || n > 1000000000)
-		return GB_EPARSE;
-	len = strlen(p);
-	if (!len || len + 2 > cap || !utf8_valid(p))
+	len = strlen(rest);
+	if (len + 2 > cap)
 		return GB_EPARSE;
 	cmd[0] = '/';
-	memcpy(cmd + 1, p, len + 1);
+	memcpy(cmd + 1, rest, len + 1);
 	*table = t;
-	*turn = (int)n;
+	*turn = n;
 	return GB_OK;
 }
 
@@ -284,23 +255,6 @@ void tg_html_escape(struct strbuf *sb, const char *text)
 		run = p + 1;
 	}
 	sb_add(sb, run);
-}
-
-size_t tg_utf16_cut(const char *s, size_t max)
-{
-	size_t units = 0, off = 0;
-
-	while (s[off]) {
-		uint32_t cp;
-		size_t n = utf8_decode(s + off, &cp);
-		size_t w = cp >= 0x10000 ? 2 : 1;
-
-		if (units + w > max)
-			break;
-		units += w;
-		off += n;
-	}
-	return off;
 }
 
 void tg_call_release(struct tg_call *c)
@@ -372,10 +326,10 @@ json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn)
 static char *message_text(const char *text, bool pre)
 {
 	struct strbuf sb = { 0 }, cut = { 0 };
-	size_t keep = tg_utf16_cut(text, TG_TEXT_MAX);
+	size_t keep = utf8_cut_utf16(text, TG_TEXT_MAX);
 
 	if (text[keep]) {
-		keep = tg_utf16_cut(text, TG_TEXT_MAX - 1);
+		keep = utf8_cut_utf16(text, TG_TEXT_MAX - 1);
 		sb_addn(&cut, text, keep);
 		sb_add(&cut, "…");
 		text = sb_str(&cut);
@@ -408,10 +362,10 @@ static json_t *answer_body(const char *reply, const char *text)
 	json_object_set_new(body, "callback_query_id", json_string(reply));
 	if (text && text[0]) {
 		struct strbuf sb = { 0 };
-		size_t keep = tg_utf16_cut(text, TG_ALERT_MAX);
+		size_t keep = utf8_cut_utf16(text, TG_ALERT_MAX);
 
 		if (text[keep]) {
-			keep = tg_utf16_cut(text, TG_ALERT_MAX - 1);
+			keep = utf8_cut_utf16(text, TG_ALERT_MAX - 1);
 			sb_addn(&sb, text, keep);
 			sb_add(&sb, "…");
 		} else {

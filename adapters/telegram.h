@@ -91,11 +91,6 @@ int tg_callback_decode(const char *data, int64_t *table, int *turn, char *cmd, s
 struct strbuf;
 void tg_html_escape(struct strbuf *sb, const char *text);
 
-/*
- * How many bytes of s to keep so that it is at most max UTF-16 units (what
- * Telegram counts), cut between characters.
- */
-size_t tg_utf16_cut(const char *s, size_t max);
 
 /* One Bot API call: a method and its JSON body. */
 struct tg_call {

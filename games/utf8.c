@@ -89,3 +89,20 @@ void utf8_copy(char *dst, size_t cap, const char *src, size_t len)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
+
+size_t utf8_cut_utf16(const char *s, size_t max)
+{
+	size_t units = 0, off = 0;
+
+	while (s[off]) {
+		uint32_t cp;
+		size_t n = utf8_decode(s + off, &cp);
+		size_t w = cp >= 0x10000 ? 2 : 1;
+
+		if (units + w > max)
+			break;
+		units += w;
+		off += n;
+	}
+	return off;
+}

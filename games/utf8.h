@@ -36,6 +36,12 @@ size_t utf8_decode(const char *s, uint32_t *cp);
  */
 size_t utf8_cut(const char *s, size_t len, size_t max);
 
+/*
+ * How many bytes of s to keep so that at most max UTF-16 code units remain
+ * (what Telegram and Discord count), cut between characters.
+ */
+size_t utf8_cut_utf16(const char *s, size_t max);
+
 /* Copy at most cap - 1 bytes of the len bytes of src into dst, cut between
  * characters, and NUL-terminate. cap must be at least 1. */
 void utf8_copy(char *dst, size_t cap, const char *src, size_t len);

@@ -27,6 +27,7 @@
 #include "adapters/http.h"
 #include "adapters/outbox.h"
 #include "adapters/telegram.h"
+#include "games/utf8.h"
 #include "bot/metrics.h"
 #include "bot/choices.h"
 #include "bot/config.h"
@@ -533,9 +534,9 @@ static void render_limits(void **state)
 	tg_call_release(&c);
 	sb_release(&sb);
 
-	assert_int_equal(tg_utf16_cut("ab🂡c", 3), 2);
-	assert_int_equal(tg_utf16_cut("ab🂡c", 4), 6);
-	assert_int_equal(tg_utf16_cut("ab🂡c", 99), 7);
+	assert_int_equal(utf8_cut_utf16("ab🂡c", 3), 2);
+	assert_int_equal(utf8_cut_utf16("ab🂡c", 4), 6);
+	assert_int_equal(utf8_cut_utf16("ab🂡c", 99), 7);
 
 	/* an alert is cut to 200 characters */
 	for (int i = 0; i < 300; i++)
