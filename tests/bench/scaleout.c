@@ -43,6 +43,7 @@
 
 #include "games/game.h"
 #include "store/store.h"
+#include "tests/bench/bench.h"
 #include "tests/fake_telegram.h"
 
 #define TOKEN "4242:bench-token"
@@ -52,76 +53,6 @@
 struct opts {
 	int seconds, chats, threads;
 };
-
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* ---- latency samples ---- */
-
-struct samples {
-	pthread_mutex_t lock;
-	double *v;
-	int n, cap;
-};
-
-static void sample(struct samples *s, double ms)
-{
-	pthread_mutex_lock(&s->lock);
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 4096;
-		double *v = realloc(s->v, (size_t)cap * sizeof(*v));
-
-		if (v) {
-			s->v = v;
-			s->cap = cap;
-		}
-	}
-	if (s->n < s->cap)
-		s->v[s->n++] = ms;
-	pthread_mutex_unlock(&s->lock);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double pct(struct samples *s, double p)
-{
-	if (!s->n)
-		return 0;
-	qsort(s->v, (size_t)s->n, sizeof(double), cmp_double);
-	return s->v[(int)(p * (s->n - 1))];
-}
-
-static size_t discard(char *p, size_t size, size_t n, void *arg)
-{
-	(void)p;
-	(void)arg;
-	return size * n;
-}
-
-static long post(CURL *c, struct curl_slist *h, const char *url, const char *body)
-{
-	long code = 0;
-
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	if (curl_easy_perform(c) == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	return code;
-}
 
 /* ---- instances ---- */
 
