@@ -4,6 +4,7 @@
  * share, and a condition variable wakes tests waiting for a call.
  */
 #include "fake_discord.h"
+#include "fake_upload.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -64,12 +65,6 @@ struct fake_dc {
 		long long id;
 	} nonces[256];
 	int nnonces;
-};
-
-struct upload {
-	char *buf;
-	size_t len;
-	bool too_big;
 };
 
 static void deadline_in(struct timespec *ts, long ms)
@@ -271,7 +266,7 @@ static enum MHD_Result success(struct fake_dc *f, struct MHD_Connection *conn, c
 }
 
 static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, const char *method,
-			      const char *path, struct upload *up)
+			      const char *path, struct fake_upload *up)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 	char token[256];
@@ -336,50 +331,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  size_t *data_size, void **con_cls)
 {
 	struct fake_dc *f = cls;
-	struct upload *up = *con_cls;
+	struct fake_upload *up = NULL;
 
 	(void)version;
-	if (!up) {
-		up = calloc(1, sizeof(*up));
-		if (!up)
-			return MHD_NO;
-		*con_cls = up;
-		return MHD_YES;
-	}
-	if (*data_size) {
-		if (up->len + *data_size > FAKE_MAX_BODY) {
-			up->too_big = true;
-		} else {
-			char *p = realloc(up->buf, up->len + *data_size + 1);
-
-			if (!p)
-				return MHD_NO;
-			up->buf = p;
-			memcpy(up->buf + up->len, data, *data_size);
-			up->len += *data_size;
-			up->buf[up->len] = '\0';
-		}
-		*data_size = 0;
-		return MHD_YES;
-	}
+	if (fake_upload_step(con_cls, data, data_size, FAKE_MAX_BODY, &up) != FAKE_UPLOAD_DONE)
+		return up ? MHD_YES : MHD_NO;
 	if (up->too_big)
 		return error_reply(conn, 413, "Request Entity Too Large", 0);
 	return answer(f, conn, method, url, up);
-}
-
-static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
-		    enum MHD_RequestTerminationCode toe)
-{
-	struct upload *up = *con_cls;
-
-	(void)cls;
-	(void)conn;
-	(void)toe;
-	if (up) {
-		free(up->buf);
-		free(up);
-		*con_cls = NULL;
-	}
 }
 
 int fake_dc_start(struct fake_dc **out, const char *bot_token)
@@ -400,7 +359,7 @@ int fake_dc_start(struct fake_dc **out, const char *bot_token)
 	f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 					MHD_USE_ERROR_LOG,
 				0, NULL, NULL, on_request, f, MHD_OPTION_SOCK_ADDR,
-				(struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
+				(struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, fake_upload_done, NULL,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30, MHD_OPTION_END);
 	if (!f->d) {
 		fake_dc_free(f);

@@ -6,6 +6,7 @@
  * new call).
  */
 #include "fake_telegram.h"
+#include "fake_upload.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -65,12 +66,6 @@ struct fake_tg {
 	int nupdates, capupdates;
 	long long next_update;
 	long long next_message;
-};
-
-struct upload {
-	char *buf;
-	size_t len;
-	bool too_big;
 };
 
 static void ms_sleep(long ms)
@@ -288,7 +283,7 @@ static json_t *result_of(struct fake_tg *f, const char *method, const json_t *bo
 }
 
 static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, const char *url,
-			      struct upload *up)
+			      struct fake_upload *up)
 {
 	char prefix[200], method[64];
 	size_t plen;
@@ -366,52 +361,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  size_t *data_size, void **con_cls)
 {
 	struct fake_tg *f = cls;
-	struct upload *up = *con_cls;
+	struct fake_upload *up = NULL;
 
 	(void)version;
-	if (!up) {
-		up = calloc(1, sizeof(*up));
-		if (!up)
-			return MHD_NO;
-		*con_cls = up;
-		return MHD_YES;
-	}
-	if (*data_size) {
-		if (up->len + *data_size > FAKE_MAX_BODY) {
-			up->too_big = true;
-		} else {
-			char *p = realloc(up->buf, up->len + *data_size + 1);
-
-			if (!p)
-				return MHD_NO;
-			up->buf = p;
-			memcpy(up->buf + up->len, data, *data_size);
-			up->len += *data_size;
-			up->buf[up->len] = '\0';
-		}
-		*data_size = 0;
-		return MHD_YES;
-	}
+	if (fake_upload_step(con_cls, data, data_size, FAKE_MAX_BODY, &up) != FAKE_UPLOAD_DONE)
+		return up ? MHD_YES : MHD_NO;
 	if (up->too_big)
 		return error_reply(conn, 413, "Request Entity Too Large", NULL);
 	if (strcmp(method, "POST") && strcmp(method, "GET"))
 		return error_reply(conn, 405, "Method Not Allowed", NULL);
 	return answer(f, conn, url, up);
-}
-
-static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
-		    enum MHD_RequestTerminationCode toe)
-{
-	struct upload *up = *con_cls;
-
-	(void)cls;
-	(void)conn;
-	(void)toe;
-	if (up) {
-		free(up->buf);
-		free(up);
-		*con_cls = NULL;
-	}
 }
 
 static int listen_on(struct fake_tg *f, int port)
@@ -426,7 +385,7 @@ static int listen_on(struct fake_tg *f, int port)
 				(uint16_t)port, NULL, NULL, on_request, f,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
-				MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
+				MHD_OPTION_NOTIFY_COMPLETED, fake_upload_done, NULL,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
 				MHD_OPTION_END);
 	if (!f->d)
