@@ -21,7 +21,6 @@
 #define MAX_ADAPTERS 8
 #define MAX_ROUTES 16
 #define PRUNE_EVERY_MS (10 * 60 * 1000)
-#define CHECKPOINT_EVERY_MS 500
 #define DAY_MS (24LL * 3600 * 1000)
 
 static volatile sig_atomic_t stopping;
@@ -151,10 +150,11 @@ int serve_main(const struct config *cfg)
 	struct outbox_opts oo;
 	struct metrics_ctx mctx = { .nplatforms = 0 };
 	struct bot b;
+	struct store_checkpointer *checkpointer = NULL;
 	struct sigaction sa;
 	char names[128] = "";
 	int nrun = 0, nroutes = 0, rc = GB_OK, status = 1;
-	int64_t last_prune = 0, last_checkpoint = 0;
+	int64_t last_prune = 0;
 
 	memset(&b, 0, sizeof(b));
 	memset(run, 0, sizeof(run));
@@ -167,9 +167,10 @@ int serve_main(const struct config *cfg)
 	stopping = 0;
 
 	serve_bot_config(cfg, &b.cfg);
-	/* the scheduler loop below checkpoints the store: commits never wait for it */
-	store_background_checkpoints(1);
-	rc = store_open(&b.store, cfg->db);
+	/* a thread of the store's copies its log back: commits never wait for it */
+	rc = store_checkpointer_start(cfg->db, &checkpointer);
+	if (!rc)
+		rc = store_open(&b.store, cfg->db);
 	if (!rc)
 		rc = store_open(&health.store, cfg->db);
 	if (rc) {
@@ -259,10 +260,6 @@ int serve_main(const struct config *cfg)
 		if (fired > 0)
 			for (int i = 0; i < nrun; i++)
 				outbox_wake(run[i].outbox);
-		if (now - last_checkpoint >= CHECKPOINT_EVERY_MS) {
-			last_checkpoint = now;
-			store_checkpoint(b.store, NULL, NULL);
-		}
 		if (now - last_prune >= PRUNE_EVERY_MS) {
 			int n = 0;
 
@@ -286,6 +283,7 @@ out:
 	}
 	store_free(b.store);
 	store_free(health.store);
+	store_checkpointer_stop(checkpointer);
 	pthread_mutex_destroy(&health.lock);
 	if (!status)
 		gb_log("stopped");

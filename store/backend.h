@@ -40,6 +40,11 @@ struct store_ops {
 	/* store_background_checkpoints(), for this backend's handles; NULL: nothing to do */
 	void (*background_checkpoints)(int on);
 	int (*checkpoint)(struct store_backend *b, int *log_pages, int *copied);
+	/* the checkpointer's sleep: until a commit filled the log (1) or
+	 * timeout_ms or checkpoint_wake() (0); NULL: the database needs no
+	 * checkpointer (store_checkpointer_start() starts none) */
+	int (*checkpoint_wait)(int timeout_ms);
+	void (*checkpoint_wake)(void);
 	int (*ping)(struct store_backend *b);
 	int (*schema_version)(struct store_backend *b);
 	int (*begin)(struct store_backend *b);

@@ -68,6 +68,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* Writers' wait for another process's lock (store_busy_timeout_set()). */
 static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
@@ -498,6 +499,27 @@ static pthread_mutex_t writer_lock;
 static volatile int background_checkpoints;
 static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The log is worth copying back once it holds this many pages (4 KiB
+ * each): every commit of a handle with background checkpoints tells the
+ * checkpointer (store_checkpointer_start()) when it is, so under load the
+ * log is copied as often as it fills rather than on a fixed clock.
+ */
+#define CHECKPOINT_PAGES 2000
+
+/*
+ * How long a checkpoint that restarts the log waits for readers still
+ * in its old part: readers are one command's reads, a few milliseconds.
+ * Past it the checkpoint tries again next time.
+ */
+#define RESTART_WAIT_MS 100
+
+static pthread_mutex_t checkpoint_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t checkpoint_cond = PTHREAD_COND_INITIALIZER;
+static int checkpoint_wanted;
+
+static int log_grew(void *arg, sqlite3 *db, const char *name, int pages);
+
 static void writer_init(void)
 {
 	pthread_mutexattr_t a;
@@ -922,7 +944,9 @@ static int sq_open(struct store_backend **handle, const char *path)
 	writer_acquire(s);
 	for (int tries = 0;; tries++) {
 		src = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
-				   " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+				   " PRAGMA synchronous = NORMAL;"
+				   " PRAGMA journal_size_limit = 67108864; PRAGMA temp_store = MEMORY;",
+				   NULL, NULL, NULL);
 		if ((src & 0xff) != SQLITE_BUSY || tries == 50)
 			break;
 		sqlite3_sleep(20);
@@ -938,10 +962,12 @@ static int sq_open(struct store_backend **handle, const char *path)
 	if (rc)
 		goto out;
 	/* constant text; the checkpoints are then store_checkpoint()'s, off the command path */
-	if (background_checkpoints &&
-	    sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = GB_ESTORE;
-		goto out;
+	if (background_checkpoints) {
+		if (sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL) != SQLITE_OK) {
+			rc = GB_ESTORE;
+			goto out;
+		}
+		sqlite3_wal_hook(s->db, log_grew, NULL);
 	}
 	for (int i = 0; i < ST_COUNT; i++) {
 		sqlite3_stmt *st = NULL;
@@ -962,6 +988,50 @@ static void sq_background_checkpoints(int on)
 	background_checkpoints = on;
 }
 
+/* After each commit of a handle with background checkpoints: wake the checkpointer when the log is full. */
+static int log_grew(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	(void)arg;
+	(void)db;
+	(void)name;
+	if (pages >= CHECKPOINT_PAGES && !__atomic_load_n(&checkpoint_wanted, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&checkpoint_lock);
+		checkpoint_wanted = 1;
+		pthread_cond_signal(&checkpoint_cond);
+		pthread_mutex_unlock(&checkpoint_lock);
+	}
+	return SQLITE_OK;
+}
+
+/* Until a commit has filled the log (1), timeout_ms passes or sq_checkpoint_wake() is called (0). */
+static int sq_checkpoint_wait(int timeout_ms)
+{
+	struct timespec until;
+	int wanted;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&checkpoint_lock);
+	if (!checkpoint_wanted)
+		pthread_cond_timedwait(&checkpoint_cond, &checkpoint_lock, &until);
+	wanted = checkpoint_wanted;
+	checkpoint_wanted = 0;
+	pthread_mutex_unlock(&checkpoint_lock);
+	return wanted;
+}
+
+static void sq_checkpoint_wake(void)
+{
+	pthread_mutex_lock(&checkpoint_lock);
+	pthread_cond_broadcast(&checkpoint_cond);
+	pthread_mutex_unlock(&checkpoint_lock);
+}
+
 static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 {
 	int log = 0, done = 0, src;
@@ -970,6 +1040,22 @@ static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 		return GB_EARGS;
 	/* PASSIVE: copies what it can without waiting for (or blocking) readers and writers */
 	src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+	/*
+	 * Only a writer that finds the whole log copied and no reader in it
+	 * starts the log again from its beginning; under steady load some
+	 * reader always is, and the log would grow without end (every page
+	 * written to new space in the file, every read searching more).
+	 * RESTART copies the rest and waits for those readers, while this
+	 * process's writers wait on their mutex: the next commit then writes
+	 * at the start of the file.
+	 */
+	if (src == SQLITE_OK && log >= CHECKPOINT_PAGES) {
+		writer_acquire(s);
+		sqlite3_busy_timeout(s->db, RESTART_WAIT_MS);
+		src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &done);
+		sqlite3_busy_timeout(s->db, busy_timeout_ms);
+		writer_release(s);
+	}
 	if (log_pages)
 		*log_pages = log;
 	if (copied)
@@ -2831,6 +2917,8 @@ const struct store_ops store_sqlite_ops = {
 	.close = sq_free,
 	.background_checkpoints = sq_background_checkpoints,
 	.checkpoint = sq_checkpoint,
+	.checkpoint_wait = sq_checkpoint_wait,
+	.checkpoint_wake = sq_checkpoint_wake,
 	.ping = sq_ping,
 	.schema_version = sq_schema_version,
 	.begin = sq_begin,

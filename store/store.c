@@ -12,6 +12,9 @@
 #include "store/backend.h"
 #include "store/store.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +92,68 @@ void store_background_checkpoints(int on)
 int store_checkpoint(struct store *s, int *log_pages, int *copied)
 {
 	return OPS(s)->checkpoint(B(s), log_pages, copied);
+}
+
+/* How long the checkpointer sleeps when no commit wakes it. */
+#define CHECKPOINT_EVERY_MS 500
+
+struct store_checkpointer {
+	const struct store_ops *ops;
+	struct store *s;               /* the thread's own handle */
+	pthread_t thread;
+	atomic_bool stop;
+};
+
+static void *checkpointer_main(void *arg)
+{
+	struct store_checkpointer *c = arg;
+
+	while (!atomic_load(&c->stop)) {
+		c->ops->checkpoint_wait(CHECKPOINT_EVERY_MS);
+		if (!atomic_load(&c->stop))
+			store_checkpoint(c->s, NULL, NULL);
+	}
+	return NULL;
+}
+
+int store_checkpointer_start(const char *target, struct store_checkpointer **out)
+{
+	struct store_checkpointer *c = NULL;
+	int rc;
+
+	*out = NULL;
+	store_background_checkpoints(1);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return GB_ENOMEM;
+	rc = store_open(&c->s, target);
+	if (rc)
+		goto fail;
+	c->ops = c->s->ops;
+	if (!c->ops->checkpoint_wait)
+		goto fail; /* the database copies its own log: no thread */
+	atomic_init(&c->stop, false);
+	if (pthread_create(&c->thread, NULL, checkpointer_main, c)) {
+		rc = GB_ENOMEM;
+		goto fail;
+	}
+	*out = c;
+	return GB_OK;
+fail:
+	store_free(c->s);
+	free(c);
+	return rc;
+}
+
+void store_checkpointer_stop(struct store_checkpointer *c)
+{
+	if (!c)
+		return;
+	atomic_store(&c->stop, true);
+	c->ops->checkpoint_wake();
+	pthread_join(c->thread, NULL);
+	store_free(c->s);
+	free(c);
 }
 
 int store_one_writer(struct store *s)

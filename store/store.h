@@ -63,10 +63,26 @@ void store_background_checkpoints(int on);
 
 /*
  * Copy what it can of the write-ahead log into the database without
- * blocking readers or writers. *log_pages and *copied (either may be NULL)
- * get the log's size and how much of it is now in the database.
+ * blocking readers or writers. A log past a few megabytes is then
+ * finished and started over: this process's writers wait for that (a
+ * few milliseconds), readers never do. *log_pages and *copied (either may
+ * be NULL) get the log's size and how much of it is now in the database.
  */
 int store_checkpoint(struct store *s, int *log_pages, int *copied);
+
+/*
+ * For a long-running service: turn background checkpoints on (above) and
+ * start a thread with a handle of its own on target that checkpoints
+ * whenever commits have filled the log, and every half second anyway.
+ * Under steady load it also starts the log over from the beginning, which
+ * readers always in it would otherwise prevent: the log stays a few
+ * megabytes however long the load lasts. *out is NULL (and GB_OK) for a
+ * database that copies its own log (PostgreSQL); store_checkpointer_stop()
+ * ends the thread (a no-op on NULL).
+ */
+struct store_checkpointer;
+int store_checkpointer_start(const char *target, struct store_checkpointer **out);
+void store_checkpointer_stop(struct store_checkpointer *c);
 
 /* Close the database; a no-op on NULL. */
 void store_free(struct store *s);

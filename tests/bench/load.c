@@ -242,29 +242,12 @@ static void run_once(struct run *r)
 		pthread_join(comp, NULL);
 }
 
-/* What `gamebot serve` does: the store's checkpoints on a thread of their own, off the command path. */
-static atomic_bool checkpointing;
-
-static void *checkpointer(void *arg)
-{
-	struct store *s = NULL;
-
-	if (store_open(&s, arg))
-		return NULL;
-	while (atomic_load(&checkpointing)) {
-		store_checkpoint(s, NULL, NULL);
-		sleep_us(500000);
-	}
-	store_free(s);
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o = { .seconds = 5, .rate = 250, .threads = 4, .chats = 50 };
 	struct run alone = { .o = &o, .computers = false }, busy = { .o = &o, .computers = true };
 	char dir[] = "/tmp/gamebot-bench-XXXXXX", cmd[128];
-	pthread_t cp;
+	struct store_checkpointer *cp = NULL;
 	double p99a, p99b;
 	int met;
 
@@ -290,15 +273,14 @@ int main(int argc, char **argv)
 	 * else runs: the two conditions alternate, three rounds each, and each
 	 * percentile is taken over all of a condition's commands.
 	 */
-	store_background_checkpoints(1);
-	atomic_store(&checkpointing, true);
-	pthread_create(&cp, NULL, checkpointer, o.db);
+	/* what `gamebot serve` does: the store's checkpoints on a thread of their own */
+	if (store_checkpointer_start(o.db, &cp))
+		return 1;
 	for (int round = 0; round < 3; round++) {
 		run_once(&alone);
 		run_once(&busy);
 	}
-	atomic_store(&checkpointing, false);
-	pthread_join(cp, NULL);
+	store_checkpointer_stop(cp);
 	qsort(alone.lat, (size_t)alone.nlat, sizeof(double), cmp);
 	qsort(busy.lat, (size_t)busy.nlat, sizeof(double), cmp);
 	p99a = pct(alone.lat, alone.nlat, 0.99);

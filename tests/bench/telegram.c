@@ -51,6 +51,7 @@
 
 #define TOKEN "4242:bench-token"
 #define SECRET "bench-secret"
+#define MAX_CLIENTS 64
 
 struct opts {
 	int seconds, chats, threads;
@@ -169,8 +170,8 @@ static double run_probe(const struct opts *o)
 {
 	struct MHD_Daemon *d;
 	struct sockaddr_in addr = { .sin_family = AF_INET };
-	struct probe_client pcs[16];
-	pthread_t th[16];
+	struct probe_client pcs[MAX_CLIENTS];
+	pthread_t th[MAX_CLIENTS];
 	sqlite3 *db;
 	char url[64];
 	long total = 0;
@@ -337,8 +338,8 @@ static void *client_main(void *arg)
 static double run_load(struct load *l, struct chat *chats, double rate, bool record)
 {
 	const struct opts *o = l->o;
-	struct client cl[16];
-	pthread_t th[16];
+	struct client cl[MAX_CLIENTS];
+	pthread_t th[MAX_CLIENTS];
 	int per = o->chats / o->threads;
 	long before = atomic_load(&l->done);
 	int64_t t0 = mono_us();
@@ -388,23 +389,6 @@ static int pending_rows(const char *db)
 	return n;
 }
 
-/* What `gamebot serve` does: the store's checkpoints on a thread of their own, off the command path. */
-static atomic_bool checkpointing;
-
-static void *checkpointer(void *arg)
-{
-	struct store *s = NULL;
-
-	if (store_open(&s, arg))
-		return NULL;
-	while (atomic_load(&checkpointing)) {
-		store_checkpoint(s, NULL, NULL);
-		sleep_us(500000);
-	}
-	store_free(s);
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o = { .seconds = 5, .chats = 200, .threads = 16, .workers = 16 };
@@ -420,7 +404,7 @@ int main(int argc, char **argv)
 	struct bot view = { 0 };
 	struct chat *chats;
 	void *self = NULL;
-	pthread_t cp_thread;
+	struct store_checkpointer *cp = NULL;
 	char url[128], cmd[160];
 	double ceiling, ingest, at500_rate, drain_rate, a_p50, a_p99, d_p50, d_p99;
 	int backlog, left;
@@ -436,7 +420,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--workers"))
 			o.workers = (int)strtol(argv[i + 1], NULL, 10);
 	}
-	if (o.threads < 1 || o.threads > 16 || o.chats < o.threads || o.seconds < 1) {
+	if (o.threads < 1 || o.threads > MAX_CLIENTS || o.chats < o.threads || o.seconds < 1) {
 		fprintf(stderr, "telegram: bad options\n");
 		return 2;
 	}
@@ -456,9 +440,9 @@ int main(int argc, char **argv)
 
 	if (fake_tg_start(&f, TOKEN, "gb_bench_bot"))
 		return 1;
-	store_background_checkpoints(1);
-	atomic_store(&checkpointing, true);
-	pthread_create(&cp_thread, NULL, checkpointer, o.db);
+	/* what `gamebot serve` does: the store's checkpoints on a thread of their own */
+	if (store_checkpointer_start(o.db, &cp))
+		return 1;
 	config_init(&cfg);
 	snprintf(cfg.db, sizeof(cfg.db), "%s", o.db);
 	snprintf(cfg.telegram_token, sizeof(cfg.telegram_token), TOKEN);
@@ -527,8 +511,7 @@ int main(int argc, char **argv)
 	d_p99 = pct(&dlat, 0.99);
 
 	http_stop(http);
-	atomic_store(&checkpointing, false);
-	pthread_join(cp_thread, NULL);
+	store_checkpointer_stop(cp);
 	outbox_stop(ob);
 	telegram_adapter.stop(self);
 	store_free(view.store);
