@@ -614,7 +614,7 @@ static int load_table_state(struct ctx *c)
 	 * copy of the count: a damaged copy would make every later move
 	 * collide with the log (or break its 1..N) and the table unplayable.
 	 */
-	rc = store_move_count(c->b->store, c->table.id, &c->seq);
+	rc = store_move_last(c->b->store, c->table.id, &c->seq);
 	if (rc)
 		return rc;
 	c->log = json_array();

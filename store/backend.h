@@ -89,6 +89,7 @@ struct store_ops {
 	int (*move_append)(struct store_backend *b, int64_t table, int seq, const char *actor,
 		const char *action, const char *events_json);
 	int (*move_count)(struct store_backend *b, int64_t table, int *out);
+	int (*move_last)(struct store_backend *b, int64_t table, int *out);
 
 	/* ---- the outbox ---- */
 	int (*out_add)(struct store_backend *b, const char *platform, const char *chat,

@@ -251,6 +251,7 @@ enum stmt {
 	ST_SEAT_ADD,
 	ST_MOVE_ADD,
 	ST_MOVE_COUNT,
+	ST_MOVE_LAST,
 	ST_OUT_ADD,
 	ST_OUT_CLAIM,
 	ST_OUT_DUE,
@@ -352,6 +353,8 @@ static const char *const sql_text[ST_COUNT] = {
 		" SELECT $1::bigint, $2::int, $3::text, $4::text, $5::text"
 		" WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1) ON CONFLICT DO NOTHING",
 	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = $1",
+	/* one descent of the primary key: a NULL (no moves) reads as 0 */
+	[ST_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = $1",
 	/*
 	 * The chat's advisory lock (until the transaction ends) comes before
 	 * the new row's id, so a chat's ids follow commit order; with a key
@@ -1766,7 +1769,8 @@ out:
 	return rc;
 }
 
-static int pg_move_count(struct store_backend *s, int64_t table, int *count)
+/* The number statement id (count or last) gives for table's moves. */
+static int moves_number(struct store_backend *s, enum stmt id, int64_t table, int *count)
 {
 	struct pgst *st = NULL;
 	int row = 0;
@@ -1778,7 +1782,7 @@ static int pg_move_count(struct store_backend *s, int64_t table, int *count)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_MOVE_COUNT, &st);
+	rc = stmt_get(s, id, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -1788,6 +1792,16 @@ static int pg_move_count(struct store_backend *s, int64_t table, int *count)
 out:
 	stmt_done(st);
 	return rc;
+}
+
+static int pg_move_count(struct store_backend *s, int64_t table, int *count)
+{
+	return moves_number(s, ST_MOVE_COUNT, table, count);
+}
+
+static int pg_move_last(struct store_backend *s, int64_t table, int *seq)
+{
+	return moves_number(s, ST_MOVE_LAST, table, seq);
 }
 
 /* ---- outbox ---- */
@@ -2830,6 +2844,7 @@ const struct store_ops store_pg_ops = {
 	.seats_set = pg_seats_set,
 	.move_append = pg_move_append,
 	.move_count = pg_move_count,
+	.move_last = pg_move_last,
 	.out_add = pg_out_add,
 	.out_claim = pg_out_claim,
 	.out_due = pg_out_due,

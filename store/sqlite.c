@@ -255,6 +255,7 @@ enum stmt {
 	ST_SEAT_ADD,
 	ST_MOVE_ADD,
 	ST_MOVE_COUNT,
+	ST_MOVE_LAST,
 	ST_OUT_COALESCE,
 	ST_OUT_ADD,
 	ST_OUT_CLAIM,
@@ -363,6 +364,8 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
+	/* one seek down the primary key: a NULL (no moves) reads as 0 */
+	[ST_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = ?1",
 	/* The earlier rows a new row of key ?3 replaces: pending and not
 	 * leased past ?4, the new row's due time (0: never leased). */
 	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
@@ -1849,7 +1852,8 @@ out:
 	return rc;
 }
 
-static int sq_move_count(struct store_backend *s, int64_t table, int *count)
+/* The number statement id (count or last) gives for table's moves. */
+static int moves_number(struct store_backend *s, enum stmt id, int64_t table, int *count)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -1861,7 +1865,7 @@ static int sq_move_count(struct store_backend *s, int64_t table, int *count)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_MOVE_COUNT, &st);
+	rc = stmt_get(s, id, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -1871,6 +1875,16 @@ static int sq_move_count(struct store_backend *s, int64_t table, int *count)
 out:
 	stmt_done(st);
 	return rc;
+}
+
+static int sq_move_count(struct store_backend *s, int64_t table, int *count)
+{
+	return moves_number(s, ST_MOVE_COUNT, table, count);
+}
+
+static int sq_move_last(struct store_backend *s, int64_t table, int *seq)
+{
+	return moves_number(s, ST_MOVE_LAST, table, seq);
 }
 
 /* ---- outbox ---- */
@@ -2944,6 +2958,7 @@ const struct store_ops store_sqlite_ops = {
 	.seats_set = sq_seats_set,
 	.move_append = sq_move_append,
 	.move_count = sq_move_count,
+	.move_last = sq_move_last,
 	.out_add = sq_out_add,
 	.out_claim = sq_out_claim,
 	.out_due = sq_out_due,

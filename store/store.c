@@ -295,6 +295,11 @@ int store_move_count(struct store *s, int64_t table, int *out)
 	return OPS(s)->move_count(B(s), table, out);
 }
 
+int store_move_last(struct store *s, int64_t table, int *out)
+{
+	return OPS(s)->move_last(B(s), table, out);
+}
+
 int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
 	const char *key, const char *payload, int64_t due_ms)
 {

@@ -293,6 +293,13 @@ int store_move_append(struct store *s, int64_t table, int seq, const char *actor
 /* Number of moves logged for table. */
 int store_move_count(struct store *s, int64_t table, int *out);
 
+/*
+ * The number of table's last move, 0 when none: as moves are numbered 1,
+ * 2, ... it equals store_move_count(), found with one seek instead of a
+ * count that grows with the game.
+ */
+int store_move_last(struct store *s, int64_t table, int *out);
+
 /* ---- outbox ---- */
 /*
  * The delivery contract every platform adapter follows. The bot queues

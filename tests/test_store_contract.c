@@ -621,6 +621,9 @@ static void test_moves(void **state)
 
 	assert_int_equal(store_move_count(f->s, id, &n), GB_OK);
 	assert_int_equal(n, 0);
+	n = -1;
+	assert_int_equal(store_move_last(f->s, id, &n), GB_OK);
+	assert_int_equal(n, 0);
 	assert_int_equal(store_move_append(f->s, id, 1, "u1", "roll", "[\"roll 6\"]"), GB_OK);
 	assert_int_equal(store_move_append(f->s, id, 2, "u1", "move 1", NULL), GB_OK);
 	assert_int_equal(store_move_append(f->s, id, 3, "", "next", "[]"), GB_OK);
@@ -630,6 +633,13 @@ static void test_moves(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(store_move_count(f->s, id2, &n), GB_OK);
 	assert_int_equal(n, 1);
+	/* the last move's number: 3 for 1..3; id2's only move is its 2 */
+	assert_int_equal(store_move_last(f->s, id, &n), GB_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(store_move_last(f->s, id2, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_move_last(NULL, id, &n), GB_EARGS);
+	assert_int_equal(n, 0);
 
 	assert_int_equal(store_move_append(f->s, id + 99, 1, "u1", "roll", NULL), GB_ENOTFOUND);
 	assert_int_equal(store_move_append(f->s, id, 0, "u1", "roll", NULL), GB_EARGS);
