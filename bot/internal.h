@@ -53,6 +53,10 @@ struct ctx {
 	int my_seat;                         /* cmd->user's seat, or -1 */
 
 	json_t *replies;                     /* queued replies (owned) */
+	char **reply_text;                   /* the outbox rows of replies[0..nreply_text), made
+	                                        before the write when the table's id is known
+	                                        (owned); the rest in commit() */
+	size_t nreply_text;
 	bool show_table;                     /* post/edit the table message */
 	struct pending_timer timers[4];
 	int ntimers;

@@ -592,6 +592,9 @@ static void ctx_release(struct ctx *c)
 	json_decref(c->settings);
 	free(c->settings_text);
 	json_decref(c->log);
+	for (size_t i = 0; i < c->nreply_text; i++)
+		free(c->reply_text[i]);
+	free(c->reply_text);
 	json_decref(c->replies);
 	free(c->st);
 	for (int i = 0; i < c->nmoves; i++)
@@ -728,6 +731,40 @@ static bool for_caller(struct ctx *c, json_t *r)
 	       !strcmp(user, c->cmd->user);
 }
 
+/* Each reply not yet made into the text of its outbox row, into c->reply_text. */
+static int reply_texts(struct ctx *c)
+{
+	size_t n = json_array_size(c->replies);
+	char **texts;
+
+	if (c->nreply_text == n)
+		return GB_OK;
+	texts = realloc(c->reply_text, n * sizeof(char *));
+	if (!texts)
+		return GB_ENOMEM;
+	c->reply_text = texts;
+	for (size_t i = c->nreply_text; i < n; i++) {
+		json_t *r = json_array_get(c->replies, i);
+
+		if (c->has_table) {
+			json_object_set_new(r, "table", json_integer(c->table.id));
+			json_object_set_new(r, "turn", json_integer(c->seq));
+		}
+		json_object_set_new(r, "lang", json_string(lang_code(c->lang)));
+		/* only the caller's own rows answer the handle: another player's hand never does */
+		if (c->cmd->reply[0] && (for_caller(c, r) || !strcmp(json_string_value(json_object_get(r, "kind")), "ack")))
+			json_object_set_new(r, "reply", json_string(c->cmd->reply));
+		/* every row names the command it came from, for an adapter answering in place */
+		if (c->cmd->reply[0])
+			json_object_set_new(r, "origin", json_string(c->cmd->reply));
+		c->reply_text[i] = json_dumps(r, JSON_COMPACT);
+		if (!c->reply_text[i])
+			return GB_ENOMEM;
+		c->nreply_text = i + 1;
+	}
+	return GB_OK;
+}
+
 /*
  * Everything a command's writes need that takes time - the settings and
  * state JSON, the table message with its board, the acknowledgement - made
@@ -760,7 +797,7 @@ static int prepare(struct ctx *c)
 		if (!answered)
 			reply_push(c, "ack", c->cmd->user, "");
 	}
-	return GB_OK;
+	return c->table_new ? GB_OK : reply_texts(c);
 }
 
 /*
@@ -851,32 +888,18 @@ static int commit(struct ctx *c)
 		if (rc)
 			goto out;
 	}
+	/* a new table's id is known only now; settling a stake has replies of its own */
+	rc = reply_texts(c);
+	if (rc)
+		goto out;
 	json_array_foreach(c->replies, i, r) {
-		char *text, key[32] = "";
-		bool table = strcmp(json_string_value(json_object_get(r, "kind")), "table") == 0;
+		char key[32] = "";
 
-		if (c->has_table) {
-			json_object_set_new(r, "table", json_integer(c->table.id));
-			json_object_set_new(r, "turn", json_integer(c->seq));
-		}
-		json_object_set_new(r, "lang", json_string(lang_code(c->lang)));
-		/* only the caller's own rows answer the handle: another player's hand never does */
-		if (c->cmd->reply[0] && (for_caller(c, r) || !strcmp(json_string_value(json_object_get(r, "kind")), "ack")))
-			json_object_set_new(r, "reply", json_string(c->cmd->reply));
-		/* every row names the command it came from, for an adapter answering in place */
-		if (c->cmd->reply[0])
-			json_object_set_new(r, "origin", json_string(c->cmd->reply));
-		text = json_dumps(r, JSON_COMPACT);
-		if (!text) {
-			rc = GB_ENOMEM;
-			goto out;
-		}
 		/* a newer board replaces one not yet sent: only the newest goes out */
-		if (table && c->has_table)
+		if (c->has_table && !strcmp(json_string_value(json_object_get(r, "kind")), "table"))
 			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
 		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0, key,
-				   text, c->cmd->now_ms);
-		free(text);
+				   c->reply_text[i], c->cmd->now_ms);
 		if (rc)
 			goto out;
 	}
@@ -1194,6 +1217,7 @@ int bot_handle(struct bot *b, const struct command *in)
 	for (int attempt = 0; attempt < CONFLICT_TRIES; attempt++) {
 		int64_t t0;
 
+		store_read_begin(b->store);
 		rc = run_once(b, cmd, bc, &c);
 		/*
 		 * A repeated delivery: commit() finds its update id taken and
@@ -1205,6 +1229,7 @@ int bot_handle(struct bot *b, const struct command *in)
 			rc = GB_EDUP;
 		if (!rc)
 			rc = prepare(&c);
+		store_read_end(b->store);
 		if (!rc) {
 			t0 = 0;
 			rc = write_grouped(b, &c, &t0);

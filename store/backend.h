@@ -49,6 +49,9 @@ struct store_ops {
 	int (*schema_version)(struct store_backend *b);
 	int (*begin)(struct store_backend *b);
 	int (*commit)(struct store_backend *b);
+	/* NULL: reads need no snapshot of their own (store_read_begin() is a no-op) */
+	int (*read_begin)(struct store_backend *b);
+	void (*read_end)(struct store_backend *b);
 	void (*rollback)(struct store_backend *b);
 	int (*unit_begin)(struct store_backend *b);
 	int (*unit_end)(struct store_backend *b, int ok);

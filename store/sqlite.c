@@ -224,6 +224,7 @@ static const char *const migrations[] = {
 
 enum stmt {
 	ST_BEGIN,
+	ST_BEGIN_READ,
 	ST_COMMIT,
 	ST_ROLLBACK,
 	ST_SAVEPOINT,
@@ -307,6 +308,8 @@ enum stmt {
 
 static const char *const sql_text[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	/* a snapshot: SQLite takes it at the first read */
+	[ST_BEGIN_READ] = "BEGIN DEFERRED",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_SAVEPOINT] = "SAVEPOINT store_step",
@@ -478,6 +481,7 @@ struct store_backend {
 	sqlite3 *db;                   /* owned; closed by sq_free() */
 	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by sq_free() */
 	int locked;                    /* holds the process's writer lock (see writer_lock) */
+	int reading;                   /* inside store_read_begin()'s snapshot */
 };
 
 /*
@@ -667,6 +671,8 @@ out:
  * The cached statement id, ready for binding. It must go back through
  * stmt_done() before the calling function returns.
  */
+static void read_end(struct store_backend *s);
+
 static int stmt_get(struct store_backend *s, enum stmt id, sqlite3_stmt **st)
 {
 	int src;
@@ -681,6 +687,9 @@ static int stmt_get(struct store_backend *s, enum stmt id, sqlite3_stmt **st)
 			goto out;
 		}
 	}
+	/* a write inside a read snapshot ends it first: it writes as it would have without one */
+	if (s->reading && !sqlite3_stmt_readonly(s->stmt[id]))
+		read_end(s);
 	*st = s->stmt[id];
 out:
 	return rc;
@@ -762,6 +771,7 @@ static int sp_begin(struct store_backend *s, int *outer)
 {
 	int rc;
 
+	read_end(s);
 	*outer = sqlite3_get_autocommit(s->db);
 	if (*outer)
 		writer_acquire(s);
@@ -1125,11 +1135,46 @@ static int sq_begin(struct store_backend *s)
 
 	if (!s)
 		return GB_EARGS;
+	read_end(s);
 	writer_acquire(s);
 	rc = run(s, ST_BEGIN);
 	if (rc)
 		writer_release(s);
 	return rc;
+}
+
+/*
+ * A command's reads in one snapshot: one look at the log's index and one
+ * filling of the page cache, instead of one per statement. Inside a
+ * transaction its reads already are one; a write (or a transaction)
+ * ends the snapshot first.
+ */
+static int sq_read_begin(struct store_backend *s)
+{
+	int rc;
+
+	if (!s)
+		return GB_EARGS;
+	if (s->reading || !sqlite3_get_autocommit(s->db))
+		return GB_OK;
+	rc = run(s, ST_BEGIN_READ);
+	if (!rc)
+		s->reading = 1;
+	return rc;
+}
+
+static void read_end(struct store_backend *s)
+{
+	if (!s || !s->reading)
+		return;
+	s->reading = 0;
+	if (!sqlite3_get_autocommit(s->db) && run(s, ST_COMMIT))
+		run(s, ST_ROLLBACK);
+}
+
+static void sq_read_end(struct store_backend *s)
+{
+	read_end(s);
 }
 
 /* On an error the transaction may still be open: call sq_rollback(). */
@@ -1174,6 +1219,7 @@ static void sq_rollback(struct store_backend *s)
 {
 	if (!s)
 		return;
+	s->reading = 0;
 	if (!sqlite3_get_autocommit(s->db))
 		run(s, ST_ROLLBACK);
 	writer_release(s);
@@ -2937,6 +2983,8 @@ const struct store_ops store_sqlite_ops = {
 	.schema_version = sq_schema_version,
 	.begin = sq_begin,
 	.commit = sq_commit,
+	.read_begin = sq_read_begin,
+	.read_end = sq_read_end,
 	.rollback = sq_rollback,
 	.unit_begin = sq_unit_begin,
 	.unit_end = sq_unit_end,

@@ -176,6 +176,19 @@ int store_begin(struct store *s)
 	return OPS(s)->begin(B(s));
 }
 
+int store_read_begin(struct store *s)
+{
+	if (s && !s->ops->read_begin)
+		return GB_OK;
+	return OPS(s)->read_begin(B(s));
+}
+
+void store_read_end(struct store *s)
+{
+	if (s && s->ops->read_end)
+		s->ops->read_end(s->b);
+}
+
 int store_commit(struct store *s)
 {
 	return OPS(s)->commit(B(s));

@@ -140,6 +140,17 @@ int store_commit(struct store *s);
 void store_rollback(struct store *s);
 
 /*
+ * Reads that belong together (one command's) in one snapshot of the
+ * database, outside any transaction: each sees what the first saw, and
+ * SQLite looks at its log and fills its cache once for all of them. A
+ * write or store_begin() ends the snapshot first, so nothing else changes
+ * for the caller; store_read_end() ends it (a no-op when none is open).
+ * On PostgreSQL both do nothing.
+ */
+int store_read_begin(struct store *s);
+void store_read_end(struct store *s);
+
+/*
  * Inside a transaction, mark the start of one unit of work
  * (store_unit_begin) and end it (store_unit_end): keep its writes when ok,
  * undo just them otherwise. Several commands share one transaction this

@@ -610,13 +610,66 @@ static void test_background_checkpoints(void **state)
 	store_free(s);
 }
 
+/*
+ * A read snapshot: reads between store_read_begin() and store_read_end()
+ * all see the database as the first did; a write, or a transaction,
+ * inside one ends it first and goes through as it would without it.
+ */
+static void test_read_snapshot(void **state)
+{
+	struct fixture *f = *state;
+	struct store *other = NULL;
+	char v[16];
+
+	assert_int_equal(store_open(&other, f->path), GB_OK);
+	assert_int_equal(store_meta_set(f->s, "k", "1"), GB_OK);
+	assert_int_equal(store_read_begin(f->s), GB_OK);
+	assert_int_equal(store_meta_get(f->s, "k", v, sizeof(v)), GB_OK);
+	assert_string_equal(v, "1");
+	assert_int_equal(store_meta_set(other, "k", "2"), GB_OK);
+	assert_int_equal(store_meta_get(f->s, "k", v, sizeof(v)), GB_OK);
+	assert_string_equal(v, "1");
+	store_read_end(f->s);
+	assert_int_equal(store_meta_get(f->s, "k", v, sizeof(v)), GB_OK);
+	assert_string_equal(v, "2");
+
+	/* a write inside: the snapshot ends, the write is kept at once */
+	assert_int_equal(store_read_begin(f->s), GB_OK);
+	assert_int_equal(store_meta_get(f->s, "k", v, sizeof(v)), GB_OK);
+	assert_int_equal(store_meta_set(f->s, "k", "3"), GB_OK);
+	assert_int_equal(store_meta_get(other, "k", v, sizeof(v)), GB_OK);
+	assert_string_equal(v, "3");
+	store_read_end(f->s);
+
+	/* a transaction inside: it starts as usual and its commit is seen */
+	assert_int_equal(store_read_begin(f->s), GB_OK);
+	assert_int_equal(store_meta_get(f->s, "k", v, sizeof(v)), GB_OK);
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_meta_set(f->s, "k", "4"), GB_OK);
+	assert_int_equal(store_commit(f->s), GB_OK);
+	assert_int_equal(store_meta_get(other, "k", v, sizeof(v)), GB_OK);
+	assert_string_equal(v, "4");
+
+	/* inside a transaction there is nothing to begin; ending none is a no-op */
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_read_begin(f->s), GB_OK);
+	assert_int_equal(store_meta_set(f->s, "k", "5"), GB_OK);
+	assert_int_equal(store_commit(f->s), GB_OK);
+	store_read_end(f->s);
+	store_read_end(NULL);
+	assert_int_equal(store_read_begin(NULL), GB_EARGS);
+	assert_int_equal(store_meta_get(other, "k", v, sizeof(v)), GB_OK);
+	assert_string_equal(v, "5");
+	store_free(other);
+}
+
 struct reader {
 	const char *path;
 	atomic_bool stop;
 	long reads;
 };
 
-/* Reads without pause, each a transaction of its own, as command threads do under load. */
+/* Short reads without pause, each a transaction of its own, as command threads make under load. */
 static void *read_on(void *arg)
 {
 	struct reader *r = arg;
@@ -625,10 +678,11 @@ static void *read_on(void *arg)
 	if (store_open(&s, r->path))
 		return NULL;
 	while (!atomic_load(&r->stop)) {
-		int pending = 0;
+		struct store_chat c;
 
-		if (store_out_count(s, "p", &pending, NULL, NULL) == GB_OK)
+		if (store_chat_get(s, "p", "c", "en", &c) == GB_OK)
 			r->reads++;
+		store_chat_release(&c);
 	}
 	store_free(s);
 	return NULL;
@@ -636,8 +690,9 @@ static void *read_on(void *arg)
 
 /*
  * Under steady writes with some reader always inside the log, the
- * checkpointer still starts the log over: it stays a few megabytes
- * instead of growing by every page written (about 100 MB here).
+ * checkpointer still starts the log over: it stays some megabytes
+ * (how many depends on how far the writer gets ahead of the copying)
+ * instead of growing by every page written (about 150 MB here).
  */
 static void test_checkpointer_keeps_log_small(void **state)
 {
@@ -660,7 +715,7 @@ static void test_checkpointer_keeps_log_small(void **state)
 	assert_int_equal(pthread_create(&th, NULL, read_on, &r), 0);
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	for (int i = 0; i < 8000; i++) {
+	for (int i = 0; i < 12000; i++) {
 		assert_int_equal(store_out_add(s, "p", "c", 0, "", big, i), GB_OK);
 		if (i % 100 == 99 && stat(wal, &sb) == 0 && sb.st_size > most)
 			most = sb.st_size;
@@ -669,7 +724,7 @@ static void test_checkpointer_keeps_log_small(void **state)
 	pthread_join(th, NULL);
 	assert_true(r.reads > 0);
 	assert_true(most > 0);
-	assert_true(most < 32 * 1024 * 1024);
+	assert_true(most < 64 * 1024 * 1024);
 	store_free(s);
 	store_checkpointer_stop(cp);
 }
@@ -680,6 +735,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_new_file_together, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_background_checkpoints, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpointer_keeps_log_small, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_snapshot, setup, teardown),
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_open_creates_folder_and_schema),
 		T(test_reopen_keeps_data_and_migrates_once),
