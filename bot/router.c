@@ -5,6 +5,7 @@
  * changed the table first).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1067,21 +1068,38 @@ out:
  * outbox's, the move log's, the update ids'), so under load the write
  * lock is held for far less per command; alone, a command writes as it
  * would by itself. The waiting commands' contexts are read by the writing
- * thread only while their own threads sleep on the condition variable.
+ * thread only while their own threads sleep.
+ *
+ * Commands join the batch of their own database (a process may serve
+ * several, as tests do). Each waiter sleeps on a condition of its own:
+ * the writer wakes exactly the commands it wrote, and the first one left
+ * waiting, which writes next.
  */
 struct pending {
 	struct ctx *c;
+	const char *db;                /* store_target() of the command's store */
 	int rc;
 	bool done;
+	pthread_cond_t wake;
 	struct pending *next;
 };
 
 static pthread_mutex_t group_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t group_done = PTHREAD_COND_INITIALIZER;
-static struct pending *group_head, **group_tail = &group_head;
+static pthread_cond_t group_arrived = PTHREAD_COND_INITIALIZER;
+static struct pending *group_head;
 static bool group_writing;
+static bool group_lingering;     /* the writer waits for commands still deciding */
+static int group_queued;
+/* Commands reading and deciding (run_once() and prepare()): they will want to write soon. */
+static atomic_int group_deciding;
 
 #define GROUP_MAX 64
+/*
+ * How long a writer waits for commands still deciding to join its batch
+ * (only while some are): under load a bigger batch shares one commit
+ * among more commands; alone, a command never waits.
+ */
+#define GROUP_LINGER_US 200
 
 /*
  * Write the commands of list in one transaction on s; their results in
@@ -1114,10 +1132,54 @@ static int64_t write_batch(struct store *s, struct pending *list)
 	return mono_us() - t0;
 }
 
+/* Wait (group_lock held) until no more commands are deciding, GROUP_MAX are queued, or the linger is over. */
+static void group_linger(void)
+{
+	struct timespec until;
+
+	if (atomic_load(&group_deciding) == 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += GROUP_LINGER_US * 1000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	group_lingering = true;
+	while (atomic_load(&group_deciding) > 0 && group_queued < GROUP_MAX &&
+	       pthread_cond_timedwait(&group_arrived, &group_lock, &until) == 0)
+		;
+	group_lingering = false;
+}
+
+/* Take up to GROUP_MAX queued commands of database db, in order, off the queue (group_lock held). */
+static struct pending *group_take(const char *db)
+{
+	struct pending *list = NULL, **tail = &list, **pp = &group_head;
+	int n = 0;
+
+	while (*pp && n < GROUP_MAX) {
+		struct pending *p = *pp;
+
+		if (strcmp(p->db, db) != 0) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		p->next = NULL;
+		*tail = p;
+		tail = &p->next;
+		n++;
+	}
+	group_queued -= n;
+	return list;
+}
+
 /* Write c's work, with whatever else is ready; *held_us gets the transaction's time. */
 static int write_grouped(struct bot *b, struct ctx *c, int64_t *held_us)
 {
-	struct pending me = { .c = c };
+	struct pending me = { .c = c, .db = store_target(b->store), .wake = PTHREAD_COND_INITIALIZER };
+	struct pending **pp;
 
 	if (!store_one_writer(b->store)) {
 		/* a database with row locks and many writers (PostgreSQL): each command writes alone */
@@ -1125,41 +1187,38 @@ static int write_grouped(struct bot *b, struct ctx *c, int64_t *held_us)
 		return me.rc;
 	}
 	pthread_mutex_lock(&group_lock);
-	*group_tail = &me;
-	group_tail = &me.next;
+	for (pp = &group_head; *pp; pp = &(*pp)->next)
+		;
+	*pp = &me;
+	group_queued++;
+	if (group_lingering)
+		pthread_cond_signal(&group_arrived);
 	while (!me.done) {
 		struct pending *list;
-		int n = 0;
 
 		if (group_writing) {
-			pthread_cond_wait(&group_done, &group_lock);
+			pthread_cond_wait(&me.wake, &group_lock);
 			continue;
 		}
-		/* this thread writes: take what is queued (its own command among it, or first) */
+		/* this thread writes: its own command's batch (its own among it) */
 		group_writing = true;
-		list = group_head;
-		for (struct pending **pp = &list; *pp; pp = &(*pp)->next) {
-			if (++n == GROUP_MAX) {
-				group_head = (*pp)->next;
-				(*pp)->next = NULL;
-				break;
-			}
-		}
-		if (n < GROUP_MAX)
-			group_head = NULL;
-		if (!group_head)
-			group_tail = &group_head;
+		group_linger();
+		list = group_take(me.db);
 		pthread_mutex_unlock(&group_lock);
 		*held_us = write_batch(b->store, list);
 		pthread_mutex_lock(&group_lock);
 		for (struct pending *p = list, *next; p; p = next) {
 			next = p->next;
 			p->done = true;
+			if (p != &me)
+				pthread_cond_signal(&p->wake);
 		}
 		group_writing = false;
-		pthread_cond_broadcast(&group_done);
+		if (group_head)
+			pthread_cond_signal(&group_head->wake);
 	}
 	pthread_mutex_unlock(&group_lock);
+	pthread_cond_destroy(&me.wake);
 	return me.rc;
 }
 
@@ -1217,6 +1276,7 @@ int bot_handle(struct bot *b, const struct command *in)
 	for (int attempt = 0; attempt < CONFLICT_TRIES; attempt++) {
 		int64_t t0;
 
+		atomic_fetch_add(&group_deciding, 1);
 		store_read_begin(b->store);
 		rc = run_once(b, cmd, bc, &c);
 		/*
@@ -1230,6 +1290,7 @@ int bot_handle(struct bot *b, const struct command *in)
 		if (!rc)
 			rc = prepare(&c);
 		store_read_end(b->store);
+		atomic_fetch_sub(&group_deciding, 1);
 		if (!rc) {
 			t0 = 0;
 			rc = write_grouped(b, &c, &t0);

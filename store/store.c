@@ -21,6 +21,7 @@
 struct store {
 	const struct store_ops *ops;   /* the backend's table */
 	struct store_backend *b;       /* the backend's handle; owned, closed by store_free() */
+	char *target;                  /* what store_open() was given (owned) */
 };
 
 /*
@@ -63,6 +64,11 @@ int store_open(struct store **out, const char *target)
 		goto out;
 	}
 	s->ops = ops;
+	s->target = strdup(target);
+	if (!s->target) {
+		rc = GB_ENOMEM;
+		goto out;
+	}
 	rc = ops->open(&s->b, target);
 	if (rc)
 		goto out;
@@ -77,8 +83,15 @@ void store_free(struct store *s)
 {
 	if (!s)
 		return;
-	s->ops->close(s->b);
+	if (s->b)
+		s->ops->close(s->b);
+	free(s->target);
 	free(s);
+}
+
+const char *store_target(const struct store *s)
+{
+	return s ? s->target : "";
 }
 
 /* Every backend that has checkpoints of its own hears it. */

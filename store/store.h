@@ -53,6 +53,9 @@ struct store;
  */
 int store_open(struct store **out, const char *target);
 
+/* What s was opened on ("" for NULL): handles on the same text share a database. */
+const char *store_target(const struct store *s);
+
 /*
  * For a long-running service: handles opened after store_background_checkpoints(1)
  * leave the copying of the write-ahead log back into the database to

@@ -604,6 +604,53 @@ static void test_threads_write_in_turn(void **state)
 	sqlite3_close(db);
 }
 
+/* What one SQL query of a single number gives on the file at path. */
+static int count_in(const char *path, const char *query)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int n;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, query, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * Two databases served by one process at once: commands waiting to write
+ * together are batched per database, so each lands in its own file.
+ */
+static void test_two_databases_one_process(void **state)
+{
+	struct fixture *f = *state;
+	char db2[160];
+	pthread_t th[4];
+	struct racer r[4];
+
+	snprintf(db2, sizeof(db2), "%s/other.db", f->dir);
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct racer){ .db = i % 2 ? db2 : f->db, .id = i };
+		assert_int_equal(pthread_create(&th[i], NULL, race, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(r[i].errors, 0);
+	}
+	assert_int_equal(count_in(f->db, "SELECT count(*) FROM chats WHERE chat IN ('race-0', 'race-2')"), 2);
+	assert_int_equal(count_in(f->db, "SELECT count(*) FROM chats WHERE chat IN ('race-1', 'race-3')"), 0);
+	assert_int_equal(count_in(db2, "SELECT count(*) FROM chats WHERE chat IN ('race-1', 'race-3')"), 2);
+	assert_int_equal(count_in(db2, "SELECT count(*) FROM chats WHERE chat IN ('race-0', 'race-2')"), 0);
+	/* and every table's log there is whole: 1..N, no gap */
+	assert_int_equal(count_in(f->db, "SELECT count(DISTINCT table_id) FROM moves"), 2);
+	assert_int_equal(count_in(db2, "SELECT count(DISTINCT table_id) FROM moves"), 2);
+	assert_int_equal(count_in(db2, "SELECT count(*) FROM (SELECT table_id FROM moves GROUP BY table_id"
+				       " HAVING max(seq) <> count(*))"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +664,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chat_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_change_in_between_not_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_write_in_turn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_databases_one_process, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
