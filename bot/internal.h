@@ -15,6 +15,7 @@
 #include "games/strbuf.h"
 
 #define LOG_LINES 6
+#define LOG_KEEP 24  /* events kept for the log strip */
 /* The level that plays an idle person's turn (idle autoplay). */
 #define TIMER_IDLE_LEVEL GB_LEVEL_MEDIUM
 
@@ -43,7 +44,11 @@ struct ctx {
 	bool table_new;
 	const struct gb_game *game;
 	void *st;                            /* game state while playing (owned) */
-	json_t *log;                         /* structured log strip (owned) */
+	struct gb_event log[LOG_KEEP];       /* the log strip's events, oldest first */
+	int nlog;
+	json_t *log_saved;                   /* the strip as it was saved (owned): written back
+	                                        as it was while no event is added */
+	bool log_changed;
 	int seq;                             /* moves logged so far */
 	bool watch;                          /* all-computer table */
 	char owner[STORE_ID_LEN];            /* who runs the table (/stop, seat swaps): its
@@ -84,6 +89,9 @@ struct ctx {
  * context) so the caller may add "buttons": [[{"label", "cmd"}, ...], ...].
  */
 json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char *text);
+
+/* Keep event e as the newest of the log strip (the oldest goes past LOG_KEEP). */
+void ctx_log_keep(struct ctx *c, const struct gb_event *e);
 
 /* Reply helpers (format from the catalogue of the chat's language). */
 void reply_public(struct ctx *c, int key, ...);

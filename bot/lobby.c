@@ -30,8 +30,8 @@ static int open_table(struct ctx *c, const struct gb_game *g)
 	json_decref(rj);
 	if (!c->table.rules)
 		return GB_ENOMEM;
-	json_decref(c->log);
-	c->log = json_array();
+	c->nlog = 0;
+	c->log_changed = true;
 	c->game = g;
 	c->has_table = true;
 	c->table_new = true;

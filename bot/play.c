@@ -12,7 +12,6 @@
 #include "games/callbreak.h"
 #include "internal.h"
 
-#define LOG_KEEP 24  /* events kept for the log strip */
 
 static int speed_index(struct ctx *c)
 {
@@ -224,13 +223,8 @@ static void finish_game(struct ctx *c)
 
 static void log_events(struct ctx *c, const struct gb_events *ev)
 {
-	for (int i = 0; i < ev->n; i++) {
-		const struct gb_event *e = &ev->ev[i];
-
-		json_array_append_new(c->log, json_pack("[iiiii]", e->type, e->seat, e->a, e->b, e->c));
-	}
-	while (json_array_size(c->log) > LOG_KEEP)
-		json_array_remove(c->log, 0);
+	for (int i = 0; i < ev->n; i++)
+		ctx_log_keep(c, &ev->ev[i]);
 }
 
 int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_computer)
@@ -550,34 +544,25 @@ void table_message(struct ctx *c)
 	} else {
 		struct gb_action acts[GB_MAX_LEGAL];
 		int n = c->game->legal(c->st, acts), turn = c->game->turn(c->st);
-		json_t *lines = json_array();
-		size_t i;
-		json_t *e;
+		struct strbuf lines[LOG_LINES] = { { 0 } };
+		int nlines = 0;
 
 		render_board(&rc, &sb);
-		/* the last LOG_LINES lines of the log strip */
-		json_array_foreach(c->log, i, e) {
-			struct gb_event ev = { (int)json_integer_value(json_array_get(e, 0)),
-					       (int)json_integer_value(json_array_get(e, 1)),
-					       (int)json_integer_value(json_array_get(e, 2)),
-					       (int)json_integer_value(json_array_get(e, 3)),
-					       (int)json_integer_value(json_array_get(e, 4)) };
-			struct strbuf line = { 0 };
-
-			render_event(&rc, &ev, &line);
-			if (line.len)
-				json_array_append_new(lines, json_string(sb_str(&line)));
-			sb_release(&line);
+		/* the last LOG_LINES lines of the log strip (some events show no line): newest first */
+		for (int i = c->nlog; i-- > 0 && nlines < LOG_LINES;) {
+			render_event(&rc, &c->log[i], &lines[nlines]);
+			if (lines[nlines].len)
+				nlines++;
+			else
+				sb_release(&lines[nlines]);
 		}
-		while (json_array_size(lines) > LOG_LINES)
-			json_array_remove(lines, 0);
-		if (json_array_size(lines))
+		if (nlines)
 			sb_add(&sb, "\n");
-		json_array_foreach(lines, i, e) {
+		while (nlines-- > 0) {
 			sb_add(&sb, "\n");
-			sb_add(&sb, json_string_value(e));
+			sb_add(&sb, sb_str(&lines[nlines]));
+			sb_release(&lines[nlines]);
 		}
-		json_decref(lines);
 		/* playing: whose turn; over: who won, under the final board or sheet */
 		sb_add(&sb, "\n");
 		render_status(&rc, &sb);

@@ -4,9 +4,10 @@
  * transaction that commits the handler's work (retried when another writer
  * changed the table first).
  */
+#include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -16,6 +17,7 @@
 
 #include "games/ai/ai.h"
 #include "games/game.h"
+#include "games/strbuf.h"
 #include "games/utf8.h"
 #include "internal.h"
 #include "limit.h"
@@ -592,7 +594,7 @@ static void ctx_release(struct ctx *c)
 	store_table_release(&c->table);
 	json_decref(c->settings);
 	free(c->settings_text);
-	json_decref(c->log);
+	json_decref(c->log_saved);
 	for (size_t i = 0; i < c->nreply_text; i++)
 		free(c->reply_text[i]);
 	free(c->reply_text);
@@ -603,7 +605,98 @@ static void ctx_release(struct ctx *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Read the table's wrapper JSON: {"game": state, "log": [...], "seq": n, "watch": b}. */
+/*
+ * The log strip as saved: "type seat a b c" per event, oldest first, comma
+ * between ("1 0 6 0 0,3 0 0 0 6"): one string to read and write, where an
+ * array of arrays costs a value per number. A null when it cannot be made.
+ */
+static json_t *log_text(const struct ctx *c)
+{
+	struct strbuf sb = { 0 };
+	json_t *text;
+
+	for (int i = 0; i < c->nlog; i++) {
+		const struct gb_event *e = &c->log[i];
+
+		sb_addf(&sb, "%s%d %d %d %d %d", i ? "," : "", e->type, e->seat, e->a, e->b, e->c);
+	}
+	text = json_string(sb.len ? sb_str(&sb) : "");
+	sb_release(&sb);
+	return text ? text : json_null();
+}
+
+/* One number of a saved event, clamped to int (anything else reads as 0). */
+static int log_int(json_int_t v)
+{
+	return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
+}
+
+void ctx_log_keep(struct ctx *c, const struct gb_event *e)
+{
+	if (c->nlog == LOG_KEEP) {
+		memmove(&c->log[0], &c->log[1], (LOG_KEEP - 1) * sizeof(c->log[0]));
+		c->nlog--;
+	}
+	c->log[c->nlog++] = *e;
+	c->log_changed = true;
+}
+
+/*
+ * The log strip from a saved wrapper: the string above, or the array of
+ * [type, seat, a, b, c] arrays tables saved before it. What is not an
+ * event is read as far as it goes; the strip only shows, it decides nothing.
+ */
+static void log_read_events(struct ctx *c, json_t *lg)
+{
+	size_t i;
+	json_t *e;
+
+	c->nlog = 0;
+	if (json_is_string(lg)) {
+		const char *p = json_string_value(lg);
+
+		while (*p) {
+			struct gb_event ev;
+			long v[5];
+			char *end;
+			int k;
+
+			for (k = 0; k < 5; k++, p = end) {
+				v[k] = strtol(p, &end, 10);
+				if (end == p)
+					break;
+			}
+			if (k < 5)
+				break;
+			ev = (struct gb_event){ log_int(v[0]), log_int(v[1]), log_int(v[2]), log_int(v[3]),
+						log_int(v[4]) };
+			ctx_log_keep(c, &ev);
+			if (*p != ',')
+				break;
+			p++;
+		}
+		return;
+	}
+	json_array_foreach(lg, i, e) {
+		struct gb_event ev = { log_int(json_integer_value(json_array_get(e, 0))),
+				       log_int(json_integer_value(json_array_get(e, 1))),
+				       log_int(json_integer_value(json_array_get(e, 2))),
+				       log_int(json_integer_value(json_array_get(e, 3))),
+				       log_int(json_integer_value(json_array_get(e, 4))) };
+
+		ctx_log_keep(c, &ev);
+	}
+}
+
+static void log_read(struct ctx *c, json_t *lg)
+{
+	log_read_events(c, lg);
+	json_decref(c->log_saved);
+	c->log_saved = json_incref(lg);
+	c->log_changed = false;
+}
+
+/* Read the table's wrapper JSON: {"game": state, "log": "...", "seq": n, "watch": b}. */
 static int load_table_state(struct ctx *c)
 {
 	json_error_t err;
@@ -621,7 +714,7 @@ static int load_table_state(struct ctx *c)
 	rc = store_move_last(c->b->store, c->table.id, &c->seq);
 	if (rc)
 		return rc;
-	c->log = json_array();
+	c->nlog = 0;
 	snprintf(c->owner, sizeof(c->owner), "%s", c->table.creator);
 	if (!c->table.state)
 		return GB_OK;
@@ -634,10 +727,7 @@ static int load_table_state(struct ctx *c)
 	c->watch = json_is_true(json_object_get(w, "watch"));
 	if (json_is_string(json_object_get(w, "owner")))
 		snprintf(c->owner, sizeof(c->owner), "%s", json_string_value(json_object_get(w, "owner")));
-	if (json_is_array(json_object_get(w, "log"))) {
-		json_decref(c->log);
-		c->log = json_incref(json_object_get(w, "log"));
-	}
+	log_read(c, json_object_get(w, "log"));
 	if (json_object_get(w, "game")) {
 		c->st = calloc(1, c->game->state_size);
 		if (!c->st)
@@ -695,7 +785,7 @@ static int table_text(struct ctx *c)
 	w = json_object();
 	if (c->st)
 		json_object_set_new(w, "game", gb_state_json(c->game, c->st));
-	json_object_set(w, "log", c->log);
+	json_object_set_new(w, "log", c->log_changed || !c->log_saved ? log_text(c) : json_incref(c->log_saved));
 	json_object_set_new(w, "seq", json_integer(c->seq));
 	json_object_set_new(w, "watch", json_boolean(c->watch));
 	json_object_set_new(w, "owner", json_string(c->owner));

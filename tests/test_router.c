@@ -621,6 +621,39 @@ static int count_in(const char *path, const char *query)
 }
 
 /*
+ * The log strip is saved as one string of events; a strip saved by an
+ * earlier version (an array of [type, seat, a, b, c]) still reads, and a
+ * strip no move touched is written back exactly as it was.
+ */
+static void test_log_strip_saved_compact_old_read(void **state)
+{
+	struct fixture *f = *state;
+	json_t *all;
+
+	assert_int_equal(say(f, "alice", "/new ludo"), GB_OK);
+	assert_int_equal(say(f, "bob", "/join"), GB_OK);
+	assert_int_equal(say(f, "alice", "/start"), GB_OK);
+	json_decref(drain(f));
+	assert_int_equal(count_in(f->db, "SELECT count(*) FROM tables WHERE json_type(state, '$.log') = 'text'"), 1);
+	/* an older strip: player 1 rolled 5, player 2 rolled 3 */
+	sql(f, "UPDATE tables SET state = json_set(state, '$.log', json('[[1,0,5,0,0],[1,1,3,0,0]]'))");
+	assert_int_equal(say(f, "bob", "/board"), GB_OK);
+	all = drain(f);
+	assert_int_equal(count_kind(all, "table", "alice rolled 5\nbob rolled 3"), 1);
+	json_decref(all);
+	/* a seat change saves the table (here a new one's lobby): the old strip goes back as it was */
+	assert_int_equal(say(f, "alice", "/stop"), GB_OK);
+	assert_int_equal(say(f, "alice", "/new ludo"), GB_OK);
+	sql(f, "UPDATE tables SET state = json_set(state, '$.log', json('[[1,0,5,0,0]]')) WHERE status = 0");
+	assert_int_equal(say(f, "bob", "/join"), GB_OK);
+	json_decref(drain(f));
+	assert_int_equal(count_in(f->db, "SELECT count(*) FROM tables WHERE status = 0 AND version > 1 AND"
+				  " json(state ->> '$.log') = '[[1,0,5,0,0]]'"), 1);
+	assert_int_equal(count_in(f->db, "SELECT count(*) FROM seats WHERE user_id = 'bob' AND table_id ="
+				  " (SELECT id FROM tables WHERE status = 0)"), 1);
+}
+
+/*
  * Two databases served by one process at once: commands waiting to write
  * together are batched per database, so each lands in its own file.
  */
@@ -665,6 +698,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_settings_change_in_between_not_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_write_in_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_databases_one_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_strip_saved_compact_old_read, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
