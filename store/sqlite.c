@@ -905,12 +905,26 @@ out:
 	return rc;
 }
 
+/*
+ * Once per process, before SQLite's first use: no memory statistics.
+ * Keeping them takes one process-wide mutex around every allocation of
+ * every connection, and a service's many threads queue on it. (When the
+ * process used SQLite before, the call is refused and nothing changes.)
+ */
+static pthread_once_t sqlite_once = PTHREAD_ONCE_INIT;
+
+static void sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static int sq_open(struct store_backend **handle, const char *path)
 {
 	struct store_backend *s = NULL;
 	int src;
 	int rc = GB_OK;
 
+	pthread_once(&sqlite_once, sqlite_setup);
 	if (!handle || !path || !path[0]) {
 		rc = GB_EARGS;
 		goto out;

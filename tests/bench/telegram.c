@@ -449,6 +449,14 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&l.lat.lock, NULL);
 	pthread_mutex_init(&l.view_lock, NULL);
 
+	/* SQLite as the service sets it up (at its first open) for the probe too */
+	{
+		struct store *s = NULL;
+
+		if (store_open(&s, o.db))
+			return 1;
+		store_free(s);
+	}
 	cpu0 = cpu_us();
 	ceiling = run_probe(&o);
 	probe_cpu = (double)(cpu_us() - cpu0) / (ceiling * o.seconds);
