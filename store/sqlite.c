@@ -258,6 +258,7 @@ enum stmt {
 	ST_MOVE_COUNT,
 	ST_MOVE_LAST,
 	ST_OUT_COALESCE,
+	ST_OUT_REPLACE,
 	ST_OUT_ADD,
 	ST_OUT_CLAIM,
 	ST_OUT_DUE,
@@ -374,6 +375,13 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND merge_key = ?3 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4)",
+	/* The chat's newest pending row, when it is of key ?5 and table ?6 and
+	 * was never handed to a worker, takes the new payload and due time in
+	 * place: it is where the new row would go (its chat's last). */
+	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4"
+		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
+		" AND aside_ms IS NULL) AND merge_key = ?5 AND table_id = ?6 AND lease_until_ms = 0"
+		" AND attempts = 0 AND aside_ms IS NULL",
 	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	/* Each chat's head (its oldest pending row) if due at ?2 and not under
@@ -2022,6 +2030,26 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		goto out;
 	in_sp = 1;
 	if (key[0]) {
+		/* most often the row to replace is the chat's last and still unsent: rewrite it */
+		rc = stmt_get(s, ST_OUT_REPLACE, &st);
+		if (!rc)
+			rc = bound(bind_text(st, 1, platform));
+		if (!rc)
+			rc = bound(bind_text(st, 2, chat));
+		if (!rc)
+			rc = bound(bind_text(st, 3, payload));
+		if (!rc)
+			rc = bound(sqlite3_bind_int64(st, 4, due_ms));
+		if (!rc)
+			rc = bound(bind_text(st, 5, key));
+		if (!rc)
+			rc = bound(sqlite3_bind_int64(st, 6, table));
+		if (!rc)
+			rc = step_done(st);
+		stmt_done(st);
+		st = NULL;
+		if (rc || sqlite3_changes(s->db) == 1)
+			goto out;
 		rc = stmt_get(s, ST_OUT_COALESCE, &st);
 		if (!rc)
 			rc = bound(bind_text(st, 1, platform));
