@@ -612,16 +612,34 @@ static void ctx_release(struct ctx *c)
  */
 static json_t *log_text(const struct ctx *c)
 {
-	struct strbuf sb = { 0 };
+	/* at most 12 characters a number (sign, ten digits, separator): no printf per number */
+	char buf[LOG_KEEP * 5 * 12 + 1], *p = buf;
 	json_t *text;
 
 	for (int i = 0; i < c->nlog; i++) {
 		const struct gb_event *e = &c->log[i];
+		const int v[5] = { e->type, e->seat, e->a, e->b, e->c };
 
-		sb_addf(&sb, "%s%d %d %d %d %d", i ? "," : "", e->type, e->seat, e->a, e->b, e->c);
+		for (int k = 0; k < 5; k++) {
+			char digits[11];
+			long long x = v[k];
+			int n = 0;
+
+			if (i || k)
+				*p++ = k ? ' ' : ',';
+			if (x < 0) {
+				*p++ = '-';
+				x = -x;
+			}
+			do {
+				digits[n++] = (char)('0' + x % 10);
+				x /= 10;
+			} while (x);
+			while (n)
+				*p++ = digits[--n];
+		}
 	}
-	text = json_string(sb.len ? sb_str(&sb) : "");
-	sb_release(&sb);
+	text = json_stringn(buf, (size_t)(p - buf));
 	return text ? text : json_null();
 }
 
@@ -696,6 +714,96 @@ static void log_read(struct ctx *c, json_t *lg)
 	c->log_changed = false;
 }
 
+/*
+ * Decoded states, one per table slot: a saved state is decoded once, not
+ * once per command. An entry answers only for the very text it was
+ * decoded from (or encoded to), so whatever changed the row - another
+ * instance, a repair by hand - is decoded afresh. Each reader gets copies;
+ * nothing is shared.
+ */
+#define STATE_SLOTS 256
+
+struct decoded {
+	int64_t table;
+	const struct gb_game *game;
+	char *text;                    /* the wrapper's text (owned); NULL: empty slot */
+	void *st;                      /* its game (owned), NULL when it has none */
+	struct gb_event log[LOG_KEEP];
+	int nlog;
+	json_t *log_saved;             /* owned */
+	bool watch;
+	bool has_owner;
+	char owner[STORE_ID_LEN];
+};
+
+static struct decoded decoded[STATE_SLOTS];
+static pthread_mutex_t decoded_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Fill c from the entry for c->table's text; false when there is none (c untouched). */
+static bool decoded_get(struct ctx *c)
+{
+	struct decoded *d = &decoded[(uint64_t)c->table.id % STATE_SLOTS];
+	bool hit = false;
+
+	pthread_mutex_lock(&decoded_lock);
+	if (d->text && d->table == c->table.id && d->game == c->game && !strcmp(d->text, c->table.state)) {
+		void *st = d->st ? malloc(c->game->state_size) : NULL;
+		json_t *lg = d->log_saved ? json_deep_copy(d->log_saved) : NULL;
+
+		if ((st || !d->st) && (lg || !d->log_saved)) {
+			if (st)
+				memcpy(st, d->st, c->game->state_size);
+			c->st = st;
+			memcpy(c->log, d->log, sizeof(c->log));
+			c->nlog = d->nlog;
+			c->log_saved = lg;
+			c->log_changed = false;
+			c->watch = d->watch;
+			if (d->has_owner)
+				snprintf(c->owner, sizeof(c->owner), "%s", d->owner);
+			hit = true;
+		} else {
+			free(st);
+			json_decref(lg);
+		}
+	}
+	pthread_mutex_unlock(&decoded_lock);
+	return hit;
+}
+
+/* Remember c's decoded state as the one of text (c->log_saved being its log as saved). */
+static void decoded_put(const struct ctx *c, const char *text, bool has_owner)
+{
+	struct decoded *d = &decoded[(uint64_t)c->table.id % STATE_SLOTS];
+	char *t = strdup(text);
+	void *st = c->st ? malloc(c->game->state_size) : NULL;
+	json_t *lg = c->log_saved ? json_deep_copy(c->log_saved) : NULL;
+
+	if (!t || (c->st && !st) || (c->log_saved && !lg)) {
+		free(t);
+		free(st);
+		json_decref(lg);
+		return;
+	}
+	if (st)
+		memcpy(st, c->st, c->game->state_size);
+	pthread_mutex_lock(&decoded_lock);
+	free(d->text);
+	free(d->st);
+	json_decref(d->log_saved);
+	d->table = c->table.id;
+	d->game = c->game;
+	d->text = t;
+	d->st = st;
+	memcpy(d->log, c->log, sizeof(d->log));
+	d->nlog = c->nlog;
+	d->log_saved = lg;
+	d->watch = c->watch;
+	d->has_owner = has_owner;
+	snprintf(d->owner, sizeof(d->owner), "%s", c->owner);
+	pthread_mutex_unlock(&decoded_lock);
+}
+
 /* Read the table's wrapper JSON: {"game": state, "log": "...", "seq": n, "watch": b}. */
 static int load_table_state(struct ctx *c)
 {
@@ -718,8 +826,11 @@ static int load_table_state(struct ctx *c)
 	snprintf(c->owner, sizeof(c->owner), "%s", c->table.creator);
 	if (!c->table.state)
 		return GB_OK;
+	if (decoded_get(c)) {
+		/* past the lobby the wrapper must hold the game: without it the state is unreadable too */
+		return c->table.status != STORE_LOBBY && !c->st ? GB_ESTATE : GB_OK;
+	}
 	w = json_loads(c->table.state, 0, &err);
-	/* past the lobby the wrapper must hold the game: without it the state is unreadable too */
 	if (!json_is_object(w) || (c->table.status != STORE_LOBBY && !json_object_get(w, "game"))) {
 		json_decref(w);
 		return GB_ESTATE;
@@ -735,6 +846,8 @@ static int load_table_state(struct ctx *c)
 		else
 			rc = c->game->from_json(c->st, json_object_get(w, "game"));
 	}
+	if (!rc)
+		decoded_put(c, c->table.state, json_is_string(json_object_get(w, "owner")));
 	json_decref(w);
 	return rc;
 }
@@ -785,14 +898,24 @@ static int table_text(struct ctx *c)
 	w = json_object();
 	if (c->st)
 		json_object_set_new(w, "game", gb_state_json(c->game, c->st));
-	json_object_set_new(w, "log", c->log_changed || !c->log_saved ? log_text(c) : json_incref(c->log_saved));
+	if (c->log_changed || !c->log_saved) {
+		json_decref(c->log_saved);
+		c->log_saved = log_text(c);
+		c->log_changed = false;
+	}
+	json_object_set(w, "log", c->log_saved);
 	json_object_set_new(w, "seq", json_integer(c->seq));
 	json_object_set_new(w, "watch", json_boolean(c->watch));
 	json_object_set_new(w, "owner", json_string(c->owner));
 	free(c->table.state);
 	c->table.state = json_dumps(w, JSON_COMPACT);
 	json_decref(w);
-	return c->table.state ? GB_OK : GB_ENOMEM;
+	if (!c->table.state)
+		return GB_ENOMEM;
+	/* the next command on this table starts from this text: decoded already */
+	if (c->st && !c->table_new)
+		decoded_put(c, c->table.state, true);
+	return GB_OK;
 }
 
 static int save_table(struct ctx *c)

@@ -635,12 +635,18 @@ static void test_log_strip_saved_compact_old_read(void **state)
 	assert_int_equal(say(f, "alice", "/start"), GB_OK);
 	json_decref(drain(f));
 	assert_int_equal(count_in(f->db, "SELECT count(*) FROM tables WHERE json_type(state, '$.log') = 'text'"), 1);
-	/* an older strip: player 1 rolled 5, player 2 rolled 3 */
-	sql(f, "UPDATE tables SET state = json_set(state, '$.log', json('[[1,0,5,0,0],[1,1,3,0,0]]'))");
+	/* an older strip: an event of no game at the ends of int, player 1 rolled 5, player 2 rolled 3 */
+	sql(f, "UPDATE tables SET state = json_set(state, '$.log',"
+	       " json('[[99,0,2147483647,-2147483648,0],[1,0,5,0,0],[1,1,3,0,0]]'))");
 	assert_int_equal(say(f, "bob", "/board"), GB_OK);
 	all = drain(f);
 	assert_int_equal(count_kind(all, "table", "alice rolled 5\nbob rolled 3"), 1);
 	json_decref(all);
+	/* a move adds to it, and the whole strip is saved in the new form */
+	assert_int_equal(say(f, "alice", "/roll"), GB_OK);
+	json_decref(drain(f));
+	assert_int_equal(count_in(f->db, "SELECT count(*) FROM tables WHERE state ->> '$.log' LIKE"
+				  " '99 0 2147483647 -2147483648 0,1 0 5 0 0,1 1 3 0 0,1 0 %'"), 1);
 	/* a seat change saves the table (here a new one's lobby): the old strip goes back as it was */
 	assert_int_equal(say(f, "alice", "/stop"), GB_OK);
 	assert_int_equal(say(f, "alice", "/new ludo"), GB_OK);
