@@ -375,12 +375,12 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND merge_key = ?3 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4)",
-	/* The chat's newest pending row, when it is of key ?5 and table ?6 and
+	/* The chat's newest pending row, when it is of table ?5 and key ?6 and
 	 * was never handed to a worker, takes the new payload and due time in
 	 * place: it is where the new row would go (its chat's last). */
 	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4"
 		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
-		" AND aside_ms IS NULL) AND merge_key = ?5 AND table_id = ?6 AND lease_until_ms = 0"
+		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND lease_until_ms = 0"
 		" AND attempts = 0 AND aside_ms IS NULL",
 	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -2010,6 +2010,31 @@ static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *coun
  * A non-empty key first deletes the rows it replaces, in the same
  * savepoint as the insert.
  */
+/* Run id (ST_OUT_ADD or ST_OUT_REPLACE), which take a row's fields in this order. */
+static int out_write(struct store_backend *s, enum stmt id, const char *platform, const char *chat,
+		     const char *payload, int64_t due_ms, int64_t table, const char *key)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = stmt_get(s, id, &st);
+
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 3, payload));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 4, due_ms));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 5, table));
+	if (!rc)
+		rc = bound(bind_text(st, 6, key));
+	if (!rc)
+		rc = step_done(st);
+	stmt_done(st);
+	return rc;
+}
+
 static int sq_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
 		  const char *key, const char *payload, int64_t due_ms)
 {
@@ -2031,23 +2056,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 	in_sp = 1;
 	if (key[0]) {
 		/* most often the row to replace is the chat's last and still unsent: rewrite it */
-		rc = stmt_get(s, ST_OUT_REPLACE, &st);
-		if (!rc)
-			rc = bound(bind_text(st, 1, platform));
-		if (!rc)
-			rc = bound(bind_text(st, 2, chat));
-		if (!rc)
-			rc = bound(bind_text(st, 3, payload));
-		if (!rc)
-			rc = bound(sqlite3_bind_int64(st, 4, due_ms));
-		if (!rc)
-			rc = bound(bind_text(st, 5, key));
-		if (!rc)
-			rc = bound(sqlite3_bind_int64(st, 6, table));
-		if (!rc)
-			rc = step_done(st);
-		stmt_done(st);
-		st = NULL;
+		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, due_ms, table, key);
 		if (rc || sqlite3_changes(s->db) == 1)
 			goto out;
 		rc = stmt_get(s, ST_OUT_COALESCE, &st);
@@ -2066,21 +2075,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		if (rc)
 			goto out;
 	}
-	rc = stmt_get(s, ST_OUT_ADD, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 3, payload));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 4, due_ms));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 5, table));
-	if (!rc)
-		rc = bound(bind_text(st, 6, key));
-	if (!rc)
-		rc = step_done(st);
+	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, due_ms, table, key);
 out:
 	stmt_done(st);
 	if (in_sp)

@@ -584,6 +584,16 @@ static void test_open_new_file_together(void **state)
 	store_free(s);
 }
 
+/* Queue n outbox rows of 4,000 bytes on s, one page each, each its own commit. */
+static void add_pages(struct store *s, int n)
+{
+	static char big[4000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(store_out_add(s, "p", "c", 0, "", big, i), GB_OK);
+}
+
 /*
  * Background checkpoints: with them on, commits no longer copy the log
  * back themselves (it grows past SQLite's 1,000-page mark), and
@@ -592,7 +602,7 @@ static void test_open_new_file_together(void **state)
 static void test_background_checkpoints(void **state)
 {
 	struct fixture *f = *state;
-	char path[256], big[4000];
+	char path[256];
 	struct store *s = NULL;
 	int log = 0, copied = 0;
 
@@ -600,10 +610,7 @@ static void test_background_checkpoints(void **state)
 	store_background_checkpoints(1);
 	assert_int_equal(store_open(&s, path), GB_OK);
 	store_background_checkpoints(0);
-	memset(big, 'x', sizeof(big) - 1);
-	big[sizeof(big) - 1] = '\0';
-	for (int i = 0; i < 1500; i++)
-		assert_int_equal(store_out_add(s, "p", "c", 0, "", big, i), GB_OK);
+	add_pages(s, 1500);
 	assert_int_equal(store_checkpoint(s, &log, &copied), GB_OK);
 	assert_true(log > 1000);
 	assert_int_equal(copied, log);
@@ -697,7 +704,7 @@ static void *read_on(void *arg)
 static void test_checkpoint_restarts_busy_log(void **state)
 {
 	struct fixture *f = *state;
-	char path[256], wal[272], big[4000];
+	char path[256], wal[272];
 	struct store *s = NULL;
 	struct reader r = { .path = path };
 	pthread_t th;
@@ -710,11 +717,8 @@ static void test_checkpoint_restarts_busy_log(void **state)
 	store_background_checkpoints(0);
 	atomic_init(&r.stop, false);
 	assert_int_equal(pthread_create(&th, NULL, read_on, &r), 0);
-	memset(big, 'x', sizeof(big) - 1);
-	big[sizeof(big) - 1] = '\0';
 	for (int round = 0; round < 10; round++) {
-		for (int i = 0; i < 1000; i++)
-			assert_int_equal(store_out_add(s, "p", "c", 0, "", big, i), GB_OK);
+		add_pages(s, 1000);
 		assert_int_equal(store_checkpoint(s, NULL, NULL), GB_OK);
 	}
 	atomic_store(&r.stop, true);
@@ -732,7 +736,7 @@ static void test_checkpoint_restarts_busy_log(void **state)
 static void test_checkpointer_copies_when_full(void **state)
 {
 	struct fixture *f = *state;
-	char path[256], big[4000];
+	char path[256];
 	struct store_checkpointer *cp = NULL;
 	struct store *s = NULL;
 	struct stat sb = { 0 };
@@ -742,10 +746,7 @@ static void test_checkpointer_copies_when_full(void **state)
 	assert_non_null(cp);
 	assert_int_equal(store_open(&s, path), GB_OK);
 	store_background_checkpoints(0);
-	memset(big, 'x', sizeof(big) - 1);
-	big[sizeof(big) - 1] = '\0';
-	for (int i = 0; i < 3000; i++)
-		assert_int_equal(store_out_add(s, "p", "c", 0, "", big, i), GB_OK);
+	add_pages(s, 3000);
 	for (int tries = 0; tries < 100; tries++) {
 		assert_int_equal(stat(path, &sb), 0);
 		if (sb.st_size >= 3000 * 4000)
