@@ -490,6 +490,7 @@ struct store_backend {
 	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by sq_free() */
 	int locked;                    /* holds the process's writer lock (see writer_lock) */
 	int reading;                   /* inside store_read_begin()'s snapshot */
+	int64_t restart_after_ms;      /* no restarting checkpoint before (monotonic clock) */
 };
 
 /*
@@ -523,11 +524,14 @@ static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 #define CHECKPOINT_PAGES 2000
 
 /*
- * How long a checkpoint that restarts the log waits for readers still
- * in its old part: readers are one command's reads, a few milliseconds.
- * Past it the checkpoint tries again next time.
+ * How long a checkpoint that restarts the log waits for readers still in
+ * its old part (this process's writers wait as long): a command's reads
+ * take a few milliseconds. A reader that stays longer (a backup, a person
+ * at the sqlite3 shell) makes it give up, and the next try waits
+ * RESTART_PAUSE_MS, so writers are never held up for long.
  */
-#define RESTART_WAIT_MS 100
+#define RESTART_WAIT_MS 20
+#define RESTART_PAUSE_MS 2000
 
 static pthread_mutex_t checkpoint_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t checkpoint_cond = PTHREAD_COND_INITIALIZER;
@@ -1067,6 +1071,14 @@ static void sq_checkpoint_wake(void)
 	pthread_mutex_unlock(&checkpoint_lock);
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 {
 	int log = 0, done = 0, src;
@@ -1084,12 +1096,14 @@ static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 	 * process's writers wait on their mutex: the next commit then writes
 	 * at the start of the file.
 	 */
-	if (src == SQLITE_OK && log >= CHECKPOINT_PAGES) {
+	if (src == SQLITE_OK && log >= CHECKPOINT_PAGES && mono_ms() >= s->restart_after_ms) {
 		writer_acquire(s);
 		sqlite3_busy_timeout(s->db, RESTART_WAIT_MS);
 		src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &done);
 		sqlite3_busy_timeout(s->db, busy_timeout_ms);
 		writer_release(s);
+		if ((src & 0xff) == SQLITE_BUSY)
+			s->restart_after_ms = mono_ms() + RESTART_PAUSE_MS;
 	}
 	if (log_pages)
 		*log_pages = log;

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct store {
 	const struct store_ops *ops;   /* the backend's table */
@@ -107,8 +108,9 @@ int store_checkpoint(struct store *s, int *log_pages, int *copied)
 	return OPS(s)->checkpoint(B(s), log_pages, copied);
 }
 
-/* How long the checkpointer sleeps when no commit wakes it. */
+/* How long the checkpointer sleeps when no commit wakes it, and at least between two checkpoints. */
 #define CHECKPOINT_EVERY_MS 500
+#define CHECKPOINT_GAP_MS 20
 
 struct store_checkpointer {
 	const struct store_ops *ops;
@@ -122,9 +124,17 @@ static void *checkpointer_main(void *arg)
 	struct store_checkpointer *c = arg;
 
 	while (!atomic_load(&c->stop)) {
+		/*
+		 * At most one checkpoint every CHECKPOINT_GAP_MS: a log that
+		 * cannot start over (a long reader) stays full, and every
+		 * commit would wake this thread again.
+		 */
+		struct timespec gap = { 0, CHECKPOINT_GAP_MS * 1000000L };
+
 		c->ops->checkpoint_wait(CHECKPOINT_EVERY_MS);
 		if (!atomic_load(&c->stop))
 			store_checkpoint(c->s, NULL, NULL);
+		nanosleep(&gap, NULL);
 	}
 	return NULL;
 }
