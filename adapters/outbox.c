@@ -262,7 +262,7 @@ void outbox_wake(struct outbox *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void outbox_stop(struct outbox *w)
+void outbox_halt(struct outbox *w)
 {
 	if (!w)
 		return;
@@ -272,6 +272,14 @@ void outbox_stop(struct outbox *w)
 	pthread_mutex_unlock(&w->lock);
 	for (int i = 0; i < w->nthreads; i++)
 		pthread_join(w->threads[i], NULL);
+	w->nthreads = 0;
+}
+
+void outbox_stop(struct outbox *w)
+{
+	if (!w)
+		return;
+	outbox_halt(w);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w->db);

@@ -71,7 +71,14 @@ int outbox_start(struct outbox **out, const struct adapter *a, void *self, const
 /* Wake the workers now (a command just committed replies). Safe from any thread. */
 void outbox_wake(struct outbox *w);
 
-/* Let the workers finish the row in hand, stop and free them; a no-op on NULL. */
+/*
+ * Let the workers finish the row in hand and stop them; w stays, and
+ * outbox_wake() on it stays safe. Before the adapter's stop(): a worker
+ * delivers with the adapter's state. A no-op on NULL.
+ */
+void outbox_halt(struct outbox *w);
+
+/* outbox_halt(), then free w; a no-op on NULL. */
 void outbox_stop(struct outbox *w);
 
 #endif

@@ -171,6 +171,13 @@ int serve_main(const struct config *cfg)
 	rc = store_checkpointer_start(cfg->db, &checkpointer);
 	if (!rc)
 		rc = store_open(&b.store, cfg->db);
+	if (!rc && store_one_writer(b.store)) {
+		int n = 0;
+
+		/* one process serves a SQLite file: claims still leased are a stopped one's */
+		if (store_out_unlease(b.store, bot_now_ms(), &n) == GB_OK && n)
+			gb_log("took back %d outbox rows a stopped service had claimed", n);
+	}
 	if (!rc)
 		rc = store_open(&health.store, cfg->db);
 	if (rc) {
@@ -275,9 +282,14 @@ int serve_main(const struct config *cfg)
 	gb_log("stopping");
 	status = 0;
 out:
-	/* the listener first (it waits for handlers in flight), then adapters and workers */
+	/*
+	 * The listener first (it waits for handlers in flight); then each
+	 * adapter's workers, which deliver with its state; then the adapter
+	 * (a poller of its own may still wake its workers until then).
+	 */
 	http_stop(http);
 	for (int i = nrun - 1; i >= 0; i--) {
+		outbox_halt(run[i].outbox);
 		run[i].a->stop(run[i].self);
 		outbox_stop(run[i].outbox);
 	}

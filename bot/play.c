@@ -12,7 +12,6 @@
 #include "games/callbreak.h"
 #include "internal.h"
 
-
 static int speed_index(struct ctx *c)
 {
 	const char *s = setting_str(c, "speed", "normal");

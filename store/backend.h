@@ -108,6 +108,7 @@ struct store_ops {
 	int (*out_set_aside)(struct store_backend *b, int64_t id, const char *why);
 	int (*out_delay)(struct store_backend *b, const char *platform, const char *chat,
 		int64_t until_ms);
+	int (*out_unlease)(struct store_backend *b, int64_t now_ms, int *n);
 	int (*out_count)(struct store_backend *b, const char *platform, int *pending,
 		int *aside, int64_t *oldest_due_ms);
 

@@ -261,6 +261,7 @@ enum stmt {
 	ST_OUT_RETRY,
 	ST_OUT_ASIDE,
 	ST_OUT_DELAY,
+	ST_OUT_UNLEASE,
 	ST_OUT_COUNT,
 	ST_OUT_MOVE,
 	ST_TIMER_SET,
@@ -401,6 +402,8 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_OUT_DELAY] = "UPDATE outbox SET due_ms = $3 WHERE platform = $1"
 		" AND ($2::text IS NULL OR chat = $2) AND aside_ms IS NULL AND due_ms < $3",
 	/* $1 NULL: every platform. */
+	[ST_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > $1"
+		" AND aside_ms IS NULL",
 	[ST_OUT_COUNT] = "SELECT count(*) FILTER (WHERE aside_ms IS NULL),"
 		" count(*) FILTER (WHERE aside_ms IS NOT NULL),"
 		" min(due_ms) FILTER (WHERE aside_ms IS NULL) FROM outbox"
@@ -2110,6 +2113,29 @@ out:
 	return rc;
 }
 
+static int pg_out_unlease(struct store_backend *s, int64_t now_ms, int *n)
+{
+	struct pgst *st = NULL;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_OUT_UNLEASE, &st);
+	if (!rc)
+		rc = bound(bind_i64(st, 1, now_ms));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc && n)
+		*n = s->changes;
+out:
+	stmt_done(st);
+	return rc;
+}
+
 static int pg_out_count(struct store_backend *s, const char *platform, int *pending, int *aside,
 		    int64_t *oldest_due_ms)
 {
@@ -2853,6 +2879,7 @@ const struct store_ops store_pg_ops = {
 	.out_retry = pg_out_retry,
 	.out_set_aside = pg_out_set_aside,
 	.out_delay = pg_out_delay,
+	.out_unlease = pg_out_unlease,
 	.out_count = pg_out_count,
 	.timer_set = pg_timer_set,
 	.timer_retry = pg_timer_retry,

@@ -268,6 +268,7 @@ enum stmt {
 	ST_OUT_ASIDE,
 	ST_OUT_DELAY,
 	ST_OUT_DELAY_ALL,
+	ST_OUT_UNLEASE,
 	ST_OUT_COUNT,
 	ST_OUT_COUNT_ALL,
 	ST_OUT_MOVE,
@@ -409,6 +410,8 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND aside_ms IS NULL AND +due_ms < ?3",
 	[ST_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?2 WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms < ?2",
+	[ST_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
+		" AND aside_ms IS NULL",
 	[ST_OUT_COUNT] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
 		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox WHERE platform = ?1",
 	[ST_OUT_COUNT_ALL] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
@@ -2320,6 +2323,29 @@ out:
 	return rc;
 }
 
+static int sq_out_unlease(struct store_backend *s, int64_t now_ms, int *n)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GB_OK;
+
+	if (n)
+		*n = 0;
+	if (!s) {
+		rc = GB_EARGS;
+		goto out;
+	}
+	rc = stmt_get(s, ST_OUT_UNLEASE, &st);
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 1, now_ms));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc && n)
+		*n = sqlite3_changes(s->db);
+out:
+	stmt_done(st);
+	return rc;
+}
+
 static int sq_out_count(struct store_backend *s, const char *platform, int *pending, int *aside,
 		    int64_t *oldest_due_ms)
 {
@@ -3066,6 +3092,7 @@ const struct store_ops store_sqlite_ops = {
 	.out_retry = sq_out_retry,
 	.out_set_aside = sq_out_set_aside,
 	.out_delay = sq_out_delay,
+	.out_unlease = sq_out_unlease,
 	.out_count = sq_out_count,
 	.timer_set = sq_timer_set,
 	.timer_retry = sq_timer_retry,

@@ -380,6 +380,11 @@ int store_out_delay(struct store *s, const char *platform, const char *chat, int
 	return OPS(s)->out_delay(B(s), platform, chat, until_ms);
 }
 
+int store_out_unlease(struct store *s, int64_t now_ms, int *n)
+{
+	return OPS(s)->out_unlease(B(s), now_ms, n);
+}
+
 int store_out_count(struct store *s, const char *platform, int *pending, int *aside,
 	int64_t *oldest_due_ms)
 {

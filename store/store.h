@@ -411,6 +411,16 @@ int store_out_set_aside(struct store *s, int64_t id, const char *why);
 int store_out_delay(struct store *s, const char *platform, const char *chat, int64_t until_ms);
 
 /*
+ * Every pending row claimed under a lease that runs past now_ms is free to
+ * claim again at once; *n (may be NULL) gets how many. For a service
+ * starting on a database no other process serves (a SQLite file): such
+ * claims are a stopped predecessor's, and would otherwise wait out their
+ * leases. What a worker does with a row it finds taken back is the same
+ * as after a lease runs out.
+ */
+int store_out_unlease(struct store *s, int64_t now_ms, int *n);
+
+/*
  * Of platform (NULL: all platforms): *pending = rows waiting or claimed,
  * *aside = rows set aside, *oldest_due_ms = the earliest due_ms of the
  * pending rows (0 when none). Any of the three may be NULL.

@@ -174,8 +174,8 @@ static int teardown(void **state)
 	w->stop = 1;
 	pthread_join(w->timers, NULL);
 	http_stop(w->http);
-	discord_adapter.stop(w->self);
 	outbox_stop(w->outbox);
+	discord_adapter.stop(w->self);
 	store_free(w->b.store);
 	fake_dc_free(w->fake);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);

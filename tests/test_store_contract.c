@@ -1302,6 +1302,36 @@ static void test_outbox_coalescing(void **state)
 			 GB_EARGS);
 }
 
+/* Claims a stopped service left under lease are taken back: claimable at once, set-aside rows untouched. */
+static void test_outbox_unlease(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	int n = -1;
+
+	queue(f->s, "c1", NULL, "{\"n\":1}", 0);
+	queue(f->s, "c2", NULL, "{\"n\":2}", 0);
+	queue(f->s, "c3", NULL, "{\"n\":3}", 0);
+	/* all three claimed until 100,000; c2 then set aside */
+	assert_int_equal(claim(f->s, 1000, 99000, o, 8), 3);
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(o[i].chat, "c2") == 0)
+			assert_int_equal(store_out_set_aside(f->s, o[i].id, "bad"), GB_OK);
+	}
+	release_outs(o, 3);
+	assert_int_equal(claim(f->s, 5000, 1000, o, 8), 0);
+	assert_int_equal(store_out_unlease(f->s, 5000, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(claim(f->s, 5000, 1000, o, 8), 2);
+	release_outs(o, 2);
+	/* leases that are over by now_ms are left alone */
+	assert_int_equal(store_out_unlease(f->s, 6000, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_out_unlease(f->s, 6000, NULL), GB_OK);
+	assert_int_equal(store_out_unlease(NULL, 0, &n), GB_EARGS);
+	assert_int_equal(n, 0);
+}
+
 static void test_outbox_attempts(void **state)
 {
 	struct fixture *f = *state;
@@ -2222,6 +2252,7 @@ int main(void)
 		T(test_outbox_chat_order),
 		T(test_outbox_two_workers),
 		T(test_outbox_coalescing),
+		T(test_outbox_unlease),
 		T(test_outbox_attempts),
 		T(test_outbox_set_aside),
 		T(test_outbox_chat_rows),

@@ -2116,6 +2116,48 @@ static void sigkill_with_rows_pending(void **state)
 	no_repeated_edits(x);
 }
 
+/*
+ * A service stopped while it held claims (its rows under lease): the next
+ * one on the same file takes them back at start and sends them at once,
+ * not when the 120 s leases run out.
+ */
+static void leases_of_a_stopped_service_taken_back(void **state)
+{
+	struct dfix *x = *state;
+	struct store_out o[8];
+	int port = free_port(), status, n = 0, pending = -1;
+	int64_t t0;
+	pid_t pid;
+
+	telegram_adapter.stop(x->self);
+	x->self = NULL;
+	for (int i = 0; i < 3; i++) {
+		char chat[24];
+
+		snprintf(chat, sizeof(chat), "-10077%d", i);
+		assert_int_equal(store_out_add(x->s, "telegram", chat, 0, "",
+					       "{\"kind\":\"public\",\"text\":\"hello\",\"lang\":\"en\"}", 0),
+				 GB_OK);
+	}
+	assert_int_equal(store_out_claim(x->s, "telegram", now_ms(), 120000, o, 8, &n), GB_OK);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < n; i++)
+		store_out_release(&o[i]);
+	t0 = now_ms();
+	pid = serve(x, port);
+	assert_true(fake_tg_wait(x->f, "sendMessage", 3, 20000) >= 3);
+	assert_true(now_ms() - t0 < 20000);
+	do {
+		usleep(20000);
+		assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
+	} while (pending && now_ms() - t0 < 20000);
+	assert_int_equal(pending, 0);
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 3);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2152,6 +2194,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_callbreak_game, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(outage_then_everything_in_order, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(sigkill_with_rows_pending, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(leases_of_a_stopped_service_taken_back, dfix_setup_unpaced,
+						dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_webhook_and_commands, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_polling_and_refusals, dfix_setup_unpaced, dfix_teardown),
 	};
