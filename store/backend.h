@@ -179,4 +179,11 @@ static inline int seed_hex_ok(const char *seed)
 	return i == 64;
 }
 
+/*
+ * Record what the database said about a failure that is not the caller's
+ * doing, for store_last_error() of the calling thread; transient: it
+ * clears by itself (store_last_error_transient()).
+ */
+void store_note_error(const char *message, int transient);
+
 #endif

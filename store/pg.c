@@ -532,6 +532,32 @@ static int err_of(const PGresult *res)
 	return GB_ESTORE;
 }
 
+/*
+ * Keep what the server (or the connection) said about a failure for
+ * store_last_error(): its first line and SQLSTATE. It clears by itself
+ * when the connection failed or the server ran short or is shutting down
+ * (classes 08, 53, 57) or a lock was not to be had (55P03).
+ */
+static void note_failure(struct store_backend *s, const PGresult *res)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *said = res ? PQresultErrorMessage(res) : NULL;
+	char text[200];
+	size_t n;
+
+	if (!said || !said[0])
+		said = s && s->conn ? PQerrorMessage(s->conn) : "";
+	snprintf(text, sizeof(text), "%s", said[0] ? said : "no connection to the server");
+	n = strcspn(text, "\n");
+	while (n && text[n - 1] == ' ')
+		n--;
+	text[n] = '\0';
+	if (state)
+		snprintf(text + n, sizeof(text) - n, " (PostgreSQL %s)", state);
+	store_note_error(text, !state || !strncmp(state, "08", 2) || !strncmp(state, "53", 2) ||
+				       !strncmp(state, "57", 2) || !strcmp(state, "55P03"));
+}
+
 /* Is the result one of success? */
 static int res_ok(const PGresult *res)
 {
@@ -546,6 +572,8 @@ static int run_text(struct store_backend *s, const char *sql)
 	PGresult *res = PQexec(s->conn, sql);
 	int rc = res_ok(res) ? GB_OK : err_of(res);
 
+	if (rc == GB_ESTORE || rc == GB_ENOMEM)
+		note_failure(s, res);
 	PQclear(res);
 	return rc;
 }
@@ -672,8 +700,10 @@ static int bound(int rc)
 static int reconnect(struct store_backend *s)
 {
 	PQreset(s->conn);
-	if (PQstatus(s->conn) != CONNECTION_OK)
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		note_failure(s, NULL);
 		return GB_ESTORE;
+	}
 	return prepare_all(s);
 }
 
@@ -687,6 +717,8 @@ static int exec_st(struct pgst *st)
 	s->changes = 0;
 	if (PQstatus(s->conn) != CONNECTION_OK) {
 		/* inside a transaction its work is gone with the connection */
+		if (s->in_tx)
+			note_failure(s, NULL);
 		rc = s->in_tx ? GB_ESTORE : reconnect(s);
 		if (rc)
 			goto out;
@@ -704,6 +736,8 @@ static int exec_st(struct pgst *st)
 	}
 	if (!res_ok(st->res)) {
 		rc = err_of(st->res);
+		if (rc == GB_ESTORE || rc == GB_ENOMEM)
+			note_failure(s, st->res);
 		goto out;
 	}
 	s->changes = (int)strtol(PQcmdTuples(st->res), NULL, 10);
@@ -938,6 +972,7 @@ static int pg_open(struct store_backend **handle, const char *url)
 		goto out;
 	}
 	if (PQstatus(s->conn) != CONNECTION_OK) {
+		note_failure(s, NULL);
 		rc = GB_ESTORE;
 		goto out;
 	}

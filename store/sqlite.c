@@ -73,9 +73,6 @@
 /* Writers' wait for another process's lock (store_busy_timeout_set()). */
 static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
 
-/* The last failure's message, per thread (store_last_error()), and whether it clears by itself. */
-static _Thread_local char last_error[200];
-static _Thread_local int last_transient;
 
 
 /*
@@ -729,12 +726,13 @@ static void note_failure(sqlite3 *db, int src)
 
 	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
 		int primary = src & 0xff;
+		char message[200];
 
-		snprintf(last_error, sizeof(last_error), "%s (SQLite code %d)",
+		snprintf(message, sizeof(message), "%s (SQLite code %d)",
 			 db ? sqlite3_errmsg(db) : sqlite3_errstr(src), src);
-		last_transient = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ||
-				 primary == SQLITE_FULL || primary == SQLITE_READONLY ||
-				 primary == SQLITE_IOERR;
+		store_note_error(message, primary == SQLITE_BUSY || primary == SQLITE_LOCKED ||
+						  primary == SQLITE_FULL || primary == SQLITE_READONLY ||
+						  primary == SQLITE_IOERR);
 	}
 }
 
@@ -968,8 +966,10 @@ static int sq_open(struct store_backend **handle, const char *path)
 	 * the caller opens again later and gets a handle that can write.
 	 */
 	if (sqlite3_db_readonly(s->db, "main") == 1) {
-		snprintf(last_error, sizeof(last_error), "%s: the database file is read-only", path);
-		last_transient = 1;
+		char message[200];
+
+		snprintf(message, sizeof(message), "%s: the database file is read-only", path);
+		store_note_error(message, 1);
 		rc = GB_ESTORE;
 		goto out;
 	}
@@ -1151,16 +1151,6 @@ static int sq_schema_version(struct store_backend *s)
 	if (s && user_version(s, &version) != GB_OK)
 		version = -1;
 	return version;
-}
-
-const char *store_last_error(void)
-{
-	return last_error;
-}
-
-int store_last_error_transient(void)
-{
-	return last_transient;
 }
 
 void store_busy_timeout_set(int ms)

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -106,6 +107,26 @@ void store_background_checkpoints(int on)
 int store_checkpoint(struct store *s, int *log_pages, int *copied)
 {
 	return OPS(s)->checkpoint(B(s), log_pages, copied);
+}
+
+/* The last failure's message, per thread, and whether it clears by itself. */
+static _Thread_local char last_error[200];
+static _Thread_local int last_transient;
+
+void store_note_error(const char *message, int transient)
+{
+	snprintf(last_error, sizeof(last_error), "%s", message ? message : "");
+	last_transient = transient;
+}
+
+const char *store_last_error(void)
+{
+	return last_error;
+}
+
+int store_last_error_transient(void)
+{
+	return last_transient;
 }
 
 /* How long the checkpointer sleeps when no commit wakes it, and at least between two checkpoints. */

@@ -100,9 +100,9 @@ int store_schema_version(struct store *s);
  * What the database said about the last failure (GB_ESTORE, GB_ENOMEM)
  * of a handle used by the calling thread ("database is locked", "database
  * or disk is full", "attempt to write a readonly database"), for the log
- * line that reports it; "" when none was recorded (the SQLite backend
- * records its failures). Handles belong to one thread at a time, so this
- * is the failure of the handle just used.
+ * line that reports it, PostgreSQL's with its SQLSTATE; "" when none was
+ * recorded. Handles belong to one thread at a time, so this is the
+ * failure of the handle just used.
  */
 const char *store_last_error(void);
 

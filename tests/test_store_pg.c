@@ -142,6 +142,10 @@ static void test_unreachable_server_and_bad_url(void **state)
 	/* nothing listens on port 1; a socket folder that is not there */
 	assert_int_equal(store_open(&s, "postgresql://nobody@127.0.0.1:1/x?connect_timeout=2"), GB_ESTORE);
 	assert_null(s);
+	/* the log line says why, and that it may clear by itself */
+	assert_non_null(strstr(store_last_error(), "127.0.0.1"));
+	assert_null(strchr(store_last_error(), '\n'));
+	assert_int_equal(store_last_error_transient(), 1);
 	assert_int_equal(store_open(&s, "postgres:///x?host=/nonexistent-gamebot"), GB_ESTORE);
 	assert_int_equal(store_open(&s, "postgresql://[not a url"), GB_ESTORE);
 	assert_null(s);
@@ -259,6 +263,10 @@ static void test_failed_statement_fails_the_commit(void **state)
 	assert_int_equal(store_table_get(f->s, id, &t), GB_OK);
 	t.state = strdup("boom");
 	assert_int_equal(store_table_update(f->s, &t), GB_ESTORE);
+	/* what the server said, with its SQLSTATE (P0001: raised by a function), is not transient */
+	assert_non_null(strstr(store_last_error(), "boom"));
+	assert_non_null(strstr(store_last_error(), "(PostgreSQL P0001)"));
+	assert_int_equal(store_last_error_transient(), 0);
 	assert_int_equal(store_commit(f->s), GB_ESTORE);
 	store_rollback(f->s);
 	store_table_release(&t);
