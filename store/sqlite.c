@@ -490,7 +490,6 @@ struct store_backend {
 	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by sq_free() */
 	int locked;                    /* holds the process's writer lock (see writer_lock) */
 	int reading;                   /* inside store_read_begin()'s snapshot */
-	int64_t restart_after_ms;      /* no restarting checkpoint before (monotonic clock) */
 };
 
 /*
@@ -527,8 +526,9 @@ static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
  * How long a checkpoint that restarts the log waits for readers still in
  * its old part (this process's writers wait as long): a command's reads
  * take a few milliseconds. A reader that stays longer (a backup, a person
- * at the sqlite3 shell) makes it give up, and the next try waits
- * RESTART_PAUSE_MS, so writers are never held up for long.
+ * at the sqlite3 shell) makes it give up, and the checkpointer then
+ * sleeps RESTART_PAUSE_MS before its next try, so writers are never held
+ * up for long.
  */
 #define RESTART_WAIT_MS 20
 #define RESTART_PAUSE_MS 2000
@@ -536,6 +536,8 @@ static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t checkpoint_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t checkpoint_cond = PTHREAD_COND_INITIALIZER;
 static int checkpoint_wanted;
+static int restart_refused;      /* a reader made the last restart give up */
+static unsigned wake_calls;      /* sq_checkpoint_wake()s so far */
 
 static int log_grew(void *arg, sqlite3 *db, const char *name, int pages);
 
@@ -1046,21 +1048,36 @@ static int log_grew(void *arg, sqlite3 *db, const char *name, int pages)
 }
 
 /* Until a commit has filled the log (1), timeout_ms passes or sq_checkpoint_wake() is called (0). */
+static void deadline_in(struct timespec *until, int ms)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += ms / 1000;
+	until->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+}
+
 static int sq_checkpoint_wait(int timeout_ms)
 {
 	struct timespec until;
 	int wanted;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&checkpoint_lock);
-	if (!checkpoint_wanted)
+	if (restart_refused) {
+		/* a long reader refused the last restart: leave the writers be for a while */
+		unsigned calls = wake_calls;
+
+		restart_refused = 0;
+		deadline_in(&until, RESTART_PAUSE_MS);
+		while (calls == wake_calls &&
+		       pthread_cond_timedwait(&checkpoint_cond, &checkpoint_lock, &until) == 0)
+			;
+	} else if (!checkpoint_wanted) {
+		deadline_in(&until, timeout_ms);
 		pthread_cond_timedwait(&checkpoint_cond, &checkpoint_lock, &until);
+	}
 	wanted = checkpoint_wanted;
 	checkpoint_wanted = 0;
 	pthread_mutex_unlock(&checkpoint_lock);
@@ -1070,16 +1087,9 @@ static int sq_checkpoint_wait(int timeout_ms)
 static void sq_checkpoint_wake(void)
 {
 	pthread_mutex_lock(&checkpoint_lock);
+	wake_calls++;
 	pthread_cond_broadcast(&checkpoint_cond);
 	pthread_mutex_unlock(&checkpoint_lock);
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
@@ -1099,14 +1109,17 @@ static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 	 * process's writers wait on their mutex: the next commit then writes
 	 * at the start of the file.
 	 */
-	if (src == SQLITE_OK && log >= CHECKPOINT_PAGES && mono_ms() >= s->restart_after_ms) {
+	if (src == SQLITE_OK && log >= CHECKPOINT_PAGES) {
 		writer_acquire(s);
 		sqlite3_busy_timeout(s->db, RESTART_WAIT_MS);
 		src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &done);
 		sqlite3_busy_timeout(s->db, busy_timeout_ms);
 		writer_release(s);
-		if ((src & 0xff) == SQLITE_BUSY)
-			s->restart_after_ms = mono_ms() + RESTART_PAUSE_MS;
+		if ((src & 0xff) == SQLITE_BUSY) {
+			pthread_mutex_lock(&checkpoint_lock);
+			restart_refused = 1;
+			pthread_mutex_unlock(&checkpoint_lock);
+		}
 	}
 	if (log_pages)
 		*log_pages = log;
