@@ -17,7 +17,6 @@
 
 #include "games/ai/ai.h"
 #include "games/game.h"
-#include "games/strbuf.h"
 #include "games/utf8.h"
 #include "internal.h"
 #include "limit.h"
@@ -664,11 +663,13 @@ void ctx_log_keep(struct ctx *c, const struct gb_event *e)
  * [type, seat, a, b, c] arrays tables saved before it. What is not an
  * event is read as far as it goes; the strip only shows, it decides nothing.
  */
-static void log_read_events(struct ctx *c, json_t *lg)
+static void log_read(struct ctx *c, json_t *lg)
 {
 	size_t i;
 	json_t *e;
 
+	json_decref(c->log_saved);
+	c->log_saved = json_incref(lg);
 	c->nlog = 0;
 	if (json_is_string(lg)) {
 		const char *p = json_string_value(lg);
@@ -693,7 +694,6 @@ static void log_read_events(struct ctx *c, json_t *lg)
 				break;
 			p++;
 		}
-		return;
 	}
 	json_array_foreach(lg, i, e) {
 		struct gb_event ev = { log_int(json_integer_value(json_array_get(e, 0))),
@@ -704,13 +704,7 @@ static void log_read_events(struct ctx *c, json_t *lg)
 
 		ctx_log_keep(c, &ev);
 	}
-}
-
-static void log_read(struct ctx *c, json_t *lg)
-{
-	log_read_events(c, lg);
-	json_decref(c->log_saved);
-	c->log_saved = json_incref(lg);
+	/* as saved: written back unchanged while no event is added */
 	c->log_changed = false;
 }
 

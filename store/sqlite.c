@@ -1214,11 +1214,6 @@ static void read_end(struct store_backend *s)
 		run(s, ST_ROLLBACK);
 }
 
-static void sq_read_end(struct store_backend *s)
-{
-	read_end(s);
-}
-
 /* On an error the transaction may still be open: call sq_rollback(). */
 static int sq_commit(struct store_backend *s)
 {
@@ -3064,7 +3059,7 @@ const struct store_ops store_sqlite_ops = {
 	.begin = sq_begin,
 	.commit = sq_commit,
 	.read_begin = sq_read_begin,
-	.read_end = sq_read_end,
+	.read_end = read_end,
 	.rollback = sq_rollback,
 	.unit_begin = sq_unit_begin,
 	.unit_end = sq_unit_end,

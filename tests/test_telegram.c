@@ -1715,21 +1715,26 @@ static void hook_press(struct wfix *w, long long id, const char *user, const cha
 	assert_int_equal(hook(w, "s3cret", buf), 200);
 }
 
-/* Wait until the outbox of Telegram is empty (everything delivered). */
-static void wait_delivered(struct dfix *x)
+/* Wait until the outbox of Telegram is empty (everything delivered), failing after timeout_ms. */
+static void wait_delivered_within(struct dfix *x, int timeout_ms)
 {
 	int64_t t0 = now_ms();
 	int pending = 1;
 
 	while (pending) {
 		assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
-		if (pending && now_ms() - t0 > 10000) {
+		if (pending && now_ms() - t0 > timeout_ms) {
 			fake_tg_dump(x->f);
 			fail_msg("%d rows still pending", pending);
 		}
 		if (pending)
 			usleep(5000);
 	}
+}
+
+static void wait_delivered(struct dfix *x)
+{
+	wait_delivered_within(x, 10000);
 }
 
 
@@ -2097,15 +2102,7 @@ static void sigkill_with_rows_pending(void **state)
 	/* the API back, the service restarted: everything goes out, once */
 	assert_int_equal(fake_tg_up(x->f), 0);
 	pid = serve(x, port);
-	{
-		int64_t t0 = now_ms();
-
-		do {
-			usleep(20000);
-			assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
-		} while (pending && now_ms() - t0 < 45000); /* a claim caught by the kill waits out its lease */
-	}
-	assert_int_equal(pending, 0);
+	wait_delivered_within(x, 45000); /* rows backing off when the API was down wait their turn */
 	kill(pid, SIGTERM);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -2125,7 +2122,7 @@ static void leases_of_a_stopped_service_taken_back(void **state)
 {
 	struct dfix *x = *state;
 	struct store_out o[8];
-	int port = free_port(), status, n = 0, pending = -1;
+	int port = free_port(), status, n = 0;
 	int64_t t0;
 	pid_t pid;
 
@@ -2148,11 +2145,7 @@ static void leases_of_a_stopped_service_taken_back(void **state)
 	pid = serve(x, port);
 	assert_true(fake_tg_wait(x->f, "sendMessage", 3, 20000) >= 3);
 	assert_true(now_ms() - t0 < 20000);
-	do {
-		usleep(20000);
-		assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
-	} while (pending && now_ms() - t0 < 20000);
-	assert_int_equal(pending, 0);
+	wait_delivered_within(x, 20000);
 	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 3);
 	kill(pid, SIGTERM);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
