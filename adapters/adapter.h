@@ -76,6 +76,14 @@ struct adapter {
 	 */
 	void (*deliver)(void *self, struct store *s, const struct store_out *row, struct delivery *d);
 
+	/*
+	 * Milliseconds a claimed row must wait before deliver() may have it
+	 * (0: it may go), asked of every row of a claim before any is
+	 * delivered, so a row held back is handed back at once rather than
+	 * after the batch's other deliveries. May be NULL.
+	 */
+	int64_t (*held)(void *self, const struct store_out *row);
+
 	/* Stop its threads (finishing the work in flight) and free self; a no-op on NULL. */
 	void (*stop)(void *self);
 };

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "bot/choices.h"
 #include "bot/i18n.h"
@@ -44,6 +45,7 @@
 #define DC_GATE_GRACE_MS 300   /* rows of an answered interaction wait this long after the answer */
 #define DC_CALL_TIMEOUT_S 10L
 #define DC_TAKE_MAX 64
+#define DC_TAKE_WAIT_MS 1000   /* for a row of the answer that a worker claimed */
 #define DC_FROM_EPOCH 1420070400000LL
 
 /* ---- pure helpers ---- */
@@ -893,47 +895,95 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 }
 
 /*
- * Take the command's rows (those carrying handle and not under a worker's
- * lease) out of the outbox, in one transaction so that no worker claims
- * them meanwhile, and plan the answer. Rows the answer does not use stay.
- * *out gets the answer; GB_OK or the store's error (then nothing taken).
+ * The command's rows among the chat's rows[0..n-1], into t; returns how
+ * many. *leased: how many more of them a worker holds now. A press on the
+ * table message (cmd: its table and turn) whose own rows hold no table and
+ * no alert takes the table's pending row of a later turn instead: a
+ * computer's move committed since replaced the press's board (a table
+ * keeps one pending board), and the pressed message is behind.
  */
-static int take_answer(struct bot *b, const struct interaction *ia, const char *handle,
-		       json_t **out)
+static int collect(const struct interaction *ia, const struct command *cmd, const char *handle,
+		   const struct store_out *rows, int n, int64_t now, struct taken *t, int *leased)
+{
+	bool on_table = ia->type == IT_COMPONENT && !ia->message_ephemeral && cmd->button_table > 0;
+	bool own_board = false;
+	struct taken later = { 0 };
+	int nt = 0;
+
+	*leased = 0;
+	for (int i = 0; i < n; i++) {
+		json_error_t jerr;
+		json_t *v = json_loads(rows[i].payload ? rows[i].payload : "", 0, &jerr);
+		const char *origin = origin_of(v), *kind = json_string_value(json_object_get(v, "kind"));
+		bool own = origin && kind && strcmp(origin, handle) == 0;
+
+		if (own && rows[i].lease_until_ms > now) {
+			/* a worker has it in hand: about to hand it back (held()), or to send it */
+			(*leased)++;
+		} else if (own) {
+			own_board |= !strcmp(kind, "table") || !strcmp(kind, "alert");
+			t[nt++] = (struct taken){ .id = rows[i].id, .view = v, .kind = kind };
+			continue;
+		} else if (on_table && !later.view && kind && !strcmp(kind, "table") &&
+			   rows[i].lease_until_ms <= now && rows[i].table == cmd->button_table &&
+			   json_integer_value(json_object_get(v, "turn")) > cmd->button_turn) {
+			later = (struct taken){ .id = rows[i].id, .view = v, .kind = kind };
+			continue;
+		}
+		json_decref(v);
+	}
+	if (later.view && !own_board)
+		t[nt++] = later;
+	else
+		json_decref(later.view);
+	return nt;
+}
+
+/*
+ * Take the command's rows (those carrying handle, see collect()) out of
+ * the outbox, in one transaction so that no worker claims them meanwhile,
+ * and plan the answer. A worker may have claimed one of them between the
+ * command's commit and this: it hands the row back at once (held()), so
+ * that is waited for, up to DC_TAKE_WAIT_MS (another instance's worker
+ * sends it). Rows the answer does not use stay. *out gets the answer;
+ * GB_OK or the store's error (then nothing taken).
+ */
+static int take_answer(struct bot *b, const struct interaction *ia, const struct command *cmd,
+		       const char *handle, json_t **out)
 {
 	struct store_out rows[DC_TAKE_MAX];
 	struct taken t[DC_TAKE_MAX];
 	struct plan p = { 0 };
 	struct store *s = b->store;
-	int64_t now = bot_now_ms();
-	int n = 0, nt = 0, lang = -1, rc;
+	int64_t start = bot_now_ms(), now;
+	int n, nt = 0, lang = -1, rc, leased;
 	char meta_key[96], meta_val[CMD_REPLY_LEN];
 
 	*out = NULL;
-	rc = store_begin(s);
-	if (rc)
-		return rc;
-	rc = store_out_chat(s, "discord", ia->channel, rows, DC_TAKE_MAX, &n);
-	if (rc)
-		goto out;
-	for (int i = 0; i < n; i++) {
-		json_error_t jerr;
-		json_t *v;
-		const char *reply, *kind;
+	for (;;) {
+		struct timespec ts = { 0, 1000000L };
 
-		if (rows[i].lease_until_ms > now)
-			continue; /* a worker has it in hand */
-		v = json_loads(rows[i].payload ? rows[i].payload : "", 0, &jerr);
-		reply = origin_of(v);
-		kind = json_string_value(json_object_get(v, "kind"));
-		if (!reply || !kind || strcmp(reply, handle)) {
-			json_decref(v);
-			continue;
-		}
-		if (lang < 0)
-			lang = lang_parse(json_string_value(json_object_get(v, "lang")));
-		t[nt++] = (struct taken){ .id = rows[i].id, .view = v, .kind = kind };
+		n = 0;
+		now = bot_now_ms();
+		rc = store_begin(s);
+		if (rc)
+			return rc;
+		rc = store_out_chat(s, "discord", ia->channel, rows, DC_TAKE_MAX, &n);
+		if (rc)
+			goto out;
+		nt = collect(ia, cmd, handle, rows, n, now, t, &leased);
+		if (!leased || now - start >= DC_TAKE_WAIT_MS)
+			break;
+		store_rollback(s);
+		for (int i = 0; i < nt; i++)
+			json_decref(t[i].view);
+		for (int i = 0; i < n; i++)
+			store_out_release(&rows[i]);
+		nt = 0;
+		nanosleep(&ts, NULL);
 	}
+	for (int i = 0; i < nt && lang < 0; i++)
+		lang = lang_parse(json_string_value(json_object_get(t[i].view, "lang")));
 	plan_answer(ia, t, nt, lang < 0 ? LANG_EN : lang, &p);
 	for (int i = 0; i < nt && !rc; i++)
 		if (t[i].used)
@@ -1017,7 +1067,7 @@ static int run_interaction(struct discord *d, struct bot *b, const struct intera
 	if (rc)
 		/* the bot queued an alert saying so, unless the store is down altogether */
 		gb_log("discord: interaction %s in channel %s: %s", ia->id, ia->channel, gb_strerror(rc));
-	rc = take_answer(b, ia, handle, out);
+	rc = take_answer(b, ia, &cmd, handle, out);
 	if (rc) {
 		gb_log("discord: interaction %s: its answer cannot be taken: %s", ia->id, gb_strerror(rc));
 		status = 500;
@@ -1428,6 +1478,21 @@ out:
 	return rc;
 }
 
+/*
+ * The outbox asks before delivering: the rows of an interaction being
+ * answered are its route handler's to take, and the rest follow its answer.
+ */
+static int64_t held(void *self, const struct store_out *row)
+{
+	json_error_t jerr;
+	json_t *view = json_loads(row->payload ? row->payload : "", 0, &jerr);
+	struct handle h;
+	int64_t wait = handle_parse(origin_of(view), &h) ? gate_wait(self, h.iid) : 0;
+
+	json_decref(view);
+	return wait;
+}
+
 static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *dl)
 {
 	struct discord *d = self;
@@ -1439,21 +1504,12 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	struct handle h;
 	bool has_handle = handle_parse(origin_of(view), &h);
 	bool live = has_handle && fresh(h.iid, bot_now_ms());
-	int64_t wait;
 
 	memset(dl, 0, sizeof(*dl));
 	dl->result = DELIVERY_OK;
 	if (!json_is_object(view) || !kind) {
 		dl->result = DELIVERY_GIVE_UP;
 		snprintf(dl->why, sizeof(dl->why), "unreadable reply view");
-		goto out;
-	}
-	wait = has_handle ? gate_wait(d, h.iid) : 0;
-	if (wait > 0) {
-		/* its interaction is being answered: these rows follow the answer */
-		dl->result = DELIVERY_WAIT;
-		dl->retry_ms = wait;
-		snprintf(dl->why, sizeof(dl->why), "after the interaction's answer");
 		goto out;
 	}
 	if (strcmp(kind, "table") == 0) {
@@ -1591,6 +1647,7 @@ const struct adapter discord_adapter = {
 	.start = start,
 	.routes = routes,
 	.deliver = deliver,
+	.held = held,
 	.stop = stop,
 };
 

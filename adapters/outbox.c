@@ -100,15 +100,31 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		    const struct outbox_opts *o, int64_t now_ms)
 {
 	struct store_out rows[MAX_BATCH];
+	bool settled[MAX_BATCH] = { false };
 	int64_t held_until = 0;
 	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
 
 	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
 	if (rc)
 		return -rc;
+	for (int i = 0; i < n && a->held; i++) {
+		/* held back by the adapter: handed back before any call to the platform */
+		struct delivery d = { .result = DELIVERY_WAIT, .retry_ms = a->held(self, &rows[i]) };
+
+		if (d.retry_ms <= 0)
+			continue;
+		snprintf(d.why, sizeof(d.why), "held back by the adapter");
+		rc = settle(s, a, o, &rows[i], &d, now_ms);
+		if (rc)
+			gb_log("outbox row %lld of %s chat %s: cannot hand it back: %s",
+			       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
+		settled[i] = true;
+	}
 	for (int i = 0; i < n; i++) {
 		struct delivery d;
 
+		if (settled[i])
+			continue;
 		memset(&d, 0, sizeof(d));
 		if (held_until) {
 			/* the platform asked everyone to wait: the rest of the batch waits too */

@@ -3,8 +3,9 @@
  * through outbox_run_once() with a scripted adapter on a real SQLite file:
  * backoff and the attempt cap, a chat's order kept behind a failing first
  * row, a platform's wait delaying one chat (or, when global, all), rows set
- * aside, leases of a crashed worker expiring, table edits coalesced, and
- * the worker threads delivering everything in order.
+ * aside, rows the adapter holds back handed back before any delivery,
+ * leases of a crashed worker expiring, table edits coalesced, and the
+ * worker threads delivering everything in order.
  */
 #include <jansson.h>
 #include <pthread.h>
@@ -67,6 +68,47 @@ static const struct adapter fake = {
 	.name = "fake",
 	.configured = always,
 	.deliver = scripted_deliver,
+};
+
+/*
+ * An adapter holding back chat "h" while hold_ms > 0; its deliver() notes
+ * what the store said of h's row at the time (its lease, its due time).
+ */
+struct holding {
+	struct script sc;
+	int64_t hold_ms;
+	int64_t h_lease, h_due;         /* of h's row when the last delivery was made */
+	int h_rows;
+};
+
+static int64_t holding_held(void *self, const struct store_out *row)
+{
+	struct holding *h = self;
+
+	return strcmp(row->chat, "h") == 0 ? h->hold_ms : 0;
+}
+
+static void holding_deliver(void *self, struct store *s, const struct store_out *row,
+			    struct delivery *d)
+{
+	struct holding *h = self;
+	struct store_out rows[4];
+	int n = 0;
+
+	assert_int_equal(store_out_chat(s, "fake", "h", rows, 4, &n), GB_OK);
+	h->h_rows = n;
+	h->h_lease = n ? rows[0].lease_until_ms : -1;
+	h->h_due = n ? rows[0].due_ms : -1;
+	for (int i = 0; i < n; i++)
+		store_out_release(&rows[i]);
+	scripted_deliver(&h->sc, s, row, d);
+}
+
+static const struct adapter fake_holding = {
+	.name = "fake",
+	.configured = always,
+	.deliver = holding_deliver,
+	.held = holding_held,
 };
 
 struct fixture {
@@ -242,6 +284,35 @@ static void test_give_up_sets_aside_and_chat_goes_on(void **state)
 	pending(f, 0, 1);
 }
 
+static void test_held_rows_handed_back_before_any_delivery(void **state)
+{
+	struct fixture *f = *state;
+	struct holding h = { .hold_ms = 300 };
+
+	pthread_mutex_init(&h.sc.lock, NULL);
+	h.sc.then = DELIVERY_OK;
+	add(f, "a", "a1", 1000);
+	add(f, "h", "h1", 1000);
+	add(f, "h", "h2", 1000);
+	assert_int_equal(outbox_run_once(f->s, &fake_holding, &h, &f->o, 1000), 2);
+	/* only a1 went to the platform; h1 was already handed back when it went */
+	assert_int_equal(h.sc.ncalls, 1);
+	assert_string_equal(h.sc.calls[0], "a1");
+	assert_int_equal(h.h_rows, 2);
+	assert_int_equal(h.h_lease, 0);
+	assert_int_equal(h.h_due, 1300);
+	assert_int_equal(outbox_run_once(f->s, &fake_holding, &h, &f->o, 1299), 0);
+	/* let go: h's rows in order, h1 not counted as an attempt */
+	h.hold_ms = 0;
+	assert_int_equal(outbox_run_once(f->s, &fake_holding, &h, &f->o, 1300), 1);
+	assert_int_equal(outbox_run_once(f->s, &fake_holding, &h, &f->o, 1300), 1);
+	assert_int_equal(h.sc.ncalls, 3);
+	assert_string_equal(h.sc.calls[1], "h1");
+	assert_string_equal(h.sc.calls[2], "h2");
+	pending(f, 0, 0);
+	pthread_mutex_destroy(&h.sc.lock);
+}
+
 static void test_crashed_worker_lease_expires(void **state)
 {
 	struct fixture *f = *state;
@@ -340,6 +411,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wait_delays_one_chat_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_global_wait_holds_every_chat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_give_up_sets_aside_and_chat_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_rows_handed_back_before_any_delivery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crashed_worker_lease_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edits_coalesced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),
