@@ -386,11 +386,14 @@ static const char *const sql_text[ST_COUNT] = {
 		" RETURNING " OUT_COLS_OF("outbox"),
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1"
 		" AND aside_ms IS NULL AND due_ms <= $2 ORDER BY due_ms, id LIMIT $3",
-	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1 AND chat = $2"
-		" AND aside_ms IS NULL ORDER BY id LIMIT $3",
+	/* the chat's newest $3 pending rows, oldest of them first */
+	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM (SELECT " OUT_COLS " FROM outbox"
+		" WHERE platform = $1 AND chat = $2 AND aside_ms IS NULL ORDER BY id DESC LIMIT $3)"
+		" AS newest ORDER BY id",
 	/* in a transaction: no worker claims them (SKIP LOCKED) until it ends */
-	[ST_OUT_CHAT_LOCK] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1 AND chat = $2"
-		" AND aside_ms IS NULL ORDER BY id LIMIT $3 FOR UPDATE",
+	[ST_OUT_CHAT_LOCK] = "SELECT " OUT_COLS " FROM outbox WHERE id IN (SELECT id FROM outbox"
+		" WHERE platform = $1 AND chat = $2 AND aside_ms IS NULL ORDER BY id DESC LIMIT $3)"
+		" ORDER BY id FOR UPDATE",
 	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = $1",
 	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = $2,"
 		" attempts = attempts + $3::int WHERE id = $1 AND aside_ms IS NULL",

@@ -393,8 +393,10 @@ static const char *const sql_text[ST_COUNT] = {
 		" ORDER BY o.due_ms, o.id LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
-	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1 AND chat = ?2"
-		" AND aside_ms IS NULL ORDER BY id LIMIT ?3",
+	/* the chat's newest ?3 pending rows, oldest of them first */
+	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM (SELECT " OUT_COLS " FROM outbox"
+		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
+		" ORDER BY id",
 	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
 	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + ?3 WHERE id = ?1 AND aside_ms IS NULL",

@@ -377,11 +377,13 @@ int store_out_due(struct store *s, const char *platform, int64_t now_ms,
 		  struct store_out *out, int max, int *n);
 
 /*
- * Up to max pending rows (not set aside) of chat of platform in queue
- * order, due or not, leased or not; *n gets the count. Claims nothing: an
- * adapter answering a command in place looks for that command's rows here
- * (and takes those not under a lease with store_out_done(), inside a
- * transaction so that no worker claims them meanwhile).
+ * The newest max pending rows (not set aside) of chat of platform, in
+ * queue order (oldest of them first), due or not, leased or not; *n gets
+ * the count. Claims nothing: an adapter answering a command in place
+ * looks for that command's rows here, the chat's newest however many
+ * older ones wait out a rate limit, and takes those not under a lease
+ * with store_out_done(), inside a transaction so that no worker claims
+ * them meanwhile.
  */
 int store_out_chat(struct store *s, const char *platform, const char *chat,
 		   struct store_out *out, int max, int *n);

@@ -1075,6 +1075,39 @@ static void row_of(struct store_out *row, const char *json)
 	row->payload = (char *)json;
 }
 
+/* Older rows waiting out a long rate limit do not hide a press's own rows from its answer. */
+static void test_answer_found_behind_a_long_queue(void **state)
+{
+	struct world *w = *state;
+	char custom[128], payload[128];
+	int64_t id, later = bot_now_ms() + 3600 * 1000;
+	json_t *a = NULL;
+
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
+			       NULL, 0),
+			 200);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "join", custom,
+				sizeof(custom)));
+	json_decref(a);
+	posted(w);
+	id = table_id(w);
+	drain(w, 2000);
+	for (int i = 0; i < 100; i++) {
+		snprintf(payload, sizeof(payload), "{\"kind\":\"public\",\"text\":\"line %d\",\"lang\":\"en\"}",
+			 i);
+		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload, later),
+				 GB_OK);
+	}
+	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "start", custom,
+				sizeof(custom)));
+	json_decref(a);
+	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	json_decref(a);
+}
+
 static void test_delivery_faults(void **state)
 {
 	struct world *w = *state;
@@ -1631,6 +1664,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_admin_rights_from_member_permissions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callbreak_one_person_three_computers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ludo_two_people, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answer_found_behind_a_long_queue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delivery_faults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edited_through_original_then_by_id, setup,
 						teardown),
