@@ -69,7 +69,9 @@ void store_background_checkpoints(int on);
  * blocking readers or writers. A log past a few megabytes is then
  * finished and started over: this process's writers wait for that (a
  * few milliseconds), readers never do. *log_pages and *copied (either may
- * be NULL) get the log's size and how much of it is now in the database.
+ * be NULL) get the log's size and how much of it is now in the database,
+ * in pages, or -1 when another handle was checkpointing just then (and
+ * nothing was done).
  */
 int store_checkpoint(struct store *s, int *log_pages, int *copied);
 

@@ -723,6 +723,13 @@ static void test_checkpoint_restarts_busy_log(void **state)
 	store_background_checkpoints(0);
 	atomic_init(&r.stop, false);
 	atomic_init(&r2.stop, false);
+	/* the chat the readers read is there: they only read (a first read would add it) */
+	{
+		struct store_chat c;
+
+		assert_int_equal(store_chat_get(s, "p", "c", "en", &c), GB_OK);
+		store_chat_release(&c);
+	}
 	/* two readers, so that one is nearly always inside the log */
 	assert_int_equal(pthread_create(&th, NULL, read_on, &r), 0);
 	assert_int_equal(pthread_create(&th2, NULL, read_on, &r2), 0);
@@ -734,15 +741,16 @@ static void test_checkpoint_restarts_busy_log(void **state)
 		 * Checkpoint until the log starts over: the next commit then
 		 * finds it a page or two long. A restart may be refused while
 		 * a reader is held up (a loaded machine); it is tried again.
+		 * A log of -1 is unknown: another checkpoint was running.
 		 */
 		do {
 			assert_int_equal(store_checkpoint(s, NULL, NULL), GB_OK);
 			add_pages(s, 1);
 			assert_int_equal(store_checkpoint(s, &log, NULL), GB_OK);
-			if (log > 100)
+			if (log < 0 || log > 100)
 				usleep(20000);
-		} while (log > 100 && ++tries < 20);
-		assert_true(log <= 100);
+		} while ((log < 0 || log > 100) && ++tries < 20);
+		assert_in_range(log, 0, 100);
 	}
 	atomic_store(&r.stop, true);
 	atomic_store(&r2.stop, true);
