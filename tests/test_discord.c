@@ -42,6 +42,7 @@
 #include "bot/i18n.h"
 #include "games/strbuf.h"
 #include "tests/fake_discord.h"
+#include "tests/spawn.h"
 
 #define APP "1000"
 #define BOT_TOKEN "bot-token-secret"
@@ -954,6 +955,20 @@ static void test_callbreak_one_person_three_computers(void **state)
 	check_calls(w);
 }
 
+/* Alice types /new for Ludo: the table posted, its Join button's custom_id into custom; returns the table. */
+static int64_t open_ludo(struct world *w, char *custom, size_t n)
+{
+	json_t *a = NULL;
+
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
+			       NULL, 0),
+			 200);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "join", custom, n));
+	json_decref(a);
+	posted(w);
+	return table_id(w);
+}
+
 static void test_ludo_two_people(void **state)
 {
 	struct world *w = *state;
@@ -963,14 +978,7 @@ static void test_ludo_two_people(void **state)
 	int presses = 0, typed = 0, completed = 0;
 	json_t *a = NULL;
 
-	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
-			       NULL, 0),
-			 200);
-	assert_true(find_button(json_object_get(answer_data(a), "components"), "join", custom,
-				sizeof(custom)));
-	json_decref(a);
-	posted(w);
-	id = table_id(w);
+	id = open_ludo(w, custom, sizeof(custom));
 	/* alice opened the table and sits at it already; bob joins with the button */
 	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
 	assert_int_equal(answer_type(a), 7);
@@ -1083,14 +1091,7 @@ static void test_answer_found_behind_a_long_queue(void **state)
 	int64_t id, later = bot_now_ms() + 3600 * 1000;
 	json_t *a = NULL;
 
-	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
-			       NULL, 0),
-			 200);
-	assert_true(find_button(json_object_get(answer_data(a), "components"), "join", custom,
-				sizeof(custom)));
-	json_decref(a);
-	posted(w);
-	id = table_id(w);
+	id = open_ludo(w, custom, sizeof(custom));
 	drain(w, 2000);
 	for (int i = 0; i < 100; i++) {
 		snprintf(payload, sizeof(payload), "{\"kind\":\"public\",\"text\":\"line %d\",\"lang\":\"en\"}",
@@ -1596,27 +1597,20 @@ static void test_real_binary_serves_discord(void **state)
 	snprintf(db, sizeof(db), "%s/serve.db", w->dir);
 	snprintf(log, sizeof(log), "%s/serve.log", w->dir);
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY), err = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(in, 0);
-		dup2(err, 1);
-		dup2(err, 2);
+	{
 		/* the spellings Discord's guides use, without the GAMEBOT_ prefix */
-		setenv("DISCORD_PUBLIC_KEY", hex, 1);
-		setenv("DISCORD_APP_ID", APP, 1);
-		setenv("DISCORD_TOKEN", BOT_TOKEN, 1);
-		setenv("DISCORD_API_URL", fake_dc_url(w->fake), 1);
-		setenv("GAMEBOT_DB", db, 1);
-		setenv("GAMEBOT_LISTEN", listen, 1);
-		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
-		unsetenv("GAMEBOT_TELEGRAM_TOKEN");
-		unsetenv("TELEGRAM_TOKEN");
-		execl(bin, bin, "serve", (char *)NULL);
-		_exit(127);
+		char e_pk[160], e_api[160], e_db[200], e_listen[96];
+		const char *env[] = { e_pk, "DISCORD_APP_ID=" APP, "DISCORD_TOKEN=" BOT_TOKEN, e_api,
+				      e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN",
+				      "TELEGRAM_TOKEN", NULL };
+
+		snprintf(e_pk, sizeof(e_pk), "DISCORD_PUBLIC_KEY=%s", hex);
+		snprintf(e_api, sizeof(e_api), "DISCORD_API_URL=%s", fake_dc_url(w->fake));
+		snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db);
+		snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=%s", listen);
+		pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, log, false);
 	}
+	assert_true(pid > 0);
 	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", port);
 	snprintf(health, sizeof(health), "{\"type\":1,\"id\":\"1\",\"application_id\":\"" APP "\"}");
 	for (int i = 0; i < 200 && !up; i++) {

@@ -53,6 +53,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
+#include "tests/spawn.h"
 
 #define TG_TOKEN "6161:hostile-token"
 #define TG_SECRET "hostile-secret"
@@ -114,6 +115,8 @@ static long get(const char *url)
 	return code;
 }
 
+static int teardown(void **state);
+
 static int setup(void **state)
 {
 	struct fix *x = calloc(1, sizeof(*x));
@@ -142,35 +145,35 @@ static int setup(void **state)
 	snprintf(x->url_dc, sizeof(x->url_dc), "http://127.0.0.1:%d/discord", port);
 	snprintf(x->url_health, sizeof(x->url_health), "http://127.0.0.1:%d/healthz", port);
 	x->next_update = 500000;
-	x->pid = fork();
-	if (x->pid < 0)
-		return -1;
-	if (x->pid == 0) {
-		int in = open("/dev/null", O_RDONLY), err = open(x->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	{
+		char e_db[160], e_listen[96], e_api_tg[160], e_api_dc[160], e_pk[160];
+		const char *env[] = {
+			"GAMEBOT_CONFIG=/dev/null", e_db, e_listen, "TELEGRAM_TOKEN=" TG_TOKEN,
+			"TELEGRAM_SECRET=" TG_SECRET, e_api_tg, "TELEGRAM_MODE=webhook",
+			"GAMEBOT_TELEGRAM_PACING=off", "DISCORD_APP_ID=" DC_APP, e_pk,
+			"DISCORD_TOKEN=" DC_TOKEN, e_api_dc, NULL
+		};
 
-		dup2(in, 0);
-		dup2(err, 1);
-		dup2(err, 2);
-		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
-		setenv("GAMEBOT_DB", x->db, 1);
-		setenv("GAMEBOT_LISTEN", listen, 1);
-		setenv("TELEGRAM_TOKEN", TG_TOKEN, 1);
-		setenv("TELEGRAM_SECRET", TG_SECRET, 1);
-		setenv("TELEGRAM_API_URL", fake_tg_url(x->tg), 1);
-		setenv("TELEGRAM_MODE", "webhook", 1);
-		setenv("GAMEBOT_TELEGRAM_PACING", "off", 1);
-		setenv("DISCORD_APP_ID", DC_APP, 1);
-		setenv("DISCORD_PUBLIC_KEY", hex, 1);
-		setenv("DISCORD_TOKEN", DC_TOKEN, 1);
-		setenv("DISCORD_API_URL", fake_dc_url(x->dc), 1);
-		execl(bin, bin, "serve", (char *)NULL);
-		_exit(127);
+		snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", x->db);
+		snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=%s", listen);
+		snprintf(e_api_tg, sizeof(e_api_tg), "TELEGRAM_API_URL=%s", fake_tg_url(x->tg));
+		snprintf(e_api_dc, sizeof(e_api_dc), "DISCORD_API_URL=%s", fake_dc_url(x->dc));
+		snprintf(e_pk, sizeof(e_pk), "DISCORD_PUBLIC_KEY=%s", hex);
+		x->pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, x->log, false);
 	}
-	for (int i = 0; i < 500 && get(x->url_health) != 200; i++)
-		usleep(20000);
-	if (get(x->url_health) != 200)
-		return -1;
 	*state = x;
+	if (x->pid < 0 || !wait_http_ok(x->url_health, 20000)) {
+		char text[4096];
+		FILE *f = fopen(x->log, "r");
+		size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+
+		text[n] = '\0';
+		if (f)
+			fclose(f);
+		fprintf(stderr, "gamebot serve did not answer %s; it said:\n%s\n", x->url_health, text);
+		teardown(state);
+		return -1;
+	}
 	return 0;
 }
 

@@ -52,6 +52,7 @@
 #include "games/game.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/spawn.h"
 
 #define TOKEN "123456:TEST-token_xyz"
 #define SECRET "s3cret"
@@ -173,47 +174,20 @@ static const char *bin(void)
 static void start_instance(int i)
 {
 	struct instance *in = &run.in[i];
-	char listen[64], url[64];
-	pid_t pid;
+	char e_db[1100], e_listen[96], e_api[160], url[64];
+	const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen,
+			      "GAMEBOT_TELEGRAM_TOKEN=" TOKEN, e_api, "GAMEBOT_TELEGRAM_MODE=webhook",
+			      "GAMEBOT_TELEGRAM_SECRET=" SECRET, "GAMEBOT_TELEGRAM_PACING=off",
+			      "GAMEBOT_OUTBOX_LEASE_SECONDS=" LEASE_S, NULL };
 
-	snprintf(listen, sizeof(listen), "127.0.0.1:%d", in->port);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
-		setenv("GAMEBOT_DB", run.db, 1);
-		setenv("GAMEBOT_LISTEN", listen, 1);
-		setenv("GAMEBOT_TELEGRAM_TOKEN", TOKEN, 1);
-		setenv("GAMEBOT_TELEGRAM_API_URL", fake_tg_url(run.f), 1);
-		setenv("GAMEBOT_TELEGRAM_MODE", "webhook", 1);
-		setenv("GAMEBOT_TELEGRAM_SECRET", SECRET, 1);
-		setenv("GAMEBOT_TELEGRAM_PACING", "off", 1);
-		setenv("GAMEBOT_OUTBOX_LEASE_SECONDS", LEASE_S, 1);
-		execl(bin(), bin(), "serve", (char *)NULL);
-		_exit(127);
-	}
-	in->pid = pid;
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", run.db);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", in->port);
+	snprintf(e_api, sizeof(e_api), "GAMEBOT_TELEGRAM_API_URL=%s", fake_tg_url(run.f));
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", in->port);
-	for (int k = 0; k < 500; k++) {
-		CURL *c = curl_easy_init();
-		long code = 0;
-
-		curl_easy_setopt(c, CURLOPT_URL, url);
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT, 2L);
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-		curl_easy_cleanup(c);
-		if (code == 200)
-			return;
-		usleep(10000);
-	}
+	in->pid = spawn(bin(), (char *const[]){ (char *)bin(), "serve", NULL }, env, "/dev/null", false);
+	assert_true(in->pid > 0);
+	if (wait_http_ok(url, 20000))
+		return;
 	fail_msg("instance %d did not answer /healthz", i);
 }
 

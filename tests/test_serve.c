@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "tests/spawn.h"
+
 static const char *bin(void)
 {
 	const char *b = getenv("GAMEBOT_BIN");
@@ -61,33 +63,19 @@ struct service {
 
 static void start(struct service *s, int port)
 {
-	char listen[64], db[128];
+	char db[128], e_db[160], e_listen[96];
+	const char *env[] = { e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN",
+			      "TELEGRAM_TOKEN", "GAMEBOT_DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY", NULL };
 
 	snprintf(s->dir, sizeof(s->dir), "/tmp/gamebot-serve-XXXXXX");
 	assert_non_null(mkdtemp(s->dir));
 	snprintf(db, sizeof(db), "%s/g.db", s->dir);
 	snprintf(s->log, sizeof(s->log), "%s/log", s->dir);
 	s->port = port;
-	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	s->pid = fork();
-	assert_true(s->pid >= 0);
-	if (s->pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-		int err = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(in, 0);
-		dup2(err, 2);
-		dup2(err, 1);
-		setenv("GAMEBOT_DB", db, 1);
-		setenv("GAMEBOT_LISTEN", listen, 1);
-		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
-		unsetenv("GAMEBOT_TELEGRAM_TOKEN");
-		unsetenv("TELEGRAM_TOKEN");
-		unsetenv("GAMEBOT_DISCORD_PUBLIC_KEY");
-		unsetenv("DISCORD_PUBLIC_KEY");
-		execl(bin(), bin(), "serve", (char *)NULL);
-		_exit(127);
-	}
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
+	s->pid = spawn(bin(), (char *const[]){ (char *)bin(), "serve", NULL }, env, s->log, false);
+	assert_true(s->pid > 0);
 }
 
 struct text {

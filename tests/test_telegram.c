@@ -36,6 +36,7 @@
 #include "store/store.h"
 #include "games/strbuf.h"
 #include "tests/fake_telegram.h"
+#include "tests/spawn.h"
 
 #define TOKEN "123456:TEST-token_xyz"
 
@@ -2025,47 +2026,21 @@ static const char *bin(void)
 /* `gamebot serve` on x's database in webhook mode against the fake; returns its pid. */
 static pid_t serve(struct dfix *x, int port)
 {
-	char listen[64];
+	char e_db[160], e_listen[96], e_api[160], url[128];
+	const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen,
+			      "GAMEBOT_TELEGRAM_TOKEN=" TOKEN, e_api, "GAMEBOT_TELEGRAM_MODE=webhook",
+			      "GAMEBOT_TELEGRAM_SECRET=s3cret", "GAMEBOT_TELEGRAM_PACING=off", NULL };
 	pid_t pid;
 
-	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
-		setenv("GAMEBOT_DB", x->db, 1);
-		setenv("GAMEBOT_LISTEN", listen, 1);
-		setenv("GAMEBOT_TELEGRAM_TOKEN", TOKEN, 1);
-		setenv("GAMEBOT_TELEGRAM_API_URL", fake_tg_url(x->f), 1);
-		setenv("GAMEBOT_TELEGRAM_MODE", "webhook", 1);
-		setenv("GAMEBOT_TELEGRAM_SECRET", "s3cret", 1);
-		setenv("GAMEBOT_TELEGRAM_PACING", "off", 1);
-		execl(bin(), bin(), "serve", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		char url[128];
-		struct body b;
-		CURL *c = curl_easy_init();
-		long code = 0;
-
-		snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
-		memset(&b, 0, sizeof(b));
-		curl_easy_setopt(c, CURLOPT_URL, url);
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-		curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT, 2L);
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-		curl_easy_cleanup(c);
-		if (code == 200)
-			return pid;
-		usleep(20000);
-	}
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", x->db);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
+	snprintf(e_api, sizeof(e_api), "GAMEBOT_TELEGRAM_API_URL=%s", fake_tg_url(x->f));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
+	/* its log lines go with the suite's */
+	pid = spawn(bin(), (char *const[]){ (char *)bin(), "serve", NULL }, env, NULL, false);
+	assert_true(pid > 0);
+	if (wait_http_ok(url, 20000))
+		return pid;
 	fail_msg("gamebot serve did not answer /healthz");
 	return pid;
 }

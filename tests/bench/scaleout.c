@@ -45,6 +45,7 @@
 #include "store/store.h"
 #include "tests/bench/bench.h"
 #include "tests/fake_telegram.h"
+#include "tests/spawn.h"
 
 #define TOKEN "4242:bench-token"
 #define SECRET "bench-secret"
@@ -74,49 +75,24 @@ static int free_port(void)
 /* `gamebot serve` on db listening on port, once it answers /healthz; 0 when it did not start. */
 static pid_t serve(const char *db, int port, const char *api)
 {
-	char listen[64], url[64];
-	const char *bin = getenv("GAMEBOT_BIN");
+	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
+	char e_db[1100], e_listen[96], e_api[160], url[64];
+	/* the bench's clients are a few addresses sending for many people */
+	const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen,
+			      "GAMEBOT_TELEGRAM_TOKEN=" TOKEN, e_api, "GAMEBOT_TELEGRAM_MODE=webhook",
+			      "GAMEBOT_TELEGRAM_SECRET=" SECRET, "GAMEBOT_TELEGRAM_PACING=off",
+			      "GAMEBOT_RATE_USER_PER_MIN=100000", "GAMEBOT_RATE_CHAT_PER_MIN=100000", NULL };
 	pid_t pid;
 
-	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	pid = fork();
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
+	snprintf(e_api, sizeof(e_api), "GAMEBOT_TELEGRAM_API_URL=%s", api);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
+	pid = spawn(bin, (char *const[]){ "gamebot", "serve", NULL }, env, "/dev/null", false);
 	if (pid < 0)
 		return 0;
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
-		setenv("GAMEBOT_DB", db, 1);
-		setenv("GAMEBOT_LISTEN", listen, 1);
-		setenv("GAMEBOT_TELEGRAM_TOKEN", TOKEN, 1);
-		setenv("GAMEBOT_TELEGRAM_API_URL", api, 1);
-		setenv("GAMEBOT_TELEGRAM_MODE", "webhook", 1);
-		setenv("GAMEBOT_TELEGRAM_SECRET", SECRET, 1);
-		setenv("GAMEBOT_TELEGRAM_PACING", "off", 1);
-		/* the bench's clients are a few addresses sending for many people */
-		setenv("GAMEBOT_RATE_USER_PER_MIN", "100000", 1);
-		setenv("GAMEBOT_RATE_CHAT_PER_MIN", "100000", 1);
-		execl(bin ? bin : "bin/gamebot", "gamebot", "serve", (char *)NULL);
-		_exit(127);
-	}
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
-	for (int k = 0; k < 500; k++) {
-		CURL *c = curl_easy_init();
-		long code = 0;
-
-		curl_easy_setopt(c, CURLOPT_URL, url);
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT, 2L);
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-		curl_easy_cleanup(c);
-		if (code == 200)
-			return pid;
-		usleep(10000);
-	}
+	if (wait_http_ok(url, 20000))
+		return pid;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	return 0;

@@ -63,6 +63,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
+#include "tests/spawn.h"
 
 #define TG_TOKEN "5151:crash-token"
 #define TG_SECRET "crash-secret"
@@ -173,38 +174,25 @@ static void fail(const char *fmt, ...)
 
 static void start_service(void)
 {
-	char listen[64], hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	char e_db[1100], e_listen[96], e_api_tg[160], e_api_dc[160], e_pk[160];
+	const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen,
+			      "GAMEBOT_RATE_USER_PER_MIN=0", "GAMEBOT_RATE_CHAT_PER_MIN=0",
+			      "TELEGRAM_TOKEN=" TG_TOKEN, "TELEGRAM_SECRET=" TG_SECRET, e_api_tg,
+			      "TELEGRAM_MODE=webhook", "GAMEBOT_TELEGRAM_PACING=off",
+			      "DISCORD_APP_ID=" DC_APP, e_pk, "DISCORD_TOKEN=" DC_TOKEN, e_api_dc, NULL };
 	pid_t pid;
 
-	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
 	sodium_bin2hex(hex, sizeof(hex), pk, sizeof(pk));
-	pid = fork();
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
+	snprintf(e_api_tg, sizeof(e_api_tg), "TELEGRAM_API_URL=%s", fake_tg_url(ftg));
+	snprintf(e_api_dc, sizeof(e_api_dc), "DISCORD_API_URL=%s", fake_dc_url(fdc));
+	snprintf(e_pk, sizeof(e_pk), "DISCORD_PUBLIC_KEY=%s", hex);
+	pid = spawn(opt.bin, (char *const[]){ (char *)opt.bin, "serve", NULL }, env, logpath, true);
 	if (pid < 0) {
 		perror("fork");
 		exit(2);
-	}
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY), err = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
-
-		dup2(in, 0);
-		dup2(err, 1);
-		dup2(err, 2);
-		setenv("GAMEBOT_CONFIG", "/dev/null", 1);
-		setenv("GAMEBOT_DB", db, 1);
-		setenv("GAMEBOT_LISTEN", listen, 1);
-		setenv("GAMEBOT_RATE_USER_PER_MIN", "0", 1);
-		setenv("GAMEBOT_RATE_CHAT_PER_MIN", "0", 1);
-		setenv("TELEGRAM_TOKEN", TG_TOKEN, 1);
-		setenv("TELEGRAM_SECRET", TG_SECRET, 1);
-		setenv("TELEGRAM_API_URL", fake_tg_url(ftg), 1);
-		setenv("TELEGRAM_MODE", "webhook", 1);
-		setenv("GAMEBOT_TELEGRAM_PACING", "off", 1);
-		setenv("DISCORD_APP_ID", DC_APP, 1);
-		setenv("DISCORD_PUBLIC_KEY", hex, 1);
-		setenv("DISCORD_TOKEN", DC_TOKEN, 1);
-		setenv("DISCORD_API_URL", fake_dc_url(fdc), 1);
-		execl(opt.bin, opt.bin, "serve", (char *)NULL);
-		_exit(127);
 	}
 	service = pid;
 }

@@ -1,0 +1,116 @@
+/*
+ * spawn.c - see spawn.h.
+ */
+#include "spawn.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Length of the name in "NAME=value" or "NAME". */
+static size_t name_len(const char *s)
+{
+	const char *eq = strchr(s, '=');
+
+	return eq ? (size_t)(eq - s) : strlen(s);
+}
+
+/* Does env change the variable of entry ("NAME=value")? */
+static bool changed(const char *const env[], const char *entry)
+{
+	size_t n = name_len(entry);
+
+	for (int i = 0; env && env[i]; i++)
+		if (name_len(env[i]) == n && strncmp(env[i], entry, n) == 0)
+			return true;
+	return false;
+}
+
+pid_t spawn(const char *path, char *const argv[], const char *const env[], const char *log,
+	    bool append)
+{
+	size_t n = 0, k = 0;
+	char **envp;
+	pid_t pid;
+	int saved;
+
+	while (environ[n])
+		n++;
+	for (int i = 0; env && env[i]; i++)
+		n++;
+	envp = calloc(n + 1, sizeof(*envp));
+	if (!envp)
+		return -1;
+	for (int i = 0; environ[i]; i++)
+		if (!changed(env, environ[i]))
+			envp[k++] = environ[i];
+	for (int i = 0; env && env[i]; i++)
+		if (strchr(env[i], '='))
+			envp[k++] = (char *)env[i];
+	pid = fork();
+	if (pid == 0) {
+		/* the child: async-signal-safe calls only */
+		int in = open("/dev/null", O_RDONLY);
+		int out = log ? open(log, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0600) : -1;
+
+		if (in >= 0)
+			dup2(in, 0);
+		if (out >= 0) {
+			dup2(out, 1);
+			dup2(out, 2);
+		}
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	saved = errno;
+	free(envp);
+	errno = saved;
+	return pid;
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * n;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool wait_http_ok(const char *url, int timeout_ms)
+{
+	long until = now_ms() + timeout_ms;
+	bool ok = false;
+
+	for (;;) {
+		CURL *c = curl_easy_init();
+		long code = 0;
+
+		if (c) {
+			curl_easy_setopt(c, CURLOPT_URL, url);
+			curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+			curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
+			curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+			if (curl_easy_perform(c) == CURLE_OK)
+				curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+			curl_easy_cleanup(c);
+		}
+		ok = code == 200;
+		if (ok || now_ms() >= until)
+			break;
+		usleep(20000);
+	}
+	return ok;
+}

@@ -1,0 +1,38 @@
+/*
+ * spawn.h - start the service (or any program) from a test or harness
+ * whose process has threads of its own (its fake platform servers), and
+ * wait for it to answer.
+ *
+ * Between fork() and exec() the child of a threaded process may make only
+ * async-signal-safe calls: another thread may have held a lock at the
+ * fork (the allocator's, the environment's), and a child taking it waits
+ * for ever. So the child's environment is made before the fork, and the
+ * child only opens, redirects and executes.
+ *
+ *     const char *env[] = { "GAMEBOT_DB=/tmp/x.db", "TELEGRAM_TOKEN", NULL };
+ *     pid_t pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, log, false);
+ *     ... wait_http_ok("http://127.0.0.1:PORT/healthz", 20000) ...
+ */
+#ifndef GB_SPAWN_H
+#define GB_SPAWN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * Run path with argv (NULL-terminated) and this process's environment
+ * changed by env (NULL-terminated, or NULL for none): "NAME=value" sets
+ * NAME, "NAME" alone removes it. Standard input reads /dev/null; standard
+ * output and error go to log (appended to when append, else truncated;
+ * created 0600; "/dev/null" to drop them), or stay this process's when
+ * log is NULL. Returns the child's
+ * pid, or -1 (errno set) when it cannot be started; a path that cannot
+ * be executed gives a child exiting with 127.
+ */
+pid_t spawn(const char *path, char *const argv[], const char *const env[], const char *log,
+	    bool append);
+
+/* GET url until it answers 200 or timeout_ms passes; true when it answered. */
+bool wait_http_ok(const char *url, int timeout_ms);
+
+#endif
