@@ -32,6 +32,9 @@
 pid_t spawn(const char *path, char *const argv[], const char *const env[], const char *log,
 	    bool append);
 
+/* A port on 127.0.0.1 that nobody listens on right now, or 0. */
+int free_port(void);
+
 /* GET url until it answers 200 or timeout_ms passes; true when it answered. */
 bool wait_http_ok(const char *url, int timeout_ms);
 

@@ -2001,21 +2001,6 @@ static void outage_then_everything_in_order(void **state)
 	no_repeated_edits(x);
 }
 
-/* A free port on 127.0.0.1. */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 static const char *bin(void)
 {
 	const char *b = getenv("GAMEBOT_BIN");
