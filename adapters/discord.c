@@ -41,7 +41,7 @@
 #define DC_ROW_MAX 5           /* buttons in a row */
 #define DC_ROWS_MAX 5          /* rows in a message */
 #define DC_CHOICES_MAX 25      /* autocomplete choices, options of a select */
-#define DC_GATE_SLOTS 64
+#define DC_GATE_SLOTS 128     /* more than the listener's threads (at most 64) */
 #define DC_GATE_GRACE_MS 300   /* rows of an answered interaction wait this long after the answer */
 #define DC_CALL_TIMEOUT_S 10L
 #define DC_TAKE_MAX 64
@@ -668,21 +668,27 @@ struct discord {
 static void gate_enter(struct discord *d, const char *iid)
 {
 	int64_t now = bot_now_ms();
-	struct gate *free_slot = NULL;
+	struct gate *slot = NULL;
 
 	pthread_mutex_lock(&d->lock);
 	for (int i = 0; i < DC_GATE_SLOTS; i++) {
 		struct gate *g = &d->gates[i];
 
 		if (!g->iid[0] || (g->until_ms && g->until_ms <= now)) {
-			free_slot = g;
+			slot = g;
 			break;
 		}
+		/*
+		 * None free yet: the answered one whose wait ends first. Its rows
+		 * may go a moment early; those of one being answered never do
+		 * (the slots outnumber the threads that answer).
+		 */
+		if (g->until_ms && (!slot || g->until_ms < slot->until_ms))
+			slot = g;
 	}
-	/* all busy (64 at once): the rows may go early, as follow-ups they are still right */
-	if (free_slot) {
-		snprintf(free_slot->iid, sizeof(free_slot->iid), "%s", iid);
-		free_slot->until_ms = 0;
+	if (slot) {
+		snprintf(slot->iid, sizeof(slot->iid), "%s", iid);
+		slot->until_ms = 0;
 	}
 	pthread_mutex_unlock(&d->lock);
 }
