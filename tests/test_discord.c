@@ -969,6 +969,20 @@ static int64_t open_ludo(struct world *w, char *custom, size_t n)
 	return table_id(w);
 }
 
+/* Bob presses Join (custom) and then Start on the table message: each answer updates it in place. */
+static void bob_joins_and_starts(struct world *w, char *custom, size_t n)
+{
+	json_t *a = NULL;
+
+	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "start", custom, n));
+	json_decref(a);
+	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	json_decref(a);
+}
+
 static void test_ludo_two_people(void **state)
 {
 	struct world *w = *state;
@@ -980,14 +994,7 @@ static void test_ludo_two_people(void **state)
 
 	id = open_ludo(w, custom, sizeof(custom));
 	/* alice opened the table and sits at it already; bob joins with the button */
-	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
-	assert_int_equal(answer_type(a), 7);
-	assert_true(find_button(json_object_get(answer_data(a), "components"), "start", custom,
-				sizeof(custom)));
-	json_decref(a);
-	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
-	assert_int_equal(answer_type(a), 7);
-	json_decref(a);
+	bob_joins_and_starts(w, custom, sizeof(custom));
 
 	/* a choice from a select menu: the command is the value chosen */
 	{
@@ -1089,7 +1096,6 @@ static void test_answer_found_behind_a_long_queue(void **state)
 	struct world *w = *state;
 	char custom[128], payload[128];
 	int64_t id, later = bot_now_ms() + 3600 * 1000;
-	json_t *a = NULL;
 
 	id = open_ludo(w, custom, sizeof(custom));
 	drain(w, 2000);
@@ -1099,14 +1105,7 @@ static void test_answer_found_behind_a_long_queue(void **state)
 		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload, later),
 				 GB_OK);
 	}
-	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
-	assert_int_equal(answer_type(a), 7);
-	assert_true(find_button(json_object_get(answer_data(a), "components"), "start", custom,
-				sizeof(custom)));
-	json_decref(a);
-	assert_int_equal(press(w, BOB, custom, w->table_msg, false, NULL, &a), 200);
-	assert_int_equal(answer_type(a), 7);
-	json_decref(a);
+	bob_joins_and_starts(w, custom, sizeof(custom));
 }
 
 static void test_delivery_faults(void **state)
