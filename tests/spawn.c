@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,12 +108,20 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-bool wait_http_ok(const char *url, int timeout_ms)
+/* Has pid ended? Reaps it when it has. */
+static bool ended(pid_t pid)
+{
+	int status;
+
+	return waitpid(pid, &status, WNOHANG) == pid;
+}
+
+bool wait_serving(pid_t pid, const char *url, int timeout_ms)
 {
 	long until = now_ms() + timeout_ms;
 	bool ok = false;
 
-	for (;;) {
+	while (!ended(pid)) {
 		CURL *c = curl_easy_init();
 		long code = 0;
 
@@ -125,7 +134,8 @@ bool wait_http_ok(const char *url, int timeout_ms)
 				curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 			curl_easy_cleanup(c);
 		}
-		ok = code == 200;
+		/* answered by pid only if pid is still there */
+		ok = code == 200 && !ended(pid);
 		if (ok || now_ms() >= until)
 			break;
 		usleep(20000);

@@ -11,7 +11,7 @@
  *
  *     const char *env[] = { "GAMEBOT_DB=/tmp/x.db", "TELEGRAM_TOKEN", NULL };
  *     pid_t pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, log, false);
- *     ... wait_http_ok("http://127.0.0.1:PORT/healthz", 20000) ...
+ *     ... wait_serving(pid, "http://127.0.0.1:PORT/healthz", 20000) ...
  */
 #ifndef GB_SPAWN_H
 #define GB_SPAWN_H
@@ -35,7 +35,12 @@ pid_t spawn(const char *path, char *const argv[], const char *const env[], const
 /* A port on 127.0.0.1 that nobody listens on right now, or 0. */
 int free_port(void);
 
-/* GET url until it answers 200 or timeout_ms passes; true when it answered. */
-bool wait_http_ok(const char *url, int timeout_ms);
+/*
+ * GET url until it answers 200 or timeout_ms passes, while pid (the
+ * program serving it) runs. True when it answered and pid still runs;
+ * false as soon as pid has ended (then reaped: a port taken by someone
+ * else is answered by them, not by pid).
+ */
+bool wait_serving(pid_t pid, const char *url, int timeout_ms);
 
 #endif

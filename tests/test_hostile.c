@@ -148,7 +148,7 @@ static int setup(void **state)
 		x->pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, x->log, false);
 	}
 	*state = x;
-	if (x->pid < 0 || !wait_http_ok(x->url_health, 20000)) {
+	if (x->pid < 0 || !wait_serving(x->pid, x->url_health, 20000)) {
 		char text[4096];
 		FILE *f = fopen(x->log, "r");
 		size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;

@@ -67,11 +67,13 @@
 struct instance {
 	pid_t pid;
 	int port;
+	char log[96];                  /* what it printed, across its restarts */
 };
 
 struct run {
 	char db[1024];                 /* the URL every instance and client uses */
 	char schema[64];
+	char dir[64];                  /* the instances' logs */
 	struct fake_tg *f;
 	struct instance in[INSTANCES];
 	int rolls;                     /* game actions per chat */
@@ -155,6 +157,25 @@ static const char *bin(void)
 	return b ? b : "bin/gamebot";
 }
 
+/* The last lines of an instance's log, to stderr. */
+static void show_log(const char *path)
+{
+	char text[8192];
+	FILE *f = fopen(path, "r");
+	long size;
+	size_t n = 0;
+
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size > (long)sizeof(text) - 1 ? size - (long)sizeof(text) + 1 : 0, SEEK_SET);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	fprintf(stderr, "--- %s (its end) ---\n%s\n---\n", path, text);
+}
+
 /* Start instance i (webhook mode, on the shared database) and wait for its /healthz. */
 static void start_instance(int i)
 {
@@ -166,13 +187,25 @@ static void start_instance(int i)
 			      "GAMEBOT_OUTBOX_LEASE_SECONDS=" LEASE_S, NULL };
 
 	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", run.db);
-	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", in->port);
 	snprintf(e_api, sizeof(e_api), "GAMEBOT_TELEGRAM_API_URL=%s", fake_tg_url(run.f));
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", in->port);
-	in->pid = spawn(bin(), (char *const[]){ (char *)bin(), "serve", NULL }, env, "/dev/null", false);
-	assert_true(in->pid > 0);
-	if (wait_http_ok(url, 20000))
-		return;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int port = __atomic_load_n(&in->port, __ATOMIC_RELAXED);
+
+		snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
+		in->pid = spawn(bin(), (char *const[]){ (char *)bin(), "serve", NULL }, env, in->log, true);
+		assert_true(in->pid > 0);
+		if (wait_serving(in->pid, url, 20000))
+			return;
+		/*
+		 * It ended: its port was taken meanwhile (while it was down, an
+		 * outgoing connection may get that number). Another port, then.
+		 */
+		show_log(in->log);
+		kill(in->pid, SIGKILL);
+		waitpid(in->pid, NULL, 0);
+		__atomic_store_n(&in->port, free_port(), __ATOMIC_RELAXED);
+	}
 	fail_msg("instance %d did not answer /healthz", i);
 }
 
@@ -200,7 +233,9 @@ static bool deliver(unsigned *seed, const char *json)
 	int64_t t0 = now_ms();
 
 	while (now_ms() - t0 < 60000) {
-		if (hook(run.in[rand_r(seed) % INSTANCES].port, json) == 200)
+		int port = __atomic_load_n(&run.in[rand_r(seed) % INSTANCES].port, __ATOMIC_RELAXED);
+
+		if (hook(port, json) == 200)
 			return true;
 		usleep(2000);
 	}
@@ -387,8 +422,12 @@ static void instances_share_the_load_and_survive_kills(void **state)
 	for (int k = 0; k < 3000; k++)
 		fake_tg_fault(run.f, NULL, 4 * k, 1, FAKE_TG_SLOW, 60);
 	/* the first migrates the empty schema; the others find it current */
-	for (int i = 0; i < INSTANCES; i++)
+	snprintf(run.dir, sizeof(run.dir), "/tmp/gamebot-scaleout-XXXXXX");
+	assert_non_null(mkdtemp(run.dir));
+	for (int i = 0; i < INSTANCES; i++) {
 		run.in[i].port = free_port();
+		snprintf(run.in[i].log, sizeof(run.in[i].log), "%s/instance-%d.log", run.dir, i);
+	}
 	for (int i = 0; i < INSTANCES; i++)
 		start_instance(i);
 
@@ -422,7 +461,10 @@ static void instances_share_the_load_and_survive_kills(void **state)
 	for (int i = 0; i < INSTANCES; i++) {
 		kill(run.in[i].pid, SIGTERM);
 		assert_int_equal(waitpid(run.in[i].pid, &status, 0), run.in[i].pid);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			show_log(run.in[i].log);
+			fail_msg("instance %d did not stop cleanly on SIGTERM (status %#x)", i, status);
+		}
 	}
 
 	/* every move exactly once */
@@ -474,6 +516,8 @@ static void instances_share_the_load_and_survive_kills(void **state)
 	fake_tg_free(run.f);
 	snprintf(sql, sizeof(sql), "DROP SCHEMA %s CASCADE", run.schema);
 	pg_admin(base, sql);
+	snprintf(sql, sizeof(sql), "rm -rf '%s'", run.dir);
+	assert_int_equal(system(sql), 0);
 	pthread_mutex_destroy(&run.lock);
 }
 

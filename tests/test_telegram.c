@@ -2024,7 +2024,7 @@ static pid_t serve(struct dfix *x, int port)
 	/* its log lines go with the suite's */
 	pid = spawn(bin(), (char *const[]){ (char *)bin(), "serve", NULL }, env, NULL, false);
 	assert_true(pid > 0);
-	if (wait_http_ok(url, 20000))
+	if (wait_serving(pid, url, 20000))
 		return pid;
 	fail_msg("gamebot serve did not answer /healthz");
 	return pid;

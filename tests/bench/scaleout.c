@@ -76,7 +76,7 @@ static pid_t serve(const char *db, int port, const char *api)
 	pid = spawn(bin, (char *const[]){ "gamebot", "serve", NULL }, env, "/dev/null", false);
 	if (pid < 0)
 		return 0;
-	if (wait_http_ok(url, 20000))
+	if (wait_serving(pid, url, 20000))
 		return pid;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
