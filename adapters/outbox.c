@@ -125,6 +125,14 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 
 		if (settled[i])
 			continue;
+		if (o->halt && atomic_load(o->halt)) {
+			/* stopping: not sent, and nobody need wait out its lease */
+			rc = store_out_retry(s, rows[i].id, now_ms, 0);
+			if (rc)
+				gb_log("outbox row %lld of %s chat %s: cannot hand it back: %s",
+				       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
+			continue;
+		}
 		memset(&d, 0, sizeof(d));
 		if (held_until) {
 			/* the platform asked everyone to wait: the rest of the batch waits too */
@@ -161,6 +169,7 @@ struct outbox {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;
+	atomic_bool halting;            /* o.halt points here */
 	unsigned wakes;                 /* bumped by outbox_wake() */
 };
 
@@ -228,6 +237,8 @@ int outbox_new(struct outbox **out, const struct adapter *a, const char *db,
 		return GB_ENOMEM;
 	w->a = a;
 	w->o = *o;
+	atomic_init(&w->halting, false);
+	w->o.halt = &w->halting;
 	w->db = strdup(db);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
@@ -282,6 +293,7 @@ void outbox_halt(struct outbox *w)
 {
 	if (!w)
 		return;
+	atomic_store(&w->halting, true);
 	pthread_mutex_lock(&w->lock);
 	w->stop = true;
 	pthread_cond_broadcast(&w->cond);

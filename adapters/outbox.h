@@ -24,6 +24,7 @@
 #ifndef GB_OUTBOX_H
 #define GB_OUTBOX_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "adapters/adapter.h"
@@ -37,6 +38,13 @@ struct outbox_opts {
 	int batch;                      /* rows claimed at once (default 32) */
 	int workers;                    /* delivery threads per adapter (default 2) */
 	int64_t linger_ms;              /* after a wake-up, wait this long to claim a fuller batch (default 2 ms) */
+	/*
+	 * Once *halt is true (outbox_halt() sets the workers' own), a pass
+	 * delivers no further row: the rest of its claim is handed back at
+	 * once, due now, for the next start or another instance (default
+	 * NULL: never).
+	 */
+	const atomic_bool *halt;
 };
 
 /* Fill o with the defaults. */
@@ -72,7 +80,8 @@ int outbox_start(struct outbox **out, const struct adapter *a, void *self, const
 void outbox_wake(struct outbox *w);
 
 /*
- * Let the workers finish the row in hand and stop them; w stays, and
+ * Let the workers finish the row in hand (the rest of their claims is
+ * handed back, see halt above) and stop them; w stays, and
  * outbox_wake() on it stays safe. Before the adapter's stop(): a worker
  * delivers with the adapter's state. A no-op on NULL.
  */

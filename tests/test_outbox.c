@@ -4,6 +4,7 @@
  * backoff and the attempt cap, a chat's order kept behind a failing first
  * row, a platform's wait delaying one chat (or, when global, all), rows set
  * aside, rows the adapter holds back handed back before any delivery,
+ * the rest of a claim handed back when the worker is halted,
  * leases of a crashed worker expiring, table edits coalesced, and the
  * worker threads delivering everything in order.
  */
@@ -11,6 +12,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +315,52 @@ static void test_held_rows_handed_back_before_any_delivery(void **state)
 	pthread_mutex_destroy(&h.sc.lock);
 }
 
+/* Halts the outbox the first time it delivers (a SIGTERM arriving mid-batch). */
+static atomic_bool halt_flag;
+
+static void halting_deliver(void *self, struct store *s, const struct store_out *row,
+			    struct delivery *d)
+{
+	scripted_deliver(self, s, row, d);
+	atomic_store(&halt_flag, true);
+}
+
+static const struct adapter fake_halting = {
+	.name = "fake",
+	.configured = always,
+	.deliver = halting_deliver,
+};
+
+static void test_halt_hands_back_the_rest_of_a_claim(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out rows[4];
+	int n = 0;
+
+	add(f, "a", "a1", 1000);
+	add(f, "b", "b1", 1000);
+	add(f, "c", "c1", 1000);
+	atomic_store(&halt_flag, false);
+	f->o.halt = &halt_flag;
+	assert_int_equal(outbox_run_once(f->s, &fake_halting, &f->sc, &f->o, 1000), 3);
+	/* one went; the other two are free at once, due now, no attempt counted */
+	assert_int_equal(f->sc.ncalls, 1);
+	assert_int_equal(store_out_due(f->s, "fake", 1000, rows, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(rows[i].lease_until_ms, 0);
+		assert_int_equal(rows[i].attempts, 0);
+		assert_int_equal(rows[i].due_ms, 1000);
+		store_out_release(&rows[i]);
+	}
+	/* the next start (or another instance) delivers them without waiting for a lease */
+	atomic_store(&halt_flag, false);
+	f->o.halt = NULL;
+	assert_int_equal(run(f, 1000), 2);
+	assert_int_equal(f->sc.ncalls, 3);
+	pending(f, 0, 0);
+}
+
 static void test_crashed_worker_lease_expires(void **state)
 {
 	struct fixture *f = *state;
@@ -412,6 +460,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_global_wait_holds_every_chat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_give_up_sets_aside_and_chat_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_rows_handed_back_before_any_delivery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_halt_hands_back_the_rest_of_a_claim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crashed_worker_lease_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edits_coalesced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),
