@@ -96,17 +96,27 @@ static int settle(struct store *s, const struct adapter *a, const struct outbox_
 	return rc;
 }
 
+/* Milliseconds on the monotonic clock: how long a pass has taken (now_ms may be a test's). */
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		    const struct outbox_opts *o, int64_t now_ms)
 {
 	struct store_out rows[MAX_BATCH];
 	bool settled[MAX_BATCH] = { false };
-	int64_t held_until = 0;
+	int64_t held_until = 0, t0;
 	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
 
 	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
 	if (rc)
 		return -rc;
+	t0 = mono_ms();
 	for (int i = 0; i < n && a->held; i++) {
 		/* held back by the adapter: handed back before any call to the platform */
 		struct delivery d = { .result = DELIVERY_WAIT, .retry_ms = a->held(self, &rows[i]) };
@@ -125,8 +135,15 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 
 		if (settled[i])
 			continue;
-		if (o->halt && atomic_load(o->halt)) {
-			/* stopping: not sent, and nobody need wait out its lease */
+		if (!held_until &&
+		    ((o->halt && atomic_load(o->halt)) || mono_ms() - t0 >= o->lease_ms / 2)) {
+			/*
+			 * Stopping, or half the lease spent on the rows before it (a
+			 * slow platform): a call begun now could outlast the lease,
+			 * and another worker claim the row meanwhile and send it too.
+			 * Not sent by this pass: handed back, due now, for whoever
+			 * claims next, without waiting out the lease.
+			 */
 			rc = store_out_retry(s, rows[i].id, now_ms, 0);
 			if (rc)
 				gb_log("outbox row %lld of %s chat %s: cannot hand it back: %s",

@@ -30,7 +30,12 @@
 #include "adapters/adapter.h"
 
 struct outbox_opts {
-	int64_t lease_ms;               /* claim lease (default 30 s) */
+	/*
+	 * Claim lease (default 30 s). A pass sends a row only while half of
+	 * it is left, so it must be more than twice a platform call's time
+	 * limit; the rest of a slow pass's claim is handed back.
+	 */
+	int64_t lease_ms;
 	int max_attempts;               /* transient failures before a row is set aside (default 8) */
 	int64_t backoff_ms;             /* first retry delay, doubled per attempt (default 500 ms) */
 	int64_t backoff_max_ms;         /* cap of the delay (default 60 s) */

@@ -4,7 +4,8 @@
  * backoff and the attempt cap, a chat's order kept behind a failing first
  * row, a platform's wait delaying one chat (or, when global, all), rows set
  * aside, rows the adapter holds back handed back before any delivery,
- * the rest of a claim handed back when the worker is halted,
+ * the rest of a claim handed back when the worker is halted or half its
+ * lease is spent,
  * leases of a crashed worker expiring, table edits coalesced, and the
  * worker threads delivering everything in order.
  */
@@ -361,6 +362,51 @@ static void test_halt_hands_back_the_rest_of_a_claim(void **state)
 	pending(f, 0, 0);
 }
 
+/* A slow platform: each call takes 600 ms. */
+static void slow_deliver(void *self, struct store *s, const struct store_out *row,
+			 struct delivery *d)
+{
+	usleep(600000);
+	scripted_deliver(self, s, row, d);
+}
+
+static const struct adapter fake_slow = {
+	.name = "fake",
+	.configured = always,
+	.deliver = slow_deliver,
+};
+
+/*
+ * Half the lease gone on the first row of a claim: the rest are not sent
+ * by this pass (a call could outlast their lease while another worker
+ * claims them) but handed back, due at once.
+ */
+static void test_slow_pass_hands_back_before_its_leases_run_out(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out rows[4];
+	int n = 0;
+
+	add(f, "a", "a1", 1000);
+	add(f, "b", "b1", 1000);
+	add(f, "c", "c1", 1000);
+	f->o.lease_ms = 1000;
+	assert_int_equal(outbox_run_once(f->s, &fake_slow, &f->sc, &f->o, 1000), 3);
+	assert_int_equal(f->sc.ncalls, 1);
+	assert_int_equal(store_out_due(f->s, "fake", 1000, rows, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(rows[i].lease_until_ms, 0);
+		assert_int_equal(rows[i].attempts, 0);
+		store_out_release(&rows[i]);
+	}
+	/* each pass sends one and hands back the rest, until none is left */
+	assert_int_equal(outbox_run_once(f->s, &fake_slow, &f->sc, &f->o, 1000), 2);
+	assert_int_equal(outbox_run_once(f->s, &fake_slow, &f->sc, &f->o, 1000), 1);
+	assert_int_equal(f->sc.ncalls, 3);
+	pending(f, 0, 0);
+}
+
 static void test_crashed_worker_lease_expires(void **state)
 {
 	struct fixture *f = *state;
@@ -461,6 +507,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_give_up_sets_aside_and_chat_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_rows_handed_back_before_any_delivery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_hands_back_the_rest_of_a_claim, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_pass_hands_back_before_its_leases_run_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crashed_worker_lease_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edits_coalesced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),
