@@ -96,6 +96,14 @@ static int settle(struct store *s, const struct adapter *a, const struct outbox_
 	return rc;
 }
 
+/* The log line for a row whose outcome the store did not take (what: what was not done). */
+static void log_unrecorded(const struct adapter *a, const struct store_out *row, const char *what,
+			   int rc)
+{
+	gb_log("outbox row %lld of %s chat %s: cannot %s: %s", (long long)row->id, a->name, row->chat,
+	       what, gb_strerror(rc));
+}
+
 /* Milliseconds on the monotonic clock: how long a pass has taken (now_ms may be a test's). */
 static int64_t mono_ms(void)
 {
@@ -126,8 +134,7 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		snprintf(d.why, sizeof(d.why), "held back by the adapter");
 		rc = settle(s, a, o, &rows[i], &d, now_ms);
 		if (rc)
-			gb_log("outbox row %lld of %s chat %s: cannot hand it back: %s",
-			       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
+			log_unrecorded(a, &rows[i], "hand it back", rc);
 		settled[i] = true;
 	}
 	for (int i = 0; i < n; i++) {
@@ -146,8 +153,7 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 			 */
 			rc = store_out_retry(s, rows[i].id, now_ms, 0);
 			if (rc)
-				gb_log("outbox row %lld of %s chat %s: cannot hand it back: %s",
-				       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
+				log_unrecorded(a, &rows[i], "hand it back", rc);
 			continue;
 		}
 		memset(&d, 0, sizeof(d));
@@ -168,8 +174,7 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		rc = settle(s, a, o, &rows[i], &d, now_ms);
 		if (rc)
 			/* the lease runs out and the row is claimed again: delivered at least once */
-			gb_log("outbox row %lld of %s chat %s: cannot record the delivery: %s",
-			       (long long)rows[i].id, a->name, rows[i].chat, gb_strerror(rc));
+			log_unrecorded(a, &rows[i], "record the delivery", rc);
 	}
 	for (int i = 0; i < n; i++)
 		store_out_release(&rows[i]);

@@ -404,9 +404,9 @@ static const char *const sql_text[ST_COUNT] = {
 	/* $2 NULL: every chat of the platform. */
 	[ST_OUT_DELAY] = "UPDATE outbox SET due_ms = $3 WHERE platform = $1"
 		" AND ($2::text IS NULL OR chat = $2) AND aside_ms IS NULL AND due_ms < $3",
-	/* $1 NULL: every platform. */
 	[ST_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > $1"
 		" AND aside_ms IS NULL",
+	/* $1 NULL: every platform. */
 	[ST_OUT_COUNT] = "SELECT count(*) FILTER (WHERE aside_ms IS NULL),"
 		" count(*) FILTER (WHERE aside_ms IS NOT NULL),"
 		" min(due_ms) FILTER (WHERE aside_ms IS NULL) FROM outbox"

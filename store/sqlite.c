@@ -73,8 +73,6 @@
 /* Writers' wait for another process's lock (store_busy_timeout_set()). */
 static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
 
-
-
 /*
  * The schema, one migration per element, applied in order. Never edit a
  * migration that has shipped: append a new one. Each ends by setting
@@ -1049,7 +1047,7 @@ static int log_grew(void *arg, sqlite3 *db, const char *name, int pages)
 	return SQLITE_OK;
 }
 
-/* Until a commit has filled the log (1), timeout_ms passes or sq_checkpoint_wake() is called (0). */
+/* *until = ms from now on the realtime clock, for pthread_cond_timedwait(). */
 static void deadline_in(struct timespec *until, int ms)
 {
 	clock_gettime(CLOCK_REALTIME, until);
@@ -1061,6 +1059,11 @@ static void deadline_in(struct timespec *until, int ms)
 	}
 }
 
+/*
+ * Until a commit has filled the log (1), timeout_ms passes or
+ * sq_checkpoint_wake() is called (0); after a refused restart, until
+ * RESTART_PAUSE_MS passes or a wake-up.
+ */
 static int sq_checkpoint_wait(int timeout_ms)
 {
 	struct timespec until;

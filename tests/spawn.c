@@ -108,6 +108,23 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+long http_status(const char *url, long timeout_ms)
+{
+	CURL *c = curl_easy_init();
+	long code = 0;
+
+	if (!c)
+		return 0;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(c);
+	return code;
+}
+
 /* Has pid ended? Reaps it when it has. */
 static bool ended(pid_t pid)
 {
@@ -122,20 +139,8 @@ bool wait_serving(pid_t pid, const char *url, int timeout_ms)
 	bool ok = false;
 
 	while (!ended(pid)) {
-		CURL *c = curl_easy_init();
-		long code = 0;
-
-		if (c) {
-			curl_easy_setopt(c, CURLOPT_URL, url);
-			curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-			curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
-			curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-			if (curl_easy_perform(c) == CURLE_OK)
-				curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-			curl_easy_cleanup(c);
-		}
 		/* answered by pid only if pid is still there */
-		ok = code == 200 && !ended(pid);
+		ok = http_status(url, 2000) == 200 && !ended(pid);
 		if (ok || now_ms() >= until)
 			break;
 		usleep(20000);

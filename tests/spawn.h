@@ -35,6 +35,9 @@ pid_t spawn(const char *path, char *const argv[], const char *const env[], const
 /* A port on 127.0.0.1 that nobody listens on right now, or 0. */
 int free_port(void);
 
+/* GET url once, waiting timeout_ms at most: its HTTP status, 0 when nothing answered. */
+long http_status(const char *url, long timeout_ms);
+
 /*
  * GET url until it answers 200 or timeout_ms passes, while pid (the
  * program serving it) runs. True when it answered and pid still runs;

@@ -15,11 +15,8 @@
  * retry_after (and global), 5xx retried, refusals given up; message and
  * component limits; the command set registered globally and in a guild.
  */
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <fcntl.h>
 #include <jansson.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -29,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>

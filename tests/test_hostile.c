@@ -20,12 +20,9 @@
  *     the webhook: the other chat's replies are timed and counted.
  */
 #define _XOPEN_SOURCE 700 /* wcwidth() */
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <locale.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -84,21 +81,6 @@ static size_t sink(char *p, size_t size, size_t n, void *arg)
 	if (arg)
 		sb_addn(arg, p, size * n);
 	return size * n;
-}
-
-static long get(const char *url)
-{
-	CURL *c = curl_easy_init();
-	long code = 0;
-
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, NULL);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 2L);
-	if (curl_easy_perform(c) == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_cleanup(c);
-	return code;
 }
 
 static int teardown(void **state);
@@ -733,7 +715,7 @@ static void hostile_strings(void **state)
 		assert_true(c >= 200 && c < 500);
 	}
 	settle(x);
-	assert_int_equal(get(x->url_health), 200);
+	assert_int_equal(http_status(x->url_health, 2000), 200);
 
 	/* every message within the platform's limits, every board line within 40 columns */
 	for (int i = 0; i < fake_tg_count(x->tg, NULL); i++) {

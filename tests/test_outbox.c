@@ -316,6 +316,22 @@ static void test_held_rows_handed_back_before_any_delivery(void **state)
 	pthread_mutex_destroy(&h.sc.lock);
 }
 
+/* The rows due at now are n, each free to claim (no lease), due now, no attempt counted. */
+static void handed_back(struct fixture *f, int64_t now, int n)
+{
+	struct store_out rows[8];
+	int got = 0;
+
+	assert_int_equal(store_out_due(f->s, "fake", now, rows, 8, &got), GB_OK);
+	assert_int_equal(got, n);
+	for (int i = 0; i < got; i++) {
+		assert_int_equal(rows[i].lease_until_ms, 0);
+		assert_int_equal(rows[i].attempts, 0);
+		assert_int_equal(rows[i].due_ms, now);
+		store_out_release(&rows[i]);
+	}
+}
+
 /* Halts the outbox the first time it delivers (a SIGTERM arriving mid-batch). */
 static atomic_bool halt_flag;
 
@@ -335,8 +351,6 @@ static const struct adapter fake_halting = {
 static void test_halt_hands_back_the_rest_of_a_claim(void **state)
 {
 	struct fixture *f = *state;
-	struct store_out rows[4];
-	int n = 0;
 
 	add(f, "a", "a1", 1000);
 	add(f, "b", "b1", 1000);
@@ -346,14 +360,7 @@ static void test_halt_hands_back_the_rest_of_a_claim(void **state)
 	assert_int_equal(outbox_run_once(f->s, &fake_halting, &f->sc, &f->o, 1000), 3);
 	/* one went; the other two are free at once, due now, no attempt counted */
 	assert_int_equal(f->sc.ncalls, 1);
-	assert_int_equal(store_out_due(f->s, "fake", 1000, rows, 4, &n), GB_OK);
-	assert_int_equal(n, 2);
-	for (int i = 0; i < n; i++) {
-		assert_int_equal(rows[i].lease_until_ms, 0);
-		assert_int_equal(rows[i].attempts, 0);
-		assert_int_equal(rows[i].due_ms, 1000);
-		store_out_release(&rows[i]);
-	}
+	handed_back(f, 1000, 2);
 	/* the next start (or another instance) delivers them without waiting for a lease */
 	atomic_store(&halt_flag, false);
 	f->o.halt = NULL;
@@ -384,8 +391,6 @@ static const struct adapter fake_slow = {
 static void test_slow_pass_hands_back_before_its_leases_run_out(void **state)
 {
 	struct fixture *f = *state;
-	struct store_out rows[4];
-	int n = 0;
 
 	add(f, "a", "a1", 1000);
 	add(f, "b", "b1", 1000);
@@ -393,13 +398,7 @@ static void test_slow_pass_hands_back_before_its_leases_run_out(void **state)
 	f->o.lease_ms = 1000;
 	assert_int_equal(outbox_run_once(f->s, &fake_slow, &f->sc, &f->o, 1000), 3);
 	assert_int_equal(f->sc.ncalls, 1);
-	assert_int_equal(store_out_due(f->s, "fake", 1000, rows, 4, &n), GB_OK);
-	assert_int_equal(n, 2);
-	for (int i = 0; i < n; i++) {
-		assert_int_equal(rows[i].lease_until_ms, 0);
-		assert_int_equal(rows[i].attempts, 0);
-		store_out_release(&rows[i]);
-	}
+	handed_back(f, 1000, 2);
 	/* each pass sends one and hands back the rest, until none is left */
 	assert_int_equal(outbox_run_once(f->s, &fake_slow, &f->sc, &f->o, 1000), 2);
 	assert_int_equal(outbox_run_once(f->s, &fake_slow, &f->sc, &f->o, 1000), 1);

@@ -5,10 +5,7 @@
  * SIGINT, then stop cleanly with exit status 0, logging one line at start
  * and at stop; a port already in use is a clear error.
  */
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,27 +96,13 @@ static long get(int port, const char *path, struct text *out)
 	return code;
 }
 
+/* GET /healthz on port: its status, 0 when nothing answered. */
 static long healthz(int port)
 {
-	CURL *c = curl_easy_init();
 	char url[64];
-	long code = 0;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 1000L);
-	curl_easy_setopt(c, CURLOPT_NOBODY, 0L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, NULL);
-	{
-		FILE *sink = fopen("/dev/null", "w");
-
-		curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-		fclose(sink);
-	}
-	curl_easy_cleanup(c);
-	return code;
+	return http_status(url, 1000);
 }
 
 /* Wait (up to 10 s) for /healthz to answer 200. */

@@ -22,13 +22,10 @@
  *   scaleout [--seconds N] [--chats C] [--threads T]
  */
 #define _XOPEN_SOURCE 700 /* nftw */
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <libpq-fe.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
