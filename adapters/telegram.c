@@ -92,15 +92,40 @@ static bool addressed_to_us(const char *text, const char *bot_username)
 	return n == strlen(bot_username) && strncasecmp(at, bot_username, n) == 0;
 }
 
+/*
+ * The place a message was said in (bot.h): its chat, and in a forum group
+ * the topic, "CHAT#THREAD". A message of a forum's General topic, and a
+ * reply thread of an ordinary group (which carries message_thread_id too),
+ * are the chat itself. False when the message names no chat.
+ */
+static bool read_place(const json_t *msg, char *buf, size_t n)
+{
+	const json_t *chat = json_object_get(msg, "chat");
+	const json_t *thread = json_object_get(msg, "message_thread_id");
+	size_t len;
+
+	if (!id_text(json_object_get(chat, "id"), buf, n))
+		return false;
+	len = strlen(buf);
+	if (json_is_true(json_object_get(chat, "is_forum")) &&
+	    json_is_true(json_object_get(msg, "is_topic_message")) && json_is_integer(thread) &&
+	    json_integer_value(thread) > 0 && len + 22 < n)
+		snprintf(buf + len, n - len, "%c%lld", PLACE_SEP,
+			 (long long)json_integer_value(thread));
+	return true;
+}
+
 static void read_message(const json_t *msg, const char *bot_username, struct tg_update *u)
 {
 	const json_t *chat = json_object_get(msg, "chat");
 	const char *text = json_string_value(json_object_get(msg, "text"));
 
 	str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
-	if (!id_text(json_object_get(chat, "id"), u->cmd.chat, sizeof(u->cmd.chat)))
+	if (!read_place(msg, u->cmd.chat, sizeof(u->cmd.chat)))
 		return;
 	if (json_object_get(msg, "migrate_to_chat_id")) {
+		/* a group, never a topic, becomes a supergroup */
+		place_chat(u->cmd.chat, u->cmd.chat, sizeof(u->cmd.chat));
 		if (id_text(json_object_get(msg, "migrate_to_chat_id"), u->migrate_to,
 			    sizeof(u->migrate_to)))
 			u->kind = TG_MIGRATE;
@@ -137,7 +162,7 @@ static void read_callback(const json_t *cq, struct tg_update *u)
 
 	str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
 	str_field(cq, "id", u->reply, sizeof(u->reply));
-	if (!u->reply[0] || !id_text(json_object_get(chat, "id"), u->cmd.chat, sizeof(u->cmd.chat)) ||
+	if (!u->reply[0] || !read_place(msg, u->cmd.chat, sizeof(u->cmd.chat)) ||
 	    !read_from(json_object_get(cq, "from"), &u->cmd))
 		return;
 	u->button = true;
@@ -343,12 +368,16 @@ static char *message_text(const char *text, bool pre)
 	return sb_detach(&sb);
 }
 
-static json_t *send_body(const char *chat, const char *text, bool pre)
+/* sendMessage's body for a place (bot.h): its chat, and its topic as message_thread_id. */
+static json_t *send_body(const char *place, const char *text, bool pre)
 {
 	json_t *body = json_object();
-	char *html = message_text(text, pre);
+	char *html = message_text(text, pre), chat[STORE_ID_LEN];
+	const char *thread = place_thread(place);
 
-	json_object_set_new(body, "chat_id", tg_chat_id(chat));
+	json_object_set_new(body, "chat_id", tg_chat_id(place_chat(place, chat, sizeof(chat))));
+	if (thread[0])
+		json_object_set_new(body, "message_thread_id", tg_chat_id(thread));
 	json_object_set_new(body, "text", json_string(html ? html : ""));
 	json_object_set_new(body, "parse_mode", json_string("HTML"));
 	free(html);
@@ -409,13 +438,16 @@ int tg_render(const json_t *view, const char *chat, const char *message_id, stru
 	}
 	if (strcmp(kind, "table") == 0 && message_id && message_id[0]) {
 		snprintf(out->method, sizeof(out->method), "editMessageText");
-		snprintf(out->chat, sizeof(out->chat), "%s", chat);
+		place_chat(chat, out->chat, sizeof(out->chat));
 		out->body = send_body(chat, text, true);
+		/* a message is found by its chat and id; an edit takes no topic */
+		json_object_del(out->body, "message_thread_id");
 		json_object_set_new(out->body, "message_id", tg_chat_id(message_id));
 	} else if (strcmp(kind, "table") == 0 || strcmp(kind, "public") == 0 ||
 		   strcmp(kind, "alert") == 0) {
 		snprintf(out->method, sizeof(out->method), "sendMessage");
-		snprintf(out->chat, sizeof(out->chat), "%s", chat);
+		/* paced per chat: Telegram's limits count a forum's topics together */
+		place_chat(chat, out->chat, sizeof(out->chat));
 		out->body = send_body(chat, text, strcmp(kind, "table") == 0);
 	} else if (strcmp(kind, "private") == 0 && user && user[0]) {
 		/* a user's private chat with the bot has the user's id */
@@ -1063,6 +1095,7 @@ static void to_command(const struct tg_update *u, struct command *cmd)
 static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 {
 	struct command cmd;
+	char group[STORE_ID_LEN];
 	int rc;
 
 	if (u->kind == TG_CHOSEN || (u->button && strcmp(u->chat_type, "private") == 0)) {
@@ -1078,7 +1111,8 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 	if (strcmp(u->chat_type, "private") == 0 && !u->button)
 		cmd.is_admin = true; /* their own chat with the bot */
 	else if (needs_rights(cmd.verb))
-		cmd.is_admin = chat_admin(t, cmd.chat, cmd.user);
+		/* rights are the group's, whichever topic the command came from */
+		cmd.is_admin = chat_admin(t, place_chat(cmd.chat, group, sizeof(group)), cmd.user);
 	rc = bot_handle(b, &cmd);
 	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
 		/* nothing was committed: Telegram sends it again */

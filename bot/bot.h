@@ -17,6 +17,7 @@
 #define GB_BOT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "games/game.h"
@@ -66,6 +67,22 @@ struct command {
 	bool has_choice;
 	struct gb_action choice;
 };
+
+/*
+ * Places. A chat id may name one place within a chat - a topic of a
+ * Telegram forum group - as "CHAT#THREAD". Each place holds its own open
+ * table, and its messages keep their own order in the outbox; the
+ * language, settings, wallets and stats belong to the chat itself (the
+ * part before PLACE_SEP), shared by all its places. A chat id without
+ * PLACE_SEP is the chat's one place, as before.
+ */
+#define PLACE_SEP '#'
+
+/* The chat part of place into buf (cap bytes, cut if longer); returns buf. */
+const char *place_chat(const char *place, char *buf, size_t cap);
+
+/* The thread part of place (after PLACE_SEP), or "" when place is a whole chat. */
+const char *place_thread(const char *place);
 
 /* Kinds of reply a handler produces. */
 enum reply_kind {

@@ -204,7 +204,7 @@ int cmd_verify(struct ctx *c)
 		goto out;
 	}
 	rc = store_table_get(c->b->store, id, &t);
-	if (rc == GB_ENOTFOUND || (!rc && (t.chat != c->chat.id || t.status != STORE_OVER))) {
+	if (rc == GB_ENOTFOUND || (!rc && (t.chat != c->place || t.status != STORE_OVER))) {
 		rc = GB_OK;
 		reply_alert(c, M_VERIFY_NOT_HERE, ctx_num(c, (int)id, num));
 		goto out;

@@ -28,7 +28,9 @@ struct ctx {
 	struct bot *b;
 	const struct command *cmd;
 	int lang;
-	struct store_chat chat;
+	struct store_chat chat;              /* the chat: language, settings, wallets, stats */
+	int64_t place;                       /* store id of the place its tables live in (the
+	                                        chat's own id unless cmd->chat names a topic) */
 	json_t *settings;                    /* chat settings (owned) */
 	char *settings_text;                 /* the changed settings, ready to save (owned) */
 	struct store *ws;                    /* the handle its writes go through (group commit) */

@@ -17,7 +17,7 @@ static int open_table(struct ctx *c, const struct gb_game *g)
 	chat_rules(c, g, &rules);
 	rj = gb_rules_to_json(g, &rules);
 	memset(&c->table, 0, sizeof(c->table));
-	c->table.chat = c->chat.id;
+	c->table.chat = c->place;
 	snprintf(c->table.game, sizeof(c->table.game), "%s", g->name);
 	c->table.status = STORE_LOBBY;
 	/* the seed decides dice, deals and boards: unpredictable to players, sealed (fair.c) */
@@ -422,7 +422,7 @@ static bool watch_limited(struct ctx *c, int *rc)
 		}
 	}
 	if (cfg->watch_per_hour > 0) {
-		*rc = store_tables_count(c->b->store, c->chat.id, c->cmd->now_ms - 3600 * 1000, 0, 1, &n);
+		*rc = store_tables_count(c->b->store, c->place, c->cmd->now_ms - 3600 * 1000, 0, 1, &n);
 		if (*rc)
 			return true;
 		if (n >= cfg->watch_per_hour) {

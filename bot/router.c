@@ -867,7 +867,7 @@ int ctx_load_finished(struct ctx *c)
 	rc = store_table_get(c->b->store, json_integer_value(id), &c->table);
 	if (rc)
 		return rc == GB_ENOTFOUND ? GB_ENOTFOUND : rc;
-	if (c->table.status != STORE_OVER || c->table.chat != c->chat.id || load_table_state(c) || !c->st)
+	if (c->table.status != STORE_OVER || c->table.chat != c->place || load_table_state(c) || !c->st)
 		return GB_ENOTFOUND;
 	rc = load_seats(c);
 	if (rc)
@@ -1116,6 +1116,30 @@ out:
 }
 
 /*
+ * The command's chat (its settings) and the place its tables live in: a
+ * forum topic "CHAT#THREAD" is a place of its own, with a store row of its
+ * own for its tables, while the language, settings, wallets and stats are
+ * those of CHAT.
+ */
+static int load_chat(struct bot *b, const struct command *cmd, struct ctx *c)
+{
+	struct store_chat place = { 0 };
+	char chat[STORE_ID_LEN];
+	int rc;
+
+	place_chat(cmd->chat, chat, sizeof(chat));
+	rc = store_chat_get(b->store, cmd->platform, chat, b->cfg.default_lang, &c->chat);
+	if (rc || !place_thread(cmd->chat)[0]) {
+		c->place = c->chat.id;
+		return rc;
+	}
+	rc = store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &place);
+	c->place = place.id;
+	store_chat_release(&place);
+	return rc;
+}
+
+/*
  * Run one command on what the store holds now, outside any transaction:
  * its writes come later, in commit(), where the table's version check and
  * chat_unchanged() catch anything that changed in between.
@@ -1133,7 +1157,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	c->replies = json_array();
 	if (!c->replies)
 		return GB_ENOMEM;
-	rc = store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &c->chat);
+	rc = load_chat(b, cmd, c);
 	if (rc)
 		return rc;
 	snprintf(c->lang_loaded, sizeof(c->lang_loaded), "%s", c->chat.lang);
@@ -1157,7 +1181,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		reply_alert(c, M_ARGS, bc->usage);
 		return GB_OK;
 	}
-	rc = store_table_open_get(b->store, c->chat.id, &c->table);
+	rc = store_table_open_get(b->store, c->place, &c->table);
 	if (rc && rc != GB_ENOTFOUND)
 		return rc;
 	c->has_table = rc == GB_OK;
@@ -1222,11 +1246,12 @@ static void queue_alert(struct bot *b, const struct command *cmd, int key)
 	struct store_chat chat = { 0 };
 	int lang = LANG_EN;
 	json_t *r = json_object();
-	char *text = NULL;
+	char *text = NULL, group[STORE_ID_LEN];
 
 	if (!r || store_begin(b->store))
 		goto out;
-	if (!store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &chat))
+	place_chat(cmd->chat, group, sizeof(group));
+	if (!store_chat_get(b->store, cmd->platform, group, b->cfg.default_lang, &chat))
 		lang = lang_parse(chat.lang) < 0 ? LANG_EN : lang_parse(chat.lang);
 	json_object_set_new(r, "kind", json_string("alert"));
 	json_object_set_new(r, "user", json_text(cmd->user));

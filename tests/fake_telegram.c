@@ -22,6 +22,7 @@
 #define FAKE_MAX_BODY (1024 * 1024)
 #define FAKE_MAX_FAULTS 64
 #define FAKE_MAX_MEMBERS 64
+#define FAKE_MAX_TOPICS 64
 #define FAKE_POLL_CAP_S 5   /* a long poll never waits longer, whatever it asks */
 
 struct call {
@@ -39,6 +40,12 @@ struct fault {
 
 struct member {
 	char chat[64], user[64], status[32];
+};
+
+struct topic {
+	char chat[64];
+	long long thread;       /* 0: General */
+	enum fake_tg_topic state;
 };
 
 struct update {
@@ -62,6 +69,8 @@ struct fake_tg {
 	int nfaults;
 	struct member members[FAKE_MAX_MEMBERS];
 	int nmembers;
+	struct topic topics[FAKE_MAX_TOPICS];
+	int ntopics;
 	struct update *updates;
 	int nupdates, capupdates;
 	long long next_update;
@@ -250,6 +259,10 @@ static json_t *result_of(struct fake_tg *f, const char *method, const json_t *bo
 		json_object_set_new(m, "chat", c);
 		json_object_set_new(m, "date", json_integer((json_int_t)time(NULL)));
 		json_object_set(m, "text", json_object_get(body, "text"));
+		if (json_is_integer(json_object_get(body, "message_thread_id"))) {
+			json_object_set(m, "message_thread_id", json_object_get(body, "message_thread_id"));
+			json_object_set_new(m, "is_topic_message", json_true());
+		}
 		return m;
 	}
 	if (strcmp(method, "getChatMember") == 0) {
@@ -282,6 +295,19 @@ static json_t *result_of(struct fake_tg *f, const char *method, const json_t *bo
 	return json_true();
 }
 
+/* The state of the topic a sendMessage body goes to. Lock held. */
+static enum fake_tg_topic topic_state(struct fake_tg *f, const json_t *body)
+{
+	long long thread = json_integer_value(json_object_get(body, "message_thread_id"));
+	char chat[64];
+
+	id_text(json_object_get(body, "chat_id"), chat, sizeof(chat));
+	for (int i = 0; i < f->ntopics; i++)
+		if (!strcmp(f->topics[i].chat, chat) && f->topics[i].thread == thread)
+			return f->topics[i].state;
+	return FAKE_TG_TOPIC_OPEN;
+}
+
 static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, const char *url,
 			      struct fake_upload *up)
 {
@@ -290,6 +316,7 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 	json_error_t jerr;
 	json_t *body, *result;
 	enum fake_tg_fault kind;
+	enum fake_tg_topic topic;
 	long arg = 0;
 	int status;
 
@@ -303,6 +330,14 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 		body = json_object();
 	}
 	pthread_mutex_lock(&f->lock);
+	topic = strcmp(method, "sendMessage") ? FAKE_TG_TOPIC_OPEN : topic_state(f, body);
+	if (topic) {
+		record(f, method, json_incref(body), 400);
+		pthread_mutex_unlock(&f->lock);
+		json_decref(body);
+		return error_reply(conn, 400, topic == FAKE_TG_TOPIC_CLOSED ? "Bad Request: TOPIC_CLOSED"
+					     : "Bad Request: message thread not found", NULL);
+	}
 	kind = take_fault(f, method, &arg);
 	status = kind ? fault_status(kind) : 200;
 	record(f, method, json_incref(body), status);
@@ -491,6 +526,24 @@ void fake_tg_faults_clear(struct fake_tg *f)
 {
 	pthread_mutex_lock(&f->lock);
 	f->nfaults = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_topic(struct fake_tg *f, const char *chat, long long thread, enum fake_tg_topic state)
+{
+	int i;
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->ntopics; i++)
+		if (!strcmp(f->topics[i].chat, chat) && f->topics[i].thread == thread)
+			break;
+	if (i < FAKE_MAX_TOPICS) {
+		snprintf(f->topics[i].chat, sizeof(f->topics[i].chat), "%s", chat);
+		f->topics[i].thread = thread;
+		f->topics[i].state = state;
+		if (i == f->ntopics)
+			f->ntopics++;
+	}
 	pthread_mutex_unlock(&f->lock);
 }
 

@@ -78,6 +78,21 @@ void fake_tg_fault(struct fake_tg *f, const char *method, int skip, int count,
 /* Remove every programmed fault. */
 void fake_tg_faults_clear(struct fake_tg *f);
 
+/*
+ * Forum topics: a topic of chat (thread 0: the General topic) closed or
+ * deleted. sendMessage to it (message_thread_id, or none for General)
+ * answers as Telegram does: 400 "Bad Request: TOPIC_CLOSED", or 400 "Bad
+ * Request: message thread not found"; FAKE_TG_TOPIC_OPEN opens it again.
+ * A sendMessage with message_thread_id answers a message carrying it and
+ * is_topic_message, as a message posted in a topic does.
+ */
+enum fake_tg_topic {
+	FAKE_TG_TOPIC_OPEN = 0,
+	FAKE_TG_TOPIC_CLOSED,
+	FAKE_TG_TOPIC_DELETED,
+};
+void fake_tg_topic(struct fake_tg *f, const char *chat, long long thread, enum fake_tg_topic state);
+
 /* What getChatMember answers for user in chat ("creator", "administrator", ...). */
 void fake_tg_member(struct fake_tg *f, const char *chat, const char *user, const char *status);
 
