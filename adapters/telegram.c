@@ -895,9 +895,12 @@ static void record_message(struct store *s, const struct store_out *row, const s
 static void strip_buttons(struct telegram *t, const char *chat, const char *message)
 {
 	struct tg_result res;
-	json_t *body = json_object();
+	json_t *body;
 	char why[200];
 
+	if (!message[0])
+		return;
+	body = json_object();
 	json_object_set_new(body, "chat_id", tg_chat_id(chat));
 	json_object_set_new(body, "message_id", tg_chat_id(message));
 	json_object_set_new(body, "reply_markup", json_pack("{s[]}", "inline_keyboard"));
@@ -908,6 +911,28 @@ static void strip_buttons(struct telegram *t, const char *chat, const char *mess
 	}
 	tg_result_release(&res);
 	json_decref(body);
+}
+
+/*
+ * Was the table row drawn before the table's last move (it is then not
+ * sent)? A repost so overtaken leaves the move's newer board to be posted
+ * afresh: the old message loses its buttons and is forgotten, so that
+ * board is sent as a new message, not edited in.
+ */
+static bool superseded(struct telegram *t, struct store *s, const struct store_out *row,
+		       const json_t *view, int moves, const char *message, struct delivery *d)
+{
+	int rc;
+
+	if (json_integer_value(json_object_get(view, "turn")) >= moves)
+		return false;
+	if (json_is_true(json_object_get(view, "repost")) && message[0]) {
+		strip_buttons(t, row->chat, message);
+		rc = store_table_set_message(s, row->table, "");
+		if (rc && rc != GB_ENOTFOUND)
+			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+	}
+	return true;
 }
 
 static bool says(const struct tg_result *res, const char *what)
@@ -950,16 +975,8 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		 * move (a row re-claimed after a crash, or one claimed just
 		 * before the next move) is superseded, and is not sent.
 		 */
-		if (json_integer_value(json_object_get(view, "turn")) < moves) {
-			/* a repost overtaken by a move: the newer board is the one posted afresh */
-			if (repost && table.message[0]) {
-				strip_buttons(t, row->chat, table.message);
-				rc = store_table_set_message(s, row->table, "");
-				if (rc && rc != GB_ENOTFOUND)
-					set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-			}
+		if (superseded(t, s, row, view, moves, table.message, d))
 			goto out;
-		}
 	}
 	rc = tg_render(view, row->chat, repost ? "" : table.message, &call);
 	if (rc) {
@@ -994,7 +1011,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	if (res.ok) {
 		if (is_table && strcmp(call.method, "sendMessage") == 0)
 			record_message(s, row, &res);
-		if (repost && table.message[0])
+		if (repost)
 			strip_buttons(t, row->chat, table.message);
 	} else if (res.transport || res.status >= 500) {
 		set_result(d, DELIVERY_RETRY, 0, why);
