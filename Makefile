@@ -152,16 +152,24 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
+# A target named like a corpus folder of tests/data/ (telegram) also starts
+# from every body its files post, written out by tests/tools/corpus_bodies.c.
+CORPUS_BODIES := $(BUILD)/tools/corpus_bodies
+
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
 fuzz-build: $(FUZZ_BIN)
 
-fuzz: $(FUZZ_BIN)
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
+fuzz: $(FUZZ_BIN) $(CORPUS_BODIES)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) CORPUS_BODIES=$(CORPUS_BODIES) sh tests/fuzz/run.sh $(FUZZ_NAMES)
 
-fuzz-smoke: $(FUZZ_BIN)
-	@FUZZ_SECONDS=60 FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
+fuzz-smoke: $(FUZZ_BIN) $(CORPUS_BODIES)
+	@FUZZ_SECONDS=60 FUZZ_BUILD=$(FUZZ_BUILD) CORPUS_BODIES=$(CORPUS_BODIES) sh tests/fuzz/run.sh $(FUZZ_NAMES)
 
 clean:
 	rm -rf build bin
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/tests/fuzz/%.d)
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/crash/harness.d
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/crash/harness.d $(BUILD)/tests/tools/corpus_bodies.d

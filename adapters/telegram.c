@@ -71,25 +71,75 @@ static bool read_from(const json_t *from, struct command *cmd)
 	return true;
 }
 
-/*
- * "/verb@name rest": is the command for us? A command addressed to
- * another bot is not; one without an address is for whoever reads it.
- */
-static bool addressed_to_us(const char *text, const char *bot_username)
+/* Username characters (letters, digits, underscore): what may follow the "@" of a command. */
+static bool name_char(char ch)
 {
-	const char *at = text, *end;
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_';
+}
+
+/*
+ * "/verb@name rest": whom is the command for? 1 us by name, -1 another
+ * bot, 0 nobody named (whoever reads it). Without our own username
+ * known, any name is taken as ours.
+ */
+static int addressee(const char *text, const char *bot_username)
+{
+	const char *at = text + 1, *end;
 	size_t n;
 
-	while (*at && *at != '@' && *at != ' ' && *at != '\t' && *at != '\n')
+	while (name_char(*at))
 		at++;
-	if (*at != '@' || !bot_username || !bot_username[0])
-		return true;
-	at++;
-	end = at;
-	while (*end && *end != ' ' && *end != '\t' && *end != '\n')
+	if (*at != '@')
+		return 0;
+	if (!bot_username || !bot_username[0])
+		return 1;
+	end = ++at;
+	while (name_char(*end))
 		end++;
 	n = (size_t)(end - at);
-	return n == strlen(bot_username) && strncasecmp(at, bot_username, n) == 0;
+	return n == strlen(bot_username) && strncasecmp(at, bot_username, n) == 0 ? 1 : -1;
+}
+
+/*
+ * A forwarded message (Bot API 7.0 forward_origin, or the older fields):
+ * someone else's words shown again, never a command of the one who
+ * forwards them. A channel post copied into its discussion group is one too.
+ */
+static bool forwarded(const json_t *msg)
+{
+	static const char *const keys[] = { "forward_origin", "forward_from", "forward_from_chat",
+					    "forward_sender_name", "forward_date", "is_automatic_forward" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *v = json_object_get(msg, keys[i]);
+
+		if (v && !json_is_null(v) && !json_is_false(v))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Sent on behalf of a chat (sender_chat): the group itself (an anonymous
+ * admin: Telegram shows the group's name, "from" is GroupAnonymousBot,
+ * the same for every admin) or a channel. Either is one identity for
+ * several people; only the group itself administers the group.
+ */
+static void read_sender_chat(const json_t *msg, struct tg_update *u)
+{
+	const json_t *sc = json_object_get(msg, "sender_chat");
+	const char *title = json_string_value(json_object_get(sc, "title"));
+	char id[STORE_ID_LEN], group[STORE_ID_LEN];
+
+	if (!json_is_object(sc))
+		return;
+	u->cmd.anonymous = true;
+	/* in a forum topic too, the group is the chat without its topic */
+	u->as_group = id_text(json_object_get(sc, "id"), id, sizeof(id)) &&
+		      strcmp(id, place_chat(u->cmd.chat, group, sizeof(group))) == 0;
+	if (title && title[0])
+		utf8_copy(u->cmd.user_name, sizeof(u->cmd.user_name), title, strlen(title));
 }
 
 /*
@@ -118,7 +168,9 @@ static bool read_place(const json_t *msg, char *buf, size_t n)
 static void read_message(const json_t *msg, const char *bot_username, struct tg_update *u)
 {
 	const json_t *chat = json_object_get(msg, "chat");
-	const char *text = json_string_value(json_object_get(msg, "text"));
+	const json_t *tv = json_object_get(msg, "text");
+	const char *text = json_string_value(tv);
+	int to;
 
 	str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
 	if (!read_place(msg, u->cmd.chat, sizeof(u->cmd.chat)))
@@ -131,12 +183,16 @@ static void read_message(const json_t *msg, const char *bot_username, struct tg_
 			u->kind = TG_MIGRATE;
 		return;
 	}
-	if (!text || text[0] != '/' || !addressed_to_us(text, bot_username))
+	/* a text holding a NUL is not one anybody typed */
+	if (!text || text[0] != '/' || strlen(text) != json_string_length(tv) || forwarded(msg))
 		return;
-	if (!read_from(json_object_get(msg, "from"), &u->cmd))
+	to = addressee(text, bot_username);
+	if (to < 0 || !read_from(json_object_get(msg, "from"), &u->cmd))
 		return;
 	if (command_parse_text(&u->cmd, text))
 		return;
+	u->cmd.unaddressed = to == 0 && strcmp(u->chat_type, "private") != 0;
+	read_sender_chat(msg, u);
 	u->kind = TG_COMMAND;
 }
 
@@ -162,6 +218,12 @@ static void read_callback(const json_t *cq, struct tg_update *u)
 
 	str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
 	str_field(cq, "id", u->reply, sizeof(u->reply));
+	if (u->reply[0] && !json_is_object(msg) && read_from(json_object_get(cq, "from"), &u->cmd)) {
+		/* a button on a message sent in inline mode: not one of our tables */
+		str_field(json_object_get(cq, "from"), "language_code", u->lang, sizeof(u->lang));
+		u->kind = TG_ELSEWHERE_PRESS;
+		return;
+	}
 	if (!u->reply[0] || !read_place(msg, u->cmd.chat, sizeof(u->cmd.chat)) ||
 	    !read_from(json_object_get(cq, "from"), &u->cmd))
 		return;
@@ -174,15 +236,19 @@ int tg_update_parse(const char *json, size_t len, const char *bot_username, int6
 		    struct tg_update *u)
 {
 	json_error_t jerr;
-	json_t *root = json_loadb(json, len, 0, &jerr), *v;
+	/* a string may hold \u0000: the update is still well formed, whatever it says */
+	json_t *root = json_loadb(json, len, JSON_ALLOW_NUL, &jerr), *v;
 	int rc = GB_OK;
 
 	memset(u, 0, sizeof(*u));
 	u->button_table = 0;
-	if (!json_is_object(root) || !json_is_integer(json_object_get(root, "update_id"))) {
+	if (!json_is_object(root)) {
 		rc = GB_EPARSE;
 		goto out;
 	}
+	/* without an update id it cannot be told from a repeat: not used */
+	if (!json_is_integer(json_object_get(root, "update_id")))
+		goto out;
 	u->update_id = json_integer_value(json_object_get(root, "update_id"));
 	snprintf(u->cmd.platform, sizeof(u->cmd.platform), "telegram");
 	snprintf(u->cmd.update_id, sizeof(u->cmd.update_id), "%lld", u->update_id);
@@ -650,7 +716,8 @@ static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t 
 static void read_answer(const struct strbuf *sb, struct tg_result *res)
 {
 	json_error_t jerr;
-	json_t *j = json_loadb(sb_str(sb), sb->len, 0, &jerr), *params;
+	/* getUpdates hands over what people typed: \u0000 included */
+	json_t *j = json_loadb(sb_str(sb), sb->len, JSON_ALLOW_NUL, &jerr), *params;
 	const char *desc;
 
 	res->ok = json_is_true(json_object_get(j, "ok")) && res->status == 200;
@@ -853,6 +920,54 @@ static void record_message(struct store *s, const struct store_out *row, const s
 		       gb_strerror(rc));
 }
 
+/*
+ * The table moved to a new message (a repost): the old one loses its
+ * buttons, so only the newest table message can be pressed. Done once,
+ * not retried: a message deleted or too old to edit has nothing to press.
+ */
+static void strip_buttons(struct telegram *t, const char *chat, const char *message)
+{
+	struct tg_result res;
+	json_t *body;
+	char why[200];
+
+	if (!message[0])
+		return;
+	body = json_object();
+	json_object_set_new(body, "chat_id", tg_chat_id(chat));
+	json_object_set_new(body, "message_id", tg_chat_id(message));
+	json_object_set_new(body, "reply_markup", json_pack("{s[]}", "inline_keyboard"));
+	tg_api(t, "editMessageReplyMarkup", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	if (!res.ok && !(res.status == 400 && !res.migrate_to[0])) {
+		describe("editMessageReplyMarkup", &res, why, sizeof(why));
+		tg_log("old table message %s in chat %s keeps its buttons: %s", message, chat, why);
+	}
+	tg_result_release(&res);
+	json_decref(body);
+}
+
+/*
+ * Was the table row drawn before the table's last move (it is then not
+ * sent)? A repost so overtaken leaves the move's newer board to be posted
+ * afresh: the old message loses its buttons and is forgotten, so that
+ * board is sent as a new message, not edited in.
+ */
+static bool superseded(struct telegram *t, struct store *s, const struct store_out *row,
+		       const json_t *view, int moves, const char *message, struct delivery *d)
+{
+	int rc;
+
+	if (json_integer_value(json_object_get(view, "turn")) >= moves)
+		return false;
+	if (json_is_true(json_object_get(view, "repost")) && message[0]) {
+		strip_buttons(t, row->chat, message);
+		rc = store_table_set_message(s, row->table, "");
+		if (rc && rc != GB_ENOTFOUND)
+			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+	}
+	return true;
+}
+
 static bool says(const struct tg_result *res, const char *what)
 {
 	return strstr(res->description, what) != NULL;
@@ -868,6 +983,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	json_t *view = json_loads(row->payload ? row->payload : "", 0, &jerr);
 	const char *kind = json_string_value(json_object_get(view, "kind"));
 	bool is_table = kind && strcmp(kind, "table") == 0;
+	bool repost = is_table && json_is_true(json_object_get(view, "repost"));
 	char why[200];
 	int rc;
 
@@ -892,10 +1008,10 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		 * move (a row re-claimed after a crash, or one claimed just
 		 * before the next move) is superseded, and is not sent.
 		 */
-		if (json_integer_value(json_object_get(view, "turn")) < moves)
+		if (superseded(t, s, row, view, moves, table.message, d))
 			goto out;
 	}
-	rc = tg_render(view, row->chat, table.message, &call);
+	rc = tg_render(view, row->chat, repost ? "" : table.message, &call);
 	if (rc) {
 		snprintf(why, sizeof(why), "cannot render a reply of kind '%s'", kind);
 		set_result(d, DELIVERY_GIVE_UP, 0, why);
@@ -928,6 +1044,8 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	if (res.ok) {
 		if (is_table && strcmp(call.method, "sendMessage") == 0)
 			record_message(s, row, &res);
+		if (repost)
+			strip_buttons(t, row->chat, table.message);
 	} else if (res.transport || res.status >= 500) {
 		set_result(d, DELIVERY_RETRY, 0, why);
 	} else if (res.status == 429) {
@@ -962,7 +1080,7 @@ out:
  * for these is getChatMember asked (and cached), so a move costs no extra
  * call to Telegram.
  */
-static const char *const admin_verbs[] = { "settings", "speed", "lang", "stop" };
+static const char *const admin_verbs[] = { "settings", "speed", "lang", "stop", "grant" };
 
 static bool needs_rights(const char *verb)
 {
@@ -1078,6 +1196,32 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 	json_decref(body);
 }
 
+/*
+ * A button on a message sent in inline mode (inline_message_id, no chat):
+ * no table of ours, but the presser's client waits for an answer.
+ */
+static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
+{
+	int lang = lang_parse(u->lang);
+	struct tg_result res;
+	json_t *body;
+	char why[200];
+
+	if (strncmp(u->lang, "ne", 2) == 0)
+		lang = LANG_NE;
+	if (lang < 0)
+		lang = lang_parse(t->env.bot.default_lang);
+	body = answer_body(u->reply, tr(lang < 0 ? LANG_EN : lang, M_TG_USE_TABLE_BUTTONS));
+	tg_api(t, "answerCallbackQuery", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	if (!res.ok && (res.transport || res.status != 400)) {
+		/* a 400 is a press too old to answer: nothing left to tell */
+		describe("answerCallbackQuery", &res, why, sizeof(why));
+		tg_log("%s", why);
+	}
+	tg_result_release(&res);
+	json_decref(body);
+}
+
 /* The command the bot runs for an update. */
 static void to_command(const struct tg_update *u, struct command *cmd)
 {
@@ -1110,6 +1254,9 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 	to_command(u, &cmd);
 	if (strcmp(u->chat_type, "private") == 0 && !u->button)
 		cmd.is_admin = true; /* their own chat with the bot */
+	else if (cmd.anonymous)
+		/* only an admin can post as the group; getChatMember knows no such user */
+		cmd.is_admin = u->as_group;
 	else if (needs_rights(cmd.verb))
 		/* rights are the group's, whichever topic the command came from */
 		cmd.is_admin = chat_admin(t, place_chat(cmd.chat, group, sizeof(group)), cmd.user);
@@ -1161,6 +1308,9 @@ static int receive(struct telegram *t, const char *body, size_t len)
 	switch (u.kind) {
 	case TG_INLINE_QUERY:
 		answer_inline(t, b, &u);
+		return 200;
+	case TG_ELSEWHERE_PRESS:
+		answer_elsewhere(t, &u);
 		return 200;
 	case TG_MIGRATE:
 		rc = store_chat_move(b->store, "telegram", u.cmd.chat, u.migrate_to);

@@ -47,6 +47,7 @@ enum tg_update_kind {
 	TG_CHOSEN,           /* an inline result was chosen: cmd filled except cmd.chat (from the table) */
 	TG_MEMBER,           /* my_chat_member: the bot was added to or removed from cmd.chat */
 	TG_MIGRATE,          /* a group became a supergroup: cmd.chat moved to migrate_to */
+	TG_ELSEWHERE_PRESS,  /* a button on an inline-mode message (no chat): reply is answered, lang set */
 };
 
 struct tg_update {
@@ -62,6 +63,8 @@ struct tg_update {
 	char query[256];               /* TG_INLINE_QUERY: what was typed after @bot */
 	char member_status[16];        /* TG_MEMBER: the bot's new status ("member", "left", ...) */
 	char migrate_to[32];           /* TG_MIGRATE: the supergroup's chat id */
+	bool as_group;                 /* sent as the group itself (sender_chat: an anonymous admin) */
+	char lang[16];                 /* TG_ELSEWHERE_PRESS: the presser's language_code */
 };
 
 /*
@@ -69,8 +72,11 @@ struct tg_update {
  * bot's own username without "@" (a command addressed to another bot is
  * ignored); NULL or "" accepts any address. now_ms is stored in the
  * command. Returns GB_OK (out->kind says what to do; TG_IGNORE for any
- * update type the bot does not use, or one missing what it needs), or
- * GB_EPARSE when the text is not a JSON object with an integer update_id.
+ * update type the bot does not use, or one missing what it needs - an
+ * update_id among them), or GB_EPARSE when the text is not a JSON object.
+ * Strings may hold \u0000 (a text holding one is no command). A forwarded
+ * message is never a command; a command in a group without "@thisbot"
+ * is marked unaddressed; one sent as a chat (sender_chat) anonymous.
  */
 int tg_update_parse(const char *json, size_t len, const char *bot_username, int64_t now_ms,
 		    struct tg_update *out);

@@ -32,6 +32,20 @@ struct command {
 	char user[STORE_ID_LEN];       /* user id on the platform */
 	char user_name[STORE_NAME_LEN];
 	bool is_admin;                 /* the platform says this user administers the chat */
+	/*
+	 * One identity shared by several people (a Telegram group's
+	 * anonymous admins, a channel posting in a group): it may administer
+	 * the chat when is_admin says so, but never takes a seat.
+	 */
+	bool anonymous;
+	/*
+	 * Seen in a group without being addressed to this bot ("/foo", not
+	 * "/foo@thisbot"): Telegram hands every bot's commands to every bot,
+	 * so a verb this bot does not know is someone else's and gets no
+	 * answer. False in a private chat, for buttons and on platforms
+	 * whose commands are always this bot's own.
+	 */
+	bool unaddressed;
 	char verb[24];                 /* command name without slash, lowercase */
 	char args[CMD_ARGS_LEN];       /* the rest of the line, trimmed */
 	char update_id[STORE_ID_LEN];  /* platform delivery id for dedupe; "" = none */
@@ -55,7 +69,9 @@ struct command {
 	 * A button press: the table and turn the button was shown for (from
 	 * the platform's button data; 0 = typed). The router refuses a press
 	 * for another table than this chat's open one, or for an earlier
-	 * turn, with an alert and changes nothing.
+	 * turn, with an alert and changes nothing - silently when the press
+	 * has no reply handle (a Telegram inline result: no button the chat
+	 * saw was pressed, so the chat is not told).
 	 */
 	int64_t button_table;
 	int button_turn;
@@ -105,9 +121,14 @@ enum reply_kind {
  *    "lang": "en"|"ne", "reply": the command's reply handle, on the rows
  *             addressed to the caller alone (optional),
  *    "origin": the same handle on every row of that command (optional;
- *             it names the command, it does not answer the handle)}
+ *             it names the command, it does not answer the handle),
+ *    "repost": true on a table asked for again (/board): it is posted
+ *             as a new message at the bottom of the chat and the earlier
+ *             table message loses its buttons, so one table message has
+ *             live buttons (optional; an adapter without such a notion
+ *             shows it as any table)}
  * Rows of kind "table" replace an earlier pending row of the same table:
- * only the newest board is sent.
+ * only the newest board is sent. A repost is never replaced.
  */
 
 struct bot_config {
@@ -134,7 +155,9 @@ void bot_config_init(struct bot_config *cfg);
 
 /*
  * Split a chat line "/verb args" (or "verb args") into cmd->verb and
- * cmd->args. A "@botname" suffix on the verb is dropped. Returns GB_OK, or
+ * cmd->args. A "@botname" suffix on the verb is dropped. Any Unicode space
+ * or line break may follow the verb ("/new\nludo", "/new" NBSP "snakes");
+ * in the arguments each becomes a plain space. Returns GB_OK, or
  * GB_EPARSE when the text is not a command.
  */
 int command_parse_text(struct command *cmd, const char *text);

@@ -65,6 +65,7 @@ struct ctx {
 	                                        (owned); the rest in commit() */
 	size_t nreply_text;
 	bool show_table;                     /* post/edit the table message */
+	bool repost_table;                   /* ... posted afresh below the chat's latest message (/board) */
 	struct pending_timer timers[4];
 	int ntimers;
 	bool clear_timers;

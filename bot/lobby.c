@@ -89,10 +89,15 @@ int cmd_new(struct ctx *c)
 
 	if (rc || !g)
 		return rc;
-	add_seat(c, c->cmd->user, c->cmd->user_name, -1);
-	c->my_seat = 0;
 	reply_public(c, M_NEW_TABLE, c->cmd->user_name, game_title(c, g));
 	c->show_table = true;
+	if (c->cmd->anonymous) {
+		/* the table opens for the others; one name for several people cannot sit */
+		reply_alert(c, M_POST_AS_YOURSELF);
+		return GB_OK;
+	}
+	add_seat(c, c->cmd->user, c->cmd->user_name, -1);
+	c->my_seat = 0;
 	return GB_OK;
 }
 
@@ -464,5 +469,6 @@ int cmd_board(struct ctx *c)
 		}
 	}
 	c->show_table = rc == GB_OK;
+	c->repost_table = c->show_table;
 	return rc;
 }

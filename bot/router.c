@@ -237,13 +237,39 @@ const char *arg_word(const char *s, char *buf, size_t n)
 	return s + len;
 }
 
+/*
+ * Bytes of the space or line break at p (any Unicode one: people type
+ * "/new" then a line break, and phones put a no-break space after a
+ * command chosen from the menu), or 0.
+ */
+static size_t blank_len(const char *p)
+{
+	uint32_t c;
+	size_t n;
+
+	if (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		return 1;
+	if ((unsigned char)*p < 0x80)
+		return 0;
+	n = utf8_decode(p, &c);
+	return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+	       c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 ? n : 0;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	size_t n;
+
+	while ((n = blank_len(p)) > 0)
+		p += n;
+	return p;
+}
+
 int command_parse_text(struct command *cmd, const char *text)
 {
-	size_t i = 0, len;
-	const char *p = text, *end;
+	size_t i = 0, len = 0, n;
+	const char *p = skip_blanks(text);
 
-	while (*p == ' ' || *p == '\t')
-		p++;
 	if (*p == '/')
 		p++;
 	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
@@ -256,25 +282,29 @@ int command_parse_text(struct command *cmd, const char *text)
 	if (i == 0)
 		return GB_EPARSE;
 	if (*p == '@')  /* "/roll@gamebot" in groups */
-		while (*p && *p != ' ' && *p != '\t')
+		while (*p && !blank_len(p))
 			p++;
-	if (*p && *p != ' ' && *p != '\t')
+	if (*p && !blank_len(p))
 		return GB_EPARSE;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	end = p + strlen(p);
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
-		end--;
-	len = (size_t)(end - p);
-	if (len >= sizeof(cmd->args)) {
-		/* cut a long line between characters, not inside one (Devanagari is 3 bytes each) */
-		len = utf8_cut(p, len, sizeof(cmd->args) - 1);
-		/* the cut may fall in a run of blanks: trimmed is trimmed */
-		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r' ||
-				   p[len - 1] == '\n'))
-			len--;
+	/* each blank of the arguments a plain space; a long line cut between characters */
+	for (p = skip_blanks(p); *p; p += n) {
+		n = blank_len(p);
+		if (n) {
+			if (len + 1 >= sizeof(cmd->args))
+				break;
+			cmd->args[len++] = ' ';
+			continue;
+		}
+		n = utf8_char_len(p);
+		if (!n)
+			n = 1;
+		if (len + n >= sizeof(cmd->args))
+			break;
+		memcpy(cmd->args + len, p, n);
+		len += n;
 	}
-	memcpy(cmd->args, p, len);
+	while (len > 0 && cmd->args[len - 1] == ' ')
+		len--;
 	cmd->args[len] = '\0';
 	return GB_OK;
 }
@@ -994,8 +1024,16 @@ static int prepare(struct ctx *c)
 		rc = table_text(c);
 	if (rc)
 		return rc;
-	if (c->show_table && c->has_table)
+	if (c->show_table && c->has_table) {
 		table_message(c);
+		/*
+		 * Asked for again: a new message at the bottom of the chat,
+		 * and the older one loses its buttons (bot.h, "repost")
+		 */
+		if (c->repost_table)
+			json_object_set_new(json_array_get(c->replies, json_array_size(c->replies) - 1),
+					    "repost", json_true());
+	}
 	if (c->cmd->reply[0]) {
 		/* the platform waits for exactly one answer to a handle: the caller's own view, else an ack */
 		bool answered = false;
@@ -1103,8 +1141,12 @@ static int commit(struct ctx *c)
 	json_array_foreach(c->replies, i, r) {
 		char key[32] = "";
 
-		/* a newer board replaces one not yet sent: only the newest goes out */
-		if (c->has_table && !strcmp(json_string_value(json_object_get(r, "kind")), "table"))
+		/*
+		 * A newer board replaces one not yet sent: only the newest goes
+		 * out. A repost is not replaced: it moves the table message.
+		 */
+		if (c->has_table && !strcmp(json_string_value(json_object_get(r, "kind")), "table") &&
+		    !json_is_true(json_object_get(r, "repost")))
 			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
 		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0, key,
 				   c->reply_text[i], c->cmd->now_ms);
@@ -1206,8 +1248,14 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	}
 	if (cmd->button_table &&
 	    (!c->has_table || c->table.id != cmd->button_table || c->seq != cmd->button_turn)) {
-		/* a button of an earlier turn, of another table, or forged: change nothing */
-		reply_alert(c, M_STALE_BUTTON);
+		/*
+		 * A button of an earlier turn, of another table, or forged:
+		 * change nothing. A pick with no handle to answer in place (a
+		 * Telegram inline result) pressed no button the chat saw: the
+		 * chat is not told about it either.
+		 */
+		if (cmd->reply[0])
+			reply_alert(c, M_STALE_BUTTON);
 		return GB_OK;
 	}
 	if ((bc->flags & (NEEDS_TABLE | NEEDS_GAME)) && !c->has_table) {
@@ -1220,6 +1268,11 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	}
 	if ((bc->flags & NEEDS_GAME) && (c->broken || !c->st))
 		return GB_ESTATE;
+	if (cmd->anonymous && (bc->handler == cmd_join || bc->handler == cmd_seat)) {
+		/* one name for several people cannot hold a seat */
+		reply_alert(c, M_POST_AS_YOURSELF);
+		return GB_OK;
+	}
 	if ((bc->flags & PLAYERS_ONLY) && c->my_seat < 0) {
 		reply_alert(c, M_PLAYERS_ONLY);
 		return GB_OK;
@@ -1479,6 +1532,9 @@ int bot_handle(struct bot *b, const struct command *in)
 	printable_only(clean.args, " ");
 	printable_only(clean.verb, " ");
 	bc = lookup(cmd->verb);
+	/* another bot's command, seen because the platform shows every bot all of them */
+	if (!bc && cmd->unaddressed && !cmd->internal)
+		return GB_OK;
 	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0)) {
 		const char *scope = NULL;
 		enum limit_verdict v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms,

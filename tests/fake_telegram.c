@@ -570,7 +570,7 @@ void fake_tg_member(struct fake_tg *f, const char *chat, const char *user, const
 long long fake_tg_push_update(struct fake_tg *f, const char *update)
 {
 	json_error_t jerr;
-	json_t *j = json_loads(update, 0, &jerr);
+	json_t *j = json_loads(update, JSON_ALLOW_NUL, &jerr);
 	long long id = -1;
 
 	if (!json_is_object(j)) {

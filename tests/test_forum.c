@@ -87,6 +87,17 @@ static void places_of_updates(void **state)
 	assert_int_equal(u.kind, TG_COMMAND);
 	assert_string_equal(u.cmd.chat, GROUP "#31");
 	assert_string_equal(u.cmd.verb, "roll");
+	/* an anonymous admin posting in a topic speaks for the group */
+	parse("{\"update_id\":6,\"message\":{\"message_id\":7,\"message_thread_id\":30,"
+	      "\"is_topic_message\":true,\"from\":{\"id\":1087968824,\"is_bot\":true,"
+	      "\"first_name\":\"Group\",\"username\":\"GroupAnonymousBot\"},\"sender_chat\":"
+	      "{\"id\":-1001777,\"title\":\"Family\",\"type\":\"supergroup\"},\"chat\":{\"id\":-1001777,"
+	      "\"title\":\"Family\",\"is_forum\":true,\"type\":\"supergroup\"},\"date\":1700000000,"
+	      "\"text\":\"/lang ne\"}}", &u);
+	assert_int_equal(u.kind, TG_COMMAND);
+	assert_string_equal(u.cmd.chat, GROUP "#30");
+	assert_true(u.cmd.anonymous);
+	assert_true(u.as_group);
 	/* a group that became a supergroup moves as a whole chat */
 	parse("{\"update_id\":5,\"message\":{\"message_id\":10,\"from\":{\"id\":7,\"is_bot\":false,"
 	      "\"first_name\":\"Asha\"},\"chat\":{\"id\":-55,\"title\":\"Old\",\"type\":\"group\"},"

@@ -243,6 +243,7 @@ static void test_stale_and_forged_buttons_refused(void **state)
 	make(&cmd, "bob", "/roll", 3000);
 	cmd.button_table = id;
 	cmd.button_turn = 0;
+	snprintf(cmd.reply, sizeof(cmd.reply), "cb-stale");
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
 	assert_int_equal(moves(f), 1);
 	out = drain(f);
@@ -254,10 +255,21 @@ static void test_stale_and_forged_buttons_refused(void **state)
 	make(&cmd, "bob", "/roll", 3000);
 	cmd.button_table = id + 1000;
 	cmd.button_turn = 1;
+	snprintf(cmd.reply, sizeof(cmd.reply), "cb-forged");
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
 	assert_int_equal(moves(f), 1);
 	out = drain(f);
 	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_STALE_BUTTON)), 1);
+	json_decref(out);
+
+	/* a stale pick with no handle to answer in place (an inline result): nothing said */
+	make(&cmd, "bob", "/roll", 3000);
+	cmd.button_table = id;
+	cmd.button_turn = 0;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	assert_int_equal(moves(f), 1);
+	out = drain(f);
+	assert_int_equal(json_array_size(out), 0);
 	json_decref(out);
 
 	/* bob's button of this turn works */

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = tg_update_parse(body, size, "GameBot", 1234, &u);
 	FUZZ_REQUIRE(rc == GB_OK || rc == GB_EPARSE);
 	if (rc == GB_OK) {
-		FUZZ_REQUIRE(u.kind >= TG_IGNORE && u.kind <= TG_MIGRATE);
+		FUZZ_REQUIRE(u.kind >= TG_IGNORE && u.kind <= TG_ELSEWHERE_PRESS);
 		FUZZ_TERMINATED(u.cmd.platform);
 		FUZZ_TERMINATED(u.cmd.chat);
 		FUZZ_TERMINATED(u.cmd.user);
@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_TERMINATED(u.query);
 		FUZZ_TERMINATED(u.member_status);
 		FUZZ_TERMINATED(u.migrate_to);
+		FUZZ_TERMINATED(u.lang);
 		if (u.kind == TG_COMMAND || u.kind == TG_CHOSEN)
 			FUZZ_REQUIRE(u.cmd.verb[0] != '\0');
 	}
