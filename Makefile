@@ -123,8 +123,10 @@ check:
 # corpus. Built with clang under libFuzzer, ASan and UBSan into build/fuzz/
 # (library included), so the normal and sanitized builds are never touched.
 # Each target runs FUZZ_SECONDS on a scratch copy of its corpus (the
-# checked-in seeds stay small and readable); a crash stops the run with the
-# input saved as build/fuzz/run/NAME/crash-* and `make` failing.
+# checked-in seeds stay small and readable), joined by the inputs of the
+# suites' corpus files (tests/data/NAME/*.json) when there are any; a
+# crash stops the run with the input saved as build/fuzz/run/NAME/crash-*
+# and `make` failing.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_BUILD := build/fuzz
@@ -137,6 +139,8 @@ FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LIB := $(FUZZ_BUILD)/libgamebot.a
+# Seeds from the suites' corpus files (tests/data/NAME/*.json) join NAME's own.
+FUZZ_SEEDS := $(FUZZ_BUILD)/corpus-seeds
 
 fuzz-cc:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz needs $(FUZZ_CC) with libFuzzer: apt-get install clang"; exit 1; }
@@ -152,24 +156,20 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
-# A target named like a corpus folder of tests/data/ (telegram) also starts
-# from every body its files post, written out by tests/tools/corpus_bodies.c.
-CORPUS_BODIES := $(BUILD)/tools/corpus_bodies
-
-$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o
+$(FUZZ_SEEDS): tests/fuzz/tools/corpus_seeds.c | fuzz-cc
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LDLIBS)
 
-fuzz-build: $(FUZZ_BIN)
+fuzz-build: $(FUZZ_BIN) $(FUZZ_SEEDS)
 
-fuzz: $(FUZZ_BIN) $(CORPUS_BODIES)
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) CORPUS_BODIES=$(CORPUS_BODIES) sh tests/fuzz/run.sh $(FUZZ_NAMES)
+fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
 
-fuzz-smoke: $(FUZZ_BIN) $(CORPUS_BODIES)
-	@FUZZ_SECONDS=60 FUZZ_BUILD=$(FUZZ_BUILD) CORPUS_BODIES=$(CORPUS_BODIES) sh tests/fuzz/run.sh $(FUZZ_NAMES)
+fuzz-smoke: $(FUZZ_BIN) $(FUZZ_SEEDS)
+	@FUZZ_SECONDS=60 FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
 
 clean:
 	rm -rf build bin
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/tests/fuzz/%.d)
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/crash/harness.d $(BUILD)/tests/tools/corpus_bodies.d
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/crash/harness.d

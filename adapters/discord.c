@@ -47,6 +47,8 @@
 #define DC_TAKE_MAX 64
 #define DC_TAKE_WAIT_MS 1000   /* for a row of the answer that a worker claimed */
 #define DC_FROM_EPOCH 1420070400000LL
+#define DC_REACH_SLOTS 256     /* channels whose reach is remembered in memory (the store has all) */
+#define DC_PROBE_MS (60LL * 60 * 1000) /* a channel refused to the bot is tried as the bot again after this */
 
 /* ---- pure helpers ---- */
 
@@ -464,12 +466,14 @@ enum {
 	IT_COMMAND = 2,
 	IT_COMPONENT = 3,
 	IT_AUTOCOMPLETE = 4,
+	IT_MODAL_SUBMIT = 5,
 };
 
 struct interaction {
 	json_t *root;                   /* the parsed body (owned); the pointers below point into it */
 	int type;
 	const char *id;
+	const char *app_id;             /* the application it is for (NULL when not sent) */
 	const char *token;
 	const char *channel;
 	const char *user;
@@ -532,6 +536,7 @@ static int interaction_parse(const char *body, size_t len, struct interaction *i
 		goto out;
 	}
 	ia->id = json_string_value(json_object_get(ia->root, "id"));
+	ia->app_id = json_string_value(json_object_get(ia->root, "application_id"));
 	ia->token = json_string_value(json_object_get(ia->root, "token"));
 	ia->channel = json_string_value(json_object_get(ia->root, "channel_id"));
 	if (!ia->channel)
@@ -644,6 +649,13 @@ struct gate {
 	int64_t until_ms;               /* 0: being answered now */
 };
 
+/* What is known of a channel: can the bot post there, or only interactions? */
+struct reach {
+	char channel[24];               /* "" for a free slot */
+	bool hooks;                     /* the bot was refused there (403): interactions only */
+	int64_t probe_ms;               /* hooks: when a row with no interaction may try the bot again */
+};
+
 struct discord {
 	/*
 	 * A copy: the service builds the env it hands start() on its own stack
@@ -663,6 +675,16 @@ struct discord {
 	 */
 	pthread_mutex_t lock;
 	struct gate gates[DC_GATE_SLOTS];
+
+	/*
+	 * Channels where the app was added without its bot user (only the
+	 * applications.commands scope), so posting there as the bot is
+	 * refused: a cache of the store's "discord.hooks.<channel>" (under
+	 * lock), so that a restart or another instance does not learn it
+	 * again from a refusal per channel.
+	 */
+	struct reach reach[DC_REACH_SLOTS];
+	int reach_next;                 /* the slot taken next when all are used */
 };
 
 static void gate_enter(struct discord *d, const char *iid)
@@ -1004,6 +1026,11 @@ static int take_answer(struct bot *b, const struct interaction *ia, const struct
 		snprintf(meta_val, sizeof(meta_val), "%s:%s", ia->id, ia->token);
 		rc = store_meta_set(s, meta_key, meta_val);
 	}
+	if (!rc) {
+		/* the channel's newest interaction: rows of none may go through it (deliver_hooked()) */
+		snprintf(meta_key, sizeof(meta_key), "discord.last.%s", ia->channel);
+		rc = store_meta_set(s, meta_key, handle);
+	}
 	if (!rc)
 		rc = store_commit(s);
 out:
@@ -1188,6 +1215,46 @@ out:
 }
 
 /*
+ * Is the interaction for this bot? Another application's (a body signed
+ * for it reaching this endpoint), a modal (the bot opens none) and a
+ * component whose custom_id is not button data of ours are not: they are
+ * answered and change nothing.
+ */
+static bool ours(const struct discord *d, const struct interaction *ia)
+{
+	int64_t table;
+	int turn;
+	char cmd[DC_CUSTOM_ID_MAX + 2];
+
+	if (ia->app_id && strcmp(ia->app_id, d->app_id))
+		return false;
+	if (ia->type == IT_MODAL_SUBMIT)
+		return false;
+	return ia->type != IT_COMPONENT ||
+	       !dc_custom_id_decode(json_string_value(json_object_get(ia->data, "custom_id")), &table,
+				    &turn, cmd, sizeof(cmd));
+}
+
+/*
+ * The answer to an interaction that is not ours: a press changes nothing
+ * on its message (type 6), typing is offered no choices, anything else is
+ * told so, to the sender alone. Caller owns the result.
+ */
+static json_t *not_ours(struct bot *b, const struct interaction *ia)
+{
+	json_t *view, *a;
+
+	if (ia->type == IT_COMPONENT)
+		return answer(6, NULL);
+	if (ia->type == IT_AUTOCOMPLETE)
+		return answer(8, json_pack("{s[]}", "choices"));
+	view = json_pack("{ss}", "text", tr(chat_lang(b, ia->channel), M_DC_NOT_OURS));
+	a = answer(4, message_data(view, false, true));
+	json_decref(view);
+	return a;
+}
+
+/*
  * Handle one verified interaction body; returns the HTTP status and, for
  * 200, the answer in *out.
  */
@@ -1207,8 +1274,8 @@ static int receive(struct discord *d, const char *body, size_t len, json_t **out
 		*out = answer(1, NULL);
 		goto out;
 	}
-	if (ia.type != IT_COMMAND && ia.type != IT_COMPONENT && ia.type != IT_AUTOCOMPLETE) {
-		status = 400; /* modals: the bot opens none */
+	if (ia.type < IT_COMMAND || ia.type > IT_MODAL_SUBMIT) {
+		status = 400; /* no interaction type Discord sends */
 		goto out;
 	}
 	b = adapter_bot(&d->env);
@@ -1216,7 +1283,9 @@ static int receive(struct discord *d, const char *body, size_t len, json_t **out
 		status = 503;
 		goto out;
 	}
-	if (ia.type == IT_AUTOCOMPLETE)
+	if (!ours(d, &ia))
+		*out = not_ours(b, &ia);
+	else if (ia.type == IT_AUTOCOMPLETE)
 		*out = autocomplete(b, &ia);
 	else
 		status = run_interaction(d, b, &ia, out);
@@ -1260,6 +1329,7 @@ struct dc_result {
 	json_t *body;                   /* the parsed answer (owned), or NULL */
 	int64_t retry_ms;               /* with 429 */
 	bool global;                    /* with 429: the limit is the application's, not a route's */
+	bool as_bot;                    /* the call was made with the bot token (not a webhook's) */
 };
 
 static void dc_result_release(struct dc_result *r)
@@ -1284,6 +1354,7 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 	json_error_t jerr;
 
 	memset(res, 0, sizeof(*res));
+	res->as_bot = auth;
 	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	h = curl_slist_append(h, "Content-Type: application/json");
 	if (h)
@@ -1429,13 +1500,32 @@ static void post_followup(struct discord *d, const struct handle *h, const json_
 	sb_release(&path);
 }
 
+/* A follow-up seen by everyone in the channel; recorded as the table's message when table. */
+static void post_hook(struct discord *d, struct store *s, const struct handle *h,
+		      const json_t *view, bool code, int64_t table, struct dc_result *res)
+{
+	const char *id;
+	int rc;
+
+	post_followup(d, h, view, code, false, res);
+	id = json_string_value(json_object_get(res->body, "id"));
+	if (table && ok_status(res) && id_ok(id)) {
+		rc = store_table_set_message(s, table, id);
+		if (rc && rc != GB_ENOTFOUND)
+			gb_log("discord: table %lld: message %s posted but not recorded: %s",
+			       (long long)table, id, gb_strerror(rc));
+	}
+}
+
 /*
  * The table's message edited in place, or posted when it has none (or it
- * is gone). Returns GB_OK with the call's outcome in res, or the store's
- * error (then no call was made).
+ * is gone): as the bot, or through the interaction hook when the channel
+ * is reached only through interactions (then a message that interaction
+ * may not edit is posted afresh too). Returns GB_OK with the call's
+ * outcome in res, or the store's error (then no call was made).
  */
 static int send_table(struct discord *d, struct store *s, const struct store_out *row,
-		      const json_t *view, struct dc_result *res)
+		      const json_t *view, const struct handle *hook, struct dc_result *res)
 {
 	struct store_table t = { 0 };
 	struct strbuf path = { 0 };
@@ -1458,6 +1548,8 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		    strncmp(val, t.message + 1, (size_t)(colon - val)) == 0 &&
 		    fresh(t.message + 1, bot_now_ms()))
 			sb_addf(&path, "/webhooks/%s/%s/messages/@original", d->app_id, colon + 1);
+	} else if (t.message[0] && t.message[0] != '@' && hook) {
+		sb_addf(&path, "/webhooks/%s/%s/messages/%s", d->app_id, hook->token, t.message);
 	} else if (t.message[0] && t.message[0] != '@') {
 		sb_addf(&path, "/channels/%s/messages/%s", row->chat, t.message);
 		as_bot = true;
@@ -1470,18 +1562,190 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 			if (id_ok(id) && store_table_set_message(s, row->table, id))
 				gb_log("discord: table %lld: message id %s not recorded", (long long)row->table, id);
 		}
-		if (res->transport || res->status != 404)
+		if (res->transport ||
+		    (res->status != 404 &&
+		     !(hook && res->status >= 400 && res->status < 500 && res->status != 429)))
 			goto out;
 		/* deleted, or the interaction's token expired: post the table afresh */
 		dc_result_release(res);
 	}
-	post_channel(d, s, row, view, true, row->table, res);
+	if (hook)
+		post_hook(d, s, hook, view, true, row->table, res);
+	else
+		post_channel(d, s, row, view, true, row->table, res);
 out:
 	sodium_memzero(val, sizeof(val));
 	json_decref(body);
 	sb_release(&path);
 	store_table_release(&t);
 	return rc;
+}
+
+/* ---- channels reached only through interactions ---- */
+
+/* channel's slot in d->reach, or NULL. Lock held. */
+static struct reach *reach_find(struct discord *d, const char *channel)
+{
+	for (int i = 0; i < DC_REACH_SLOTS; i++)
+		if (strcmp(d->reach[i].channel, channel) == 0)
+			return &d->reach[i];
+	return NULL;
+}
+
+/* Remember in memory what is known of channel; returns what was known before (false: nothing). */
+static bool reach_set(struct discord *d, const char *channel, bool hooks, int64_t probe_ms)
+{
+	struct reach *r;
+	bool was;
+
+	pthread_mutex_lock(&d->lock);
+	r = reach_find(d, channel);
+	if (!r) {
+		r = &d->reach[d->reach_next];
+		d->reach_next = (d->reach_next + 1) % DC_REACH_SLOTS;
+		r->hooks = false;
+		snprintf(r->channel, sizeof(r->channel), "%s", channel);
+	}
+	was = r->hooks;
+	r->hooks = hooks;
+	r->probe_ms = probe_ms;
+	pthread_mutex_unlock(&d->lock);
+	return was;
+}
+
+/*
+ * Is channel reached only through interactions? Asked of memory, and of
+ * the store when memory does not know (learnt before a restart, or by
+ * another instance). A store that cannot answer counts as no: a refusal
+ * teaches it again.
+ */
+static bool hooks_only(struct discord *d, struct store *s, const char *channel)
+{
+	const struct reach *r;
+	char key[96], val[16];
+	bool known, hooks = false;
+
+	pthread_mutex_lock(&d->lock);
+	r = reach_find(d, channel);
+	known = r != NULL;
+	if (r)
+		hooks = r->hooks;
+	pthread_mutex_unlock(&d->lock);
+	if (known)
+		return hooks;
+	snprintf(key, sizeof(key), "discord.hooks.%s", channel);
+	hooks = !store_meta_get(s, key, val, sizeof(val)) && strcmp(val, "1") == 0;
+	/* learnt from the store: the bot may be tried once, should it have been added since */
+	reach_set(d, channel, hooks, 0);
+	return hooks;
+}
+
+/*
+ * May a row that no interaction can carry try the bot in channel now?
+ * Once every DC_PROBE_MS (and once after a start): the bot user may have
+ * been added since; never a refusal per row.
+ */
+static bool probe_due(struct discord *d, const char *channel)
+{
+	struct reach *r;
+	int64_t now = bot_now_ms();
+	bool due = false;
+
+	pthread_mutex_lock(&d->lock);
+	r = reach_find(d, channel);
+	if (r && r->hooks && r->probe_ms <= now) {
+		r->probe_ms = now + DC_PROBE_MS;
+		due = true;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return due;
+}
+
+/*
+ * Record whether channel is reached only through interactions, in memory
+ * and in the store; one log line when that changes (why: the refusal).
+ */
+static void reach_mark(struct discord *d, struct store *s, const char *channel, bool hooks,
+		       const char *why)
+{
+	char key[96];
+	bool was = reach_set(d, channel, hooks, bot_now_ms() + DC_PROBE_MS);
+	int rc;
+
+	snprintf(key, sizeof(key), "discord.hooks.%s", channel);
+	rc = store_meta_set(s, key, hooks ? "1" : "0");
+	if (hooks && !was)
+		gb_log("discord: channel %s: the bot may not post there (%s): the app was added "
+		       "without its bot user; tables there go on through interactions only",
+		       channel, why);
+	else if (!hooks && was)
+		gb_log("discord: channel %s: the bot may post there again", channel);
+	if (rc)
+		gb_log("discord: channel %s: cannot record how it is reached: %s", channel, gb_strerror(rc));
+}
+
+/*
+ * A table or public row for a channel reached only through interactions:
+ * through the row's own interaction while its token is live (own), else
+ * the channel's newest interaction while its token is. Returns false,
+ * having sent nothing, when there is none.
+ */
+static bool deliver_hooked(struct discord *d, struct store *s, const struct store_out *row,
+			   const json_t *view, const char *kind, const struct handle *own,
+			   struct delivery *dl)
+{
+	struct dc_result res = { 0 };
+	struct handle h;
+	char key[96], buf[CMD_REPLY_LEN] = "";
+	bool found = true;
+	int64_t wait;
+	int rc;
+
+	memset(dl, 0, sizeof(*dl));
+	snprintf(key, sizeof(key), "discord.last.%s", row->chat);
+	if (own)
+		h = *own;
+	else if (store_meta_get(s, key, buf, sizeof(buf)) || !handle_parse(buf, &h) ||
+		 !fresh(h.iid, bot_now_ms())) {
+		found = false;
+		goto out;
+	}
+	/* a follow-up cannot come before its interaction's answer */
+	wait = own ? 0 : gate_wait(d, h.iid);
+	if (wait) {
+		dl->result = DELIVERY_WAIT;
+		dl->retry_ms = wait;
+		snprintf(dl->why, sizeof(dl->why), "waiting for an interaction's answer");
+		goto out;
+	}
+	if (strcmp(kind, "table") == 0) {
+		rc = send_table(d, s, row, view, &h, &res);
+		if (rc) {
+			dl->result = DELIVERY_RETRY;
+			snprintf(dl->why, sizeof(dl->why), "table message: %s", gb_strerror(rc));
+			goto out;
+		}
+		settle("table message", &res, dl);
+	} else {
+		post_followup(d, &h, view, false, false, &res);
+		settle("follow-up", &res, dl);
+	}
+out:
+	sodium_memzero(buf, sizeof(buf));
+	dc_result_release(&res);
+	return found;
+}
+
+/*
+ * A row for a channel the bot may not post in, with no interaction to
+ * carry it: given up. refusal: the bot's call just refused, or NULL.
+ */
+static void unreachable(struct delivery *dl, const char *refusal)
+{
+	memset(dl, 0, sizeof(*dl));
+	dl->result = DELIVERY_GIVE_UP;
+	snprintf(dl->why, sizeof(dl->why), "%.80s; no interaction of the last 15 minutes can carry it",
+		 refusal ? refusal : "the bot may not post in the channel");
 }
 
 /*
@@ -1507,9 +1771,11 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	json_t *view = json_loads(row->payload ? row->payload : "", 0, &jerr);
 	const char *kind = json_string_value(json_object_get(view, "kind"));
 	const char *user = json_string_value(json_object_get(view, "user"));
+	const char *what = "channel message";
 	struct handle h;
 	bool has_handle = handle_parse(origin_of(view), &h);
 	bool live = has_handle && fresh(h.iid, bot_now_ms());
+	bool hooks = false;
 
 	memset(dl, 0, sizeof(*dl));
 	dl->result = DELIVERY_OK;
@@ -1518,8 +1784,19 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		snprintf(dl->why, sizeof(dl->why), "unreadable reply view");
 		goto out;
 	}
+	if (!strcmp(kind, "table") || !strcmp(kind, "public"))
+		hooks = hooks_only(d, s, row->chat);
+	if (hooks) {
+		if (deliver_hooked(d, s, row, view, kind, live ? &h : NULL, dl))
+			goto out;
+		if (!probe_due(d, row->chat)) {
+			unreachable(dl, NULL);
+			goto out;
+		}
+		/* no interaction can carry it: the bot tries the channel, once in a while */
+	}
 	if (strcmp(kind, "table") == 0) {
-		int rc = send_table(d, s, row, view, &res);
+		int rc = send_table(d, s, row, view, NULL, &res);
 
 		if (rc) {
 			/* the store failed before anything was sent: again later */
@@ -1527,7 +1804,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 			snprintf(dl->why, sizeof(dl->why), "table message: %s", gb_strerror(rc));
 			goto out;
 		}
-		settle("table message", &res, dl);
+		what = "table message";
 	} else if (strcmp(kind, "public") == 0) {
 		if (live) {
 			post_followup(d, &h, view, false, false, &res);
@@ -1536,7 +1813,6 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 			dc_result_release(&res); /* the token expired early: as the bot, then */
 		}
 		post_channel(d, s, row, view, false, 0, &res);
-		settle("channel message", &res, dl);
 	} else if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
 		/* only the person whose interaction it answers can be told privately */
 		if (!live || !user || strcmp(user, h.user))
@@ -1545,8 +1821,22 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		if (res.status == 404)
 			goto out; /* expired: a private word is never posted in the channel */
 		goto settle_followup;
+	} else {
+		goto out; /* "ack": the interaction was answered when it arrived */
 	}
-	/* "ack": the interaction was answered when it arrived */
+	if (res.as_bot && !res.transport && res.status == 403) {
+		/* the bot may not post here: interactions carry this row, and the channel's next */
+		char why[160];
+
+		describe(what, &res, why, sizeof(why));
+		reach_mark(d, s, row->chat, true, why);
+		if (!deliver_hooked(d, s, row, view, kind, live ? &h : NULL, dl))
+			unreachable(dl, why);
+		goto out;
+	}
+	if (hooks && res.as_bot && ok_status(&res))
+		reach_mark(d, s, row->chat, false, NULL);
+	settle(what, &res, dl);
 	goto out;
 settle_followup:
 	settle("follow-up", &res, dl);

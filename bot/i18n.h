@@ -158,6 +158,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_DC_CHOOSE)        /* Discord: placeholder of a menu of choices */ \
 	X(M_DC_REPEATED)      /* Discord: a repeated interaction, answered already */ \
 	X(M_DC_DONE)          /* Discord: a command with nothing else to say */ \
+	X(M_DC_NOT_OURS)      /* Discord: an interaction of another application, or a modal */ \
 	/* ---- renderers: shared (numbers are passed as text: chat digits) ---- */ \
 	X(M_MARK_1)           /* one-column seat marks on boards */ \
 	X(M_MARK_2)           \

@@ -117,6 +117,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_DC_CHOOSE] = "Choose…",
 	[M_DC_REPEATED] = "That was answered already.",
 	[M_DC_DONE] = "Done.",
+	[M_DC_NOT_OURS] = "That is not one of this bot's commands; nothing was changed.",
 
 	/* ---- renderers ---- */
 	[M_MARK_1] = "A",

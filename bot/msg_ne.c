@@ -130,6 +130,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_DC_CHOOSE] = "छान्नुहोस्…",
 	[M_DC_REPEATED] = "यसको जवाफ दिइसकिएको छ।",
 	[M_DC_DONE] = "भयो।",
+	[M_DC_NOT_OURS] = "त्यो यो बटको आदेश होइन; केही बदलिएन।",
 
 	/* ---- renderers ---- */
 	[M_MARK_1] = "क",

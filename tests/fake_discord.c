@@ -57,6 +57,12 @@ struct fake_dc {
 	int nexpired;
 	struct original originals[FAKE_MAX_TOKENS];
 	int noriginals;
+	/* channels where the bot user is not (the app added with applications.commands only) */
+	struct {
+		char channel[64];
+		int code;
+	} denied[FAKE_MAX_TOKENS];
+	int ndenied;
 	long long next_id;
 	/* channel messages posted with enforce_nonce: the same nonce in a channel is the same message */
 	struct {
@@ -173,6 +179,22 @@ static bool expired_locked(struct fake_dc *f, const char *token)
 	return false;
 }
 
+/* The refusal code for a bot call into a denied channel's path, 0 when allowed. Lock held. */
+static int denied_locked(struct fake_dc *f, const char *path)
+{
+	size_t n;
+
+	if (strncmp(path, "/channels/", 10))
+		return 0;
+	for (int i = 0; i < f->ndenied; i++) {
+		n = strlen(f->denied[i].channel);
+		if (strncmp(path + 10, f->denied[i].channel, n) == 0 &&
+		    (path[10 + n] == '/' || path[10 + n] == '\0'))
+			return f->denied[i].code;
+	}
+	return 0;
+}
+
 /* The message id of the original answer of the interaction with token. Lock held. */
 static long long original_locked(struct fake_dc *f, const char *token)
 {
@@ -212,8 +234,15 @@ static enum MHD_Result success(struct fake_dc *f, struct MHD_Connection *conn, c
 	long long id;
 
 	if (token) {
+		const char *msg = strstr(path, "/messages/");
+
 		pthread_mutex_lock(&f->lock);
-		id = strstr(path, "/messages/@original") ? original_locked(f, token) : f->next_id++;
+		if (msg && strcmp(msg, "/messages/@original") == 0)
+			id = original_locked(f, token);
+		else if (msg)
+			id = strtoll(msg + 10, NULL, 10); /* a follow-up edited by its id */
+		else
+			id = f->next_id++;
 		pthread_mutex_unlock(&f->lock);
 		return respond(conn, 200, message(id, NULL, body));
 	}
@@ -275,7 +304,7 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	json_t *body = up->len ? json_loadb(up->buf, up->len, 0, &jerr) : NULL;
 	enum fake_dc_fault kind;
 	long arg = 0;
-	int status = 200;
+	int status = 200, denied = 0;
 	bool expired;
 	enum MHD_Result ret;
 
@@ -284,8 +313,11 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	pthread_mutex_lock(&f->lock);
 	expired = is_webhook && expired_locked(f, token);
 	kind = take_fault(f, method, path, &arg);
+	denied = is_webhook ? 0 : denied_locked(f, path);
 	if (!is_webhook && (!auth || strcmp(auth, f->bot_auth)))
 		status = 401;
+	else if (denied)
+		status = 403;
 	else if (expired)
 		status = 404;
 	else if (kind == FAKE_DC_429 || kind == FAKE_DC_429_GLOBAL)
@@ -313,7 +345,8 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 					(double)arg / 1000.0, "global", kind == FAKE_DC_429_GLOBAL));
 		break;
 	case 403:
-		ret = error_reply(conn, 403, "Missing Access", 50001);
+		ret = denied == 50013 ? error_reply(conn, 403, "Missing Permissions", 50013)
+				      : error_reply(conn, 403, "Missing Access", 50001);
 		break;
 	case 500:
 		ret = error_reply(conn, 500, "500: Internal Server Error", 0);
@@ -412,6 +445,16 @@ void fake_dc_faults_clear(struct fake_dc *f)
 {
 	pthread_mutex_lock(&f->lock);
 	f->nfaults = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_dc_deny_channel(struct fake_dc *f, const char *channel, int code)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->ndenied < FAKE_MAX_TOKENS) {
+		snprintf(f->denied[f->ndenied].channel, sizeof(f->denied[0].channel), "%s", channel);
+		f->denied[f->ndenied++].code = code == 50013 ? 50013 : 50001;
+	}
 	pthread_mutex_unlock(&f->lock);
 }
 

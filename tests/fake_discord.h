@@ -17,6 +17,8 @@
  *     matching calls (after `skip` of them pass) answer 429 with a
  *     fractional retry_after (and `global`), 404 (an unknown message or
  *     webhook), 403 or 500;
+ *   - channels denied to the bot (fake_dc_deny_channel): 403 as Discord
+ *     answers an app added without its bot user;
  *   - interaction tokens marked expired: their webhook calls answer 404
  *     "Unknown Webhook" (code 10015) as Discord does after 15 minutes;
  *   - posted messages get increasing ids from 900000000000000001; the
@@ -69,6 +71,15 @@ void fake_dc_fault(struct fake_dc *f, const char *method, const char *prefix, in
 
 /* Remove every programmed fault. */
 void fake_dc_faults_clear(struct fake_dc *f);
+
+/*
+ * From now on every call as the bot into channel (/channels/CHANNEL...)
+ * answers 403 as Discord does where the app was added with only the
+ * applications.commands scope: code 50001 "Missing Access", or 50013
+ * "Missing Permissions" when code is 50013. Webhook calls (interaction
+ * answers, follow-ups and their edits) there go on working.
+ */
+void fake_dc_deny_channel(struct fake_dc *f, const char *channel, int code);
 
 /* From now on every webhook call with this interaction token answers 404 Unknown Webhook. */
 void fake_dc_expire_token(struct fake_dc *f, const char *token);

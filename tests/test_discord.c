@@ -16,6 +16,7 @@
  * component limits; the command set registered globally and in a guild.
  */
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <pthread.h>
@@ -67,6 +68,7 @@ struct world {
 	long long posts;                /* message ids the test hands out for type-4 answers */
 	char table_msg[32];             /* the table message as Discord would show it now */
 	int64_t slowest_ms;             /* the longest any interaction took to be answered */
+	int saved_err;                  /* standard error while the log goes to a file (log_to()), or -1 */
 };
 
 static void wake(void *arg)
@@ -159,6 +161,7 @@ static int setup(void **state)
 	if (pthread_create(&w->timers, NULL, timer_main, w))
 		return -1;
 	w->posts = 700000000000000001LL;
+	w->saved_err = -1;
 	*state = w;
 	return 0;
 }
@@ -168,6 +171,11 @@ static int teardown(void **state)
 	struct world *w = *state;
 	char cmd[200];
 
+	if (w->saved_err >= 0) {
+		/* a test that failed while its log went to a file */
+		dup2(w->saved_err, 2);
+		close(w->saved_err);
+	}
 	w->stop = 1;
 	pthread_join(w->timers, NULL);
 	http_stop(w->http);
@@ -597,7 +605,11 @@ static void test_forged_missing_stale_malformed_refused(void **state)
 	assert_int_equal(post_signed(w, "[1,2]", 0, NULL), 400);
 	assert_int_equal(post_signed(w, "{\"type\":\"2\"}", 0, NULL), 400);
 	ia = interaction(w, 5, BOB, MEMBER_PERMS, json_pack("{ss}", "custom_id", "x"), id, sizeof(id));
-	assert_int_equal(send_json(w, ia, NULL), 400); /* a modal: the bot opens none */
+	assert_int_equal(send_json(w, ia, &a), 200); /* a modal: the bot opens none; told so */
+	assert_true(answer_ephemeral(a));
+	json_decref(a);
+	ia = interaction(w, 9, BOB, MEMBER_PERMS, json_pack("{ss}", "custom_id", "x"), id, sizeof(id));
+	assert_int_equal(send_json(w, ia, NULL), 400); /* no such interaction type */
 	ia = interaction(w, 2, BOB, MEMBER_PERMS, json_pack("{ss}", "name", "join"), id, sizeof(id));
 	json_object_set_new(ia, "channel_id", json_string("not-an-id"));
 	assert_int_equal(send_json(w, ia, NULL), 400);
@@ -719,12 +731,13 @@ static void test_stale_and_forged_buttons_refused_ephemerally(void **state)
 	assert_string_equal(answer_content(a),
 			    "That button is from an earlier turn; use the buttons of the latest table message.");
 	json_decref(a);
-	/* forged custom ids: another table, garbage, a select menu choosing no command */
+	/* forged custom ids: another table, a select menu choosing no command */
 	assert_int_equal(press(w, BOB, "99999:0:start", w->table_msg, false, NULL, &a), 200);
 	assert_true(answer_ephemeral(a));
 	json_decref(a);
+	/* not button data of ours at all (another app's): nothing changes on the message */
 	assert_int_equal(press(w, BOB, "garbage", w->table_msg, false, NULL, &a), 200);
-	assert_true(answer_ephemeral(a));
+	assert_int_equal(answer_type(a), 6);
 	json_decref(a);
 	assert_int_equal(press(w, BOB, "1:0:~0", w->table_msg, false, NULL, &a), 200);
 	assert_true(answer_ephemeral(a));
@@ -1324,6 +1337,322 @@ static void test_outbox_waits_out_429(void **state)
 	check_calls(w);
 }
 
+/* ---- a server where the app has no bot user ---- */
+
+/* Standard error (the log) appended to path until log_restore() (or the teardown). */
+static void log_to(struct world *w, const char *path)
+{
+	int fd;
+
+	fflush(stderr);
+	w->saved_err = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(w->saved_err >= 0 && fd >= 0);
+	assert_true(dup2(fd, 2) == 2);
+	close(fd);
+}
+
+static void log_restore(struct world *w)
+{
+	fflush(stderr);
+	dup2(w->saved_err, 2);
+	close(w->saved_err);
+	w->saved_err = -1;
+}
+
+/* How many lines of the log at path hold needle. */
+static int log_count(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[2048];
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* A reply handle "IID:ALICE:tok-IID" for an interaction made age_ms ago, into buf. */
+static void handle_aged(struct world *w, int64_t age_ms, char *buf, size_t n)
+{
+	uint64_t ms = (uint64_t)(bot_now_ms() - age_ms - 1420070400000LL);
+	char iid[32];
+
+	snprintf(iid, sizeof(iid), "%llu", (unsigned long long)((ms << 22) | (++w->seq & 0x3fffff)));
+	snprintf(buf, n, "%s:" ALICE ":tok-%s", iid, iid);
+}
+
+static void test_commands_only_channel_rows(void **state)
+{
+	struct world *w = *state;
+	struct store_out row;
+	struct store_table t;
+	struct delivery d;
+	char handle[96], path[512], want[512], val[16], log[128], payload[256];
+	void *other = NULL;
+	int64_t id;
+	json_t *body;
+
+	snprintf(log, sizeof(log), "%s/log", w->dir);
+	open_ludo(w, payload, sizeof(payload));
+	id = table_id(w);
+	drain(w, 5000);
+	fake_dc_clear(w->fake);
+	log_to(w, log);
+	fake_dc_deny_channel(w->fake, CHANNEL, 50013);
+	/* the channel's newest interaction is older than 15 minutes */
+	handle_aged(w, 16 * 60000, handle, sizeof(handle));
+	assert_int_equal(store_meta_set(w->b.store, "discord.last." CHANNEL, handle), GB_OK);
+
+	/* a line no interaction carries: refused once (403), remembered, given up */
+	row_of(&row, "{\"kind\":\"public\",\"text\":\"timed out\",\"lang\":\"en\"}");
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_non_null(strstr(d.why, "interaction"));
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/"), 1);
+	assert_int_equal(store_meta_get(w->b.store, "discord.hooks." CHANNEL, val, sizeof(val)), GB_OK);
+	assert_string_equal(val, "1");
+	/* the next is given up without asking again */
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_int_equal(fake_dc_count(w->fake, NULL, NULL), 1);
+
+	/* with an interaction of the last 15 minutes: its follow-up, straight away */
+	handle_aged(w, 60000, handle, sizeof(handle));
+	assert_int_equal(store_meta_set(w->b.store, "discord.last." CHANNEL, handle), GB_OK);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	snprintf(want, sizeof(want), "/webhooks/" APP "/%s", strrchr(handle, ':') + 1);
+	body = fake_dc_last(w->fake, "POST", "/webhooks/", path, sizeof(path));
+	assert_string_equal(path, want);
+	assert_string_equal(json_string_value(json_object_get(body, "content")), "timed out");
+	assert_null(json_object_get(body, "flags"));
+	json_decref(body);
+	assert_int_equal(fake_dc_count(w->fake, NULL, "/channels/"), 1);
+
+	/* the table (a computer's move): its message edited through that webhook, by id */
+	assert_int_equal(store_table_set_message(w->b.store, id, "555"), GB_OK);
+	snprintf(payload, sizeof(payload),
+		 "{\"kind\":\"table\",\"text\":\"board\",\"table\":%lld,\"turn\":3,\"lang\":\"en\"}",
+		 (long long)id);
+	row_of(&row, payload);
+	row.table = id;
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	snprintf(want, sizeof(want), "/webhooks/" APP "/%s/messages/555", strrchr(handle, ':') + 1);
+	assert_int_equal(fake_dc_count(w->fake, "PATCH", want), 1);
+	/* one it may not edit (or gone): the table posted afresh as a follow-up, and recorded */
+	fake_dc_fault(w->fake, "PATCH", "/webhooks/", 0, 1, FAKE_DC_404, 0);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	snprintf(want, sizeof(want), "/webhooks/" APP "/%s", strrchr(handle, ':') + 1);
+	body = fake_dc_last(w->fake, "POST", "/webhooks/", path, sizeof(path));
+	assert_string_equal(path, want);
+	assert_string_equal(json_string_value(json_object_get(body, "content")), "```\nboard\n```");
+	json_decref(body);
+	table_get(w, id, &t);
+	assert_string_not_equal(t.message, "555");
+	assert_true(t.message[0] >= '1' && t.message[0] <= '9');
+	store_table_release(&t);
+	assert_int_equal(fake_dc_count(w->fake, NULL, "/channels/"), 1);
+
+	/* after a restart (a new adapter on the same store): known at once, no refusal again */
+	assert_int_equal(discord_adapter.start(&w->env, &other), GB_OK);
+	row_of(&row, "{\"kind\":\"public\",\"text\":\"again\",\"lang\":\"en\"}");
+	discord_adapter.deliver(other, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, NULL, "/channels/"), 1);
+	/* no interaction to carry it: the bot is tried once (it may have been added since) */
+	handle_aged(w, 16 * 60000, handle, sizeof(handle));
+	assert_int_equal(store_meta_set(w->b.store, "discord.last." CHANNEL, handle), GB_OK);
+	discord_adapter.deliver(other, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_int_equal(fake_dc_count(w->fake, NULL, "/channels/"), 2);
+	discord_adapter.deliver(other, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_int_equal(fake_dc_count(w->fake, NULL, "/channels/"), 2);
+	/* where the bot was added since, that try finds it so: the bot posts there again */
+	assert_int_equal(store_meta_set(w->b.store, "discord.hooks.4001", "1"), GB_OK);
+	snprintf(row.chat, sizeof(row.chat), "4001");
+	for (int i = 0; i < 2; i++) {
+		discord_adapter.deliver(other, w->b.store, &row, &d);
+		assert_int_equal(d.result, DELIVERY_OK);
+	}
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/4001/messages"), 2);
+	assert_int_equal(store_meta_get(w->b.store, "discord.hooks.4001", val, sizeof(val)), GB_OK);
+	assert_string_equal(val, "0");
+	discord_adapter.stop(other);
+	log_restore(w);
+	/* said once per channel, not per row */
+	assert_int_equal(log_count(log, "channel " CHANNEL ": the bot may not post there"), 1);
+	assert_int_equal(log_count(log, "channel 4001: the bot may post there again"), 1);
+	check_calls(w);
+}
+
+/* Ludo against a computer where the bot user is not: every board still reaches the channel. */
+static void test_commands_only_channel_plays_on(void **state)
+{
+	struct world *w = *state;
+	struct bot_choice ch[GB_MAX_LEGAL];
+	char custom[128], log[128];
+	int64_t id;
+	int presses = 0, pending = 0, aside = 0, n;
+	json_t *a = NULL;
+
+	snprintf(log, sizeof(log), "%s/log", w->dir);
+	log_to(w, log);
+	fake_dc_deny_channel(w->fake, CHANNEL, 50001);
+	id = open_ludo(w, custom, sizeof(custom));
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "addbot", (const char *[]){ "level=easy", NULL },
+			       &a, NULL, 0),
+			 200);
+	assert_int_equal(answer_type(a), 4);
+	json_decref(a);
+	posted(w);
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "start", NULL, &a, NULL, 0), 200);
+	json_decref(a);
+	posted(w);
+	for (int guard = 0; guard < 20000 && !table_over(w, id); guard++) {
+		n = choices(w, ALICE, ch, GB_MAX_LEGAL);
+		if (!n) {
+			usleep(2000); /* the computer's turn */
+			continue;
+		}
+		assert_int_equal(dc_custom_id_encode(ch[0].table, ch[0].turn, ch[0].cmd, custom,
+						     sizeof(custom)),
+				 GB_OK);
+		assert_int_equal(press(w, ALICE, custom, w->table_msg, false, NULL, &a), 200);
+		assert_int_equal(answer_type(a), 7);
+		json_decref(a);
+		presses++;
+	}
+	assert_true(table_over(w, id));
+	assert_true(presses > 10);
+	drain(w, 5000);
+	log_restore(w);
+	assert_int_equal(store_out_count(w->b.store, "discord", &pending, &aside, NULL), GB_OK);
+	assert_int_equal(pending, 0);
+	assert_int_equal(aside, 0); /* nothing lost */
+	/* the bot was refused at most once; the computer's boards went through the presses' hooks */
+	assert_true(fake_dc_count(w->fake, NULL, "/channels/") <= 1);
+	assert_true(fake_dc_count(w->fake, "PATCH", "/webhooks/") > 0);
+	assert_true(log_count(log, "the bot may not post there") <= 1);
+	assert_int_equal(log_count(log, "given up"), 0);
+	check_calls(w);
+}
+
+/* ---- direct messages and other applications ---- */
+
+#define DM "6000"
+
+static void test_direct_message_interactions(void **state)
+{
+	struct world *w = *state;
+	struct store_chat chat = { 0 };
+	char id[32], custom[128];
+	json_t *ia, *a = NULL;
+
+	/* a DM: `user` and no `member`, no guild_id, a channel of type 1 */
+	snowflake(w, id, sizeof(id));
+	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sssssi}sisssss[]}", "type", 2, "id", id,
+		       "application_id", APP, "token", "tok-dm", "channel_id", DM, "channel", "id", DM,
+		       "type", 1, "user", "id", ALICE, "username", "alice", "data", "id", "1", "name",
+		       "new", "type", 1, "version", 1, "locale", "en-US", "app_permissions",
+		       "2248473465835073", "entitlements");
+	json_object_set_new(json_object_get(ia, "data"), "options",
+			    json_pack("[{sssiss}]", "name", "game", "type", 3, "value", "ludo"));
+	json_object_set_new(ia, "context", json_integer(1));
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_false(answer_ephemeral(a));
+	assert_true(find_button(json_object_get(answer_data(a), "components"), "addbot", custom,
+				sizeof(custom)));
+	json_decref(a);
+	/* its button, pressed there: the message updated in place */
+	snowflake(w, id, sizeof(id));
+	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sssi}s{sssi}}", "type", 3, "id", id, "application_id",
+		       APP, "token", "tok-dm2", "channel_id", DM, "channel", "id", DM, "type", 1, "user",
+		       "id", ALICE, "username", "alice", "data", "custom_id", custom, "component_type", 2,
+		       "message", "id", "6100", "flags", 0);
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 7);
+	json_decref(a);
+	/* one's own DM: admin commands are one's own to use */
+	snowflake(w, id, sizeof(id));
+	ia = json_pack("{sisssssssss{ssss}s{sss[{sssiss}]}}", "type", 2, "id", id, "application_id", APP,
+		       "token", "tok-dm3", "channel_id", DM, "user", "id", ALICE, "username", "alice",
+		       "data", "name", "lang", "options", "name", "language", "type", 3, "value", "ne");
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	json_decref(a);
+	assert_int_equal(store_chat_get(w->b.store, "discord", DM, "en", &chat), GB_OK);
+	assert_string_equal(chat.lang, "ne");
+	store_chat_release(&chat);
+	drain(w, 5000);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/"), 0);
+	check_calls(w);
+}
+
+static void test_other_applications_answered_and_ignored(void **state)
+{
+	struct world *w = *state;
+	struct snapshot before;
+	char id[32], custom[128];
+	json_t *ia, *a = NULL;
+	int64_t table;
+
+	table = open_ludo(w, custom, sizeof(custom));
+	drain(w, 5000);
+	snap(w, &before);
+
+	/* another application's command and button reaching this endpoint */
+	ia = interaction(w, 2, BOB, MEMBER_PERMS,
+			 json_pack("{sssss[{sssiss}]}", "id", "1", "name", "new", "options", "name",
+				   "game", "type", 3, "value", "snakes"),
+			 id, sizeof(id));
+	json_object_set_new(ia, "application_id", json_string("9999"));
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_true(answer_ephemeral(a));
+	assert_string_equal(answer_content(a), "That is not one of this bot's commands; nothing was changed.");
+	json_decref(a);
+	ia = interaction(w, 3, BOB, MEMBER_PERMS,
+			 json_pack("{sssi}", "custom_id", custom, "component_type", 2), id, sizeof(id));
+	json_object_set_new(ia, "application_id", json_string("9999"));
+	json_object_set_new(ia, "message", json_pack("{sssi}", "id", w->table_msg, "flags", 0));
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 6);
+	json_decref(a);
+	/* a button whose custom_id is not button data of ours */
+	assert_int_equal(press(w, BOB, "poll:vote:yes", w->table_msg, false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 6);
+	assert_null(answer_data(a));
+	json_decref(a);
+	/* a modal submitted (the bot opens none) */
+	ia = interaction(w, 5, BOB, MEMBER_PERMS,
+			 json_pack("{sss[{sis[{sissss}]}]}", "custom_id", "feedback", "components", "type", 1,
+				   "components", "type", 4, "custom_id", "text", "value", "hi"),
+			 id, sizeof(id));
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_true(answer_ephemeral(a));
+	json_decref(a);
+	/* another application's autocomplete: no choices */
+	ia = interaction(w, 4, BOB, MEMBER_PERMS,
+			 json_pack("{sssss[{sssissso}]}", "id", "1", "name", "move", "options", "name",
+				   "action", "type", 3, "value", "", "focused", json_true()),
+			 id, sizeof(id));
+	json_object_set_new(ia, "application_id", json_string("9999"));
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 8);
+	assert_int_equal(json_array_size(json_object_get(answer_data(a), "choices")), 0);
+	json_decref(a);
+	assert_unchanged(w, &before);
+	assert_int_equal(table_id(w), table);
+}
+
 /* ---- limits and the command set ---- */
 
 static void test_message_and_component_limits(void **state)
@@ -1643,6 +1972,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table_edited_through_original_then_by_id, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_waits_out_429, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commands_only_channel_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commands_only_channel_plays_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direct_message_interactions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_applications_answered_and_ignored, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_settings_autocomplete_and_typed_options, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_register_commands, setup, teardown),

@@ -1,9 +1,8 @@
 #!/bin/sh
 # Runs each libFuzzer target named on the command line for FUZZ_SECONDS,
-# starting from its checked-in seeds (tests/fuzz/NAME/) copied into a
-# scratch corpus (FUZZ_BUILD/run/NAME/corpus) - with, for a target named like
-# a corpus folder tests/data/NAME/, every body that corpus posts (written by
-# the program CORPUS_BODIES names) - and prints one line per target:
+# starting from its checked-in seeds (tests/fuzz/NAME/) and the inputs of
+# the suites' corpus files (tests/data/NAME/*.json, by FUZZ_BUILD/corpus-seeds)
+# copied into a scratch corpus (FUZZ_BUILD/run/NAME/corpus), and prints one line per target:
 # its executions, speed and coverage. Stops at the first target that finds
 # a crash, a leak, a sanitizer report or a timeout (the input is kept in
 # FUZZ_BUILD/run/NAME/ and its name printed), and exits non-zero.
@@ -16,8 +15,8 @@ for t in "$@"; do
 	rm -rf "$work/corpus"
 	mkdir -p "$work/corpus"
 	cp tests/fuzz/"$t"/* "$work/corpus/"
-	if [ -d tests/data/"$t" ] && [ -n "${CORPUS_BODIES:-}" ]; then
-		"$CORPUS_BODIES" tests/data/"$t" "$work/corpus" || exit 1
+	if ls tests/data/"$t"/*.json >/dev/null 2>&1; then
+		"$dir/corpus-seeds" "$work/corpus" tests/data/"$t"/*.json || exit 1
 	fi
 	log="$work/log"
 	echo "fuzz $t: ${secs}s"
