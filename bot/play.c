@@ -577,15 +577,23 @@ void table_message(struct ctx *c)
 		int n = c->game->legal(c->st, acts), turn = c->game->turn(c->st);
 		struct strbuf lines[LOG_LINES] = { { 0 } };
 		int nlines = 0;
+		bool cards = strcmp(c->game->name, "callbreak") == 0;
 
 		render_board(&rc, &sb);
-		/* the last LOG_LINES lines of the log strip (some events show no line): newest first */
+		/*
+		 * The last LOG_LINES lines of the log strip (some events show no
+		 * line): newest first. A Call Break deal starts the strip afresh:
+		 * the round before's cards are in the new hands now, and the
+		 * score sheet has told how it ended.
+		 */
 		for (int i = c->nlog; i-- > 0 && nlines < LOG_LINES;) {
 			render_event(&rc, &c->log[i], &lines[nlines]);
 			if (lines[nlines].len)
 				nlines++;
 			else
 				sb_release(&lines[nlines]);
+			if (cards && c->log[i].type == CB_EV_DEAL)
+				break;
 		}
 		if (nlines)
 			sb_add(&sb, "\n");
