@@ -555,6 +555,33 @@ static void tg_inline_nobody(void **state)
 	json_decref(results);
 }
 
+/* A player not to move, in a Nepali group: the article says whose turn it is, in Nepali. */
+static void tg_inline_in_chat_language(void **state)
+{
+	struct tg *x = *state;
+	json_t *results;
+	struct seen v;
+	int turn;
+
+	fake_tg_member(x->f, GROUP, "1", "creator");
+	tg_text(x, 0, "/lang ne");
+	tg_text(x, 0, "/new callbreak");
+	for (int seat = 1; seat < 4; seat++)
+		tg_text(x, seat, "/join");
+	tg_text(x, 0, "/start");
+	seen_get(x->s, "telegram", GROUP, &v);
+	turn = seen_turn(&v);
+	assert_true(turn >= 0);
+	results = tg_inline(x, (turn + 2) % 4);
+	assert_int_equal(json_array_size(results), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(results, 0), "title")),
+			    "अहिले खेल्ने केही छैन");
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(results, 0), "description")),
+			       tg_names[turn]));
+	json_decref(results);
+	tg_check_public(x);
+}
+
 /* ---- Discord ---- */
 
 #define APP "1000"
@@ -966,6 +993,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(tg_whole_game, tg_setup, tg_teardown),
 		cmocka_unit_test_setup_teardown(tg_inline_nobody, tg_setup, tg_teardown),
+		cmocka_unit_test_setup_teardown(tg_inline_in_chat_language, tg_setup, tg_teardown),
 		cmocka_unit_test_setup_teardown(dc_whole_game, dc_setup, dc_teardown),
 	};
 
