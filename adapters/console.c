@@ -96,7 +96,16 @@ static void print_buttons(struct console *c, json_t *r, struct button_set *set)
 			const char *label = json_string_value(json_object_get(btn, "label"));
 			const char *cmd = json_string_value(json_object_get(btn, "cmd"));
 
-			if (!label || !cmd || n >= 64)
+			bool dup = false;
+
+			for (int k = 0; k < n && cmd; k++)
+				dup |= strcmp(set->cmd[k], cmd) == 0;
+			/*
+			 * No private picker here: a button opening one ("inline")
+			 * is pressed as its command, shown once with any other
+			 * button of that command ("My cards" is "Show my hand").
+			 */
+			if (!label || !cmd || dup || n >= 64)
 				continue;
 			snprintf(set->cmd[n], sizeof(set->cmd[n]), "%s", cmd);
 			fprintf(c->out, "%s[%d] %s", n ? "  " : "", n + 1, label);

@@ -300,6 +300,11 @@ json_t *dc_components(const json_t *buttons, int64_t table, int turn, int lang)
 			const char *cmd = json_string_value(json_object_get(b, "cmd"));
 			bool dup = false;
 
+			/*
+			 * A button opening a private picker ("inline") is pressed
+			 * as its command: the answer is the ephemeral hand. It
+			 * shares its command with "Show my hand": one button.
+			 */
 			if (n == GB_MAX_LEGAL || !label || !label[0] ||
 			    dc_custom_id_encode(table, turn, cmd, c[n].id, sizeof(c[n].id)))
 				continue; /* a command too long for a custom_id cannot be a button */

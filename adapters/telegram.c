@@ -385,9 +385,18 @@ json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn)
 		json_array_foreach(row, k, b) {
 			const char *label = json_string_value(json_object_get(b, "label"));
 			const char *cmd = json_string_value(json_object_get(b, "cmd"));
+			const char *query = json_string_value(json_object_get(b, "inline"));
 			char data[TG_CALLBACK_MAX + 1];
 			json_t *btn;
 
+			if (label && query) {
+				/* inline mode in this chat: the presser's own choices, seen by them alone */
+				btn = json_object();
+				json_object_set_new(btn, "text", json_string(label));
+				json_object_set_new(btn, "switch_inline_query_current_chat", json_string(query));
+				json_array_append_new(out, btn);
+				continue;
+			}
 			if (!label || tg_callback_encode(table, turn, cmd, data, sizeof(data)))
 				continue; /* a command too long for callback_data cannot be a button */
 			btn = json_object();
@@ -1154,7 +1163,36 @@ static bool table_chat(struct bot *b, int64_t table, char *chat, size_t n)
 	return ok;
 }
 
-/* Inline mode: the user's choices at every table where it is their turn. */
+/*
+ * The one result shown when there is nothing to choose: why, in words for
+ * the asker (an empty list would look like a bot that does not answer).
+ * Its id is no command: picked all the same, it plays nothing.
+ */
+static json_t *nothing_result(struct bot *b, const char *user)
+{
+	struct bot_note note;
+	struct strbuf sb = { 0 };
+	json_t *r = json_object(), *content = json_object();
+	int rc = bot_user_no_choice(b, "telegram", user, &note);
+
+	if (rc)
+		tg_log("inline query: why nothing to choose not read: %s", gb_strerror(rc));
+	sb_addf(&sb, "%s: %s", note.title, note.text);
+	json_object_set_new(r, "type", json_string("article"));
+	json_object_set_new(r, "id", json_string(TG_INLINE_NOTHING));
+	json_object_set_new(r, "title", json_string(note.title));
+	json_object_set_new(r, "description", json_string(note.text));
+	json_object_set_new(content, "message_text", json_string(sb_str(&sb)));
+	json_object_set_new(r, "input_message_content", content);
+	sb_release(&sb);
+	return r;
+}
+
+/*
+ * Inline mode: the user's choices at every table where it is their turn,
+ * in the order their hand shows them; one article saying why when there
+ * are none.
+ */
 static void answer_inline(struct telegram *t, struct bot *b, const struct tg_update *u)
 {
 	struct bot_choice ch[50];
@@ -1182,6 +1220,8 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 		json_object_set_new(r, "input_message_content", content);
 		json_array_append_new(results, r);
 	}
+	if (!json_array_size(results))
+		json_array_append_new(results, nothing_result(b, u->cmd.user));
 	json_object_set_new(body, "inline_query_id", json_string(u->query_id));
 	json_object_set_new(body, "results", results);
 	/* personal and never cached: another player, or the next trick, sees other cards */

@@ -38,6 +38,7 @@
 #define TG_ALERT_MAX 200      /* characters of an answerCallbackQuery text */
 #define TG_CALLBACK_MAX 64    /* bytes of callback_data, and of an inline result id */
 #define TG_REPLY_LEN 256      /* room for a callback_query_id */
+#define TG_INLINE_NOTHING "nothing" /* id of the inline result saying there is nothing to play */
 
 /* What an update asks of the bot. */
 enum tg_update_kind {
@@ -115,7 +116,9 @@ void tg_call_release(struct tg_call *c);
  * answerCallbackQuery with show_alert when it carries a reply handle, else
  * sendMessage in the chat; "ack" answerCallbackQuery (no text), nothing
  * without a handle. Buttons become an inline keyboard; a button whose
- * command does not fit in callback_data is left out. Returns GB_OK,
+ * command does not fit in callback_data is left out, and a button with
+ * "inline" (bot/bot.h) opens inline mode in the chat with that query
+ * (switch_inline_query_current_chat) instead of sending its command. Returns GB_OK,
  * GB_EPARSE for a view without a kind it knows, GB_ENOMEM.
  */
 int tg_render(const json_t *view, const char *chat, const char *message_id, struct tg_call *out);

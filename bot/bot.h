@@ -115,7 +115,12 @@ enum reply_kind {
  *   {"kind": "table"|"public"|"private"|"alert"|"ack",
  *    "user": platform user id (private, alert),
  *    "text": the message, plain Unicode text (boards are monospace),
- *    "buttons": [[{"label": "Roll", "cmd": "/roll"}, ...], ...] (optional),
+ *    "buttons": [[{"label": "Roll", "cmd": "/roll"}, ...], ...] (optional);
+ *             a button with "inline": QUERY opens the platform's private
+ *             picker in this chat with QUERY typed (Telegram's inline
+ *             mode: the presser's own choices, seen by them alone); a
+ *             platform without one presses "cmd" instead, and shows one
+ *             button for buttons with the same "cmd",
  *    "table": table id, "turn": moves logged when it was rendered (both
  *             when the chat has a table; buttons are tagged with them),
  *    "lang": "en"|"ne", "reply": the command's reply handle, on the rows

@@ -48,60 +48,111 @@ static void chat_render(const struct store_chat *chat, struct render_ctx *view)
 	json_decref(set);
 }
 
-/* Append the choices of one table; *n grows. */
+/* One table as a person sitting there sees it. */
+struct seen {
+	struct store_table t;
+	struct store_chat chat;
+	struct store_seat seats[GB_MAX_SEATS];
+	char names[GB_MAX_SEATS][STORE_NAME_LEN];
+	int nseats, seat, moves;
+	void *st;                      /* the game state; NULL unless playing and user is seated */
+	struct render_ctx view;        /* the chat's language and digits, the seats' names */
+};
+
+static void seen_release(struct seen *s)
+{
+	free(s->st);
+	store_table_release(&s->t);
+	store_chat_release(&s->chat);
+}
+
+/* Seat names as the table shows them (a computer by its seat number). */
+static void seen_names(struct seen *s)
+{
+	for (int i = 0; i < s->nseats; i++) {
+		char num[16];
+
+		if (s->seats[i].level >= 0 && s->seats[i].user[0])
+			snprintf(s->names[i], sizeof(s->names[i]), tr(s->view.lang, M_BOT_FOR), s->seats[i].name);
+		else if (s->seats[i].level >= 0)
+			snprintf(s->names[i], sizeof(s->names[i]), tr(s->view.lang, M_BOT_NAME),
+				 render_num(&s->view, i + 1, num, sizeof(num)));
+		else
+			snprintf(s->names[i], sizeof(s->names[i]), "%s", s->seats[i].name);
+		s->view.names[i] = s->names[i];
+	}
+}
+
+/*
+ * Read table id as user sees it into s (seen_release() it, whatever the
+ * result). s->st is left NULL when the table is not being played or user
+ * has no seat there.
+ */
+static int seen_load(struct bot *b, int64_t id, const char *user, struct seen *s)
+{
+	const struct gb_game *g;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->seat = -1;
+	rc = store_table_get(b->store, id, &s->t);
+	if (rc)
+		goto out;
+	g = gb_game_find(s->t.game);
+	if (s->t.status != STORE_PLAYING || !g)
+		goto out;
+	rc = store_seats_get(b->store, id, s->seats, GB_MAX_SEATS, &s->nseats);
+	if (!rc)
+		rc = store_move_count(b->store, id, &s->moves);
+	if (!rc)
+		rc = store_chat_get_by_id(b->store, s->t.chat, &s->chat);
+	if (rc)
+		goto out;
+	for (int i = 0; i < s->nseats; i++)
+		if (s->seats[i].level < 0 && strcmp(s->seats[i].user, user) == 0)
+			s->seat = i;
+	if (s->seat < 0)
+		goto out;
+	s->st = table_state(g, &s->t);
+	chat_render(&s->chat, &s->view);
+	s->view.game = g;
+	s->view.st = s->st;
+	s->view.nseats = s->nseats;
+	seen_names(s);
+out:
+	return rc;
+}
+
+/* Append the choices of one table, in the order the player sees them; *n grows. */
 static int table_choices(struct bot *b, int64_t id, const char *user, struct bot_choice *out,
 			 int max, int *n)
 {
-	struct store_table t = { 0 };
-	struct store_chat chat = { 0 };
-	struct store_seat seats[GB_MAX_SEATS];
+	struct seen s;
 	struct gb_action acts[GB_MAX_LEGAL];
-	struct render_ctx view = { 0 };
 	const struct gb_game *g;
-	void *st = NULL;
-	int rc = GB_OK, nseats = 0, seat = -1, moves = 0, nacts;
+	int rc, nacts;
 
-	rc = store_table_get(b->store, id, &t);
-	if (rc)
+	rc = seen_load(b, id, user, &s);
+	g = s.view.game;
+	if (rc || !s.st || g->turn(s.st) != s.seat)
 		goto out;
-	g = gb_game_find(t.game);
-	if (t.status != STORE_PLAYING || !g)
-		goto out;
-	rc = store_seats_get(b->store, id, seats, GB_MAX_SEATS, &nseats);
-	if (!rc)
-		rc = store_move_count(b->store, id, &moves);
-	if (!rc)
-		rc = store_chat_get_by_id(b->store, t.chat, &chat);
-	if (rc)
-		goto out;
-	for (int i = 0; i < nseats; i++)
-		if (seats[i].level < 0 && strcmp(seats[i].user, user) == 0)
-			seat = i;
-	st = table_state(g, &t);
-	if (seat < 0 || !st || g->turn(st) != seat)
-		goto out;
-	chat_render(&chat, &view);
-	view.game = g;
-	view.st = st;
-	view.nseats = nseats;
-	nacts = g->legal(st, acts);
+	nacts = g->legal(s.st, acts);
+	render_sort_actions(&s.view, acts, nacts);
 	for (int k = 0; k < nacts && *n < max; k++) {
 		struct bot_choice *c = &out[*n];
 
 		memset(c, 0, sizeof(*c));
 		c->table = id;
-		c->turn = moves;
-		snprintf(c->chat, sizeof(c->chat), "%s", chat.chat);
+		c->turn = s.moves;
+		snprintf(c->chat, sizeof(c->chat), "%s", s.chat.chat);
 		snprintf(c->game, sizeof(c->game), "%s", g->name);
 		c->cmd[0] = '/';
-		g->format(st, &acts[k], c->cmd + 1, sizeof(c->cmd) - 1);
-		render_action_label(&view, &acts[k], c->label, sizeof(c->label));
+		g->format(s.st, &acts[k], c->cmd + 1, sizeof(c->cmd) - 1);
+		render_action_label(&s.view, &acts[k], c->label, sizeof(c->label));
 		(*n)++;
 	}
 out:
-	free(st);
-	store_table_release(&t);
-	store_chat_release(&chat);
+	seen_release(&s);
 	return rc;
 }
 
@@ -118,5 +169,39 @@ int bot_user_choices(struct bot *b, const char *platform, const char *user,
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK; /* gone since it was listed */
 	}
+	return rc;
+}
+
+int bot_user_no_choice(struct bot *b, const char *platform, const char *user, struct bot_note *out)
+{
+	int64_t ids[CHOICE_TABLES];
+	int ntables = 0, rc, lang = lang_parse(b->cfg.default_lang);
+	bool found = false;
+
+	memset(out, 0, sizeof(*out));
+	rc = store_tables_of_user(b->store, platform, user, ids, CHOICE_TABLES, &ntables);
+	for (int i = 0; !rc && !found && i < ntables; i++) {
+		struct seen s;
+		struct strbuf sb = { 0 };
+
+		rc = seen_load(b, ids[i], user, &s);
+		if (rc == GB_ENOTFOUND)
+			rc = GB_OK; /* gone since it was listed */
+		if (!rc && s.st) {
+			/* where they sit: the table's own status line says who is to move */
+			found = true;
+			lang = s.view.lang;
+			render_status(&s.view, &sb);
+			snprintf(out->text, sizeof(out->text), "%s", sb_str(&sb));
+		}
+		sb_release(&sb);
+		seen_release(&s);
+	}
+	if (lang < 0)
+		lang = LANG_EN;
+	snprintf(out->title, sizeof(out->title), "%s", tr(lang, M_NOTHING_TO_PLAY));
+	if (!found)
+		snprintf(out->text, sizeof(out->text), "%s", tr(lang, M_NOTHING_NO_SEAT));
+	snprintf(out->lang, sizeof(out->lang), "%s", lang_code(lang));
 	return rc;
 }

@@ -28,11 +28,29 @@ struct bot_choice {
 /*
  * Up to max choices of user (a platform user id) of platform: the legal
  * actions of every playing table where it is that user's turn, in table
- * order then in the game's order of legal actions; *n gets the count.
+ * order then in the order the player sees them (a Call Break hand's cards
+ * as the hand lists them, render_sort_actions()); *n gets the count.
  * Labels are in each chat's language and digits. Returns GB_OK (a table
  * whose state cannot be read is skipped), or the store's error.
  */
 int bot_user_choices(struct bot *b, const char *platform, const char *user,
 		     struct bot_choice *out, int max, int *n);
+
+/* Why a person has nothing to choose now, in words for them alone. */
+struct bot_note {
+	char title[128];               /* "Nothing to play now" */
+	char text[512];                /* the status line of their table ("Bikash: lead a card"),
+	                                  or how to get a seat when they have none */
+	char lang[4];                  /* the language it is in: "en", "ne" */
+};
+
+/*
+ * For a platform that shows something in place of an empty list of
+ * choices (Telegram's inline mode answers with one article): why user of
+ * platform has none. In the language of the chat of the first table being
+ * played where they sit, else the bot's default language. Returns GB_OK
+ * (out is always filled), or the store's error.
+ */
+int bot_user_no_choice(struct bot *b, const char *platform, const char *user, struct bot_note *out);
 
 #endif

@@ -96,6 +96,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_INTERNAL)         \
 	X(M_BTN_ROLL)         \
 	X(M_BTN_HAND)         \
+	X(M_BTN_MY_CARDS)     /* opens the private picker of cards (Telegram: inline mode) */ \
 	X(M_BTN_NEXT)         \
 	X(M_BTN_JOIN)         \
 	X(M_BTN_START)        \
@@ -269,6 +270,9 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CB_HAND_PLAYABLE) /* %s: cards (last in the text: the list wraps) */ \
 	X(M_CB_HAND_EMPTY)    \
 	X(M_CB_HAND_BID)      /* %s: 1, %s: 8 */ \
+	X(M_CB_FROM_HAND)     /* the cards one may play, named without showing them */ \
+	X(M_NOTHING_TO_PLAY)  /* title of the one choice offered when there is none */ \
+	X(M_NOTHING_NO_SEAT)  \
 	X(M_CB_BTN_BID)       /* %s: bid */ \
 	X(M_CB_WHY_BID) /* %s: 1, %s: 8 */ \
 	X(M_CB_WHY_CARD) \

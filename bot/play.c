@@ -34,8 +34,8 @@ static void action_text(struct ctx *c, const struct gb_action *act, struct strbu
 }
 
 /*
- * The legal actions as a refusal lists them: commands to type, and cards
- * the way the hand shows them, by suit ("/play A♠ 9♠ · K♥").
+ * The legal actions as a refusal lists them: commands to type; Call Break
+ * cards only as a pointer to the hand ("/play a card of your hand").
  */
 static void legal_list(struct ctx *c, struct strbuf *sb)
 {
@@ -57,12 +57,14 @@ static void legal_list(struct ctx *c, struct strbuf *sb)
 		action_text(c, &acts[i], sb);
 	}
 	if (cards) {
-		struct render_ctx rc;
-		char names[GB_MAX_SEATS][STORE_NAME_LEN];
-
-		ctx_render_init(c, &rc, names);
-		sb_add(sb, shown ? ", /play " : "/play ");
-		render_callbreak_choices(&rc, cards, sb);
+		/*
+		 * The cards are a hand's, and a refusal may be read by the
+		 * whole chat (Telegram answers a typed command there), or by
+		 * another player who typed it: named, never shown.
+		 */
+		if (shown)
+			sb_add(sb, ", ");
+		sb_add(sb, tr(c->lang, M_CB_FROM_HAND));
 	}
 	if (!n)
 		sb_add(sb, "–");
@@ -347,21 +349,6 @@ int table_start_game(struct ctx *c)
 
 static void add_button(json_t *rows, const char *label, const char *cmd);
 
-/* Cards first spades, then hearts, diamonds, clubs, each high to low: as render_hand() lists them. */
-static int hand_order(const void *x, const void *y)
-{
-	const struct gb_action *a = x, *b = y;
-	int ka = a->kind == GB_ACT_PLAY ? CB_SUIT(a->a) * 16 + (15 - CB_RANK(a->a)) : -1;
-	int kb = b->kind == GB_ACT_PLAY ? CB_SUIT(b->a) * 16 + (15 - CB_RANK(b->a)) : -1;
-
-	return ka != kb ? (ka < kb ? -1 : 1) : 0;
-}
-
-static void sort_like_hand(struct gb_action *acts, int n)
-{
-	qsort(acts, (size_t)n, sizeof(acts[0]), hand_order);
-}
-
 int cmd_hand(struct ctx *c)
 {
 	struct render_ctx rc;
@@ -383,7 +370,7 @@ int cmd_hand(struct ctx *c)
 		int n = c->game->legal(c->st, acts);
 		json_t *buttons = json_array();
 
-		sort_like_hand(acts, n);
+		render_sort_actions(&rc, acts, n);
 		for (int k = 0; k < n; k++) {
 			char label[64], cmd[GB_ACTION_TEXT + 1];
 
@@ -525,6 +512,51 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 	sb_add(sb, tr(c->lang, sides ? M_LOBBY_HINT_SIDES : M_LOBBY_HINT));
 }
 
+/*
+ * A button that opens the platform's own private picker in this chat
+ * (Telegram's inline mode, "inline" being the query it starts with);
+ * platforms without one press cmd instead.
+ */
+static void add_inline_button(json_t *rows, const char *label, const char *cmd, const char *query)
+{
+	json_t *row;
+
+	add_button(rows, label, cmd);
+	row = json_array_get(rows, json_array_size(rows) - 1);
+	json_object_set_new(json_array_get(row, json_array_size(row) - 1), "inline", json_string(query));
+}
+
+/*
+ * The buttons of a table where a person is to move (or a round is over):
+ * one per legal action - except a Call Break card. The table message is
+ * seen by the whole chat, and a card still in a hand is seen only by its
+ * holder (design.md): the cards are offered by "My cards" (the platform's
+ * private picker, or the hand with its buttons where there is none) and
+ * "Show my hand", which answer the presser alone.
+ */
+static void table_buttons(struct ctx *c, const struct render_ctx *rc, struct gb_action *acts, int n,
+			  json_t *buttons)
+{
+	bool cards = strcmp(c->game->name, "callbreak") == 0;
+
+	for (int k = 0; k < n && k < 40; k++) {
+		char label[64], cmd[GB_ACTION_TEXT + 1];
+
+		if (acts[k].kind == GB_ACT_PLAY && cards)
+			continue;
+		render_action_label(rc, &acts[k], label, sizeof(label));
+		cmd[0] = '/';
+		c->game->format(c->st, &acts[k], cmd + 1, sizeof(cmd) - 1);
+		add_button(buttons, label, cmd);
+	}
+	if (cards && c->game->turn(c->st) >= 0) {
+		/* a row of their own: pressed by anyone seated, answered to each alone */
+		json_array_append_new(buttons, json_array());
+		add_inline_button(buttons, tr(c->lang, M_BTN_MY_CARDS), "/hand", "");
+		add_button(buttons, tr(c->lang, M_BTN_HAND), "/hand");
+	}
+}
+
 void table_message(struct ctx *c)
 {
 	struct render_ctx rc;
@@ -545,15 +577,23 @@ void table_message(struct ctx *c)
 		int n = c->game->legal(c->st, acts), turn = c->game->turn(c->st);
 		struct strbuf lines[LOG_LINES] = { { 0 } };
 		int nlines = 0;
+		bool cards = strcmp(c->game->name, "callbreak") == 0;
 
 		render_board(&rc, &sb);
-		/* the last LOG_LINES lines of the log strip (some events show no line): newest first */
+		/*
+		 * The last LOG_LINES lines of the log strip (some events show no
+		 * line): newest first. A Call Break deal starts the strip afresh:
+		 * the round before's cards are in the new hands now, and the
+		 * score sheet has told how it ended.
+		 */
 		for (int i = c->nlog; i-- > 0 && nlines < LOG_LINES;) {
 			render_event(&rc, &c->log[i], &lines[nlines]);
 			if (lines[nlines].len)
 				nlines++;
 			else
 				sb_release(&lines[nlines]);
+			if (cards && c->log[i].type == CB_EV_DEAL)
+				break;
 		}
 		if (nlines)
 			sb_add(&sb, "\n");
@@ -571,23 +611,8 @@ void table_message(struct ctx *c)
 			snprintf(cmd, sizeof(cmd), "/new %s", c->game->name);
 			add_button(buttons, tr(c->lang, M_BTN_NEW), cmd);
 		}
-		if (c->table.status == STORE_PLAYING && (turn < 0 || c->seats[turn].level < 0)) {
-			bool cards = strcmp(c->game->name, "callbreak") == 0;
-
-			/* a card to play is one tap: in the hand's order (by suit, high to low) */
-			if (cards)
-				sort_like_hand(acts, n);
-			for (int k = 0; k < n && k < 40; k++) {
-				char label[64], cmd[GB_ACTION_TEXT + 1];
-
-				render_action_label(&rc, &acts[k], label, sizeof(label));
-				cmd[0] = '/';
-				c->game->format(c->st, &acts[k], cmd + 1, sizeof(cmd) - 1);
-				add_button(buttons, label, cmd);
-			}
-			if (cards)
-				add_button(buttons, tr(c->lang, M_BTN_HAND), "/hand");
-		}
+		if (c->table.status == STORE_PLAYING && (turn < 0 || c->seats[turn].level < 0))
+			table_buttons(c, &rc, acts, n, buttons);
 	}
 	fair_table_lines(c, &sb);
 	r = reply_push(c, "table", NULL, sb_str(&sb));

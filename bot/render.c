@@ -385,6 +385,12 @@ void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
 		render_callbreak_hand(rc, seat, out);
 }
 
+void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n)
+{
+	if (which_game(rc) == W_CALLBREAK)
+		render_callbreak_sort(acts, n);
+}
+
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n)
 {

@@ -62,6 +62,13 @@ void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct
  */
 void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
 
+/*
+ * Put actions in the order the player sees them: a Call Break hand's cards
+ * by suit, spades first, high to low (as render_hand() lists them), other
+ * actions first and in their own order. Other games' lists are left alone.
+ */
+void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n);
+
 /* A short button label for an action ("Token 2 → 14", "Q♠"). Always NUL-terminated. */
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n);
@@ -166,6 +173,8 @@ void render_callbreak_label(const struct render_ctx *rc, const struct gb_action 
 void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
 /* Cards as the hand shows them: by suit, spades first, high to low ("A♠ 9♠ · K♥"). */
 void render_callbreak_choices(const struct render_ctx *rc, uint64_t cards, struct strbuf *out);
+/* Call Break actions in the hand's order (render_sort_actions()). */
+void render_callbreak_sort(struct gb_action *acts, int n);
 /* A card as rank and suit symbol ("Q♠", "10♥"). */
 void render_card(int card, struct strbuf *out);
 

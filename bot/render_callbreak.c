@@ -36,6 +36,7 @@
  * negative score needs a one-digit trick count.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "games/callbreak.h"
@@ -416,6 +417,31 @@ void render_callbreak_refusal(const struct render_ctx *rc, int err, const char *
 		else if (led >= 0 && (v.legal & CB_SUIT_MASK(0)))
 			render_tr(rc, out, M_CB_WHY_TRUMP, callbreak_suit_symbol(led), callbreak_suit_symbol(0));
 	}
+}
+
+/*
+ * The hand's order as one number: cards by suit, spades first, each suit
+ * high to low; anything else (a bid, the next round) before the cards, by
+ * kind and value, so the list is the same however qsort() orders ties.
+ */
+static int hand_key(const struct gb_action *a)
+{
+	if (a->kind == GB_ACT_PLAY)
+		return 100000 + CB_SUIT(a->a) * 16 + (15 - CB_RANK(a->a));
+	return a->kind * 1000 + a->a;
+}
+
+static int hand_order(const void *x, const void *y)
+{
+	int ka = hand_key(x), kb = hand_key(y);
+
+	return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+void render_callbreak_sort(struct gb_action *acts, int n)
+{
+	if (n > 1)
+		qsort(acts, (size_t)n, sizeof(acts[0]), hand_order);
 }
 
 void render_callbreak_choices(const struct render_ctx *rc, uint64_t cards, struct strbuf *out)

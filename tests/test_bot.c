@@ -863,16 +863,42 @@ static void test_names_as_shown(void **state)
 	free(out);
 }
 
-/* Call Break: the cards the player to move may play are buttons under the table message, in the hand's order. */
+/* The last reply of kind (and of user, when given) in the drained text out, parsed; NULL when none. */
+static json_t *last_reply(const char *out, const char *kind, const char *user)
+{
+	json_t *best = NULL;
+	char want[64];
+
+	snprintf(want, sizeof(want), "{\"kind\":\"%s\"", kind);
+	for (const char *p = strstr(out, want); p; p = strstr(p + 1, want)) {
+		json_error_t err;
+		json_t *r = json_loadb(p, (size_t)(strchr(p, '\n') - p), 0, &err);
+		const char *u = json_string_value(json_object_get(r, "user"));
+
+		if (r && (!user || (u && strcmp(u, user) == 0))) {
+			json_decref(best);
+			best = r;
+		} else {
+			json_decref(r);
+		}
+	}
+	return best;
+}
+
+/*
+ * Call Break: the table message, seen by the whole chat, has no button for
+ * a card (when leading they were the whole hand of the player to move):
+ * "My cards" and "Show my hand" instead. The cards the player may play are
+ * buttons of their own hand's view, in the hand's order.
+ */
 static void test_card_buttons_in_hand_order(void **state)
 {
 	struct fixture *f = *state;
 	static const char *const who[] = { "asha", "bikash", "chandra", "dipa" };
 	static const char *const suits[] = { "♠", "♥", "♦", "♣" };
 	static const char *const ranks = "AKQJ098765432";
-	char *out, *last = NULL;
-	int n, buttons = 0, prev = -1;
-	json_error_t err;
+	char *out;
+	int n, buttons = 0, prev = -1, mine = 0;
 	json_t *r, *rows, *row, *b;
 	size_t i, j;
 
@@ -884,30 +910,46 @@ static void test_card_buttons_in_hand_order(void **state)
 		for (int k = 0; k < 4; k++)
 			say(f, who[k], false, "/bid 2", NULL);
 	out = drain(f, &n);
-	/* the last table message */
-	for (char *p = strstr(out, "{\"kind\":\"table\""); p; p = strstr(p + 1, "{\"kind\":\"table\""))
-		last = p;
-	assert_non_null(last);
-	r = json_loadb(last, (size_t)(strchr(last, '\n') - last), 0, &err);
+	r = last_reply(out, "table", NULL);
 	assert_non_null(r);
-	rows = json_object_get(r, "buttons");
-	json_array_foreach(rows, i, row) {
+	json_array_foreach(json_object_get(r, "buttons"), i, row) {
 		json_array_foreach(row, j, b) {
-			const char *label = json_string_value(json_object_get(b, "label"));
-			int key = -1;
+			const char *cmd = json_string_value(json_object_get(b, "cmd"));
 
-			if (strncmp(json_string_value(json_object_get(b, "cmd")), "/play ", 6) != 0)
-				continue;
-			for (int s = 0; s < 4; s++)
-				if (strstr(label, suits[s]))
-					key = s * 16 + (int)(strchr(ranks, label[0] == '1' ? '0' : label[0]) - ranks);
-			assert_true(key > prev); /* spades first, each suit high to low */
-			prev = key;
-			buttons++;
+			assert_true(strncmp(cmd, "/play", 5) != 0);
+			if (strcmp(cmd, "/hand") == 0 && json_is_string(json_object_get(b, "inline")))
+				mine++;
 		}
 	}
-	assert_true(buttons > 0);
+	assert_int_equal(mine, 1);
 	json_decref(r);
+	free(out);
+	/* everyone asks for their hand: the player to move gets its cards as buttons */
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(say(f, who[k], false, "/hand", NULL), GB_OK);
+	out = drain(f, &n);
+	for (int k = 0; k < 4; k++) {
+		r = last_reply(out, "private", who[k]);
+		assert_non_null(r);
+		rows = json_object_get(r, "buttons");
+		json_array_foreach(rows, i, row) {
+			json_array_foreach(row, j, b) {
+				const char *label = json_string_value(json_object_get(b, "label"));
+				int key = -1;
+
+				assert_true(strncmp(json_string_value(json_object_get(b, "cmd")), "/play ", 6) == 0);
+				for (int s = 0; s < 4; s++)
+					if (strstr(label, suits[s]))
+						key = s * 16 +
+						      (int)(strchr(ranks, label[0] == '1' ? '0' : label[0]) - ranks);
+				assert_true(key > prev); /* spades first, each suit high to low */
+				prev = key;
+				buttons++;
+			}
+		}
+		json_decref(r);
+	}
+	assert_true(buttons > 0);
 	free(out);
 }
 

@@ -1334,13 +1334,20 @@ static void polling_inline_mode(void **state)
 			    "2:0:bid 3");
 	json_decref(b);
 
-	/* another player has nothing to choose now */
+	/* another player has nothing to choose now: one article says why (whose turn it is) */
 	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"inline_query\":{\"id\":\"iq8\",\"from\":{\"id\":%d,"
 		 "\"first_name\":\"x\"},\"query\":\"\"}}", id++, (turn + 1) % 4 + 1);
 	fake_tg_push_update(x->f, buf);
 	assert_int_equal(fake_tg_wait(x->f, "answerInlineQuery", 2, 5000), 2);
 	b = fake_tg_nth(x->f, "answerInlineQuery", 1);
-	assert_int_equal(json_array_size(json_object_get(b, "results")), 0);
+	results = json_object_get(b, "results");
+	assert_int_equal(json_array_size(results), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(results, 0), "id")),
+			    TG_INLINE_NOTHING);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(results, 0), "title")),
+			    "Nothing to play now");
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(results, 0), "description")),
+			       names[turn]));
 	json_decref(b);
 
 	/* choosing a result plays it at the table's chat */
