@@ -78,7 +78,8 @@ static void seen_names(struct seen *s)
 			snprintf(s->names[i], sizeof(s->names[i]), tr(s->view.lang, M_BOT_NAME),
 				 render_num(&s->view, i + 1, num, sizeof(num)));
 		else
-			snprintf(s->names[i], sizeof(s->names[i]), "%s", s->seats[i].name);
+			/* names and seats are apart in s, and a seat's name always fits */
+			memcpy(s->names[i], s->seats[i].name, sizeof(s->seats[i].name));
 		s->view.names[i] = s->names[i];
 	}
 }

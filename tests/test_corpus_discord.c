@@ -523,8 +523,10 @@ int main(void)
 	while ((e = readdir(dp)) && n < MAX_FILES) {
 		size_t len = strlen(e->d_name);
 
-		if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0)
-			snprintf(files[n++], sizeof(files[0]), "%s/%s", dir, e->d_name);
+		/* a path too long for its slot is left out rather than cut */
+		if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
+		    snprintf(files[n], sizeof(files[0]), "%s/%s", dir, e->d_name) < (int)sizeof(files[0]))
+			n++;
 	}
 	closedir(dp);
 	qsort(files, (size_t)n, sizeof(files[0]), by_name);
