@@ -443,17 +443,33 @@ out:
 
 /* ---- pacing ---- */
 
+/*
+ * The budget of a group is spent as a rate, not as a window: a burst of
+ * PACE_GROUP_BURST, then one message every PACE_GROUP_MS (a generic cell
+ * rate: `due` is when the bucket is empty again). Sending twenty at once
+ * and then nothing for the rest of the minute would freeze a table for
+ * half a minute; at this rate a board is edited every few seconds while
+ * people play. BURST + 60000 / GROUP_MS stays under 20 in any minute with
+ * room for the time a call takes to reach Telegram, and the ring of the
+ * last twenty sends is kept as the hard limit all the same. The chat's
+ * second and the overall second carry the same room.
+ */
 #define PACE_SLOTS 2048
 #define PACE_PROBE 16
-#define PACE_GROUP_N 20         /* messages a minute in a group */
-#define PACE_CHAT_MS 1000       /* one message a second in a chat */
+#define PACE_GROUP_N 20         /* messages a minute in a group: Telegram's limit */
+#define PACE_GROUP_BURST 3      /* sent at once after a quiet spell */
+#define PACE_GROUP_MS 3600      /* then one every this many ms: 3 + 16 a minute */
+#define PACE_CHAT_MS 1100       /* about one message a second in a chat */
 #define PACE_ALL_N 30           /* messages a second overall */
+#define PACE_ALL_MS 1050        /* the overall second, with room */
+#define PACE_KEY_LEN 32
 
 struct pace_chat {
-	char chat[32];
+	char chat[PACE_KEY_LEN];    /* the group (a topic's chat up to its '#'), or the user */
 	int64_t sent[PACE_GROUP_N]; /* ring of the last sends */
 	int next;
 	int64_t last;
+	int64_t due;                /* the rate's theoretical next send */
 };
 
 struct tg_pace {
@@ -512,32 +528,48 @@ static struct pace_chat *pace_slot(struct tg_pace *p, const char *chat)
 	return c;
 }
 
+/* How long a group must wait for its budget at now_ms (0: it may send). Lock held. */
+static int64_t group_wait(const struct pace_chat *c, int64_t now_ms)
+{
+	int64_t oldest = c->sent[c->next], wait = 0;
+
+	if (c->due - now_ms > (int64_t)(PACE_GROUP_BURST - 1) * PACE_GROUP_MS)
+		wait = c->due - now_ms - (int64_t)(PACE_GROUP_BURST - 1) * PACE_GROUP_MS;
+	if (oldest && now_ms - oldest < 60000 && 60000 - (now_ms - oldest) > wait)
+		wait = 60000 - (now_ms - oldest);
+	return wait;
+}
+
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
 {
 	struct pace_chat *c;
 	int64_t wait = 0, oldest;
+	size_t len = strcspn(chat, "#");
+	char key[PACE_KEY_LEN];
+	bool group = chat[0] == '-';
 
+	/* a forum topic ("GROUP#THREAD") spends its group's budget */
+	snprintf(key, sizeof(key), "%.*s", (int)(len < sizeof(key) ? len : sizeof(key) - 1), chat);
 	*global = false;
 	pthread_mutex_lock(&p->lock);
 	oldest = p->all[p->all_next];
-	if (oldest && now_ms - oldest < 1000) {
-		wait = 1000 - (now_ms - oldest);
+	if (oldest && now_ms - oldest < PACE_ALL_MS) {
+		wait = PACE_ALL_MS - (now_ms - oldest);
 		*global = true;
 		goto out;
 	}
-	c = pace_slot(p, chat);
+	c = pace_slot(p, key);
 	if (c->last && now_ms - c->last < PACE_CHAT_MS) {
 		wait = PACE_CHAT_MS - (now_ms - c->last);
 		goto out;
 	}
-	oldest = c->sent[c->next];
-	if (chat[0] == '-' && oldest && now_ms - oldest < 60000) {
-		wait = 60000 - (now_ms - oldest);
+	wait = group ? group_wait(c, now_ms) : 0;
+	if (wait)
 		goto out;
-	}
 	c->sent[c->next] = now_ms;
 	c->next = (c->next + 1) % PACE_GROUP_N;
 	c->last = now_ms;
+	c->due = (c->due > now_ms ? c->due : now_ms) + PACE_GROUP_MS;
 	p->all[p->all_next] = now_ms;
 	p->all_next = (p->all_next + 1) % PACE_ALL_N;
 out:
