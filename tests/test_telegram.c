@@ -1639,7 +1639,7 @@ static void wake(void *arg)
 	outbox_wake(arg);
 }
 
-static int wfix_setup(void **state)
+static int wfix_setup_as(void **state, bool pacing)
 {
 	struct wfix *w = calloc(1, sizeof(*w));
 	struct http_route routes[4];
@@ -1648,7 +1648,7 @@ static int wfix_setup(void **state)
 	int n;
 
 	assert_non_null(w);
-	dfix_setup(state, false);
+	dfix_setup(state, pacing);
 	w->x = *state;
 	telegram_adapter.stop(w->x->self);
 	w->x->self = NULL;
@@ -1673,6 +1673,16 @@ static int wfix_setup(void **state)
 	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/telegram", http_port(w->http));
 	*state = w;
 	return 0;
+}
+
+static int wfix_setup(void **state)
+{
+	return wfix_setup_as(state, false);
+}
+
+static int wfix_setup_paced(void **state)
+{
+	return wfix_setup_as(state, true);
 }
 
 static int wfix_teardown(void **state)
@@ -1755,6 +1765,32 @@ static void wait_delivered(struct dfix *x)
 	wait_delivered_within(x, 10000);
 }
 
+
+/*
+ * A press is answered before its update is acknowledged, while the chat's
+ * messages still wait out the group's pacing: an answer never queues
+ * behind them (Telegram refuses one older than a few seconds).
+ */
+static void webhook_press_answered_at_once(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	int pending = 0;
+
+	hook_text(w, 90000, "1", "Asha", "/new ludo");
+	hook_text(w, 90001, "2", "Bina", "/join");
+	hook_text(w, 90002, "3", "Chandra", "/join");
+	fake_tg_clear(x->f);
+	hook_press(w, 90003, "1", "2:0:start");
+	/* answered during the webhook call itself */
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+	assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
+	assert_true(pending >= 1);
+	/* and only once: its row is gone, what is left are the chat's messages */
+	assert_int_equal(out_rows(x, "\"kind\":\"ack\""), 0);
+	wait_delivered_within(x, 20000);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+}
 
 static void webhook_secret_malformed_repeat(void **state)
 {
@@ -2160,6 +2196,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(polling_migration_and_others, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_inline_mode, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_ludo_game_with_buttons, pfix_setup, dfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_press_answered_at_once, wfix_setup_paced,
+						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_store_failure, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_callbreak_game, wfix_setup, wfix_teardown),
