@@ -550,17 +550,33 @@ out:
 
 /* ---- pacing ---- */
 
+/*
+ * The budget of a group is spent as a rate, not as a window: a burst of
+ * PACE_GROUP_BURST, then one message every PACE_GROUP_MS (a generic cell
+ * rate: `due` is when the bucket is empty again). Sending twenty at once
+ * and then nothing for the rest of the minute would freeze a table for
+ * half a minute; at this rate a board is edited every few seconds while
+ * people play. BURST + 60000 / GROUP_MS stays under 20 in any minute with
+ * room for the time a call takes to reach Telegram, and the ring of the
+ * last twenty sends is kept as the hard limit all the same. The chat's
+ * second and the overall second carry the same room.
+ */
 #define PACE_SLOTS 2048
 #define PACE_PROBE 16
-#define PACE_GROUP_N 20         /* messages a minute in a group */
-#define PACE_CHAT_MS 1000       /* one message a second in a chat */
+#define PACE_GROUP_N 20         /* messages a minute in a group: Telegram's limit */
+#define PACE_GROUP_BURST 3      /* sent at once after a quiet spell */
+#define PACE_GROUP_MS 3600      /* then one every this many ms: 3 + 16 a minute */
+#define PACE_CHAT_MS 1100       /* about one message a second in a chat */
 #define PACE_ALL_N 30           /* messages a second overall */
+#define PACE_ALL_MS 1050        /* the overall second, with room */
+#define PACE_KEY_LEN 32
 
 struct pace_chat {
-	char chat[32];
+	char chat[PACE_KEY_LEN];    /* the group (a topic's chat up to its '#'), or the user */
 	int64_t sent[PACE_GROUP_N]; /* ring of the last sends */
 	int next;
 	int64_t last;
+	int64_t due;                /* the rate's theoretical next send */
 };
 
 struct tg_pace {
@@ -619,32 +635,48 @@ static struct pace_chat *pace_slot(struct tg_pace *p, const char *chat)
 	return c;
 }
 
+/* How long a group must wait for its budget at now_ms (0: it may send). Lock held. */
+static int64_t group_wait(const struct pace_chat *c, int64_t now_ms)
+{
+	int64_t oldest = c->sent[c->next], wait = 0;
+
+	if (c->due - now_ms > (int64_t)(PACE_GROUP_BURST - 1) * PACE_GROUP_MS)
+		wait = c->due - now_ms - (int64_t)(PACE_GROUP_BURST - 1) * PACE_GROUP_MS;
+	if (oldest && now_ms - oldest < 60000 && 60000 - (now_ms - oldest) > wait)
+		wait = 60000 - (now_ms - oldest);
+	return wait;
+}
+
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
 {
 	struct pace_chat *c;
 	int64_t wait = 0, oldest;
+	size_t len = strcspn(chat, "#");
+	char key[PACE_KEY_LEN];
+	bool group = chat[0] == '-';
 
+	/* a forum topic ("GROUP#THREAD") spends its group's budget */
+	snprintf(key, sizeof(key), "%.*s", (int)(len < sizeof(key) ? len : sizeof(key) - 1), chat);
 	*global = false;
 	pthread_mutex_lock(&p->lock);
 	oldest = p->all[p->all_next];
-	if (oldest && now_ms - oldest < 1000) {
-		wait = 1000 - (now_ms - oldest);
+	if (oldest && now_ms - oldest < PACE_ALL_MS) {
+		wait = PACE_ALL_MS - (now_ms - oldest);
 		*global = true;
 		goto out;
 	}
-	c = pace_slot(p, chat);
+	c = pace_slot(p, key);
 	if (c->last && now_ms - c->last < PACE_CHAT_MS) {
 		wait = PACE_CHAT_MS - (now_ms - c->last);
 		goto out;
 	}
-	oldest = c->sent[c->next];
-	if (chat[0] == '-' && oldest && now_ms - oldest < 60000) {
-		wait = 60000 - (now_ms - oldest);
+	wait = group ? group_wait(c, now_ms) : 0;
+	if (wait)
 		goto out;
-	}
 	c->sent[c->next] = now_ms;
 	c->next = (c->next + 1) % PACE_GROUP_N;
 	c->last = now_ms;
+	c->due = (c->due > now_ms ? c->due : now_ms) + PACE_GROUP_MS;
 	p->all[p->all_next] = now_ms;
 	p->all_next = (p->all_next + 1) % PACE_ALL_N;
 out:
@@ -1082,6 +1114,86 @@ out:
 	json_decref(view);
 }
 
+/* ---- answers to presses: their own lane ---- */
+
+#define TG_TAKE_MAX 32          /* the chat's newest rows looked through for a press's answer */
+#define TG_ANSWER_HOLD_MS 15000 /* out of the workers' reach while it is being sent */
+#define TG_ANSWER_TIMEOUT_S 5L  /* Telegram refuses an answer older than a few seconds anyway */
+
+/*
+ * The row of chat whose view answers the press reply (an ack, or an alert
+ * or a hand shown in one) among rows[0..n-1], not in a worker's hands at
+ * now: its index, or -1. *call gets the rendered answerCallbackQuery.
+ */
+static int find_answer(const struct store_out *rows, int n, const char *chat, const char *reply,
+		       int64_t now, struct tg_call *call)
+{
+	int found = -1;
+
+	for (int i = 0; i < n && found < 0; i++) {
+		json_error_t jerr;
+		json_t *v = json_loads(rows[i].payload ? rows[i].payload : "", 0, &jerr);
+		const char *r = json_string_value(json_object_get(v, "reply"));
+
+		if (rows[i].lease_until_ms <= now && r && strcmp(r, reply) == 0 &&
+		    !tg_render(v, chat, "", call) && strcmp(call->method, "answerCallbackQuery") == 0)
+			found = i;
+		else
+			tg_call_release(call);
+		json_decref(v);
+	}
+	return found;
+}
+
+/*
+ * A press's answer is not a chat message: it goes out now, from the thread
+ * that received the press, never behind the chat's boards waiting out the
+ * group's budget (Telegram shows a press unanswered within seconds as
+ * failed, and refuses the late answer). Its row was committed with the
+ * command; here it is put out of the workers' reach (due later than this
+ * call can last) in one transaction, sent, and removed. On a failure, or a
+ * crash in between, a worker sends it later: still delivered at least
+ * once, and a repeat is refused by Telegram and ignored.
+ */
+static void answer_press(struct telegram *t, struct store *s, const char *chat, const char *reply)
+{
+	struct store_out rows[TG_TAKE_MAX];
+	struct tg_call call = { 0 };
+	struct tg_result res = { 0 };
+	int64_t now = bot_now_ms();
+	int n = 0, i = -1, rc = store_begin(s);
+
+	if (rc)
+		goto out;
+	rc = store_out_chat(s, "telegram", chat, rows, TG_TAKE_MAX, &n);
+	if (!rc)
+		i = find_answer(rows, n, chat, reply, now, &call);
+	if (!rc && i >= 0)
+		rc = store_out_retry(s, rows[i].id, now + TG_ANSWER_HOLD_MS, 0);
+	if (!rc)
+		rc = store_commit(s);
+	else
+		store_rollback(s);
+	if (rc || i < 0)
+		goto out;
+	tg_api(t, call.method, call.body, TG_ANSWER_TIMEOUT_S, NULL, &res);
+	if (res.ok || res.status == 400) {
+		/* answered, or too old or answered already: the press is over either way */
+		rc = store_out_done(s, rows[i].id);
+		metrics_inc("gamebot_deliveries_total", "platform=\"telegram\",result=\"ok\"", 1);
+	} else {
+		rc = store_out_retry(s, rows[i].id, now, 0);
+	}
+	if (rc)
+		tg_log("answer to a press in chat %s: row %lld not settled (%s): a worker sends it again",
+		       chat, (long long)rows[i].id, gb_strerror(rc));
+out:
+	for (int k = 0; k < n; k++)
+		store_out_release(&rows[k]);
+	tg_result_release(&res);
+	tg_call_release(&call);
+}
+
 /* ---- receiving ---- */
 
 /*
@@ -1310,6 +1422,8 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 	if (rc && rc != GB_EDUP)
 		/* handled: the bot told the user, and a repeat would fail the same way */
 		tg_log("update %lld: %s", u->update_id, gb_strerror(rc));
+	if (cmd.reply[0])
+		answer_press(t, b->store, cmd.chat, cmd.reply);
 	if (!rc && t->env.wake)
 		t->env.wake(t->env.wake_arg);
 	return 200;

@@ -132,7 +132,10 @@ json_t *tg_chat_id(const char *chat);
 /*
  * Per-chat pacing within Telegram's limits: about one message a second in
  * a chat, at most 20 a minute in a group (a negative chat id), about 30 a
- * second overall. Thread-safe.
+ * second overall. A group's minute is spent evenly: three at once, then
+ * one every 3.6 s, never twenty and then a long silence. A forum topic's
+ * chat ("GROUP#THREAD") counts against its group. Answers to presses and
+ * inline queries are not messages and are never paced. Thread-safe.
  */
 struct tg_pace;
 

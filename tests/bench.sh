@@ -125,6 +125,7 @@ service_rows() {
 	dir=${BENCH_BIN_DIR:-build/bench}
 	"$dir/load" || true
 	"$dir/telegram" || true
+	GAMEBOT_BIN=$BIN BENCH_SCALE=$SCALE "$dir/pace" || true
 	# one SQLite instance, then 1, 2 and 3 sharing a PostgreSQL server started for the row
 	GAMEBOT_BIN=$BIN GAMEBOT_TEST_PG_FSYNC=on sh tests/pg.sh "$dir/scaleout" || true
 }

@@ -24,11 +24,29 @@
 #define FAKE_MAX_MEMBERS 64
 #define FAKE_MAX_TOPICS 64
 #define FAKE_POLL_CAP_S 5   /* a long poll never waits longer, whatever it asks */
+#define STRICT_CHATS 2048   /* chats whose sends strict mode remembers */
+#define STRICT_QUERIES 8192 /* callback queries whose birth it remembers */
+#define GROUP_N 20          /* Telegram: messages a minute in a group */
+#define ALL_N 30            /* messages a second overall */
+#define QUERY_TTL_MS 10000  /* a callback query older than this cannot be answered */
 
 struct call {
 	char method[64];
 	json_t *body;
 	int status;
+	long long ms;           /* when it arrived (monotonic) */
+};
+
+/* Strict mode: one chat's last sends. */
+struct sent {
+	char chat[64];
+	long long at[GROUP_N];  /* ring */
+	int next;
+};
+
+struct query {
+	char id[64];
+	long long born;
 };
 
 struct fault {
@@ -75,7 +93,23 @@ struct fake_tg {
 	int nupdates, capupdates;
 	long long next_update;
 	long long next_message;
+
+	bool strict;
+	struct sent *chats;     /* STRICT_CHATS of them */
+	int nchats;
+	long long all[ALL_N];   /* ring of the last sends overall */
+	int all_next;
+	struct query *queries;  /* STRICT_QUERIES, a ring */
+	int query_next;
 };
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void ms_sleep(long ms)
 {
@@ -200,8 +234,83 @@ static void record(struct fake_tg *f, const char *method, json_t *body, int stat
 	snprintf(f->calls[f->ncalls].method, sizeof(f->calls[0].method), "%s", method);
 	f->calls[f->ncalls].body = body;
 	f->calls[f->ncalls].status = status;
+	f->calls[f->ncalls].ms = mono_ms();
 	f->ncalls++;
 	pthread_cond_broadcast(&f->cond);
+}
+
+/* Remember when callback query id was made (strict mode refuses late answers). Lock held. */
+static void note_query(struct fake_tg *f, const char *id, long long now)
+{
+	if (!f->queries || !id || !id[0])
+		return;
+	snprintf(f->queries[f->query_next].id, sizeof(f->queries[0].id), "%s", id);
+	f->queries[f->query_next].born = now;
+	f->query_next = (f->query_next + 1) % STRICT_QUERIES;
+}
+
+/* The send history of chat, made when new (NULL when full). Lock held. */
+static struct sent *sent_of(struct fake_tg *f, const char *chat)
+{
+	for (int i = 0; i < f->nchats; i++)
+		if (!strcmp(f->chats[i].chat, chat))
+			return &f->chats[i];
+	if (f->nchats == STRICT_CHATS)
+		return NULL;
+	memset(&f->chats[f->nchats], 0, sizeof(f->chats[0]));
+	snprintf(f->chats[f->nchats].chat, sizeof(f->chats[0].chat), "%s", chat);
+	return &f->chats[f->nchats++];
+}
+
+/*
+ * Strict mode's verdict on a call (lock held): 0 when it goes on, else
+ * the status it is refused with (*retry_after: seconds, with 429). A
+ * message that goes is counted. Telegram's documented limits: one message
+ * a second in a chat, twenty a minute in a group, thirty a second overall;
+ * answers to callback and inline queries are not messages, but a callback
+ * query cannot be answered after QUERY_TTL_MS.
+ */
+static int strict_verdict(struct fake_tg *f, const char *method, const json_t *body,
+			  long long now, long *retry_after)
+{
+	const char *qid = json_string_value(json_object_get(body, "callback_query_id"));
+	struct sent *c;
+	long long wait = 0, t;
+	char chat[64];
+
+	if (!f->strict)
+		return 0;
+	if (!strcmp(method, "answerCallbackQuery")) {
+		for (int i = 0; qid && i < STRICT_QUERIES; i++)
+			if (f->queries[i].id[0] && !strcmp(f->queries[i].id, qid))
+				return now - f->queries[i].born > QUERY_TTL_MS ? 400 : 0;
+		return 0;
+	}
+	if (!json_object_get(body, "chat_id") || !strncmp(method, "get", 3) ||
+	    !strncmp(method, "answer", 6))
+		return 0;
+	id_text(json_object_get(body, "chat_id"), chat, sizeof(chat));
+	c = sent_of(f, chat);
+	t = f->all[f->all_next];
+	if (t && now - t < 1000)
+		wait = 1000 - (now - t);
+	t = c ? c->at[(c->next + GROUP_N - 1) % GROUP_N] : 0;
+	if (!wait && t && now - t < 1000)
+		wait = 1000 - (now - t);
+	t = c ? c->at[c->next] : 0;
+	if (!wait && chat[0] == '-' && t && now - t < 60000)
+		wait = 60000 - (now - t);
+	if (wait) {
+		*retry_after = (long)((wait + 999) / 1000);
+		return 429;
+	}
+	if (c) {
+		c->at[c->next] = now;
+		c->next = (c->next + 1) % GROUP_N;
+	}
+	f->all[f->all_next] = now;
+	f->all_next = (f->all_next + 1) % ALL_N;
+	return 0;
 }
 
 static json_t *get_updates(struct fake_tg *f, const json_t *body)
@@ -339,9 +448,18 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 					     : "Bad Request: message thread not found", NULL);
 	}
 	kind = take_fault(f, method, &arg);
-	status = kind ? fault_status(kind) : 200;
+	status = kind ? fault_status(kind) : strict_verdict(f, method, body, mono_ms(), &arg);
+	if (!status)
+		status = 200;
+	else if (!kind && status == 429)
+		kind = FAKE_TG_429;
 	record(f, method, json_incref(body), status);
 	pthread_mutex_unlock(&f->lock);
+	if (!kind && status == 400) {
+		json_decref(body);
+		return error_reply(conn, 400, "Bad Request: query is too old and response timeout "
+				   "expired or query ID is invalid", NULL);
+	}
 
 	switch (kind) {
 	case FAKE_TG_429: {
@@ -443,7 +561,9 @@ int fake_tg_start(struct fake_tg **out, const char *token, const char *username)
 	snprintf(f->username, sizeof(f->username), "%s", username ? username : "gamebot_test_bot");
 	f->next_update = 1000;
 	f->next_message = 100;
-	if (listen_on(f, 0)) {
+	f->chats = calloc(STRICT_CHATS, sizeof(*f->chats));
+	f->queries = calloc(STRICT_QUERIES, sizeof(*f->queries));
+	if (!f->chats || !f->queries || listen_on(f, 0)) {
 		fake_tg_free(f);
 		return -1;
 	}
@@ -491,6 +611,8 @@ void fake_tg_free(struct fake_tg *f)
 	for (int i = 0; i < f->nupdates; i++)
 		json_decref(f->updates[i].json);
 	free(f->updates);
+	free(f->chats);
+	free(f->queries);
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
@@ -598,6 +720,8 @@ long long fake_tg_push_update(struct fake_tg *f, const char *update)
 		f->updates = u;
 		f->capupdates = cap;
 	}
+	note_query(f, json_string_value(json_object_get(json_object_get(j, "callback_query"), "id")),
+		   mono_ms());
 	f->updates[f->nupdates].id = id;
 	f->updates[f->nupdates].json = j;
 	f->nupdates++;
@@ -697,4 +821,46 @@ void fake_tg_dump(struct fake_tg *f)
 		free(text);
 	}
 	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_strict(struct fake_tg *f, bool on)
+{
+	pthread_mutex_lock(&f->lock);
+	f->strict = on;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_query(struct fake_tg *f, const char *id)
+{
+	pthread_mutex_lock(&f->lock);
+	note_query(f, id, mono_ms());
+	pthread_mutex_unlock(&f->lock);
+}
+
+long long fake_tg_call_ms(struct fake_tg *f, int i)
+{
+	long long ms = -1;
+
+	pthread_mutex_lock(&f->lock);
+	if (i >= 0 && i < f->ncalls)
+		ms = f->calls[i].ms;
+	pthread_mutex_unlock(&f->lock);
+	return ms;
+}
+
+long long fake_tg_now_ms(void)
+{
+	return mono_ms();
+}
+
+int fake_tg_count_status(struct fake_tg *f, const char *method, int status)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < f->ncalls; i++)
+		if ((!method || !strcmp(f->calls[i].method, method)) && f->calls[i].status == status)
+			n++;
+	pthread_mutex_unlock(&f->lock);
+	return n;
 }

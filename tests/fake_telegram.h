@@ -21,6 +21,14 @@
  *   - getChatMember answers a status set per chat and user ("member" when
  *     not set); sendMessage answers increasing message_ids from 100;
  *     getMe answers the username given at start.
+ *   - strict mode (off unless asked for): Telegram's documented limits
+ *     enforced as Telegram does - one message a second in a chat, twenty
+ *     a minute in a group (a negative chat_id), thirty a second overall -
+ *     with 429 "Too Many Requests: retry after N" and parameters.retry_after
+ *     (a refused message is not counted); answers to callback and inline
+ *     queries are not messages and not counted, but an answer to a callback
+ *     query more than 10 s old (pushed as an update, or told with
+ *     fake_tg_query()) gets 400 "query is too old".
  *
  * Usage:
  *     struct fake_tg *f;
@@ -34,6 +42,7 @@
 #define GB_FAKE_TELEGRAM_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum fake_tg_fault {
@@ -131,5 +140,20 @@ void fake_tg_clear(struct fake_tg *f);
 
 /* Print every recorded call to stderr (when a test fails, to see why). */
 void fake_tg_dump(struct fake_tg *f);
+
+/* Strict mode on or off (see above); off at start. */
+void fake_tg_strict(struct fake_tg *f, bool on);
+
+/* A callback query with this id was just made (sent to the bot's webhook by the test). */
+void fake_tg_query(struct fake_tg *f, const char *id);
+
+/* When the i-th recorded call arrived, on fake_tg_now_ms()'s clock; -1 when there is none. */
+long long fake_tg_call_ms(struct fake_tg *f, int i);
+
+/* The fake's clock: monotonic milliseconds. */
+long long fake_tg_now_ms(void);
+
+/* Calls recorded of method (NULL = any) that were answered with status. */
+int fake_tg_count_status(struct fake_tg *f, const char *method, int status);
 
 #endif

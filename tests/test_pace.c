@@ -1,0 +1,53 @@
+/*
+ * test_pace.c - a table played at people's pace through the fake Bot API
+ * in strict mode (Telegram's limits enforced, late answers refused), with
+ * the service's own pacing on, as it runs by default (tests/people.c).
+ *
+ * Two people and two computers at Snakes and Ladders, each person
+ * pressing 0.8 s after a board that says it is their turn: the board
+ * changes every few seconds for as long as they play (a pacing that spends
+ * the group's minute in a burst freezes the table for half a minute after
+ * twenty messages), every press is answered and none too late (an answer
+ * queued behind the chat's boards waits out the same freeze), and the
+ * platform never has to refuse a message with 429. The longer rows of the
+ * same play are benchmarks (tests/bench/pace.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "tests/people.h"
+
+static void people_pace_snakes_strict(void **state)
+{
+	struct people_opts o;
+	struct people_result r;
+
+	(void)state;
+	people_opts_init(&o);
+	o.game = "snakes";
+	o.seconds = 35; /* past the twenty messages of the group's first minute */
+	assert_int_equal(people_play(&o, &r), 0);
+	fprintf(stderr, "  %.0f s: %d boards, %d presses (%d answered, %d too old), %d 429s, "
+		"longest gap %lld ms, answer p99 %lld ms\n", r.seconds, r.boards, r.presses,
+		r.answered, r.too_old, r.refused_429, r.max_gap_ms, r.answer_p99_ms);
+	/* they played: many boards, many presses */
+	assert_true(r.boards >= 5);
+	assert_true(r.presses >= 4);
+	assert_int_equal(r.refused_429, 0);
+	assert_int_equal(r.too_old, 0);
+	assert_int_equal(r.answered, r.presses);
+	assert_true(r.max_gap_ms <= 4000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(people_pace_snakes_strict),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
