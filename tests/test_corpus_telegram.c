@@ -14,8 +14,10 @@
  * "members" (optional) are getChatMember's answers. Each step is POSTed
  * to the webhook and must be answered with "status" (200 when left out);
  * then, once everything it queued is delivered, the Bot API calls it made
- * (getMe and getChatMember aside) must be exactly "sends", in order: the
- * method, "text" contained in the body's text, each of "fields" equal,
+ * (getMe and getChatMember aside) must be exactly "sends", in order on
+ * each lane (the answers to presses and inline queries go out at once, on
+ * a lane of their own, so they are matched apart from the chat's
+ * messages): the method, "text" contained in the body's text, each of "fields" equal,
  * none of "absent" present. "sends": [] says the step sends nothing; a
  * step without "sends" (setting a scene) is not checked. Each file runs on
  * a service and a database of its own, so files never see each other.
@@ -176,10 +178,30 @@ static bool call_matches(const char *method, const json_t *body, const json_t *w
 	return true;
 }
 
-/* The calls made since call number from (housekeeping aside) against the step's "sends". */
+/* An answer to a press or an inline query: its own lane, apart from the chat's messages. */
+static bool is_answer(const char *method)
+{
+	return strncmp(method, "answer", 6) == 0;
+}
+
+/* The index of the next expected call at or after k in sends on the lane of answers (or not). */
+static size_t next_on_lane(const json_t *sends, size_t k, bool answer)
+{
+	while (k < json_array_size(sends) &&
+	       is_answer(json_string_value(json_object_get(json_array_get(sends, k), "method"))) != answer)
+		k++;
+	return k;
+}
+
+/*
+ * The calls made since call number from (housekeeping aside) against the
+ * step's "sends": in order on each lane, the chat's messages on one and
+ * the answers to presses on the other (an answer goes out at once, so it
+ * may come before the messages of its own command or after them).
+ */
 static void check_sends(const struct run *r, int from, const json_t *sends, const char *name, int step)
 {
-	size_t k = 0;
+	size_t lane[2] = { next_on_lane(sends, 0, false), next_on_lane(sends, 0, true) }, made = 0;
 	int total = fake_tg_count(r->f, NULL);
 	char why[300] = "";
 	bool ok = true;
@@ -187,22 +209,24 @@ static void check_sends(const struct run *r, int from, const json_t *sends, cons
 	for (int i = from; i < total && ok; i++) {
 		char method[64];
 		json_t *body = fake_tg_call(r->f, i, method, sizeof(method), NULL);
+		bool a = is_answer(method);
 
 		if (housekeeping(method)) {
 			json_decref(body);
 			continue;
 		}
-		if (k >= json_array_size(sends)) {
+		if (lane[a] >= json_array_size(sends)) {
 			snprintf(why, sizeof(why), "unexpected %s", method);
 			ok = false;
 		} else {
-			ok = call_matches(method, body, json_array_get(sends, k), why, sizeof(why));
+			ok = call_matches(method, body, json_array_get(sends, lane[a]), why, sizeof(why));
+			lane[a] = next_on_lane(sends, lane[a] + 1, a);
 		}
-		k++;
+		made++;
 		json_decref(body);
 	}
-	if (ok && k < json_array_size(sends)) {
-		snprintf(why, sizeof(why), "%zu calls, expected %zu", k, json_array_size(sends));
+	if (ok && made < json_array_size(sends)) {
+		snprintf(why, sizeof(why), "%zu calls, expected %zu", made, json_array_size(sends));
 		ok = false;
 	}
 	if (!ok) {
