@@ -47,7 +47,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LEFT_PLAYING) /* %s: name */ \
 	X(M_SEAT_BAD) /* %s: typed, %s: 1, %s: max */ \
 	X(M_SEAT_BAD_SIDE) /* %s: typed, %s: goats, %s: tigers */ \
-	X(M_SEAT_IN_ORDER) /* %s: the next free seat */ \
+	X(M_START_SEAT_FREE) /* %s %s: a free seat (twice) */ \
 	X(M_SEAT_TAKEN) /* %s: seat, %s: who */ \
 	X(M_SEAT_FROM_BOT) /* %s: name, %s: seat, %s: computer */ \
 	X(M_SEAT_MOVED) /* %s: name, %s: seat */ \

@@ -52,7 +52,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_DRAW] = "खेल बराबरीमा सकियो।",
 	[M_TURN_OF] = "%sको पालो",
 	[M_LOBBY] = "%s · सुरु हुन बाँकी",
-	[M_LOBBY_HINT] = "बस्न /join [२] (सिट नम्बर)\nकम्प्युटर थप्न /addbot [सजिलो|मध्यम|कठिन]\nसबै बसेपछि /start",
+	[M_LOBBY_HINT] = "बस्न /join [२] (सिट नम्बर)\nसिट बदल्न /seat २\nकम्प्युटर थप्न /addbot [सजिलो|मध्यम|कठिन]\nसबै बसेपछि /start",
 	[M_SETTINGS_HEAD] = "%sका घरायसी नियम:",
 	[M_SETTING_SET] = "%s अब %s छ।",
 	[M_SETTING_BAD] = "%sलाई \"%s\" बनाउन मिल्दैन।",
@@ -62,7 +62,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_STATS_HEAD] = "अंक तालिका",
 	[M_STATS_EMPTY] = "यस च्याटमा अहिलेसम्म कुनै खेल सकिएको छैन।",
 	[M_STATS_ROW] = "%s. %s:",
-	[M_HELP] = "खेल: /new snakes | ludo | baghchal | callbreak, /join, /leave, /addbot [easy|medium|hard], /start, /stop, /watch खेल\n"
+	[M_HELP] = "खेल: /new snakes | ludo | baghchal | callbreak, /join [सिट], /seat सिट, /leave, /addbot [easy|medium|hard], /start, /stop, /watch खेल\n"
 		   "चाल: /roll, /move १, /place c3, /move b2 c3, /bid ३, /play QS, /next, /board, /hand\n"
 		   "च्याट: /settings [खेल] [नियम मान], /speed slow|normal|fast, /lang en|ne, /rules खेल, /stats, /help\n"
 		   "सिक्का: /wallet, /top, /stake १००, /grant @नाम १००, /verify [टेबल] [लग]",
@@ -233,7 +233,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_LEFT_PLAYING] = "%s टेबलबाट उठ्नुभयो; उहाँको सिटमा कम्प्युटरले खेल जारी राख्छ।",
 	[M_SEAT_BAD] = "\"%s\" भन्ने सिट छैन: सिटहरू %s देखि %s सम्म छन्।",
 	[M_SEAT_BAD_SIDE] = "\"%s\" भन्ने पक्ष छैन: पक्षहरू %s र %s हुन्।",
-	[M_SEAT_IN_ORDER] = "सिटहरू क्रमैसँग भरिन्छन्: अर्को खाली सिट %s हो।",
+	[M_START_SEAT_FREE] = "सिट %s खाली छ: /start अघि /join %s वा /addbot ले भर्नुहोस्।",
 	[M_SEAT_TAKEN] = "सिट %sमा %s बस्नुभएको छ।",
 	[M_SEAT_FROM_BOT] = "%sले सिट %s लिनुभयो; %s टेबलबाट हट्यो।",
 	[M_SEAT_MOVED] = "%s सिट %sमा सर्नुभयो।",

@@ -502,7 +502,7 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 			render_add_fit(sb, tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS), label_cols, true);
 		else
 			render_add_fit(sb, ctx_num(c, i + 1, num), label_cols, true);
-		if (i >= c->nseats) {
+		if (i >= c->nseats || seat_is_free(c, i)) {
 			sb_add(sb, tr(c->lang, M_LOBBY_FREE));
 			continue;
 		}

@@ -59,7 +59,7 @@ struct bot_cmd {
 
 static const struct bot_cmd commands[] = {
 	/* games may be named by their titles: "/new साँप सिँढी", "/new Snakes and Ladders" */
-	{ "new", cmd_new, 1, 3, 0, "/new snakes|ludo|baghchal|callbreak" },
+	{ "new", cmd_new, 1, 4, 0, "/new snakes|ludo|baghchal|callbreak [SEAT]" },
 	{ "join", cmd_join, 0, 1, NEEDS_TABLE, "/join [SEAT]" },
 	{ "seat", cmd_seat, 1, 1, NEEDS_TABLE | PLAYERS_ONLY, "/seat SEAT" },
 	{ "leave", cmd_leave, 0, 0, NEEDS_TABLE | PLAYERS_ONLY, "/leave" },
@@ -548,7 +548,12 @@ const char *game_title(struct ctx *c, const struct gb_game *g)
 
 bool seat_is_person(const struct ctx *c, int seat)
 {
-	return seat >= 0 && seat < c->nseats && c->seats[seat].level < 0;
+	return seat >= 0 && seat < c->nseats && c->seats[seat].level < 0 && c->seats[seat].user[0];
+}
+
+bool seat_is_free(const struct ctx *c, int seat)
+{
+	return seat >= 0 && seat < c->nseats && c->seats[seat].level < 0 && !c->seats[seat].user[0];
 }
 
 const char *level_word(struct ctx *c, int level)
