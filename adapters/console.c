@@ -84,12 +84,15 @@ static struct button_set *private_set(struct console *c, const char *user)
 	return oldest;
 }
 
+static bool chat_devanagari(struct console *c);
+
 /* Print a reply's buttons as numbered choices and remember them in set. */
 static void print_buttons(struct console *c, json_t *r, struct button_set *set)
 {
 	json_t *rows = json_object_get(r, "buttons"), *row, *btn;
 	size_t i, j;
 	int n = 0;
+	bool dev = json_array_size(rows) && chat_devanagari(c);
 
 	json_array_foreach(rows, i, row) {
 		json_array_foreach(row, j, btn) {
@@ -99,7 +102,12 @@ static void print_buttons(struct console *c, json_t *r, struct button_set *set)
 			if (!label || !cmd || n >= 64)
 				continue;
 			snprintf(set->cmd[n], sizeof(set->cmd[n]), "%s", cmd);
-			fprintf(c->out, "%s[%d] %s", n ? "  " : "", n + 1, label);
+			struct strbuf num = { 0 };
+
+			/* the numbers in the chat's digits, like every number in the message (१ presses too) */
+			i18n_format(&num, dev, "[%d]", n + 1);
+			fprintf(c->out, "%s%s %s", n ? "  " : "", sb_str(&num), label);
+			sb_release(&num);
 			n++;
 		}
 	}
@@ -214,6 +222,24 @@ static int chat_lang(struct console *c)
 	return lang < 0 ? LANG_EN : lang;
 }
 
+/* Does the chat write its numbers in Devanagari (Nepali, unless it chose ASCII digits)? */
+static bool chat_devanagari(struct console *c)
+{
+	struct store_chat chat = { 0 };
+	bool dev = false;
+
+	if (store_chat_get(c->b->store, "console", c->o->chat, c->b->cfg.default_lang, &chat) == GB_OK &&
+	    lang_parse(chat.lang) == LANG_NE) {
+		json_t *j = json_loads(chat.settings ? chat.settings : "{}", 0, NULL);
+		const char *d = json_string_value(json_object_get(j, "digits"));
+
+		dev = !d || strcmp(d, "devanagari") == 0;
+		json_decref(j);
+	}
+	store_chat_release(&chat);
+	return dev;
+}
+
 /* Answer a line the bot never sees, as an alert to who typed it. */
 static void console_say(struct console *c, const char *user, int key, ...)
 {
@@ -221,8 +247,9 @@ static void console_say(struct console *c, const char *user, int key, ...)
 	struct strbuf sb = { 0 };
 	va_list ap;
 
+	/* every number in the chat's digits, the echo of what was typed included */
 	va_start(ap, key);
-	sb_vaddf(&sb, tr(lang, key), ap);
+	i18n_vformat(&sb, chat_devanagari(c), tr(lang, key), ap);
 	va_end(ap);
 	fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
 	fprintf(c->out, " %s\n", sb_str(&sb));

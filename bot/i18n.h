@@ -10,6 +10,8 @@
 #ifndef GB_I18N_H
 #define GB_I18N_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
@@ -332,6 +334,19 @@ const char *msg_catalogue(int lang, int key);
  * name exactly one rank and one suit.
  */
 int ne_card_code(const char *text, char *out, size_t n);
+
+/*
+ * Format a catalogue text with every number in one style (Devanagari
+ * digits when devanagari, else ASCII): the numbers written in the text
+ * itself, those given as %d, and a %s argument that is a number and
+ * nothing else - the echo of what someone typed ("9" in "no button 9")
+ * included. Digits that belong to a word with Latin letters (the board
+ * point c3, the card 10H, a hex seal) and other arguments (names) are kept
+ * as they are. Knows %s, %d and %%.
+ */
+struct strbuf;
+void i18n_vformat(struct strbuf *sb, bool devanagari, const char *fmt, va_list ap);
+void i18n_format(struct strbuf *sb, bool devanagari, const char *fmt, ...);
 
 /* "en" / "ne" -> enum lang, or -1. */
 int lang_parse(const char *code);

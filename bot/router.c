@@ -384,7 +384,8 @@ static void reply_v(struct ctx *c, const char *kind, const char *user, int key, 
 {
 	struct strbuf sb = { 0 };
 
-	sb_vaddf(&sb, tr(c->lang, key), ap);
+	/* one style of digits per message, the echo of what was typed included */
+	i18n_vformat(&sb, chat_digits_devanagari(c), tr(c->lang, key), ap);
 	reply_push(c, kind, user, sb_str(&sb));
 	sb_release(&sb);
 }
