@@ -205,6 +205,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LU_BTN_MOVE)      /* %s: token, %s: where it lands (circled) */ \
 	X(M_LU_BTN_OUT)       /* %s: token, %s: where it lands (circled) */ \
 	X(M_LU_BTN_CENTRE)    /* %s: token */ \
+	X(M_LU_BTN_OUT_ANY)   /* %s: where it lands (circled); more than one token in the yard */ \
 	X(M_LU_WHY_TOKEN) /* %s: 1, %s: 4 */ \
 	X(M_LU_WHY_CHOOSE) /* %s: the die */ \
 	X(M_LU_WHY_ROLL) \

@@ -161,6 +161,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_LU_EV_THIRD_SIX] = "%s: third six — turn over",
 	[M_LU_BTN_MOVE] = "Token %s → %s",
 	[M_LU_BTN_OUT] = "Token %s out → %s",
+	[M_LU_BTN_OUT_ANY] = "A token out → %s",
 	[M_LU_BTN_CENTRE] = "Token %s → centre",
 
 	[M_BC_TIGER_MARK] = "T",

@@ -174,6 +174,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_LU_EV_THIRD_SIX] = "%s: तेस्रो छक्का — पालो सकियो",
 	[M_LU_BTN_MOVE] = "गोटी %s → %s",
 	[M_LU_BTN_OUT] = "गोटी %s निकाल्नुहोस् → %s",
+	[M_LU_BTN_OUT_ANY] = "एउटा गोटी निकाल्नुहोस् → %s",
 	[M_LU_BTN_CENTRE] = "गोटी %s → बीच",
 
 	[M_BC_TIGER_MARK] = "ब",

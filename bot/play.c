@@ -525,6 +525,25 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 	sb_add(sb, tr(c->lang, sides ? M_LOBBY_HINT_SIDES : M_LOBBY_HINT));
 }
 
+/*
+ * The cut of names for the lines under the board (the log strip's last
+ * LOG_LINES lines and the status): one for all, so that a name reads the
+ * same on each.
+ */
+static int log_cols(struct ctx *c, const struct render_ctx *rc)
+{
+	int from = c->nlog;
+
+	for (int shown = 0; from > 0 && shown < LOG_LINES; from--) {
+		struct strbuf probe = { 0 };
+
+		render_event(rc, &c->log[from - 1], &probe);
+		shown += probe.len > 0;
+		sb_release(&probe);
+	}
+	return render_log_cols(rc, &c->log[from], c->nlog - from);
+}
+
 void table_message(struct ctx *c)
 {
 	struct render_ctx rc;
@@ -547,6 +566,7 @@ void table_message(struct ctx *c)
 		int nlines = 0;
 
 		render_board(&rc, &sb);
+		rc.name_cols = log_cols(c, &rc);
 		/* the last LOG_LINES lines of the log strip (some events show no line): newest first */
 		for (int i = c->nlog; i-- > 0 && nlines < LOG_LINES;) {
 			render_event(&rc, &c->log[i], &lines[nlines]);
@@ -578,8 +598,10 @@ void table_message(struct ctx *c)
 			if (cards)
 				sort_like_hand(acts, n);
 			for (int k = 0; k < n && k < 40; k++) {
-				char label[64], cmd[GB_ACTION_TEXT + 1];
+				char label[128], cmd[GB_ACTION_TEXT + 1];
 
+				if (!render_action_shown(&rc, &acts[k]))
+					continue;
 				render_action_label(&rc, &acts[k], label, sizeof(label));
 				cmd[0] = '/';
 				c->game->format(c->st, &acts[k], cmd + 1, sizeof(cmd) - 1);

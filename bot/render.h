@@ -57,12 +57,25 @@ void render_status(const struct render_ctx *rc, struct strbuf *out);
 void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
 
 /*
+ * One cut of names for the status line and the n events of a log strip:
+ * the widest at which every line fits RENDER_MAX_COLS, but never so narrow
+ * that two different names read the same ("Bot for…" twice). Set it as
+ * name_cols, so that a name reads the same on every line of a message.
+ */
+int render_log_cols(const struct render_ctx *rc, const struct gb_event *evs, int n);
+
+/*
  * A seat's Call Break hand grouped by suit, spades first, built only from
  * that seat's callbreak_view(). Writes nothing for other games.
  */
 void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
 
 /* A short button label for an action ("Token 2 → 14", "Q♠"). Always NUL-terminated. */
+/*
+ * Does act get a button of its own? Not when it does what an earlier one
+ * does (Ludo: a second token of one stack, a second token in the yard).
+ */
+bool render_action_shown(const struct render_ctx *rc, const struct gb_action *act);
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n);
 
@@ -151,6 +164,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out);
 void render_ludo_status(const struct render_ctx *rc, struct strbuf *out);
 void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
 void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act);
 
 void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out);
 void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out);
