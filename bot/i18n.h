@@ -222,6 +222,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BC_EV_PLACE)      /* %s: name, %s: point */ \
 	X(M_BC_EV_GOAT_MOVE)  /* %s: name, %s: from, %s: to */ \
 	X(M_BC_EV_TIGER_MOVE) /* %s: name, %s: from, %s: to */ \
+	X(M_BC_EV_TIGER_JUMP) /* %s: name, %s: from, %s: to (a capture) */ \
 	X(M_BC_EV_CAPTURE)    /* %s: name, %s: point, %s: captured, %s: 5 */ \
 	X(M_BC_END_CAPTURES)  /* %s: goats captured */ \
 	X(M_BC_END_TIGERS_BLOCKED) \

@@ -175,6 +175,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_BC_EV_PLACE] = "%s: goat on %s",
 	[M_BC_EV_GOAT_MOVE] = "%s: goat %s → %s",
 	[M_BC_EV_TIGER_MOVE] = "%s: tiger %s → %s",
+	[M_BC_EV_TIGER_JUMP] = "%s: tiger %s × %s",
 	[M_BC_EV_CAPTURE] = "%s took the goat on %s (%s of %s)",
 	[M_BC_END_CAPTURES] = "Tigers win: %s goats captured",
 	[M_BC_END_TIGERS_BLOCKED] = "Goats win: every tiger is blocked",

@@ -188,6 +188,7 @@ const char *const msg_ne[M_COUNT] = {
 	[M_BC_EV_PLACE] = "%s: बाख्रा %sमा",
 	[M_BC_EV_GOAT_MOVE] = "%s: बाख्रा %s → %s",
 	[M_BC_EV_TIGER_MOVE] = "%s: बाघ %s → %s",
+	[M_BC_EV_TIGER_JUMP] = "%s: बाघ %s × %s",
 	[M_BC_EV_CAPTURE] = "%sले %sको बाख्रा खानुभयो (%s/%s)",
 	[M_BC_END_CAPTURES] = "बाघको जित: %s बाख्रा खाइए",
 	[M_BC_END_TIGERS_BLOCKED] = "बाख्राको जित: चारै बाघ अड्किए",

@@ -597,6 +597,7 @@ void table_message(struct ctx *c)
 			/* a card to play is one tap: in the hand's order (by suit, high to low) */
 			if (cards)
 				sort_like_hand(acts, n);
+			render_sort_actions(&rc, acts, n);
 			for (int k = 0; k < n && k < 40; k++) {
 				char label[128], cmd[GB_ACTION_TEXT + 1];
 

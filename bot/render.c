@@ -436,6 +436,12 @@ void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
 		render_callbreak_hand(rc, seat, out);
 }
 
+void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n)
+{
+	if (which_game(rc) == W_BAGHCHAL)
+		render_baghchal_sort(acts, n);
+}
+
 bool render_action_shown(const struct render_ctx *rc, const struct gb_action *act)
 {
 	return which_game(rc) != W_LUDO || render_ludo_shown(rc, act);

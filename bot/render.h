@@ -76,6 +76,9 @@ void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
  * does (Ludo: a second token of one stack, a second token in the yard).
  */
 bool render_action_shown(const struct render_ctx *rc, const struct gb_action *act);
+
+/* Put the actions in the order their buttons are shown (Bagh Chal: as the board is drawn). */
+void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n);
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n);
 
@@ -165,6 +168,7 @@ void render_ludo_status(const struct render_ctx *rc, struct strbuf *out);
 void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
 void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
 bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act);
+void render_baghchal_sort(struct gb_action *acts, int n);
 
 void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out);
 void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out);
