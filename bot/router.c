@@ -18,6 +18,7 @@
 #include "games/ai/ai.h"
 #include "games/game.h"
 #include "games/utf8.h"
+#include "choices.h"
 #include "internal.h"
 #include "limit.h"
 #include "log.h"
@@ -1485,7 +1486,13 @@ int bot_handle(struct bot *b, const struct command *in)
 	printable_only(clean.args, " ");
 	printable_only(clean.verb, " ");
 	bc = lookup(cmd->verb);
-	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0)) {
+	/*
+	 * The player to move pressing the current table message's buttons is
+	 * playing, not flooding: those presses are not counted (stale or
+	 * foreign ones are). Checked only for presses, and only with limits on.
+	 */
+	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0) &&
+	    !bot_press_is_own_turn(b, cmd)) {
 		const char *scope = NULL;
 		enum limit_verdict v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms,
 						   b->cfg.rate_user_per_min, b->cfg.rate_chat_per_min,
