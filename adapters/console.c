@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bot/config.h"
@@ -41,6 +42,8 @@ struct console {
 	struct button_set priv[8];
 	int npriv;
 	long shown;                  /* counts messages with buttons */
+	const char *unnamed;         /* while a line typed without a name is answered: who it
+	                                was taken as (its alerts are not labelled), else NULL */
 };
 
 static int64_t clock_now(struct console *c)
@@ -131,7 +134,9 @@ static void print_reply(struct console *c, const char *payload)
 	user = json_string_value(json_object_get(r, "user"));
 	if (!kind || !text)
 		goto out;
-	if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
+	if (strcmp(kind, "alert") == 0 && user && c->unnamed && strcmp(user, c->unnamed) == 0) {
+		fprintf(c->out, "%s\n", text); /* the answer to a line typed without a name */
+	} else if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
 		int lang = lang_parse(json_string_value(json_object_get(r, "lang")));
 
 		fprintf(c->out, tr(lang < 0 ? LANG_EN : lang, M_CONSOLE_PRIVATE), user ? user : "?");
@@ -240,7 +245,7 @@ static bool chat_devanagari(struct console *c)
 	return dev;
 }
 
-/* Answer a line the bot never sees, as an alert to who typed it. */
+/* Answer a line the bot never sees, as an alert to who typed it (user NULL: to nobody in particular). */
 static void console_say(struct console *c, const char *user, int key, ...)
 {
 	int lang = chat_lang(c);
@@ -251,8 +256,12 @@ static void console_say(struct console *c, const char *user, int key, ...)
 	va_start(ap, key);
 	i18n_vformat(&sb, chat_devanagari(c), tr(lang, key), ap);
 	va_end(ap);
-	fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
-	fprintf(c->out, " %s\n", sb_str(&sb));
+	/* a line typed without a name is nobody's in particular: its answer is not labelled */
+	if (user) {
+		fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
+		fputc(' ', c->out);
+	}
+	fprintf(c->out, "%s\n", sb_str(&sb));
 	fflush(c->out);
 	sb_release(&sb);
 }
@@ -305,6 +314,7 @@ static void handle_line(struct console *c, char *line)
 	struct command cmd;
 	char *colon, *text = line, *end;
 	const char *user = c->last_user[0] ? c->last_user : "you";
+	const char *to = NULL; /* whom the console's own answers name: who typed, when named */
 	int choice;
 
 	while (*text == ' ' || *text == '\t')
@@ -320,7 +330,7 @@ static void handle_line(struct console *c, char *line)
 		if (gb_parse_uint(text + 5 + strspn(text + 5, " "), 86400, &secs) == GB_OK)
 			settle(c, c->now + (int64_t)secs * 1000);
 		else
-			console_say(c, user, M_CONSOLE_WAIT, text + 5 + strspn(text + 5, " "));
+			console_say(c, to, M_CONSOLE_WAIT, text + 5 + strspn(text + 5, " "));
 		return;
 	}
 	colon = strchr(text, ':');
@@ -329,11 +339,12 @@ static void handle_line(struct console *c, char *line)
 		*colon = '\0';
 		clean_name(text);
 		if (!*text || strlen(text) >= sizeof(c->last_user)) {
-			console_say(c, user, M_CONSOLE_NAME, (int)sizeof(c->last_user) - 1);
+			console_say(c, to, M_CONSOLE_NAME, (int)sizeof(c->last_user) - 1);
 			return;
 		}
 		snprintf(c->last_user, sizeof(c->last_user), "%s", text);
 		user = c->last_user;
+		to = user;
 		text = colon + 1;
 		while (*text == ' ')
 			text++;
@@ -349,20 +360,20 @@ static void handle_line(struct console *c, char *line)
 			if (strcmp(c->priv[i].user, user) == 0 && c->priv[i].seq > set->seq)
 				set = &c->priv[i];
 		if (!set->n) {
-			console_say(c, user, M_CONSOLE_NO_BUTTONS);
+			console_say(c, to, M_CONSOLE_NO_BUTTONS);
 			return;
 		}
 		if (choice < 1 || choice > set->n) {
 			char hi[16];
 
 			snprintf(hi, sizeof(hi), "%d", set->n);
-			console_say(c, user, M_CONSOLE_NO_SUCH_BUTTON, text, hi);
+			console_say(c, to, M_CONSOLE_NO_SUCH_BUTTON, text, hi);
 			return;
 		}
 		text = set->cmd[choice - 1];
 	}
 	if (text[0] != '/' || command_parse_text(&cmd, text) != GB_OK) {
-		console_say(c, user, M_CONSOLE_NOT_COMMAND, text);
+		console_say(c, to, M_CONSOLE_NOT_COMMAND, text);
 		return;
 	}
 	snprintf(cmd.platform, sizeof(cmd.platform), "console");
@@ -372,7 +383,9 @@ static void handle_line(struct console *c, char *line)
 	cmd.is_admin = is_admin(c->o, user);
 	cmd.now_ms = clock_now(c);
 	bot_handle(c->b, &cmd);
+	c->unnamed = to ? NULL : user;
 	deliver(c);
+	c->unnamed = NULL;
 	if (!c->o->stop)
 		settle(c, c->now);
 }
@@ -445,9 +458,18 @@ struct console_adapter {
 	volatile int stop;
 };
 
+/*
+ * Without a platform the service's chat is the console: on a terminal, or
+ * on a pipe (printf '...' | gamebot serve plays those lines and ends with
+ * them). Any other standard input - /dev/null under a service manager, a
+ * file - is left alone.
+ */
 static bool console_configured(const struct config *cfg)
 {
-	return !config_has_platform(cfg) && isatty(STDIN_FILENO);
+	struct stat sb;
+
+	return !config_has_platform(cfg) &&
+	       (isatty(STDIN_FILENO) || (fstat(STDIN_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode)));
 }
 
 static void *console_thread(void *arg)
