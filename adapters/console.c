@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bot/config.h"
@@ -41,6 +42,8 @@ struct console {
 	struct button_set priv[8];
 	int npriv;
 	long shown;                  /* counts messages with buttons */
+	const char *unnamed;         /* while a line typed without a name is answered: who it
+	                                was taken as (its alerts are not labelled), else NULL */
 };
 
 static int64_t clock_now(struct console *c)
@@ -84,12 +87,15 @@ static struct button_set *private_set(struct console *c, const char *user)
 	return oldest;
 }
 
+static bool chat_devanagari(struct console *c);
+
 /* Print a reply's buttons as numbered choices and remember them in set. */
 static void print_buttons(struct console *c, json_t *r, struct button_set *set)
 {
 	json_t *rows = json_object_get(r, "buttons"), *row, *btn;
 	size_t i, j;
 	int n = 0;
+	bool dev = json_array_size(rows) && chat_devanagari(c);
 
 	json_array_foreach(rows, i, row) {
 		json_array_foreach(row, j, btn) {
@@ -108,7 +114,12 @@ static void print_buttons(struct console *c, json_t *r, struct button_set *set)
 			if (!label || !cmd || dup || n >= 64)
 				continue;
 			snprintf(set->cmd[n], sizeof(set->cmd[n]), "%s", cmd);
-			fprintf(c->out, "%s[%d] %s", n ? "  " : "", n + 1, label);
+			struct strbuf num = { 0 };
+
+			/* the numbers in the chat's digits, like every number in the message (१ presses too) */
+			i18n_format(&num, dev, "[%d]", n + 1);
+			fprintf(c->out, "%s%s %s", n ? "  " : "", sb_str(&num), label);
+			sb_release(&num);
 			n++;
 		}
 	}
@@ -132,7 +143,9 @@ static void print_reply(struct console *c, const char *payload)
 	user = json_string_value(json_object_get(r, "user"));
 	if (!kind || !text)
 		goto out;
-	if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
+	if (strcmp(kind, "alert") == 0 && user && c->unnamed && strcmp(user, c->unnamed) == 0) {
+		fprintf(c->out, "%s\n", text); /* the answer to a line typed without a name */
+	} else if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
 		int lang = lang_parse(json_string_value(json_object_get(r, "lang")));
 
 		fprintf(c->out, tr(lang < 0 ? LANG_EN : lang, M_CONSOLE_PRIVATE), user ? user : "?");
@@ -223,18 +236,41 @@ static int chat_lang(struct console *c)
 	return lang < 0 ? LANG_EN : lang;
 }
 
-/* Answer a line the bot never sees, as an alert to who typed it. */
+/* Does the chat write its numbers in Devanagari (Nepali, unless it chose ASCII digits)? */
+static bool chat_devanagari(struct console *c)
+{
+	struct store_chat chat = { 0 };
+	bool dev = false;
+
+	if (store_chat_get(c->b->store, "console", c->o->chat, c->b->cfg.default_lang, &chat) == GB_OK &&
+	    lang_parse(chat.lang) == LANG_NE) {
+		json_t *j = json_loads(chat.settings ? chat.settings : "{}", 0, NULL);
+		const char *d = json_string_value(json_object_get(j, "digits"));
+
+		dev = !d || strcmp(d, "devanagari") == 0;
+		json_decref(j);
+	}
+	store_chat_release(&chat);
+	return dev;
+}
+
+/* Answer a line the bot never sees, as an alert to who typed it (user NULL: to nobody in particular). */
 static void console_say(struct console *c, const char *user, int key, ...)
 {
 	int lang = chat_lang(c);
 	struct strbuf sb = { 0 };
 	va_list ap;
 
+	/* every number in the chat's digits, the echo of what was typed included */
 	va_start(ap, key);
-	sb_vaddf(&sb, tr(lang, key), ap);
+	i18n_vformat(&sb, chat_devanagari(c), tr(lang, key), ap);
 	va_end(ap);
-	fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
-	fprintf(c->out, " %s\n", sb_str(&sb));
+	/* a line typed without a name is nobody's in particular: its answer is not labelled */
+	if (user) {
+		fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
+		fputc(' ', c->out);
+	}
+	fprintf(c->out, "%s\n", sb_str(&sb));
 	fflush(c->out);
 	sb_release(&sb);
 }
@@ -287,6 +323,7 @@ static void handle_line(struct console *c, char *line)
 	struct command cmd;
 	char *colon, *text = line, *end;
 	const char *user = c->last_user[0] ? c->last_user : "you";
+	const char *to = NULL; /* whom the console's own answers name: who typed, when named */
 	int choice;
 
 	while (*text == ' ' || *text == '\t')
@@ -302,7 +339,7 @@ static void handle_line(struct console *c, char *line)
 		if (gb_parse_uint(text + 5 + strspn(text + 5, " "), 86400, &secs) == GB_OK)
 			settle(c, c->now + (int64_t)secs * 1000);
 		else
-			console_say(c, user, M_CONSOLE_WAIT, text + 5 + strspn(text + 5, " "));
+			console_say(c, to, M_CONSOLE_WAIT, text + 5 + strspn(text + 5, " "));
 		return;
 	}
 	colon = strchr(text, ':');
@@ -311,11 +348,12 @@ static void handle_line(struct console *c, char *line)
 		*colon = '\0';
 		clean_name(text);
 		if (!*text || strlen(text) >= sizeof(c->last_user)) {
-			console_say(c, user, M_CONSOLE_NAME, (int)sizeof(c->last_user) - 1);
+			console_say(c, to, M_CONSOLE_NAME, (int)sizeof(c->last_user) - 1);
 			return;
 		}
 		snprintf(c->last_user, sizeof(c->last_user), "%s", text);
 		user = c->last_user;
+		to = user;
 		text = colon + 1;
 		while (*text == ' ')
 			text++;
@@ -331,20 +369,20 @@ static void handle_line(struct console *c, char *line)
 			if (strcmp(c->priv[i].user, user) == 0 && c->priv[i].seq > set->seq)
 				set = &c->priv[i];
 		if (!set->n) {
-			console_say(c, user, M_CONSOLE_NO_BUTTONS);
+			console_say(c, to, M_CONSOLE_NO_BUTTONS);
 			return;
 		}
 		if (choice < 1 || choice > set->n) {
 			char hi[16];
 
 			snprintf(hi, sizeof(hi), "%d", set->n);
-			console_say(c, user, M_CONSOLE_NO_SUCH_BUTTON, text, hi);
+			console_say(c, to, M_CONSOLE_NO_SUCH_BUTTON, text, hi);
 			return;
 		}
 		text = set->cmd[choice - 1];
 	}
 	if (text[0] != '/' || command_parse_text(&cmd, text) != GB_OK) {
-		console_say(c, user, M_CONSOLE_NOT_COMMAND, text);
+		console_say(c, to, M_CONSOLE_NOT_COMMAND, text);
 		return;
 	}
 	snprintf(cmd.platform, sizeof(cmd.platform), "console");
@@ -354,7 +392,9 @@ static void handle_line(struct console *c, char *line)
 	cmd.is_admin = is_admin(c->o, user);
 	cmd.now_ms = clock_now(c);
 	bot_handle(c->b, &cmd);
+	c->unnamed = to ? NULL : user;
 	deliver(c);
+	c->unnamed = NULL;
 	if (!c->o->stop)
 		settle(c, c->now);
 }
@@ -427,9 +467,18 @@ struct console_adapter {
 	volatile int stop;
 };
 
+/*
+ * Without a platform the service's chat is the console: on a terminal, or
+ * on a pipe (printf '...' | gamebot serve plays those lines and ends with
+ * them). Any other standard input - /dev/null under a service manager, a
+ * file - is left alone.
+ */
 static bool console_configured(const struct config *cfg)
 {
-	return !config_has_platform(cfg) && isatty(STDIN_FILENO);
+	struct stat sb;
+
+	return !config_has_platform(cfg) &&
+	       (isatty(STDIN_FILENO) || (fstat(STDIN_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode)));
 }
 
 static void *console_thread(void *arg)

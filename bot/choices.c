@@ -206,3 +206,36 @@ int bot_user_no_choice(struct bot *b, const char *platform, const char *user, st
 	snprintf(out->lang, sizeof(out->lang), "%s", lang_code(lang));
 	return rc;
 }
+
+bool bot_press_is_own_turn(struct bot *b, const struct command *cmd)
+{
+	struct store_table t = { 0 };
+	struct store_chat place = { 0 };
+	struct store_seat seats[GB_MAX_SEATS];
+	const struct gb_game *g;
+	void *st = NULL;
+	int nseats = 0, moves = -1, seat = -1;
+	bool own = false;
+
+	if (!cmd->button_table || store_table_get(b->store, cmd->button_table, &t))
+		goto out;
+	g = gb_game_find(t.game);
+	/* the table of this very place (a button of another chat's table is foreign) */
+	if (!g || t.status != STORE_PLAYING || store_chat_get_by_id(b->store, t.chat, &place) ||
+	    strcmp(place.platform, cmd->platform) != 0 || strcmp(place.chat, cmd->chat) != 0)
+		goto out;
+	if (store_move_count(b->store, t.id, &moves) || moves != cmd->button_turn ||
+	    store_seats_get(b->store, t.id, seats, GB_MAX_SEATS, &nseats))
+		goto out;
+	for (int i = 0; i < nseats; i++)
+		if (seats[i].level < 0 && strcmp(seats[i].user, cmd->user) == 0)
+			seat = i;
+	st = seat >= 0 ? table_state(g, &t) : NULL;
+	/* Call Break between rounds (turn -1): /next is anyone's at the table */
+	own = st && (g->turn(st) == seat || g->turn(st) < 0);
+out:
+	free(st);
+	store_table_release(&t);
+	store_chat_release(&place);
+	return own;
+}

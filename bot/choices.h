@@ -11,6 +11,7 @@
 #ifndef GB_CHOICES_H
 #define GB_CHOICES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bot.h"
@@ -52,5 +53,13 @@ struct bot_note {
  * (out is always filled), or the store's error.
  */
 int bot_user_no_choice(struct bot *b, const char *platform, const char *user, struct bot_note *out);
+
+/*
+ * Is cmd a button press of the player to move, on the current table message
+ * of its place: the table it names is playing there, at the turn the button
+ * was shown for, and it is cmd->user's seat's turn? Read only; false on any
+ * doubt (a store error, a table gone).
+ */
+bool bot_press_is_own_turn(struct bot *b, const struct command *cmd);
 
 #endif

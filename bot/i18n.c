@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "games/game.h"
+#include "games/strbuf.h"
 
 extern const char *const msg_en[M_COUNT];
 extern const char *const msg_ne[M_COUNT];
@@ -115,4 +116,121 @@ int lang_parse(const char *code)
 const char *lang_code(int lang)
 {
 	return lang == LANG_NE ? "ne" : "en";
+}
+
+/* The value of the digit at s (ASCII or Devanagari), its length in *len; -1 when none. */
+static int digit_at(const char *s, size_t *len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	*len = 0;
+	if (*p >= '0' && *p <= '9') {
+		*len = 1;
+		return *p - '0';
+	}
+	if (p[0] == 0xe0 && p[1] == 0xa5 && p[2] >= 0xa6 && p[2] <= 0xaf) {
+		*len = 3; /* U+0966..U+096F */
+		return p[2] - 0xa6;
+	}
+	return -1;
+}
+
+static bool latin_at(const char *s)
+{
+	return (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z');
+}
+
+static void add_digit(struct strbuf *sb, int d, bool devanagari)
+{
+	char u[4] = { (char)0xe0, (char)0xa5, (char)(0xa6 + d), 0 };
+	char a[2] = { (char)('0' + d), 0 };
+
+	sb_add(sb, devanagari ? u : a);
+}
+
+/*
+ * Append n bytes of text with its digit runs in the style, except a run
+ * touching a Latin letter (c3, 10H, 2944031e).
+ */
+static void add_styled(struct strbuf *sb, const char *text, size_t n, bool devanagari)
+{
+	size_t i = 0, len;
+
+	while (i < n) {
+		size_t j = i;
+		bool word = i > 0 && latin_at(text + i - 1);
+
+		while (j < n && digit_at(text + j, &len) >= 0)
+			j += len;
+		if (j == i) {
+			sb_addn(sb, text + i, 1);
+			i++;
+			continue;
+		}
+		if (word || (j < n && latin_at(text + j))) {
+			sb_addn(sb, text + i, j - i);
+		} else {
+			for (; i < j; i += len)
+				add_digit(sb, digit_at(text + i, &len), devanagari);
+		}
+		i = j;
+	}
+}
+
+/*
+ * Is s a number and nothing else (either digit set)? Up to 12 digits: a
+ * longer run is a code to copy (a seed), not a number to read.
+ */
+static bool is_number(const char *s)
+{
+	size_t len;
+	int n = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s += len, n++)
+		if (digit_at(s, &len) < 0 || n >= 12)
+			return false;
+	return true;
+}
+
+void i18n_vformat(struct strbuf *sb, bool devanagari, const char *fmt, va_list ap)
+{
+	const char *lit = fmt;
+
+	while (*fmt) {
+		char num[16];
+		const char *arg;
+
+		if (fmt[0] != '%' || !fmt[1]) {
+			fmt++;
+			continue;
+		}
+		add_styled(sb, lit, (size_t)(fmt - lit), devanagari);
+		if (fmt[1] == 's') {
+			arg = va_arg(ap, const char *);
+			arg = arg ? arg : "(null)";
+			if (is_number(arg))
+				add_styled(sb, arg, strlen(arg), devanagari);
+			else
+				sb_add(sb, arg);
+		} else if (fmt[1] == 'd') {
+			snprintf(num, sizeof(num), "%d", va_arg(ap, int));
+			add_styled(sb, num, strlen(num), devanagari);
+		} else {
+			sb_addn(sb, fmt + 1, 1); /* %% */
+		}
+		fmt += 2;
+		lit = fmt;
+	}
+	add_styled(sb, lit, (size_t)(fmt - lit), devanagari);
+}
+
+void i18n_format(struct strbuf *sb, bool devanagari, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	i18n_vformat(sb, devanagari, fmt, ap);
+	va_end(ap);
 }

@@ -10,6 +10,8 @@
 #ifndef GB_I18N_H
 #define GB_I18N_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
@@ -47,7 +49,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LEFT_PLAYING) /* %s: name */ \
 	X(M_SEAT_BAD) /* %s: typed, %s: 1, %s: max */ \
 	X(M_SEAT_BAD_SIDE) /* %s: typed, %s: goats, %s: tigers */ \
-	X(M_SEAT_IN_ORDER) /* %s: the next free seat */ \
+	X(M_START_SEAT_FREE) /* %s %s: a free seat (twice) */ \
 	X(M_SEAT_TAKEN) /* %s: seat, %s: who */ \
 	X(M_SEAT_FROM_BOT) /* %s: name, %s: seat, %s: computer */ \
 	X(M_SEAT_MOVED) /* %s: name, %s: seat */ \
@@ -207,6 +209,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LU_BTN_MOVE)      /* %s: token, %s: where it lands (circled) */ \
 	X(M_LU_BTN_OUT)       /* %s: token, %s: where it lands (circled) */ \
 	X(M_LU_BTN_CENTRE)    /* %s: token */ \
+	X(M_LU_BTN_OUT_ANY)   /* %s: where it lands (circled); more than one token in the yard */ \
 	X(M_LU_WHY_TOKEN) /* %s: 1, %s: 4 */ \
 	X(M_LU_WHY_CHOOSE) /* %s: the die */ \
 	X(M_LU_WHY_ROLL) \
@@ -223,6 +226,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BC_EV_PLACE)      /* %s: name, %s: point */ \
 	X(M_BC_EV_GOAT_MOVE)  /* %s: name, %s: from, %s: to */ \
 	X(M_BC_EV_TIGER_MOVE) /* %s: name, %s: from, %s: to */ \
+	X(M_BC_EV_TIGER_JUMP) /* %s: name, %s: from, %s: to (a capture) */ \
 	X(M_BC_EV_CAPTURE)    /* %s: name, %s: point, %s: captured, %s: 5 */ \
 	X(M_BC_END_CAPTURES)  /* %s: goats captured */ \
 	X(M_BC_END_TIGERS_BLOCKED) \
@@ -339,6 +343,19 @@ const char *msg_catalogue(int lang, int key);
  * name exactly one rank and one suit.
  */
 int ne_card_code(const char *text, char *out, size_t n);
+
+/*
+ * Format a catalogue text with every number in one style (Devanagari
+ * digits when devanagari, else ASCII): the numbers written in the text
+ * itself, those given as %d, and a %s argument that is a number and
+ * nothing else - the echo of what someone typed ("9" in "no button 9")
+ * included. Digits that belong to a word with Latin letters (the board
+ * point c3, the card 10H, a hex seal) and other arguments (names) are kept
+ * as they are. Knows %s, %d and %%.
+ */
+struct strbuf;
+void i18n_vformat(struct strbuf *sb, bool devanagari, const char *fmt, va_list ap);
+void i18n_format(struct strbuf *sb, bool devanagari, const char *fmt, ...);
 
 /* "en" / "ne" -> enum lang, or -1. */
 int lang_parse(const char *code);

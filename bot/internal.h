@@ -130,8 +130,15 @@ const char *game_title(struct ctx *c, const struct gb_game *g);
  */
 const char *seat_name(struct ctx *c, int seat, char *buf, size_t n);
 
-/* Does seat hold a person now (not a computer, not a seat a person left)? */
+/* Does seat hold a person now (not a computer, not a seat a person left, not a free seat)? */
 bool seat_is_person(const struct ctx *c, int seat);
+
+/*
+ * A free seat: in the lobby, a seat before one taken that nobody has yet
+ * (a person's seat without a user). /join and /addbot fill these first;
+ * /start refuses while one is left.
+ */
+bool seat_is_free(const struct ctx *c, int seat);
 
 /* A level's word in the chat's language ("easy", "सजिलो"). */
 const char *level_word(struct ctx *c, int level);

@@ -2,6 +2,11 @@
  * lobby.c - opening, filling, starting and stopping tables. One open table
  * per chat (per Discord channel). Seats are filled in the lobby by people
  * (/join) and computer players (/addbot); /start deals the game.
+ *
+ * A person may sit in any seat, not only the next one: the seats before it
+ * are kept as free seats (a person's seat with nobody in it, see
+ * seat_is_free()), which /join and /addbot fill first and /start refuses
+ * to deal past. The list never ends in a free seat.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +58,40 @@ static void add_seat(struct ctx *c, const char *user, const char *name, int leve
 	c->seats_changed = true;
 }
 
+/* The first free seat: one left free in the lobby, else the one after the last (max_players: full). */
+static int first_free(const struct ctx *c)
+{
+	int i = 0;
+
+	while (i < c->nseats && !seat_is_free(c, i))
+		i++;
+	return i < c->game->max_players ? i : c->game->max_players;
+}
+
+/* Seat user (a computer when level >= 0) in seat want; the seats up to it that nobody had are free. */
+static void put_seat(struct ctx *c, int want, const char *user, const char *name, int level)
+{
+	struct store_seat *s;
+
+	while (c->nseats <= want)
+		add_seat(c, "", "", -1);
+	s = &c->seats[want];
+	memset(s, 0, sizeof(*s));
+	s->seat = want;
+	snprintf(s->user, sizeof(s->user), "%s", user);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->level = level;
+	c->seats_changed = true;
+}
+
+/* Empty seat `seat`; free seats left at the end of the list go with it. */
+static void free_seat(struct ctx *c, int seat)
+{
+	put_seat(c, seat, "", "", -1);
+	while (c->nseats > 0 && seat_is_free(c, c->nseats - 1))
+		c->nseats--;
+}
+
 static const struct gb_game *game_arg(struct ctx *c)
 {
 	char word[32] = "";
@@ -80,25 +119,6 @@ static int open_named_table(struct ctx *c, const struct gb_game **g)
 	}
 	*g = game_arg(c);
 	return *g ? open_table(c, *g) : GB_OK;
-}
-
-int cmd_new(struct ctx *c)
-{
-	const struct gb_game *g;
-	int rc = open_named_table(c, &g);
-
-	if (rc || !g)
-		return rc;
-	reply_public(c, M_NEW_TABLE, c->cmd->user_name, game_title(c, g));
-	c->show_table = true;
-	if (c->cmd->anonymous) {
-		/* the table opens for the others; one name for several people cannot sit */
-		reply_alert(c, M_POST_AS_YOURSELF);
-		return GB_OK;
-	}
-	add_seat(c, c->cmd->user, c->cmd->user_name, -1);
-	c->my_seat = 0;
-	return GB_OK;
 }
 
 /*
@@ -138,6 +158,48 @@ static const char *seat_label(struct ctx *c, int seat, char buf[24])
 	return ctx_num(c, seat + 1, buf);
 }
 
+/*
+ * /new GAME [SEAT]: the creator sits in seat 1, or in the seat or side
+ * named after the game (/new baghchal tigers, /new ludo 3).
+ */
+int cmd_new(struct ctx *c)
+{
+	const char *rest = "";
+	const struct gb_game *g = NULL;
+	int rc = GB_OK, want = 0;
+
+	if (c->has_table) {
+		reply_alert(c, M_TABLE_EXISTS, game_title(c, c->game));
+		return GB_OK;
+	}
+	g = game_lookup(c->cmd->args, &rest);
+	rest += strspn(rest, " \t");
+	if (g && *rest) {
+		/* seat_arg() reads the game's seats; the table is not open until the seat is known */
+		c->game = g;
+		want = seat_arg(c, rest);
+		c->game = NULL;
+	}
+	if (want < 0)
+		return GB_OK;
+	if (!g)
+		g = game_arg(c);
+	if (g)
+		rc = open_table(c, g);
+	if (rc || !g)
+		return rc;
+	reply_public(c, M_NEW_TABLE, c->cmd->user_name, game_title(c, g));
+	c->show_table = true;
+	if (c->cmd->anonymous) {
+		/* the table opens for the others; one name for several people cannot sit */
+		reply_alert(c, M_POST_AS_YOURSELF);
+		return GB_OK;
+	}
+	put_seat(c, want, c->cmd->user, c->cmd->user_name, -1);
+	c->my_seat = want;
+	return GB_OK;
+}
+
 static bool has_computer(const struct ctx *c)
 {
 	for (int i = 0; i < c->nseats; i++)
@@ -155,16 +217,18 @@ int cmd_join(struct ctx *c)
 		reply_alert(c, M_ALREADY_STARTED);
 		return GB_OK;
 	}
+	if (c->my_seat >= 0 && c->cmd->args[0])
+		return cmd_seat(c); /* /join tigers while seated as goats: a move */
 	if (c->my_seat >= 0) {
 		reply_alert(c, M_ALREADY_SEATED, seat_label(c, c->my_seat, a));
 		return GB_OK;
 	}
 	if (!c->cmd->args[0]) {
-		if (c->nseats >= c->game->max_players) {
+		want = first_free(c);
+		if (want >= c->game->max_players) {
 			reply_alert(c, has_computer(c) ? M_TABLE_FULL_BOTS : M_TABLE_FULL);
 			return GB_OK;
 		}
-		want = c->nseats;
 	} else {
 		want = seat_arg(c, c->cmd->args);
 		if (want < 0)
@@ -172,32 +236,22 @@ int cmd_join(struct ctx *c)
 	}
 	if (coins_join_refused(c, &rc))
 		return rc;
-	if (want > c->nseats) {
-		/* seats are a list without holes: the game numbers its players 1..n */
-		reply_alert(c, M_SEAT_IN_ORDER, seat_label(c, c->nseats, a));
-		return GB_OK;
-	}
-	if (want < c->nseats && seat_is_person(c, want)) {
+	if (seat_is_person(c, want)) {
 		reply_alert(c, M_SEAT_TAKEN, seat_label(c, want, a), seat_name(c, want, name, sizeof(name)));
 		return GB_OK;
 	}
-	if (want < c->nseats) {
+	if (want < c->nseats && !seat_is_free(c, want)) {
 		/* a person takes a computer's seat: the computer leaves the table */
 		seat_name(c, want, name, sizeof(name));
-		memset(&c->seats[want], 0, sizeof(c->seats[want]));
-		c->seats[want].seat = want;
-		snprintf(c->seats[want].user, sizeof(c->seats[want].user), "%s", c->cmd->user);
-		snprintf(c->seats[want].name, sizeof(c->seats[want].name), "%s", c->cmd->user_name);
-		c->seats[want].level = -1;
-		c->seats_changed = true;
+		put_seat(c, want, c->cmd->user, c->cmd->user_name, -1);
 		c->my_seat = want;
 		reply_public(c, M_SEAT_FROM_BOT, c->cmd->user_name, seat_label(c, want, a), name);
 	} else {
 		char b[24];
 
-		add_seat(c, c->cmd->user, c->cmd->user_name, -1);
-		c->my_seat = c->nseats - 1;
-		reply_public(c, M_JOINED, c->cmd->user_name, seat_label(c, c->my_seat, a),
+		put_seat(c, want, c->cmd->user, c->cmd->user_name, -1);
+		c->my_seat = want;
+		reply_public(c, M_JOINED, c->cmd->user_name, seat_label(c, want, a),
 			     ctx_num(c, c->game->max_players, b));
 	}
 	c->show_table = true;
@@ -220,10 +274,12 @@ int cmd_seat(struct ctx *c)
 		reply_alert(c, M_ALREADY_SEATED, seat_label(c, me, a));
 		return GB_OK;
 	}
-	if (want >= c->nseats) {
-		/* seats are a list without holes: moving is swapping with a seat taken */
-		reply_alert(c, M_SEAT_IN_ORDER, seat_label(c, c->nseats, a));
-		return GB_OK;
+	if (want >= c->nseats || seat_is_free(c, want)) {
+		/* a free seat anyone seated may move to; the seat left is free */
+		struct store_seat s = c->seats[me];
+
+		put_seat(c, want, s.user, s.name, s.level);
+		free_seat(c, me);
 	} else {
 		struct store_seat s = c->seats[me];
 
@@ -311,14 +367,11 @@ int cmd_leave(struct ctx *c)
 		return GB_OK;
 	}
 	reply_public(c, M_LEFT, c->cmd->user_name);
-	memmove(&c->seats[seat], &c->seats[seat + 1], sizeof(c->seats[0]) * (size_t)(c->nseats - seat - 1));
-	c->nseats--;
-	for (int i = 0; i < c->nseats; i++)
-		c->seats[i].seat = i;
-	c->seats_changed = true;
+	/* the others keep their seats (and sides): the one left is free */
+	free_seat(c, seat);
 	c->my_seat = -1;
 	for (int i = 0; i < c->nseats; i++)
-		if (c->seats[i].level < 0)
+		if (seat_is_person(c, i))
 			return GB_OK;
 	/* nobody left but computers: close the table */
 	close_empty(c);
@@ -327,8 +380,8 @@ int cmd_leave(struct ctx *c)
 
 int cmd_addbot(struct ctx *c)
 {
-	char word[64] = "medium";
-	int level;
+	char word[64] = "medium", name[STORE_NAME_LEN];
+	int level, seat;
 
 	if (c->table.status != STORE_LOBBY) {
 		reply_alert(c, M_ALREADY_STARTED);
@@ -345,16 +398,13 @@ int cmd_addbot(struct ctx *c)
 		reply_alert(c, M_BAD_LEVEL, word);
 		return GB_OK;
 	}
-	if (c->nseats >= c->game->max_players) {
+	seat = first_free(c);
+	if (seat >= c->game->max_players) {
 		reply_alert(c, M_TABLE_FULL);
 		return GB_OK;
 	}
-	add_seat(c, "", "", level);
-	{
-		char name[STORE_NAME_LEN];
-
-		reply_public(c, M_BOT_ADDED, seat_name(c, c->nseats - 1, name, sizeof(name)), level_word(c, level));
-	}
+	put_seat(c, seat, "", "", level);
+	reply_public(c, M_BOT_ADDED, seat_name(c, seat, name, sizeof(name)), level_word(c, level));
 	c->show_table = true;
 	return GB_OK;
 }
@@ -370,6 +420,15 @@ int cmd_start(struct ctx *c)
 	if (c->my_seat < 0 && !c->cmd->is_admin) {
 		reply_alert(c, M_PLAYERS_ONLY);
 		return GB_OK;
+	}
+	for (int i = 0; i < c->nseats; i++) {
+		if (seat_is_free(c, i)) {
+			char a[24];
+
+			/* the game numbers its players 1..n: no seat may be left out */
+			reply_alert(c, M_START_SEAT_FREE, seat_label(c, i, a), seat_label(c, i, a));
+			return GB_OK;
+		}
 	}
 	if (c->nseats < c->game->min_players) {
 		char a[24];

@@ -39,7 +39,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_DRAW] = "The game is drawn.",
 	[M_TURN_OF] = "%s to play",
 	[M_LOBBY] = "%s · waiting to start",
-	[M_LOBBY_HINT] = "/join [N] to sit down (N: a seat)\n/addbot [easy|medium|hard]: a computer\n/start when everyone is seated",
+	[M_LOBBY_HINT] = "/join [N] to sit down (N: a seat)\n/seat N to change seats\n/addbot [easy|medium|hard]: a computer\n/start when everyone is seated",
 	[M_SETTINGS_HEAD] = "House rules for %s:",
 	[M_SETTING_SET] = "%s is now %s.",
 	[M_SETTING_BAD] = "%s can't be set to \"%s\".",
@@ -49,7 +49,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_STATS_HEAD] = "Leaderboard",
 	[M_STATS_EMPTY] = "No finished games in this chat yet.",
 	[M_STATS_ROW] = "%s. %s:",
-	[M_HELP] = "Games: /new snakes | ludo | baghchal | callbreak, /join, /leave, /addbot [easy|medium|hard], /start, /stop, /watch GAME\n"
+	[M_HELP] = "Games: /new snakes | ludo | baghchal | callbreak, /join [SEAT], /seat SEAT, /leave, /addbot [easy|medium|hard], /start, /stop, /watch GAME\n"
 		   "Play: /roll, /move N, /place c3, /move b2 c3, /bid N, /play QS, /next, /board, /hand\n"
 		   "Chat: /settings [GAME] [KEY VALUE], /speed slow|normal|fast, /lang en|ne, /rules GAME, /stats, /help\n"
 		   "Coins: /wallet, /top, /stake N, /grant @name N, /verify [TABLE] [log]",
@@ -165,6 +165,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_LU_EV_THIRD_SIX] = "%s: third six — turn over",
 	[M_LU_BTN_MOVE] = "Token %s → %s",
 	[M_LU_BTN_OUT] = "Token %s out → %s",
+	[M_LU_BTN_OUT_ANY] = "A token out → %s",
 	[M_LU_BTN_CENTRE] = "Token %s → centre",
 
 	[M_BC_TIGER_MARK] = "T",
@@ -178,6 +179,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_BC_EV_PLACE] = "%s: goat on %s",
 	[M_BC_EV_GOAT_MOVE] = "%s: goat %s → %s",
 	[M_BC_EV_TIGER_MOVE] = "%s: tiger %s → %s",
+	[M_BC_EV_TIGER_JUMP] = "%s: tiger %s × %s",
 	[M_BC_EV_CAPTURE] = "%s took the goat on %s (%s of %s)",
 	[M_BC_END_CAPTURES] = "Tigers win: %s goats captured",
 	[M_BC_END_TIGERS_BLOCKED] = "Goats win: every tiger is blocked",
@@ -227,7 +229,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_LEFT_PLAYING] = "%s leaves the table; a computer player plays on for the seat.",
 	[M_SEAT_BAD] = "There is no seat \"%s\": the seats are %s to %s.",
 	[M_SEAT_BAD_SIDE] = "There is no side \"%s\": the sides are %s and %s.",
-	[M_SEAT_IN_ORDER] = "Seats fill in order: the next free seat is %s.",
+	[M_START_SEAT_FREE] = "Seat %s is free: /join %s or /addbot fills it before /start.",
 	[M_SEAT_TAKEN] = "Seat %s is taken by %s.",
 	[M_SEAT_FROM_BOT] = "%s takes seat %s from %s.",
 	[M_SEAT_MOVED] = "%s moves to seat %s.",

@@ -489,7 +489,7 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 			render_add_fit(sb, tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS), label_cols, true);
 		else
 			render_add_fit(sb, ctx_num(c, i + 1, num), label_cols, true);
-		if (i >= c->nseats) {
+		if (i >= c->nseats || seat_is_free(c, i)) {
 			sb_add(sb, tr(c->lang, M_LOBBY_FREE));
 			continue;
 		}
@@ -539,10 +539,13 @@ static void table_buttons(struct ctx *c, const struct render_ctx *rc, struct gb_
 {
 	bool cards = strcmp(c->game->name, "callbreak") == 0;
 
+	/* in the order the player sees them (Bagh Chal: as the board is drawn) */
+	render_sort_actions(rc, acts, n);
 	for (int k = 0; k < n && k < 40; k++) {
-		char label[64], cmd[GB_ACTION_TEXT + 1];
+		char label[128], cmd[GB_ACTION_TEXT + 1];
 
-		if (acts[k].kind == GB_ACT_PLAY && cards)
+		/* a card still in a hand; a move that does what an earlier button does */
+		if ((acts[k].kind == GB_ACT_PLAY && cards) || !render_action_shown(rc, &acts[k]))
 			continue;
 		render_action_label(rc, &acts[k], label, sizeof(label));
 		cmd[0] = '/';
@@ -555,6 +558,25 @@ static void table_buttons(struct ctx *c, const struct render_ctx *rc, struct gb_
 		add_inline_button(buttons, tr(c->lang, M_BTN_MY_CARDS), "/hand", "");
 		add_button(buttons, tr(c->lang, M_BTN_HAND), "/hand");
 	}
+}
+
+/*
+ * The cut of names for the lines under the board (the log strip's last
+ * LOG_LINES lines and the status): one for all, so that a name reads the
+ * same on each.
+ */
+static int log_cols(struct ctx *c, const struct render_ctx *rc)
+{
+	int from = c->nlog;
+
+	for (int shown = 0; from > 0 && shown < LOG_LINES; from--) {
+		struct strbuf probe = { 0 };
+
+		render_event(rc, &c->log[from - 1], &probe);
+		shown += probe.len > 0;
+		sb_release(&probe);
+	}
+	return render_log_cols(rc, &c->log[from], c->nlog - from);
 }
 
 void table_message(struct ctx *c)
@@ -580,6 +602,7 @@ void table_message(struct ctx *c)
 		bool cards = strcmp(c->game->name, "callbreak") == 0;
 
 		render_board(&rc, &sb);
+		rc.name_cols = log_cols(c, &rc);
 		/*
 		 * The last LOG_LINES lines of the log strip (some events show no
 		 * line): newest first. A Call Break deal starts the strip afresh:

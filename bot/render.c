@@ -368,6 +368,57 @@ static void fitted_line(const struct render_ctx *rc, const struct gb_event *ev, 
 	}
 }
 
+/* Do the seats' different names stay different when cut to rc->name_cols? */
+static bool names_apart(const struct render_ctx *rc)
+{
+	char a[RENDER_NAME_BUF], b[RENDER_NAME_BUF];
+
+	for (int i = 0; i < rc->nseats && i < GB_MAX_SEATS; i++) {
+		for (int j = i + 1; j < rc->nseats && j < GB_MAX_SEATS; j++) {
+			if (!rc->names[i] || !rc->names[j] || strcmp(rc->names[i], rc->names[j]) == 0)
+				continue;
+			render_name_buf(rc, i, rc->name_cols, a, sizeof(a));
+			render_name_buf(rc, j, rc->name_cols, b, sizeof(b));
+			if (strcmp(a, b) == 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Does every line (the status, then each event) fit at rc->name_cols? */
+static bool lines_fit(const struct render_ctx *rc, const struct gb_event *evs, int n)
+{
+	bool fit = true;
+
+	for (int k = -1; k < n && fit; k++) {
+		struct strbuf line = { 0 };
+
+		game_line(rc, k < 0 ? NULL : &evs[k], &line);
+		fit = render_width(sb_str(&line)) <= RENDER_MAX_COLS;
+		sb_release(&line);
+	}
+	return fit;
+}
+
+int render_log_cols(const struct render_ctx *rc, const struct gb_event *evs, int n)
+{
+	static const int cuts[] = { 24, 16, 12, 10, 8, 6, 4 };
+	int best = cuts[0];
+
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		struct render_ctx r = *rc;
+
+		r.name_cols = cuts[i];
+		if (i > 0 && !names_apart(&r))
+			break;
+		best = cuts[i];
+		if (lines_fit(&r, evs, n))
+			break;
+	}
+	return best;
+}
+
 void render_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	fitted_line(rc, NULL, out);
@@ -389,6 +440,13 @@ void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, in
 {
 	if (which_game(rc) == W_CALLBREAK)
 		render_callbreak_sort(acts, n);
+	else if (which_game(rc) == W_BAGHCHAL)
+		render_baghchal_sort(acts, n);
+}
+
+bool render_action_shown(const struct render_ctx *rc, const struct gb_action *act)
+{
+	return which_game(rc) != W_LUDO || render_ludo_shown(rc, act);
 }
 
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,

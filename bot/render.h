@@ -57,6 +57,14 @@ void render_status(const struct render_ctx *rc, struct strbuf *out);
 void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
 
 /*
+ * One cut of names for the status line and the n events of a log strip:
+ * the widest at which every line fits RENDER_MAX_COLS, but never so narrow
+ * that two different names read the same ("Bot for…" twice). Set it as
+ * name_cols, so that a name reads the same on every line of a message.
+ */
+int render_log_cols(const struct render_ctx *rc, const struct gb_event *evs, int n);
+
+/*
  * A seat's Call Break hand grouped by suit, spades first, built only from
  * that seat's callbreak_view(). Writes nothing for other games.
  */
@@ -65,9 +73,16 @@ void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
 /*
  * Put actions in the order the player sees them: a Call Break hand's cards
  * by suit, spades first, high to low (as render_hand() lists them), other
- * actions first and in their own order. Other games' lists are left alone.
+ * actions first and in their own order; Bagh Chal's as the board is drawn
+ * (row 5 first). Other games' lists are left alone.
  */
 void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n);
+
+/*
+ * Does act get a button of its own? Not when it does what an earlier one
+ * does (Ludo: a second token of one stack, a second token in the yard).
+ */
+bool render_action_shown(const struct render_ctx *rc, const struct gb_action *act);
 
 /* A short button label for an action ("Token 2 → 14", "Q♠"). Always NUL-terminated. */
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
@@ -158,6 +173,8 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out);
 void render_ludo_status(const struct render_ctx *rc, struct strbuf *out);
 void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
 void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act);
+void render_baghchal_sort(struct gb_action *acts, int n);
 
 void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out);
 void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out);

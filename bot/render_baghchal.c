@@ -137,6 +137,13 @@ void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out)
 		render_tr(rc, out, M_BC_ST_GOAT_MOVE, who);
 }
 
+/* Is a move from a to b a jump (a tiger capturing the goat between)? */
+static bool is_jump(int a, int b)
+{
+	return a >= 0 && a < BAGHCHAL_POINTS && b >= 0 && b < BAGHCHAL_POINTS &&
+	       !(baghchal_adj_mask[a] & (1u << b));
+}
+
 /* A point as text in a small buffer. */
 static const char *point(const struct render_ctx *rc, int p, char *buf, size_t n)
 {
@@ -158,8 +165,10 @@ void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *e
 		render_tr(rc, out, M_BC_EV_PLACE, who, point(rc, ev->a, a, sizeof(a)));
 		break;
 	case BAGHCHAL_EV_MOVE:
-		render_tr(rc, out, ev->seat == BAGHCHAL_TIGERS ? M_BC_EV_TIGER_MOVE : M_BC_EV_GOAT_MOVE, who,
-			  point(rc, ev->a, a, sizeof(a)), point(rc, ev->b, b, sizeof(b)));
+		render_tr(rc, out,
+			  ev->seat != BAGHCHAL_TIGERS ? M_BC_EV_GOAT_MOVE
+			  : is_jump(ev->a, ev->b) ? M_BC_EV_TIGER_JUMP : M_BC_EV_TIGER_MOVE,
+			  who, point(rc, ev->a, a, sizeof(a)), point(rc, ev->b, b, sizeof(b)));
 		break;
 	case BAGHCHAL_EV_CAPTURE:
 		render_tr(rc, out, M_BC_EV_CAPTURE, who, point(rc, ev->a, a, sizeof(a)),
@@ -199,8 +208,35 @@ void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *
 		render_baghchal_point(rc, act->a, out);
 	} else if (act->kind == GB_ACT_MOVE) {
 		render_baghchal_point(rc, act->a, out);
-		sb_add(out, "→");
+		/* a capture is marked as the log marks it: a5×c3 */
+		sb_add(out, is_jump(act->a, act->b) ? "×" : "→");
 		render_baghchal_point(rc, act->b, out);
+	}
+}
+
+/* Where point p comes on the board as drawn: rank 5 at the top, files a to e. */
+static int drawn_order(int p)
+{
+	return (4 - p / 5) * 5 + p % 5;
+}
+
+static int action_order(const struct gb_action *a)
+{
+	return drawn_order(a->a) * BAGHCHAL_POINTS + (a->kind == GB_ACT_MOVE ? drawn_order(a->b) : 0);
+}
+
+void render_baghchal_sort(struct gb_action *acts, int n)
+{
+	/* the buttons read like the board: row 5 first, left to right */
+	for (int i = 1; i < n; i++) {
+		struct gb_action x = acts[i];
+		int j = i;
+
+		while (j > 0 && action_order(&acts[j - 1]) > action_order(&x)) {
+			acts[j] = acts[j - 1];
+			j--;
+		}
+		acts[j] = x;
 	}
 }
 

@@ -137,6 +137,21 @@ static void add_token(const struct render_ctx *rc, const struct ludo *lu, int se
 		render_add_fit(out, tr(rc->lang, marks[seat]), 1, true);
 }
 
+/* The mover's tokens at route position p (seat s), "1+3"; how many. */
+static int stack_text(const struct render_ctx *rc, const struct ludo *lu, int s, int p, struct strbuf *out)
+{
+	int n = 0;
+
+	for (int t = 0; t < LUDO_TOKENS; t++) {
+		if (lu->pos[s][t] != p)
+			continue;
+		if (n++)
+			sb_add(out, "+");
+		render_int(rc, t + 1, out);
+	}
+	return n;
+}
+
 /* Counts beside a mark: "B²" is two tokens of B on one square, "■³" three in the centre. */
 static const char *const sup[10] = { "⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹" };
 /* Where the mover's token 1..4 would land with the die waiting. */
@@ -231,6 +246,14 @@ static void add_cell(const struct render_ctx *rc, const struct ludo *lu, const s
 	} else if (seats == 1) {
 		add_token(rc, lu, first, low[first], out);
 		sb_add(out, count[first] > 1 ? sup[count[first]] : dest >= 0 ? circled[dest] : " ");
+		if (count[first] > 1 && first == mover(lu)) {
+			/* the mover's stack says which tokens it holds: "1²: 1+3" */
+			add_token(rc, lu, first, low[first], notes);
+			sb_add(notes, sup[count[first]]);
+			sb_add(notes, ": ");
+			stack_text(rc, lu, first, lu->pos[first][low[first]], notes);
+			sb_add(notes, "\n");
+		}
 	} else if (seats == 2 && total == 2) {
 		add_token(rc, lu, first, low[first], out);
 		add_token(rc, lu, second, low[second], out);
@@ -410,31 +433,69 @@ void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, s
 	}
 }
 
+/* How many of seat s's tokens are still in the yard. */
+static int yard_count(const struct ludo *lu, int s)
+{
+	int n = 0;
+
+	for (int t = 0; t < LUDO_TOKENS; t++)
+		n += lu->pos[s][t] == 0;
+	return n;
+}
+
+bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act)
+{
+	const struct ludo *lu = rc->st;
+	int choice[LUDO_TOKENS], n;
+
+	if (act->kind != GB_ACT_MOVE || lu->phase != LUDO_PHASE_MOVE)
+		return true;
+	/* tokens on one square (or in the yard) move alike: one button, the lowest token's */
+	n = ludo_choices(lu, lu->die, choice);
+	for (int i = 0; i < n; i++)
+		if (choice[i] == act->a)
+			return true;
+	return false;
+}
+
 void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
-	char a[16], b[16];
+	struct strbuf a = { 0 };
 	int to, from;
 
 	if (act->kind == GB_ACT_ROLL) {
 		sb_add(out, tr(rc->lang, M_BTN_ROLL));
 		return;
 	}
-	if (act->kind != GB_ACT_MOVE || act->a < 0 || act->a >= LUDO_TOKENS)
+	if (act->kind != GB_ACT_MOVE || act->a < 0 || act->a >= LUDO_TOKENS || lu->seat >= GB_MAX_SEATS)
 		return;
-	render_num(rc, act->a + 1, a, sizeof(a));
 	to = lu->phase == LUDO_PHASE_MOVE ? ludo_target(lu, act->a, lu->die) : -1;
-	from = lu->seat < GB_MAX_SEATS ? lu->pos[lu->seat][act->a] : -1;
+	from = lu->pos[lu->seat][act->a];
+	render_int(rc, act->a + 1, &a);
+	if (from > 0 && from < LUDO_CENTRE) {
+		struct strbuf stack = { 0 };
+
+		/* a stack: which tokens it holds, "Token 1 (1+3)" */
+		if (stack_text(rc, lu, lu->seat, from, &stack) > 1) {
+			sb_add(&a, " (");
+			sb_add(&a, sb_str(&stack));
+			sb_add(&a, ")");
+		}
+		sb_release(&stack);
+	}
 	/* where it lands, as the board marks it (the circled number of the token) */
-	(void)b;
 	if (to < 0)
-		render_tr(rc, out, M_LU_BTN_MOVE, a, "?");
+		render_tr(rc, out, M_LU_BTN_MOVE, sb_str(&a), "?");
+	else if (from == 0 && yard_count(lu, lu->seat) > 1)
+		render_tr(rc, out, M_LU_BTN_OUT_ANY, circled[act->a]);
 	else if (from == 0)
-		render_tr(rc, out, M_LU_BTN_OUT, a, circled[act->a]);
+		render_tr(rc, out, M_LU_BTN_OUT, sb_str(&a), circled[act->a]);
 	else if (to == LUDO_CENTRE)
-		render_tr(rc, out, M_LU_BTN_CENTRE, a);
+		render_tr(rc, out, M_LU_BTN_CENTRE, sb_str(&a));
 	else
-		render_tr(rc, out, M_LU_BTN_MOVE, a, circled[act->a]);
+		render_tr(rc, out, M_LU_BTN_MOVE, sb_str(&a), circled[act->a]);
+	sb_release(&a);
 }
 
 void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,

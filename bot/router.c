@@ -18,6 +18,7 @@
 #include "games/ai/ai.h"
 #include "games/game.h"
 #include "games/utf8.h"
+#include "choices.h"
 #include "internal.h"
 #include "limit.h"
 #include "log.h"
@@ -59,7 +60,7 @@ struct bot_cmd {
 
 static const struct bot_cmd commands[] = {
 	/* games may be named by their titles: "/new साँप सिँढी", "/new Snakes and Ladders" */
-	{ "new", cmd_new, 1, 3, 0, "/new snakes|ludo|baghchal|callbreak" },
+	{ "new", cmd_new, 1, 4, 0, "/new snakes|ludo|baghchal|callbreak [SEAT]" },
 	{ "join", cmd_join, 0, 1, NEEDS_TABLE, "/join [SEAT]" },
 	{ "seat", cmd_seat, 1, 1, NEEDS_TABLE | PLAYERS_ONLY, "/seat SEAT" },
 	{ "leave", cmd_leave, 0, 0, NEEDS_TABLE | PLAYERS_ONLY, "/leave" },
@@ -414,7 +415,8 @@ static void reply_v(struct ctx *c, const char *kind, const char *user, int key, 
 {
 	struct strbuf sb = { 0 };
 
-	sb_vaddf(&sb, tr(c->lang, key), ap);
+	/* one style of digits per message, the echo of what was typed included */
+	i18n_vformat(&sb, chat_digits_devanagari(c), tr(c->lang, key), ap);
 	reply_push(c, kind, user, sb_str(&sb));
 	sb_release(&sb);
 }
@@ -578,7 +580,12 @@ const char *game_title(struct ctx *c, const struct gb_game *g)
 
 bool seat_is_person(const struct ctx *c, int seat)
 {
-	return seat >= 0 && seat < c->nseats && c->seats[seat].level < 0;
+	return seat >= 0 && seat < c->nseats && c->seats[seat].level < 0 && c->seats[seat].user[0];
+}
+
+bool seat_is_free(const struct ctx *c, int seat)
+{
+	return seat >= 0 && seat < c->nseats && c->seats[seat].level < 0 && !c->seats[seat].user[0];
 }
 
 const char *level_word(struct ctx *c, int level)
@@ -1535,7 +1542,13 @@ int bot_handle(struct bot *b, const struct command *in)
 	/* another bot's command, seen because the platform shows every bot all of them */
 	if (!bc && cmd->unaddressed && !cmd->internal)
 		return GB_OK;
-	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0)) {
+	/*
+	 * The player to move pressing the current table message's buttons is
+	 * playing, not flooding: those presses are not counted (stale or
+	 * foreign ones are). Checked only for presses, and only with limits on.
+	 */
+	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0) &&
+	    !bot_press_is_own_turn(b, cmd)) {
 		const char *scope = NULL;
 		enum limit_verdict v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms,
 						   b->cfg.rate_user_per_min, b->cfg.rate_chat_per_min,

@@ -696,22 +696,30 @@ static void test_choose_seat_and_side(void **state)
 	v = sql_value(f, "SELECT group_concat(seat || ':' || level || ':' || user_id, ' ') FROM seats");
 	assert_string_equal(v, "0:-1:alice 1:-1:zed");
 	free(v);
-	/* numbered seats elsewhere; seats fill without holes */
+	/* numbered seats elsewhere; a seat past a free one leaves it free, and /start waits for it */
 	assert_int_equal(say(f, "zed", false, "/stop", NULL), GB_OK);
 	assert_int_equal(say(f, "zed", false, "/new ludo", NULL), GB_OK);
 	free(drain(f, &n));
 	assert_int_equal(say(f, "bob", false, "/join 3", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "the next free seat is 2"));
+	assert_non_null(strstr(out, "bob sits down in seat 3 of 4"));
+	free(out);
+	assert_int_equal(say(f, "zed", false, "/start", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Seat 2 is free: /join 2 or /addbot fills it before /start."));
 	free(out);
 	assert_int_equal(say(f, "bob", false, "/join 9", NULL), GB_OK);
 	out = drain(f, &n);
 	assert_non_null(strstr(out, "the seats are 1 to 4"));
 	free(out);
-	assert_int_equal(say(f, "bob", false, "/join 2", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/seat 2", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "bob sits down in seat 2 of 4"));
+	assert_non_null(strstr(out, "bob moves to seat 2"));
 	free(out);
+	v = sql_value(f, "SELECT group_concat(seat || ':' || user_id, ' ') FROM (SELECT * FROM seats "
+			 "WHERE table_id = (SELECT max(id) FROM tables) ORDER BY seat)");
+	assert_string_equal(v, "0:zed 1:bob");
+	free(v);
 	/* only who runs the table swaps with another person */
 	assert_int_equal(say(f, "bob", false, "/seat 1", NULL), GB_OK);
 	out = drain(f, &n);
@@ -723,6 +731,80 @@ static void test_choose_seat_and_side(void **state)
 			 "WHERE table_id = (SELECT max(id) FROM tables) ORDER BY seat)");
 	assert_string_equal(v, "bob zed");
 	free(v);
+}
+
+/* The seats of the newest table, "seat:level:user" in seat order. */
+static char *seats_now(struct fixture *f)
+{
+	return sql_value(f, "SELECT group_concat(seat || ':' || level || ':' || user_id, ' ') FROM (SELECT * FROM seats "
+			    "WHERE table_id = (SELECT max(id) FROM tables) ORDER BY seat)");
+}
+
+/*
+ * Defect: a person alone at a Bagh Chal table could not take the tigers
+ * ("Seats fill in order", "You already sit at this table"), and /new had
+ * no way to choose a side.
+ */
+static void test_alone_any_free_seat(void **state)
+{
+	struct fixture *f = *state;
+	char *out, *v;
+	int n;
+
+	assert_int_equal(say(f, "zed", false, "/new baghchal", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "zed", false, "/join tigers", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "zed moves to seat tigers"));
+	assert_non_null(strstr(out, "goats  – free"));
+	free(out);
+	v = seats_now(f);
+	assert_string_equal(v, "0:-1: 1:-1:zed");
+	free(v);
+	assert_int_equal(say(f, "zed", false, "/start", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "Seat goats is free"));
+	assert_null(strstr(out, "begins"));
+	free(out);
+	/* the free seat is filled first */
+	assert_int_equal(say(f, "zed", false, "/addbot", NULL), GB_OK);
+	free(drain(f, &n));
+	v = seats_now(f);
+	assert_string_equal(v, "0:2: 1:-1:zed");
+	free(v);
+	assert_int_equal(say(f, "zed", false, "/stop", NULL), GB_OK);
+	/* /new names the side: in English, and in Nepali */
+	assert_int_equal(say(f, "zed", false, "/new baghchal tigers", NULL), GB_OK);
+	free(drain(f, &n));
+	v = seats_now(f);
+	assert_string_equal(v, "0:-1: 1:-1:zed");
+	free(v);
+	assert_int_equal(say(f, "amy", false, "/join", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "amy sits down in seat goats"));
+	free(out);
+	/* who leaves the lobby leaves a free seat: the others keep their sides */
+	assert_int_equal(say(f, "amy", false, "/leave", NULL), GB_OK);
+	free(drain(f, &n));
+	v = seats_now(f);
+	assert_string_equal(v, "0:-1: 1:-1:zed");
+	free(v);
+	assert_int_equal(say(f, "zed", false, "/stop", NULL), GB_OK);
+	assert_int_equal(say(f, "zed", true, "/lang ne", NULL), GB_OK);
+	assert_int_equal(say(f, "zed", false, "/new बाघचाल बाघ", NULL), GB_OK);
+	free(drain(f, &n));
+	v = seats_now(f);
+	assert_string_equal(v, "0:-1: 1:-1:zed");
+	free(v);
+	assert_int_equal(say(f, "zed", false, "/seat बाख्रा", NULL), GB_OK);
+	free(drain(f, &n));
+	v = seats_now(f);
+	assert_string_equal(v, "0:-1:zed");
+	free(v);
+	assert_int_equal(say(f, "zed", false, "/help", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_non_null(strstr(out, "/seat"));
+	free(out);
 }
 
 /* Defect: a house rule changed mid-game was confirmed but not applied. */
@@ -1005,6 +1087,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_everyone_left_stops_the_game, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_results_of_who_left_reach_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_seat_and_side, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alone_any_free_seat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),

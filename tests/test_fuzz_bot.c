@@ -473,7 +473,7 @@ static void check_table(struct fuzz *f, int64_t id, bool full)
 	sqlite3_stmt *q = prep(f, "SELECT game, status, seed, rules, state FROM tables WHERE id = ?");
 	struct seatrow seats[GB_MAX_SEATS + 4];
 	const struct gb_game *g;
-	int status, nseats = 0, count, minseq, maxseq, humans = 0, sat = 0;
+	int status, nseats = 0, count, minseq, maxseq, humans = 0, sat = 0, free_seat = -1;
 	uint64_t seed;
 	char *rules = NULL, *state = NULL;
 	bool broken = is_broken_table(f, id);
@@ -499,8 +499,11 @@ static void check_table(struct fuzz *f, int64_t id, bool full)
 		      nseats, sqlite3_column_int(q, 0));
 		snprintf(seats[nseats].user, sizeof(seats[0].user), "%s", col_text(q, 1) ? col_text(q, 1) : "");
 		seats[nseats].level = sqlite3_column_int(q, 2);
-		if (seats[nseats].level < 0) {
-			CHECK(f, seats[nseats].user[0], "table %lld: a person without an id", (long long)id);
+		if (seats[nseats].level < 0 && !seats[nseats].user[0]) {
+			/* a free seat: in the lobby (or a lobby stopped) only, before a seat taken */
+			CHECK(f, status != STORE_PLAYING, "table %lld: a person without an id", (long long)id);
+			free_seat = nseats;
+		} else if (seats[nseats].level < 0) {
 			for (int k = 0; k < nseats; k++)
 				CHECK(f, strcmp(seats[k].user, seats[nseats].user) != 0,
 				      "table %lld: one person in two seats", (long long)id);
@@ -514,6 +517,7 @@ static void check_table(struct fuzz *f, int64_t id, bool full)
 		nseats++;
 	}
 	sqlite3_finalize(q);
+	CHECK(f, free_seat < 0 || free_seat < nseats - 1, "table %lld: the last seat is free", (long long)id);
 	CHECK(f, nseats <= g->max_players, "table %lld: %d seats at %s", (long long)id, nseats, g->name);
 	if (status == STORE_LOBBY)
 		CHECK(f, humans >= 1, "table %lld: a lobby with nobody in it stays open", (long long)id);

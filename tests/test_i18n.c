@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "bot/i18n.h"
+#include "games/strbuf.h"
 
 /*
  * The conversion specifications of a printf format, each reduced to what
@@ -248,6 +249,28 @@ static void test_nepali_one_voice(void **state)
 	}
 }
 
+/* Defect: "बटन 9 छैन: अन्तिम सन्देशमा बटन १ देखि 1 सम्म छन्।" mixed two sets of digits in one message. */
+static void test_one_style_of_digits(void **state)
+{
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	i18n_format(&sb, true, tr(LANG_NE, M_CONSOLE_NO_SUCH_BUTTON), "9", "1");
+	assert_string_equal(sb_str(&sb), "बटन ९ छैन: अन्तिम सन्देशमा बटन १ देखि १ सम्म छन्।");
+	sb_release(&sb);
+	i18n_format(&sb, false, tr(LANG_NE, M_CONSOLE_NO_SUCH_BUTTON), "९", "१");
+	assert_string_equal(sb_str(&sb), "बटन 9 छैन: अन्तिम सन्देशमा बटन 1 देखि 1 सम्म छन्।");
+	sb_release(&sb);
+	/* board points, cards, a seal, names and the style's own name are kept; %d and %% work */
+	i18n_format(&sb, true, "/place c3 %s %s 10H %s %d%% (%s) 0.1", "alice 7", "2944031e", "क", 42, "123abc");
+	assert_string_equal(sb_str(&sb), "/place c3 alice 7 2944031e 10H क ४२% (123abc) ०.१");
+	sb_release(&sb);
+	/* a long run of digits is a code to copy (a seed), not a number */
+	i18n_format(&sb, true, "%s", "12345678901234567890");
+	assert_string_equal(sb_str(&sb), "12345678901234567890");
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_nepali_one_voice),
 		cmocka_unit_test(test_nepali_vocabulary),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_one_style_of_digits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

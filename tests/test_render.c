@@ -872,6 +872,89 @@ static void test_ludo_known(void **state)
 	}
 }
 
+/*
+ * Defect: three tokens in the yard were three buttons (two landing on squares
+ * never marked), and a stack showed only how many tokens it held.
+ */
+static void test_ludo_equivalent_moves(void **state)
+{
+	struct ludo lu;
+	struct gb_setup su;
+	struct render_ctx en, ne;
+	struct gb_action a = { .kind = GB_ACT_MOVE };
+	char *t, label[128];
+	int shown = 0;
+
+	(void)state;
+	gb_setup_init(&su, &ludo_game);
+	su.players = 2;
+	assert_int_equal(ludo_game.init(&lu, &su), GB_OK);
+	ctx_init(&en, &ludo_game, &lu, LANG_EN, false, names_latin, 2);
+	ctx_init(&ne, &ludo_game, &lu, LANG_NE, true, names_latin, 2);
+	lu.seat = 0;
+	lu.pos[0][0] = 10;
+	lu.pos[0][1] = 0;
+	lu.pos[0][2] = 10;
+	lu.pos[0][3] = 0;
+	lu.phase = LUDO_PHASE_MOVE;
+	lu.die = 6;
+	/* tokens 1 and 3 stacked, 2 and 4 in the yard: two buttons, not four */
+	for (a.a = 0; a.a < LUDO_TOKENS; a.a++)
+		shown += render_action_shown(&en, &a);
+	assert_int_equal(shown, 2);
+	a.a = 2;
+	assert_false(render_action_shown(&en, &a));
+	a.a = 3;
+	assert_false(render_action_shown(&en, &a));
+	a.a = 0;
+	render_action_label(&en, &a, label, sizeof(label));
+	assert_string_equal(label, "Token 1 (1+3) → ①");
+	render_action_label(&ne, &a, label, sizeof(label));
+	assert_string_equal(label, "गोटी १ (१+३) → ①");
+	a.a = 1;
+	render_action_label(&en, &a, label, sizeof(label));
+	assert_string_equal(label, "A token out → ②");
+	render_action_label(&ne, &a, label, sizeof(label));
+	assert_string_equal(label, "एउटा गोटी निकाल्नुहोस् → ②");
+	/* the board says which tokens the stack holds */
+	t = board_text(&en);
+	assert_true(contains(t, "\n1²: 1+3\n"));
+	free(t);
+	t = board_text(&ne);
+	assert_true(contains(t, "\n१²: १+३\n"));
+	free(t);
+}
+
+/*
+ * Defect: a log line too long for the screen cut every name on it to
+ * "Bot for…" (both players alike), while the line above showed "Bot for
+ * alice": one cut for all lines, never one that makes two names read alike.
+ */
+static void test_log_names_cut_alike(void **state)
+{
+	static const char *const bots[GB_MAX_SEATS] = { "Bot for alice", "Bot for bob", "C", "D" };
+	struct ludo lu;
+	struct gb_setup su;
+	struct render_ctx en;
+	struct gb_event evs[2] = { { .type = LUDO_EV_CAPTURE, .seat = 0, .a = 1, .b = 2 },
+				   { .type = LUDO_EV_ROLL, .seat = 0, .a = 3 } };
+	char *t;
+
+	(void)state;
+	gb_setup_init(&su, &ludo_game);
+	su.players = 2;
+	assert_int_equal(ludo_game.init(&lu, &su), GB_OK);
+	ctx_init(&en, &ludo_game, &lu, LANG_EN, false, bots, 2);
+	en.name_cols = render_log_cols(&en, evs, 2);
+	assert_int_equal(en.name_cols, 10);
+	t = event_text(&en, &evs[0]);
+	assert_string_equal(t, "Bot for a… captured 2 tokens of Bot for b…");
+	free(t);
+	t = event_text(&en, &evs[1]);
+	assert_string_equal(t, "Bot for a… rolled 3");
+	free(t);
+}
+
 static void test_ludo_events(void **state)
 {
 	struct ludo lu;
@@ -1205,6 +1288,8 @@ int main(void)
 		cmocka_unit_test(test_snakes_known),
 		cmocka_unit_test(test_snakes_events),
 		cmocka_unit_test(test_ludo_known),
+		cmocka_unit_test(test_ludo_equivalent_moves),
+		cmocka_unit_test(test_log_names_cut_alike),
 		cmocka_unit_test(test_ludo_events),
 		cmocka_unit_test(test_baghchal_known),
 		cmocka_unit_test(test_callbreak_known),

@@ -25,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "bot/bot.h"
+#include "bot/choices.h"
 #include "bot/i18n.h"
 #include "bot/limit.h"
 #include "bot/metrics.h"
@@ -481,6 +482,75 @@ static void test_flood_limited_politely(void **state)
 	limit_reset();
 }
 
+/* The open table of chat-1 and the moves logged at it. */
+static void table_now(struct fixture *f, int64_t *id, int *moves)
+{
+	struct store_chat chat = { 0 };
+	struct store_table t = { 0 };
+
+	assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &chat), GB_OK);
+	assert_int_equal(store_table_open_get(f->b.store, chat.id, &t), GB_OK);
+	*id = t.id;
+	assert_int_equal(store_move_count(f->b.store, t.id, moves), GB_OK);
+	store_table_release(&t);
+	store_chat_release(&chat);
+}
+
+/*
+ * Defect: a player pressing their own turn's buttons quickly (598 presses
+ * in a Snakes game) was told "That is a lot of commands at once" 7 times.
+ * Presses of the player to move on the current table message are not
+ * counted; a flood of stale presses still is.
+ */
+static void test_own_turn_presses_not_limited(void **state)
+{
+	static const char *const who[2] = { "alice", "bob" };
+	struct fixture *f = *state;
+	struct command cmd;
+	json_t *out;
+	int64_t id;
+	int moves = 0, before, pressed = 0;
+
+	limit_reset();
+	f->b.cfg.rate_user_per_min = 5;
+	f->b.cfg.rate_chat_per_min = 1000;
+	assert_int_equal(say(f, "alice", "/new snakes"), GB_OK);
+	assert_int_equal(say(f, "bob", "/join"), GB_OK);
+	assert_int_equal(say(f, "alice", "/start"), GB_OK);
+	json_decref(drain(f));
+	table_now(f, &id, &before);
+	for (int i = 0; i < 40; i++) {
+		table_now(f, &id, &moves);
+		for (int k = 0; k < 2; k++) {
+			make(&cmd, who[k], "/roll", 2000 + i);
+			cmd.button_table = id;
+			cmd.button_turn = moves;
+			if (!bot_press_is_own_turn(&f->b, &cmd))
+				continue;
+			assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+			pressed++;
+			break;
+		}
+	}
+	assert_int_equal(pressed, 40);
+	table_now(f, &id, &moves);
+	assert_true(moves >= before + 40);
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 0);
+	json_decref(out);
+	/* stale presses (an earlier turn) count: the sixth in the minute is refused */
+	for (int i = 0; i < 10; i++) {
+		make(&cmd, "alice", "/roll", 3000 + i);
+		cmd.button_table = id;
+		cmd.button_turn = before;
+		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	}
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
+	json_decref(out);
+	limit_reset();
+}
+
 /* Many people in one chat: the chat's own limit, once per window. */
 static void test_chat_limit(void **state)
 {
@@ -713,6 +783,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_limited_politely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chat_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_turn_presses_not_limited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_change_in_between_not_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_write_in_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_databases_one_process, setup, teardown),
