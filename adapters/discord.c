@@ -859,6 +859,54 @@ static int find_kind(struct taken *t, int n, const char *kind, const char *user)
 	return -1;
 }
 
+/*
+ * A typed command's answer becomes the table message (a repost at the
+ * bottom of the channel, /board's or any command's that shows the table):
+ * the message it replaces loses its buttons, so the channel has one table
+ * message with live buttons. Queued as a row of the adapter's own,
+ * {"kind": "unbutton", "message": ID, "hook": TOKEN}: "@IID" with that
+ * interaction's token when the old message is an interaction's answer not
+ * yet known by its id (it is edited through its token while that lives).
+ */
+static int queue_unbutton(struct store *s, const char *channel, int64_t table, const char *now)
+{
+	struct store_table t = { 0 };
+	char key[96], val[CMD_REPLY_LEN] = "";
+	const char *colon;
+	json_t *view = NULL;
+	char *text = NULL;
+	int rc = store_table_get(s, table, &t);
+
+	if (rc) {
+		rc = rc == GB_ENOTFOUND ? GB_OK : rc;
+		goto out;
+	}
+	if (!t.message[0] || strcmp(t.message, now) == 0)
+		goto out;
+	view = json_pack("{ssssss}", "kind", "unbutton", "message", t.message, "hook", "");
+	snprintf(key, sizeof(key), "discord.orig.%s", channel);
+	if (t.message[0] == '@') {
+		/* "IID:TOKEN" of the interaction whose answer it is, while that token lives */
+		if (store_meta_get(s, key, val, sizeof(val)))
+			goto out;
+		colon = strchr(val, ':');
+		if (!colon || (size_t)(colon - val) != strlen(t.message + 1) ||
+		    strncmp(val, t.message + 1, (size_t)(colon - val)) || !fresh(t.message + 1, bot_now_ms()))
+			goto out;
+		json_object_set_new(view, "hook", json_string(colon + 1));
+	}
+	text = json_dumps(view, JSON_COMPACT);
+	rc = text ? store_out_add(s, "discord", channel, table, "", text, bot_now_ms()) : GB_ENOMEM;
+out:
+	sodium_memzero(val, sizeof(val));
+	if (text)
+		sodium_memzero(text, strlen(text));
+	free(text);
+	json_decref(view);
+	store_table_release(&t);
+	return rc;
+}
+
 /* What the plan records about the table message. */
 struct plan {
 	json_t *answer;                 /* the HTTP answer (owned) */
@@ -1021,6 +1069,8 @@ static int take_answer(struct bot *b, const struct interaction *ia, const struct
 	for (int i = 0; i < nt && !rc; i++)
 		if (t[i].used)
 			rc = store_out_done(s, t[i].id);
+	if (!rc && p.table && p.message[0] == '@')
+		rc = queue_unbutton(s, ia->channel, p.table, p.message);
 	if (!rc && p.table) {
 		rc = store_table_set_message(s, p.table, p.message);
 		if (rc == GB_ENOTFOUND)
@@ -1754,6 +1804,54 @@ static void unreachable(struct delivery *dl, const char *refusal)
 }
 
 /*
+ * A table message replaced by a newer one loses its buttons (queue_unbutton()):
+ * edited through its interaction's token, or the channel's newest interaction
+ * where only interactions reach the channel, or else as the bot. A message
+ * gone, or one that may not be edited, is left as it is: its buttons are of
+ * an earlier turn, and a press on them is refused.
+ */
+static void unbutton(struct discord *d, struct store *s, const struct store_out *row, const json_t *view,
+		     struct delivery *dl)
+{
+	const char *msg = json_string_value(json_object_get(view, "message"));
+	const char *hook = json_string_value(json_object_get(view, "hook"));
+	struct strbuf path = { 0 };
+	struct dc_result res = { 0 };
+	struct handle h;
+	char key[96], buf[CMD_REPLY_LEN] = "";
+	json_t *body = json_pack("{s[]}", "components");
+	bool as_bot = false;
+
+	memset(dl, 0, sizeof(*dl));
+	dl->result = DELIVERY_OK;
+	snprintf(key, sizeof(key), "discord.last.%s", row->chat);
+	if (msg && msg[0] == '@' && hook && hook[0]) {
+		sb_addf(&path, "/webhooks/%s/%s/messages/@original", d->app_id, hook);
+	} else if (msg && id_ok(msg) && hooks_only(d, s, row->chat)) {
+		if (store_meta_get(s, key, buf, sizeof(buf)) || !handle_parse(buf, &h) ||
+		    !fresh(h.iid, bot_now_ms()))
+			goto out;
+		sb_addf(&path, "/webhooks/%s/%s/messages/%s", d->app_id, h.token, msg);
+	} else if (msg && id_ok(msg)) {
+		sb_addf(&path, "/channels/%s/messages/%s", row->chat, msg);
+		as_bot = true;
+	} else {
+		goto out;
+	}
+	dc_api(d, "PATCH", sb_str(&path), body, as_bot, &res);
+	if (!res.transport && res.status >= 400 && res.status < 500 && res.status != 429)
+		goto out; /* gone, or not ours to edit: its buttons are stale all the same */
+	settle("old table message", &res, dl);
+out:
+	sodium_memzero(buf, sizeof(buf));
+	if (path.len)
+		sodium_memzero(path.buf, path.len);
+	sb_release(&path);
+	dc_result_release(&res);
+	json_decref(body);
+}
+
+/*
  * The outbox asks before delivering: the rows of an interaction being
  * answered are its route handler's to take, and the rest follow its answer.
  */
@@ -1826,6 +1924,9 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		if (res.status == 404)
 			goto out; /* expired: a private word is never posted in the channel */
 		goto settle_followup;
+	} else if (strcmp(kind, "unbutton") == 0) {
+		unbutton(d, s, row, view, dl);
+		goto out;
 	} else {
 		goto out; /* "ack": the interaction was answered when it arrived */
 	}

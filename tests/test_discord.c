@@ -1232,6 +1232,45 @@ static void test_delivery_faults(void **state)
 	assert_int_equal(d.result, DELIVERY_GIVE_UP);
 }
 
+/*
+ * /board answers with the table afresh at the bottom of the channel: the
+ * table message it replaces (the answer to /new, known only through its
+ * interaction) loses its buttons, so one table message has live buttons.
+ */
+static void test_board_reposts_and_strips_the_old_table(void **state)
+{
+	struct world *w = *state;
+	char new_id[32], board_id[32], path[512], want[512];
+	json_t *a = NULL, *body;
+	struct store_table t;
+
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL }, &a,
+			       new_id, sizeof(new_id)),
+			 200);
+	json_decref(a);
+	assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "board", NULL, &a, board_id, sizeof(board_id)), 200);
+	/* the answer is the table, with its buttons */
+	assert_int_equal(json_integer_value(json_object_get(a, "type")), 4);
+	assert_true(json_array_size(json_object_get(json_object_get(a, "data"), "components")) > 0);
+	json_decref(a);
+	snprintf(want, sizeof(want), "/webhooks/" APP "/tok-%s/messages/@original", new_id);
+	assert_int_equal(fake_dc_wait(w->fake, "PATCH", want, 1, 10000), 1);
+	body = fake_dc_last(w->fake, "PATCH", want, path, sizeof(path));
+	assert_string_equal(path, want);
+	assert_int_equal(json_array_size(json_object_get(body, "components")), 0);
+	assert_true(json_is_array(json_object_get(body, "components")));
+	json_decref(body);
+	/* the table is now the /board answer's */
+	table_get(w, table_id(w), &t);
+	snprintf(want, sizeof(want), "@%s", board_id);
+	assert_string_equal(t.message, want);
+	store_table_release(&t);
+	drain(w, 2000);
+	/* and that message keeps its buttons: nothing stripped it */
+	snprintf(want, sizeof(want), "/webhooks/" APP "/tok-%s/messages/@original", board_id);
+	assert_int_equal(fake_dc_count(w->fake, "PATCH", want), 0);
+}
+
 static void test_table_edited_through_original_then_by_id(void **state)
 {
 	struct world *w = *state;
@@ -1272,10 +1311,20 @@ static void test_table_edited_through_original_then_by_id(void **state)
 	snprintf(real, sizeof(real), "%s", t.message);
 	store_table_release(&t);
 
-	/* a deleted table message: posted afresh and its new id recorded */
-	fake_dc_fault(w->fake, "PATCH", "/channels/", 0, 1, FAKE_DC_404, 0);
+	/* bob's typed /join answers with the table afresh: the message it replaces loses its buttons */
 	assert_int_equal(slash(w, BOB, MEMBER_PERMS, "join", NULL, &a, NULL, 0), 200);
 	json_decref(a);
+	snprintf(want, sizeof(want), "/channels/" CHANNEL "/messages/%s", real);
+	assert_int_equal(fake_dc_wait(w->fake, "PATCH", want, 1, 10000), 1);
+	body = fake_dc_last(w->fake, "PATCH", want, path, sizeof(path));
+	assert_non_null(json_object_get(body, "components"));
+	assert_int_equal(json_array_size(json_object_get(body, "components")), 0);
+	assert_null(json_object_get(body, "content"));
+	json_decref(body);
+	drain(w, 2000);
+
+	/* a deleted table message: posted afresh and its new id recorded */
+	fake_dc_fault(w->fake, "PATCH", "/channels/", 0, 1, FAKE_DC_404, 0);
 	{
 		char payload[256];
 
@@ -1289,8 +1338,7 @@ static void test_table_edited_through_original_then_by_id(void **state)
 	}
 	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 10000), 1);
 	drain(w, 2000);
-	snprintf(want, sizeof(want), "/channels/" CHANNEL "/messages/%s", real);
-	assert_int_equal(fake_dc_count(w->fake, "PATCH", want), 1);
+	assert_int_equal(fake_dc_count(w->fake, "PATCH", want), 2);
 	table_get(w, id, &t);
 	assert_string_not_equal(t.message, real);
 	assert_true(t.message[0] >= '1' && t.message[0] <= '9');
@@ -1971,6 +2019,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_delivery_faults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edited_through_original_then_by_id, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_board_reposts_and_strips_the_old_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_waits_out_429, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_only_channel_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_only_channel_plays_on, setup, teardown),
