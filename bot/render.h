@@ -188,8 +188,6 @@ void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out);
 void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
 void render_callbreak_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
 void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
-/* Cards as the hand shows them: by suit, spades first, high to low ("A♠ 9♠ · K♥"). */
-void render_callbreak_choices(const struct render_ctx *rc, uint64_t cards, struct strbuf *out);
 /* Call Break actions in the hand's order (render_sort_actions()). */
 void render_callbreak_sort(struct gb_action *acts, int n);
 /* A card as rank and suit symbol ("Q♠", "10♥"). */

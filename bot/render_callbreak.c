@@ -443,25 +443,3 @@ void render_callbreak_sort(struct gb_action *acts, int n)
 	if (n > 1)
 		qsort(acts, (size_t)n, sizeof(acts[0]), hand_order);
 }
-
-void render_callbreak_choices(const struct render_ctx *rc, uint64_t cards, struct strbuf *out)
-{
-	bool first = true;
-
-	(void)rc; /* cards look the same in every language */
-	for (int suit = 0; suit < 4; suit++) {
-		uint64_t set = cards & CB_SUIT_MASK(suit);
-
-		if (!set)
-			continue;
-		if (!first)
-			sb_add(out, " · ");
-		first = false;
-		for (int rank = CB_RANKS - 1, n = 0; rank >= 0; rank--)
-			if (set & CB_BIT(CB_CARD(suit, rank))) {
-				if (n++)
-					sb_add(out, " ");
-				render_card(CB_CARD(suit, rank), out);
-			}
-	}
-}
