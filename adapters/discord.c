@@ -1507,14 +1507,27 @@ static json_t *channel_body(const json_t *view, bool code, bool edit)
 	return data;
 }
 
+/* A message just posted (res) is table's message now, when table and it went. */
+static void record_posted(struct store *s, int64_t table, const struct dc_result *res)
+{
+	const char *id = json_string_value(json_object_get(res->body, "id"));
+	int rc;
+
+	if (!table || !ok_status(res) || !id_ok(id))
+		return;
+	rc = store_table_set_message(s, table, id);
+	if (rc && rc != GB_ENOTFOUND)
+		/* posted all the same: sending it again would show the table twice */
+		gb_log("discord: table %lld: message %s posted but not recorded: %s", (long long)table, id,
+		       gb_strerror(rc));
+}
+
 /* POST a message to the channel as the bot; record it as the table's when table. */
 static void post_channel(struct discord *d, struct store *s, const struct store_out *row,
 			 const json_t *view, bool code, int64_t table, struct dc_result *res)
 {
 	struct strbuf path = { 0 };
 	json_t *body = channel_body(view, code, false);
-	const char *id;
-	int rc;
 
 	/*
 	 * The outbox row's id as the message's nonce, enforced: a row sent
@@ -1530,14 +1543,7 @@ static void post_channel(struct discord *d, struct store *s, const struct store_
 	}
 	sb_addf(&path, "/channels/%s/messages", row->chat);
 	dc_api(d, "POST", sb_str(&path), body, true, res);
-	id = json_string_value(json_object_get(res->body, "id"));
-	if (table && ok_status(res) && id_ok(id)) {
-		rc = store_table_set_message(s, table, id);
-		if (rc && rc != GB_ENOTFOUND)
-			/* posted all the same: sending it again would show the table twice */
-			gb_log("discord: table %lld: message %s posted but not recorded: %s",
-			       (long long)table, id, gb_strerror(rc));
-	}
+	record_posted(s, table, res);
 	json_decref(body);
 	sb_release(&path);
 }
@@ -1559,17 +1565,8 @@ static void post_followup(struct discord *d, const struct handle *h, const json_
 static void post_hook(struct discord *d, struct store *s, const struct handle *h,
 		      const json_t *view, bool code, int64_t table, struct dc_result *res)
 {
-	const char *id;
-	int rc;
-
 	post_followup(d, h, view, code, false, res);
-	id = json_string_value(json_object_get(res->body, "id"));
-	if (table && ok_status(res) && id_ok(id)) {
-		rc = store_table_set_message(s, table, id);
-		if (rc && rc != GB_ENOTFOUND)
-			gb_log("discord: table %lld: message %s posted but not recorded: %s",
-			       (long long)table, id, gb_strerror(rc));
-	}
+	record_posted(s, table, res);
 }
 
 /*
