@@ -647,16 +647,47 @@ static int64_t group_wait(const struct pace_chat *c, int64_t now_ms)
 	return wait;
 }
 
+/* The pacing key of chat: a forum topic ("GROUP#THREAD") spends its group's budget. */
+static void pace_key(const char *chat, char key[PACE_KEY_LEN])
+{
+	size_t len = strcspn(chat, "#");
+
+	snprintf(key, PACE_KEY_LEN, "%.*s", (int)(len < PACE_KEY_LEN ? len : PACE_KEY_LEN - 1), chat);
+}
+
+void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t now_ms)
+{
+	struct pace_chat *c;
+	char key[PACE_KEY_LEN];
+
+	if (now_ms <= taken_ms)
+		return;
+	pace_key(chat, key);
+	pthread_mutex_lock(&p->lock);
+	c = pace_slot(p, key);
+	if (c->last == taken_ms)
+		c->last = now_ms;
+	for (int i = 0; i < PACE_GROUP_N; i++)
+		if (c->sent[i] == taken_ms) {
+			c->sent[i] = now_ms;
+			break;
+		}
+	for (int i = 0; i < PACE_ALL_N; i++)
+		if (p->all[i] == taken_ms) {
+			p->all[i] = now_ms;
+			break;
+		}
+	pthread_mutex_unlock(&p->lock);
+}
+
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
 {
 	struct pace_chat *c;
 	int64_t wait = 0, oldest;
-	size_t len = strcspn(chat, "#");
 	char key[PACE_KEY_LEN];
 	bool group = chat[0] == '-';
 
-	/* a forum topic ("GROUP#THREAD") spends its group's budget */
-	snprintf(key, sizeof(key), "%.*s", (int)(len < sizeof(key) ? len : sizeof(key) - 1), chat);
+	pace_key(chat, key);
 	*global = false;
 	pthread_mutex_lock(&p->lock);
 	oldest = p->all[p->all_next];
@@ -1025,6 +1056,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	const char *kind = json_string_value(json_object_get(view, "kind"));
 	bool is_table = kind && strcmp(kind, "table") == 0;
 	bool repost = is_table && json_is_true(json_object_get(view, "repost"));
+	int64_t taken = 0;
 	char why[200];
 	int rc;
 
@@ -1061,14 +1093,18 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	if (!call.method[0])
 		goto out;
 	if (t->pace && call.chat[0]) {
-		int64_t wait = tg_pace_take(t->pace, call.chat, bot_now_ms(), &d->global);
+		int64_t wait;
 
+		taken = bot_now_ms();
+		wait = tg_pace_take(t->pace, call.chat, taken, &d->global);
 		if (wait > 0) {
 			set_result(d, DELIVERY_WAIT, wait, "paced");
 			goto out;
 		}
 	}
 	tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
+	if (taken)
+		tg_pace_sent(t->pace, call.chat, taken, bot_now_ms());
 	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
 	    (says(&res, "message to edit not found") || says(&res, "message can't be edited"))) {
 		/* deleted, or too old to edit: post the table afresh and keep the new id */

@@ -150,6 +150,15 @@ void tg_pace_free(struct tg_pace *p);
  */
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
 
+/*
+ * The message to chat counted by tg_pace_take() at taken_ms was answered
+ * at now_ms: Telegram saw it no later than that, and no earlier than a
+ * slow network let it arrive, so its send counts from now_ms. Without
+ * this, a call that arrived late and the next one on time could reach
+ * Telegram closer together than its limits allow.
+ */
+void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t now_ms);
+
 /* ---- the adapter (adapters/adapter.h) ---- */
 
 struct adapter;

@@ -447,6 +447,21 @@ static void wait_outbox_empty(struct fix *x)
 	fail_msg("%d rows still pending", pending);
 }
 
+/*
+ * The board seen at the fake is recorded as the table's message a moment
+ * after the fake answered: wait (bounded) for the id the press names.
+ */
+static void wait_message(struct fix *x, int thread, struct seen *s)
+{
+	int64_t until = mono_ms() + 10000;
+
+	while (!s->message[0] && mono_ms() < until) {
+		usleep(5000);
+		look(x, thread, s);
+	}
+	assert_true(s->message[0]);
+}
+
 /* One step of the Ludo table of topic 30, played with the buttons of its table message. */
 static bool ludo_step(struct fix *x)
 {
@@ -462,6 +477,7 @@ static bool ludo_step(struct fix *x)
 		show_log(x);
 		fail_msg("no board of table %lld at turn %d", (long long)s.id, s.moves);
 	}
+	wait_message(x, 30, &s);
 	press(x, 30, s.message, s.user, data);
 	return true;
 }
@@ -540,6 +556,7 @@ static void two_topics_two_games(void **state)
 		look(x, 30, &ludo);
 		assert_true(wait_board(x, ludo.id, 0, ":start", data, sizeof(data), 10000));
 		assert_non_null(strstr(data, ":start"));
+		wait_message(x, 30, &ludo);
 		press(x, 30, ludo.message, "11", data);
 	}
 	for (bool more = true; more && steps < 4000; steps++) {

@@ -582,6 +582,11 @@ static void pacing(void **state)
 	/* another chat is not held up; a topic of the group is */
 	assert_int_equal(tg_pace_take(p, "-6", t + 300, &global), 0);
 	assert_int_equal(tg_pace_take(p, "-5#31", t + 300, &global), 800);
+	/* a call that reached Telegram late counts from when it was answered */
+	assert_int_equal(tg_pace_take(p, "77", t, &global), 0);
+	tg_pace_sent(p, "77", t, t + 400);
+	assert_int_equal(tg_pace_take(p, "77", t + 1100, &global), 400);
+	assert_int_equal(tg_pace_take(p, "77", t + 1500, &global), 0);
 	tg_pace_free(p);
 
 	/*
