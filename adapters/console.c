@@ -442,7 +442,8 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 			break;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		if (!o->interactive && line[0] && line[0] != '#') {
+		/* a line of blanks is a blank line: silent, not even echoed */
+		if (!o->interactive && line[strspn(line, " \t")] && line[0] != '#') {
 			/* the echo shows what was typed, never an escape a terminal would obey */
 			char *shown = strdup(line);
 
@@ -468,17 +469,18 @@ struct console_adapter {
 };
 
 /*
- * Without a platform the service's chat is the console: on a terminal, or
- * on a pipe (printf '...' | gamebot serve plays those lines and ends with
- * them). Any other standard input - /dev/null under a service manager, a
- * file - is left alone.
+ * Without a platform the service's chat is the console: on a terminal, on
+ * a pipe or on a file (printf '...' | gamebot serve, or gamebot serve <
+ * lines.txt, plays those lines and ends with them). Any other standard
+ * input - /dev/null under a service manager, a socket - is left alone.
  */
 static bool console_configured(const struct config *cfg)
 {
 	struct stat sb;
 
 	return !config_has_platform(cfg) &&
-	       (isatty(STDIN_FILENO) || (fstat(STDIN_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode)));
+	       (isatty(STDIN_FILENO) ||
+		(fstat(STDIN_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode))));
 }
 
 static void *console_thread(void *arg)

@@ -42,6 +42,10 @@ static const struct {
 	{ "ne", M_VAL_NEPALI },
 	{ "devanagari", M_VAL_DEVANAGARI },
 	{ "ascii", M_VAL_ASCII },
+	{ "speed", M_SET_SPEED },
+	{ "autoplay_after", M_SET_AUTOPLAY },
+	{ "digits", M_SET_DIGITS },
+	{ "starting_coins", M_SET_COINS },
 };
 
 /* The chat-language word for a key or value (numbers in the chat's digits). */
@@ -58,6 +62,27 @@ static const char *word(struct ctx *c, const char *w, char buf[24])
 }
 
 /*
+ * A setting just changed, confirmed in the words the settings list uses
+ * ("A capture rolls again: now off", "काटेपछि फेरि पासा: अब बन्द"), not
+ * the key and value as typed: key is M_SETTING_SET or M_SETTING_SET_NEXT.
+ */
+static void reply_set(struct ctx *c, int key, const char *name, const char *value)
+{
+	struct strbuf v = { 0 };
+	char kbuf[24], vbuf[24];
+	int secs = setting_int(c, "autoplay_after", 0);
+
+	if (strcmp(name, "autoplay_after") == 0 && secs)
+		sb_addtr(&v, tr(c->lang, M_VAL_SECONDS), ctx_num(c, secs, vbuf));
+	else if (strcmp(name, "autoplay_after") == 0)
+		sb_add(&v, tr(c->lang, M_OFF));
+	else
+		sb_add(&v, word(c, value, vbuf));
+	reply_public(c, key, word(c, name, kbuf), sb_str(&v));
+	sb_release(&v);
+}
+
+/*
  * One line per house rule: what it is and its value in the chat's
  * language, then the command that changes it. A rule that means nothing
  * under the others (three_sixes while six_bonus=off) is shown greyed.
@@ -67,7 +92,8 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 	struct gb_rules r;
 
 	chat_rules(c, g, &r);
-	sb_addtr(sb, tr(c->lang, M_SETTINGS_HEAD), game_title(c, g));
+	/* a game without house rules says so, rather than an empty list */
+	sb_addtr(sb, tr(c->lang, g->nrules ? M_SETTINGS_HEAD : M_NO_HOUSE_RULES), game_title(c, g));
 	for (int i = 0; i < g->nrules; i++) {
 		const struct gb_rule_def *d = &g->rules[i];
 		bool greyed = false;
@@ -87,8 +113,6 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 		for (int v = 0; d->values[v]; v++)
 			sb_addf(sb, "%s%s", v ? "|" : "", d->values[v]);
 	}
-	if (!g->nrules)
-		sb_add(sb, "\n-");
 }
 
 /* The game args name, as a whole (nothing after the name), or NULL. */
@@ -206,7 +230,7 @@ int cmd_settings(struct ctx *c)
 		else if (rc)
 			reply_alert(c, M_SETTING_BAD, w1, w2);
 		else
-			reply_public(c, M_SETTING_SET, w1, w2);
+			reply_set(c, M_SETTING_SET, w1, w2);
 		rc = GB_OK;
 		goto out;
 	}
@@ -229,7 +253,9 @@ int cmd_settings(struct ctx *c)
 				 g->rules[k].requires);
 			dep = gb_rule_index(g, key);
 			if (eq && dep >= 0 && strcmp(gb_rule_value(g, &r, dep), eq + 1) != 0) {
-				reply_alert(c, M_SETTING_GREYED, w2, g->rules[k].requires);
+				char kb[24], db[24], vb[24];
+
+				reply_alert(c, M_SETTING_GREYED, word(c, w2, kb), word(c, key, db), word(c, eq + 1, vb));
 				goto out;
 			}
 		}
@@ -256,12 +282,12 @@ int cmd_settings(struct ctx *c)
 			free(c->table.rules);
 			c->table.rules = text;
 			c->table_changed = true;
-			reply_public(c, M_SETTING_SET, w2, w3);
+			reply_set(c, M_SETTING_SET, w2, w3);
 		} else if (c->has_table && c->game == g && c->table.status == STORE_PLAYING) {
 			/* a game under way keeps the rules it started with */
-			reply_public(c, M_SETTING_SET_NEXT, w2, w3);
+			reply_set(c, M_SETTING_SET_NEXT, w2, w3);
 		} else {
-			reply_public(c, M_SETTING_SET, w2, w3);
+			reply_set(c, M_SETTING_SET, w2, w3);
 		}
 	}
 out:
@@ -271,14 +297,14 @@ out:
 
 int cmd_speed(struct ctx *c)
 {
-	char w[16] = "";
+	char w[16] = "", num[24];
 
 	arg_word(c->cmd->args, w, sizeof(w));
 	if (set_chat_key(c, "speed", w)) {
 		reply_alert(c, M_ARGS, "/speed slow|normal|fast");
 		return GB_OK;
 	}
-	reply_public(c, M_SPEED_SET, w);
+	reply_public(c, M_SPEED_SET, word(c, w, num));
 	return GB_OK;
 }
 

@@ -71,12 +71,20 @@ out:
 	return rc;
 }
 
-/* "Label 0123…(32)" then the other 32 digits under them: two lines of at most 40 columns. */
-static void hex_lines(struct strbuf *sb, const char *label, const char *hex)
+/*
+ * "Label 0123…(32)" then the other 32 digits under them: two lines of at
+ * most 40 columns. The digits start at column cols + 1 whatever the
+ * label's width, so that the seed's and the seal's lines read as one
+ * column ("बीज" and "मोहर" differ by one).
+ */
+static void hex_lines(struct strbuf *sb, const char *label, int cols, const char *hex)
 {
-	int w = render_width(label) + 1;
-
-	sb_addf(sb, "\n%s %.32s\n%*s%s", label, hex, w, "", hex + 32);
+	sb_add(sb, "\n");
+	render_add_fit(sb, label, cols, true);
+	sb_addf(sb, " %.32s\n", hex);
+	for (int i = 0; i <= cols; i++)
+		sb_add(sb, " ");
+	sb_add(sb, hex + 32);
 }
 
 void fair_table_lines(struct ctx *c, struct strbuf *sb)
@@ -98,9 +106,14 @@ void fair_table_lines(struct ctx *c, struct strbuf *sb)
 	if (!verify_seed_ok(c->terms.seed) || c->table.status == STORE_LOBBY)
 		return;
 	verify_seal(c->terms.seed, seal);
-	if (c->table.status == STORE_OVER)
-		hex_lines(sb, tr(c->lang, M_LINE_SEED), c->terms.seed);
-	hex_lines(sb, tr(c->lang, M_LINE_SEAL), seal);
+	if (c->table.status == STORE_OVER) {
+		int a = render_width(tr(c->lang, M_LINE_SEED)), b = render_width(tr(c->lang, M_LINE_SEAL));
+
+		hex_lines(sb, tr(c->lang, M_LINE_SEED), a > b ? a : b, c->terms.seed);
+		hex_lines(sb, tr(c->lang, M_LINE_SEAL), a > b ? a : b, seal);
+	} else {
+		hex_lines(sb, tr(c->lang, M_LINE_SEAL), render_width(tr(c->lang, M_LINE_SEAL)), seal);
+	}
 }
 
 /* The reason a check failed, in the chat's language. */

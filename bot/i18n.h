@@ -77,7 +77,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_SETTING_SET_NEXT) /* %s: key, %s: value (a game is under way) */ \
 	X(M_SETTING_BAD)      /* %s: key, %s: value */ \
 	X(M_SETTING_BAD_AUTOPLAY) /* %s: what was typed */ \
-	X(M_SETTING_GREYED)   /* %s: key, %s: condition */ \
+	X(M_SETTING_GREYED)   /* %s: rule, %s: the rule it needs, %s: that rule's value */ \
 	X(M_SPEED_SET)        /* %s: speed */ \
 	X(M_LANG_SET)         \
 	X(M_STATS_HEAD)       \
@@ -322,7 +322,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_VERIFY_WHY_REFUSED) /* %s: move number, %s: action */ \
 	X(M_VERIFY_WHY_LOG) /* %s: line */ \
 	X(M_VERIFY_LOG_PART) /* %s: table, %s: part, %s: parts */ \
-	X(M_SET_COINS)        /* /settings: what a new wallet gets */
+	X(M_SET_COINS)        /* /settings: what a new wallet gets */ \
+	X(M_NO_HOUSE_RULES)   /* %s: game title; /rules and /settings for a game without house rules */
 
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };

@@ -39,6 +39,12 @@ static bool changed(const char *const env[], const char *entry)
 pid_t spawn(const char *path, char *const argv[], const char *const env[], const char *log,
 	    bool append)
 {
+	return spawn_in(path, argv, env, -1, log, append);
+}
+
+pid_t spawn_in(const char *path, char *const argv[], const char *const env[], int stdin_fd, const char *log,
+	       bool append)
+{
 	size_t n = 0, k = 0;
 	char **envp;
 	pid_t pid;
@@ -60,7 +66,7 @@ pid_t spawn(const char *path, char *const argv[], const char *const env[], const
 	pid = fork();
 	if (pid == 0) {
 		/* the child: async-signal-safe calls only */
-		int in = open("/dev/null", O_RDONLY);
+		int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
 		int out = log ? open(log, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0600) : -1;
 
 		if (in >= 0)

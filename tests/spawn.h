@@ -32,6 +32,16 @@
 pid_t spawn(const char *path, char *const argv[], const char *const env[], const char *log,
 	    bool append);
 
+/*
+ * spawn() with standard input read from in (a pipe's read end, an open
+ * file), or /dev/null when in is negative. The caller keeps in and closes
+ * it after the call; a pipe's ends are marked FD_CLOEXEC, so that the child holds
+ * no copy of its write end and sees the end of input when the caller closes
+ * it.
+ */
+pid_t spawn_in(const char *path, char *const argv[], const char *const env[], int in, const char *log,
+	       bool append);
+
 /* A port on 127.0.0.1 that nobody listens on right now, or 0. */
 int free_port(void);
 

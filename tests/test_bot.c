@@ -820,14 +820,14 @@ static void test_house_rule_changes_say_when(void **state)
 	assert_int_equal(say(f, "alice", true, "/settings snakes entry any", NULL), GB_OK);
 	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "entry is now any."));
+	assert_non_null(strstr(out, "Coming onto the board: now any roll."));
 	assert_non_null(strstr(out, "alice: roll"));
 	assert_null(strstr(out, "needs a 6"));
 	free(out);
 	/* during a game the change is for the next one, and the reply says so */
 	assert_int_equal(say(f, "alice", true, "/settings snakes entry six", NULL), GB_OK);
 	out = drain(f, &n);
-	assert_non_null(strstr(out, "entry is now six, from the next game on"));
+	assert_non_null(strstr(out, "Coming onto the board: needs a six from the next game on"));
 	free(out);
 	assert_int_equal(say(f, "alice", true, "/board", NULL), GB_OK);
 	out = drain(f, &n);

@@ -27,11 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "bot/render.h"
+#include "tests/spawn.h"
 
 struct check {
 	int input;     /* index of the input line it belongs to; -1 = whole output */
@@ -434,6 +437,111 @@ static void test_escapes_removed_from_names(void **state)
 	free(out);
 }
 
+/*
+ * A blank line (or blanks alone), a name alone and a :wait with nothing due
+ * are silent on purpose (README, "The console chat"): they are not echoed
+ * or, when echoed, get nothing after the echo, and the next line is
+ * answered as usual.
+ */
+static void test_silent_lines(void **state)
+{
+	static const char silent[] = "\n> alice:\n> :wait 0\n> bob: /join\n";
+	char *out = play_text("", "alice: /new ludo\n\n   \nalice:\n:wait 0\nbob: /join\n");
+	char *plain = play_text("", "alice: /new ludo\nalice:\n:wait 0\nbob: /join\n");
+	const char *at = strstr(out, silent);
+
+	(void)state;
+	/* the blank lines leave no trace: the output is the one without them */
+	assert_string_equal(out, plain);
+	if (!at)
+		fail_msg("a name alone or \":wait 0\" got an answer:\n%s", out);
+	assert_non_null(strstr(at, "bob sits down in seat 2"));
+	free(out);
+	free(plain);
+}
+
+/*
+ * `gamebot serve` without a platform plays the lines on its standard input
+ * when that is a pipe (printf ... | make run) or a file (make run < lines):
+ * it answers them and stops at their end with status 0, rather than
+ * printing nothing and serving until killed. On_pipe picks which.
+ */
+static void serve_reads_input(bool on_pipe)
+{
+	static const char lines[] = "alice: /new ludo\nalice: /lang ne\n";
+	const char *bin = getenv("GAMEBOT_BIN");
+	char dir[] = "/tmp/gamebot-serve-in-XXXXXX", path[128], log[128], e_db[160], e_listen[64], cmd[200];
+	const char *env[] = { e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN", "TELEGRAM_TOKEN",
+			      "GAMEBOT_DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY", NULL };
+	int in, fds[2] = { -1, -1 }, status = 0;
+	pid_t pid, done = 0;
+	FILE *f;
+	char *out;
+
+	if (!bin)
+		bin = "bin/gamebot";
+	assert_non_null(mkdtemp(dir));
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s/g.db", dir);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", free_port());
+	snprintf(log, sizeof(log), "%s/out", dir);
+	if (on_pipe) {
+		assert_int_equal(pipe(fds), 0);
+		fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+		fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+		in = fds[0];
+	} else {
+		snprintf(path, sizeof(path), "%s/lines.txt", dir);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(lines, f);
+		fclose(f);
+		in = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(in >= 0);
+	}
+	pid = spawn_in(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, in, log, false);
+	assert_true(pid > 0);
+	close(in);
+	if (on_pipe) {
+		assert_int_equal(write(fds[1], lines, strlen(lines)), (ssize_t)strlen(lines));
+		close(fds[1]);
+	}
+	/* the end of its input ends it: wait for that, 20 s at most */
+	for (int i = 0; i < 400 && done == 0; i++) {
+		struct timespec ts = { 0, 50 * 1000000L };
+
+		done = waitpid(pid, &status, WNOHANG);
+		if (done == 0)
+			nanosleep(&ts, NULL);
+	}
+	if (done == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	f = fopen(log, "r");
+	assert_non_null(f);
+	out = slurp(f);
+	fclose(f);
+	if (done == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    !strstr(out, "alice opened a table of Ludo") || !strstr(out, "नेपालीमा"))
+		fail_msg("serve with its input on a %s: %s, output:\n%s", on_pipe ? "pipe" : "file",
+			 done == 0 ? "still running after the end of its input" : "ended", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_serve_console_on_pipe(void **state)
+{
+	(void)state;
+	serve_reads_input(true);
+}
+
+static void test_serve_console_on_file(void **state)
+{
+	(void)state;
+	serve_reads_input(false);
+}
+
 /* Run the binary with args (NULL-terminated); *err gets its stderr (caller frees). Returns the exit status. */
 static int run_args(char **err, const char *const *args)
 {
@@ -531,6 +639,9 @@ int main(void)
 			cmocka_unit_test(test_wait_fires_every_due_timer),
 			cmocka_unit_test(test_escapes_removed_from_names),
 			cmocka_unit_test(test_help_and_unknown_options),
+			cmocka_unit_test(test_silent_lines),
+			cmocka_unit_test(test_serve_console_on_pipe),
+			cmocka_unit_test(test_serve_console_on_file),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);

@@ -1248,6 +1248,120 @@ static void test_callbreak_known(void **state)
 }
 
 /* Long names are cut so every line still fits; the log keeps the point. */
+/* ---- columns with Devanagari names ---- */
+
+static const char *const names_deva[GB_MAX_SEATS] = { "अनिता", "बिष्णुप्रसाद", "कम्प्युटर ३", "क्षितिज" };
+
+/*
+ * The column (as render_width() counts it) at which needle starts on
+ * every line of text that holds it; fails when two lines disagree or
+ * fewer than `lines` hold it. Every line must fit RENDER_MAX_COLS.
+ */
+static int column_of(const char *text, const char *needle, int lines)
+{
+	int col = -1, seen = 0;
+
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n'), *at;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (render_widthn(p, len) > RENDER_MAX_COLS)
+			fail_msg("line of %d columns:\n%.*s", render_widthn(p, len), (int)len, p);
+		at = strstr(p, needle);
+		if (at && at < p + len) {
+			int c = render_widthn(p, (size_t)(at - p));
+
+			if (col >= 0 && c != col)
+				fail_msg("\"%s\" at column %d, and %d above it:\n%s", needle, c, col, text);
+			col = c;
+			seen++;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	if (seen < lines)
+		fail_msg("\"%s\" on %d lines, not %d:\n%s", needle, seen, lines, text);
+	return col;
+}
+
+/*
+ * Devanagari names of mixed length ("अनिता", "बिष्णुप्रसाद", "कम्प्युटर ३",
+ * "क्षितिज") keep every column in place: the player lists of Snakes and
+ * Ludo, the Call Break table and a hand's suits, counted in display
+ * columns (vowel signs and viramas take none).
+ */
+static void test_devanagari_columns(void **state)
+{
+	struct gb_setup su;
+	struct render_ctx rc;
+	char *t;
+
+	(void)state;
+	{
+		struct snakes sn;
+
+		gb_setup_init(&su, &snakes_game);
+		su.players = 4;
+		assert_int_equal(snakes_game.init(&sn, &su), GB_OK);
+		ctx_init(&rc, &snakes_game, &sn, LANG_NE, true, names_deva, 4);
+		t = board_text(&rc);
+		column_of(t, "बोर्ड बाहिर", 4);
+		free(t);
+	}
+	{
+		struct ludo lu;
+
+		gb_setup_init(&su, &ludo_game);
+		su.players = 4;
+		assert_int_equal(ludo_game.init(&lu, &su), GB_OK);
+		ctx_init(&rc, &ludo_game, &lu, LANG_NE, true, names_deva, 4);
+		t = board_text(&rc);
+		column_of(t, "खोर", 4);
+		/* the yards' rows end where the track begins */
+		column_of(t, "· ▫ ·", 6);
+		free(t);
+	}
+	{
+		struct callbreak cb;
+		int total;
+
+		gb_setup_init(&su, &callbreak_game);
+		su.deal = suits_deal;
+		su.dealer = 3;
+		assert_int_equal(callbreak_game.init(&cb, &su), GB_OK);
+		ctx_init(&rc, &callbreak_game, &cb, LANG_NE, true, names_deva, 4);
+		t = board_text(&rc);
+		total = column_of(t, "०.०", 4);
+		/* the totals end under the end of their heading */
+		assert_int_equal(column_of(t, "जम्मा", 1) + render_width("जम्मा"), total + render_width("०.०"));
+		free(t);
+	}
+	{
+		/* every hand holds all four suits: हुकुम, पान, इट्टा, चिडी */
+		static const char *const first[CB_SEATS][4] = { { "A♠", "A♥", "A♦", "A♣" },
+								 { "10♠", "J♥", "J♦", "J♣" },
+								 { "7♠", "8♥", "8♦", "7♣" },
+								 { "4♠", "5♥", "5♦", "3♣" } };
+		struct callbreak cb;
+
+		gb_setup_init(&su, &callbreak_game);
+		su.deal = "AS KS QS JS AH KH QH AD KD QD AC KC QC|10S 9S 8S JH 10H 9H JD 10D 9D JC 10C 9C 8C|"
+			  "7S 6S 5S 8H 7H 6H 8D 7D 6D 7C 6C 5C 4C|4S 3S 2S 5H 4H 3H 2H 5D 4D 3D 2D 3C 2C";
+		su.dealer = 3;
+		assert_int_equal(callbreak_game.init(&cb, &su), GB_OK);
+		ctx_init(&rc, &callbreak_game, &cb, LANG_NE, true, names_deva, 4);
+		for (int seat = 0; seat < CB_SEATS; seat++) {
+			struct strbuf sb = { 0 };
+
+			render_hand(&rc, seat, &sb);
+			/* the cards of every suit start in one column */
+			for (int suit = 1; suit < 4; suit++)
+				if (column_of(sb_str(&sb), first[seat][suit], 1) != column_of(sb_str(&sb), first[seat][0], 1))
+					fail_msg("seat %d's suits start in different columns:\n%s", seat, sb_str(&sb));
+			sb_release(&sb);
+		}
+	}
+}
+
 static void test_long_names(void **state)
 {
 	static const char *const longn[GB_MAX_SEATS] = {
@@ -1294,6 +1408,7 @@ int main(void)
 		cmocka_unit_test(test_baghchal_known),
 		cmocka_unit_test(test_callbreak_known),
 		cmocka_unit_test(test_long_names),
+		cmocka_unit_test(test_devanagari_columns),
 		cmocka_unit_test(test_no_names),
 		cmocka_unit_test(test_random_snakes),
 		cmocka_unit_test(test_random_ludo),
