@@ -17,6 +17,7 @@
 #include "games/ludo.h"
 #include "games/snakes.h"
 #include "games/utf8.h"
+#include "width.h"
 #include "i18n.h"
 
 /* ---- numbers ---- */
@@ -68,39 +69,6 @@ void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out)
 
 /* ---- display width ---- */
 
-/*
- * Columns of one character, as glibc's wcwidth() counts them for the
- * characters we draw and for Devanagari (spacing vowel signs are one column,
- * non-spacing ones none). Unknown characters at or above U+1100 are counted
- * as two: an over-estimate only costs a column of padding.
- */
-static int cp_width(uint32_t c)
-{
-	if (c < 0x20 || c == 0x7f)
-		return 0;
-	if (c < 0x300)
-		return 1;
-	if (c < 0x370)
-		return 0; /* combining diacritics */
-	if (c >= 0x900 && c <= 0x97f) {
-		if (c <= 0x902 || c == 0x93a || c == 0x93c || (c >= 0x941 && c <= 0x948) || c == 0x94d ||
-		    (c >= 0x951 && c <= 0x957) || c == 0x962 || c == 0x963)
-			return 0;
-		return 1;
-	}
-	if (c < 0x1100)
-		return 1;
-	if ((c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
-	    (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0x20d0 && c <= 0x20ff))
-		return 0;
-	/* also superscript digits (⁴), circled digits (①) and U+FFFD, the mark of a broken byte */
-	if ((c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205e) || (c >= 0x2070 && c <= 0x209f) ||
-	    (c >= 0x2190 && c <= 0x21ff) || c == 0x2212 || (c >= 0x2460 && c <= 0x24ff) ||
-	    (c >= 0x2500 && c <= 0x25ff) || (c >= 0x2660 && c <= 0x2667) || c == 0xfffd)
-		return 1;
-	return 2;
-}
-
 int render_widthn(const char *s, size_t n)
 {
 	size_t i = 0;
@@ -110,7 +78,7 @@ int render_widthn(const char *s, size_t n)
 		uint32_t c;
 
 		i += utf8_decode(s + i, &c);
-		w += cp_width(c);
+		w += width_of(c);
 	}
 	return w;
 }
@@ -131,7 +99,7 @@ int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
 	while (s[i]) {
 		uint32_t c;
 		size_t k = utf8_decode(s + i, &c);
-		int cw = cp_width(c);
+		int cw = width_of(c);
 
 		/* when cut, keep one column for the ellipsis */
 		if (w + cw > (total > cols ? cols - 1 : cols))

@@ -487,6 +487,53 @@ static void random_game(const struct gb_game *g, int players, uint64_t seed, con
 
 /* ---- random play per game ---- */
 
+/*
+ * Every character a name may hold takes the columns the C library's
+ * wcwidth() gives it (C.UTF-8): combining marks of every script none,
+ * wide characters two, whatever script a player writes their name in.
+ */
+static void test_width_matches_wcwidth(void **state)
+{
+	int differ = 0;
+
+	(void)state;
+	for (uint32_t c = 0x20; c <= 0x3ffff; c++) {
+		int want = wcwidth((wchar_t)c);
+		char buf[8];
+		size_t n = 0;
+
+		if (want < 0)
+			continue; /* unassigned, or not printable: nothing to agree on */
+		if (c < 0x80) {
+			buf[n++] = (char)c;
+		} else if (c < 0x800) {
+			buf[n++] = (char)(0xc0 | (c >> 6));
+			buf[n++] = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			if (c >= 0xd800 && c <= 0xdfff)
+				continue;
+			buf[n++] = (char)(0xe0 | (c >> 12));
+			buf[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			buf[n++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			buf[n++] = (char)(0xf0 | (c >> 18));
+			buf[n++] = (char)(0x80 | ((c >> 12) & 0x3f));
+			buf[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			buf[n++] = (char)(0x80 | (c & 0x3f));
+		}
+		buf[n] = '\0';
+		if (render_width(buf) != want && differ++ < 10)
+			print_error("U+%04X: render_width %d, wcwidth %d\n", (unsigned)c, render_width(buf),
+				    want);
+	}
+	assert_int_equal(differ, 0);
+	/* names in scripts with marks line up: Hebrew points, a Vietnamese letter, a Hangul word */
+	assert_int_equal(render_width("שָׁלוֹם"), 4);
+	assert_int_equal(render_width("ễ"), 1);
+	assert_int_equal(render_width("한국"), 4);
+	assert_int_equal(render_width("कम्प्युटर"), 6);
+}
+
 static void test_random_snakes(void **state)
 {
 	static const char *const r1[] = { NULL };
@@ -1411,6 +1458,7 @@ int main(void)
 		cmocka_unit_test(test_devanagari_columns),
 		cmocka_unit_test(test_no_names),
 		cmocka_unit_test(test_random_snakes),
+		cmocka_unit_test(test_width_matches_wcwidth),
 		cmocka_unit_test(test_random_ludo),
 		cmocka_unit_test(test_random_baghchal),
 		cmocka_unit_test(test_random_callbreak),
