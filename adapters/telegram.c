@@ -817,7 +817,7 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 out:
 	curl_slist_free_all(h);
 	free(text);
-	sb_release(&url);
+	adapter_sb_wipe(&url);
 	sb_release(&in);
 }
 
@@ -1635,6 +1635,8 @@ static void tg_free(struct telegram *t)
 	tg_pace_free(t->pace);
 	pthread_cond_destroy(&t->wake);
 	pthread_mutex_destroy(&t->lock);
+	sodium_memzero(t->token, sizeof(t->token));
+	sodium_memzero(t->secret, sizeof(t->secret));
 	free(t);
 }
 

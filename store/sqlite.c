@@ -60,15 +60,18 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Writers' wait for another process's lock (store_busy_timeout_set()). */
 static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
@@ -817,6 +820,18 @@ static int sp_end(struct store_backend *s, int outer, int rc)
 /* ---- open, close, transactions ---- */
 
 /*
+ * One folder, made 0700 whatever the umask (which may take bits away but
+ * leave the owner unable to enter it); a folder already there is left as
+ * it is (it may be /tmp or the operator's own).
+ */
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0700) == 0)
+		return chmod(dir, 0700) == 0 ? GB_OK : GB_EIO;
+	return errno == EEXIST ? GB_OK : GB_EIO;
+}
+
+/*
  * Create the folder that will hold path, with its parents (mkdir -p). The
  * folders are private (0700): the database holds hidden card hands.
  */
@@ -838,21 +853,55 @@ static int make_parent(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			rc = GB_EIO;
+		rc = make_dir(dir);
+		if (rc)
 			goto out;
-		}
 		*p = '/';
 	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		rc = GB_EIO;
+	rc = make_dir(dir);
+	if (rc)
 		goto out;
-	}
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		rc = GB_EIO;
 out:
 	free(dir);
 	return rc;
+}
+
+/*
+ * The database file itself, private: made here 0600 whatever the umask
+ * before SQLite opens it (SQLite would make it 0644), and SQLite gives its
+ * write-ahead log and shared-memory index the file's own mode. The file
+ * holds unrevealed seeds, every hand and interaction tokens. A file
+ * already there keeps its mode (the operator's choice), but one others
+ * may read is named once per process in a warning line.
+ */
+static atomic_flag wide_warned = ATOMIC_FLAG_INIT;
+
+static void make_private_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISREG(st.st_mode) && (st.st_mode & 077) && !atomic_flag_test_and_set(&wide_warned)) {
+			char message[STORE_WARNING_LEN];
+
+			snprintf(message, sizeof(message),
+				 "the database file %s is mode %04o: others on this machine may read its "
+				 "hands and seeds (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
+			store_warn(message);
+		}
+		return;
+	}
+	if (errno != ENOENT)
+		return; /* SQLite's own open says what is wrong */
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return; /* made meanwhile by another process, or SQLite says why not */
+	/* the umask may have taken the owner's bits; it never adds others' */
+	(void)fchmod(fd, 0600);
+	close(fd);
 }
 
 static int user_version(struct store_backend *s, int *version)
@@ -948,6 +997,7 @@ static int sq_open(struct store_backend **handle, const char *path)
 	rc = make_parent(path);
 	if (rc)
 		goto out;
+	make_private_file(path);
 	s = calloc(1, sizeof *s);
 	if (!s) {
 		rc = GB_ENOMEM;
