@@ -514,7 +514,7 @@ static pthread_mutex_t writer_lock;
  * A service turns this off for the handles it opens from then on and
  * calls store_checkpoint() from a background thread instead.
  */
-static volatile int background_checkpoints;
+static atomic_int background_checkpoints;
 static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -1056,7 +1056,7 @@ static int sq_open(struct store_backend **handle, const char *path)
 	if (rc)
 		goto out;
 	/* constant text; the checkpoints are then store_checkpoint()'s, off the command path */
-	if (background_checkpoints) {
+	if (atomic_load(&background_checkpoints)) {
 		if (sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL) != SQLITE_OK) {
 			rc = GB_ESTORE;
 			goto out;
@@ -1079,7 +1079,7 @@ out:
 
 static void sq_background_checkpoints(int on)
 {
-	background_checkpoints = on;
+	atomic_store(&background_checkpoints, on);
 }
 
 /* After each commit of a handle with background checkpoints: wake the checkpointer when the log is full. */
