@@ -201,23 +201,20 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 /* Register the password of the database URL (user:password@), as it is written. */
 static void hide_db_password(const char *db)
 {
-	const char *a = strstr(db, "://"), *at, *colon;
+	const char *a = strstr(db, "://"), *at = NULL, *colon = NULL;
 	char pw[CONFIG_VALUE_LEN];
-	size_t n;
 
-	if (!a)
-		return;
-	a += 3;
-	n = strcspn(a, "/?#");
-	at = memchr(a, '@', n);
-	while (at && memchr(at + 1, '@', n - (size_t)(at + 1 - a)))
-		at = memchr(at + 1, '@', n - (size_t)(at + 1 - a));
-	colon = at ? memchr(a, ':', (size_t)(at - a)) : NULL;
-	if (!colon)
-		return;
-	snprintf(pw, sizeof(pw), "%.*s", (int)(at - colon - 1), colon + 1);
-	gb_log_secret(pw);
-	sodium_memzero(pw, sizeof(pw));
+	/* the authority ends at the path, the query or the fragment; its last "@" ends the user part */
+	for (const char *p = a ? a + 3 : ""; *p && !strchr("/?#", *p); p++)
+		if (*p == '@')
+			at = p;
+	if (at)
+		colon = memchr(a + 3, ':', (size_t)(at - (a + 3)));
+	if (colon) {
+		snprintf(pw, sizeof(pw), "%.*s", (int)(at - colon - 1), colon + 1);
+		gb_log_secret(pw);
+		sodium_memzero(pw, sizeof(pw));
+	}
 }
 
 void config_hide_secrets(const struct config *c)

@@ -36,7 +36,7 @@ void gb_log_secret(const char *s)
 	int k;
 
 	if (n < SECRET_MIN || n >= SECRET_LEN)
-		return;
+		n = 0;
 	pthread_mutex_lock(&secrets_lock);
 	k = atomic_load_explicit(&nsecrets, memory_order_relaxed);
 	for (int i = 0; i < k && n; i++)
@@ -84,31 +84,35 @@ static bool value_end(char c)
 /* The length of a registered value starting at s, or 0. */
 static size_t secret_at(const char *s, int k)
 {
-	for (int i = 0; i < k; i++)
+	size_t n = 0;
+
+	for (int i = 0; i < k && !n; i++)
 		if (s[0] == secrets[i][0] && strncmp(s, secrets[i], secret_len[i]) == 0)
-			return secret_len[i];
-	return 0;
+			n = secret_len[i];
+	return n;
 }
 
 /*
  * At "://" in s: when the authority holds user:password@, the bytes up to
- * and including the password's end (where "@" starts), else 0. The user
- * name stays; only what follows its colon is hidden.
+ * the password's end (where "@" starts), else 0; *user_end then counts the
+ * bytes up to and including the colon. The user name stays; only what
+ * follows its colon is hidden.
  */
 static size_t url_password(const char *s, size_t *user_end)
 {
 	const char *a = s + 3, *at = NULL, *colon = NULL;
+	size_t n = 0;
 
 	for (const char *p = a; !value_end(*p) && *p != '/' && *p != '?' && *p != '#'; p++)
 		if (*p == '@')
 			at = p;
-	if (!at)
-		return 0;
-	colon = memchr(a, ':', (size_t)(at - a));
-	if (!colon)
-		return 0;
-	*user_end = (size_t)(colon + 1 - s);
-	return (size_t)(at - s);
+	if (at)
+		colon = memchr(a, ':', (size_t)(at - a));
+	if (colon) {
+		*user_end = (size_t)(colon + 1 - s);
+		n = (size_t)(at - s);
+	}
+	return n;
 }
 
 /* Does the key just written (ending at end) name a password, token or secret? */
@@ -116,70 +120,75 @@ static bool secret_key(const char *start, const char *end)
 {
 	static const char *const names[] = { "password", "passwd", "token", "secret" };
 	const char *k = end;
+	bool found = false;
 
 	while (k > start && (isalnum((unsigned char)k[-1]) || k[-1] == '_' || k[-1] == '-'))
 		k--;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !found; i++) {
 		size_t n = strlen(names[i]);
 
-		if ((size_t)(end - k) >= n && strncasecmp(end - n, names[i], n) == 0)
-			return true;
+		found = (size_t)(end - k) >= n && strncasecmp(end - n, names[i], n) == 0;
 	}
-	return false;
+	return found;
 }
 
-/* The length of a bearer token after "Bearer " or "Bot " at s, or 0. */
+/* The length of "Bearer <token>" or "Bot <token>" at s (a token of 20 or more), or 0. */
 static size_t bearer_at(const char *s, size_t *word)
 {
 	size_t n = 0;
 
-	if (strncmp(s, "Bearer ", 7) == 0)
-		*word = 7;
-	else if (strncmp(s, "Bot ", 4) == 0)
-		*word = 4;
-	else
-		return 0;
-	for (char c = s[*word]; isalnum((unsigned char)c) || (c && strchr("._-~+/=", c)); c = s[*word + n])
+	*word = strncmp(s, "Bearer ", 7) == 0 ? 7 : strncmp(s, "Bot ", 4) == 0 ? 4 : 0;
+	for (char c = s[*word]; *word && (isalnum((unsigned char)c) || (c && strchr("._-~+/=", c)));
+	     c = s[*word + n])
 		n++;
 	return n >= 20 ? *word + n : 0;
+}
+
+/* Where the value after "/bot" or "=" ends, from p. */
+static const char *skip_value(const char *p, bool in_path)
+{
+	while (!value_end(*p) && !(in_path && (*p == '/' || *p == '?')))
+		p++;
+	return p;
+}
+
+/* Copy what starts at p (line in) to o, hidden when it is a secret; returns what it took. */
+static size_t redact_one(const char *in, const char *p, int k, struct out *o)
+{
+	size_t n = secret_at(p, k), mark = 0;
+
+	if (n) {
+		put(o, MASK, 3);
+	} else if (strncmp(p, "://", 3) == 0 && url_password(p, &mark)) {
+		n = url_password(p, &mark);
+		put(o, p, mark);
+		put(o, MASK, 3);
+	} else if (strncmp(p, "/bot", 4) == 0 && isdigit((unsigned char)p[4])) {
+		put(o, "/bot" MASK, 7);
+		n = (size_t)(skip_value(p + 4, true) - p);
+	} else if (*p == '=' && secret_key(in, p) && !value_end(p[1])) {
+		put(o, "=" MASK, 4);
+		n = (size_t)(skip_value(p + 1, false) - p);
+	} else if (bearer_at(p, &mark)) {
+		n = bearer_at(p, &mark);
+		put(o, p, mark);
+		put(o, MASK, 3);
+	} else {
+		put(o, p, 1);
+		n = 1;
+	}
+	return n;
 }
 
 size_t gb_redact(const char *in, char *outbuf, size_t cap)
 {
 	struct out o = { outbuf, cap, 0 };
 	int k = atomic_load_explicit(&nsecrets, memory_order_acquire);
-	const char *p = in;
 
-	if (!cap)
-		return 0;
-	while (*p) {
-		size_t n, mark = 0;
-
-		if ((n = secret_at(p, k)) != 0) {
-			put(&o, MASK, 3);
-			p += n;
-		} else if (strncmp(p, "://", 3) == 0 && (n = url_password(p, &mark)) != 0) {
-			put(&o, p, mark);
-			put(&o, MASK, 3);
-			p += n;
-		} else if (strncmp(p, "/bot", 4) == 0 && isdigit((unsigned char)p[4])) {
-			put(&o, "/bot" MASK, 7);
-			for (p += 4; !value_end(*p) && *p != '/' && *p != '?'; p++)
-				;
-		} else if (*p == '=' && secret_key(in, p) && !value_end(p[1])) {
-			put(&o, "=" MASK, 4);
-			for (p++; !value_end(*p); p++)
-				;
-		} else if ((n = bearer_at(p, &mark)) != 0) {
-			put(&o, p, mark);
-			put(&o, MASK, 3);
-			p += n;
-		} else {
-			put(&o, p, 1);
-			p++;
-		}
-	}
-	o.buf[o.len] = '\0';
+	for (const char *p = in; cap && *p;)
+		p += redact_one(in, p, k, &o);
+	if (cap)
+		o.buf[o.len] = '\0';
 	return o.len;
 }
 

@@ -826,9 +826,13 @@ static int sp_end(struct store_backend *s, int outer, int rc)
  */
 static int make_dir(const char *dir)
 {
+	int rc = GB_OK;
+
 	if (mkdir(dir, 0700) == 0)
-		return chmod(dir, 0700) == 0 ? GB_OK : GB_EIO;
-	return errno == EEXIST ? GB_OK : GB_EIO;
+		rc = chmod(dir, 0700) == 0 ? GB_OK : GB_EIO;
+	else if (errno != EEXIST)
+		rc = GB_EIO;
+	return rc;
 }
 
 /*
@@ -892,16 +896,16 @@ static void make_private_file(const char *path)
 				 "hands and seeds (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
 			store_warn(message);
 		}
-		return;
+	} else if (errno == ENOENT) {
+		/* (anything else, SQLite's own open says what is wrong) */
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		/* the umask may have taken the owner's bits; it never adds others'. A
+		 * file made meanwhile by another process is that process's to make. */
+		if (fd >= 0) {
+			(void)fchmod(fd, 0600);
+			close(fd);
+		}
 	}
-	if (errno != ENOENT)
-		return; /* SQLite's own open says what is wrong */
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return; /* made meanwhile by another process, or SQLite says why not */
-	/* the umask may have taken the owner's bits; it never adds others' */
-	(void)fchmod(fd, 0600);
-	close(fd);
 }
 
 static int user_version(struct store_backend *s, int *version)

@@ -41,6 +41,7 @@
 #include <cmocka.h>
 
 #include "adapters/adapter.h"
+#include "bot/config.h"
 #include "bot/log.h"
 #include "games/strbuf.h"
 #include "store/store.h"
@@ -134,6 +135,27 @@ static void test_redact_rules(void **state)
 		assert_int_equal(gb_redact("postgresql://u:p@h/d", out, sizeof(out)), 7);
 		assert_string_equal(out, "postgre");
 	}
+}
+
+/* The configuration's tokens, secrets and database password, word for word wherever they appear. */
+static void test_config_secrets_registered(void **state)
+{
+	struct config c;
+
+	(void)state;
+	gb_log_secrets_clear();
+	config_init(&c);
+	snprintf(c.telegram_token, sizeof(c.telegram_token), "%s", TG_TOKEN);
+	snprintf(c.telegram_secret, sizeof(c.telegram_secret), "%s", TG_SECRET);
+	snprintf(c.discord_token, sizeof(c.discord_token), "%s", DC_TOKEN);
+	snprintf(c.db, sizeof(c.db), "postgresql://gamebot:%s@db:5432/gamebot?sslmode=require", PG_PASSWORD);
+	config_hide_secrets(&c);
+	/* quoted bare, as a platform's error text or a libpq message might */
+	redacts("a " TG_TOKEN " b " TG_SECRET " c " DC_TOKEN " d " PG_PASSWORD " e",
+		"a *** b *** c *** d *** e");
+	/* the public key and the application id are not secrets */
+	redacts("app 1000 key abcdef0123", "app 1000 key abcdef0123");
+	gb_log_secrets_clear();
 }
 
 /* gb_log() itself: the line written to standard error is the redacted one. */
@@ -643,6 +665,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact_rules),
+		cmocka_unit_test(test_config_secrets_registered),
 		cmocka_unit_test(test_log_line_redacted),
 		cmocka_unit_test(test_strbuf_length_never_wraps),
 		cmocka_unit_test(test_platform_answer_bounded),
