@@ -817,6 +817,9 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	read_answer(&in, res);
 out:
 	curl_slist_free_all(h);
+	/* setWebhook's body holds the webhook secret */
+	if (text)
+		sodium_memzero(text, strlen(text));
 	free(text);
 	adapter_sb_wipe(&url);
 	sb_release(&in);
