@@ -27,6 +27,7 @@
 /* set by a signal or by an adapter's thread (the console at end of input):
  * a lock-free atomic, safe in a handler and seen by the main loop */
 static atomic_int stopping;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may only store to a lock-free atomic");
 
 static void on_signal(int sig)
 {
