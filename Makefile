@@ -5,6 +5,7 @@
 #   make test            build and run every cmocka suite (tests/pg.sh starts a
 #                        throwaway PostgreSQL server unless GAMEBOT_TEST_PG names one)
 #   make SANITIZE=address,undefined test   the same under ASan and UBSan
+#   make SANITIZE=thread test-threads      the suites with threads under ThreadSanitizer
 #   make bench           the computer players' arena rows
 #   make check           layering and banned-call checks
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
@@ -67,7 +68,7 @@ CRASH_BIN := $(BUILD)/crash/harness
 # `make crashtest` runs it at full size; CI passes a short size here.
 CRASHTEST_ARGS ?=
 
-.PHONY: all run test bench arena crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
+.PHONY: all run test test-threads bench arena crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
 .SECONDARY:
 all: $(BIN)
 
@@ -100,6 +101,21 @@ run: $(BIN)
 
 test: $(BIN) $(TEST_BIN)
 	@GAMEBOT_BIN=$(BIN) GAMEBOT_SRC=$(CURDIR) sh tests/pg.sh sh tests/run-suites.sh $(TEST_BIN)
+
+# The suites whose code runs on several threads (the listener's workers,
+# the outbox workers, the adapters' pollers, the store's checkpointer),
+# meant for SANITIZE=thread. Every process stops at its first report,
+# suites and the services they start alike, and writes it under
+# $(BUILD)/tsan/: any report there fails the run, shown in full.
+# tests/tsan.supp lists only libraries' own known false positives.
+THREAD_SUITES ?= test_router test_outbox test_http test_telegram test_discord test_store_contract
+test-threads:
+	@rm -rf $(BUILD)/tsan && mkdir -p $(BUILD)/tsan
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp log_path=$(CURDIR)/$(BUILD)/tsan/report $${TSAN_OPTIONS:-}" \
+		$(MAKE) --no-print-directory SUITES="$(THREAD_SUITES)" test; rc=$$?; \
+	if ls $(BUILD)/tsan/report.* >/dev/null 2>&1; then \
+		cat $(BUILD)/tsan/report.*; echo "test-threads: ThreadSanitizer reported the races above"; exit 1; \
+	fi; exit $$rc
 
 bench arena: $(BIN) $(BENCH_BIN)
 	BENCH_BIN_DIR=$(BUILD)/bench sh tests/bench.sh $(BIN)

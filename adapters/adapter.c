@@ -10,6 +10,7 @@
 #include "adapter.h"
 
 #include <pthread.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,6 @@ static void curl_handle_free(void *h)
 
 static void curl_key_init(void)
 {
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	pthread_key_create(&curl_key, curl_handle_free);
 }
 
@@ -125,8 +125,21 @@ CURL *adapter_curl(void)
 
 size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf)
 {
-	sb_addn(strbuf, p, size * n);
-	return size * n;
+	struct strbuf *sb = strbuf;
+	size_t len = size * n;
+
+	/* a short count is how a write callback ends the transfer */
+	if (len > ADAPTER_MAX_RESPONSE - sb->len)
+		return 0;
+	sb_addn(sb, p, len);
+	return sb->failed ? 0 : len;
+}
+
+void adapter_sb_wipe(struct strbuf *sb)
+{
+	if (sb->buf)
+		sodium_memzero(sb->buf, sb->cap);
+	sb_release(sb);
 }
 
 /* ---- button data ---- */

@@ -24,6 +24,7 @@
 #include "adapters/http.h"
 #include "bot/bot.h"
 #include "bot/config.h"
+#include "games/strbuf.h"
 #include "store/store.h"
 
 /* What the service hands every adapter at start. Valid until stop. */
@@ -102,12 +103,23 @@ void adapter_bot_release(void);
  * The calling thread's libcurl handle, made on first use and kept so its
  * connections to a platform's API stay open between calls; cleaned up when
  * the thread exits. Callers curl_easy_reset() it before setting their
- * options. NULL when out of memory.
+ * options. NULL when out of memory. curl_global_init() is main's, made
+ * before any thread starts (it is not thread-safe).
  */
 CURL *adapter_curl(void);
 
-/* A CURLOPT_WRITEFUNCTION appending what arrives to the struct strbuf in its WRITEDATA. */
+/* The most of a platform's answer ever held: no answer of theirs comes near it. */
+#define ADAPTER_MAX_RESPONSE (1024 * 1024)
+
+/*
+ * A CURLOPT_WRITEFUNCTION appending what arrives to the struct strbuf in
+ * its WRITEDATA, up to ADAPTER_MAX_RESPONSE bytes: an answer that would
+ * grow past that (or past memory) ends the transfer (CURLE_WRITE_ERROR).
+ */
 size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf);
+
+/* Clear sb's storage (it held a token: a URL, a header) and release it. */
+void adapter_sb_wipe(struct strbuf *sb);
 
 /*
  * Button data, the same on every platform: "TABLE:TURN:CMD", the command

@@ -427,7 +427,7 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 				wait = d < 0 ? 0 : d > 60000 ? 60000 : (int)d;
 			}
 			fflush(out);
-			if (o->stop && *o->stop)
+			if (o->stop && atomic_load(o->stop))
 				break;
 			if (poll(&p, 1, wait) == 0) {
 				if (o->stop)
@@ -465,7 +465,7 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 struct console_adapter {
 	struct adapter_env env;
 	pthread_t thread;
-	volatile int stop;
+	atomic_int stop;
 };
 
 /*
@@ -494,7 +494,7 @@ static void *console_thread(void *arg)
 	if (b)
 		console_run(b, &o, stdin, stdout);
 	adapter_bot_release();
-	if (!ca->stop && ca->env.request_stop)
+	if (!atomic_load(&ca->stop) && ca->env.request_stop)
 		ca->env.request_stop(ca->env.stop_arg); /* end of input ends the service */
 	return NULL;
 }
@@ -524,7 +524,7 @@ static void console_stop(void *self)
 
 	if (!ca)
 		return;
-	ca->stop = 1;
+	atomic_store(&ca->stop, 1);
 	pthread_join(ca->thread, NULL);
 	free(ca);
 }

@@ -11,6 +11,7 @@
 #ifndef GB_CONSOLE_H
 #define GB_CONSOLE_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "adapters/adapter.h"
@@ -22,7 +23,7 @@ struct console_opts {
 	int interactive;      /* real clock and a prompt (a terminal) */
 	/* Inside the service (serve): another thread runs the timers, and the
 	 * console leaves when *stop becomes non-zero. NULL for `gamebot console`. */
-	const volatile int *stop;
+	const atomic_int *stop;
 };
 
 /*

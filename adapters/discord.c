@@ -1451,11 +1451,9 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 out:
 	curl_slist_free_all(h);
 	free(text);
-	sb_release(&url);
+	adapter_sb_wipe(&url);
 	sb_release(&in);
-	if (authz.buf)
-		sodium_memzero(authz.buf, authz.cap);
-	sb_release(&authz);
+	adapter_sb_wipe(&authz);
 }
 
 /* A short account of a call for logs and set-aside rows: no URL, no token. */
@@ -1558,7 +1556,7 @@ static void post_followup(struct discord *d, const struct handle *h, const json_
 	sb_addf(&path, "/webhooks/%s/%s", d->app_id, h->token);
 	dc_api(d, "POST", sb_str(&path), body, false, res);
 	json_decref(body);
-	sb_release(&path);
+	adapter_sb_wipe(&path);
 }
 
 /* A follow-up seen by everyone in the channel; recorded as the table's message when table. */
@@ -1628,7 +1626,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 out:
 	sodium_memzero(val, sizeof(val));
 	json_decref(body);
-	sb_release(&path);
+	adapter_sb_wipe(&path);
 	store_table_release(&t);
 	return rc;
 }

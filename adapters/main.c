@@ -11,6 +11,7 @@
  *   gamebot verify SEED MOVELOG  a finished table replayed from its revealed seed
  *   gamebot discord-register [--guild ID]  Discord's slash commands registered
  */
+#include <curl/curl.h>
 #include <sodium.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "bot/bot.h"
 #include "bot/config.h"
 #include "bot/i18n.h"
+#include "bot/log.h"
 #include "bot/script.h"
 #include "bot/verify.h"
 
@@ -43,6 +45,12 @@ static void usage(FILE *f)
 		   "                               register the webhook (or polling) and the command menus\n"
 		   "  verify SEED MOVELOG          check a finished table's dice and deals from its seed\n"
 		   "  discord-register [--guild ID] register Discord's slash commands (one guild: at once)\n");
+}
+
+/* The store's warnings are log lines like any other. */
+static void store_warning(const char *message)
+{
+	gb_log("%s", message);
 }
 
 static int parse_seed(const char *s, uint64_t *out)
@@ -67,7 +75,7 @@ static int open_bot(struct bot *b, const struct config *cfg)
 	serve_bot_config(cfg, &b->cfg);
 	rc = store_open(&b->store, cfg->db);
 	if (rc)
-		fprintf(stderr, "gamebot: cannot open database '%s': %s\n", cfg->db, gb_strerror(rc));
+		gb_log("cannot open the store '%s': %s", cfg->db, gb_strerror(rc));
 	return rc;
 }
 
@@ -117,6 +125,7 @@ int main(int argc, char **argv)
 {
 	struct config cfg;
 	char err[512];
+	int rc;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -124,6 +133,11 @@ int main(int argc, char **argv)
 	}
 	if (sodium_init() < 0) {
 		fprintf(stderr, "gamebot: libsodium failed to initialise\n");
+		return 1;
+	}
+	/* here, before any thread: curl's global set-up is not thread-safe */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		fprintf(stderr, "gamebot: libcurl failed to initialise\n");
 		return 1;
 	}
 	/* every verb answers --help with its own usage */
@@ -154,8 +168,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (config_load(&cfg, NULL, err, sizeof(err))) {
-		fprintf(stderr, "gamebot: %s\n", err);
+	rc = config_load(&cfg, NULL, err, sizeof(err));
+	/* before any line is written: even a refused file's secrets stay hidden */
+	config_hide_secrets(&cfg);
+	store_set_warn(store_warning);
+	if (rc) {
+		gb_log("%s", err);
 		return 2;
 	}
 	if (strcmp(argv[1], "console") == 0)

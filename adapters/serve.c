@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,21 @@
 #define PRUNE_EVERY_MS (10 * 60 * 1000)
 #define DAY_MS (24LL * 3600 * 1000)
 
-static volatile sig_atomic_t stopping;
+/* set by a signal or by an adapter's thread (the console at end of input):
+ * a lock-free atomic, safe in a handler and seen by the main loop */
+static atomic_int stopping;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may only store to a lock-free atomic");
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stopping = 1;
+	atomic_store(&stopping, 1);
 }
 
 static void request_stop(void *arg)
 {
 	(void)arg;
-	stopping = 1;
+	atomic_store(&stopping, 1);
 }
 
 /* /healthz: its own store handle, so it never waits behind a command. */
@@ -164,7 +168,7 @@ int serve_main(const struct config *cfg)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	stopping = 0;
+	atomic_store(&stopping, 0);
 
 	serve_bot_config(cfg, &b.cfg);
 	/* a thread of the store's copies its log back: commits never wait for it */
@@ -260,7 +264,7 @@ int serve_main(const struct config *cfg)
 				: "none (no platform token and no terminal: serving /healthz and timers)");
 	else
 		gb_log("started: adapters: %s", names);
-	while (!stopping) {
+	while (!atomic_load(&stopping)) {
 		int64_t now = bot_now_ms();
 		int fired = bot_run_timers(&b, now, BOT_TIMER_ALL);
 
@@ -276,7 +280,7 @@ int serve_main(const struct config *cfg)
 				gb_log("pruned %d processed update ids older than %d days", n,
 				       cfg->processed_keep_days);
 		}
-		if (!stopping && fired <= 0)
+		if (!atomic_load(&stopping) && fired <= 0)
 			nap(b.store, 50);
 	}
 	gb_log("stopping");

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sodium.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -751,7 +752,7 @@ struct telegram {
 
 	pthread_t poller;
 	bool polling;
-	volatile int abort_poll;           /* read by curl's progress callback */
+	atomic_int abort_poll;             /* read by curl's progress callback on the poller */
 };
 
 /* What one API call came back with. */
@@ -775,13 +776,13 @@ static void tg_result_release(struct tg_result *r)
 static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 		    curl_off_t ulnow)
 {
-	const volatile int *abort_flag = arg;
+	const atomic_int *abort_flag = arg;
 
 	(void)dltotal;
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	return abort_flag && *abort_flag;
+	return abort_flag && atomic_load(abort_flag);
 }
 
 /* Read an API answer (any status) into res. */
@@ -811,7 +812,7 @@ static void read_answer(const struct strbuf *sb, struct tg_result *res)
  * curl's own messages (curl_easy_strerror) do not include it.
  */
 static void tg_api(struct telegram *t, const char *method, const json_t *body, long timeout_s,
-		   const volatile int *abort_flag, struct tg_result *res)
+		   const atomic_int *abort_flag, struct tg_result *res)
 {
 	CURL *c = adapter_curl();
 	struct curl_slist *h = NULL;
@@ -847,8 +848,11 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	read_answer(&in, res);
 out:
 	curl_slist_free_all(h);
+	/* setWebhook's body holds the webhook secret */
+	if (text)
+		sodium_memzero(text, strlen(text));
 	free(text);
-	sb_release(&url);
+	adapter_sb_wipe(&url);
 	sb_release(&in);
 }
 
@@ -1587,7 +1591,7 @@ static void *poll_main(void *arg)
 	bool logged = false;
 	char buf[32], why[200];
 
-	while (!t->abort_poll) {
+	while (!atomic_load(&t->abort_poll)) {
 		struct tg_result res;
 		json_t *body, *allowed, *upd;
 		size_t i;
@@ -1611,7 +1615,7 @@ static void *poll_main(void *arg)
 		json_object_set_new(body, "allowed_updates", allowed);
 		tg_api(t, "getUpdates", body, TG_POLL_S + 10, &t->abort_poll, &res);
 		json_decref(body);
-		if (t->abort_poll) {
+		if (atomic_load(&t->abort_poll)) {
 			tg_result_release(&res);
 			break;
 		}
@@ -1671,6 +1675,8 @@ static void tg_free(struct telegram *t)
 	tg_pace_free(t->pace);
 	pthread_cond_destroy(&t->wake);
 	pthread_mutex_destroy(&t->lock);
+	sodium_memzero(t->token, sizeof(t->token));
+	sodium_memzero(t->secret, sizeof(t->secret));
 	free(t);
 }
 
@@ -1748,7 +1754,7 @@ static void stop(void *self)
 		return;
 	pthread_mutex_lock(&t->lock);
 	t->stop = true;
-	t->abort_poll = 1;
+	atomic_store(&t->abort_poll, 1);
 	pthread_cond_broadcast(&t->wake);
 	pthread_mutex_unlock(&t->lock);
 	if (t->polling)

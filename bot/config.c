@@ -5,11 +5,13 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <sodium.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/log.h"
 #include "games/error.h"
 #include "games/game.h"
 
@@ -194,6 +196,39 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 		return GB_ECONFIG;
 	}
 	return GB_OK;
+}
+
+/* Register the password of the database URL (user:password@), as it is written. */
+static void hide_db_password(const char *db)
+{
+	const char *a = strstr(db, "://"), *at = NULL, *colon = NULL;
+	char pw[CONFIG_VALUE_LEN];
+
+	/* the authority ends at the path, the query or the fragment; its last "@" ends the user part */
+	for (const char *p = a ? a + 3 : ""; *p && !strchr("/?#", *p); p++)
+		if (*p == '@')
+			at = p;
+	if (at)
+		colon = memchr(a + 3, ':', (size_t)(at - (a + 3)));
+	if (colon) {
+		snprintf(pw, sizeof(pw), "%.*s", (int)(at - colon - 1), colon + 1);
+		gb_log_secret(pw);
+		sodium_memzero(pw, sizeof(pw));
+	}
+}
+
+void config_hide_secrets(const struct config *c)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t n = strlen(keys[i].name);
+
+		if (keys[i].max)
+			continue;
+		if ((n > 6 && strcmp(keys[i].name + n - 6, "_token") == 0) ||
+		    (n > 7 && strcmp(keys[i].name + n - 7, "_secret") == 0))
+			gb_log_secret((const char *)c + keys[i].off);
+	}
+	hide_db_password(c->db);
 }
 
 int config_has_platform(const struct config *c)

@@ -58,6 +58,13 @@ void config_init(struct config *c);
  */
 int config_load(struct config *c, const char *path, char *err, size_t errlen);
 
+/*
+ * Hand every secret of c to the log's formatter (gb_log_secret): each
+ * key named *_token or *_secret and the database URL's password, so no
+ * line shows them whatever it quotes. Call once, after loading.
+ */
+void config_hide_secrets(const struct config *c);
+
 /* Does any platform have a token configured? */
 int config_has_platform(const struct config *c);
 

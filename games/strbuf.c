@@ -4,6 +4,7 @@
 #include "strbuf.h"
 #include "utf8.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,17 @@ static bool grow(struct strbuf *sb, size_t extra)
 
 	if (sb->failed)
 		return false;
+	/* as git's strbuf_grow and curl's dynbuf: a size that would wrap fails */
+	if (extra >= SIZE_MAX - sb->len) {
+		sb->failed = true;
+		return false;
+	}
 	need = sb->len + extra + 1;
 	if (need <= sb->cap)
 		return true;
 	cap = sb->cap ? sb->cap : 64;
 	while (cap < need)
-		cap *= 2;
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
 	p = realloc(sb->buf, cap);
 	if (!p) {
 		sb->failed = true;

@@ -2,7 +2,8 @@
  * strbuf.h - a growable NUL-terminated string (after git's strbuf).
  * A zeroed struct strbuf is a valid empty buffer. sb_release() frees and
  * re-initialises; sb_detach() hands the storage to the caller (free(3) it).
- * Allocation failure is sticky: sb->failed is set and later appends do nothing.
+ * Allocation failure is sticky: sb->failed is set and later appends do nothing;
+ * a length that would overflow size_t is such a failure, never a wrap.
  */
 #ifndef GB_STRBUF_H
 #define GB_STRBUF_H

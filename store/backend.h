@@ -186,4 +186,8 @@ static inline int seed_hex_ok(const char *seed)
  */
 void store_note_error(const char *message, int transient);
 
+/* A warning for the operator, through store_set_warn()'s function. */
+#define STORE_WARNING_LEN 400
+void store_warn(const char *message);
+
 #endif

@@ -60,15 +60,18 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Writers' wait for another process's lock (store_busy_timeout_set()). */
 static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
@@ -511,7 +514,7 @@ static pthread_mutex_t writer_lock;
  * A service turns this off for the handles it opens from then on and
  * calls store_checkpoint() from a background thread instead.
  */
-static volatile int background_checkpoints;
+static atomic_int background_checkpoints;
 static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -817,6 +820,22 @@ static int sp_end(struct store_backend *s, int outer, int rc)
 /* ---- open, close, transactions ---- */
 
 /*
+ * One folder, made 0700 whatever the umask (which may take bits away but
+ * leave the owner unable to enter it); a folder already there is left as
+ * it is (it may be /tmp or the operator's own).
+ */
+static int make_dir(const char *dir)
+{
+	int rc = GB_OK;
+
+	if (mkdir(dir, 0700) == 0)
+		rc = chmod(dir, 0700) == 0 ? GB_OK : GB_EIO;
+	else if (errno != EEXIST)
+		rc = GB_EIO;
+	return rc;
+}
+
+/*
  * Create the folder that will hold path, with its parents (mkdir -p). The
  * folders are private (0700): the database holds hidden card hands.
  */
@@ -838,21 +857,55 @@ static int make_parent(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			rc = GB_EIO;
+		rc = make_dir(dir);
+		if (rc)
 			goto out;
-		}
 		*p = '/';
 	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		rc = GB_EIO;
+	rc = make_dir(dir);
+	if (rc)
 		goto out;
-	}
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		rc = GB_EIO;
 out:
 	free(dir);
 	return rc;
+}
+
+/*
+ * The database file itself, private: made here 0600 whatever the umask
+ * before SQLite opens it (SQLite would make it 0644), and SQLite gives its
+ * write-ahead log and shared-memory index the file's own mode. The file
+ * holds unrevealed seeds, every hand and interaction tokens. A file
+ * already there keeps its mode (the operator's choice), but one others
+ * may read is named once per process in a warning line.
+ */
+static atomic_flag wide_warned = ATOMIC_FLAG_INIT;
+
+static void make_private_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISREG(st.st_mode) && (st.st_mode & 077) && !atomic_flag_test_and_set(&wide_warned)) {
+			char message[STORE_WARNING_LEN];
+
+			snprintf(message, sizeof(message),
+				 "the database file %s is mode %04o: others on this machine may read its "
+				 "hands and seeds (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
+			store_warn(message);
+		}
+	} else if (errno == ENOENT) {
+		/* (anything else, SQLite's own open says what is wrong) */
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		/* the umask may have taken the owner's bits; it never adds others'. A
+		 * file made meanwhile by another process is that process's to make. */
+		if (fd >= 0) {
+			(void)fchmod(fd, 0600);
+			close(fd);
+		}
+	}
 }
 
 static int user_version(struct store_backend *s, int *version)
@@ -948,6 +1001,7 @@ static int sq_open(struct store_backend **handle, const char *path)
 	rc = make_parent(path);
 	if (rc)
 		goto out;
+	make_private_file(path);
 	s = calloc(1, sizeof *s);
 	if (!s) {
 		rc = GB_ENOMEM;
@@ -1006,7 +1060,7 @@ static int sq_open(struct store_backend **handle, const char *path)
 	if (rc)
 		goto out;
 	/* constant text; the checkpoints are then store_checkpoint()'s, off the command path */
-	if (background_checkpoints) {
+	if (atomic_load(&background_checkpoints)) {
 		if (sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL) != SQLITE_OK) {
 			rc = GB_ESTORE;
 			goto out;
@@ -1029,7 +1083,7 @@ out:
 
 static void sq_background_checkpoints(int on)
 {
-	background_checkpoints = on;
+	atomic_store(&background_checkpoints, on);
 }
 
 /* After each commit of a handle with background checkpoints: wake the checkpointer when the log is full. */

@@ -119,6 +119,23 @@ void store_note_error(const char *message, int transient)
 	last_transient = transient;
 }
 
+static void (*_Atomic warn_fn)(const char *message);
+
+void store_set_warn(void (*warn)(const char *message))
+{
+	atomic_store(&warn_fn, warn);
+}
+
+void store_warn(const char *message)
+{
+	void (*warn)(const char *) = atomic_load(&warn_fn);
+
+	if (warn)
+		warn(message);
+	else
+		fprintf(stderr, "gamebot: %s\n", message);
+}
+
 const char *store_last_error(void)
 {
 	return last_error;

@@ -109,6 +109,14 @@ int store_schema_version(struct store *s);
 const char *store_last_error(void);
 
 /*
+ * Where the store's warnings for the operator go (a database file others
+ * may read): warn(message) is called from whichever thread opens a
+ * handle. NULL (the default) writes them to standard error. Set it before
+ * the threads that open handles start.
+ */
+void store_set_warn(void (*warn)(const char *message));
+
+/*
  * Was that last failure one that clears by itself - the write lock held
  * past the busy timeout, a full disk, a file that cannot be written, an
  * I/O error - rather than one of the data (a constraint, a trigger, a

@@ -328,7 +328,8 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 		status = 403;
 	else if (kind == FAKE_DC_500)
 		status = 500;
-	record(f, method, path, auth, json_incref(body), status);
+	/* a copy of its own: this thread goes on with body while a test reads the record */
+	record(f, method, path, auth, json_deep_copy(body), status);
 	pthread_mutex_unlock(&f->lock);
 
 	switch (status) {

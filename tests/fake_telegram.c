@@ -441,7 +441,7 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 	pthread_mutex_lock(&f->lock);
 	topic = strcmp(method, "sendMessage") ? FAKE_TG_TOPIC_OPEN : topic_state(f, body);
 	if (topic) {
-		record(f, method, json_incref(body), 400);
+		record(f, method, json_deep_copy(body), 400);
 		pthread_mutex_unlock(&f->lock);
 		json_decref(body);
 		return error_reply(conn, 400, topic == FAKE_TG_TOPIC_CLOSED ? "Bad Request: TOPIC_CLOSED"
@@ -453,7 +453,12 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 		status = 200;
 	else if (!kind && status == 429)
 		kind = FAKE_TG_429;
-	record(f, method, json_incref(body), status);
+	/*
+	 * The record gets a copy of its own: this thread goes on reading and
+	 * releasing body while a test reads the record, and json_incref()
+	 * reads a shared count without an atomic load.
+	 */
+	record(f, method, json_deep_copy(body), status);
 	pthread_mutex_unlock(&f->lock);
 	if (!kind && status == 400) {
 		json_decref(body);

@@ -23,6 +23,7 @@
 #include <setjmp.h>
 #include <sodium.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,7 @@ struct world {
 	char url[64];
 	struct bot b;                   /* the test's own handle, to look at the store */
 	pthread_t timers;
-	volatile int stop;
+	atomic_int stop;
 	uint64_t seq;                   /* snowflake counter */
 	long long posts;                /* message ids the test hands out for type-4 answers */
 	char table_msg[32];             /* the table message as Discord would show it now */
@@ -86,7 +87,7 @@ static void *timer_main(void *arg)
 	b.cfg = w->env.bot;
 	if (store_open(&b.store, w->db))
 		return NULL;
-	while (!w->stop) {
+	while (!atomic_load(&w->stop)) {
 		int fired = bot_run_timers(&b, bot_now_ms(), BOT_TIMER_ALL);
 		struct timespec ts = { 0, 2000000 };
 
@@ -176,7 +177,7 @@ static int teardown(void **state)
 		dup2(w->saved_err, 2);
 		close(w->saved_err);
 	}
-	w->stop = 1;
+	atomic_store(&w->stop, 1);
 	pthread_join(w->timers, NULL);
 	http_stop(w->http);
 	outbox_stop(w->outbox);
