@@ -95,12 +95,11 @@ static int64_t parse_seconds(const char *s)
 	return digits ? v : -1;
 }
 
-int dc_verify(const unsigned char pk[32], const char *sig_hex, const char *timestamp,
-	      const char *body, size_t len, int64_t now_s)
+/* The signature headers' form (hex of the right length, a timestamp in the window), sig decoded. */
+static int signature_form(const char *sig_hex, const char *timestamp, int64_t now_s,
+			  unsigned char sig[crypto_sign_BYTES])
 {
-	unsigned char sig[crypto_sign_BYTES];
-	unsigned char *msg = NULL;
-	size_t siglen = 0, tslen;
+	size_t siglen = 0;
 	const char *end = NULL;
 	int64_t ts = parse_seconds(timestamp);
 	int rc = GB_EAUTH;
@@ -109,8 +108,30 @@ int dc_verify(const unsigned char pk[32], const char *sig_hex, const char *times
 		goto out;
 	if (ts > now_s + DC_SKEW_S || ts < now_s - DC_SKEW_S)
 		goto out;
-	if (sodium_hex2bin(sig, sizeof(sig), sig_hex, strlen(sig_hex), NULL, &siglen, &end) ||
-	    siglen != sizeof(sig) || *end)
+	if (sodium_hex2bin(sig, crypto_sign_BYTES, sig_hex, strlen(sig_hex), NULL, &siglen, &end) ||
+	    siglen != crypto_sign_BYTES || *end)
+		goto out;
+	rc = GB_OK;
+out:
+	return rc;
+}
+
+int dc_signature_form(const char *sig_hex, const char *timestamp, int64_t now_s)
+{
+	unsigned char sig[crypto_sign_BYTES];
+
+	return signature_form(sig_hex, timestamp, now_s, sig);
+}
+
+int dc_verify(const unsigned char pk[32], const char *sig_hex, const char *timestamp,
+	      const char *body, size_t len, int64_t now_s)
+{
+	unsigned char sig[crypto_sign_BYTES];
+	unsigned char *msg = NULL;
+	size_t tslen;
+	int rc = GB_EAUTH;
+
+	if (signature_form(sig_hex, timestamp, now_s, sig))
 		goto out;
 	tslen = strlen(timestamp);
 	msg = malloc(tslen + len + 1);
@@ -1299,6 +1320,25 @@ out:
 	return status;
 }
 
+/*
+ * Before the body is read: a request without both signature headers in
+ * their form (or with a timestamp out of the window) is no interaction,
+ * and is refused at the cost of its headers. The signature itself needs
+ * the body: the handler checks it.
+ */
+static int admit(void *arg, const struct http_request *req)
+{
+	int status = 0;
+
+	(void)arg;
+	if (dc_signature_form(http_header(req, "X-Signature-Ed25519"),
+			      http_header(req, "X-Signature-Timestamp"), bot_now_ms() / 1000)) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"discord\",reason=\"auth\"", 1);
+		status = 401;
+	}
+	return status;
+}
+
 static void interactions(void *arg, const struct http_request *req, struct http_response *resp)
 {
 	struct discord *d = arg;
@@ -1930,7 +1970,7 @@ static int routes(void *self, struct http_route *out, int max)
 	if (max < 1)
 		return 0;
 	out[0] = (struct http_route){ .method = "POST", .path = "/discord", .fn = interactions,
-				      .arg = self };
+				      .arg = self, .admit = admit };
 	return 1;
 }
 

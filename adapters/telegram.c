@@ -1495,6 +1495,19 @@ static bool secret_ok(const char *want, const char *got)
 	return same && la == lb;
 }
 
+/* Before the body is read: without the secret header it is not Telegram, and costs no more. */
+static int admit(void *arg, const struct http_request *req)
+{
+	struct telegram *t = arg;
+	int status = 0;
+
+	if (!secret_ok(t->secret, http_header(req, "X-Telegram-Bot-Api-Secret-Token"))) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"auth\"", 1);
+		status = 401;
+	}
+	return status;
+}
+
 static void webhook(void *arg, const struct http_request *req, struct http_response *resp)
 {
 	struct telegram *t = arg;
@@ -1700,7 +1713,7 @@ static int routes(void *self, struct http_route *out, int max)
 
 	if (!t->webhook || max < 1)
 		return 0;
-	out[0] = (struct http_route){ "POST", "/telegram", webhook, t };
+	out[0] = (struct http_route){ "POST", "/telegram", webhook, t, admit };
 	return 1;
 }
 

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,7 @@
 #include "bot/i18n.h"
 #include "games/strbuf.h"
 #include "tests/fake_discord.h"
+#include "tests/rawhttp.h"
 #include "tests/spawn.h"
 
 #define APP "1000"
@@ -564,6 +566,101 @@ static void test_ping_and_endpoint_check(void **state)
 	sign(w->sk, ts, ping, strlen(ping), sig);
 	assert_int_equal(post_raw(w, "{\"type\":1,\"id\":\"2\"}", 19, sig, ts, NULL), 401); /* body changed */
 	assert_unchanged(w, &before);
+}
+
+/* Resident memory of this process (KiB). */
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	char line[128] = "";
+	const char *p = line;
+	long pages = 0;
+
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	while (*p && *p != ' ')
+		p++;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		pages = pages * 10 + (*p - '0');
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * A request without Discord's signature headers in their form is refused
+ * from its headers: 401 while the body it promised has not been sent.
+ */
+static void test_unsigned_refused_before_its_body(void **state)
+{
+	struct world *w = *state;
+	int port = http_port(w->http);
+	char head[512], ts[32];
+
+	snprintf(head, sizeof(head), "POST /discord HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n\r\n");
+	assert_int_equal(raw_head_answer(port, head, 5000), 401);
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000));
+	snprintf(head, sizeof(head), "POST /discord HTTP/1.1\r\nHost: t\r\nX-Signature-Ed25519: abcd\r\n"
+		 "X-Signature-Timestamp: %s\r\nContent-Length: 60000\r\n\r\n", ts);
+	assert_int_equal(raw_head_answer(port, head, 5000), 401);
+	snprintf(head, sizeof(head), "POST /discord HTTP/1.1\r\nHost: t\r\nX-Signature-Ed25519: %0128d\r\n"
+		 "X-Signature-Timestamp: 1000\r\nContent-Length: 60000\r\n\r\n", 0);
+	assert_int_equal(raw_head_answer(port, head, 5000), 401); /* stamped long ago */
+}
+
+/*
+ * 2,000 connections posting 64 KiB of junk without signatures, reopened
+ * as fast as they are refused, while signed interactions come in: each is
+ * answered within a second.
+ */
+static void test_flood_of_unsigned_posts(void **state)
+{
+	struct world *w = *state;
+	struct flood *f;
+	struct rlimit rl;
+	long before = rss_kib(), peak = before;
+	int64_t t0 = bot_now_ms(), worst = 0;
+	char id[32];
+	long sent;
+	json_t *a = NULL;
+
+	/* both ends of 2,000 connections live in this process */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	f = flood_start(http_port(w->http), "/discord", 2000, 64 * 1024);
+	assert_non_null(f);
+	/* under way: every connection open and junk arriving for a while */
+	while ((flood_open(f) < 2000 || bot_now_ms() - t0 < 2000) && bot_now_ms() - t0 < 20000) {
+		usleep(10000);
+		peak = rss_kib() > peak ? rss_kib() : peak;
+	}
+	assert_int_equal(flood_open(f), 2000);
+	for (int i = 0; i < 6; i++) {
+		const char *ping = "{\"type\":1,\"id\":\"1\",\"application_id\":\"" APP "\"}";
+		int64_t t1 = bot_now_ms();
+		long st = i == 0 ? slash(w, ALICE, MEMBER_PERMS, "new", (const char *[]){ "game=ludo", NULL },
+					 &a, id, sizeof(id))
+			  : i == 1 ? slash(w, BOB, MEMBER_PERMS, "join", NULL, &a, id, sizeof(id))
+				   : post_signed(w, ping, 0, &a);
+
+		assert_int_equal(st, 200);
+		json_decref(a);
+		a = NULL;
+		if (bot_now_ms() - t1 > worst)
+			worst = bot_now_ms() - t1;
+		peak = rss_kib() > peak ? rss_kib() : peak;
+	}
+	sent = flood_stop(f);
+	print_message("      flood: %ld junk posts of 64 KiB sent; slowest signed interaction %lld ms; "
+		      "RSS %ld -> at most %ld KiB\n", sent, (long long)worst, before, peak);
+	assert_true(sent >= 2000);
+	assert_true(worst < 1000);
+	/*
+	 * No junk body was kept: the connections' own buffers (16 KiB each,
+	 * 31 MiB) but not half of what 2,000 bodies would take (125 MiB).
+	 */
+	assert_true(peak - before < 64 * 1024);
 }
 
 static void test_forged_missing_stale_malformed_refused(void **state)
@@ -1961,6 +2058,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ping_and_endpoint_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forged_missing_stale_malformed_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsigned_refused_before_its_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood_of_unsigned_posts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_interaction_answered_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_and_forged_buttons_refused_ephemerally, setup,
 						teardown),

@@ -32,6 +32,7 @@
 #include "store/store.h"
 #include "games/strbuf.h"
 #include "tests/fake_telegram.h"
+#include "tests/rawhttp.h"
 #include "tests/spawn.h"
 
 #define TOKEN "123456:TEST-token_xyz"
@@ -1801,6 +1802,25 @@ static void webhook_press_answered_at_once(void **state)
 	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
 }
 
+/*
+ * Without the secret header an update is refused from its headers: 401
+ * while the body it promised has not been sent, and nothing is counted
+ * as received.
+ */
+static void webhook_refused_before_its_body(void **state)
+{
+	struct wfix *w = *state;
+	static const char head[] = "POST /telegram HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n\r\n";
+	static const char wrong[] = "POST /telegram HTTP/1.1\r\nHost: t\r\n"
+				    "X-Telegram-Bot-Api-Secret-Token: wrong\r\nContent-Length: 60000\r\n\r\n";
+
+	metrics_reset();
+	assert_int_equal(raw_head_answer(http_port(w->http), head, 5000), 401);
+	assert_int_equal(raw_head_answer(http_port(w->http), wrong, 5000), 401);
+	assert_true(metrics_value("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"auth\"") == 2);
+	assert_true(metrics_value("gamebot_updates_received_total", "platform=\"telegram\"") == 0);
+}
+
 static void webhook_secret_malformed_repeat(void **state)
 {
 	struct wfix *w = *state;
@@ -2208,6 +2228,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_press_answered_at_once, wfix_setup_paced,
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_refused_before_its_body, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_store_failure, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_callbreak_game, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(outage_then_everything_in_order, wfix_setup, wfix_teardown),
