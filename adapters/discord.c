@@ -31,6 +31,7 @@
 
 #include "bot/choices.h"
 #include "bot/i18n.h"
+#include "bot/limit.h"
 #include "bot/log.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
@@ -1114,6 +1115,16 @@ static int run_interaction(struct discord *d, struct bot *b, const struct intera
 
 	gate_enter(d, ia->id);
 	rc = bot_handle(b, &cmd);
+	if (rc == GB_ELIMIT) {
+		/* past the limit's one warning: answered from here, and no row was written */
+		int lang = lang_parse(b->cfg.default_lang);
+		json_t *view = json_pack("{ss}", "text", tr(lang < 0 ? LANG_EN : lang, M_SLOW_DOWN));
+
+		*out = ia->type == IT_COMPONENT ? answer(6, NULL)
+						: answer(4, message_data(view, false, true));
+		json_decref(view);
+		goto out;
+	}
 	if (rc == GB_EDUP) {
 		/* answered the first time; this one changes nothing and says so */
 		json_t *view = json_pack("{ss}", "text", tr(chat_lang(b, ia->channel), M_DC_REPEATED));
@@ -1199,8 +1210,15 @@ static json_t *autocomplete(struct bot *b, const struct interaction *ia)
 	const json_t *opt, *focused = NULL;
 	json_t *choices = json_array(), *data;
 	char typed[CMD_ARGS_LEN] = "";
+	const char *scope;
 	size_t i;
 
+	/* a lookup per keystroke, in a budget of its own; past it no choices, nothing read */
+	if (limit_check("discord", LIMIT_LOOKUPS, ia->user, bot_now_ms(),
+			2 * b->cfg.rate_user_per_min, 0, &scope) != LIMIT_OK) {
+		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		goto out;
+	}
 	json_array_foreach(json_object_get(ia->data, "options"), i, opt)
 		if (json_is_true(json_object_get(opt, "focused")))
 			focused = opt;

@@ -18,6 +18,7 @@
 #include "adapters/adapter.h"
 #include "bot/choices.h"
 #include "bot/i18n.h"
+#include "bot/limit.h"
 #include "bot/log.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
@@ -690,6 +691,14 @@ out:
 #define TG_POLL_S 25            /* long-poll wait asked of getUpdates */
 #define ADMIN_SLOTS 1024
 #define ADMIN_TTL_MS (5 * 60 * 1000)
+/* a failed getChatMember is remembered too, briefly: a flood must not become a flood of calls */
+#define ADMIN_FAIL_TTL_MS (30 * 1000)
+/*
+ * Calls made on a listener thread while the update waits (inline answers,
+ * rights): a platform that is slow to answer must not hold the thread for
+ * a full TG_CALL_TIMEOUT_S.
+ */
+#define TG_LISTENER_TIMEOUT_S 3L
 
 /* The update types the bot reads: webhook and polling ask for the same. */
 static const char *const allowed_updates[] = {
@@ -1211,7 +1220,10 @@ static bool needs_rights(const char *verb)
 	return false;
 }
 
-/* Is user an administrator (or the creator) of chat? Cached ADMIN_TTL_MS. */
+/*
+ * Is user an administrator (or the creator) of chat? Cached ADMIN_TTL_MS;
+ * a failure (treated as a member) ADMIN_FAIL_TTL_MS.
+ */
 static bool chat_admin(struct telegram *t, const char *chat, const char *user)
 {
 	struct strbuf key = { 0 };
@@ -1236,24 +1248,23 @@ static bool chat_admin(struct telegram *t, const char *chat, const char *user)
 	body = json_object();
 	json_object_set_new(body, "chat_id", tg_chat_id(chat));
 	json_object_set_new(body, "user_id", tg_chat_id(user));
-	tg_api(t, "getChatMember", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, "getChatMember", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
 	json_decref(body);
 	status = json_string_value(json_object_get(res.result, "status"));
 	if (res.ok && status) {
 		admin = !strcmp(status, "creator") || !strcmp(status, "administrator");
-		pthread_mutex_lock(&t->lock);
-		snprintf(e->chat, sizeof(e->chat), "%s", chat);
-		snprintf(e->user, sizeof(e->user), "%s", user);
-		e->admin = admin;
-		e->until_ms = now + ADMIN_TTL_MS;
-		pthread_mutex_unlock(&t->lock);
 	} else {
 		char why[200];
 
-		/* not cached: asked again next time */
 		describe("getChatMember", &res, why, sizeof(why));
 		tg_log("rights of a user in chat %s unknown (%s): treated as a member", chat, why);
 	}
+	pthread_mutex_lock(&t->lock);
+	snprintf(e->chat, sizeof(e->chat), "%s", chat);
+	snprintf(e->user, sizeof(e->user), "%s", user);
+	e->admin = admin;
+	e->until_ms = now + (res.ok && status ? ADMIN_TTL_MS : ADMIN_FAIL_TTL_MS);
+	pthread_mutex_unlock(&t->lock);
 	tg_result_release(&res);
 	return admin;
 }
@@ -1311,8 +1322,15 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 	struct tg_result res;
 	json_t *body = json_object(), *results = json_array();
 	char why[200];
+	const char *scope;
 	int n = 0, rc;
 
+	/* a lookup per keystroke, in a budget of its own; past it no answer (nothing to read, nothing to call) */
+	if (limit_check("telegram", LIMIT_LOOKUPS, u->cmd.user, bot_now_ms(),
+			2 * t->env.bot.rate_user_per_min, 0, &scope) != LIMIT_OK) {
+		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		goto out;
+	}
 	rc = bot_user_choices(b, "telegram", u->cmd.user, ch, 50, &n);
 	if (rc)
 		tg_log("inline query: choices not read: %s", gb_strerror(rc));
@@ -1335,16 +1353,18 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 	if (!json_array_size(results))
 		json_array_append_new(results, nothing_result(b, u->cmd.user));
 	json_object_set_new(body, "inline_query_id", json_string(u->query_id));
-	json_object_set_new(body, "results", results);
+	json_object_set(body, "results", results);
 	/* personal and never cached: another player, or the next trick, sees other cards */
 	json_object_set_new(body, "cache_time", json_integer(0));
 	json_object_set_new(body, "is_personal", json_true());
-	tg_api(t, "answerInlineQuery", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, "answerInlineQuery", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
 	if (!res.ok) {
 		describe("answerInlineQuery", &res, why, sizeof(why));
 		tg_log("%s", why);
 	}
 	tg_result_release(&res);
+out:
+	json_decref(results);
 	json_decref(body);
 }
 
@@ -1364,7 +1384,7 @@ static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
 	if (lang < 0)
 		lang = lang_parse(t->env.bot.default_lang);
 	body = answer_body(u->reply, tr(lang < 0 ? LANG_EN : lang, M_TG_USE_TABLE_BUTTONS));
-	tg_api(t, "answerCallbackQuery", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, "answerCallbackQuery", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
 	if (!res.ok && (res.transport || res.status != 400)) {
 		/* a 400 is a press too old to answer: nothing left to tell */
 		describe("answerCallbackQuery", &res, why, sizeof(why));
@@ -1413,6 +1433,9 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 		/* rights are the group's, whichever topic the command came from */
 		cmd.is_admin = chat_admin(t, place_chat(cmd.chat, group, sizeof(group)), cmd.user);
 	rc = bot_handle(b, &cmd);
+	if (rc == GB_ELIMIT)
+		/* past the limit's one warning: nothing was written, and nothing is sent */
+		return 200;
 	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
 		/* nothing was committed: Telegram sends it again */
 		tg_log("update %lld not handled: %s", u->update_id, gb_strerror(rc));

@@ -38,6 +38,8 @@
 #include "adapters/outbox.h"
 #include "bot/choices.h"
 #include "bot/i18n.h"
+#include "bot/limit.h"
+#include "bot/metrics.h"
 #include "games/strbuf.h"
 #include "tests/fake_discord.h"
 #include "tests/rawhttp.h"
@@ -101,6 +103,9 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
+/* The per-user rate limit the next world starts with (0: none). */
+static int setup_rate;
+
 static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -134,6 +139,7 @@ static int setup(void **state)
 
 	bot_config_init(&w->env.bot);
 	w->env.bot.seed = 7;
+	w->env.bot.rate_user_per_min = setup_rate;
 	for (int i = 0; i < 3; i++)
 		w->env.bot.bot_delay_ms[i] = 1;
 	w->env.cfg = &w->cfg;
@@ -166,6 +172,17 @@ static int setup(void **state)
 	w->saved_err = -1;
 	*state = w;
 	return 0;
+}
+
+/* A world with a limit of five commands a minute per user (ten lookups). */
+static int setup_limited(void **state)
+{
+	int rc;
+
+	setup_rate = 5;
+	rc = setup(state);
+	setup_rate = 0;
+	return rc;
 }
 
 static int teardown(void **state)
@@ -661,6 +678,53 @@ static void test_flood_of_unsigned_posts(void **state)
 	 * 31 MiB) but not half of what 2,000 bodies would take (125 MiB).
 	 */
 	assert_true(peak - before < 64 * 1024);
+}
+
+/*
+ * Past the rate limit's one warning a command is answered from the
+ * request itself, with no row (a slash command told to slow down, a press
+ * acknowledged with nothing changed), and typing's lookups have a budget
+ * of their own: past it, no choices and nothing read.
+ */
+static void test_over_limit_answered_without_rows(void **state)
+{
+	struct world *w = *state;
+	const char *warn = tr(LANG_EN, M_SLOW_DOWN);
+	char id[32];
+	json_t *a = NULL;
+	int per = w->env.bot.rate_user_per_min, lookups = 0;
+
+	limit_reset();
+	metrics_reset();
+	assert_true(per > 0);
+	for (int i = 0; i < per + 5; i++) {
+		assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "help", NULL, &a, id, sizeof(id)), 200);
+		assert_int_equal(answer_type(a), 4);
+		/* the warning, then the same words again with nothing written */
+		if (i >= per)
+			assert_non_null(strstr(answer_content(a), warn));
+		json_decref(a);
+	}
+	assert_int_equal(press(w, ALICE, "1:0:/roll", "555", false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 6);
+	json_decref(a);
+	for (int i = 0; i < 2 * per + 5; i++) {
+		json_t *opts = json_pack("[{sssisssb}]", "name", "cell", "type", 3, "value", "", "focused", 1);
+
+		assert_int_equal(send_json(w,
+					   interaction(w, 4, BOB, MEMBER_PERMS,
+						       json_pack("{sssssO}", "id", "1", "name", "move",
+								 "options", opts),
+						       id, sizeof(id)),
+					   &a),
+				 200);
+		json_decref(opts);
+		assert_int_equal(answer_type(a), 8);
+		json_decref(a);
+	}
+	lookups = (int)metrics_value("gamebot_rate_limited_total", "scope=\"lookup\"");
+	assert_int_equal(lookups, 5);
+	limit_reset();
 }
 
 static void test_forged_missing_stale_malformed_refused(void **state)
@@ -2060,6 +2124,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forged_missing_stale_malformed_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsigned_refused_before_its_body, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_of_unsigned_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_over_limit_answered_without_rows, setup_limited, teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_interaction_answered_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_and_forged_buttons_refused_ephemerally, setup,
 						teardown),

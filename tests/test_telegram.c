@@ -26,6 +26,7 @@
 #include "games/utf8.h"
 #include "bot/metrics.h"
 #include "bot/choices.h"
+#include "bot/limit.h"
 #include "bot/config.h"
 #include "games/callbreak.h"
 #include "games/game.h"
@@ -1649,6 +1650,9 @@ static void wake(void *arg)
 	outbox_wake(arg);
 }
 
+/* The per-user rate limit the next wfix starts with (0: none). */
+static int wfix_rate;
+
 static int wfix_setup_as(void **state, bool pacing)
 {
 	struct wfix *w = calloc(1, sizeof(*w));
@@ -1670,6 +1674,7 @@ static int wfix_setup_as(void **state, bool pacing)
 	assert_int_equal(outbox_new(&w->ob, &telegram_adapter, w->x->db, &oo), GB_OK);
 	w->x->env.wake = wake;
 	w->x->env.wake_arg = w->ob;
+	w->x->env.bot.rate_user_per_min = wfix_rate;
 	assert_int_equal(telegram_adapter.start(&w->x->env, &w->x->self), GB_OK);
 	assert_int_equal(outbox_run(w->ob, w->x->self), GB_OK);
 	n = telegram_adapter.routes(w->x->self, routes, 4);
@@ -1693,6 +1698,17 @@ static int wfix_setup(void **state)
 static int wfix_setup_paced(void **state)
 {
 	return wfix_setup_as(state, true);
+}
+
+/* Five commands a minute per user (ten lookups). */
+static int wfix_setup_limited(void **state)
+{
+	int rc;
+
+	wfix_rate = 5;
+	rc = wfix_setup_as(state, false);
+	wfix_rate = 0;
+	return rc;
 }
 
 static int wfix_teardown(void **state)
@@ -1819,6 +1835,67 @@ static void webhook_refused_before_its_body(void **state)
 	assert_int_equal(raw_head_answer(http_port(w->http), wrong, 5000), 401);
 	assert_true(metrics_value("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"auth\"") == 2);
 	assert_true(metrics_value("gamebot_updates_received_total", "platform=\"telegram\"") == 0);
+}
+
+/* An inline query from user as Telegram sends it; returns the webhook's status. */
+static long hook_inline(struct wfix *w, long long id, const char *user)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"inline_query\":{\"id\":\"iq%lld\",\"from\":{\"id\":%s,"
+		 "\"first_name\":\"A\"},\"query\":\"\",\"chat_type\":\"supergroup\"}}", id, id, user);
+	return hook(w, "s3cret", buf);
+}
+
+/*
+ * Inline queries are rate limited in a budget of their own (twice the
+ * commands'): past it they get no answer, and cost no call to Telegram.
+ */
+static void webhook_lookups_limited(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	int per = 2 * x->env.bot.rate_user_per_min;
+
+	limit_reset();
+	assert_true(per > 0);
+	for (int i = 0; i < per + 10; i++)
+		assert_int_equal(hook_inline(w, 95000 + i, "77"), 200);
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), per);
+	/* another user's budget is their own */
+	assert_int_equal(hook_inline(w, 96000, "78"), 200);
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), per + 1);
+}
+
+/* A failed getChatMember is remembered for a while: a flood of admin commands asks once. */
+static void webhook_rights_failure_cached(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+
+	fake_tg_fault(x->f, "getChatMember", 0, 1000, FAKE_TG_500, 0);
+	for (int i = 0; i < 5; i++)
+		hook_text(w, 97000 + i, "77", "Asha", "/speed fast");
+	assert_int_equal(fake_tg_count(x->f, "getChatMember"), 1);
+}
+
+/*
+ * The inline answer is sent while the update waits: a Bot API slow to
+ * answer holds the listener's thread a few seconds, not the full call
+ * timeout (10 s).
+ */
+static void webhook_inline_answer_short_timeout(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	int64_t t0;
+
+	fake_tg_fault(x->f, "answerInlineQuery", 0, 1, FAKE_TG_SLOW, 12000);
+	t0 = now_ms();
+	assert_int_equal(hook_inline(w, 98000, "77"), 200);
+	print_message("      inline query answered in %lld ms with the Bot API stalled\n",
+		      (long long)(now_ms() - t0));
+	assert_true(now_ms() - t0 < 8000);
 }
 
 static void webhook_secret_malformed_repeat(void **state)
@@ -2229,6 +2306,9 @@ int main(void)
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_refused_before_its_body, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_lookups_limited, wfix_setup_limited, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_rights_failure_cached, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_inline_answer_short_timeout, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_store_failure, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_callbreak_game, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(outage_then_everything_in_order, wfix_setup, wfix_teardown),
