@@ -699,6 +699,7 @@ out:
  * a full TG_CALL_TIMEOUT_S.
  */
 #define TG_LISTENER_TIMEOUT_S 3L
+#define TG_ANSWERING 64         /* presses answered at once, for answer_press()'s own bookkeeping */
 
 /* The update types the bot reads: webhook and polling ask for the same. */
 static const char *const allowed_updates[] = {
@@ -725,6 +726,7 @@ struct telegram {
 	char username[64];                 /* the bot's own, from getMe; "" until known */
 	int64_t username_tried_ms;
 	struct admin_entry admins[ADMIN_SLOTS];
+	char answering[TG_ANSWERING][CMD_REPLY_LEN]; /* presses being answered now ("" free) */
 	bool stop;
 
 	pthread_t poller;
@@ -1164,14 +1166,50 @@ static int find_answer(const struct store_out *rows, int n, const char *chat, co
  * crash in between, a worker sends it later: still delivered at least
  * once, and a repeat is refused by Telegram and ignored.
  */
+/*
+ * Mark reply as being answered by this thread: false when another thread
+ * already is (the same update delivered again while its answer is on its
+ * way, whose row is held but still there). *slot gets the mark, -1 when
+ * every mark is taken (then it goes unmarked).
+ */
+static bool answering_take(struct telegram *t, const char *reply, int *slot)
+{
+	bool mine = true;
+
+	*slot = -1;
+	pthread_mutex_lock(&t->lock);
+	for (int k = 0; k < TG_ANSWERING && mine; k++) {
+		if (!strcmp(t->answering[k], reply))
+			mine = false;
+		else if (*slot < 0 && !t->answering[k][0])
+			*slot = k;
+	}
+	if (mine && *slot >= 0)
+		snprintf(t->answering[*slot], sizeof(t->answering[*slot]), "%s", reply);
+	pthread_mutex_unlock(&t->lock);
+	return mine;
+}
+
+static void answering_drop(struct telegram *t, int slot)
+{
+	if (slot < 0)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->answering[slot][0] = '\0';
+	pthread_mutex_unlock(&t->lock);
+}
+
 static void answer_press(struct telegram *t, struct store *s, const char *chat, const char *reply)
 {
 	struct store_out rows[TG_TAKE_MAX];
 	struct tg_call call = { 0 };
 	struct tg_result res = { 0 };
 	int64_t now = bot_now_ms();
-	int n = 0, i = -1, rc = store_begin(s);
+	int n = 0, i = -1, slot = -1, rc;
 
+	if (!answering_take(t, reply, &slot))
+		return;
+	rc = store_begin(s);
 	if (rc)
 		goto out;
 	rc = store_out_chat(s, "telegram", chat, rows, TG_TAKE_MAX, &n);
@@ -1197,6 +1235,7 @@ static void answer_press(struct telegram *t, struct store *s, const char *chat, 
 		tg_log("answer to a press in chat %s: row %lld not settled (%s): a worker sends it again",
 		       chat, (long long)rows[i].id, gb_strerror(rc));
 out:
+	answering_drop(t, slot);
 	for (int k = 0; k < n; k++)
 		store_out_release(&rows[k]);
 	tg_result_release(&res);
