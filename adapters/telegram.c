@@ -1417,7 +1417,14 @@ static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
 	struct tg_result res;
 	json_t *body;
 	char why[200];
+	const char *scope;
 
+	/* each answer is a call to Telegram: in the lookups' budget, and past it none */
+	if (limit_check("telegram", LIMIT_LOOKUPS, u->cmd.user, bot_now_ms(),
+			2 * t->env.bot.rate_user_per_min, 0, &scope) != LIMIT_OK) {
+		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		return;
+	}
 	if (strncmp(u->lang, "ne", 2) == 0)
 		lang = LANG_NE;
 	if (lang < 0)

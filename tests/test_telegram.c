@@ -1922,6 +1922,16 @@ static void webhook_lookups_limited(void **state)
 	/* another user's budget is their own */
 	assert_int_equal(hook_inline(w, 96000, "78"), 200);
 	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), per + 1);
+	/* a press on a message sent in inline mode is answered from the same budget */
+	for (int i = 0; i < 2; i++) {
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "{\"update_id\":%d,\"callback_query\":{\"id\":\"cqe%d\",\"from\":"
+			 "{\"id\":%s,\"first_name\":\"A\"},\"inline_message_id\":\"im1\",\"chat_instance\":\"1\","
+			 "\"data\":\"2:0:start\"}}", 96100 + i, i, i ? "78" : "77");
+		assert_int_equal(hook(w, "s3cret", buf), 200);
+	}
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
 }
 
 /* A failed getChatMember is remembered for a while: a flood of admin commands asks once. */

@@ -758,6 +758,17 @@ static bool kill_between(const int *at, int a, int b)
 	return false;
 }
 
+/* The mark of the last kill before call b (-1: none), for the report of a repeat. */
+static int kill_before(const int *at, int b)
+{
+	int mark = -1;
+
+	for (int k = 0; k < kills; k++)
+		if (at[k] <= b + 1)
+			mark = at[k];
+	return mark;
+}
+
 /* The ordering, repeat and duplicate checks over one platform's messages. */
 static int check_seen(const char *platform, struct seen *v, int n, const int *at, int *repeats)
 {
@@ -816,8 +827,9 @@ static int check_seen(const char *platform, struct seen *v, int n, const int *at
 					if (kill_between(at, v[j].call, v[i].call))
 						(*repeats)++;
 					else
-						fail("%s chat %s: posted twice (calls %d and %d): %.60s", platform, v[i].chat,
-						     v[j].call, v[i].call, v[i].text);
+						fail("%s chat %s: posted twice (calls %d and %d; the kill before the second "
+						     "marked at call %d): %.60s", platform, v[i].chat, v[j].call, v[i].call,
+						     kill_before(at, v[i].call), v[i].text);
 				}
 				break;
 			}
