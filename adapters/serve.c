@@ -44,9 +44,10 @@ static void request_stop(void *arg)
  * of its own: every HEALTH_EVERY_MS it pings the store on its own handle
  * (which reconnects to a server that came back) and reads the gauges
  * /metrics shows (outbox depth, open tables). The listener only reads what
- * the thread left, so no request waits on the database; a check that has
- * not come back healthy within HEALTH_STALE_MS (a server that stopped
- * answering, or a thread stuck in its call) makes /healthz say 503.
+ * the thread left, so no request waits on the database. /healthz says 503
+ * from the first check that fails, and when none has come back healthy
+ * within HEALTH_STALE_MS (a server that stopped answering, a thread stuck
+ * in its call).
  */
 #define HEALTH_EVERY_MS 2000
 #define HEALTH_STALE_MS (HEALTH_EVERY_MS + 5000)
@@ -57,6 +58,7 @@ struct health {
 	const char *platforms[MAX_ADAPTERS];
 	int nplatforms;
 	atomic_llong ok_at;             /* monotonic ms of the last healthy check; 0 none */
+	atomic_bool failed;             /* the last check that came back failed */
 	pthread_mutex_t lock;           /* stop and its condition */
 	pthread_cond_t cond;            /* CLOCK_MONOTONIC: stop set */
 	bool stop;
@@ -78,7 +80,7 @@ static int health_check(void *arg)
 	struct health *h = arg;
 	int64_t ok_at = atomic_load(&h->ok_at);
 
-	return ok_at > 0 && mono_ms() - ok_at <= HEALTH_STALE_MS ? 0 : 1;
+	return !atomic_load(&h->failed) && ok_at > 0 && mono_ms() - ok_at <= HEALTH_STALE_MS ? 0 : 1;
 }
 
 /* The store's gauges for /metrics, read on the checker's handle. */
@@ -113,7 +115,11 @@ static void read_gauges(struct health *h)
 
 static void health_once(struct health *h)
 {
-	if (store_ping(h->store) == GB_OK) {
+	bool ok = store_ping(h->store) == GB_OK;
+
+	/* a failure shows at once; a check that never comes back, once its answer is overdue */
+	atomic_store(&h->failed, !ok);
+	if (ok) {
 		atomic_store(&h->ok_at, mono_ms());
 		read_gauges(h);
 	}
@@ -150,6 +156,7 @@ static void health_init(struct health *h)
 
 	memset(h, 0, sizeof(*h));
 	atomic_init(&h->ok_at, 0);
+	atomic_init(&h->failed, false);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
