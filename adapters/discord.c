@@ -31,6 +31,7 @@
 
 #include "bot/choices.h"
 #include "bot/i18n.h"
+#include "bot/limit.h"
 #include "bot/log.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
@@ -95,12 +96,11 @@ static int64_t parse_seconds(const char *s)
 	return digits ? v : -1;
 }
 
-int dc_verify(const unsigned char pk[32], const char *sig_hex, const char *timestamp,
-	      const char *body, size_t len, int64_t now_s)
+/* The signature headers' form (hex of the right length, a timestamp in the window), sig decoded. */
+static int signature_form(const char *sig_hex, const char *timestamp, int64_t now_s,
+			  unsigned char sig[crypto_sign_BYTES])
 {
-	unsigned char sig[crypto_sign_BYTES];
-	unsigned char *msg = NULL;
-	size_t siglen = 0, tslen;
+	size_t siglen = 0;
 	const char *end = NULL;
 	int64_t ts = parse_seconds(timestamp);
 	int rc = GB_EAUTH;
@@ -109,8 +109,30 @@ int dc_verify(const unsigned char pk[32], const char *sig_hex, const char *times
 		goto out;
 	if (ts > now_s + DC_SKEW_S || ts < now_s - DC_SKEW_S)
 		goto out;
-	if (sodium_hex2bin(sig, sizeof(sig), sig_hex, strlen(sig_hex), NULL, &siglen, &end) ||
-	    siglen != sizeof(sig) || *end)
+	if (sodium_hex2bin(sig, crypto_sign_BYTES, sig_hex, strlen(sig_hex), NULL, &siglen, &end) ||
+	    siglen != crypto_sign_BYTES || *end)
+		goto out;
+	rc = GB_OK;
+out:
+	return rc;
+}
+
+int dc_signature_form(const char *sig_hex, const char *timestamp, int64_t now_s)
+{
+	unsigned char sig[crypto_sign_BYTES];
+
+	return signature_form(sig_hex, timestamp, now_s, sig);
+}
+
+int dc_verify(const unsigned char pk[32], const char *sig_hex, const char *timestamp,
+	      const char *body, size_t len, int64_t now_s)
+{
+	unsigned char sig[crypto_sign_BYTES];
+	unsigned char *msg = NULL;
+	size_t tslen;
+	int rc = GB_EAUTH;
+
+	if (signature_form(sig_hex, timestamp, now_s, sig))
 		goto out;
 	tslen = strlen(timestamp);
 	msg = malloc(tslen + len + 1);
@@ -1143,6 +1165,16 @@ static int run_interaction(struct discord *d, struct bot *b, const struct intera
 
 	gate_enter(d, ia->id);
 	rc = bot_handle(b, &cmd);
+	if (rc == GB_ELIMIT) {
+		/* past the limit's one warning: answered from here, and no row was written */
+		int lang = lang_parse(b->cfg.default_lang);
+		json_t *view = json_pack("{ss}", "text", tr(lang < 0 ? LANG_EN : lang, M_SLOW_DOWN));
+
+		*out = ia->type == IT_COMPONENT ? answer(6, NULL)
+						: answer(4, message_data(view, false, true));
+		json_decref(view);
+		goto out;
+	}
 	if (rc == GB_EDUP) {
 		/* answered the first time; this one changes nothing and says so */
 		json_t *view = json_pack("{ss}", "text", tr(chat_lang(b, ia->channel), M_DC_REPEATED));
@@ -1228,8 +1260,15 @@ static json_t *autocomplete(struct bot *b, const struct interaction *ia)
 	const json_t *opt, *focused = NULL;
 	json_t *choices = json_array(), *data;
 	char typed[CMD_ARGS_LEN] = "";
+	const char *scope;
 	size_t i;
 
+	/* a lookup per keystroke, in a budget of its own; past it no choices, nothing read */
+	if (limit_check("discord", LIMIT_LOOKUPS, ia->user, bot_now_ms(),
+			2 * b->cfg.rate_user_per_min, 0, &scope) != LIMIT_OK) {
+		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		goto out;
+	}
 	json_array_foreach(json_object_get(ia->data, "options"), i, opt)
 		if (json_is_true(json_object_get(opt, "focused")))
 			focused = opt;
@@ -1346,6 +1385,25 @@ static int receive(struct discord *d, const char *body, size_t len, json_t **out
 		status = run_interaction(d, b, &ia, out);
 out:
 	interaction_release(&ia);
+	return status;
+}
+
+/*
+ * Before the body is read: a request without both signature headers in
+ * their form (or with a timestamp out of the window) is no interaction,
+ * and is refused at the cost of its headers. The signature itself needs
+ * the body: the handler checks it.
+ */
+static int admit(void *arg, const struct http_request *req)
+{
+	int status = 0;
+
+	(void)arg;
+	if (dc_signature_form(http_header(req, "X-Signature-Ed25519"),
+			      http_header(req, "X-Signature-Timestamp"), bot_now_ms() / 1000)) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"discord\",reason=\"auth\"", 1);
+		status = 401;
+	}
 	return status;
 }
 
@@ -2026,7 +2084,7 @@ static int routes(void *self, struct http_route *out, int max)
 	if (max < 1)
 		return 0;
 	out[0] = (struct http_route){ .method = "POST", .path = "/discord", .fn = interactions,
-				      .arg = self };
+				      .arg = self, .admit = admit };
 	return 1;
 }
 

@@ -45,6 +45,13 @@
 extern const struct adapter discord_adapter;
 
 /*
+ * The part of dc_verify() that needs no body: both headers present, the
+ * signature 128 hex digits, the timestamp within the window. GB_OK or
+ * GB_EAUTH.
+ */
+int dc_signature_form(const char *sig_hex, const char *timestamp, int64_t now_s);
+
+/*
  * Is sig_hex (128 hex digits) the Ed25519 signature by public key pk of
  * timestamp followed by body, with timestamp (decimal seconds) within
  * DC_SKEW_S of now_s? Returns GB_OK or GB_EAUTH.

@@ -14,6 +14,13 @@
  * timeout_s to deliver a whole request, headers and body. It is disarmed
  * while the request is being handled and answered.
  *
+ * A route's admission check runs when the headers are in: a request it
+ * refuses is answered before its body is read, and what the client sends
+ * after is dropped unread. A request admitted reserves its body's room in
+ * the server's body budget (the declared length, or max_body) until it is
+ * answered; one that does not fit gets 503 at once: the bodies read and
+ * queued never hold more than the budget, however many clients send.
+ *
  * Body bytes are buffered up to max_body and counted past it, never stored:
  * a declared Content-Length over the cap is refused before the body is
  * read; a chunked body that passes the cap is read to its end (the
@@ -44,6 +51,7 @@
 #define DEFAULT_TIMEOUT_S 10u
 #define DEFAULT_WORKERS 4u
 #define DEFAULT_MAX_BODY ((size_t)64 * 1024)
+#define DEFAULT_BODY_BUDGET ((size_t)16 * 1024 * 1024)
 /* Descriptors kept back from the listener for the store, the outbox and logs. */
 #define FD_RESERVE 256u
 /*
@@ -62,6 +70,7 @@ struct route {
 	char *path;
 	http_handler fn;
 	void *arg;
+	http_admit admit;
 };
 
 /* One connection's deadline: a whole request must arrive before it. */
@@ -88,6 +97,7 @@ struct request {
 	int health;                     /* GET /healthz */
 	int too_big;
 	int queued;                     /* counted in the server's pending */
+	size_t reserved;                /* bytes of the body budget held */
 	char *body;
 	size_t len, cap;
 	char *hdr;                      /* method\0path\0 then name\0value\0 pairs */
@@ -105,6 +115,8 @@ struct http_server {
 	int (*health)(void *arg);
 	void *health_arg;
 	size_t max_body;
+	size_t body_budget;
+	char *health_path;              /* "" = none */
 	uint64_t timeout_ms;
 
 	pthread_mutex_t qlock;          /* the job queue and the fields below */
@@ -113,6 +125,7 @@ struct http_server {
 	struct request *qhead, *qtail;
 	int stopping;
 	unsigned pending;               /* queued requests not yet completed */
+	size_t body_used;               /* of body_budget, reserved by requests */
 	pthread_t *workers;
 	unsigned nworkers;              /* started */
 
@@ -450,6 +463,61 @@ static unsigned ambiguous(struct MHD_Connection *conn)
 	return status;
 }
 
+static int copy_request(struct request *rq, const char *method, const char *url);
+
+/*
+ * The routes' admission checks, before the body: 0 when a route for this
+ * method and path admits the request (or checks nothing), else the first
+ * refusal's status. The request's headers are copied for the checks (and
+ * kept for the handler).
+ */
+static unsigned admission(struct http_server *h, struct request *rq, const char *url,
+			  const char *method)
+{
+	unsigned refusal = 0;
+	int admitted = 0;
+
+	if (copy_request(rq, method, url))
+		return MHD_HTTP_SERVICE_UNAVAILABLE;
+	for (int i = rq->route; i < h->nroutes && !admitted; i++) {
+		const struct route *r = &h->routes[i];
+		int st;
+
+		if (strcmp(r->method, method) || strcmp(r->path, url))
+			continue;
+		st = r->admit ? r->admit(r->arg, &rq->req) : 0;
+		if (st < 200 || st > 599)
+			admitted = 1;
+		else if (!refusal)
+			refusal = (unsigned)st;
+	}
+	return admitted ? 0 : refusal;
+}
+
+/* Room for the body in the budget (declared < 0: not declared, max_body). */
+static int reserve(struct http_server *h, struct request *rq, long long declared)
+{
+	size_t want = declared >= 0 ? (size_t)declared : h->max_body;
+	int ok;
+
+	pthread_mutex_lock(&h->qlock);
+	ok = want <= h->body_budget - h->body_used;
+	if (ok) {
+		h->body_used += want;
+		rq->reserved = want;
+	}
+	pthread_mutex_unlock(&h->qlock);
+	return ok;
+}
+
+/* A refusal from an admission check, in the words of its status. */
+static enum MHD_Result refuse_admission(struct request *rq, unsigned status)
+{
+	return refuse(rq, status, status == MHD_HTTP_UNAUTHORIZED ? "unauthorized\n"
+				  : status == MHD_HTTP_FORBIDDEN  ? "forbidden\n"
+								  : "refused\n");
+}
+
 /* First call: the headers are in, no body yet. Answer early what we can. */
 static enum MHD_Result on_headers(struct http_server *h, struct MHD_Connection *conn,
 				  const char *url, const char *method, void **con_cls)
@@ -473,7 +541,8 @@ static enum MHD_Result on_headers(struct http_server *h, struct MHD_Connection *
 		if (strcmp(h->routes[i].method, method) == 0)
 			rq->route = i;
 	}
-	rq->health = strcmp(url, "/healthz") == 0 && strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+	rq->health = h->health_path[0] && strcmp(url, h->health_path) == 0 &&
+		     strcmp(method, MHD_HTTP_METHOD_GET) == 0;
 	refusal = ambiguous(conn);
 	if (refusal)
 		ret = refuse(rq, refusal, refusal == MHD_HTTP_BAD_REQUEST
@@ -487,6 +556,11 @@ static enum MHD_Result on_headers(struct http_server *h, struct MHD_Connection *
 		ret = not_allowed(h, rq, url);
 	else if (rq->route < 0)
 		ret = queue(rq, MHD_HTTP_NOT_FOUND, text_response("not found\n"));
+	else if ((refusal = admission(h, rq, url, method)) != 0)
+		ret = refuse_admission(rq, refusal);
+	else if (!reserve(h, rq, declared))
+		/* the bodies in hand fill the budget: the platform sends it again later */
+		ret = refuse(rq, MHD_HTTP_SERVICE_UNAVAILABLE, "busy\n");
 	else
 		ret = MHD_YES;          /* a route's: read the body */
 out:
@@ -563,6 +637,12 @@ static int copy_request(struct request *rq, const char *method, const char *url)
 	struct hdr_copy c = { 0 };
 	int rc = GB_OK;
 
+	if (rq->hdr) {
+		/* copied for the admission check: only the body is new */
+		rq->req.body = rq->body ? rq->body : "";
+		rq->req.body_len = rq->len;
+		goto out;
+	}
 	hdr_put(&c, method);
 	hdr_put(&c, url);
 	MHD_get_connection_values(rq->conn, MHD_HEADER_KIND, hdr_each, &c);
@@ -665,9 +745,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	/* kept alive: the next request gets a fresh deadline */
 	if (w)
 		watch_arm(h, w);
-	if (rq && rq->queued) {
+	if (rq && (rq->queued || rq->reserved)) {
 		pthread_mutex_lock(&h->qlock);
-		if (--h->pending == 0)
+		h->body_used -= rq->reserved;
+		if (rq->queued && --h->pending == 0)
 			pthread_cond_broadcast(&h->idle);
 		pthread_mutex_unlock(&h->qlock);
 	}
@@ -816,6 +897,7 @@ static int copy_routes(struct http_server *h, const struct http_options *o)
 		h->routes[i].path = strdup(r->path);
 		h->routes[i].fn = r->fn;
 		h->routes[i].arg = r->arg;
+		h->routes[i].admit = r->admit;
 		h->nroutes = i + 1;
 		if (!h->routes[i].method || !h->routes[i].path) {
 			rc = GB_ENOMEM;
@@ -927,6 +1009,12 @@ int http_start(struct http_server **out, const struct http_options *o)
 	h->health = o->health;
 	h->health_arg = o->health_arg;
 	h->max_body = o->max_body ? o->max_body : DEFAULT_MAX_BODY;
+	h->body_budget = o->body_budget ? o->body_budget : DEFAULT_BODY_BUDGET;
+	h->health_path = strdup(o->health_path ? o->health_path : "/healthz");
+	if (!h->health_path) {
+		rc = GB_ENOMEM;
+		goto out;
+	}
 	h->timeout_ms = (uint64_t)timeout_s * 1000u;
 	rc = copy_routes(h, o);
 	if (rc)
@@ -1017,6 +1105,7 @@ void http_stop(struct http_server *h)
 		free(h->routes[i].path);
 	}
 	free(h->routes);
+	free(h->health_path);
 	free(h->workers);
 	pthread_cond_destroy(&h->wcond);
 	pthread_mutex_destroy(&h->wlock);

@@ -7,8 +7,14 @@
  * delays /healthz, a connection that has not delivered a whole request
  * within timeout_s is dropped however slowly it trickles bytes, bodies over
  * max_body get 413 without being buffered, and the number of connections
- * (in all and per client address) is capped. The listener knows nothing of
- * the bot: a handler gets the request and fills the response.
+ * (in all and per client address) is capped. A route may name an admission
+ * check that sees the headers before any byte of the body is read (a
+ * platform's secret or signature headers): a stranger's request is refused
+ * at the cost of its headers. The bodies read and waiting for a worker
+ * share one memory budget (body_budget); a request that does not fit gets
+ * 503 at once rather than a place in an unbounded queue. The listener
+ * knows nothing of the bot: a handler gets the request and fills the
+ * response.
  */
 #ifndef GB_HTTP_H
 #define GB_HTTP_H
@@ -38,11 +44,20 @@ struct http_response {
 typedef void (*http_handler)(void *arg, const struct http_request *req,
 			     struct http_response *resp);
 
+/*
+ * Runs on the polling thread when a request's headers are in, before its
+ * body is read (req->body is "" then): 0 admits it, an HTTP status (401,
+ * 403) refuses it at once and the connection closes, its body never
+ * buffered. Must be cheap: no I/O, no lock held for long.
+ */
+typedef int (*http_admit)(void *arg, const struct http_request *req);
+
 struct http_route {
 	const char *method;
 	const char *path;
 	http_handler fn;
 	void *arg;
+	http_admit admit;       /* NULL: every request is read */
 };
 
 struct http_options {
@@ -56,6 +71,10 @@ struct http_options {
 	unsigned timeout_s;               /* idle and slow clients are dropped after this; 0 = default 10 */
 	unsigned workers;                 /* threads running route handlers; 0 = default 4 */
 	size_t max_body;                  /* larger bodies get 413; 0 = default 64 KiB */
+	size_t body_budget;               /* bytes of bodies read or queued at once (a body counts
+	                                     its declared length, or max_body when undeclared);
+	                                     past it 503; 0 = default 16 MiB */
+	const char *health_path;          /* answered by the health callback; NULL = "/healthz", "" = none */
 };
 
 /* Defaults: everything 0/NULL, listen "127.0.0.1:8080". */

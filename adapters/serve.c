@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,21 +42,152 @@ static void request_stop(void *arg)
 	atomic_store(&stopping, 1);
 }
 
-/* /healthz: its own store handle, so it never waits behind a command. */
+/*
+ * What /healthz and /metrics tell of the store, kept current by a thread
+ * of its own: every HEALTH_EVERY_MS it pings the store on its own handle
+ * (which reconnects to a server that came back) and reads the gauges
+ * /metrics shows (outbox depth, open tables). The listener only reads what
+ * the thread left, so no request waits on the database. /healthz says 503
+ * from the first check that fails, and when none has come back healthy
+ * within HEALTH_STALE_MS (a server that stopped answering, a thread stuck
+ * in its call).
+ */
+#define HEALTH_EVERY_MS 2000
+#define HEALTH_STALE_MS (HEALTH_EVERY_MS + 5000)
+#define MAX_GAMES 16
+
 struct health {
-	pthread_mutex_t lock;
 	struct store *store;
+	const char *platforms[MAX_ADAPTERS];
+	int nplatforms;
+	atomic_llong ok_at;             /* monotonic ms of the last healthy check; 0 none */
+	atomic_bool failed;             /* the last check that came back failed */
+	pthread_mutex_t lock;           /* stop and its condition */
+	pthread_cond_t cond;            /* CLOCK_MONOTONIC: stop set */
+	bool stop;
+	bool started;
+	pthread_t th;
 };
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* On the polling thread: a read of what the checker left, nothing more. */
 static int health_check(void *arg)
 {
 	struct health *h = arg;
-	int rc;
+	int64_t ok_at = atomic_load(&h->ok_at);
+
+	return !atomic_load(&h->failed) && ok_at > 0 && mono_ms() - ok_at <= HEALTH_STALE_MS ? 0 : 1;
+}
+
+/* The store's gauges for /metrics, read on the checker's handle. */
+static void read_gauges(struct health *h)
+{
+	struct store_game_count games[MAX_GAMES];
+	int64_t now = bot_now_ms();
+	int n = 0;
+
+	for (int i = 0; i < h->nplatforms; i++) {
+		int pending = 0, aside = 0;
+		int64_t oldest = 0;
+		char labels[48];
+
+		if (store_out_count(h->store, h->platforms[i], &pending, &aside, &oldest))
+			continue;
+		snprintf(labels, sizeof(labels), "platform=\"%s\"", h->platforms[i]);
+		metrics_set("gamebot_outbox_depth", labels, pending);
+		metrics_set("gamebot_outbox_set_aside", labels, aside);
+		metrics_set("gamebot_outbox_oldest_age_seconds", labels,
+			    pending && oldest && oldest < now ? (double)(now - oldest) / 1000.0 : 0);
+	}
+	if (!store_tables_open_by_game(h->store, games, MAX_GAMES, &n))
+		for (int i = 0; i < n; i++) {
+			char labels[48], game[24];
+
+			snprintf(labels, sizeof(labels), "game=\"%s\"",
+				 metrics_label(games[i].game, game, sizeof(game)));
+			metrics_set("gamebot_open_tables", labels, games[i].tables);
+		}
+}
+
+static void health_once(struct health *h)
+{
+	bool ok = store_ping(h->store) == GB_OK;
+
+	/* a failure shows at once; a check that never comes back, once its answer is overdue */
+	atomic_store(&h->failed, !ok);
+	if (ok) {
+		atomic_store(&h->ok_at, mono_ms());
+		read_gauges(h);
+	}
+}
+
+static void *health_main(void *arg)
+{
+	struct health *h = arg;
 
 	pthread_mutex_lock(&h->lock);
-	rc = store_ping(h->store);
+	while (!h->stop) {
+		struct timespec until;
+
+		pthread_mutex_unlock(&h->lock);
+		health_once(h);
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += HEALTH_EVERY_MS / 1000;
+		until.tv_nsec += (long)(HEALTH_EVERY_MS % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&h->lock);
+		while (!h->stop && pthread_cond_timedwait(&h->cond, &h->lock, &until) == 0)
+			;
+	}
 	pthread_mutex_unlock(&h->lock);
-	return rc;
+	return NULL;
+}
+
+static void health_init(struct health *h)
+{
+	pthread_condattr_t ca;
+
+	memset(h, 0, sizeof(*h));
+	atomic_init(&h->ok_at, 0);
+	atomic_init(&h->failed, false);
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+/* The first check before the listener opens (so /healthz is right at once), then the thread. */
+static int health_start(struct health *h)
+{
+	health_once(h);
+	if (pthread_create(&h->th, NULL, health_main, h))
+		return GB_EIO;
+	h->started = true;
+	return GB_OK;
+}
+
+static void health_stop(struct health *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	if (h->started)
+		pthread_join(h->th, NULL);
+	h->started = false;
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
 }
 
 struct running {
@@ -70,51 +202,39 @@ static void wake_outbox(void *arg)
 	outbox_wake(arg);
 }
 
-/* GET /metrics: what the service counted, and the store's gauges read now. */
-struct metrics_ctx {
-	struct adapter_env env;         /* for the worker thread's store handle */
-	const char *platforms[MAX_ADAPTERS];
-	int nplatforms;
-};
-
+/* GET /metrics: the counters as they stand (the gauges are the checker's); nothing is asked of the store. */
 static void metrics_route(void *arg, const struct http_request *req, struct http_response *resp)
 {
-	struct metrics_ctx *m = arg;
-	struct bot *b = adapter_bot(&m->env);
 	struct strbuf sb = { 0 };
-	int64_t now = bot_now_ms();
 
+	(void)arg;
 	(void)req;
-	if (b) {
-		struct store_game_count games[16];
-		int n = 0;
-
-		for (int i = 0; i < m->nplatforms; i++) {
-			int pending = 0, aside = 0;
-			int64_t oldest = 0;
-			char labels[48];
-
-			if (store_out_count(b->store, m->platforms[i], &pending, &aside, &oldest))
-				continue;
-			snprintf(labels, sizeof(labels), "platform=\"%s\"", m->platforms[i]);
-			metrics_set("gamebot_outbox_depth", labels, pending);
-			metrics_set("gamebot_outbox_set_aside", labels, aside);
-			metrics_set("gamebot_outbox_oldest_age_seconds", labels,
-				    pending && oldest && oldest < now ? (double)(now - oldest) / 1000.0 : 0);
-		}
-		if (!store_tables_open_by_game(b->store, games, 16, &n))
-			for (int i = 0; i < n; i++) {
-				char labels[48], game[24];
-
-				snprintf(labels, sizeof(labels), "game=\"%s\"",
-					 metrics_label(games[i].game, game, sizeof(game)));
-				metrics_set("gamebot_open_tables", labels, games[i].tables);
-			}
-	}
 	metrics_render(&sb);
 	resp->status = 200;
 	resp->content_type = "text/plain; version=0.0.4";
 	resp->body = sb_detach(&sb);
+}
+
+/*
+ * With metrics_token set, GET /metrics needs "Authorization: Bearer
+ * <token>", compared in constant time over a fixed length.
+ */
+static int metrics_admit(void *arg, const struct http_request *req)
+{
+	const char *token = arg, *got = http_header(req, "Authorization");
+	char want[CONFIG_VALUE_LEN + 8] = { 0 }, have[CONFIG_VALUE_LEN + 8] = { 0 };
+	unsigned char diff = 0;
+
+	if (!token[0])
+		return 0;
+	snprintf(want, sizeof(want), "Bearer %s", token);
+	if (got && strlen(got) < sizeof(have))
+		memcpy(have, got, strlen(got));
+	else
+		diff = 1;
+	for (size_t i = 0; i < sizeof(want); i++)
+		diff |= (unsigned char)(want[i] ^ have[i]);
+	return diff ? 401 : 0;
 }
 
 void serve_bot_config(const struct config *cfg, struct bot_config *out)
@@ -125,6 +245,50 @@ void serve_bot_config(const struct config *cfg, struct bot_config *out)
 	out->watch_per_hour = cfg->watch_per_hour;
 	out->rate_user_per_min = cfg->rate_user_per_min;
 	out->rate_chat_per_min = cfg->rate_chat_per_min;
+}
+
+/* The main listener: the platforms' routes (and /metrics unless it has its own), /healthz. */
+static int listen_main(const struct config *cfg, const struct http_route *routes, int nroutes,
+		       struct health *health, struct http_server **out)
+{
+	struct http_options ho;
+
+	http_options_init(&ho);
+	ho.listen = cfg->listen;
+	ho.routes = routes;
+	ho.nroutes = nroutes;
+	ho.health = health_check;
+	ho.health_arg = health;
+	ho.max_connections = (unsigned)cfg->http_max_connections;
+	ho.per_ip_limit = (unsigned)cfg->http_per_ip_limit;
+	ho.timeout_s = (unsigned)cfg->http_timeout;
+	ho.workers = (unsigned)cfg->http_workers;
+	return http_start(out, &ho);
+}
+
+/* metrics_listen: /metrics alone on an address of its own (a private network, say). */
+static int listen_metrics(const struct config *cfg, struct http_server **out)
+{
+	const struct http_route r = { "GET", "/metrics", metrics_route, (void *)cfg->metrics_token,
+				      metrics_admit };
+	struct http_options ho;
+	int rc;
+
+	http_options_init(&ho);
+	ho.listen = cfg->metrics_listen;
+	ho.routes = &r;
+	ho.nroutes = 1;
+	ho.health_path = "";
+	ho.max_connections = 64;
+	ho.workers = 1;
+	ho.timeout_s = (unsigned)cfg->http_timeout;
+	rc = http_start(out, &ho);
+	if (rc)
+		gb_log("cannot serve /metrics on %s: %s", cfg->metrics_listen,
+		       rc == GB_EIO ? "is another program using that port?" : gb_strerror(rc));
+	else
+		gb_log("serving GET /metrics on %s", cfg->metrics_listen);
+	return rc;
 }
 
 /* Sleep until the next timer is due, at most max_ms. */
@@ -148,11 +312,9 @@ int serve_main(const struct config *cfg)
 {
 	struct running run[MAX_ADAPTERS];
 	struct http_route routes[MAX_ROUTES];
-	struct http_options ho;
-	struct http_server *http = NULL;
-	struct health health = { .store = NULL };
+	struct http_server *http = NULL, *mhttp = NULL;
+	struct health health;
 	struct outbox_opts oo;
-	struct metrics_ctx mctx = { .nplatforms = 0 };
 	struct bot b;
 	struct store_checkpointer *checkpointer = NULL;
 	struct sigaction sa;
@@ -162,7 +324,7 @@ int serve_main(const struct config *cfg)
 
 	memset(&b, 0, sizeof(b));
 	memset(run, 0, sizeof(run));
-	pthread_mutex_init(&health.lock, NULL);
+	health_init(&health);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -227,23 +389,19 @@ int serve_main(const struct config *cfg)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 names[0] ? ", " : "", a->name);
 	}
-	mctx.env = (struct adapter_env){ .cfg = cfg, .bot = b.cfg, .db = cfg->db };
 	for (int i = 0; i < nrun; i++)
 		if (run[i].a->deliver)
-			mctx.platforms[mctx.nplatforms++] = run[i].a->name;
-	if (nroutes < MAX_ROUTES)
-		routes[nroutes++] = (struct http_route){ "GET", "/metrics", metrics_route, &mctx };
-	http_options_init(&ho);
-	ho.listen = cfg->listen;
-	ho.routes = routes;
-	ho.nroutes = nroutes;
-	ho.health = health_check;
-	ho.health_arg = &health;
-	ho.max_connections = (unsigned)cfg->http_max_connections;
-	ho.per_ip_limit = (unsigned)cfg->http_per_ip_limit;
-	ho.timeout_s = (unsigned)cfg->http_timeout;
-	ho.workers = (unsigned)cfg->http_workers;
-	rc = http_start(&http, &ho);
+			health.platforms[health.nplatforms++] = run[i].a->name;
+	rc = health_start(&health);
+	if (!rc && cfg->metrics_listen[0])
+		rc = listen_metrics(cfg, &mhttp);
+	else if (!rc && nroutes < MAX_ROUTES)
+		/* the token is the admission check's argument */
+		routes[nroutes++] = (struct http_route){ "GET", "/metrics", metrics_route,
+							 (void *)cfg->metrics_token, metrics_admit };
+	if (rc)
+		goto out;
+	rc = listen_main(cfg, routes, nroutes, &health, &http);
 	if (rc) {
 		bool console_only = nrun == 1 && strcmp(run[0].a->name, "console") == 0;
 
@@ -292,6 +450,8 @@ out:
 	 * (a poller of its own may still wake its workers until then).
 	 */
 	http_stop(http);
+	http_stop(mhttp);
+	health_stop(&health);
 	for (int i = nrun - 1; i >= 0; i--) {
 		outbox_halt(run[i].outbox);
 		run[i].a->stop(run[i].self);
@@ -300,7 +460,6 @@ out:
 	store_free(b.store);
 	store_free(health.store);
 	store_checkpointer_stop(checkpointer);
-	pthread_mutex_destroy(&health.lock);
 	if (!status)
 		gb_log("stopped");
 	return status;

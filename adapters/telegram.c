@@ -19,6 +19,7 @@
 #include "adapters/adapter.h"
 #include "bot/choices.h"
 #include "bot/i18n.h"
+#include "bot/limit.h"
 #include "bot/log.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
@@ -722,6 +723,15 @@ out:
 #define TG_POLL_S 25            /* long-poll wait asked of getUpdates */
 #define ADMIN_SLOTS 1024
 #define ADMIN_TTL_MS (5 * 60 * 1000)
+/* a failed getChatMember is remembered too, briefly: a flood must not become a flood of calls */
+#define ADMIN_FAIL_TTL_MS (30 * 1000)
+/*
+ * Calls made on a listener thread while the update waits (inline answers,
+ * rights): a platform that is slow to answer must not hold the thread for
+ * a full TG_CALL_TIMEOUT_S.
+ */
+#define TG_LISTENER_TIMEOUT_S 3L
+#define TG_ANSWERING 64         /* presses answered at once, for answer_press()'s own bookkeeping */
 
 /* The update types the bot reads: webhook and polling ask for the same. */
 static const char *const allowed_updates[] = {
@@ -748,6 +758,7 @@ struct telegram {
 	char username[64];                 /* the bot's own, from getMe; "" until known */
 	int64_t username_tried_ms;
 	struct admin_entry admins[ADMIN_SLOTS];
+	char answering[TG_ANSWERING][CMD_REPLY_LEN]; /* presses being answered now ("" free) */
 	bool stop;
 
 	pthread_t poller;
@@ -1195,14 +1206,50 @@ static int find_answer(const struct store_out *rows, int n, const char *chat, co
  * crash in between, a worker sends it later: still delivered at least
  * once, and a repeat is refused by Telegram and ignored.
  */
+/*
+ * Mark reply as being answered by this thread: false when another thread
+ * already is (the same update delivered again while its answer is on its
+ * way, whose row is held but still there). *slot gets the mark, -1 when
+ * every mark is taken (then it goes unmarked).
+ */
+static bool answering_take(struct telegram *t, const char *reply, int *slot)
+{
+	bool mine = true;
+
+	*slot = -1;
+	pthread_mutex_lock(&t->lock);
+	for (int k = 0; k < TG_ANSWERING && mine; k++) {
+		if (!strcmp(t->answering[k], reply))
+			mine = false;
+		else if (*slot < 0 && !t->answering[k][0])
+			*slot = k;
+	}
+	if (mine && *slot >= 0)
+		snprintf(t->answering[*slot], sizeof(t->answering[*slot]), "%s", reply);
+	pthread_mutex_unlock(&t->lock);
+	return mine;
+}
+
+static void answering_drop(struct telegram *t, int slot)
+{
+	if (slot < 0)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->answering[slot][0] = '\0';
+	pthread_mutex_unlock(&t->lock);
+}
+
 static void answer_press(struct telegram *t, struct store *s, const char *chat, const char *reply)
 {
 	struct store_out rows[TG_TAKE_MAX];
 	struct tg_call call = { 0 };
 	struct tg_result res = { 0 };
 	int64_t now = bot_now_ms();
-	int n = 0, i = -1, rc = store_begin(s);
+	int n = 0, i = -1, slot = -1, rc;
 
+	if (!answering_take(t, reply, &slot))
+		return;
+	rc = store_begin(s);
 	if (rc)
 		goto out;
 	rc = store_out_chat(s, "telegram", chat, rows, TG_TAKE_MAX, &n);
@@ -1228,6 +1275,7 @@ static void answer_press(struct telegram *t, struct store *s, const char *chat, 
 		tg_log("answer to a press in chat %s: row %lld not settled (%s): a worker sends it again",
 		       chat, (long long)rows[i].id, gb_strerror(rc));
 out:
+	answering_drop(t, slot);
 	for (int k = 0; k < n; k++)
 		store_out_release(&rows[k]);
 	tg_result_release(&res);
@@ -1251,7 +1299,10 @@ static bool needs_rights(const char *verb)
 	return false;
 }
 
-/* Is user an administrator (or the creator) of chat? Cached ADMIN_TTL_MS. */
+/*
+ * Is user an administrator (or the creator) of chat? Cached ADMIN_TTL_MS;
+ * a failure (treated as a member) ADMIN_FAIL_TTL_MS.
+ */
 static bool chat_admin(struct telegram *t, const char *chat, const char *user)
 {
 	struct strbuf key = { 0 };
@@ -1276,24 +1327,23 @@ static bool chat_admin(struct telegram *t, const char *chat, const char *user)
 	body = json_object();
 	json_object_set_new(body, "chat_id", tg_chat_id(chat));
 	json_object_set_new(body, "user_id", tg_chat_id(user));
-	tg_api(t, "getChatMember", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, "getChatMember", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
 	json_decref(body);
 	status = json_string_value(json_object_get(res.result, "status"));
 	if (res.ok && status) {
 		admin = !strcmp(status, "creator") || !strcmp(status, "administrator");
-		pthread_mutex_lock(&t->lock);
-		snprintf(e->chat, sizeof(e->chat), "%s", chat);
-		snprintf(e->user, sizeof(e->user), "%s", user);
-		e->admin = admin;
-		e->until_ms = now + ADMIN_TTL_MS;
-		pthread_mutex_unlock(&t->lock);
 	} else {
 		char why[200];
 
-		/* not cached: asked again next time */
 		describe("getChatMember", &res, why, sizeof(why));
 		tg_log("rights of a user in chat %s unknown (%s): treated as a member", chat, why);
 	}
+	pthread_mutex_lock(&t->lock);
+	snprintf(e->chat, sizeof(e->chat), "%s", chat);
+	snprintf(e->user, sizeof(e->user), "%s", user);
+	e->admin = admin;
+	e->until_ms = now + (res.ok && status ? ADMIN_TTL_MS : ADMIN_FAIL_TTL_MS);
+	pthread_mutex_unlock(&t->lock);
 	tg_result_release(&res);
 	return admin;
 }
@@ -1351,8 +1401,15 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 	struct tg_result res;
 	json_t *body = json_object(), *results = json_array();
 	char why[200];
+	const char *scope;
 	int n = 0, rc;
 
+	/* a lookup per keystroke, in a budget of its own; past it no answer (nothing to read, nothing to call) */
+	if (limit_check("telegram", LIMIT_LOOKUPS, u->cmd.user, bot_now_ms(),
+			2 * t->env.bot.rate_user_per_min, 0, &scope) != LIMIT_OK) {
+		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		goto out;
+	}
 	rc = bot_user_choices(b, "telegram", u->cmd.user, ch, 50, &n);
 	if (rc)
 		tg_log("inline query: choices not read: %s", gb_strerror(rc));
@@ -1375,16 +1432,18 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 	if (!json_array_size(results))
 		json_array_append_new(results, nothing_result(b, u->cmd.user));
 	json_object_set_new(body, "inline_query_id", json_string(u->query_id));
-	json_object_set_new(body, "results", results);
+	json_object_set(body, "results", results);
 	/* personal and never cached: another player, or the next trick, sees other cards */
 	json_object_set_new(body, "cache_time", json_integer(0));
 	json_object_set_new(body, "is_personal", json_true());
-	tg_api(t, "answerInlineQuery", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, "answerInlineQuery", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
 	if (!res.ok) {
 		describe("answerInlineQuery", &res, why, sizeof(why));
 		tg_log("%s", why);
 	}
 	tg_result_release(&res);
+out:
+	json_decref(results);
 	json_decref(body);
 }
 
@@ -1398,13 +1457,20 @@ static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
 	struct tg_result res;
 	json_t *body;
 	char why[200];
+	const char *scope;
 
+	/* each answer is a call to Telegram: in the lookups' budget, and past it none */
+	if (limit_check("telegram", LIMIT_LOOKUPS, u->cmd.user, bot_now_ms(),
+			2 * t->env.bot.rate_user_per_min, 0, &scope) != LIMIT_OK) {
+		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		return;
+	}
 	if (strncmp(u->lang, "ne", 2) == 0)
 		lang = LANG_NE;
 	if (lang < 0)
 		lang = lang_parse(t->env.bot.default_lang);
 	body = answer_body(u->reply, tr(lang < 0 ? LANG_EN : lang, M_TG_USE_TABLE_BUTTONS));
-	tg_api(t, "answerCallbackQuery", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, "answerCallbackQuery", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
 	if (!res.ok && (res.transport || res.status != 400)) {
 		/* a 400 is a press too old to answer: nothing left to tell */
 		describe("answerCallbackQuery", &res, why, sizeof(why));
@@ -1453,6 +1519,9 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 		/* rights are the group's, whichever topic the command came from */
 		cmd.is_admin = chat_admin(t, place_chat(cmd.chat, group, sizeof(group)), cmd.user);
 	rc = bot_handle(b, &cmd);
+	if (rc == GB_ELIMIT)
+		/* past the limit's one warning: nothing was written, and nothing is sent */
+		return 200;
 	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
 		/* nothing was committed: Telegram sends it again */
 		tg_log("update %lld not handled: %s", u->update_id, gb_strerror(rc));
@@ -1533,6 +1602,19 @@ static bool secret_ok(const char *want, const char *got)
 	memcpy(b, got, lb);
 	same = sodium_memcmp(a, b, sizeof(a)) == 0;
 	return same && la == lb;
+}
+
+/* Before the body is read: without the secret header it is not Telegram, and costs no more. */
+static int admit(void *arg, const struct http_request *req)
+{
+	struct telegram *t = arg;
+	int status = 0;
+
+	if (!secret_ok(t->secret, http_header(req, "X-Telegram-Bot-Api-Secret-Token"))) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"auth\"", 1);
+		status = 401;
+	}
+	return status;
 }
 
 static void webhook(void *arg, const struct http_request *req, struct http_response *resp)
@@ -1742,7 +1824,7 @@ static int routes(void *self, struct http_route *out, int max)
 
 	if (!t->webhook || max < 1)
 		return 0;
-	out[0] = (struct http_route){ "POST", "/telegram", webhook, t };
+	out[0] = (struct http_route){ "POST", "/telegram", webhook, t, admit };
 	return 1;
 }
 

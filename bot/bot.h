@@ -170,8 +170,11 @@ int command_parse_text(struct command *cmd, const char *text);
 /*
  * Handle one command completely (one transaction; retried on a version
  * conflict). Returns GB_OK when handled - refusals included, they are
- * replies - GB_EDUP for a repeated delivery, or an error when the store
- * failed (then nothing was changed).
+ * replies - GB_EDUP for a repeated delivery, GB_ELIMIT for a command past
+ * its rate limit's one warning (nothing was done and no row written, not
+ * even an ack for its reply handle: the adapter answers a press without
+ * a row, or not at all), or an error when the store failed (then nothing
+ * was changed).
  */
 int bot_handle(struct bot *b, const struct command *cmd);
 

@@ -43,6 +43,8 @@ static const struct key keys[] = {
 	KT(discord_token, "", NULL),
 	KT(discord_api, "https://discord.com/api/v10", "DISCORD_API_URL"),
 	K(console_admins, ""),
+	K(metrics_token, ""),
+	K(metrics_listen, ""),
 	N(http_max_connections, "10000", 1000000),
 	N(http_per_ip_limit, "0", 1000000),
 	N(http_timeout, "10", 3600),

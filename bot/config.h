@@ -32,6 +32,10 @@ struct config {
 	char discord_api[CONFIG_VALUE_LEN];        /* API base URL (tests point it at 127.0.0.1);
 	                                              env DISCORD_API_URL */
 	char console_admins[CONFIG_VALUE_LEN];     /* console: admin names, empty = everyone */
+	char metrics_token[CONFIG_VALUE_LEN];      /* GET /metrics needs "Authorization: Bearer
+	                                              <this>"; empty = open */
+	char metrics_listen[CONFIG_VALUE_LEN];     /* host:port serving /metrics alone (then the
+	                                              main listener does not); empty = the main one */
 	/* numbers (validated at load) */
 	int http_max_connections;                  /* listener connection limit: 10000 */
 	int http_per_ip_limit;                     /* connections per client address, 0 = off */

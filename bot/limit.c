@@ -59,11 +59,17 @@ static struct window *window_of(uint64_t key, int64_t now)
 	return free_slot;
 }
 
-/* Count one against w; the verdict for limit. */
+/*
+ * Count one against w; the verdict for limit. No window (every slot a key
+ * could take holds another's live window: a flood of many keys) is a
+ * refusal: a full table must not let everyone through.
+ */
 static enum limit_verdict count(struct window *w, int limit)
 {
-	if (!w || limit <= 0)
+	if (limit <= 0)
 		return LIMIT_OK;
+	if (!w)
+		return LIMIT_SILENT;
 	if (w->count < limit) {
 		w->count++;
 		return LIMIT_OK;

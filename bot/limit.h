@@ -6,7 +6,12 @@
  * rest of that window gets silence, so a flood costs the service almost
  * nothing: the check runs before any store transaction. Process-wide,
  * safe from any thread; the table holds a few thousand keys and reuses the
- * slots of windows that have passed (a key it cannot place is let through).
+ * slots of windows that have passed (a key it cannot place is refused,
+ * silently: a table filled by a flood of keys lets nobody through unlimited).
+ *
+ * Lookups (Telegram's inline queries, Discord's autocomplete) are counted
+ * per user in a budget of their own (chat LIMIT_LOOKUPS), twice the
+ * commands' one: they come as the user types.
  */
 #ifndef GB_LIMIT_H
 #define GB_LIMIT_H
@@ -25,6 +30,9 @@ enum limit_verdict {
  */
 enum limit_verdict limit_check(const char *platform, const char *chat, const char *user,
 			       int64_t now_ms, int user_per_min, int chat_per_min, const char **scope);
+
+/* The chat key of a user's lookups. */
+#define LIMIT_LOOKUPS "(lookups)"
 
 /* Forget every window (tests). */
 void limit_reset(void);

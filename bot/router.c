@@ -1330,25 +1330,6 @@ out:
 	store_chat_release(&chat);
 }
 
-/* Answer cmd's reply handle with an empty acknowledgement in its own transaction. */
-static void queue_ack(struct bot *b, const struct command *cmd)
-{
-	json_t *r = json_pack("{ssssss}", "kind", "ack", "user", "", "text", "");
-	char *text = NULL;
-
-	if (!r || store_begin(b->store))
-		goto out;
-	json_object_set_new(r, "reply", json_text(cmd->reply));
-	text = json_dumps(r, JSON_COMPACT);
-	if (text && !store_out_add(b->store, cmd->platform, cmd->chat, 0, "", text, cmd->now_ms))
-		store_commit(b->store);
-	else
-		store_rollback(b->store);
-out:
-	free(text);
-	json_decref(r);
-}
-
 /* ---- group commit ---- */
 
 /*
@@ -1559,11 +1540,15 @@ int bot_handle(struct bot *b, const struct command *in)
 
 			snprintf(labels, sizeof(labels), "scope=\"%s\"", scope);
 			metrics_inc("gamebot_rate_limited_total", labels, 1);
-			/* one polite answer per window, then silence; nothing else is touched */
-			if (v == LIMIT_WARN)
-				queue_alert(b, cmd, M_SLOW_DOWN);
-			else if (cmd->reply[0])
-				queue_ack(b, cmd);
+			/*
+			 * One polite answer per window (one row per user and
+			 * minute at most); past it nothing at all, not even an
+			 * ack row: a flood writes nothing, and the adapter
+			 * answers a press without a row, or not at all.
+			 */
+			if (v == LIMIT_SILENT)
+				return GB_ELIMIT;
+			queue_alert(b, cmd, M_SLOW_DOWN);
 			return GB_OK;
 		}
 	}

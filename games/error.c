@@ -33,6 +33,7 @@ static const char *const names[GB_ERROR_COUNT] = {
 	[GB_EIO] = "io",
 	[GB_ECONFIG] = "config",
 	[GB_EAUTH] = "auth",
+	[GB_ELIMIT] = "limit",
 };
 
 static const char *const messages[GB_ERROR_COUNT] = {
@@ -61,6 +62,7 @@ static const char *const messages[GB_ERROR_COUNT] = {
 	[GB_EIO] = "input/output error",
 	[GB_ECONFIG] = "bad configuration",
 	[GB_EAUTH] = "authentication failed",
+	[GB_ELIMIT] = "over the rate limit",
 };
 
 const char *gb_errname(int err)

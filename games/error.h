@@ -36,6 +36,7 @@ enum gb_error {
 	GB_EIO,             /* a file, socket or HTTP operation failed */
 	GB_ECONFIG,         /* a configuration value is missing or malformed */
 	GB_EAUTH,           /* a request failed authentication (signature, secret) */
+	GB_ELIMIT,          /* over a rate limit: dropped, nothing done or written */
 	GB_ERROR_COUNT      /* not an error: the number of codes */
 };
 

@@ -60,6 +60,11 @@
  * Connections: a connection found broken outside a transaction is reset
  * (and its statements prepared again) before the next statement; inside a
  * transaction the call fails, since what the transaction did is lost.
+ * Connecting gives up after CONNECT_TIMEOUT_S unless the URL says
+ * otherwise, and store_ping() waits at most PING_TIMEOUT_MS for its
+ * answer, then drops the connection: a server that stopped answering
+ * cannot hold the caller for ever, and the next ping connects afresh, so
+ * a health check sees a server come back.
  *
  * Clocks: the caller's epoch milliseconds, but for processed.at (epoch
  * seconds) and outbox.aside_ms, stamped with the server's clock.
@@ -76,6 +81,9 @@
 #include <errno.h>
 #include <libpq-fe.h>
 #include <limits.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +91,8 @@
 /* Held by whoever migrates the schema: "gamebot" in ASCII. */
 #define MIGRATE_LOCK "7453010373645350004"
 #define MAX_PARAMS 12
+#define CONNECT_TIMEOUT_S "10"  /* libpq's connect_timeout, unless the URL sets one */
+#define PING_TIMEOUT_MS 5000
 
 /*
  * The schema, one migration per element, applied in order, each ending by
@@ -969,7 +979,13 @@ static int pg_open(struct store_backend **handle, const char *url)
 	}
 	for (int i = 0; i < ST_COUNT; i++)
 		stmt_done(&s->st[i]);
-	s->conn = PQconnectdb(url);
+	{
+		/* the URL is expanded in place of dbname: what it says wins over our default */
+		const char *const keys[] = { "connect_timeout", "dbname", NULL };
+		const char *const vals[] = { CONNECT_TIMEOUT_S, url, NULL };
+
+		s->conn = PQconnectdbParams(keys, vals, 1);
+	}
 	if (!s->conn) {
 		rc = GB_ENOMEM;
 		goto out;
@@ -1016,11 +1032,65 @@ static int pg_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 	return s ? GB_OK : GB_EARGS;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * One round trip, waiting at most PING_TIMEOUT_MS. A server that does not
+ * answer in time has its connection shut down: libpq then finds it
+ * broken, and the next statement (or ping) connects again.
+ */
+static int ping_once(struct store_backend *s)
+{
+	int64_t until = mono_ms() + PING_TIMEOUT_MS;
+	PGresult *res;
+	int rc = GB_OK, busy = 1;
+
+	if (!PQsendQuery(s->conn, "SELECT 1"))
+		return GB_ESTORE;
+	while (busy && rc == GB_OK) {
+		struct pollfd p = { .fd = PQsocket(s->conn), .events = POLLIN };
+		int64_t left = until - mono_ms();
+
+		if (left <= 0 || p.fd < 0) {
+			shutdown(p.fd, SHUT_RDWR);
+			rc = GB_ESTORE;
+		} else if (poll(&p, 1, (int)left) > 0 && !PQconsumeInput(s->conn)) {
+			rc = GB_ESTORE;
+		} else {
+			busy = PQisBusy(s->conn);
+		}
+	}
+	/* collect what came (or the error of a connection shut down) so the connection is idle again */
+	while ((res = PQgetResult(s->conn)) != NULL) {
+		if (rc == GB_OK && !res_ok(res))
+			rc = err_of(res);
+		PQclear(res);
+	}
+	return rc;
+}
+
 static int pg_ping(struct store_backend *s)
 {
-	int version = 0;
+	int rc;
 
-	return s ? user_version(s, &version) : GB_EARGS;
+	if (!s)
+		return GB_EARGS;
+	if (s->in_tx)
+		return GB_ESTORE;
+	rc = PQstatus(s->conn) == CONNECTION_OK ? ping_once(s) : GB_ESTORE;
+	if (rc && PQstatus(s->conn) != CONNECTION_OK) {
+		/* a server restarted (or one that stopped answering) since: a new connection */
+		rc = reconnect(s);
+		if (!rc)
+			rc = ping_once(s);
+	}
+	return rc;
 }
 
 /* The version, or -1 when s is NULL or the database cannot be read. */

@@ -482,6 +482,33 @@ static int count_locked(struct fake_dc *f, const char *method, const char *prefi
 	return n;
 }
 
+
+/*
+ * Connections still open: with one connection per thread, a connection
+ * closes only after its last request was read and handled (recorded), so
+ * none open means every request a client that went away had sent is in.
+ */
+static unsigned open_connections(struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	return i ? i->num_connections : 0;
+}
+
+bool fake_dc_settle(struct fake_dc *f, int ms)
+{
+	struct timespec t0, now, nap = { 0, 5000000L };
+	long long waited = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (open_connections(f->d) && waited < ms) {
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited = (now.tv_sec - t0.tv_sec) * 1000LL + (now.tv_nsec - t0.tv_nsec) / 1000000;
+	}
+	return open_connections(f->d) == 0;
+}
+
 int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix)
 {
 	int n;

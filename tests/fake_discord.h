@@ -36,6 +36,7 @@
 #define GB_FAKE_DISCORD_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum fake_dc_fault {
@@ -83,6 +84,13 @@ void fake_dc_deny_channel(struct fake_dc *f, const char *channel, int code);
 
 /* From now on every webhook call with this interaction token answers 404 Unknown Webhook. */
 void fake_dc_expire_token(struct fake_dc *f, const char *token);
+
+/*
+ * Wait, at most ms, until no client connection is open: every request a
+ * client that went away had sent (a killed service's last calls) has been
+ * read and recorded. True when none is left.
+ */
+bool fake_dc_settle(struct fake_dc *f, int ms);
 
 /* Calls recorded so far of method (NULL = any) with path starting with prefix (NULL = any). */
 int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix);

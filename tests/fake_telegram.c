@@ -95,6 +95,7 @@ struct fake_tg {
 	long long next_message;
 
 	bool strict;
+	bool held;              /* requests wait before they are recorded (fake_tg_hold()) */
 	struct sent *chats;     /* STRICT_CHATS of them */
 	int nchats;
 	long long all[ALL_N];   /* ring of the last sends overall */
@@ -439,6 +440,8 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 		body = json_object();
 	}
 	pthread_mutex_lock(&f->lock);
+	while (f->held)
+		pthread_cond_wait(&f->cond, &f->lock);
 	topic = strcmp(method, "sendMessage") ? FAKE_TG_TOPIC_OPEN : topic_state(f, body);
 	if (topic) {
 		record(f, method, json_deep_copy(body), 400);
@@ -743,6 +746,36 @@ static int count_locked(struct fake_tg *f, const char *method)
 		if (!method || strcmp(f->calls[i].method, method) == 0)
 			n++;
 	return n;
+}
+
+
+/*
+ * Connections still open: with one connection per thread, a connection
+ * closes only after its last request was read and handled (recorded), so
+ * none open means every request a client that went away had sent is in.
+ */
+static unsigned open_connections(struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	return i ? i->num_connections : 0;
+}
+
+bool fake_tg_settle(struct fake_tg *f, int ms)
+{
+	long long until = mono_ms() + ms;
+
+	while (open_connections(f->d) && mono_ms() < until)
+		ms_sleep(5);
+	return open_connections(f->d) == 0;
+}
+
+void fake_tg_hold(struct fake_tg *f, bool hold)
+{
+	pthread_mutex_lock(&f->lock);
+	f->held = hold;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
 }
 
 int fake_tg_count(struct fake_tg *f, const char *method)

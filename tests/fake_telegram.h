@@ -116,6 +116,17 @@ long long fake_tg_push_update(struct fake_tg *f, const char *update);
 int fake_tg_count(struct fake_tg *f, const char *method);
 
 /*
+ * Wait, at most ms, until no client connection is open: every request a
+ * client that went away had sent (a killed service's last calls) has been
+ * read and recorded. True when none is left. Counts taken after it include
+ * those calls; taken at once, they may not.
+ */
+bool fake_tg_settle(struct fake_tg *f, int ms);
+
+/* Make requests wait before they are recorded (true), or let them go on (false). */
+void fake_tg_hold(struct fake_tg *f, bool hold);
+
+/*
  * The i-th recorded call (0-based, arrival order, every method): its method
  * into method[n] and its body as a new reference (caller json_decref()s;
  * an empty object when the body was not JSON). NULL when there is none.

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,8 +39,11 @@
 #include "adapters/outbox.h"
 #include "bot/choices.h"
 #include "bot/i18n.h"
+#include "bot/limit.h"
+#include "bot/metrics.h"
 #include "games/strbuf.h"
 #include "tests/fake_discord.h"
+#include "tests/rawhttp.h"
 #include "tests/spawn.h"
 
 #define APP "1000"
@@ -100,6 +104,9 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
+/* The per-user rate limit the next world starts with (0: none). */
+static int setup_rate;
+
 static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -133,6 +140,7 @@ static int setup(void **state)
 
 	bot_config_init(&w->env.bot);
 	w->env.bot.seed = 7;
+	w->env.bot.rate_user_per_min = setup_rate;
 	for (int i = 0; i < 3; i++)
 		w->env.bot.bot_delay_ms[i] = 1;
 	w->env.cfg = &w->cfg;
@@ -165,6 +173,17 @@ static int setup(void **state)
 	w->saved_err = -1;
 	*state = w;
 	return 0;
+}
+
+/* A world with a limit of five commands a minute per user (ten lookups). */
+static int setup_limited(void **state)
+{
+	int rc;
+
+	setup_rate = 5;
+	rc = setup(state);
+	setup_rate = 0;
+	return rc;
 }
 
 static int teardown(void **state)
@@ -565,6 +584,184 @@ static void test_ping_and_endpoint_check(void **state)
 	sign(w->sk, ts, ping, strlen(ping), sig);
 	assert_int_equal(post_raw(w, "{\"type\":1,\"id\":\"2\"}", 19, sig, ts, NULL), 401); /* body changed */
 	assert_unchanged(w, &before);
+}
+
+/*
+ * The flood's bounds: a second of delay for each signed interaction, and
+ * the process not growing by half of what 2,000 kept bodies would take.
+ * ThreadSanitizer runs everything several times slower and keeps shadow
+ * memory: under it the time is ten seconds and the memory is not judged.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifdef UNDER_TSAN
+#define FLOOD_ANSWER_MS 10000
+#define FLOOD_GROWTH_KIB (1L << 40)
+#else
+#define FLOOD_ANSWER_MS 1000
+#define FLOOD_GROWTH_KIB (64L * 1024)
+#endif
+
+/* Resident memory of this process (KiB). */
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	char line[128] = "";
+	const char *p = line;
+	long pages = 0;
+
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	while (*p && *p != ' ')
+		p++;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		pages = pages * 10 + (*p - '0');
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * A request without Discord's signature headers in their form is refused
+ * from its headers: 401 while the body it promised has not been sent.
+ */
+static void test_unsigned_refused_before_its_body(void **state)
+{
+	struct world *w = *state;
+	int port = http_port(w->http);
+	char head[512], ts[32];
+
+	snprintf(head, sizeof(head), "POST /discord HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n\r\n");
+	assert_int_equal(raw_head_answer(port, head, 5000), 401);
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000));
+	snprintf(head, sizeof(head), "POST /discord HTTP/1.1\r\nHost: t\r\nX-Signature-Ed25519: abcd\r\n"
+		 "X-Signature-Timestamp: %s\r\nContent-Length: 60000\r\n\r\n", ts);
+	assert_int_equal(raw_head_answer(port, head, 5000), 401);
+	snprintf(head, sizeof(head), "POST /discord HTTP/1.1\r\nHost: t\r\nX-Signature-Ed25519: %0128d\r\n"
+		 "X-Signature-Timestamp: 1000\r\nContent-Length: 60000\r\n\r\n", 0);
+	assert_int_equal(raw_head_answer(port, head, 5000), 401); /* stamped long ago */
+}
+
+/*
+ * 2,000 connections posting 64 KiB of junk without signatures, reopened
+ * as fast as they are refused, while signed interactions come in: each is
+ * answered within a second.
+ */
+/* The slowest of a round of signed interactions (two commands that change nothing, three pings). */
+static int64_t signed_round(struct world *w)
+{
+	const char *ping = "{\"type\":1,\"id\":\"1\",\"application_id\":\"" APP "\"}";
+	int64_t worst = 0;
+	char id[32];
+
+	for (int i = 0; i < 5; i++) {
+		int64_t t1 = bot_now_ms();
+		json_t *a = NULL;
+		long st = i < 2 ? slash(w, i ? BOB : ALICE, MEMBER_PERMS, "help", NULL, &a, id, sizeof(id))
+				: post_signed(w, ping, 0, &a);
+
+		assert_int_equal(st, 200);
+		json_decref(a);
+		if (bot_now_ms() - t1 > worst)
+			worst = bot_now_ms() - t1;
+	}
+	return worst;
+}
+
+static void test_flood_of_unsigned_posts(void **state)
+{
+	struct world *w = *state;
+	struct flood *f;
+	struct rlimit rl;
+	long before = rss_kib(), peak = before;
+	int64_t t0, calm, worst = 0;
+	long sent;
+
+	/* both ends of 2,000 connections live in this process */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* the same round without the flood: what the machine takes anyway */
+	calm = signed_round(w);
+	f = flood_start(http_port(w->http), "/discord", 2000, 64 * 1024);
+	assert_non_null(f);
+	/* under way: every connection open and junk arriving for a while */
+	t0 = bot_now_ms();
+	while ((flood_open(f) < 2000 || bot_now_ms() - t0 < 2000) && bot_now_ms() - t0 < 20000) {
+		usleep(10000);
+		peak = rss_kib() > peak ? rss_kib() : peak;
+	}
+	assert_int_equal(flood_open(f), 2000);
+	for (int round = 0; round < 2; round++) {
+		int64_t r = signed_round(w);
+
+		worst = r > worst ? r : worst;
+		peak = rss_kib() > peak ? rss_kib() : peak;
+	}
+	sent = flood_stop(f);
+	print_message("      flood: %ld junk posts of 64 KiB sent; slowest signed interaction %lld ms "
+		      "(%lld ms without the flood); RSS %ld -> at most %ld KiB\n", sent, (long long)worst,
+		      (long long)calm, before, peak);
+	assert_true(sent >= 2000);
+	/* the flood delays a signed interaction by less than a second */
+	assert_true(worst - calm < FLOOD_ANSWER_MS);
+	/*
+	 * No junk body was kept: the connections' own buffers (16 KiB each,
+	 * 31 MiB) but not half of what 2,000 bodies would take (125 MiB).
+	 */
+	assert_true(peak - before < FLOOD_GROWTH_KIB);
+}
+
+/*
+ * Past the rate limit's one warning a command is answered from the
+ * request itself, with no row (a slash command told to slow down, a press
+ * acknowledged with nothing changed), and typing's lookups have a budget
+ * of their own: past it, no choices and nothing read.
+ */
+static void test_over_limit_answered_without_rows(void **state)
+{
+	struct world *w = *state;
+	const char *warn = tr(LANG_EN, M_SLOW_DOWN);
+	char id[32];
+	json_t *a = NULL;
+	int per = w->env.bot.rate_user_per_min, lookups = 0;
+
+	limit_reset();
+	metrics_reset();
+	assert_true(per > 0);
+	for (int i = 0; i < per + 5; i++) {
+		assert_int_equal(slash(w, ALICE, MEMBER_PERMS, "help", NULL, &a, id, sizeof(id)), 200);
+		assert_int_equal(answer_type(a), 4);
+		/* the warning, then the same words again with nothing written */
+		if (i >= per)
+			assert_non_null(strstr(answer_content(a), warn));
+		json_decref(a);
+	}
+	assert_int_equal(press(w, ALICE, "1:0:/roll", "555", false, NULL, &a), 200);
+	assert_int_equal(answer_type(a), 6);
+	json_decref(a);
+	for (int i = 0; i < 2 * per + 5; i++) {
+		json_t *opts = json_pack("[{sssisssb}]", "name", "cell", "type", 3, "value", "", "focused", 1);
+
+		assert_int_equal(send_json(w,
+					   interaction(w, 4, BOB, MEMBER_PERMS,
+						       json_pack("{sssssO}", "id", "1", "name", "move",
+								 "options", opts),
+						       id, sizeof(id)),
+					   &a),
+				 200);
+		json_decref(opts);
+		assert_int_equal(answer_type(a), 8);
+		json_decref(a);
+	}
+	lookups = (int)metrics_value("gamebot_rate_limited_total", "scope=\"lookup\"");
+	assert_int_equal(lookups, 5);
+	limit_reset();
 }
 
 static void test_forged_missing_stale_malformed_refused(void **state)
@@ -2010,6 +2207,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ping_and_endpoint_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forged_missing_stale_malformed_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsigned_refused_before_its_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood_of_unsigned_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_over_limit_answered_without_rows, setup_limited, teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_interaction_answered_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_and_forged_buttons_refused_ephemerally, setup,
 						teardown),

@@ -871,6 +871,109 @@ static void test_per_ip_limit(void **state)
 	http_stop(h);
 }
 
+/* Admits a request carrying "X-Key: k"; refuses the rest with 401. */
+static int key_admit(void *arg, const struct http_request *req)
+{
+	const char *k = http_header(req, "X-Key");
+
+	(void)arg;
+	return k && strcmp(k, "k") == 0 ? 0 : 401;
+}
+
+/*
+ * A route's admission check answers from the headers alone: a request
+ * without the key gets 401 while its declared body has not been sent
+ * (nothing is read, nothing buffered, no handler runs), and the
+ * connection closes; with the key the body is read and handled.
+ */
+static void test_admission_before_body(void **state)
+{
+	static const char stranger[] = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n\r\n";
+	static const char keyed[] = "POST /echo HTTP/1.1\r\nHost: t\r\nX-Key: k\r\nX-Test: in\r\n"
+				    "Content-Length: 5\r\nConnection: close\r\n\r\nhello";
+	const struct http_route routes[] = {
+		{ "POST", "/echo", echo_route, NULL, key_admit },
+	};
+	struct http_options o;
+	struct http_server *h;
+	struct reply r;
+	int port, fd;
+
+	(void)state;
+	http_options_init(&o);
+	o.routes = routes;
+	o.nroutes = 1;
+	h = start(&o);
+	port = http_port(h);
+	for (int i = 0; i < 20; i++) {
+		fd = connect_to(port);
+		send_all(fd, stranger, sizeof(stranger) - 1);
+		/* no body follows: only an answer from the headers comes back in time */
+		read_reply(fd, 5000, &r);
+		assert_int_equal(r.status, 401);
+		assert_true(wait_closed(fd, 2000));
+		close(fd);
+	}
+	assert_int_equal(atomic_load(&echo_calls), 0);
+	exchange(port, keyed, sizeof(keyed) - 1, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.buf, "in|hello"));
+	assert_int_equal(atomic_load(&echo_calls), 1);
+	http_stop(h);
+}
+
+/*
+ * Bodies in hand share one budget: with room for two, two clients that
+ * declared a body and are still sending it hold it all, and a third is
+ * answered 503 at once; when one finishes, its room is free again.
+ */
+static void test_body_budget(void **state)
+{
+	static const char head[] = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n"
+				   "Connection: close\r\n\r\n";
+	struct http_options o;
+	struct http_server *h;
+	struct reply r;
+	char body[1000];
+	int port, fd[3];
+
+	(void)state;
+	memset(body, 'b', sizeof(body));
+	http_options_init(&o);
+	o.max_body = 1000;
+	o.body_budget = 2000;
+	h = start(&o);
+	port = http_port(h);
+	for (int i = 0; i < 2; i++) {
+		fd[i] = connect_to(port);
+		send_all(fd[i], head, sizeof(head) - 1);
+		send_all(fd[i], body, 10);
+	}
+	/* the third is refused at once while the two hold the budget */
+	for (int tries = 0; tries < 50; tries++) {
+		fd[2] = connect_to(port);
+		send_all(fd[2], head, sizeof(head) - 1);
+		read_reply(fd[2], 500, &r);
+		close(fd[2]);
+		if (r.status == 503)
+			break;
+		/* the listener had not read the others' headers yet: it waited for this body */
+	}
+	assert_int_equal(r.status, 503);
+	send_all(fd[0], body, sizeof(body) - 10);
+	read_reply(fd[0], 5000, &r);
+	assert_int_equal(r.status, 200);
+	close(fd[0]);
+	fd[2] = connect_to(port);
+	send_all(fd[2], head, sizeof(head) - 1);
+	send_all(fd[2], body, sizeof(body));
+	read_reply(fd[2], 5000, &r);
+	assert_int_equal(r.status, 200);
+	close(fd[2]);
+	close(fd[1]);
+	http_stop(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -886,6 +989,8 @@ int main(void)
 		cmocka_unit_test(test_slow_handler),
 		cmocka_unit_test(test_stop_waits),
 		cmocka_unit_test(test_per_ip_limit),
+		cmocka_unit_test(test_admission_before_body),
+		cmocka_unit_test(test_body_budget),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

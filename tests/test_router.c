@@ -446,7 +446,8 @@ static void test_flood_limited_politely(void **state)
 		struct timespec a, z;
 
 		make(&cmd, "mallory", "/help", 10000 + i);
-		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+		/* ten served, one told to slow down, the rest dropped */
+		assert_int_equal(bot_handle(&f->b, &cmd), i <= 10 ? GB_OK : GB_ELIMIT);
 		if (i % 20 == 0) {
 			/* the other chat, in the middle of the flood (within its own limit) */
 			make(&cmd, "alice", "/help", 10000 + i);
@@ -509,7 +510,7 @@ static void test_own_turn_presses_not_limited(void **state)
 	struct command cmd;
 	json_t *out;
 	int64_t id;
-	int moves = 0, before, pressed = 0;
+	int moves = 0, before, pressed = 0, rc;
 
 	limit_reset();
 	f->b.cfg.rate_user_per_min = 5;
@@ -543,7 +544,8 @@ static void test_own_turn_presses_not_limited(void **state)
 		make(&cmd, "alice", "/roll", 3000 + i);
 		cmd.button_table = id;
 		cmd.button_turn = before;
-		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+		rc = bot_handle(&f->b, &cmd);
+		assert_true(rc == GB_OK || rc == GB_ELIMIT);
 	}
 	out = drain(f);
 	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
@@ -566,7 +568,7 @@ static void test_chat_limit(void **state)
 	for (int i = 0; i < 30; i++) {
 		snprintf(user, sizeof(user), "p%d", i % 6);
 		make(&cmd, user, "/help", 1000 + i);
-		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+		assert_int_equal(bot_handle(&f->b, &cmd), i <= 12 ? GB_OK : GB_ELIMIT);
 	}
 	out = drain(f);
 	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
@@ -772,6 +774,66 @@ static void test_two_databases_one_process(void **state)
 				       " HAVING max(seq) <> count(*))"), 0);
 }
 
+/*
+ * Past the limit's one warning a press writes nothing: no ack row for its
+ * reply handle (the adapter answers it without one, or not at all), no
+ * transaction.
+ */
+static void test_over_limit_press_writes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct command cmd;
+	json_t *out;
+
+	limit_reset();
+	metrics_reset();
+	f->b.cfg.rate_user_per_min = 3;
+	f->b.cfg.rate_chat_per_min = 1000;
+	for (int i = 0; i < 3; i++) {
+		make(&cmd, "mallory", "/help", 5000 + i);
+		snprintf(cmd.reply, sizeof(cmd.reply), "cb%d", i);
+		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+	}
+	json_decref(drain(f));
+	for (int i = 3; i < 20; i++) {
+		make(&cmd, "mallory", "/help", 5000 + i);
+		snprintf(cmd.reply, sizeof(cmd.reply), "cb%d", i);
+		assert_int_equal(bot_handle(&f->b, &cmd), i == 3 ? GB_OK : GB_ELIMIT);
+	}
+	out = drain(f);
+	/* the one warning, answering the first press over; the sixteen after it left nothing */
+	assert_int_equal(json_array_size(out), 1);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
+	assert_int_equal(count_kind(out, "ack", NULL), 0);
+	assert_true(metrics_value("gamebot_store_transaction_ms", NULL) == 3);
+	json_decref(out);
+	limit_reset();
+}
+
+/*
+ * A flood of distinct keys fills the table of windows: a key that finds
+ * no slot is refused, never let through unlimited; a minute later the
+ * slots are free again.
+ */
+static void test_limit_table_full_refuses(void **state)
+{
+	const char *scope = NULL;
+	char user[24];
+	int refused = 0;
+
+	(void)state;
+	limit_reset();
+	for (int i = 0; i < 100000; i++) {
+		snprintf(user, sizeof(user), "u%d", i);
+		if (limit_check("test", "c", user, 1000, 5, 0, &scope) != LIMIT_OK)
+			refused++;
+	}
+	print_message("      %d of 100000 new keys found no slot and were refused\n", refused);
+	assert_true(refused > 0);
+	assert_int_equal(limit_check("test", "c", "late", 1000 + 61000, 5, 0, &scope), LIMIT_OK);
+	limit_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,6 +845,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_limited_politely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chat_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_over_limit_press_writes_nothing, setup, teardown),
+		cmocka_unit_test(test_limit_table_full_refuses),
 		cmocka_unit_test_setup_teardown(test_own_turn_presses_not_limited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_change_in_between_not_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_write_in_turn, setup, teardown),

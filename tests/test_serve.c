@@ -6,6 +6,7 @@
  * and at stop; a port already in use is a clear error.
  */
 #include <curl/curl.h>
+#include <libpq-fe.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "tests/pgproxy.h"
 #include "tests/spawn.h"
 
 static const char *bin(void)
@@ -42,21 +44,31 @@ struct service {
 	int port;
 };
 
-static void start(struct service *s, int port)
+/* Start on port with the store db (NULL: a fresh file) and up to 4 more settings ("NAME=value"). */
+static void start_with(struct service *s, int port, const char *db, const char *const *extra)
 {
-	char db[128], e_db[160], e_listen[96];
-	const char *env[] = { e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN",
-			      "TELEGRAM_TOKEN", "GAMEBOT_DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY", NULL };
+	char file[128], e_db[1200], e_listen[96];
+	const char *env[16] = { e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN",
+				"TELEGRAM_TOKEN", "GAMEBOT_DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY",
+				"GAMEBOT_METRICS_TOKEN", "GAMEBOT_METRICS_LISTEN" };
+	int n = 9;
 
+	for (int i = 0; extra && extra[i] && i < 4; i++)
+		env[n++] = extra[i];
 	snprintf(s->dir, sizeof(s->dir), "/tmp/gamebot-serve-XXXXXX");
 	assert_non_null(mkdtemp(s->dir));
-	snprintf(db, sizeof(db), "%s/g.db", s->dir);
+	snprintf(file, sizeof(file), "%s/g.db", s->dir);
 	snprintf(s->log, sizeof(s->log), "%s/log", s->dir);
 	s->port = port;
-	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db);
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db ? db : file);
 	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
 	s->pid = spawn(bin(), (char *const[]){ (char *)bin(), "serve", NULL }, env, s->log, false);
 	assert_true(s->pid > 0);
+}
+
+static void start(struct service *s, int port)
+{
+	start_with(s, port, NULL, NULL);
 }
 
 struct text {
@@ -75,6 +87,28 @@ static size_t collect(char *p, size_t size, size_t n, void *arg)
 	t->len += len;
 	t->buf[t->len] = '\0';
 	return size * n;
+}
+
+/* GET path with header (NULL: none), answered within ms; the status (0: none) and the body in out. */
+static long get_as(int port, const char *path, const char *header, long ms, struct text *out)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = header ? curl_slist_append(NULL, header) : NULL;
+	char url[96];
+	long code = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	if (curl_easy_perform(c) == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(c);
+	curl_slist_free_all(h);
+	return code;
 }
 
 /* GET path; the status (0 when nothing answered) and the body in out. */
@@ -219,12 +253,129 @@ static void test_port_in_use_named(void **state)
 	cleanup(&b);
 }
 
+/* GET /metrics with metrics_token set: only with the bearer token. */
+static void test_metrics_token(void **state)
+{
+	static struct text t;
+	struct service s;
+
+	(void)state;
+	start_with(&s, free_port(), NULL, (const char *const[]){ "GAMEBOT_METRICS_TOKEN=m3trics", NULL });
+	wait_healthy(&s);
+	assert_int_equal(get_as(s.port, "/metrics", NULL, 2000, &t), 401);
+	assert_null(strstr(t.buf, "gamebot_start_time_seconds"));
+	assert_int_equal(get_as(s.port, "/metrics", "Authorization: Bearer wrong", 2000, &t), 401);
+	assert_int_equal(get_as(s.port, "/metrics", "Authorization: Bearer m3tric", 2000, &t), 401);
+	assert_int_equal(get_as(s.port, "/metrics", "Authorization: m3trics", 2000, &t), 401);
+	assert_int_equal(get_as(s.port, "/metrics", "Authorization: Bearer m3trics", 2000, &t), 200);
+	assert_non_null(strstr(t.buf, "\ngamebot_start_time_seconds "));
+	assert_int_equal(stop(&s, SIGTERM), 0);
+	cleanup(&s);
+}
+
+/* metrics_listen: /metrics on its own address, and not on the main listener. */
+static void test_metrics_listen(void **state)
+{
+	static struct text t;
+	struct service s;
+	char e[64];
+	int mport = free_port();
+
+	(void)state;
+	snprintf(e, sizeof(e), "GAMEBOT_METRICS_LISTEN=127.0.0.1:%d", mport);
+	start_with(&s, free_port(), NULL, (const char *const[]){ e, NULL });
+	wait_healthy(&s);
+	assert_int_equal(get_as(mport, "/metrics", NULL, 2000, &t), 200);
+	assert_non_null(strstr(t.buf, "\ngamebot_start_time_seconds "));
+	assert_int_equal(get_as(s.port, "/metrics", NULL, 2000, &t), 404);
+	assert_int_equal(get_as(mport, "/healthz", NULL, 2000, &t), 404);
+	assert_int_equal(stop(&s, SIGTERM), 0);
+	cleanup(&s);
+}
+
+/* Run sql on the server of url; 0 when it went through. */
+static int pg_admin(const char *url, const char *sql)
+{
+	PGconn *c = PQconnectdb(url);
+	PGresult *res = PQstatus(c) == CONNECTION_OK ? PQexec(c, sql) : NULL;
+	int rc = res && PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
+
+	PQclear(res);
+	PQfinish(c);
+	return rc;
+}
+
+/* Poll /healthz until it says want (every answer within 1 s), for up to ms. */
+static void wait_health(struct service *s, long want, int ms)
+{
+	long st = 0;
+
+	for (int waited = 0; waited <= ms; waited += 50) {
+		st = healthz(s->port);
+		/* answered at once whatever the database does: a read of the checker's status */
+		assert_int_not_equal(st, 0);
+		if (st == want)
+			return;
+		sleep_ms(50);
+	}
+	fail_msg("/healthz still %ld after %d ms, not %ld", st, ms, want);
+}
+
+/*
+ * On PostgreSQL, /healthz follows the server without waiting on it: a
+ * server that stops answering, or stops altogether, makes it 503 while
+ * every request is still answered at once (and /metrics too); a server
+ * back makes it 200 again within seconds (the checker connects afresh).
+ */
+static void test_health_follows_postgres(void **state)
+{
+	static struct text t;
+	const char *base = getenv("GAMEBOT_TEST_PG");
+	struct pgproxy *p;
+	struct service s;
+	char url[1200], sql[160], schema[48];
+
+	(void)state;
+	if (!base || !base[0])
+		fail_msg("GAMEBOT_TEST_PG is not set: no PostgreSQL server (make test starts one)");
+	snprintf(schema, sizeof(schema), "serve_health_%ld", (long)getpid());
+	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema);
+	assert_int_equal(pg_admin(base, sql), 0);
+	p = pgproxy_start(base);
+	assert_non_null(p);
+	snprintf(url, sizeof(url), "%s%soptions=-csearch_path%%3D%s", pgproxy_url(p),
+		 strchr(pgproxy_url(p), '?') ? "&" : "?", schema);
+	start_with(&s, free_port(), url, NULL);
+	wait_healthy(&s);
+
+	pgproxy_set(p, PGPROXY_STALL);
+	wait_health(&s, 503, 30000);
+	assert_int_equal(get_as(s.port, "/metrics", NULL, 1000, &t), 200);
+	pgproxy_set(p, PGPROXY_UP);
+	wait_health(&s, 200, 30000);
+
+	pgproxy_set(p, PGPROXY_DOWN);
+	wait_health(&s, 503, 30000);
+	assert_int_equal(get_as(s.port, "/metrics", NULL, 1000, &t), 200);
+	pgproxy_set(p, PGPROXY_UP);
+	wait_health(&s, 200, 30000);
+
+	assert_int_equal(stop(&s, SIGTERM), 0);
+	cleanup(&s);
+	pgproxy_stop(p);
+	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", schema);
+	assert_int_equal(pg_admin(base, sql), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_serves_until_sigterm),
 		cmocka_unit_test(test_serves_until_sigint),
 		cmocka_unit_test(test_port_in_use_named),
+		cmocka_unit_test(test_metrics_token),
+		cmocka_unit_test(test_metrics_listen),
+		cmocka_unit_test(test_health_follows_postgres),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);

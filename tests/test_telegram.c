@@ -4,8 +4,10 @@
  * commands, reply views written as Bot API requests, delivery with every
  * fault the platform answers, the webhook, long polling and telegram-setup.
  */
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <signal.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,12 +30,14 @@
 #include "games/utf8.h"
 #include "bot/metrics.h"
 #include "bot/choices.h"
+#include "bot/limit.h"
 #include "bot/config.h"
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "store/store.h"
 #include "games/strbuf.h"
 #include "tests/fake_telegram.h"
+#include "tests/rawhttp.h"
 #include "tests/spawn.h"
 
 #define TOKEN "123456:TEST-token_xyz"
@@ -189,6 +195,59 @@ static void fake_faults(void **state)
 	t0 = now_ms();
 	assert_int_equal(call_fake(f, "getMe", "{}", &b), 200);
 	assert_true(now_ms() - t0 >= 290);
+	fake_tg_free(f);
+}
+
+/*
+ * A client killed while its request is on its way: the fake may read and
+ * record the request after the client is gone. The crash harness marks
+ * each kill with the count of calls so far, to tell a repeat across the
+ * kill from a message posted twice; a mark taken at once missed such a
+ * last call, and its repeat after the restart was reported as posted
+ * twice with no kill between. Taken after fake_tg_settle(), it counts.
+ */
+static void fake_settles_a_killed_clients_last_call(void **state)
+{
+	static const char body[] = "{\"chat_id\":5,\"text\":\"spades K 10 9 8 4\"}";
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct fake_tg *f;
+	char req[512];
+	int len, fd, status = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(fake_tg_start(&f, TOKEN, NULL), 0);
+	a.sin_port = htons((uint16_t)strtol(strrchr(fake_tg_url(f), ':') + 1, NULL, 10));
+	len = snprintf(req, sizeof(req), "POST /bot%s/sendMessage HTTP/1.1\r\nHost: t\r\n"
+		       "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+		       TOKEN, sizeof(body) - 1, body);
+	/* the fake is slow to get to it, as on a loaded machine */
+	fake_tg_hold(f, true);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* the service: sends its call, and is killed waiting for the answer */
+		if (write(fd, req, (size_t)len) != len)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fd);
+	/* its bytes are on their way: the connection is the fake's until it reads them */
+	for (int i = 0; i < 200 && fake_tg_settle(f, 0); i++)
+		usleep(10000);
+	usleep(100000);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	/* what a mark taken at once sees: not the call */
+	assert_int_equal(fake_tg_count(f, "sendMessage"), 0);
+	fake_tg_hold(f, false);
+	assert_true(fake_tg_settle(f, 10000));
+	/* the call the dead client made, answered 200 to nobody: delivered, before the kill's mark */
+	assert_int_equal(fake_tg_count_status(f, "sendMessage", 200), 1);
 	fake_tg_free(f);
 }
 
@@ -1653,6 +1712,9 @@ static void wake(void *arg)
 	outbox_wake(arg);
 }
 
+/* The per-user rate limit the next wfix starts with (0: none). */
+static int wfix_rate;
+
 static int wfix_setup_as(void **state, bool pacing)
 {
 	struct wfix *w = calloc(1, sizeof(*w));
@@ -1674,6 +1736,7 @@ static int wfix_setup_as(void **state, bool pacing)
 	assert_int_equal(outbox_new(&w->ob, &telegram_adapter, w->x->db, &oo), GB_OK);
 	w->x->env.wake = wake;
 	w->x->env.wake_arg = w->ob;
+	w->x->env.bot.rate_user_per_min = wfix_rate;
 	assert_int_equal(telegram_adapter.start(&w->x->env, &w->x->self), GB_OK);
 	assert_int_equal(outbox_run(w->ob, w->x->self), GB_OK);
 	n = telegram_adapter.routes(w->x->self, routes, 4);
@@ -1697,6 +1760,17 @@ static int wfix_setup(void **state)
 static int wfix_setup_paced(void **state)
 {
 	return wfix_setup_as(state, true);
+}
+
+/* Five commands a minute per user (ten lookups). */
+static int wfix_setup_limited(void **state)
+{
+	int rc;
+
+	wfix_rate = 5;
+	rc = wfix_setup_as(state, false);
+	wfix_rate = 0;
+	return rc;
 }
 
 static int wfix_teardown(void **state)
@@ -1803,6 +1877,143 @@ static void webhook_press_answered_at_once(void **state)
 	/* and only once: its row is gone, what is left are the chat's messages */
 	assert_int_equal(out_rows(x, "\"kind\":\"ack\""), 0);
 	wait_delivered_within(x, 20000);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+}
+
+/*
+ * Without the secret header an update is refused from its headers: 401
+ * while the body it promised has not been sent, and nothing is counted
+ * as received.
+ */
+static void webhook_refused_before_its_body(void **state)
+{
+	struct wfix *w = *state;
+	static const char head[] = "POST /telegram HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n\r\n";
+	static const char wrong[] = "POST /telegram HTTP/1.1\r\nHost: t\r\n"
+				    "X-Telegram-Bot-Api-Secret-Token: wrong\r\nContent-Length: 60000\r\n\r\n";
+
+	metrics_reset();
+	assert_int_equal(raw_head_answer(http_port(w->http), head, 5000), 401);
+	assert_int_equal(raw_head_answer(http_port(w->http), wrong, 5000), 401);
+	assert_true(metrics_value("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"auth\"") == 2);
+	assert_true(metrics_value("gamebot_updates_received_total", "platform=\"telegram\"") == 0);
+}
+
+/* An inline query from user as Telegram sends it; returns the webhook's status. */
+static long hook_inline(struct wfix *w, long long id, const char *user)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"inline_query\":{\"id\":\"iq%lld\",\"from\":{\"id\":%s,"
+		 "\"first_name\":\"A\"},\"query\":\"\",\"chat_type\":\"supergroup\"}}", id, id, user);
+	return hook(w, "s3cret", buf);
+}
+
+/*
+ * Inline queries are rate limited in a budget of their own (twice the
+ * commands'): past it they get no answer, and cost no call to Telegram.
+ */
+static void webhook_lookups_limited(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	int per = 2 * x->env.bot.rate_user_per_min;
+
+	limit_reset();
+	assert_true(per > 0);
+	for (int i = 0; i < per + 10; i++)
+		assert_int_equal(hook_inline(w, 95000 + i, "77"), 200);
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), per);
+	/* another user's budget is their own */
+	assert_int_equal(hook_inline(w, 96000, "78"), 200);
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), per + 1);
+	/* a press on a message sent in inline mode is answered from the same budget */
+	for (int i = 0; i < 2; i++) {
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "{\"update_id\":%d,\"callback_query\":{\"id\":\"cqe%d\",\"from\":"
+			 "{\"id\":%s,\"first_name\":\"A\"},\"inline_message_id\":\"im1\",\"chat_instance\":\"1\","
+			 "\"data\":\"2:0:start\"}}", 96100 + i, i, i ? "78" : "77");
+		assert_int_equal(hook(w, "s3cret", buf), 200);
+	}
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+}
+
+/* A failed getChatMember is remembered for a while: a flood of admin commands asks once. */
+static void webhook_rights_failure_cached(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+
+	fake_tg_fault(x->f, "getChatMember", 0, 1000, FAKE_TG_500, 0);
+	for (int i = 0; i < 5; i++)
+		hook_text(w, 97000 + i, "77", "Asha", "/speed fast");
+	assert_int_equal(fake_tg_count(x->f, "getChatMember"), 1);
+}
+
+/*
+ * The inline answer is sent while the update waits: a Bot API slow to
+ * answer holds the listener's thread a few seconds, not the full call
+ * timeout (10 s).
+ */
+static void webhook_inline_answer_short_timeout(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	int64_t t0;
+
+	fake_tg_fault(x->f, "answerInlineQuery", 0, 1, FAKE_TG_SLOW, 12000);
+	t0 = now_ms();
+	assert_int_equal(hook_inline(w, 98000, "77"), 200);
+	print_message("      inline query answered in %lld ms with the Bot API stalled\n",
+		      (long long)(now_ms() - t0));
+	assert_true(now_ms() - t0 < 8000);
+}
+
+struct redelivery {
+	struct wfix *w;
+	const char *update;
+	long status;
+};
+
+static void *post_update(void *arg)
+{
+	struct redelivery *r = arg;
+
+	r->status = hook(r->w, "s3cret", r->update);
+	return NULL;
+}
+
+/*
+ * The same press delivered again while its answer is still on its way
+ * (Telegram, or a client, sending it again for want of an answer in time):
+ * the repeat changes nothing and its answer is not sent a second time.
+ */
+static void webhook_press_delivered_again_answered_once(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	static const char press[] = "{\"update_id\":90003,\"callback_query\":{\"id\":\"cq90003\",\"from\":{\"id\":1,"
+				    "\"first_name\":\"P1\"},\"message\":{\"message_id\":100,\"chat\":{\"id\":-1001,"
+				    "\"type\":\"supergroup\"}},\"chat_instance\":\"1\",\"data\":\"2:0:start\"}}";
+	struct redelivery first = { .w = w, .update = press };
+	pthread_t th;
+
+	hook_text(w, 90000, "1", "Asha", "/new ludo");
+	hook_text(w, 90001, "2", "Bina", "/join");
+	hook_text(w, 90002, "3", "Chandra", "/join");
+	wait_delivered(x);
+	fake_tg_clear(x->f);
+	fake_tg_fault(x->f, "answerCallbackQuery", 0, 1, FAKE_TG_SLOW, 1500);
+	assert_int_equal(pthread_create(&th, NULL, post_update, &first), 0);
+	/* the first delivery's answer has reached the Bot API, which is slow to reply */
+	for (int i = 0; i < 1000 && fake_tg_count(x->f, "answerCallbackQuery") == 0; i++)
+		usleep(10000);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+	assert_int_equal(hook(w, "s3cret", press), 200);
+	pthread_join(th, NULL);
+	assert_int_equal(first.status, 200);
+	wait_delivered(x);
 	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
 }
 
@@ -2184,6 +2395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fake_records_calls_and_answers),
 		cmocka_unit_test(fake_faults),
+		cmocka_unit_test(fake_settles_a_killed_clients_last_call),
 		cmocka_unit_test(fake_members_and_updates),
 		cmocka_unit_test(fake_down_and_up),
 		cmocka_unit_test(update_message_commands),
@@ -2213,6 +2425,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_press_answered_at_once, wfix_setup_paced,
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_refused_before_its_body, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_press_delivered_again_answered_once, wfix_setup,
+						wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_lookups_limited, wfix_setup_limited, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_rights_failure_cached, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_inline_answer_short_timeout, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_store_failure, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_callbreak_game, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(outage_then_everything_in_order, wfix_setup, wfix_teardown),

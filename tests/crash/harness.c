@@ -741,11 +741,12 @@ struct seen {
 };
 
 /*
- * Was there a kill between calls a and b of a platform (kill marks in at[]),
- * soon enough after a that a's delivery can still have been unrecorded? The
- * outbox records a batch's outcomes after the whole batch (up to 32 rows
- * per worker, two workers), so a kill repeats at most what those batches
- * delivered; allow twice that many calls for the answers between them.
+ * Was there a kill between calls a and b of a platform (kill marks in at[],
+ * each counting every call the killed service made), soon enough after a
+ * that a's delivery can still have been unrecorded? The outbox records
+ * each delivery as soon as it is made, so a kill repeats at most the rows
+ * in the workers' hands; the allowance is generous for the calls other
+ * threads make meanwhile.
  */
 #define UNRECORDED_CALLS (2 * 32 * 2 * 2)
 
@@ -755,6 +756,17 @@ static bool kill_between(const int *at, int a, int b)
 		if (at[k] > a && at[k] <= b + 1 && at[k] - a <= UNRECORDED_CALLS)
 			return true;
 	return false;
+}
+
+/* The mark of the last kill before call b (-1: none), for the report of a repeat. */
+static int kill_before(const int *at, int b)
+{
+	int mark = -1;
+
+	for (int k = 0; k < kills; k++)
+		if (at[k] <= b + 1)
+			mark = at[k];
+	return mark;
 }
 
 /* The ordering, repeat and duplicate checks over one platform's messages. */
@@ -815,8 +827,9 @@ static int check_seen(const char *platform, struct seen *v, int n, const int *at
 					if (kill_between(at, v[j].call, v[i].call))
 						(*repeats)++;
 					else
-						fail("%s chat %s: posted twice (calls %d and %d): %.60s", platform, v[i].chat,
-						     v[j].call, v[i].call, v[i].text);
+						fail("%s chat %s: posted twice (calls %d and %d; the kill before the second "
+						     "marked at call %d): %.60s", platform, v[i].chat, v[j].call, v[i].call,
+						     kill_before(at, v[i].call), v[i].text);
 				}
 				break;
 			}
@@ -1106,6 +1119,14 @@ int main(int argc, char **argv)
 		sleep_ms(100 + (int)(rnd(&rs) % 900));
 		kill(service, SIGKILL);
 		waitpid(service, &status, 0);
+		/*
+		 * The dead service's last calls may still be on their way into
+		 * the fakes (on a loaded machine a fake's thread reads them
+		 * after the process is gone): the mark counts them, or their
+		 * repeat after the restart looks like a message posted twice.
+		 */
+		if (!fake_tg_settle(ftg, 10000) || !fake_dc_settle(fdc, 10000))
+			fail("the fakes still had connections 10 s after kill %d", kills + 1);
 		tg_at_kill[kills] = fake_tg_count(ftg, NULL);
 		dc_at_kill[kills] = fake_dc_count(fdc, NULL, NULL);
 		start_service();
