@@ -11,7 +11,11 @@
  * scrambled: the same seed must give the same decision. Also that ismcts
  * only ever bids and plays what the rules allow, is deterministic from its
  * seed and leaves the state untouched, and that between rounds both say
- * `next`.
+ * `next`. And that in the last three tricks the hard level plays, on the
+ * deal it searches, a card as good for itself as the best one a naive
+ * double-dummy search through the rules core finds (every seat playing for
+ * itself): the exact endgame, where medium's rules would often play
+ * another card.
  *
  * Searches are small here (a few dozen iterations, the hard level with few
  * play-outs, and its real size on a few decisions) so that the suite stays
@@ -208,12 +212,126 @@ static void test_between_rounds_next(void **state)
 	assert_int_equal(a.kind, GB_ACT_NEXT);
 }
 
+/* ---- the last tricks, solved exactly --------------------------------------- */
+
+/*
+ * A naive reference through the rules core: the end of the round from st
+ * with every hand known, each seat playing the legal card best for itself
+ * (the first one on ties, cards in rank order): the seat `me` by its chance
+ * of winning a one-round game (1000 for a win, 500 for each tie, times the
+ * others), plus a hundredth of its points, less `protect` tenths when short
+ * of its bid; every other seat by its round score. Fills points[] with the
+ * round's scores in tenths.
+ */
+static double value_of(const int pts[CB_SEATS], int me, int protect)
+{
+	double win = 1000.0;
+
+	for (int q = 0; q < CB_SEATS; q++)
+		if (q != me)
+			win *= pts[me] > pts[q] ? 1.0 : pts[me] == pts[q] ? 0.5 : 0.0;
+	return win + pts[me] / 100.0 - (pts[me] < 0 ? protect / 10.0 : 0.0);
+}
+
+static void reference(const struct callbreak *st, int me, int protect, int points[CB_SEATS])
+{
+	int seat = G->turn(st);
+	double bestv = -1e300;
+	int best[CB_SEATS] = { 0 };
+
+	if (st->phase != CB_PHASE_PLAY) {
+		for (int q = 0; q < CB_SEATS; q++)
+			points[q] = st->hist[st->nhist - 1][q].points;
+		return;
+	}
+	for (int c = 0; c < CB_CARDS; c++) {
+		struct gb_action a = { .kind = GB_ACT_PLAY, .a = c };
+		struct callbreak next = *st;
+		int pts[CB_SEATS];
+		double val;
+
+		if (!(callbreak_legal_cards(st->hand[seat], (const int[]){ -1 }, 0) & CB_BIT(c)) ||
+		    G->apply(&next, &a, NULL) != GB_OK)
+			continue;
+		reference(&next, me, protect, pts);
+		val = seat == me ? value_of(pts, me, protect) : pts[seat];
+		if (val > bestv) {
+			bestv = val;
+			memcpy(best, pts, sizeof(best));
+		}
+	}
+	memcpy(points, best, sizeof(best));
+}
+
+/*
+ * With three cards or fewer in every hand the hard level follows each
+ * candidate card by the exact solution on each deal. Given one deal (its
+ * first, which callbreak_ai_deals reproduces), it must play a card that the
+ * naive reference above finds best on that deal.
+ */
+static void test_last_tricks_solved_exactly(void **state)
+{
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+	struct gb_rng r;
+	long positions = 0, not_medium = 0;
+
+	(void)state;
+	p.dets = 1;
+	p.rollouts = 1;
+	p.min_dets = 1;
+	gb_rng_seed(&r, 99);
+	for (int g = 0; g < 120; g++) {
+		struct callbreak st;
+
+		start(&st, gb_rng_next(&r), 2, g % 4);
+		/* to the first seat to move with no hand above three cards */
+		while (st.phase == CB_PHASE_BID || __builtin_popcountll(st.hand[0]) > 3 ||
+		       __builtin_popcountll(st.hand[1]) > 3 || __builtin_popcountll(st.hand[2]) > 3 ||
+		       __builtin_popcountll(st.hand[3]) > 3) {
+			struct gb_action a;
+
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, gb_rng_next(&r), 0, &a), GB_OK);
+			apply_ok(&st, &a);
+		}
+		while (st.phase == CB_PHASE_PLAY) {
+			int me = G->turn(&st), want[CB_SEATS], got[CB_SEATS];
+			uint64_t seed = gb_rng_next(&r), hands[1][CB_SEATS];
+			struct callbreak_view v;
+			struct callbreak dealt, after;
+			struct gb_action a, m;
+
+			callbreak_view(&st, me, &v);
+			assert_int_equal(callbreak_ai_deals(&v, &p, seed, 1, hands), GB_OK);
+			dealt = st;
+			memcpy(dealt.hand, hands[0], sizeof(dealt.hand));
+			assert_int_equal(G->check(&dealt), GB_OK);
+			assert_int_equal(callbreak_ai_play(&st, &p, seed, NO_CAP, &a), GB_OK);
+			reference(&dealt, me, p.protect, want);
+			after = dealt;
+			assert_int_equal(G->apply(&after, &a, NULL), GB_OK);
+			reference(&after, me, p.protect, got);
+			/* the card played reaches the best end for its seat on that deal */
+			if (value_of(got, me, p.protect) != value_of(want, me, p.protect))
+				fail_msg("game %d: seat %d played %s and scores %d, the best card on the deal scores %d", g,
+					 me, callbreak_card_name(a.a), got[me], want[me]);
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, seed, 0, &m), GB_OK);
+			not_medium += m.a != a.a;
+			positions += __builtin_popcountll(v.legal) > 1;
+			apply_ok(&st, &a);
+		}
+	}
+	printf("last tricks: %ld positions with a choice, %ld where medium plays another card\n", positions,
+	       not_medium);
+	assert_true(positions >= 200);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_reads_another_hand),
 		cmocka_unit_test(test_ismcts_plays_legally),
 		cmocka_unit_test(test_between_rounds_next),
+		cmocka_unit_test(test_last_tricks_solved_exactly),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
