@@ -219,21 +219,21 @@ static void test_between_rounds_next(void **state)
  * with every hand known, each seat playing the legal card best for itself
  * (the first one on ties, cards in rank order): the seat `me` by its chance
  * of winning a one-round game (1000 for a win, 500 for each tie, times the
- * others), plus a hundredth of its points, less `protect` tenths when short
- * of its bid; every other seat by its round score. Fills points[] with the
+ * others), plus a hundredth of its points; every other seat by its round
+ * score. Fills points[] with the
  * round's scores in tenths.
  */
-static double value_of(const int pts[CB_SEATS], int me, int protect)
+static double value_of(const int pts[CB_SEATS], int me)
 {
 	double win = 1000.0;
 
 	for (int q = 0; q < CB_SEATS; q++)
 		if (q != me)
 			win *= pts[me] > pts[q] ? 1.0 : pts[me] == pts[q] ? 0.5 : 0.0;
-	return win + pts[me] / 100.0 - (pts[me] < 0 ? protect / 10.0 : 0.0);
+	return win + pts[me] / 100.0;
 }
 
-static void reference(const struct callbreak *st, int me, int protect, int points[CB_SEATS])
+static void reference(const struct callbreak *st, int me, int points[CB_SEATS])
 {
 	int seat = G->turn(st);
 	double bestv = -1e300;
@@ -253,8 +253,8 @@ static void reference(const struct callbreak *st, int me, int protect, int point
 		if (!(callbreak_legal_cards(st->hand[seat], (const int[]){ -1 }, 0) & CB_BIT(c)) ||
 		    G->apply(&next, &a, NULL) != GB_OK)
 			continue;
-		reference(&next, me, protect, pts);
-		val = seat == me ? value_of(pts, me, protect) : pts[seat];
+		reference(&next, me, pts);
+		val = seat == me ? value_of(pts, me) : pts[seat];
 		if (val > bestv) {
 			bestv = val;
 			memcpy(best, pts, sizeof(best));
@@ -269,13 +269,12 @@ static void reference(const struct callbreak *st, int me, int protect, int point
  * first, which callbreak_ai_deals reproduces), it must play a card that the
  * naive reference above finds best on that deal.
  */
-static void test_last_tricks_solved_exactly(void **state)
+static long last_tricks(long *not_medium)
 {
 	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
 	struct gb_rng r;
-	long positions = 0, not_medium = 0;
+	long positions = 0;
 
-	(void)state;
 	p.dets = 1;
 	p.rollouts = 1;
 	p.min_dets = 1;
@@ -306,20 +305,29 @@ static void test_last_tricks_solved_exactly(void **state)
 			memcpy(dealt.hand, hands[0], sizeof(dealt.hand));
 			assert_int_equal(G->check(&dealt), GB_OK);
 			assert_int_equal(callbreak_ai_play(&st, &p, seed, NO_CAP, &a), GB_OK);
-			reference(&dealt, me, p.protect, want);
+			reference(&dealt, me, want);
 			after = dealt;
 			assert_int_equal(G->apply(&after, &a, NULL), GB_OK);
-			reference(&after, me, p.protect, got);
+			reference(&after, me, got);
 			/* the card played reaches the best end for its seat on that deal */
-			if (value_of(got, me, p.protect) != value_of(want, me, p.protect))
+			if (value_of(got, me) != value_of(want, me))
 				fail_msg("game %d: seat %d played %s and scores %d, the best card on the deal scores %d", g,
 					 me, callbreak_card_name(a.a), got[me], want[me]);
 			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, seed, 0, &m), GB_OK);
-			not_medium += m.a != a.a;
+			*not_medium += m.a != a.a;
 			positions += __builtin_popcountll(v.legal) > 1;
 			apply_ok(&st, &a);
 		}
 	}
+	return positions;
+}
+
+static void test_last_tricks_solved_exactly(void **state)
+{
+	long not_medium = 0, positions;
+
+	(void)state;
+	positions = last_tricks(&not_medium);
 	printf("last tricks: %ld positions with a choice, %ld where medium plays another card\n", positions,
 	       not_medium);
 	assert_true(positions >= 200);

@@ -32,9 +32,9 @@
  *           dummy (every seat playing the card best for itself: the seat
  *           deciding by its chance of winning the game, each other seat by
  *           its own round score); with three cards or fewer in every hand,
- *           each candidate card is followed at once by that exact solution.
- *           In card play a play-out that ends short of the bid costs a
- *           charge on top of its score, so that in doubt the bid is kept.
+ *           each candidate card is followed at once by that exact solution
+ *           (a bid failed costs the whole bid, and with it the chance of
+ *           winning the game, so the exact play keeps the bid first).
  *
  * Guarantees: every level reads only callbreak_view() of the seat to move
  * (never the other hands in the state); pure and deterministic from (state,
@@ -68,8 +68,7 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 			    .draw_len = 5, .dets = 600, .rollouts = 5000, .min_dets = 150,
 			    .bid_deals = 800, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .mcmc = 10,
 			    .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
-			    .game_sigma = 30, .opp_weight = 0, .dd_cards = 2, .dd_root = 3,
-			    .protect = 300 },
+			    .game_sigma = 30, .opp_weight = 0, .dd_cards = 2, .dd_root = 3 },
 };
 
 const struct callbreak_ai_params *callbreak_ai_defaults(int level)
@@ -487,21 +486,6 @@ static double outcome_value(const struct sim *s, const struct callbreak_view *v,
 			    const struct callbreak_ai_params *p);
 
 /*
- * What the end of a play-out is worth to the seat deciding a card: its
- * outcome_value, less p->protect when it ends short of its bid, so that
- * in doubt the card that keeps the bid safe is preferred.
- */
-static double play_value(const struct sim *s, const struct callbreak_view *v,
-			 const struct callbreak_ai_params *p)
-{
-	double u = outcome_value(s, v, p);
-
-	if (s->tricks[v->seat] < s->bid[v->seat])
-		u -= p->protect / 10.0;
-	return u;
-}
-
-/*
  * What the end of the round is worth to seat q: to the seat deciding, what
  * outcome_value says; to every other seat its own round score (CB-16), so
  * that each plays to make its bid and then for overtricks.
@@ -510,7 +494,7 @@ static double seat_value(const struct sim *s, const struct callbreak_view *v,
 			 const struct callbreak_ai_params *p, int q)
 {
 	if (q == v->seat)
-		return play_value(s, v, p);
+		return outcome_value(s, v, p);
 	return callbreak_score(s->bid[q], s->tricks[q]);
 }
 
@@ -977,7 +961,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 			s = s0;
 			sim_play(&s, cand[i]);
 			rollout(&s, v, p, exact);
-			sum[i] += w * play_value(&s, v, p);
+			sum[i] += w * outcome_value(&s, v, p);
 		}
 		if ((d & 7) == 7 && now_ms() > deadline)
 			break;

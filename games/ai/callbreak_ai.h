@@ -63,8 +63,6 @@ struct callbreak_ai_params {
 	                    cards (0: medium's rules to the end) */
 	int dd_root;     /* hard: with no hand holding more than this many cards, each
 	                    candidate card is followed by the exact solution at once */
-	int protect;     /* hard: what ending a play-out short of the bid costs in card
-	                    play on top of its score, in the units of bid_risk */
 };
 
 /* The weights level `level` (enum gb_level, easy..hard) plays with. Never NULL. */

@@ -6,8 +6,7 @@
  *   build/bench/cbparts VARIANT OPPONENT GAMES [SEED [WEIGHT=VALUE]...]
  *
  * VARIANT: full (the hard level as it plays), no-exact (no double-dummy
- * solution of the last tricks), no-protect (card play values failing the
- * bid by its score alone, no extra charge), count-bid (bids by counting, as medium,
+ * solution of the last tricks), count-bid (bids by counting, as medium,
  * not by playing the round out), uniform (deals of the unseen cards not
  * weighted by the bids and the cards played), small (the search sizes of
  * the earlier hard level: 200 deals, 1,000 play-outs a card, 300 deals a
@@ -17,7 +16,7 @@
  *
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
- * mcmc, protect) on top of the variant, for tuning runs.
+ * mcmc) on top of the variant, for tuning runs.
  *
  * The hard seat sits at each of the four places in turn and the deals come
  * from the seed, so two variants meet the same deals. Prints one line: the
@@ -60,8 +59,6 @@ static int variant(const char *name, struct callbreak_ai_params *p)
 	if (strcmp(name, "no-exact") == 0) {
 		p->dd_cards = 0;
 		p->dd_root = 0;
-	} else if (strcmp(name, "no-protect") == 0) {
-		p->protect = 0;
 	} else if (strcmp(name, "count-bid") == 0) {
 		p->bid_deals = 0;
 	} else if (strcmp(name, "uniform") == 0) {
@@ -94,7 +91,6 @@ static const struct {
 	{ "dd_root", offsetof(struct callbreak_ai_params, dd_root) },
 	{ "model_eps", offsetof(struct callbreak_ai_params, model_eps) },
 	{ "mcmc", offsetof(struct callbreak_ai_params, mcmc) },
-	{ "protect", offsetof(struct callbreak_ai_params, protect) },
 };
 
 /* Apply one WEIGHT=VALUE; -1 when it names no weight. */
@@ -122,7 +118,7 @@ int main(int argc, char **argv)
 
 	games = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
 	if (argc < 4 || games <= 0 || variant(argv[1], &p) || (!ismcts && strcmp(argv[2], "medium") != 0) || !t) {
-		fprintf(stderr, "usage: cbparts full|no-exact|no-protect|count-bid|uniform|small medium|ismcts GAMES [SEED]\n");
+		fprintf(stderr, "usage: cbparts full|no-exact|count-bid|uniform|small medium|ismcts GAMES [SEED]\n");
 		status = 2;
 		goto out;
 	}
