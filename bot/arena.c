@@ -18,9 +18,17 @@
 #include <time.h>
 
 #include "games/ai/ai.h"
+#include "games/ai/callbreak_ismcts.h"
 #include "games/game.h"
 
 #define MAX_ACTIONS 200000  /* a game longer than this is stopped and counted a draw */
+/*
+ * Seat levels beyond the ones people play against (ai.h): `ismcts`, the
+ * Call Break reference opponent (games/ai/callbreak_ismcts.h), exists only
+ * here, as a yardstick for the others.
+ */
+#define LEVEL_ISMCTS GB_LEVEL_COUNT
+#define ARENA_LEVELS (GB_LEVEL_COUNT + 1)
 
 struct arena {
 	const struct gb_game *game;
@@ -30,6 +38,7 @@ struct arena {
 	long games;
 	uint64_t seed;
 	int threads;
+	int budget;                  /* ismcts iterations a decision, 0: its default */
 	bool rotate;
 	/* per game results, filled by the workers */
 	int *winner_entry;           /* entry index, -1 none */
@@ -41,8 +50,8 @@ struct arena {
 	atomic_long done;
 	/* decision timings by level (ms) */
 	pthread_mutex_t lock;
-	double *times[GB_LEVEL_COUNT];
-	size_t ntimes[GB_LEVEL_COUNT], captimes[GB_LEVEL_COUNT];
+	double *times[ARENA_LEVELS];
+	size_t ntimes[ARENA_LEVELS], captimes[ARENA_LEVELS];
 	int failed;
 };
 
@@ -52,6 +61,24 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int level_parse(const char *name)
+{
+	return strcmp(name, "ismcts") == 0 ? LEVEL_ISMCTS : gb_level_parse(name);
+}
+
+static const char *level_name(int level)
+{
+	return level == LEVEL_ISMCTS ? "ismcts" : gb_level_name(level);
+}
+
+/* One decision of a seat of `level`. */
+static int choose(const struct arena *a, const void *st, int level, uint64_t seed, struct gb_action *act)
+{
+	if (level == LEVEL_ISMCTS)
+		return callbreak_ismcts_choose(st, a->budget, seed, act);
+	return gb_ai_choose(a->game, st, level, seed, 0, act);
 }
 
 static void add_times(struct arena *a, const double *t, const int *lv, size_t n)
@@ -106,7 +133,7 @@ static int play_one(struct arena *a, long g, void *st, double *t, int *lv, size_
 		entry = turn < 0 ? -1 : (turn + rot) % a->nseats;
 		level = entry < 0 ? GB_LEVEL_RANDOM : a->levels[entry];
 		t0 = now_s();
-		rc = gb_ai_choose(a->game, st, level, gb_seed_derive(gseed ^ 0x5eed, (uint64_t)k), 0, &act);
+		rc = choose(a, st, level, gb_seed_derive(gseed ^ 0x5eed, (uint64_t)k), &act);
 		if (!rc && entry >= 0 && nt < cap) {
 			t[nt] = (now_s() - t0) * 1000.0;
 			lv[nt] = level;
@@ -216,10 +243,11 @@ static int parse_seats(struct arena *a, const char *list, FILE *err)
 		if (n > 0 && n < sizeof(word)) {
 			memcpy(word, p, n);
 			word[n] = '\0';
-			l = gb_level_parse(word);
+			l = level_parse(word);
 		}
 		if (l < 0 || a->nseats >= GB_MAX_SEATS) {
-			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard)\n", list);
+			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard; ismcts in callbreak)\n",
+				list);
 			return -1;
 		}
 		a->levels[a->nseats++] = l;
@@ -250,12 +278,13 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 		if (argc >= 2)
 			fprintf(err, "unknown game '%s' (games: snakes, ludo, baghchal, callbreak)\n", argv[1]);
 		fprintf(err, "usage: gamebot arena GAME --seats LEVEL,LEVEL[,...] [--games N] [--seed S] "
-			     "[--rule KEY=VALUE]... [--threads T]\n");
+			     "[--rule KEY=VALUE]... [--threads T] [--budget N]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		static const char *const known[] = { "--seats", "--games", "--seed", "--threads", "--rule" };
+		static const char *const known[] = { "--seats", "--games", "--seed", "--threads", "--rule",
+							       "--budget" };
 		bool ok = false;
 
 		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
@@ -291,6 +320,12 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 				return 2;
 			}
 			a.threads = (int)v;
+		} else if (strcmp(opt, "--budget") == 0) {
+			if (parse_long(val, 1, CB_ISMCTS_MAX_BUDGET, &v)) {
+				fprintf(err, "--budget takes 1..%d iterations, not '%s'\n", CB_ISMCTS_MAX_BUDGET, val);
+				return 2;
+			}
+			a.budget = (int)v;
 		} else if (strcmp(opt, "--rule") == 0) {
 			int rc = gb_rules_set_kv(a.game, &a.rules, val);
 
@@ -319,6 +354,11 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 				fprintf(err, "snakes has no choices to make: use random seats\n");
 				return 2;
 			}
+	for (int i = 0; i < a.nseats; i++)
+		if (a.levels[i] == LEVEL_ISMCTS && strcmp(a.game->name, "callbreak") != 0) {
+			fprintf(err, "ismcts seats play callbreak only\n");
+			return 2;
+		}
 	a.rotate = strcmp(a.game->name, "baghchal") != 0;
 	a.winner_entry = calloc((size_t)a.games, sizeof(int));
 	a.draw = calloc((size_t)a.games, 1);
@@ -373,7 +413,7 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 		json_t *sl = json_array();
 
 		for (int s = 0; s < a.nseats; s++) {
-			json_array_append_new(sl, json_string(gb_level_name(a.levels[s])));
+			json_array_append_new(sl, json_string(level_name(a.levels[s])));
 			json_array_append_new(wins, json_integer(wincount[s]));
 			json_array_append_new(pts, round4(ptsum[s] / 10.0 / (double)a.games));
 		}
@@ -400,14 +440,14 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 		json_decref(pts);
 	}
 	ms = json_object();
-	for (int l = 0; l < GB_LEVEL_COUNT; l++) {
+	for (int l = 0; l < ARENA_LEVELS; l++) {
 		size_t n = a.ntimes[l];
 		double *t = a.times[l];
 
 		if (!n)
 			continue;
 		qsort(t, n, sizeof(double), cmp_double);
-		json_object_set_new(ms, gb_level_name(l),
+		json_object_set_new(ms, level_name(l),
 				    json_pack("{s:o,s:o,s:o}", "p50", round4(t[n / 2]), "p99",
 					      round4(t[(size_t)((double)(n - 1) * 0.99)]), "max", round4(t[n - 1])));
 	}
@@ -428,7 +468,7 @@ out:
 	free(a.turns);
 	free(a.points);
 	free(a.bids);
-	for (int l = 0; l < GB_LEVEL_COUNT; l++)
+	for (int l = 0; l < ARENA_LEVELS; l++)
 		free(a.times[l]);
 	pthread_mutex_destroy(&a.lock);
 	return status;

@@ -7,7 +7,8 @@
 # quick look. BENCH_OUT=dir keeps each row's JSON there and reuses what is
 # already there, so that a long run can be resumed or its rows run apart
 # (`gamebot arena` gives the same numbers whatever --threads).
-# BENCH_ROWS=arena or BENCH_ROWS=service runs only those rows; the service
+# BENCH_ROWS=arena, BENCH_ROWS=parts (what each part of the Call Break hard
+# level adds) or BENCH_ROWS=service runs only those rows; the service
 # rows are the programs of tests/bench/ (commit latency under load, ...,
 # one SQLite instance against 1, 2 and 3 on PostgreSQL).
 set -eu
@@ -64,11 +65,12 @@ row() { # game seats games op target [entry: 1-based seat entry measured, defaul
 		c = (p + z*z/(2*n)) / (1 + z*z/n); h = z * sqrt(p*(1-p)/n + z*z/(4*n*n)) / (1 + z*z/n);
 		ms = $0; sub(/.*"ms_per_move":\{/, "", ms); sub(/\},"seconds".*/, "", ms);
 		gsub(/"p50":[0-9.e-]*,/, "", ms); gsub(/,"max":[0-9.e-]*/, "", ms); gsub(/[{}"]/, "", ms); gsub(/:p99:/, "=", ms);
-		# decision time limits: hard 50 ms in Ludo, 1 s elsewhere; easy and medium 10 ms
+		# decision time limits: hard 50 ms in Ludo, 500 ms in Call Break, 1 s
+		# elsewhere; easy and medium 10 ms; the ismcts yardstick has none
 		speed = "met"; nl = split(ms, lv, ",");
 		for (i = 1; i <= nl; i++) {
 			split(lv[i], kv, "="); lim = 0;
-			if (kv[1] == "hard") lim = (game == "ludo") ? 50 : 1000;
+			if (kv[1] == "hard") lim = (game == "ludo") ? 50 : (game == "callbreak") ? 500 : 1000;
 			else if (kv[1] == "easy" || kv[1] == "medium") lim = 10;
 			if (lim && kv[2] + 0 > lim) speed = "NOT MET";
 		}
@@ -77,6 +79,7 @@ row() { # game seats games op target [entry: 1-based seat entry measured, defaul
 		else if (op == "draw") ok = (p >= target) ? "met" : "NOT MET";
 		else if (op == "noloss") ok = (theirs == 0) ? "met" : "NOT MET";
 		else if (op == "beats") ok = (mine > theirs) ? "met" : "NOT MET";
+		else if (op == "report") ok = "reported";
 		else ok = "";
 		extra = "";
 		if (game == "callbreak") {
@@ -100,7 +103,13 @@ rows() {
 	row ludo medium,easy 2000 beats 0
 	row ludo hard,medium 2000 beats 0
 	row callbreak hard,random,random,random 2000 ">=" 0.85
-	row callbreak hard,medium,medium,medium 2000 ">=" 0.45
+	row callbreak hard,medium,medium,medium 2000 ">=" 0.55
+	# the ismcts yardstick (1,000 iterations a decision): first as strong as
+	# medium against three mediums, then hard and medium against three of it
+	row callbreak ismcts,medium,medium,medium 2000 ">=" 0.25
+	row callbreak hard,ismcts,ismcts,ismcts 2000 ">=" 0.40
+	row callbreak medium,ismcts,ismcts,ismcts 2000 report 0
+	margin callbreak hard,ismcts,ismcts,ismcts medium,ismcts,ismcts,ismcts 2000 0.10
 	row callbreak medium,random,random,random 2000 ">=" 0.60
 	row callbreak easy,random,easy,random 2000 beats 0
 	row callbreak medium,easy,medium,easy 2000 beats 0
@@ -119,6 +128,28 @@ rows() {
 	row baghchal medium,hard 200 beats 0 2
 }
 
+# hard's share minus another level's share in the same seat against the
+# same field: at least the target (a fraction).
+margin() { # game seats_a seats_b games target
+	n=$(games "$4")
+	a=$(arena "$1" "$2" "$n" | sed 's/.*"wins":\[\([0-9]*\),.*/\1/') || return 0
+	b=$(arena "$1" "$3" "$n" | sed 's/.*"wins":\[\([0-9]*\),.*/\1/') || return 0
+	awk -v a="$a" -v b="$b" -v n="$n" -v t="$5" -v sa="$2" -v sb="$3" -v g="$1" 'BEGIN {
+		d = (a - b) / n; h = 1.96 * sqrt(a / n * (1 - a / n) / n + b / n * (1 - b / n) / n);
+		printf "%-10s %-30s %6d %+5.1f pts [%+.1f, %+.1f] %-16s over %s\n", g, sa, n, 100 * d, 100 * (d - h),
+			100 * (d + h), "margin " t " " ((d >= t) ? "met" : "NOT MET"), sb }'
+}
+
+# What each part of the Call Break hard level adds: hard with that part
+# turned off, against three mediums and the same deals (tests/bench/cbparts.c).
+parts_rows() {
+	dir=${BENCH_BIN_DIR:-build/bench}
+	n=$(games 2000)
+	for v in full no-exact count-bid uniform small; do
+		"$dir/cbparts" "$v" medium "$n" 1 || true
+	done
+}
+
 # The service rows: programs in tests/bench/, each printing lines that end
 # in "met" or "NOT MET" on its target line.
 service_rows() {
@@ -132,8 +163,9 @@ service_rows() {
 
 case ${BENCH_ROWS:-all} in
 arena) rows | tee "$OUT/table.txt" ;;
+parts) parts_rows | tee "$OUT/table.txt" ;;
 service) service_rows | tee "$OUT/table.txt" ;;
-*) { rows; service_rows; } | tee "$OUT/table.txt" ;;
+*) { rows; parts_rows; service_rows; } | tee "$OUT/table.txt" ;;
 esac
 total=$(grep -c -e '^[a-z]*  *[a-z]*,' -e 'target' "$OUT/table.txt" || true)
 short=$(grep -c -e 'NOT MET' -e 'arena failed' "$OUT/table.txt" || true)

@@ -224,6 +224,44 @@ static void test_levels_and_rules_reach_the_games(void **state)
 	}
 }
 
+/*
+ * The Call Break reference opponent: an `ismcts` seat is timed under its
+ * own name, --budget (its iterations a decision) reaches its search, and a
+ * seed gives the same numbers whatever --threads.
+ */
+static void test_ismcts_seats_and_budget(void **state)
+{
+	struct run a, b, c;
+	json_t *ja, *jb, *jc;
+
+	(void)state;
+	a = arena("callbreak", "--seats", "ismcts,medium,ismcts,random", "--games", "3", "--seed", "9", "--rule",
+		  "rounds=1", "--budget", "30", "--threads", "1", NULL);
+	b = arena("callbreak", "--seats", "ismcts,medium,ismcts,random", "--games", "3", "--seed", "9", "--rule",
+		  "rounds=1", "--budget", "30", "--threads", "2", NULL);
+	c = arena("callbreak", "--seats", "ismcts,medium,ismcts,random", "--games", "3", "--seed", "9", "--rule",
+		  "rounds=1", "--budget", "300", NULL);
+	ja = result(&a, "callbreak", 3, 4);
+	jb = result(&b, "callbreak", 3, 4);
+	jc = result(&c, "callbreak", 3, 4);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(ja, "seats"), 0)), "ismcts");
+	assert_non_null(json_object_get(json_object_get(ja, "ms_per_move"), "ismcts"));
+	numbers(ja);
+	numbers(jb);
+	numbers(jc);
+	if (!json_equal(ja, jb))
+		fail_msg("ismcts: --threads 1 gave %s, --threads 2 gave %s", a.out, b.out);
+	/* ten times the iterations play other cards: the points move */
+	if (json_equal(ja, jc))
+		fail_msg("ismcts: --budget 30 and 300 gave the same numbers %s", a.out);
+	json_decref(ja);
+	json_decref(jb);
+	json_decref(jc);
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+}
+
 /* Snakes runs one seat alone for analysis; its seat range names one. */
 static void test_snakes_one_seat(void **state)
 {
@@ -263,6 +301,10 @@ static void test_bad_arguments_are_refused(void **state)
 		{ "ludo", "--seats", "random,random", "--bogus", "1" },
 		{ "ludo", "--seats", "random,random", "--games" },
 		{ "ludo", "--seats", "random,random", "--verbose" },
+		{ "ludo", "--seats", "ismcts,random" },
+		{ "callbreak", "--seats", "ismcts,random,random,random", "--budget", "0" },
+		{ "callbreak", "--seats", "ismcts,random,random,random", "--budget", "lots" },
+		{ "callbreak", "--seats", "ismcts,random,random,random", "--budget", "1000001" },
 	};
 
 	(void)state;
@@ -284,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_other_seed_other_games),
 		cmocka_unit_test(test_levels_and_rules_reach_the_games),
 		cmocka_unit_test(test_snakes_one_seat),
+		cmocka_unit_test(test_ismcts_seats_and_budget),
 		cmocka_unit_test(test_bad_arguments_are_refused),
 	};
 

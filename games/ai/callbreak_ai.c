@@ -27,12 +27,20 @@
  *           weighted by how well they explain the bids already made are
  *           played out for each candidate bid, and the bid with the best
  *           expected score, less a charge for the risk of failing, is made.
+ *           Play-outs end exactly: once no hand holds more than two
+ *           cards, the rest of the round on that deal is solved double
+ *           dummy (every seat playing the card best for itself: the seat
+ *           deciding by its chance of winning the game, each other seat by
+ *           its own round score); with three cards or fewer in every hand,
+ *           each candidate card is followed at once by that exact solution
+ *           (a bid failed costs the whole bid, and with it the chance of
+ *           winning the game, so the exact play keeps the bid first).
  *
  * Guarantees: every level reads only callbreak_view() of the seat to move
  * (never the other hands in the state); pure and deterministic from (state,
  * level, seed): the hard level does a fixed number of play-outs, and the
  * clock (monotonic) is read only to stop early when budget_ms runs out, which
- * the default budget leaves room enough never to do on this hardware. No
+ * the default budget leaves room enough never to do on an idle core. No
  * allocation: play-outs run on small copies on the stack.
  */
 #include "callbreak_ai.h"
@@ -45,7 +53,7 @@
 #include "ai.h"
 
 #define SPADES_MASK CB_SUIT_MASK(CB_SPADES)
-#define DEFAULT_BUDGET_MS 900 /* the hard level's cap when none is given */
+#define DEFAULT_BUDGET_MS 450 /* the hard level's cap when none is given: under 500 ms a decision */
 #define MEDIUM_SHIFT 5        /* medium's bid_shift: how play-outs guess the bids to come */
 
 /*
@@ -57,10 +65,10 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 	[GB_LEVEL_MEDIUM] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
 			      .draw_len = 5 },
 	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
-			    .draw_len = 5, .dets = 200, .rollouts = 1000, .min_dets = 50,
-			    .bid_deals = 300, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .mcmc = 10,
+			    .draw_len = 5, .dets = 600, .rollouts = 5000, .min_dets = 150,
+			    .bid_deals = 800, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .mcmc = 10,
 			    .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
-			    .game_sigma = 30, .opp_weight = 0 },
+			    .game_sigma = 30, .opp_weight = 0, .dd_cards = 2, .dd_root = 3 },
 };
 
 const struct callbreak_ai_params *callbreak_ai_defaults(int level)
@@ -472,11 +480,81 @@ static int policy_card(const struct sim *s, const struct callbreak_ai_params *p)
 	return medium_card(s, p, legal);
 }
 
-/* Play the round out with the medium rules for every seat. */
-static void rollout(struct sim *s, const struct callbreak_ai_params *p)
+/* ---- the last tricks, solved exactly ------------------------------------ */
+
+static double outcome_value(const struct sim *s, const struct callbreak_view *v,
+			    const struct callbreak_ai_params *p);
+
+/*
+ * What the end of the round is worth to seat q: to the seat deciding, what
+ * outcome_value says; to every other seat its own round score (CB-16), so
+ * that each plays to make its bid and then for overtricks.
+ */
+static double seat_value(const struct sim *s, const struct callbreak_view *v,
+			 const struct callbreak_ai_params *p, int q)
 {
-	while (s->hand[sim_turn(s)])
+	if (q == v->seat)
+		return outcome_value(s, v, p);
+	return callbreak_score(s->bid[q], s->tricks[q]);
+}
+
+/*
+ * Double-dummy search of the rest of the round with every hand known: each
+ * seat plays the card best for itself given that the others do the same
+ * (max^n, ties to the first card found), and *s ends as the round would.
+ * Cards of one hand with nothing between them in another hand or on the
+ * table are the same card and tried once.
+ */
+static void solve(struct sim *s, const struct callbreak_view *v, const struct callbreak_ai_params *p)
+{
+	int me = sim_turn(s), prev = -1;
+	uint64_t legal, others;
+	struct sim best, t;
+	double bestv = -1e300;
+
+	if (!s->hand[me])
+		return;
+	legal = callbreak_legal_cards(s->hand[me], s->trick, s->n);
+	others = s->table;
+	for (int q = 0; q < CB_SEATS; q++)
+		if (q != me)
+			others |= s->hand[q];
+	for (uint64_t x = legal; x; x &= x - 1) {
+		int c = lowest(x);
+		double val;
+
+		if (prev >= 0 && CB_SUIT(prev) == CB_SUIT(c) && !(others & above(prev) & ~above(c) & ~CB_BIT(c))) {
+			prev = c;
+			continue;
+		}
+		prev = c;
+		t = *s;
+		sim_play(&t, c);
+		solve(&t, v, p);
+		val = seat_value(&t, v, p, me);
+		if (val > bestv) {
+			bestv = val;
+			best = t;
+		}
+	}
+	*s = best;
+}
+
+/*
+ * Play the round out with the medium rules for every seat, and once no hand
+ * holds more than `exact` cards, solve the rest exactly (0: never).
+ */
+static void rollout(struct sim *s, const struct callbreak_view *v, const struct callbreak_ai_params *p,
+		    int exact)
+{
+	while (s->hand[sim_turn(s)]) {
+		if (exact > 0 && popcount(s->hand[0]) <= exact && popcount(s->hand[1]) <= exact &&
+		    popcount(s->hand[2]) <= exact && popcount(s->hand[3]) <= exact) {
+			solve(s, v, p);
+			break;
+		}
 		sim_play(s, medium_card(s, p, callbreak_legal_cards(s->hand[sim_turn(s)], s->trick, s->n)));
+	}
 }
 
 /* ---- dealing the unseen cards --------------------------------------------- */
@@ -835,9 +913,15 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 {
 	struct sim base, s0, s;
 	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
-	int cand[CB_RANKS], nc = 0, dets, prev = -1;
+	int cand[CB_RANKS], nc = 0, dets, prev = -1, exact = p->dd_cards, most = 0;
 	double sum[CB_RANKS] = { 0 }, w;
 	struct chain ch;
+
+	/* few cards left: the rest is solved exactly from this card on */
+	for (int q = 0; q < CB_SEATS; q++)
+		most = v->held[q] > most ? v->held[q] : most;
+	if (most <= p->dd_root)
+		exact = most;
 
 	/* cards with nothing live between them are the same card: keep the lowest */
 	for (uint64_t x = v->legal; x; x &= x - 1) {
@@ -876,7 +960,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		for (int i = 0; i < nc; i++) {
 			s = s0;
 			sim_play(&s, cand[i]);
-			rollout(&s, p);
+			rollout(&s, v, p, exact);
 			sum[i] += w * outcome_value(&s, v, p);
 		}
 		if ((d & 7) == 7 && now_ms() > deadline)
@@ -920,7 +1004,7 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 
 			s = s0;
 			s.bid[me] = b;
-			rollout(&s, p);
+			rollout(&s, v, p, p->dd_cards);
 			u = outcome_value(&s, v, p) * (10 - p->bid_bonus) / 10.0;
 			if (s.tricks[me] < b)
 				u -= p->bid_risk / 10.0;

@@ -58,6 +58,11 @@ struct callbreak_ai_params {
 	                    (0: earlier rounds are played for points) */
 	int opp_weight;  /* hard: percent of the opponents' mean round score taken off
 	                    the own score in the play-outs */
+	int dd_cards;    /* hard: play-outs solve the round exactly (double dummy, every
+	                    seat for itself) once no hand holds more than this many
+	                    cards (0: medium's rules to the end) */
+	int dd_root;     /* hard: with no hand holding more than this many cards, each
+	                    candidate card is followed by the exact solution at once */
 };
 
 /* The weights level `level` (enum gb_level, easy..hard) plays with. Never NULL. */
