@@ -213,6 +213,11 @@ static const char *const migrations[] = {
 	"  stake INTEGER NOT NULL DEFAULT 0 CHECK (stake >= 0)"
 	");"
 	"PRAGMA user_version = 3;",
+
+	/* 4: a row's class (enum store_out_prio): a chat's turn-critical rows
+	 * go out before its informational ones */
+	"ALTER TABLE outbox ADD COLUMN prio INTEGER NOT NULL DEFAULT 0;"
+	"PRAGMA user_version = 4;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -301,7 +306,7 @@ enum stmt {
 #define TIMER_COLS "table_id, kind, due_ms, version, attempts"
 /* Column list read by out_read(), in its order. */
 #define OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
-	" lease_until_ms"
+	" lease_until_ms, prio"
 
 static const char *const sql_text[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -371,23 +376,28 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND merge_key = ?3 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4)",
-	/* The chat's newest pending row, when it is of table ?5 and key ?6 and
-	 * was never handed to a worker, takes the new payload and due time in
-	 * place: it is where the new row would go (its chat's last). */
+	/* The chat's newest pending row, when it is of table ?5, key ?6 and
+	 * class ?7 and was never handed to a worker, takes the new payload and
+	 * due time in place: it is where the new row would go (its chat's
+	 * last, so its class's last too). */
 	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4"
 		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
-		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND lease_until_ms = 0"
-		" AND attempts = 0 AND aside_ms IS NULL",
-	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	/* Each chat's head (its oldest pending row) if due at ?2 and not under
-	 * a live lease, oldest due first; leased until ?3. RETURNING order is
-	 * arbitrary: sq_out_claim() sorts. */
+		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND prio = ?7"
+		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL",
+	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* Each chat's head (its pending row of the highest class, the oldest
+	 * of them) if due at ?2 and no row of its chat is under a live lease
+	 * (a turn-critical row queued while an older informational one is out
+	 * waits for it), oldest due first; leased until ?3. A chat's rows are
+	 * few: the NOT EXISTS reads them through outbox_chat. RETURNING order
+	 * is arbitrary: sq_out_claim() sorts. */
 	[ST_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
 		"SELECT o.id FROM outbox AS o WHERE o.platform = ?1 AND o.aside_ms IS NULL"
 		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
-		" AND p.chat = o.chat AND p.aside_ms IS NULL AND p.id < o.id)"
+		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
+		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
 		" ORDER BY o.due_ms, o.id LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
@@ -1988,6 +1998,7 @@ static int out_read(sqlite3_stmt *st, struct store_out *o)
 	o->due_ms = sqlite3_column_int64(st, 5);
 	o->table = sqlite3_column_int64(st, 6);
 	o->lease_until_ms = sqlite3_column_int64(st, 8);
+	o->prio = col_int(st, 9);
 	rc = copy_col(o->platform, sizeof o->platform, st, 1);
 	if (!rc)
 		rc = copy_col(o->chat, sizeof o->chat, st, 2);
@@ -2032,7 +2043,7 @@ static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *coun
  */
 /* Run id (ST_OUT_ADD or ST_OUT_REPLACE), which take a row's fields in this order. */
 static int out_write(struct store_backend *s, enum stmt id, const char *platform, const char *chat,
-		     const char *payload, int64_t due_ms, int64_t table, const char *key)
+		     const char *payload, int64_t due_ms, int64_t table, const char *key, int prio)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = stmt_get(s, id, &st);
@@ -2050,13 +2061,15 @@ static int out_write(struct store_backend *s, enum stmt id, const char *platform
 	if (!rc)
 		rc = bound(bind_text(st, 6, key));
 	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 7, prio));
+	if (!rc)
 		rc = step_done(st);
 	stmt_done(st);
 	return rc;
 }
 
 static int sq_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
-		  const char *key, const char *payload, int64_t due_ms)
+		  const char *key, const char *payload, int64_t due_ms, int prio)
 {
 	sqlite3_stmt *st = NULL;
 	int outer = 0;
@@ -2076,7 +2089,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 	in_sp = 1;
 	if (key[0]) {
 		/* most often the row to replace is the chat's last and still unsent: rewrite it */
-		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, due_ms, table, key);
+		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, due_ms, table, key, prio);
 		if (rc || sqlite3_changes(s->db) == 1)
 			goto out;
 		rc = stmt_get(s, ST_OUT_COALESCE, &st);
@@ -2095,7 +2108,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		if (rc)
 			goto out;
 	}
-	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, due_ms, table, key);
+	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, due_ms, table, key, prio);
 out:
 	stmt_done(st);
 	if (in_sp)

@@ -328,11 +328,19 @@ int store_move_last(struct store *s, int64_t table, int *out);
  *   store_out_set_aside() given up: kept for a person to look at, never sent.
  * A claim is a lease: a worker that dies before ending its rows leaves them
  * leased until lease_until_ms, after which they are claimed again (so a
- * message may be sent twice, never lost). A chat's rows go out strictly in
- * queue order: only the chat's oldest row not set aside is ever claimed, so
- * the next one waits until it is done or set aside. A platform's retry-after
- * for one chat is store_out_delay() of that chat only.
+ * message may be sent twice, never lost). A chat's rows go out one at a
+ * time, turn-critical rows (STORE_OUT_TURN) before informational ones
+ * (STORE_OUT_INFO), each class in queue order: only the chat's head - its
+ * oldest turn-critical row not set aside, or when it has none its oldest
+ * informational one - is ever claimed, and only while no other row of the
+ * chat is under a live lease, so the next one waits until it is done or
+ * set aside. A platform's retry-after for one chat is store_out_delay() of
+ * that chat only.
  */
+enum store_out_prio {
+	STORE_OUT_INFO = 0,            /* joins, settings, notices: wait behind the boards */
+	STORE_OUT_TURN = 1,            /* a board (whose turn it is) or a press's answer */
+};
 struct store_out {
 	int64_t id;
 	char platform[16];
@@ -343,6 +351,7 @@ struct store_out {
 	int attempts;
 	int64_t due_ms;
 	int64_t lease_until_ms;        /* claimed until then; 0 never claimed or released */
+	int prio;                      /* enum store_out_prio */
 };
 void store_out_release(struct store_out *o);
 
@@ -359,10 +368,23 @@ int store_out_add(struct store *s, const char *platform, const char *chat, int64
 		  const char *key, const char *payload, int64_t due_ms);
 
 /*
+ * store_out_add() of a row of class prio (store_out_add() is STORE_OUT_INFO).
+ * A STORE_OUT_TURN row goes out before the chat's informational rows
+ * queued earlier that are not yet claimed; rows of one class keep their
+ * queue order. A key's rows are of one class: a new row replaces only the
+ * rows of its key, and takes the place of its class. GB_EARGS for a
+ * prio that is not one of enum store_out_prio.
+ */
+int store_out_add_prio(struct store *s, const char *platform, const char *chat, int64_t table,
+		       const char *key, const char *payload, int64_t due_ms,
+		       enum store_out_prio prio);
+
+/*
  * Claim up to max rows of platform to send now, at most one per chat: a
- * chat's oldest row not set aside, if it is due (due_ms <= now_ms) and not
- * under a live lease (lease_until_ms <= now_ms: an expired lease is a
- * worker that crashed, and its row is claimed again). The claimed rows get
+ * chat's head (its oldest turn-critical row not set aside, else its oldest
+ * row), if it is due (due_ms <= now_ms) and neither it nor another row of
+ * its chat is under a live lease (lease_until_ms <= now_ms: an expired
+ * lease is a worker that crashed, and its row is claimed again). The claimed rows get
  * lease_until_ms = now_ms + lease_ms (lease_ms > 0), in one transaction
  * (nested in the caller's, if one is open); they are returned oldest due
  * first (then in queue order) and *n gets the count.

@@ -835,6 +835,53 @@ static void test_house_rule_changes_say_when(void **state)
 	free(out);
 }
 
+/*
+ * The board that says whose turn it is goes before the chat's
+ * informational posts queued earlier (a setting's change); those keep
+ * their order behind it.
+ */
+static void test_board_before_informational_posts(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	const char *kinds[8];
+	json_t *rows[8];
+	char *out;
+	int n, got = 0;
+
+	assert_int_equal(say(f, "alice", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "bob", false, "/lang en", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/settings snakes entry six", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/roll", NULL), GB_OK);
+	/* a worker takes the chat's rows one at a time, as a platform adapter does */
+	do {
+		assert_int_equal(store_out_claim(f->b.store, "test", 2000, 1000, o, 8, &n), GB_OK);
+		assert_true(n <= 1);
+		if (n == 1) {
+			assert_true(got < 8);
+			rows[got] = json_loads(o[0].payload, 0, NULL);
+			assert_non_null(rows[got]);
+			kinds[got] = json_string_value(json_object_get(rows[got], "kind"));
+			got++;
+			assert_int_equal(store_out_done(f->b.store, o[0].id), GB_OK);
+			store_out_release(&o[0]);
+		}
+	} while (n == 1);
+	assert_true(got >= 3);
+	assert_string_equal(kinds[0], "table");
+	assert_string_not_equal(kinds[got - 1], "table");
+	out = json_dumps(rows[got - 1], 0);
+	assert_non_null(strstr(out, "entry is now six"));
+	free(out);
+	for (int i = 1; i < got; i++)
+		assert_string_not_equal(kinds[i], "table");
+	for (int i = 0; i < got; i++)
+		json_decref(rows[i]);
+}
+
 /* Defect: with idle autoplay on, Call Break stalled between rounds ("Round over — /next" forever). */
 static void test_autoplay_moves_on_between_rounds(void **state)
 {
@@ -1089,6 +1136,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_choose_seat_and_side, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alone_any_free_seat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_board_before_informational_posts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_as_shown, setup, teardown),

@@ -1122,6 +1122,99 @@ static void test_outbox_chat_order(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Queue a turn-critical payload for chat on telegram due at 100; its id. */
+static int64_t queue_turn(struct store *s, const char *chat, const char *key, const char *payload)
+{
+	struct store_out o[16];
+	int64_t id = 0;
+	int n = 0;
+
+	assert_int_equal(store_out_add_prio(s, "telegram", chat, 7, key, payload, 100, STORE_OUT_TURN),
+			 GB_OK);
+	assert_int_equal(store_out_chat(s, "telegram", chat, o, 16, &n), GB_OK);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(o[i].payload, payload) == 0) {
+			assert_int_equal(o[i].prio, STORE_OUT_TURN);
+			id = o[i].id;
+		}
+		store_out_release(&o[i]);
+	}
+	assert_true(id > 0);
+	return id;
+}
+
+/* Claim at now and return the one row's id (exactly one row expected), released. */
+static int64_t claim_one(struct store *s, int64_t now_ms)
+{
+	struct store_out o[8];
+	int64_t id;
+
+	assert_int_equal(claim(s, now_ms, 50, o, 8), 1);
+	id = o[0].id;
+	release_outs(o, 1);
+	return id;
+}
+
+/*
+ * A chat's turn-critical rows (its boards) go before its informational
+ * ones queued earlier, each class in queue order; a turn-critical row
+ * queued while an informational one is out waits for it; a board that
+ * replaces a board keeps its class's place.
+ */
+static void test_outbox_turn_first(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	int64_t i1 = queue(f->s, "a", NULL, "{\"joined\":1}", 100);
+	int64_t i2 = queue(f->s, "a", NULL, "{\"joined\":2}", 100);
+	int64_t t1 = queue_turn(f->s, "a", NULL, "{\"board\":1}");
+	int64_t t2 = queue_turn(f->s, "a", NULL, "{\"board\":2}");
+	int64_t i3, t3, t4, i4;
+	int n;
+
+	assert_true(i1 < i2 && i2 < t1 && t1 < t2);
+	assert_int_equal(claim_one(f->s, 200), t1);
+	assert_int_equal(claim(f->s, 200, 50, o, 8), 0); /* one row of a chat at a time */
+	assert_int_equal(store_out_done(f->s, t1), GB_OK);
+	assert_int_equal(claim_one(f->s, 200), t2);
+	assert_int_equal(store_out_done(f->s, t2), GB_OK);
+	assert_int_equal(claim_one(f->s, 200), i1);
+	assert_int_equal(store_out_done(f->s, i1), GB_OK);
+	assert_int_equal(claim_one(f->s, 200), i2);
+
+	/* i2 is out: a board queued now waits for it, then goes before i3 */
+	t3 = queue_turn(f->s, "a", NULL, "{\"board\":3}");
+	assert_int_equal(claim(f->s, 210, 50, o, 8), 0);
+	i3 = queue(f->s, "a", NULL, "{\"joined\":3}", 100);
+	assert_int_equal(store_out_retry(f->s, i2, 300, 0), GB_OK); /* a retry-after */
+	assert_int_equal(claim_one(f->s, 220), t3); /* the board need not wait for i2's time */
+	assert_int_equal(store_out_done(f->s, t3), GB_OK);
+	assert_int_equal(claim(f->s, 230, 50, o, 8), 0); /* i2 still heads its class, not due */
+	assert_int_equal(claim_one(f->s, 300), i2);
+	assert_int_equal(store_out_done(f->s, i2), GB_OK);
+
+	/* a newer board of the same table replaces the one waiting, still first */
+	t4 = queue_turn(f->s, "a", "table:7", "{\"board\":4}");
+	i4 = queue(f->s, "a", NULL, "{\"joined\":4}", 100);
+	queue_turn(f->s, "a", "table:7", "{\"board\":5}");
+	assert_int_equal(store_out_chat(f->s, "telegram", "a", o, 8, &n), GB_OK);
+	assert_int_equal(n, 3); /* i3, i4 and the newest board */
+	release_outs(o, n);
+	assert_int_equal(claim(f->s, 400, 50, o, 8), 1);
+	assert_true(o[0].id != t4);
+	assert_string_equal(o[0].payload, "{\"board\":5}");
+	assert_int_equal(o[0].prio, STORE_OUT_TURN);
+	assert_int_equal(store_out_done(f->s, o[0].id), GB_OK);
+	release_outs(o, 1);
+	assert_int_equal(claim_one(f->s, 400), i3);
+	assert_int_equal(store_out_done(f->s, i3), GB_OK);
+	assert_int_equal(claim_one(f->s, 400), i4);
+
+	/* another chat's order is its own; a class that is not one is refused */
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 0, NULL, "{}", 0, 2), GB_EARGS);
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 0, NULL, "{}", 0, -1), GB_EARGS);
+}
+
 /* Two workers draining one queue, each on its own handle. */
 #define RACE_CHATS 20
 #define RACE_PER_CHAT 8
@@ -2251,6 +2344,7 @@ int main(void)
 		T(test_outbox),
 		T(test_outbox_lease_expiry_after_crash),
 		T(test_outbox_chat_order),
+		T(test_outbox_turn_first),
 		T(test_outbox_two_workers),
 		T(test_outbox_coalescing),
 		T(test_outbox_unlease),
