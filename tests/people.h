@@ -56,4 +56,16 @@ void people_opts_init(struct people_opts *o);
 /* Play; fills *r. 0, or -1 when the service or the fake could not be started (said on stderr). */
 int people_play(const struct people_opts *o, struct people_result *r);
 
+/*
+ * The same at Discord tables (tests/people_discord.c): the service serves
+ * interactions signed with a key of the run's own, against the fake
+ * Discord API in strict mode; each table is a channel, opened with slash
+ * commands, and a press is a button interaction on the newest board its
+ * people were shown (a press's answer, the table updated in place, is a
+ * board too). An answer is too old when it took more than Discord's 3 s;
+ * refused_429 counts strict mode's 429s. o->pacing is not used (Discord's
+ * pacing is always on).
+ */
+int people_discord_play(const struct people_opts *o, struct people_result *r);
+
 #endif
