@@ -1104,6 +1104,9 @@ static int queue_replies(struct ctx *c)
 		 */
 		if (c->has_table && !strcmp(kind, "table") && !json_is_true(json_object_get(r, "repost")))
 			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
+		/* so does a seating line: the board lists the seats (a table's opening is two rows) */
+		if (c->has_table && !strcmp(kind, "public") && json_is_true(json_object_get(r, "seating")))
+			snprintf(key, sizeof(key), "seating:%lld", (long long)c->table.id);
 		if (i < turn_rows || json_object_get(r, "reply"))
 			prio = STORE_OUT_TURN;
 		rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0,

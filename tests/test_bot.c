@@ -882,6 +882,30 @@ static void test_board_before_informational_posts(void **state)
 		json_decref(rows[i]);
 }
 
+/*
+ * A table opened while its chat's messages wait (a group's budget spent):
+ * each seating line replaces the one before it that was not sent, as the
+ * board replaces the board - the board lists the seats - so the opening
+ * is two messages, not one a command.
+ */
+static void test_opening_lines_coalesce(void **state)
+{
+	struct fixture *f = *state;
+	char *out;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/new ludo", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 2);
+	assert_non_null(strstr(out, "begins"));
+	assert_null(strstr(out, "opened a table"));
+	free(out);
+}
+
 /* Defect: with idle autoplay on, Call Break stalled between rounds ("Round over — /next" forever). */
 static void test_autoplay_moves_on_between_rounds(void **state)
 {
@@ -975,9 +999,11 @@ static void test_names_as_shown(void **state)
 	int n;
 
 	assert_int_equal(say(f, "alice", true, "/new साँप सिँढी", NULL), GB_OK);
-	assert_int_equal(say(f, "alice", true, "/addbot सजिलो", NULL), GB_OK);
 	out = drain(f, &n);
 	assert_non_null(strstr(out, "opened a table of Snakes and Ladders"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/addbot सजिलो", NULL), GB_OK);
+	out = drain(f, &n);
 	assert_non_null(strstr(out, "Bot 2 joins the table (easy)"));
 	free(out);
 	v = sql_value(f, "SELECT group_concat(level, ' ') FROM seats");
@@ -1137,6 +1163,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_alone_any_free_seat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_board_before_informational_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_opening_lines_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_as_shown, setup, teardown),
