@@ -369,7 +369,10 @@ static const char *const sql_text[ST_COUNT] = {
 	 * The chat's advisory lock (until the transaction ends) comes before
 	 * the new row's id, so a chat's ids follow commit order; with a key
 	 * ($6 not ''), the earlier rows it replaces go in the same statement:
-	 * pending and not leased past $4, the new row's due time.
+	 * pending and not leased past $4, the new row's due time. The new row
+	 * takes the place (due time) of the oldest of them, and never goes
+	 * before the chat's rows that wait (a retry-after): the statement's
+	 * subqueries see the rows as they were before its delete.
 	 */
 	[ST_OUT_ADD] = "WITH chat_lock AS (SELECT pg_advisory_xact_lock(hashtext($1::text || ':' || $2::text))),"
 		" replaced AS (DELETE FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2"
@@ -377,7 +380,11 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND (lease_until_ms = 0 OR lease_until_ms <= $4::bigint)"
 		" AND EXISTS (SELECT 1 FROM chat_lock))"
 		" INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio)"
-		" SELECT $1, $2, $3, $4, $5, $6, $7::int FROM chat_lock",
+		" SELECT $1, $2, $3, GREATEST(LEAST($4::bigint, (SELECT min(due_ms) FROM outbox"
+		" WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
+		" AND aside_ms IS NULL AND (lease_until_ms = 0 OR lease_until_ms <= $4::bigint))),"
+		" (SELECT max(due_ms) FROM outbox WHERE platform = $1 AND chat = $2"
+		" AND aside_ms IS NULL)), $5, $6, $7::int FROM chat_lock",
 	/*
 	 * Each chat's head (its pending row of the highest class, the oldest
 	 * of them), if due at $2, not under a live lease, and no other row of

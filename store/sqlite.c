@@ -257,6 +257,7 @@ enum stmt {
 	ST_MOVE_ADD,
 	ST_MOVE_COUNT,
 	ST_MOVE_LAST,
+	ST_OUT_PLACE,
 	ST_OUT_COALESCE,
 	ST_OUT_REPLACE,
 	ST_OUT_ADD,
@@ -371,6 +372,11 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
 	/* one seek down the primary key: a NULL (no moves) reads as 0 */
 	[ST_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = ?1",
+	/* For a new row of key ?3 due at ?4: the latest due time of the
+	 * chat's pending rows, and the earliest of the rows it replaces. */
+	[ST_OUT_PLACE] = "SELECT max(due_ms), min(CASE WHEN ?3 <> '' AND merge_key = ?3"
+		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4) THEN due_ms END)"
+		" FROM outbox WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL",
 	/* The earlier rows a new row of key ?3 replaces: pending and not
 	 * leased past ?4, the new row's due time (0: never leased). */
 	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
@@ -2068,12 +2074,45 @@ static int out_write(struct store_backend *s, enum stmt id, const char *platform
 	return rc;
 }
 
+/*
+ * When a new row of key for chat, due at *due_ms, may go (see
+ * store_out_add()): not before the chat's rows that wait (a retry-after),
+ * and in the place of the oldest row it replaces.
+ */
+static int out_place(struct store_backend *s, const char *platform, const char *chat, const char *key,
+		     int64_t *due_ms)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = stmt_get(s, ST_OUT_PLACE, &st);
+
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 3, key));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 4, *due_ms));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row && sqlite3_column_type(st, 1) != SQLITE_NULL &&
+	    sqlite3_column_int64(st, 1) < *due_ms)
+		*due_ms = sqlite3_column_int64(st, 1);
+	if (!rc && row && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+	    sqlite3_column_int64(st, 0) > *due_ms)
+		*due_ms = sqlite3_column_int64(st, 0);
+	stmt_done(st);
+	return rc;
+}
+
 static int sq_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
 		  const char *key, const char *payload, int64_t due_ms, int prio)
 {
 	sqlite3_stmt *st = NULL;
 	int outer = 0;
 	int in_sp = 0;
+	int64_t at = due_ms;           /* when the new row may go */
 	int rc = GB_OK;
 
 	if (!key)
@@ -2087,9 +2126,12 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 	if (rc)
 		goto out;
 	in_sp = 1;
+	rc = out_place(s, platform, chat, key, &at);
+	if (rc)
+		goto out;
 	if (key[0]) {
 		/* most often the row to replace is the chat's last and still unsent: rewrite it */
-		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, due_ms, table, key, prio);
+		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, at, table, key, prio);
 		if (rc || sqlite3_changes(s->db) == 1)
 			goto out;
 		rc = stmt_get(s, ST_OUT_COALESCE, &st);
@@ -2108,7 +2150,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		if (rc)
 			goto out;
 	}
-	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, due_ms, table, key, prio);
+	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, at, table, key, prio);
 out:
 	stmt_done(st);
 	if (in_sp)

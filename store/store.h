@@ -363,6 +363,11 @@ void store_out_release(struct store_out *o);
  * nothing, so only the newest goes out. A row counts as claimed while its
  * lease runs past due_ms (the new row cannot be claimed before then), and
  * is kept: its worker may be sending it now. key NULL is "".
+ * The row's due time is due_ms, but never earlier than the chat's other
+ * pending rows' (a chat told to wait, store_out_delay(), waits for its new
+ * rows too), and a row that replaces others takes the place of the oldest
+ * of them (their earliest due time): a table whose board keeps changing
+ * while it waits keeps its turn rather than going to the back.
  */
 int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
 		  const char *key, const char *payload, int64_t due_ms);

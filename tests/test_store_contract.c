@@ -895,7 +895,7 @@ static void test_outbox(void **state)
 	int n = -1;
 	int64_t first;
 
-	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":3}", 300), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c3", 0, NULL, "{\"n\":3}", 300), GB_OK);
 	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":1}", 100), GB_OK);
 	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2}", 200), GB_OK);
 	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2b}", 200), GB_OK);
@@ -1215,6 +1215,40 @@ static void test_outbox_turn_first(void **state)
 	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 0, NULL, "{}", 0, -1), GB_EARGS);
 }
 
+/*
+ * A new row waits for its chat's rows that wait (a retry-after), even one
+ * that would go first; a row that replaces another keeps its place among
+ * the chats.
+ */
+static void test_outbox_new_rows_wait_and_keep_place(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	int64_t i1 = queue(f->s, "a", NULL, "{\"joined\":1}", 100), t1;
+	int n;
+
+	assert_int_equal(store_out_delay(f->s, "telegram", "a", 5000), GB_OK);
+	t1 = queue_turn(f->s, "a", NULL, "{\"board\":1}"); /* queued at 100 */
+	assert_int_equal(claim(f->s, 4999, 50, o, 8), 0);
+	assert_int_equal(claim_one(f->s, 5000), t1);
+	assert_int_equal(store_out_done(f->s, t1), GB_OK);
+	assert_int_equal(claim_one(f->s, 5000), i1);
+	assert_int_equal(store_out_done(f->s, i1), GB_OK);
+
+	/* b's board waits from 6000, c's row from 6100; b's newer board at 6200 keeps 6000 */
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 7, "table:7", "{\"b\":1}", 6000,
+					    STORE_OUT_TURN), GB_OK);
+	queue(f->s, "c", NULL, "{\"c\":1}", 6100);
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 7, "table:7", "{\"b\":2}", 6200,
+					    STORE_OUT_TURN), GB_OK);
+	n = claim(f->s, 6300, 50, o, 8);
+	assert_int_equal(n, 2);
+	assert_string_equal(o[0].payload, "{\"b\":2}");
+	assert_int_equal(o[0].due_ms, 6000);
+	assert_string_equal(o[1].payload, "{\"c\":1}");
+	release_outs(o, n);
+}
+
 /* Two workers draining one queue, each on its own handle. */
 #define RACE_CHATS 20
 #define RACE_PER_CHAT 8
@@ -1335,7 +1369,7 @@ static void test_outbox_coalescing(void **state)
 	assert_int_equal(store_out_count(f->s, "telegram", &pending, &aside, &oldest), GB_OK);
 	assert_int_equal(pending, 1);
 	assert_int_equal(aside, 0);
-	assert_int_equal(oldest, 120);
+	assert_int_equal(oldest, 100); /* the newest took the place of the oldest */
 	n = claim(f->s, 120, 1000, o, 16);
 	assert_int_equal(n, 1);
 	assert_string_equal(o[0].payload, "{\"v\":3}");
@@ -2345,6 +2379,7 @@ int main(void)
 		T(test_outbox_lease_expiry_after_crash),
 		T(test_outbox_chat_order),
 		T(test_outbox_turn_first),
+		T(test_outbox_new_rows_wait_and_keep_place),
 		T(test_outbox_two_workers),
 		T(test_outbox_coalescing),
 		T(test_outbox_unlease),
