@@ -398,7 +398,7 @@ static const char *const sql_text[ST_COUNT] = {
 		" WHERE o.aside_ms IS NULL AND o.due_ms <= $2 AND o.lease_until_ms <= $2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = $1 AND p.chat = o.chat"
 		" AND p.aside_ms IS NULL AND p.lease_until_ms > $2)"
-		" ORDER BY o.due_ms, o.id LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
+		" ORDER BY o.id LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
 		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"
 		" RETURNING " OUT_COLS_OF("outbox"),
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1"

@@ -395,7 +395,7 @@ static const char *const sql_text[ST_COUNT] = {
 	/* Each chat's head (its pending row of the highest class, the oldest
 	 * of them) if due at ?2 and no row of its chat is under a live lease
 	 * (a turn-critical row queued while an older informational one is out
-	 * waits for it), oldest due first; leased until ?3. A chat's rows are
+	 * waits for it), in queue order; leased until ?3. A chat's rows are
 	 * few: the NOT EXISTS reads them through outbox_chat. RETURNING order
 	 * is arbitrary: sq_out_claim() sorts. */
 	[ST_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
@@ -404,7 +404,7 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
 		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
 		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
-		" ORDER BY o.due_ms, o.id LIMIT ?4) RETURNING " OUT_COLS,
+		" ORDER BY o.id LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
 	/* the chat's newest ?3 pending rows, oldest of them first */

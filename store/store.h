@@ -391,8 +391,13 @@ int store_out_add_prio(struct store *s, const char *platform, const char *chat, 
  * its chat is under a live lease (lease_until_ms <= now_ms: an expired
  * lease is a worker that crashed, and its row is claimed again). The claimed rows get
  * lease_until_ms = now_ms + lease_ms (lease_ms > 0), in one transaction
- * (nested in the caller's, if one is open); they are returned oldest due
- * first (then in queue order) and *n gets the count.
+ * (nested in the caller's, if one is open). Of the chats' heads that are
+ * due, those queued first are picked (a row that replaced others keeps
+ * the oldest one's place): when more are due than a platform can take,
+ * every chat's turn comes round, none starved by rows newer than its own
+ * (rows told to wait all wait until one time, then go in queue order, not
+ * newest first). They are returned oldest due first (then in queue order)
+ * and *n gets the count.
  */
 int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64_t lease_ms,
 		    struct store_out *out, int max, int *n);

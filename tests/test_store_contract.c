@@ -1096,7 +1096,7 @@ static void test_outbox_chat_order(void **state)
 	release_outs(o, n);
 	assert_int_equal(store_out_done(f->s, a2), GB_OK);
 
-	/* the result is sorted by due time whatever the queue order, and max holds */
+	/* due rows are picked in queue order, returned sorted by due time; max holds */
 	queue(f->s, "x", NULL, "{\"x\":1}", 30);
 	queue(f->s, "y", NULL, "{\"y\":1}", 10);
 	queue(f->s, "z", NULL, "{\"z\":1}", 20);
@@ -1104,10 +1104,10 @@ static void test_outbox_chat_order(void **state)
 	n = claim(f->s, 2000, 50, o, 2);
 	assert_int_equal(n, 2);
 	assert_string_equal(o[0].payload, "{\"y\":1}");
-	assert_string_equal(o[1].payload, "{\"z\":1}");
-	/* released at their own due times (a retry-after), then claimed with x */
+	assert_string_equal(o[1].payload, "{\"x\":1}");
+	/* released at their own due times (a retry-after), then claimed with z */
 	assert_int_equal(store_out_retry(f->s, o[0].id, 10, 0), GB_OK);
-	assert_int_equal(store_out_retry(f->s, o[1].id, 20, 0), GB_OK);
+	assert_int_equal(store_out_retry(f->s, o[1].id, 30, 0), GB_OK);
 	release_outs(o, n);
 	n = claim(f->s, 2000, 50, o, 8);
 	assert_int_equal(n, 3);
@@ -1246,6 +1246,22 @@ static void test_outbox_new_rows_wait_and_keep_place(void **state)
 	assert_string_equal(o[0].payload, "{\"b\":2}");
 	assert_int_equal(o[0].due_ms, 6000);
 	assert_string_equal(o[1].payload, "{\"c\":1}");
+	for (int i = 0; i < n; i++)
+		assert_int_equal(store_out_done(f->s, o[i].id), GB_OK);
+	release_outs(o, n);
+
+	/*
+	 * The platform told to wait: when it may go again, the rows that
+	 * waited go first, not one queued meanwhile for another chat.
+	 */
+	queue(f->s, "d", NULL, "{\"d\":1}", 7000);
+	queue(f->s, "e", NULL, "{\"e\":1}", 7000);
+	assert_int_equal(store_out_delay(f->s, "telegram", NULL, 9000), GB_OK);
+	queue(f->s, "g", NULL, "{\"g\":1}", 8000);
+	n = claim(f->s, 9000, 50, o, 2);
+	assert_int_equal(n, 2);
+	assert_string_equal(o[0].payload, "{\"d\":1}");
+	assert_string_equal(o[1].payload, "{\"e\":1}");
 	release_outs(o, n);
 }
 
