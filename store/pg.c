@@ -230,6 +230,8 @@ static const char *const migrations[] = {
 	/* 4: a row's class (enum store_out_prio): a chat's turn-critical rows
 	 * go out before its informational ones */
 	"ALTER TABLE outbox ADD COLUMN prio INTEGER NOT NULL DEFAULT 0;"
+	/* a row's place in the queue when it replaced older ones: the oldest's (NULL: its id) */
+	"ALTER TABLE outbox ADD COLUMN place BIGINT;"
 	"UPDATE gamebot_schema SET version = 4;",
 };
 
@@ -370,21 +372,24 @@ static const char *const sql_text[ST_COUNT] = {
 	 * the new row's id, so a chat's ids follow commit order; with a key
 	 * ($6 not ''), the earlier rows it replaces go in the same statement:
 	 * pending and not leased past $4, the new row's due time. The new row
-	 * takes the place (due time) of the oldest of them, and never goes
-	 * before the chat's rows that wait (a retry-after): the statement's
-	 * subqueries see the rows as they were before its delete.
+	 * takes the due time of the oldest of them and the queue place of the
+	 * oldest row of its key (claimed or not), and never goes before the
+	 * chat's rows that wait (a retry-after): the statement's subqueries
+	 * see the rows as they were before its delete.
 	 */
 	[ST_OUT_ADD] = "WITH chat_lock AS (SELECT pg_advisory_xact_lock(hashtext($1::text || ':' || $2::text))),"
 		" replaced AS (DELETE FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2"
 		" AND merge_key = $6 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= $4::bigint)"
 		" AND EXISTS (SELECT 1 FROM chat_lock))"
-		" INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio)"
+		" INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio, place)"
 		" SELECT $1, $2, $3, GREATEST(LEAST($4::bigint, (SELECT min(due_ms) FROM outbox"
 		" WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
 		" AND aside_ms IS NULL AND (lease_until_ms = 0 OR lease_until_ms <= $4::bigint))),"
 		" (SELECT max(due_ms) FROM outbox WHERE platform = $1 AND chat = $2"
-		" AND aside_ms IS NULL)), $5, $6, $7::int FROM chat_lock",
+		" AND aside_ms IS NULL)), $5, $6, $7::int, (SELECT min(coalesce(place, id))"
+		" FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
+		" AND aside_ms IS NULL) FROM chat_lock",
 	/*
 	 * Each chat's head (its pending row of the highest class, the oldest
 	 * of them), if due at $2, not under a live lease, and no other row of
@@ -398,7 +403,7 @@ static const char *const sql_text[ST_COUNT] = {
 		" WHERE o.aside_ms IS NULL AND o.due_ms <= $2 AND o.lease_until_ms <= $2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = $1 AND p.chat = o.chat"
 		" AND p.aside_ms IS NULL AND p.lease_until_ms > $2)"
-		" ORDER BY o.id LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
+		" ORDER BY coalesce(o.place, o.id) LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
 		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"
 		" RETURNING " OUT_COLS_OF("outbox"),
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1"

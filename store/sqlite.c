@@ -217,6 +217,8 @@ static const char *const migrations[] = {
 	/* 4: a row's class (enum store_out_prio): a chat's turn-critical rows
 	 * go out before its informational ones */
 	"ALTER TABLE outbox ADD COLUMN prio INTEGER NOT NULL DEFAULT 0;"
+	/* a row's place in the queue when it replaced older ones: the oldest's (NULL: its id) */
+	"ALTER TABLE outbox ADD COLUMN place INTEGER;"
 	"PRAGMA user_version = 4;",
 };
 
@@ -375,7 +377,8 @@ static const char *const sql_text[ST_COUNT] = {
 	/* For a new row of key ?3 due at ?4: the latest due time of the
 	 * chat's pending rows, and the earliest of the rows it replaces. */
 	[ST_OUT_PLACE] = "SELECT max(due_ms), min(CASE WHEN ?3 <> '' AND merge_key = ?3"
-		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4) THEN due_ms END)"
+		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4) THEN due_ms END),"
+		" min(CASE WHEN ?3 <> '' AND merge_key = ?3 THEN ifnull(place, id) END)"
 		" FROM outbox WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL",
 	/* The earlier rows a new row of key ?3 replaces: pending and not
 	 * leased past ?4, the new row's due time (0: never leased). */
@@ -383,19 +386,20 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND merge_key = ?3 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4)",
 	/* The chat's newest pending row, when it is of table ?5, key ?6 and
-	 * class ?7 and was never handed to a worker, takes the new payload and
-	 * due time in place: it is where the new row would go (its chat's
-	 * last, so its class's last too). */
-	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4"
+	 * class ?7 and was never handed to a worker, takes the new payload,
+	 * due time and place ?8 in place: it is where the new row would go
+	 * (its chat's last, so its class's last too). */
+	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4, place = coalesce(?8, place)"
 		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND prio = ?7"
 		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL",
-	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
+		" place) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	/* Each chat's head (its pending row of the highest class, the oldest
 	 * of them) if due at ?2 and no row of its chat is under a live lease
 	 * (a turn-critical row queued while an older informational one is out
-	 * waits for it), in queue order; leased until ?3. A chat's rows are
+	 * waits for it), in queue order (a row's place, see ST_OUT_PLACE);
+	 * leased until ?3. A chat's rows are
 	 * few: the NOT EXISTS reads them through outbox_chat. RETURNING order
 	 * is arbitrary: sq_out_claim() sorts. */
 	[ST_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
@@ -404,7 +408,7 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
 		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
 		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
-		" ORDER BY o.id LIMIT ?4) RETURNING " OUT_COLS,
+		" ORDER BY ifnull(o.place, o.id) LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
 	/* the chat's newest ?3 pending rows, oldest of them first */
@@ -2049,7 +2053,8 @@ static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *coun
  */
 /* Run id (ST_OUT_ADD or ST_OUT_REPLACE), which take a row's fields in this order. */
 static int out_write(struct store_backend *s, enum stmt id, const char *platform, const char *chat,
-		     const char *payload, int64_t due_ms, int64_t table, const char *key, int prio)
+		     const char *payload, int64_t due_ms, int64_t table, const char *key, int prio,
+		     int64_t place)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = stmt_get(s, id, &st);
@@ -2068,6 +2073,8 @@ static int out_write(struct store_backend *s, enum stmt id, const char *platform
 		rc = bound(bind_text(st, 6, key));
 	if (!rc)
 		rc = bound(sqlite3_bind_int(st, 7, prio));
+	if (!rc && place)
+		rc = bound(sqlite3_bind_int64(st, 8, place));
 	if (!rc)
 		rc = step_done(st);
 	stmt_done(st);
@@ -2077,10 +2084,12 @@ static int out_write(struct store_backend *s, enum stmt id, const char *platform
 /*
  * When a new row of key for chat, due at *due_ms, may go (see
  * store_out_add()): not before the chat's rows that wait (a retry-after),
- * and in the place of the oldest row it replaces.
+ * and at the due time of the oldest row it replaces; *place: the queue
+ * place of the oldest pending row of its key, claimed or not (a board
+ * superseded while it is being sent hands its place on), 0 none.
  */
 static int out_place(struct store_backend *s, const char *platform, const char *chat, const char *key,
-		     int64_t *due_ms)
+		     int64_t *due_ms, int64_t *place)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -2102,6 +2111,7 @@ static int out_place(struct store_backend *s, const char *platform, const char *
 	if (!rc && row && sqlite3_column_type(st, 0) != SQLITE_NULL &&
 	    sqlite3_column_int64(st, 0) > *due_ms)
 		*due_ms = sqlite3_column_int64(st, 0);
+	*place = rc || !row ? 0 : sqlite3_column_int64(st, 2); /* NULL reads 0: none */
 	stmt_done(st);
 	return rc;
 }
@@ -2113,6 +2123,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 	int outer = 0;
 	int in_sp = 0;
 	int64_t at = due_ms;           /* when the new row may go */
+	int64_t place = 0;
 	int rc = GB_OK;
 
 	if (!key)
@@ -2126,12 +2137,12 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 	if (rc)
 		goto out;
 	in_sp = 1;
-	rc = out_place(s, platform, chat, key, &at);
+	rc = out_place(s, platform, chat, key, &at, &place);
 	if (rc)
 		goto out;
 	if (key[0]) {
 		/* most often the row to replace is the chat's last and still unsent: rewrite it */
-		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, at, table, key, prio);
+		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, at, table, key, prio, place);
 		if (rc || sqlite3_changes(s->db) == 1)
 			goto out;
 		rc = stmt_get(s, ST_OUT_COALESCE, &st);
@@ -2150,7 +2161,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		if (rc)
 			goto out;
 	}
-	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, at, table, key, prio);
+	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, at, table, key, prio, place);
 out:
 	stmt_done(st);
 	if (in_sp)

@@ -1262,6 +1262,29 @@ static void test_outbox_new_rows_wait_and_keep_place(void **state)
 	assert_int_equal(n, 2);
 	assert_string_equal(o[0].payload, "{\"d\":1}");
 	assert_string_equal(o[1].payload, "{\"e\":1}");
+	for (int i = 0; i < n; i++)
+		assert_int_equal(store_out_done(f->s, o[i].id), GB_OK);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, claim_one(f->s, 9000)), GB_OK); /* g's, last */
+
+	/*
+	 * A board being sent when a newer one is queued (the sender finds it
+	 * superseded): the newer one takes its place in the queue, ahead of
+	 * another chat's row queued in between.
+	 */
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "h", 8, "table:8", "{\"h\":1}", 10000,
+					    STORE_OUT_TURN), GB_OK);
+	queue(f->s, "i", NULL, "{\"i\":1}", 10000);
+	n = claim(f->s, 10000, 5000, o, 1);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].payload, "{\"h\":1}");
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "h", 8, "table:8", "{\"h\":2}", 10100,
+					    STORE_OUT_TURN), GB_OK);
+	assert_int_equal(store_out_done(f->s, o[0].id), GB_OK);
+	release_outs(o, n);
+	n = claim(f->s, 10200, 5000, o, 1);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].payload, "{\"h\":2}");
 	release_outs(o, n);
 }
 
