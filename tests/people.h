@@ -42,6 +42,7 @@ struct people_result {
 	int boards;             /* boards delivered (posted or edited) */
 	long long max_gap_ms;   /* longest time a table in play went without a new board */
 	long long gap_p99_ms;   /* of the gaps between boards of tables in play */
+	long long steady_gap_p99_ms, steady_max_gap_ms; /* of those ending after the first minute */
 	int presses, answered, too_old, refused_429;
 	long long answer_p50_ms, answer_p99_ms, answer_max_ms;  /* press to its answer, at the fake */
 	long long shown_p99_ms, shown_max_ms;   /* press to the first board that shows its move */
