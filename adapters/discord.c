@@ -19,6 +19,7 @@
  * or from the next button pressed on it.
  */
 #include "discord.h"
+#include "dc_pace.h"
 
 #include <curl/curl.h>
 #include <math.h>
@@ -712,6 +713,9 @@ struct discord {
 	 */
 	struct reach reach[DC_REACH_SLOTS];
 	int reach_next;                 /* the slot taken next when all are used */
+
+	/* Discord's rate limits as its answers state them (dc_pace.h); NULL: not paced */
+	struct dc_pace *pace;
 };
 
 static void gate_enter(struct discord *d, const char *iid)
@@ -1443,6 +1447,8 @@ struct dc_result {
 	int64_t retry_ms;               /* with 429 */
 	bool global;                    /* with 429: the limit is the application's, not a route's */
 	bool as_bot;                    /* the call was made with the bot token (not a webhook's) */
+	bool paced;                     /* not made: the rate limits ask to wait retry_ms (a 429 of our own) */
+	struct dc_limits limits;        /* what the answer's X-RateLimit-* headers said */
 };
 
 static void dc_result_release(struct dc_result *r)
@@ -1452,15 +1458,41 @@ static void dc_result_release(struct dc_result *r)
 }
 
 
+/* curl's header callback: the X-RateLimit-* headers into the call's limits. */
+static size_t limits_sink(char *p, size_t size, size_t n, void *arg)
+{
+	dc_limits_header(arg, p, size * n);
+	return size * n;
+}
+
+/*
+ * Not called now: the rate limits ask to wait (res then reads as a 429 of
+ * our own, paced, with retry_ms and global). Else 0, the call counted.
+ */
+static bool paced(const struct discord *d, const char *method, const char *path, bool auth,
+		  struct dc_result *res)
+{
+	int64_t wait = dc_pace_take(d->pace, method, path, auth, bot_now_ms(), &res->global);
+
+	if (wait <= 0)
+		return false;
+	res->status = 429;
+	res->paced = true;
+	res->retry_ms = wait;
+	res->body = json_pack("{ss}", "message", "paced within the rate limits");
+	return true;
+}
+
 /*
  * method path (below the API URL) with body (may be NULL), as the bot when
- * auth. Webhook paths hold the interaction's token and the Authorization
- * header the bot's: neither ever reaches a log line.
+ * auth, unless pacing asks to wait (see paced()). Webhook paths hold the
+ * interaction's token and the Authorization header the bot's: neither ever
+ * reaches a log line.
  */
 static void dc_api(const struct discord *d, const char *method, const char *path,
 		   const json_t *body, bool auth, struct dc_result *res)
 {
-	CURL *c = adapter_curl();
+	CURL *c = NULL;
 	struct curl_slist *h = NULL;
 	struct strbuf url = { 0 }, in = { 0 }, authz = { 0 };
 	char *text = NULL;
@@ -1468,6 +1500,10 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 
 	memset(res, 0, sizeof(*res));
 	res->as_bot = auth;
+	dc_limits_init(&res->limits);
+	if (paced(d, method, path, auth, res))
+		goto out;
+	c = adapter_curl();
 	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	h = curl_slist_append(h, "Content-Type: application/json");
 	if (h)
@@ -1489,6 +1525,8 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, adapter_curl_sink);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, limits_sink);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &res->limits);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, DC_CALL_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -1506,6 +1544,10 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 		res->retry_ms = (int64_t)ceil(secs * 1000.0);
 		res->global = json_is_true(json_object_get(res->body, "global"));
 	}
+	res->limits.status = res->status;
+	res->limits.retry_ms = res->retry_ms;
+	res->limits.global = res->limits.global || res->global;
+	dc_pace_learn(d->pace, method, path, &res->limits, bot_now_ms());
 out:
 	curl_slist_free_all(h);
 	free(text);
@@ -2017,6 +2059,7 @@ static void dc_free(struct discord *d)
 		return;
 	pthread_mutex_destroy(&d->lock);
 	sodium_memzero(d->token, sizeof(d->token));
+	dc_pace_free(d->pace);
 	free(d);
 }
 
@@ -2071,6 +2114,11 @@ static int start(const struct adapter_env *env, void **self)
 	if (rc)
 		return rc;
 	d->env = *env;
+	d->pace = dc_pace_new();
+	if (!d->pace) {
+		dc_free(d);
+		return GB_ENOMEM;
+	}
 	if (!d->token[0])
 		gb_log("discord: no bot token (DISCORD_TOKEN): interactions are answered, but tables "
 		       "cannot be posted or edited once their interaction is over");

@@ -12,8 +12,9 @@
  *     pacing): that chat (or, when global, the platform) waits; not an
  *     attempt;
  *   - a permanent failure: set aside at once with one log line.
- * The store gives a chat's rows out one at a time in order and drops a
- * table edit superseded by a newer one, so a worker never reorders a chat.
+ * The store gives a chat's rows out one at a time, its boards before its
+ * informational posts and each kind in order, and drops a table edit
+ * superseded by a newer one, so a worker never reorders a chat.
  * Each outcome is recorded as soon as its delivery is made (no write lock
  * is held across a platform call), so a killed worker repeats at most the
  * one message it had in hand.

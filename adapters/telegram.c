@@ -649,37 +649,12 @@ static int64_t group_wait(const struct pace_chat *c, int64_t now_ms)
 	return wait;
 }
 
-/* The pacing key of chat: a forum topic ("GROUP#THREAD") spends its group's budget. */
+/* A forum topic ("GROUP#THREAD") spends its group's budget: the group's key into key. */
 static void pace_key(const char *chat, char key[PACE_KEY_LEN])
 {
 	size_t len = strcspn(chat, "#");
 
 	snprintf(key, PACE_KEY_LEN, "%.*s", (int)(len < PACE_KEY_LEN ? len : PACE_KEY_LEN - 1), chat);
-}
-
-void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t now_ms)
-{
-	struct pace_chat *c;
-	char key[PACE_KEY_LEN];
-
-	if (now_ms <= taken_ms)
-		return;
-	pace_key(chat, key);
-	pthread_mutex_lock(&p->lock);
-	c = pace_slot(p, key);
-	if (c->last == taken_ms)
-		c->last = now_ms;
-	for (int i = 0; i < PACE_GROUP_N; i++)
-		if (c->sent[i] == taken_ms) {
-			c->sent[i] = now_ms;
-			break;
-		}
-	for (int i = 0; i < PACE_ALL_N; i++)
-		if (p->all[i] == taken_ms) {
-			p->all[i] = now_ms;
-			break;
-		}
-	pthread_mutex_unlock(&p->lock);
 }
 
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
@@ -715,6 +690,33 @@ int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *
 out:
 	pthread_mutex_unlock(&p->lock);
 	return wait;
+}
+
+void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t done_ms)
+{
+	struct pace_chat *c;
+	char key[PACE_KEY_LEN];
+	int i;
+
+	if (!p || done_ms <= taken_ms)
+		return;
+	pace_key(chat, key);
+	pthread_mutex_lock(&p->lock);
+	c = pace_slot(p, key);
+	i = (c->next + PACE_GROUP_N - 1) % PACE_GROUP_N;
+	if (c->sent[i] == taken_ms)
+		c->sent[i] = done_ms;
+	if (c->last == taken_ms)
+		c->last = done_ms;
+	/* the newest of the overall ring with that time (equal times are alike) */
+	for (int k = 1; k <= PACE_ALL_N; k++) {
+		i = (p->all_next + PACE_ALL_N - k) % PACE_ALL_N;
+		if (p->all[i] == taken_ms) {
+			p->all[i] = done_ms;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* ---- the Bot API over HTTP ---- */
@@ -1060,6 +1062,26 @@ static bool says(const struct tg_result *res, const char *what)
 	return strstr(res->description, what) != NULL;
 }
 
+/*
+ * Must call wait for the pacing (d says how long)? Else false, and
+ * *taken is when it was counted (0: not paced).
+ */
+static bool paced(struct telegram *t, const struct tg_call *call, struct delivery *d, int64_t *taken)
+{
+	int64_t wait = 0;
+
+	*taken = 0;
+	if (t->pace && call->chat[0]) {
+		*taken = bot_now_ms();
+		wait = tg_pace_take(t->pace, call->chat, *taken, &d->global);
+		if (wait > 0) {
+			*taken = 0;
+			set_result(d, DELIVERY_WAIT, wait, "paced");
+		}
+	}
+	return wait > 0;
+}
+
 static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
 {
 	struct telegram *t = self;
@@ -1107,16 +1129,8 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	}
 	if (!call.method[0])
 		goto out;
-	if (t->pace && call.chat[0]) {
-		int64_t wait;
-
-		taken = bot_now_ms();
-		wait = tg_pace_take(t->pace, call.chat, taken, &d->global);
-		if (wait > 0) {
-			set_result(d, DELIVERY_WAIT, wait, "paced");
-			goto out;
-		}
-	}
+	if (paced(t, &call, d, &taken))
+		goto out;
 	tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
 	if (taken)
 		tg_pace_sent(t->pace, call.chat, taken, bot_now_ms());

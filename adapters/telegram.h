@@ -151,13 +151,13 @@ void tg_pace_free(struct tg_pace *p);
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
 
 /*
- * The message to chat counted by tg_pace_take() at taken_ms was answered
- * at now_ms: Telegram saw it no later than that, and no earlier than a
- * slow network let it arrive, so its send counts from now_ms. Without
- * this, a call that arrived late and the next one on time could reach
- * Telegram closer together than its limits allow.
+ * The message to chat counted at taken_ms (by tg_pace_take()) reached
+ * Telegram by done_ms (its answer came then): it is counted from done_ms
+ * instead, so a call slow on its way (a loaded machine, a slow network)
+ * never brings the next ones closer together at Telegram than the limits
+ * allow. A no-op on NULL.
  */
-void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t now_ms);
+void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t done_ms);
 
 /* ---- the adapter (adapters/adapter.h) ---- */
 

@@ -101,6 +101,13 @@ void reply_public(struct ctx *c, int key, ...);
 void reply_alert(struct ctx *c, int key, ...);
 void reply_private(struct ctx *c, const char *user, const char *text);
 
+/*
+ * Mark the reply queued last as a seating line (who opened, sat down,
+ * moved, left, the start): the board shows the seats too, so a newer
+ * seating line of the table replaces one still waiting to be sent.
+ */
+void reply_mark_seating(struct ctx *c);
+
 /* Chat settings. */
 const char *setting_str(struct ctx *c, const char *key, const char *def);
 int setting_int(struct ctx *c, const char *key, int def);

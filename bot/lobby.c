@@ -189,6 +189,7 @@ int cmd_new(struct ctx *c)
 	if (rc || !g)
 		return rc;
 	reply_public(c, M_NEW_TABLE, c->cmd->user_name, game_title(c, g));
+	reply_mark_seating(c);
 	c->show_table = true;
 	if (c->cmd->anonymous) {
 		/* the table opens for the others; one name for several people cannot sit */
@@ -246,6 +247,7 @@ int cmd_join(struct ctx *c)
 		put_seat(c, want, c->cmd->user, c->cmd->user_name, -1);
 		c->my_seat = want;
 		reply_public(c, M_SEAT_FROM_BOT, c->cmd->user_name, seat_label(c, want, a), name);
+		reply_mark_seating(c);
 	} else {
 		char b[24];
 
@@ -253,6 +255,7 @@ int cmd_join(struct ctx *c)
 		c->my_seat = want;
 		reply_public(c, M_JOINED, c->cmd->user_name, seat_label(c, want, a),
 			     ctx_num(c, c->game->max_players, b));
+		reply_mark_seating(c);
 	}
 	c->show_table = true;
 	return GB_OK;
@@ -296,6 +299,7 @@ int cmd_seat(struct ctx *c)
 	c->my_seat = want;
 	c->seats_changed = true;
 	reply_public(c, M_SEAT_MOVED, c->cmd->user_name, seat_label(c, want, a));
+	reply_mark_seating(c);
 	c->show_table = true;
 	return GB_OK;
 }
@@ -330,6 +334,14 @@ static void pass_table(struct ctx *c, int seat)
 	snprintf(c->owner, sizeof(c->owner), "%s", c->seats[heir].user);
 	c->table_changed = true;
 	reply_public(c, M_OWNER_NOW, c->seats[heir].name);
+}
+
+void reply_mark_seating(struct ctx *c)
+{
+	size_t n = json_array_size(c->replies);
+
+	if (n)
+		json_object_set_new(json_array_get(c->replies, n - 1), "seating", json_true());
 }
 
 /* Close the table: no person is left at it. */
@@ -367,6 +379,7 @@ int cmd_leave(struct ctx *c)
 		return GB_OK;
 	}
 	reply_public(c, M_LEFT, c->cmd->user_name);
+	reply_mark_seating(c);
 	/* the others keep their seats (and sides): the one left is free */
 	free_seat(c, seat);
 	c->my_seat = -1;
@@ -405,6 +418,7 @@ int cmd_addbot(struct ctx *c)
 	}
 	put_seat(c, seat, "", "", level);
 	reply_public(c, M_BOT_ADDED, seat_name(c, seat, name, sizeof(name)), level_word(c, level));
+	reply_mark_seating(c);
 	c->show_table = true;
 	return GB_OK;
 }

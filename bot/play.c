@@ -342,6 +342,7 @@ int table_start_game(struct ctx *c)
 	c->table_changed = true;
 	c->show_table = true;
 	reply_public(c, M_STARTED, game_title(c, c->game));
+	reply_mark_seating(c);
 	send_hands(c);
 	table_schedule(c);
 	return GB_OK;

@@ -1071,13 +1071,58 @@ static int chat_unchanged(struct ctx *c)
 	return rc;
 }
 
+/*
+ * The command's replies into the outbox, inside the write transaction. A
+ * new table's id is known only now; settling a stake has replies of its own.
+ */
+static int queue_replies(struct ctx *c)
+{
+	struct store *s = c->ws;
+	size_t i, turn_rows = 0;
+	json_t *r;
+	int rc = reply_texts(c);
+
+	if (rc)
+		goto out;
+	/*
+	 * The board says whose turn it is, and a press waits for its answer:
+	 * they go before the chat's posts queued earlier. So do the rows
+	 * before the command's last board, which it shows after them.
+	 */
+	json_array_foreach(c->replies, i, r) {
+		if (!strcmp(json_string_value(json_object_get(r, "kind")), "table"))
+			turn_rows = i + 1;
+	}
+	json_array_foreach(c->replies, i, r) {
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+		enum store_out_prio prio = STORE_OUT_INFO;
+		char key[32] = "";
+
+		/*
+		 * A newer board replaces one not yet sent: only the newest goes
+		 * out. A repost is not replaced: it moves the table message.
+		 */
+		if (c->has_table && !strcmp(kind, "table") && !json_is_true(json_object_get(r, "repost")))
+			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
+		/* so does a seating line: the board lists the seats (a table's opening is two rows) */
+		if (c->has_table && !strcmp(kind, "public") && json_is_true(json_object_get(r, "seating")))
+			snprintf(key, sizeof(key), "seating:%lld", (long long)c->table.id);
+		if (i < turn_rows || json_object_get(r, "reply"))
+			prio = STORE_OUT_TURN;
+		rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0,
+					key, c->reply_text[i], c->cmd->now_ms, prio);
+		if (rc)
+			goto out;
+	}
+out:
+	return rc;
+}
+
 /* The command's writes, inside the write transaction. */
 static int commit(struct ctx *c)
 {
 	struct store *s = c->ws;
 	int rc = GB_OK;
-	size_t i;
-	json_t *r;
 
 	if (c->cmd->update_id[0]) {
 		rc = store_mark_processed(s, c->cmd->platform, c->cmd->update_id);
@@ -1141,25 +1186,7 @@ static int commit(struct ctx *c)
 		if (rc)
 			goto out;
 	}
-	/* a new table's id is known only now; settling a stake has replies of its own */
-	rc = reply_texts(c);
-	if (rc)
-		goto out;
-	json_array_foreach(c->replies, i, r) {
-		char key[32] = "";
-
-		/*
-		 * A newer board replaces one not yet sent: only the newest goes
-		 * out. A repost is not replaced: it moves the table message.
-		 */
-		if (c->has_table && !strcmp(json_string_value(json_object_get(r, "kind")), "table") &&
-		    !json_is_true(json_object_get(r, "repost")))
-			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
-		rc = store_out_add(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0, key,
-				   c->reply_text[i], c->cmd->now_ms);
-		if (rc)
-			goto out;
-	}
+	rc = queue_replies(c);
 out:
 	return rc;
 }

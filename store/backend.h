@@ -96,7 +96,7 @@ struct store_ops {
 
 	/* ---- the outbox ---- */
 	int (*out_add)(struct store_backend *b, const char *platform, const char *chat,
-		int64_t table, const char *key, const char *payload, int64_t due_ms);
+		int64_t table, const char *key, const char *payload, int64_t due_ms, int prio);
 	int (*out_claim)(struct store_backend *b, const char *platform, int64_t now_ms,
 		int64_t lease_ms, struct store_out *out, int max, int *n);
 	int (*out_due)(struct store_backend *b, const char *platform, int64_t now_ms,

@@ -40,7 +40,11 @@
  * - store_out_claim() picks each chat's head with FOR UPDATE SKIP LOCKED in
  *   one UPDATE ... RETURNING: workers never wait for each other and never
  *   claim one row twice, and a chat with a row under a live lease gives
- *   none, so a chat's messages go out one at a time and in order;
+ *   none, so a chat's messages go out one at a time, each class in order
+ *   (two workers claiming at the same instant, on snapshots either side of
+ *   a turn-critical row's commit, may each take one row of its chat: the
+ *   new row and the informational one it goes before, an order the
+ *   contract allows; rows of one class never overtake each other);
  * - a processed update, a move, a timer, a coin movement or terms for a
  *   table that is not there are inserts that find no row (ON CONFLICT DO
  *   NOTHING, WHERE EXISTS) rather than errors, so the expected refusals
@@ -232,6 +236,13 @@ static const char *const migrations[] = {
 	"  stake BIGINT NOT NULL DEFAULT 0 CHECK (stake >= 0)"
 	");"
 	"UPDATE gamebot_schema SET version = 3;",
+
+	/* 4: a row's class (enum store_out_prio): a chat's turn-critical rows
+	 * go out before its informational ones */
+	"ALTER TABLE outbox ADD COLUMN prio INTEGER NOT NULL DEFAULT 0;"
+	/* a row's place in the queue when it replaced older ones: the oldest's (NULL: its id) */
+	"ALTER TABLE outbox ADD COLUMN place BIGINT;"
+	"UPDATE gamebot_schema SET version = 4;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -305,9 +316,9 @@ enum stmt {
 	" turn_started_ms, rules, state, watch, created_ms"
 #define TIMER_COLS "table_id, kind, due_ms, version, attempts"
 #define OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
-	" lease_until_ms"
+	" lease_until_ms, prio"
 #define OUT_COLS_OF(t) t ".id, " t ".platform, " t ".chat, " t ".payload, " t ".attempts, " \
-	t ".due_ms, " t ".table_id, " t ".merge_key, " t ".lease_until_ms"
+	t ".due_ms, " t ".table_id, " t ".merge_key, " t ".lease_until_ms, " t ".prio"
 
 /*
  * Parameters are typed where PostgreSQL cannot infer them (a select list,
@@ -370,28 +381,39 @@ static const char *const sql_text[ST_COUNT] = {
 	 * The chat's advisory lock (until the transaction ends) comes before
 	 * the new row's id, so a chat's ids follow commit order; with a key
 	 * ($6 not ''), the earlier rows it replaces go in the same statement:
-	 * pending and not leased past $4, the new row's due time.
+	 * pending and not leased past $4, the new row's due time. The new row
+	 * takes the due time of the oldest of them and the queue place of the
+	 * oldest row of its key (claimed or not), and never goes before the
+	 * chat's rows that wait (a retry-after): the statement's subqueries
+	 * see the rows as they were before its delete.
 	 */
 	[ST_OUT_ADD] = "WITH chat_lock AS (SELECT pg_advisory_xact_lock(hashtext($1::text || ':' || $2::text))),"
 		" replaced AS (DELETE FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2"
 		" AND merge_key = $6 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= $4::bigint)"
 		" AND EXISTS (SELECT 1 FROM chat_lock))"
-		" INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key)"
-		" SELECT $1, $2, $3, $4, $5, $6 FROM chat_lock",
+		" INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio, place)"
+		" SELECT $1, $2, $3, GREATEST(LEAST($4::bigint, (SELECT min(due_ms) FROM outbox"
+		" WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
+		" AND aside_ms IS NULL AND (lease_until_ms = 0 OR lease_until_ms <= $4::bigint))),"
+		" (SELECT max(due_ms) FROM outbox WHERE platform = $1 AND chat = $2"
+		" AND aside_ms IS NULL)), $5, $6, $7::int, (SELECT min(coalesce(place, id))"
+		" FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
+		" AND aside_ms IS NULL) FROM chat_lock",
 	/*
-	 * Each chat's head (its oldest pending row), if due at $2, not under a
-	 * live lease, and no other row of its chat is; locked SKIP LOCKED (a
-	 * row another worker is claiming is its), its conditions checked
-	 * again on the row as locked; leased until $3.
+	 * Each chat's head (its pending row of the highest class, the oldest
+	 * of them), if due at $2, not under a live lease, and no other row of
+	 * its chat is; locked SKIP LOCKED (a row another worker is claiming is
+	 * its), its conditions checked again on the row as locked; leased
+	 * until $3.
 	 */
 	[ST_OUT_CLAIM] = "WITH head AS (SELECT DISTINCT ON (chat) id FROM outbox"
-		" WHERE platform = $1 AND aside_ms IS NULL ORDER BY chat, id),"
+		" WHERE platform = $1 AND aside_ms IS NULL ORDER BY chat, prio DESC, id),"
 		" pick AS (SELECT o.id FROM outbox AS o JOIN head ON head.id = o.id"
 		" WHERE o.aside_ms IS NULL AND o.due_ms <= $2 AND o.lease_until_ms <= $2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = $1 AND p.chat = o.chat"
 		" AND p.aside_ms IS NULL AND p.lease_until_ms > $2)"
-		" ORDER BY o.due_ms, o.id LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
+		" ORDER BY coalesce(o.place, o.id) LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
 		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"
 		" RETURNING " OUT_COLS_OF("outbox"),
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1"
@@ -1928,6 +1950,7 @@ static int out_read(struct pgst *st, struct store_out *o)
 	o->due_ms = col_i64(st, 5);
 	o->table = col_i64(st, 6);
 	o->lease_until_ms = col_i64(st, 8);
+	o->prio = col_int(st, 9);
 	rc = copy_col(o->platform, sizeof o->platform, st, 1);
 	if (!rc)
 		rc = copy_col(o->chat, sizeof o->chat, st, 2);
@@ -1971,7 +1994,7 @@ static int out_rows(struct pgst *st, struct store_out *outs, int max, int *count
  * the insert (see ST_OUT_ADD).
  */
 static int pg_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
-		      const char *key, const char *payload, int64_t due_ms)
+		      const char *key, const char *payload, int64_t due_ms, int prio)
 {
 	struct pgst *st = NULL;
 	int rc = GB_OK;
@@ -1996,6 +2019,8 @@ static int pg_out_add(struct store_backend *s, const char *platform, const char 
 		rc = bound(bind_i64(st, 5, table));
 	if (!rc)
 		rc = bound(bind_text(st, 6, key));
+	if (!rc)
+		rc = bound(bind_int(st, 7, prio));
 	if (!rc)
 		rc = step_done(st);
 out:

@@ -216,6 +216,13 @@ static const char *const migrations[] = {
 	"  stake INTEGER NOT NULL DEFAULT 0 CHECK (stake >= 0)"
 	");"
 	"PRAGMA user_version = 3;",
+
+	/* 4: a row's class (enum store_out_prio): a chat's turn-critical rows
+	 * go out before its informational ones */
+	"ALTER TABLE outbox ADD COLUMN prio INTEGER NOT NULL DEFAULT 0;"
+	/* a row's place in the queue when it replaced older ones: the oldest's (NULL: its id) */
+	"ALTER TABLE outbox ADD COLUMN place INTEGER;"
+	"PRAGMA user_version = 4;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -255,6 +262,7 @@ enum stmt {
 	ST_MOVE_ADD,
 	ST_MOVE_COUNT,
 	ST_MOVE_LAST,
+	ST_OUT_PLACE,
 	ST_OUT_COALESCE,
 	ST_OUT_REPLACE,
 	ST_OUT_ADD,
@@ -304,7 +312,7 @@ enum stmt {
 #define TIMER_COLS "table_id, kind, due_ms, version, attempts"
 /* Column list read by out_read(), in its order. */
 #define OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
-	" lease_until_ms"
+	" lease_until_ms, prio"
 
 static const char *const sql_text[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -369,29 +377,41 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
 	/* one seek down the primary key: a NULL (no moves) reads as 0 */
 	[ST_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = ?1",
+	/* For a new row of key ?3 due at ?4: the latest due time of the
+	 * chat's pending rows, and the earliest of the rows it replaces. */
+	[ST_OUT_PLACE] = "SELECT max(due_ms), min(CASE WHEN ?3 <> '' AND merge_key = ?3"
+		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4) THEN due_ms END),"
+		" min(CASE WHEN ?3 <> '' AND merge_key = ?3 THEN ifnull(place, id) END)"
+		" FROM outbox WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL",
 	/* The earlier rows a new row of key ?3 replaces: pending and not
 	 * leased past ?4, the new row's due time (0: never leased). */
 	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND merge_key = ?3 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4)",
-	/* The chat's newest pending row, when it is of table ?5 and key ?6 and
-	 * was never handed to a worker, takes the new payload and due time in
-	 * place: it is where the new row would go (its chat's last). */
-	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4"
+	/* The chat's newest pending row, when it is of table ?5, key ?6 and
+	 * class ?7 and was never handed to a worker, takes the new payload,
+	 * due time and place ?8 in place: it is where the new row would go
+	 * (its chat's last, so its class's last too). */
+	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4, place = coalesce(?8, place)"
 		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
-		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND lease_until_ms = 0"
-		" AND attempts = 0 AND aside_ms IS NULL",
-	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	/* Each chat's head (its oldest pending row) if due at ?2 and not under
-	 * a live lease, oldest due first; leased until ?3. RETURNING order is
-	 * arbitrary: sq_out_claim() sorts. */
+		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND prio = ?7"
+		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL",
+	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
+		" place) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	/* Each chat's head (its pending row of the highest class, the oldest
+	 * of them) if due at ?2 and no row of its chat is under a live lease
+	 * (a turn-critical row queued while an older informational one is out
+	 * waits for it), in queue order (a row's place, see ST_OUT_PLACE);
+	 * leased until ?3. A chat's rows are
+	 * few: the NOT EXISTS reads them through outbox_chat. RETURNING order
+	 * is arbitrary: sq_out_claim() sorts. */
 	[ST_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
 		"SELECT o.id FROM outbox AS o WHERE o.platform = ?1 AND o.aside_ms IS NULL"
 		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
-		" AND p.chat = o.chat AND p.aside_ms IS NULL AND p.id < o.id)"
-		" ORDER BY o.due_ms, o.id LIMIT ?4) RETURNING " OUT_COLS,
+		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
+		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
+		" ORDER BY ifnull(o.place, o.id) LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
 	/* the chat's newest ?3 pending rows, oldest of them first */
@@ -2042,6 +2062,7 @@ static int out_read(sqlite3_stmt *st, struct store_out *o)
 	o->due_ms = sqlite3_column_int64(st, 5);
 	o->table = sqlite3_column_int64(st, 6);
 	o->lease_until_ms = sqlite3_column_int64(st, 8);
+	o->prio = col_int(st, 9);
 	rc = copy_col(o->platform, sizeof o->platform, st, 1);
 	if (!rc)
 		rc = copy_col(o->chat, sizeof o->chat, st, 2);
@@ -2086,7 +2107,8 @@ static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *coun
  */
 /* Run id (ST_OUT_ADD or ST_OUT_REPLACE), which take a row's fields in this order. */
 static int out_write(struct store_backend *s, enum stmt id, const char *platform, const char *chat,
-		     const char *payload, int64_t due_ms, int64_t table, const char *key)
+		     const char *payload, int64_t due_ms, int64_t table, const char *key, int prio,
+		     int64_t place)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = stmt_get(s, id, &st);
@@ -2104,17 +2126,58 @@ static int out_write(struct store_backend *s, enum stmt id, const char *platform
 	if (!rc)
 		rc = bound(bind_text(st, 6, key));
 	if (!rc)
+		rc = bound(sqlite3_bind_int(st, 7, prio));
+	if (!rc && place)
+		rc = bound(sqlite3_bind_int64(st, 8, place));
+	if (!rc)
 		rc = step_done(st);
 	stmt_done(st);
 	return rc;
 }
 
+/*
+ * When a new row of key for chat, due at *due_ms, may go (see
+ * store_out_add()): not before the chat's rows that wait (a retry-after),
+ * and at the due time of the oldest row it replaces; *place: the queue
+ * place of the oldest pending row of its key, claimed or not (a board
+ * superseded while it is being sent hands its place on), 0 none.
+ */
+static int out_place(struct store_backend *s, const char *platform, const char *chat, const char *key,
+		     int64_t *due_ms, int64_t *place)
+{
+	sqlite3_stmt *st = NULL;
+	int row = 0;
+	int rc = stmt_get(s, ST_OUT_PLACE, &st);
+
+	if (!rc)
+		rc = bound(bind_text(st, 1, platform));
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 3, key));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 4, *due_ms));
+	if (!rc)
+		rc = step(st, &row);
+	if (!rc && row && sqlite3_column_type(st, 1) != SQLITE_NULL &&
+	    sqlite3_column_int64(st, 1) < *due_ms)
+		*due_ms = sqlite3_column_int64(st, 1);
+	if (!rc && row && sqlite3_column_type(st, 0) != SQLITE_NULL &&
+	    sqlite3_column_int64(st, 0) > *due_ms)
+		*due_ms = sqlite3_column_int64(st, 0);
+	*place = rc || !row ? 0 : sqlite3_column_int64(st, 2); /* NULL reads 0: none */
+	stmt_done(st);
+	return rc;
+}
+
 static int sq_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
-		  const char *key, const char *payload, int64_t due_ms)
+		  const char *key, const char *payload, int64_t due_ms, int prio)
 {
 	sqlite3_stmt *st = NULL;
 	int outer = 0;
 	int in_sp = 0;
+	int64_t at = due_ms;           /* when the new row may go */
+	int64_t place = 0;
 	int rc = GB_OK;
 
 	if (!key)
@@ -2128,9 +2191,12 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 	if (rc)
 		goto out;
 	in_sp = 1;
+	rc = out_place(s, platform, chat, key, &at, &place);
+	if (rc)
+		goto out;
 	if (key[0]) {
 		/* most often the row to replace is the chat's last and still unsent: rewrite it */
-		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, due_ms, table, key);
+		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, at, table, key, prio, place);
 		if (rc || sqlite3_changes(s->db) == 1)
 			goto out;
 		rc = stmt_get(s, ST_OUT_COALESCE, &st);
@@ -2149,7 +2215,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		if (rc)
 			goto out;
 	}
-	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, due_ms, table, key);
+	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, at, table, key, prio, place);
 out:
 	stmt_done(st);
 	if (in_sp)

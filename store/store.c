@@ -377,7 +377,16 @@ int store_move_last(struct store *s, int64_t table, int *out)
 int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
 	const char *key, const char *payload, int64_t due_ms)
 {
-	return OPS(s)->out_add(B(s), platform, chat, table, key, payload, due_ms);
+	return OPS(s)->out_add(B(s), platform, chat, table, key, payload, due_ms, STORE_OUT_INFO);
+}
+
+int store_out_add_prio(struct store *s, const char *platform, const char *chat, int64_t table,
+	const char *key, const char *payload, int64_t due_ms, enum store_out_prio prio)
+{
+	int ok = prio == STORE_OUT_INFO || prio == STORE_OUT_TURN;
+
+	return ok ? OPS(s)->out_add(B(s), platform, chat, table, key, payload, due_ms, (int)prio) :
+		    GB_EARGS;
 }
 
 int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64_t lease_ms,

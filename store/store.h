@@ -336,11 +336,19 @@ int store_move_last(struct store *s, int64_t table, int *out);
  *   store_out_set_aside() given up: kept for a person to look at, never sent.
  * A claim is a lease: a worker that dies before ending its rows leaves them
  * leased until lease_until_ms, after which they are claimed again (so a
- * message may be sent twice, never lost). A chat's rows go out strictly in
- * queue order: only the chat's oldest row not set aside is ever claimed, so
- * the next one waits until it is done or set aside. A platform's retry-after
- * for one chat is store_out_delay() of that chat only.
+ * message may be sent twice, never lost). A chat's rows go out one at a
+ * time, turn-critical rows (STORE_OUT_TURN) before informational ones
+ * (STORE_OUT_INFO), each class in queue order: only the chat's head - its
+ * oldest turn-critical row not set aside, or when it has none its oldest
+ * informational one - is ever claimed, and only while no other row of the
+ * chat is under a live lease, so the next one waits until it is done or
+ * set aside. A platform's retry-after for one chat is store_out_delay() of
+ * that chat only.
  */
+enum store_out_prio {
+	STORE_OUT_INFO = 0,            /* joins, settings, notices: wait behind the boards */
+	STORE_OUT_TURN = 1,            /* a board (whose turn it is) or a press's answer */
+};
 struct store_out {
 	int64_t id;
 	char platform[16];
@@ -351,6 +359,7 @@ struct store_out {
 	int attempts;
 	int64_t due_ms;
 	int64_t lease_until_ms;        /* claimed until then; 0 never claimed or released */
+	int prio;                      /* enum store_out_prio */
 };
 void store_out_release(struct store_out *o);
 
@@ -362,18 +371,41 @@ void store_out_release(struct store_out *o);
  * nothing, so only the newest goes out. A row counts as claimed while its
  * lease runs past due_ms (the new row cannot be claimed before then), and
  * is kept: its worker may be sending it now. key NULL is "".
+ * The row's due time is due_ms, but never earlier than the chat's other
+ * pending rows' (a chat told to wait, store_out_delay(), waits for its new
+ * rows too), and a row that replaces others takes the place of the oldest
+ * of them (their earliest due time): a table whose board keeps changing
+ * while it waits keeps its turn rather than going to the back.
  */
 int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
 		  const char *key, const char *payload, int64_t due_ms);
 
 /*
+ * store_out_add() of a row of class prio (store_out_add() is STORE_OUT_INFO).
+ * A STORE_OUT_TURN row goes out before the chat's informational rows
+ * queued earlier that are not yet claimed; rows of one class keep their
+ * queue order. A key's rows are of one class: a new row replaces only the
+ * rows of its key, and takes the place of its class. GB_EARGS for a
+ * prio that is not one of enum store_out_prio.
+ */
+int store_out_add_prio(struct store *s, const char *platform, const char *chat, int64_t table,
+		       const char *key, const char *payload, int64_t due_ms,
+		       enum store_out_prio prio);
+
+/*
  * Claim up to max rows of platform to send now, at most one per chat: a
- * chat's oldest row not set aside, if it is due (due_ms <= now_ms) and not
- * under a live lease (lease_until_ms <= now_ms: an expired lease is a
- * worker that crashed, and its row is claimed again). The claimed rows get
+ * chat's head (its oldest turn-critical row not set aside, else its oldest
+ * row), if it is due (due_ms <= now_ms) and neither it nor another row of
+ * its chat is under a live lease (lease_until_ms <= now_ms: an expired
+ * lease is a worker that crashed, and its row is claimed again). The claimed rows get
  * lease_until_ms = now_ms + lease_ms (lease_ms > 0), in one transaction
- * (nested in the caller's, if one is open); they are returned oldest due
- * first (then in queue order) and *n gets the count.
+ * (nested in the caller's, if one is open). Of the chats' heads that are
+ * due, those queued first are picked (a row that replaced others keeps
+ * the oldest one's place): when more are due than a platform can take,
+ * every chat's turn comes round, none starved by rows newer than its own
+ * (rows told to wait all wait until one time, then go in queue order, not
+ * newest first). They are returned oldest due first (then in queue order)
+ * and *n gets the count.
  */
 int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64_t lease_ms,
 		    struct store_out *out, int max, int *n);

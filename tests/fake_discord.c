@@ -19,6 +19,29 @@
 #define FAKE_MAX_BODY (1024 * 1024)
 #define FAKE_MAX_FAULTS 64
 #define FAKE_MAX_TOKENS 64
+#define STRICT_BUCKETS 1024     /* (route, channel or webhook) windows strict mode keeps */
+#define STRICT_ALL_N 50         /* bot calls a second: the global limit */
+#define STRICT_ANSWER_MS 3000   /* an interaction's initial response, after its creation */
+#define DC_EPOCH_MS 1420070400000LL
+
+/* One bucket's window in strict mode: limit calls from start for window_ms. */
+struct window {
+	char key[300];
+	long long start;
+	int count;
+};
+
+/* What strict mode adds to an answer: the X-RateLimit-* headers, or a 429's. */
+struct limits {
+	bool has;               /* a bucketed route: Limit, Remaining, Reset-After, Bucket */
+	int limit, remaining;
+	long long reset_after_ms;
+	const char *bucket;
+	bool refused, global;   /* a 429 (global: of the global limit) */
+};
+
+/* The answer being made on this connection's thread (thread per connection). */
+static _Thread_local const struct limits *cur_limits;
 
 struct call {
 	char method[16];
@@ -26,6 +49,7 @@ struct call {
 	char auth[256];
 	json_t *body;
 	int status;
+	long long at_ms;        /* when it arrived (monotonic) */
 };
 
 struct fault {
@@ -71,7 +95,31 @@ struct fake_dc {
 		long long id;
 	} nonces[256];
 	int nnonces;
+
+	/* strict mode: Discord's limits enforced */
+	bool strict;
+	struct window *windows;     /* STRICT_BUCKETS of them, allocated when strict */
+	long long all[STRICT_ALL_N];
+	int all_next;
+	int refused;                /* 429s answered by strict mode */
+	int late;                   /* initial responses refused as too late */
 };
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long long wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void deadline_in(struct timespec *ts, long ms)
 {
@@ -99,6 +147,29 @@ static enum MHD_Result respond(struct MHD_Connection *conn, int status, json_t *
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
+	if (cur_limits && cur_limits->has) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%d", cur_limits->limit);
+		MHD_add_response_header(r, "X-RateLimit-Limit", v);
+		snprintf(v, sizeof(v), "%d", cur_limits->remaining);
+		MHD_add_response_header(r, "X-RateLimit-Remaining", v);
+		snprintf(v, sizeof(v), "%.3f", (double)cur_limits->reset_after_ms / 1000.0);
+		MHD_add_response_header(r, "X-RateLimit-Reset-After", v);
+		snprintf(v, sizeof(v), "%.3f",
+			 (double)(wall_ms() + cur_limits->reset_after_ms) / 1000.0);
+		MHD_add_response_header(r, "X-RateLimit-Reset", v);
+		MHD_add_response_header(r, "X-RateLimit-Bucket", cur_limits->bucket);
+	}
+	if (cur_limits && cur_limits->refused) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%lld", (cur_limits->reset_after_ms + 999) / 1000);
+		MHD_add_response_header(r, "Retry-After", v);
+		MHD_add_response_header(r, "X-RateLimit-Scope", cur_limits->global ? "global" : "user");
+		if (cur_limits->global)
+			MHD_add_response_header(r, "X-RateLimit-Global", "true");
+	}
 	ret = MHD_queue_response(conn, (unsigned int)status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -150,6 +221,7 @@ static void record(struct fake_dc *f, const char *method, const char *path, cons
 	snprintf(f->calls[f->ncalls].auth, sizeof(f->calls[0].auth), "%s", auth ? auth : "");
 	f->calls[f->ncalls].body = body;
 	f->calls[f->ncalls].status = status;
+	f->calls[f->ncalls].at_ms = mono_ms();
 	f->ncalls++;
 	pthread_cond_broadcast(&f->cond);
 }
@@ -294,6 +366,132 @@ static enum MHD_Result success(struct fake_dc *f, struct MHD_Connection *conn, c
 	return error_reply(conn, 404, "404: Not Found", 0);
 }
 
+/*
+ * The bucket of a call as Discord keeps it: a channel's message posts,
+ * its edits (5 each per 5 s), an interaction webhook's calls (5 per 2 s);
+ * its key (route and major parameter) into key. false: not bucketed.
+ */
+static bool bucket_of(const char *method, const char *path, char *key, size_t n, int *limit,
+		      long long *window_ms, const char **name)
+{
+	char token[256];
+	const char *slash;
+
+	if (webhook_token(path, token, sizeof(token))) {
+		snprintf(key, n, "hook:%s", token);
+		*limit = 5;
+		*window_ms = 2000;
+		*name = "b7e0c6a1d2f9e8a7webhook";
+		return true;
+	}
+	if (strncmp(path, "/channels/", 10))
+		return false;
+	slash = strchr(path + 10, '/');
+	if (!slash || strncmp(slash, "/messages", 9))
+		return false;
+	*limit = 5;
+	*window_ms = 5000;
+	if (!strcmp(method, "POST") && slash[9] == '\0') {
+		snprintf(key, n, "post:%.*s", (int)(slash - path - 10), path + 10);
+		*name = "80c17d2f203122d936070c88c8d10f33";
+	} else {
+		snprintf(key, n, "edit:%.*s", (int)(slash - path - 10), path + 10);
+		*name = "f9b4a1e0d8c2e3b5a6c7d8e9f0a1b2c3";
+	}
+	return true;
+}
+
+/* key's window at now, started afresh when over (NULL when the table is full). Lock held. */
+static struct window *window_of(struct fake_dc *f, const char *key, long long now,
+				long long window_ms)
+{
+	struct window *free_w = NULL;
+
+	for (int i = 0; i < STRICT_BUCKETS; i++) {
+		struct window *w = &f->windows[i];
+
+		if (!w->key[0] || now - w->start >= 10 * window_ms) {
+			if (!free_w)
+				free_w = w;
+			continue;
+		}
+		if (strcmp(w->key, key))
+			continue;
+		if (now - w->start >= window_ms) {
+			w->start = now;
+			w->count = 0;
+		}
+		return w;
+	}
+	if (free_w) {
+		snprintf(free_w->key, sizeof(free_w->key), "%s", key);
+		free_w->start = now;
+		free_w->count = 0;
+	}
+	return free_w;
+}
+
+/*
+ * Strict mode's verdict on a call (lock held) into *l: the bot's calls
+ * are at most 50 in any second (else a global 429), a bucket's at most its
+ * limit in its window (else a 429 of the bucket); a call that goes is
+ * counted. Interactions' initial responses are not calls of the bot.
+ */
+static void strict_verdict(struct fake_dc *f, const char *method, const char *path, bool as_bot,
+			   struct limits *l)
+{
+	long long now = mono_ms(), window_ms = 0, t = f->all[f->all_next];
+	char key[300];
+	struct window *w = NULL;
+	int limit = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (!f->strict)
+		return;
+	if (as_bot && t && now - t < 1000) {
+		l->refused = l->global = true;
+		l->reset_after_ms = 1000 - (now - t);
+		f->refused++;
+		return;
+	}
+	if (bucket_of(method, path, key, sizeof(key), &limit, &window_ms, &l->bucket))
+		w = window_of(f, key, now, window_ms);
+	if (w) {
+		l->has = true;
+		l->limit = limit;
+		l->reset_after_ms = w->start + window_ms - now;
+		if (w->count >= limit) {
+			l->refused = true;
+			l->remaining = 0;
+			f->refused++;
+			return;
+		}
+		w->count++;
+		l->remaining = limit - w->count;
+	}
+	if (as_bot) {
+		f->all[f->all_next] = now;
+		f->all_next = (f->all_next + 1) % STRICT_ALL_N;
+	}
+}
+
+/* An interaction's initial response (POST /interactions/ID/TOKEN/callback) made too late? Lock held. */
+static bool too_late(struct fake_dc *f, const char *method, const char *path)
+{
+	unsigned long long id;
+	char *end = NULL;
+
+	if (!f->strict || strcmp(method, "POST") || strncmp(path, "/interactions/", 14))
+		return false;
+	id = strtoull(path + 14, &end, 10);
+	if (end == path + 14 || *end != '/')
+		return false;
+	if (wall_ms() - ((long long)(id >> 22) + DC_EPOCH_MS) <= STRICT_ANSWER_MS)
+		return false;
+	f->late++;
+	return true;
+}
+
 static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, const char *method,
 			      const char *path, struct fake_upload *up)
 {
@@ -305,7 +503,8 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	enum fake_dc_fault kind;
 	long arg = 0;
 	int status = 200, denied = 0;
-	bool expired;
+	bool expired, late = false, callback = !strncmp(path, "/interactions/", 14);
+	struct limits lim = { 0 };
 	enum MHD_Result ret;
 
 	if (!body)
@@ -314,8 +513,18 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	expired = is_webhook && expired_locked(f, token);
 	kind = take_fault(f, method, path, &arg);
 	denied = is_webhook ? 0 : denied_locked(f, path);
-	if (!is_webhook && (!auth || strcmp(auth, f->bot_auth)))
+	if (callback)
+		late = too_late(f, method, path);
+	else if (!kind)
+		strict_verdict(f, method, path, !is_webhook, &lim);
+	if (late)
+		status = 404;
+	else if (callback)
+		status = 204;
+	else if (!is_webhook && (!auth || strcmp(auth, f->bot_auth)))
 		status = 401;
+	else if (lim.refused)
+		status = 429;
 	else if (denied)
 		status = 403;
 	else if (expired)
@@ -332,18 +541,35 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	record(f, method, path, auth, json_deep_copy(body), status);
 	pthread_mutex_unlock(&f->lock);
 
+	cur_limits = &lim;
 	switch (status) {
+	case 204: {
+		struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+
+		ret = r ? MHD_queue_response(conn, 204, r) : MHD_NO;
+		if (r)
+			MHD_destroy_response(r);
+		break;
+	}
 	case 401:
 		ret = error_reply(conn, 401, "401: Unauthorized", 0);
 		break;
 	case 404:
-		ret = expired ? error_reply(conn, 404, "Unknown Webhook", 10015)
-			      : error_reply(conn, 404, "Unknown Message", 10008);
+		ret = late ? error_reply(conn, 404, "Unknown interaction", 10062)
+		     : expired ? error_reply(conn, 404, "Unknown Webhook", 10015)
+			       : error_reply(conn, 404, "Unknown Message", 10008);
 		break;
 	case 429:
-		ret = respond(conn, 429,
-			      json_pack("{sssfsb}", "message", "You are being rate limited.", "retry_after",
-					(double)arg / 1000.0, "global", kind == FAKE_DC_429_GLOBAL));
+		if (lim.refused)
+			ret = respond(conn, 429,
+				      json_pack("{sssfsbsi}", "message", "You are being rate limited.",
+						"retry_after", (double)lim.reset_after_ms / 1000.0, "global",
+						lim.global, "code", 0));
+		else
+			ret = respond(conn, 429,
+				      json_pack("{sssfsb}", "message", "You are being rate limited.",
+						"retry_after", (double)arg / 1000.0, "global",
+						kind == FAKE_DC_429_GLOBAL));
 		break;
 	case 403:
 		ret = denied == 50013 ? error_reply(conn, 403, "Missing Permissions", 50013)
@@ -356,6 +582,7 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 		ret = success(f, conn, method, path, body, is_webhook ? token : NULL);
 		break;
 	}
+	cur_limits = NULL;
 	json_decref(body);
 	return ret;
 }
@@ -415,9 +642,35 @@ void fake_dc_free(struct fake_dc *f)
 	for (int i = 0; i < f->ncalls; i++)
 		json_decref(f->calls[i].body);
 	free(f->calls);
+	free(f->windows);
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
+}
+
+int fake_dc_strict(struct fake_dc *f, bool on)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&f->lock);
+	if (on && !f->windows)
+		f->windows = calloc(STRICT_BUCKETS, sizeof(*f->windows));
+	if (on && !f->windows)
+		rc = -1;
+	else
+		f->strict = on;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+void fake_dc_strict_counts(struct fake_dc *f, int *refused, int *late)
+{
+	pthread_mutex_lock(&f->lock);
+	if (refused)
+		*refused = f->refused;
+	if (late)
+		*late = f->late;
+	pthread_mutex_unlock(&f->lock);
 }
 
 const char *fake_dc_url(const struct fake_dc *f)
@@ -583,6 +836,17 @@ int fake_dc_wait(struct fake_dc *f, const char *method, const char *prefix, int 
 	n = count_locked(f, method, prefix);
 	pthread_mutex_unlock(&f->lock);
 	return n;
+}
+
+long long fake_dc_call_at(struct fake_dc *f, int i)
+{
+	long long at = -1;
+
+	pthread_mutex_lock(&f->lock);
+	if (i >= 0 && i < f->ncalls)
+		at = f->calls[i].at_ms;
+	pthread_mutex_unlock(&f->lock);
+	return at;
 }
 
 void fake_dc_clear(struct fake_dc *f)

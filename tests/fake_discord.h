@@ -22,7 +22,20 @@
  *   - interaction tokens marked expired: their webhook calls answer 404
  *     "Unknown Webhook" (code 10015) as Discord does after 15 minutes;
  *   - posted messages get increasing ids from 900000000000000001; the
- *     original answer of an interaction has a stable id per token.
+ *     original answer of an interaction has a stable id per token;
+ *   - strict mode (off unless asked for, fake_dc_strict()): Discord's
+ *     limits enforced as Discord states them. Each bucketed route answers
+ *     X-RateLimit-Limit, -Remaining, -Reset, -Reset-After (fractional
+ *     seconds) and -Bucket: a channel's message posts and its edits are 5
+ *     each per 5 s window, an interaction webhook's calls 5 per 2 s; the
+ *     bot's calls (not webhooks') are 50 in any second. A call past a
+ *     limit is not made and answers 429 {"message": "You are being rate
+ *     limited.", "retry_after": F, "global": bool} with Retry-After and
+ *     X-RateLimit-Scope (and X-RateLimit-Global) as Discord does. An
+ *     interaction's initial response through POST
+ *     /interactions/ID/TOKEN/callback more than 3 s after the interaction
+ *     was made (its snowflake's time) answers 404 "Unknown interaction"
+ *     (10062); in time it is 204.
  *
  * Usage:
  *     struct fake_dc *f;
@@ -105,6 +118,9 @@ int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix);
 json_t *fake_dc_call(struct fake_dc *f, int i, char *method, size_t nm, char *path, size_t np,
 		     char *auth, size_t na, int *status);
 
+/* When the i-th recorded call arrived (monotonic milliseconds), -1 when there is none. */
+long long fake_dc_call_at(struct fake_dc *f, int i);
+
 /*
  * The i-th call (0-based) of method with path starting with prefix: its
  * path into path[np] (may be NULL) and its body as a new reference, or NULL.
@@ -122,6 +138,12 @@ json_t *fake_dc_last(struct fake_dc *f, const char *method, const char *prefix, 
  */
 int fake_dc_wait(struct fake_dc *f, const char *method, const char *prefix, int count,
 		 int timeout_ms);
+
+/* Strict mode on or off (see above); 0, or -1 without memory. */
+int fake_dc_strict(struct fake_dc *f, bool on);
+
+/* Strict mode's 429s so far, and initial responses it refused as too late (either may be NULL). */
+void fake_dc_strict_counts(struct fake_dc *f, int *refused, int *late);
 
 /* Forget every recorded call. */
 void fake_dc_clear(struct fake_dc *f);

@@ -51,8 +51,9 @@ struct run {
 	struct table *t;
 	struct press *p;
 	int np, capp;
-	long long *gaps;
+	long long *gaps, *gap_ends;     /* each gap, and when it ended */
 	int ngaps, capgaps;
+	long long t0;                   /* when play began */
 	long long next_update;
 	int seen;               /* fake calls read so far */
 };
@@ -184,17 +185,21 @@ static int mover(struct run *x, int table, char *user, size_t n)
 	return status;
 }
 
-static void add_gap(struct run *x, long long gap)
+static void add_gap(struct run *x, long long gap, long long end)
 {
 	if (x->ngaps == x->capgaps) {
 		int cap = x->capgaps ? x->capgaps * 2 : 256;
 		long long *g = realloc(x->gaps, (size_t)cap * sizeof(*g));
+		long long *e = g ? realloc(x->gap_ends, (size_t)cap * sizeof(*e)) : NULL;
 
-		if (!g)
+		if (g)
+			x->gaps = g;
+		if (!g || !e)
 			return;
-		x->gaps = g;
+		x->gap_ends = e;
 		x->capgaps = cap;
 	}
+	x->gap_ends[x->ngaps] = end;
 	x->gaps[x->ngaps++] = gap;
 	if (gap > x->r->max_gap_ms)
 		x->r->max_gap_ms = gap;
@@ -214,7 +219,7 @@ static void board(struct run *x, int table, const json_t *body, long long ms)
 
 	x->r->boards++;
 	if (t->playing && t->board_ms)
-		add_gap(x, ms - t->board_ms);
+		add_gap(x, ms - t->board_ms, ms);
 	t->board_ms = ms;
 	snprintf(t->data, sizeof(t->data), "%s", data ? data : "");
 	t->fresh = true;
@@ -318,12 +323,23 @@ static long long pct(long long *v, int n, int p)
 static void sum_up(struct run *x, long long now)
 {
 	struct people_result *r = x->r;
-	long long *ans = calloc((size_t)x->np + 1, sizeof(*ans)), *shown = calloc((size_t)x->np + 1, sizeof(*shown));
+	size_t cap = (size_t)(x->np > x->ngaps + x->o->tables ? x->np : x->ngaps + x->o->tables) + 1;
+	long long *ans = calloc(cap, sizeof(*ans)), *shown = calloc(cap, sizeof(*shown));
 	int na = 0, ns = 0;
 
 	for (int i = 0; i < x->o->tables; i++)
 		if (x->t[i].playing && !x->t[i].over && x->t[i].board_ms)
-			add_gap(x, now - x->t[i].board_ms); /* the gap still open at the end */
+			add_gap(x, now - x->t[i].board_ms, now); /* the gap still open at the end */
+	for (int i = 0; ans && i < x->ngaps; i++) {
+		/* the steady state: past the opening minute (the gaps are sorted below) */
+		if (x->gap_ends[i] - x->t0 < 60000)
+			continue;
+		if (x->gaps[i] > r->steady_max_gap_ms)
+			r->steady_max_gap_ms = x->gaps[i];
+		ans[na++] = x->gaps[i];
+	}
+	r->steady_gap_p99_ms = pct(ans, na, 99);
+	na = 0;
 	r->gap_p99_ms = pct(x->gaps, x->ngaps, 99);
 	r->presses = x->np;
 	for (int i = 0; ans && shown && i < x->np; i++) {
@@ -367,6 +383,8 @@ static void open_tables(struct run *x)
 static void play(struct run *x, pid_t pid)
 {
 	long long t0 = fake_tg_now_ms(), now = t0, next_count = t0, next_say = t0 + 5000;
+
+	x->t0 = t0;
 	long long end = x->o->seconds > 0 ? t0 + x->o->seconds * 1000LL : 0;
 
 	x->r->rss_first_kb = rss_kb(pid);
@@ -461,6 +479,7 @@ out:
 	free(x.t);
 	free(x.p);
 	free(x.gaps);
+	free(x.gap_ends);
 	if (!getenv("PEOPLE_KEEP")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		if (system(cmd))

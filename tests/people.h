@@ -42,6 +42,7 @@ struct people_result {
 	int boards;             /* boards delivered (posted or edited) */
 	long long max_gap_ms;   /* longest time a table in play went without a new board */
 	long long gap_p99_ms;   /* of the gaps between boards of tables in play */
+	long long steady_gap_p99_ms, steady_max_gap_ms; /* of those ending after the first minute */
 	int presses, answered, too_old, refused_429;
 	long long answer_p50_ms, answer_p99_ms, answer_max_ms;  /* press to its answer, at the fake */
 	long long shown_p99_ms, shown_max_ms;   /* press to the first board that shows its move */
@@ -55,5 +56,17 @@ void people_opts_init(struct people_opts *o);
 
 /* Play; fills *r. 0, or -1 when the service or the fake could not be started (said on stderr). */
 int people_play(const struct people_opts *o, struct people_result *r);
+
+/*
+ * The same at Discord tables (tests/people_discord.c): the service serves
+ * interactions signed with a key of the run's own, against the fake
+ * Discord API in strict mode; each table is a channel, opened with slash
+ * commands, and a press is a button interaction on the newest board its
+ * people were shown (a press's answer, the table updated in place, is a
+ * board too). An answer is too old when it took more than Discord's 3 s;
+ * refused_429 counts strict mode's 429s. o->pacing is not used (Discord's
+ * pacing is always on).
+ */
+int people_discord_play(const struct people_opts *o, struct people_result *r);
 
 #endif

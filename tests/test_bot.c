@@ -835,6 +835,77 @@ static void test_house_rule_changes_say_when(void **state)
 	free(out);
 }
 
+/*
+ * The board that says whose turn it is goes before the chat's
+ * informational posts queued earlier (a setting's change); those keep
+ * their order behind it.
+ */
+static void test_board_before_informational_posts(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	const char *kinds[8];
+	json_t *rows[8];
+	char *out;
+	int n, got = 0;
+
+	assert_int_equal(say(f, "alice", true, "/new snakes", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	free(drain(f, &n));
+	assert_int_equal(say(f, "bob", false, "/lang en", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/settings snakes entry six", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/roll", NULL), GB_OK);
+	/* a worker takes the chat's rows one at a time, as a platform adapter does */
+	do {
+		assert_int_equal(store_out_claim(f->b.store, "test", 2000, 1000, o, 8, &n), GB_OK);
+		assert_true(n <= 1);
+		if (n == 1) {
+			assert_true(got < 8);
+			rows[got] = json_loads(o[0].payload, 0, NULL);
+			assert_non_null(rows[got]);
+			kinds[got] = json_string_value(json_object_get(rows[got], "kind"));
+			got++;
+			assert_int_equal(store_out_done(f->b.store, o[0].id), GB_OK);
+			store_out_release(&o[0]);
+		}
+	} while (n == 1);
+	assert_true(got >= 3);
+	assert_string_equal(kinds[0], "table");
+	assert_string_not_equal(kinds[got - 1], "table");
+	out = json_dumps(rows[got - 1], 0);
+	assert_non_null(strstr(out, "needs a six from the next game on"));
+	free(out);
+	for (int i = 1; i < got; i++)
+		assert_string_not_equal(kinds[i], "table");
+	for (int i = 0; i < got; i++)
+		json_decref(rows[i]);
+}
+
+/*
+ * A table opened while its chat's messages wait (a group's budget spent):
+ * each seating line replaces the one before it that was not sent, as the
+ * board replaces the board - the board lists the seats - so the opening
+ * is two messages, not one a command.
+ */
+static void test_opening_lines_coalesce(void **state)
+{
+	struct fixture *f = *state;
+	char *out;
+	int n;
+
+	assert_int_equal(say(f, "alice", true, "/new ludo", NULL), GB_OK);
+	assert_int_equal(say(f, "bob", false, "/join", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/addbot", NULL), GB_OK);
+	assert_int_equal(say(f, "alice", true, "/start", NULL), GB_OK);
+	out = drain(f, &n);
+	assert_int_equal(n, 2);
+	assert_non_null(strstr(out, "begins"));
+	assert_null(strstr(out, "opened a table"));
+	free(out);
+}
+
 /* Defect: with idle autoplay on, Call Break stalled between rounds ("Round over — /next" forever). */
 static void test_autoplay_moves_on_between_rounds(void **state)
 {
@@ -928,9 +999,11 @@ static void test_names_as_shown(void **state)
 	int n;
 
 	assert_int_equal(say(f, "alice", true, "/new साँप सिँढी", NULL), GB_OK);
-	assert_int_equal(say(f, "alice", true, "/addbot सजिलो", NULL), GB_OK);
 	out = drain(f, &n);
 	assert_non_null(strstr(out, "opened a table of Snakes and Ladders"));
+	free(out);
+	assert_int_equal(say(f, "alice", true, "/addbot सजिलो", NULL), GB_OK);
+	out = drain(f, &n);
 	assert_non_null(strstr(out, "Bot 2 joins the table (easy)"));
 	free(out);
 	v = sql_value(f, "SELECT group_concat(level, ' ') FROM seats");
@@ -1089,6 +1162,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_choose_seat_and_side, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alone_any_free_seat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_house_rule_changes_say_when, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_board_before_informational_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_opening_lines_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoplay_moves_on_between_rounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_say_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_as_shown, setup, teardown),

@@ -35,6 +35,7 @@
 
 #include <cmocka.h>
 
+#include "adapters/dc_pace.h"
 #include "adapters/discord.h"
 #include "adapters/outbox.h"
 #include "bot/choices.h"
@@ -1322,6 +1323,7 @@ static void test_delivery_faults(void **state)
 	struct delivery d;
 	char iid[32], old[32], buf[512], path[512];
 	json_t *body;
+	int n;
 
 	snowflake(w, iid, sizeof(iid));
 	/* a public line with a live interaction: a follow-up through its webhook */
@@ -1336,11 +1338,20 @@ static void test_delivery_faults(void **state)
 	assert_int_equal(d.retry_ms, 350); /* retry_after 0.35 s */
 	assert_false(d.global);
 	assert_null(strstr(d.why, "tok-"));
-	fake_dc_fault(w->fake, "POST", "/webhooks/", 0, 1, FAKE_DC_429_GLOBAL, 1250);
+	/* that webhook's bucket is spent: the next call waits without asking Discord */
+	n = fake_dc_count(w->fake, NULL, NULL);
 	discord_adapter.deliver(w->self, w->b.store, &row, &d);
 	assert_int_equal(d.result, DELIVERY_WAIT);
-	assert_int_equal(d.retry_ms, 1250);
-	assert_true(d.global);
+	assert_false(d.global);
+	assert_true(d.retry_ms > 0 && d.retry_ms <= 350 + DC_PACE_ROOM_MS);
+	assert_int_equal(fake_dc_count(w->fake, NULL, NULL), n);
+	/* another interaction's webhook is a bucket of its own */
+	snowflake(w, iid, sizeof(iid));
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"public\",\"text\":\"alice *bid* 3\",\"lang\":\"en\",\"reply\":\"%s:" ALICE
+		 ":tok-%s\"}",
+		 iid, iid);
+	row_of(&row, buf);
 	fake_dc_fault(w->fake, "POST", "/webhooks/", 0, 1, FAKE_DC_500, 0);
 	discord_adapter.deliver(w->self, w->b.store, &row, &d);
 	assert_int_equal(d.result, DELIVERY_RETRY);
@@ -1428,6 +1439,83 @@ static void test_delivery_faults(void **state)
 	row_of(&row, "not json");
 	discord_adapter.deliver(w->self, w->b.store, &row, &d);
 	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+
+	/* a global 429: every call as the bot waits it out, without asking Discord */
+	fake_dc_fault(w->fake, "POST", "/channels/", 0, 1, FAKE_DC_429_GLOBAL, 1250);
+	row_of(&row, "{\"kind\":\"public\",\"text\":\"hi\"}");
+	snprintf(row.chat, sizeof(row.chat), "4002"); /* CHANNEL refused the bot above */
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_int_equal(d.retry_ms, 1250);
+	assert_true(d.global);
+	n = fake_dc_count(w->fake, NULL, NULL);
+	snprintf(buf, sizeof(buf), "{\"kind\":\"public\",\"text\":\"elsewhere\"}");
+	row_of(&row, buf);
+	snprintf(row.chat, sizeof(row.chat), "4001");
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_true(d.global);
+	assert_true(d.retry_ms > 0 && d.retry_ms <= 1250 + DC_PACE_ROOM_MS);
+	assert_int_equal(fake_dc_count(w->fake, NULL, NULL), n);
+}
+
+/*
+ * Against the fake in strict mode (Discord's buckets and global limit
+ * enforced): a channel with a dozen posts waiting and sixty channels with
+ * one each all get theirs without a single 429 - the bucket's headers
+ * pace the channel, a short burst then a steady rate (never five at once
+ * and then a silence until the window ends), and the bot's calls stay
+ * under 50 a second - while a table in another channel is opened, joined
+ * and started, each press answered at once.
+ */
+#define BUSY "4010"
+static void test_strict_limits_paced(void **state)
+{
+	struct world *w = *state;
+	char custom[128], payload[128], chat[16], method[16], path[512];
+	long long prev = -1, longest = 0;
+	int refused = -1, late = -1, seen = 0, n;
+
+	assert_int_equal(fake_dc_strict(w->fake, true), 0);
+	assert_int_equal(store_begin(w->b.store), GB_OK);
+	for (int i = 0; i < 12; i++) {
+		snprintf(payload, sizeof(payload), "{\"kind\":\"public\",\"text\":\"line %d\"}", i);
+		assert_int_equal(store_out_add(w->b.store, "discord", BUSY, 0, "", payload, 0), GB_OK);
+	}
+	for (int c = 0; c < 60; c++) {
+		snprintf(chat, sizeof(chat), "%d", 4100 + c);
+		assert_int_equal(store_out_add(w->b.store, "discord", chat, 0, "", "{\"kind\":\"public\","
+					       "\"text\":\"hello\"}", 0), GB_OK);
+	}
+	assert_int_equal(store_commit(w->b.store), GB_OK);
+	outbox_wake(w->outbox);
+	open_ludo(w, custom, sizeof(custom));
+	bob_joins_and_starts(w, custom, sizeof(custom));
+	assert_true(w->slowest_ms < 3000); /* Discord waits three seconds for an answer */
+	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" BUSY "/", 12, 20000), 12);
+	assert_true(fake_dc_wait(w->fake, "POST", "/channels/41", 60, 20000) >= 60);
+	fake_dc_strict_counts(w->fake, &refused, &late);
+	assert_int_equal(refused, 0);
+	assert_int_equal(late, 0);
+	/* the busy channel's posts in order, evenly: no gap near the 5 s window */
+	n = fake_dc_count(w->fake, NULL, NULL);
+	for (int i = 0; i < n; i++) {
+		json_t *body = fake_dc_call(w->fake, i, method, sizeof(method), path, sizeof(path), NULL,
+					    0, NULL);
+		long long at = fake_dc_call_at(w->fake, i);
+
+		if (!strcmp(method, "POST") && !strcmp(path, "/channels/" BUSY "/messages")) {
+			snprintf(payload, sizeof(payload), "line %d", seen++);
+			assert_string_equal(json_string_value(json_object_get(body, "content")), payload);
+			if (prev >= 0 && at - prev > longest)
+				longest = at - prev;
+			prev = at;
+		}
+		json_decref(body);
+	}
+	assert_int_equal(seen, 12);
+	assert_true(longest < 2500);
+	fprintf(stderr, "  strict: 0 429s, longest gap between a channel's posts %lld ms\n", longest);
 }
 
 /*
@@ -2218,6 +2306,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ludo_two_people, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answer_found_behind_a_long_queue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delivery_faults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_strict_limits_paced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edited_through_original_then_by_id, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_board_reposts_and_strips_the_old_table, setup, teardown),

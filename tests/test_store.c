@@ -399,7 +399,7 @@ static void test_migrate_from_version_1(void **state)
 		"INSERT INTO stats VALUES (7, 'u1', 'ludo', 'Asha', 4, 3, 0);"), SQLITE_OK);
 
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 3);
+	assert_int_equal(store_schema_version(s), 4);
 	assert_int_equal(store_chat_get(s, "telegram", "-100", "en", &c), GB_OK);
 	assert_int_equal(c.id, 7);
 	assert_string_equal(c.lang, "ne");
@@ -435,6 +435,7 @@ static void test_migrate_from_version_1(void **state)
 	assert_int_equal(o[0].table, 0);
 	assert_string_equal(o[0].key, "");
 	assert_int_equal(o[0].lease_until_ms, 150);
+	assert_int_equal(o[0].prio, STORE_OUT_INFO);
 	store_out_release(&o[0]);
 	assert_int_equal(store_tables_count(s, 7, 0, 1, 0, &n), GB_OK);
 	assert_int_equal(n, 1);
@@ -443,7 +444,7 @@ static void test_migrate_from_version_1(void **state)
 
 	/* reopening migrates nothing more; the schema is a new file's */
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 3);
+	assert_int_equal(store_schema_version(s), 4);
 	store_free(s);
 	schema_text(f->path, fresh, sizeof fresh);
 	schema_text(path, migrated, sizeof migrated);

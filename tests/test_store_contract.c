@@ -895,7 +895,7 @@ static void test_outbox(void **state)
 	int n = -1;
 	int64_t first;
 
-	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":3}", 300), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c3", 0, NULL, "{\"n\":3}", 300), GB_OK);
 	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":1}", 100), GB_OK);
 	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2}", 200), GB_OK);
 	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2b}", 200), GB_OK);
@@ -1096,7 +1096,7 @@ static void test_outbox_chat_order(void **state)
 	release_outs(o, n);
 	assert_int_equal(store_out_done(f->s, a2), GB_OK);
 
-	/* the result is sorted by due time whatever the queue order, and max holds */
+	/* due rows are picked in queue order, returned sorted by due time; max holds */
 	queue(f->s, "x", NULL, "{\"x\":1}", 30);
 	queue(f->s, "y", NULL, "{\"y\":1}", 10);
 	queue(f->s, "z", NULL, "{\"z\":1}", 20);
@@ -1104,10 +1104,10 @@ static void test_outbox_chat_order(void **state)
 	n = claim(f->s, 2000, 50, o, 2);
 	assert_int_equal(n, 2);
 	assert_string_equal(o[0].payload, "{\"y\":1}");
-	assert_string_equal(o[1].payload, "{\"z\":1}");
-	/* released at their own due times (a retry-after), then claimed with x */
+	assert_string_equal(o[1].payload, "{\"x\":1}");
+	/* released at their own due times (a retry-after), then claimed with z */
 	assert_int_equal(store_out_retry(f->s, o[0].id, 10, 0), GB_OK);
-	assert_int_equal(store_out_retry(f->s, o[1].id, 20, 0), GB_OK);
+	assert_int_equal(store_out_retry(f->s, o[1].id, 30, 0), GB_OK);
 	release_outs(o, n);
 	n = claim(f->s, 2000, 50, o, 8);
 	assert_int_equal(n, 3);
@@ -1120,6 +1120,172 @@ static void test_outbox_chat_order(void **state)
 	/* another platform's rows are its own */
 	assert_int_equal(store_out_claim(f->s, "discord", 2000, 50, o, 8, &n), GB_OK);
 	assert_int_equal(n, 0);
+}
+
+/* Queue a turn-critical payload for chat on telegram due at 100; its id. */
+static int64_t queue_turn(struct store *s, const char *chat, const char *key, const char *payload)
+{
+	struct store_out o[16];
+	int64_t id = 0;
+	int n = 0;
+
+	assert_int_equal(store_out_add_prio(s, "telegram", chat, 7, key, payload, 100, STORE_OUT_TURN),
+			 GB_OK);
+	assert_int_equal(store_out_chat(s, "telegram", chat, o, 16, &n), GB_OK);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(o[i].payload, payload) == 0) {
+			assert_int_equal(o[i].prio, STORE_OUT_TURN);
+			id = o[i].id;
+		}
+		store_out_release(&o[i]);
+	}
+	assert_true(id > 0);
+	return id;
+}
+
+/* Claim at now and return the one row's id (exactly one row expected), released. */
+static int64_t claim_one(struct store *s, int64_t now_ms)
+{
+	struct store_out o[8];
+	int64_t id;
+
+	assert_int_equal(claim(s, now_ms, 50, o, 8), 1);
+	id = o[0].id;
+	release_outs(o, 1);
+	return id;
+}
+
+/*
+ * A chat's turn-critical rows (its boards) go before its informational
+ * ones queued earlier, each class in queue order; a turn-critical row
+ * queued while an informational one is out waits for it; a board that
+ * replaces a board keeps its class's place.
+ */
+static void test_outbox_turn_first(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	int64_t i1 = queue(f->s, "a", NULL, "{\"joined\":1}", 100);
+	int64_t i2 = queue(f->s, "a", NULL, "{\"joined\":2}", 100);
+	int64_t t1 = queue_turn(f->s, "a", NULL, "{\"board\":1}");
+	int64_t t2 = queue_turn(f->s, "a", NULL, "{\"board\":2}");
+	int64_t i3, t3, t4, i4;
+	int n;
+
+	assert_true(i1 < i2 && i2 < t1 && t1 < t2);
+	assert_int_equal(claim_one(f->s, 200), t1);
+	assert_int_equal(claim(f->s, 200, 50, o, 8), 0); /* one row of a chat at a time */
+	assert_int_equal(store_out_done(f->s, t1), GB_OK);
+	assert_int_equal(claim_one(f->s, 200), t2);
+	assert_int_equal(store_out_done(f->s, t2), GB_OK);
+	assert_int_equal(claim_one(f->s, 200), i1);
+	assert_int_equal(store_out_done(f->s, i1), GB_OK);
+	assert_int_equal(claim_one(f->s, 200), i2);
+
+	/* i2 is out: a board queued now waits for it, then goes before i3 */
+	t3 = queue_turn(f->s, "a", NULL, "{\"board\":3}");
+	assert_int_equal(claim(f->s, 210, 50, o, 8), 0);
+	i3 = queue(f->s, "a", NULL, "{\"joined\":3}", 100);
+	assert_int_equal(store_out_retry(f->s, i2, 300, 0), GB_OK); /* a retry-after */
+	assert_int_equal(claim_one(f->s, 220), t3); /* the board need not wait for i2's time */
+	assert_int_equal(store_out_done(f->s, t3), GB_OK);
+	assert_int_equal(claim(f->s, 230, 50, o, 8), 0); /* i2 still heads its class, not due */
+	assert_int_equal(claim_one(f->s, 300), i2);
+	assert_int_equal(store_out_done(f->s, i2), GB_OK);
+
+	/* a newer board of the same table replaces the one waiting, still first */
+	t4 = queue_turn(f->s, "a", "table:7", "{\"board\":4}");
+	i4 = queue(f->s, "a", NULL, "{\"joined\":4}", 100);
+	queue_turn(f->s, "a", "table:7", "{\"board\":5}");
+	assert_int_equal(store_out_chat(f->s, "telegram", "a", o, 8, &n), GB_OK);
+	assert_int_equal(n, 3); /* i3, i4 and the newest board */
+	release_outs(o, n);
+	assert_int_equal(claim(f->s, 400, 50, o, 8), 1);
+	assert_true(o[0].id != t4);
+	assert_string_equal(o[0].payload, "{\"board\":5}");
+	assert_int_equal(o[0].prio, STORE_OUT_TURN);
+	assert_int_equal(store_out_done(f->s, o[0].id), GB_OK);
+	release_outs(o, 1);
+	assert_int_equal(claim_one(f->s, 400), i3);
+	assert_int_equal(store_out_done(f->s, i3), GB_OK);
+	assert_int_equal(claim_one(f->s, 400), i4);
+
+	/* another chat's order is its own; a class that is not one is refused */
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 0, NULL, "{}", 0, 2), GB_EARGS);
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 0, NULL, "{}", 0, -1), GB_EARGS);
+}
+
+/*
+ * A new row waits for its chat's rows that wait (a retry-after), even one
+ * that would go first; a row that replaces another keeps its place among
+ * the chats.
+ */
+static void test_outbox_new_rows_wait_and_keep_place(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[8];
+	int64_t i1 = queue(f->s, "a", NULL, "{\"joined\":1}", 100), t1;
+	int n;
+
+	assert_int_equal(store_out_delay(f->s, "telegram", "a", 5000), GB_OK);
+	t1 = queue_turn(f->s, "a", NULL, "{\"board\":1}"); /* queued at 100 */
+	assert_int_equal(claim(f->s, 4999, 50, o, 8), 0);
+	assert_int_equal(claim_one(f->s, 5000), t1);
+	assert_int_equal(store_out_done(f->s, t1), GB_OK);
+	assert_int_equal(claim_one(f->s, 5000), i1);
+	assert_int_equal(store_out_done(f->s, i1), GB_OK);
+
+	/* b's board waits from 6000, c's row from 6100; b's newer board at 6200 keeps 6000 */
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 7, "table:7", "{\"b\":1}", 6000,
+					    STORE_OUT_TURN), GB_OK);
+	queue(f->s, "c", NULL, "{\"c\":1}", 6100);
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 7, "table:7", "{\"b\":2}", 6200,
+					    STORE_OUT_TURN), GB_OK);
+	n = claim(f->s, 6300, 50, o, 8);
+	assert_int_equal(n, 2);
+	assert_string_equal(o[0].payload, "{\"b\":2}");
+	assert_int_equal(o[0].due_ms, 6000);
+	assert_string_equal(o[1].payload, "{\"c\":1}");
+	for (int i = 0; i < n; i++)
+		assert_int_equal(store_out_done(f->s, o[i].id), GB_OK);
+	release_outs(o, n);
+
+	/*
+	 * The platform told to wait: when it may go again, the rows that
+	 * waited go first, not one queued meanwhile for another chat.
+	 */
+	queue(f->s, "d", NULL, "{\"d\":1}", 7000);
+	queue(f->s, "e", NULL, "{\"e\":1}", 7000);
+	assert_int_equal(store_out_delay(f->s, "telegram", NULL, 9000), GB_OK);
+	queue(f->s, "g", NULL, "{\"g\":1}", 8000);
+	n = claim(f->s, 9000, 50, o, 2);
+	assert_int_equal(n, 2);
+	assert_string_equal(o[0].payload, "{\"d\":1}");
+	assert_string_equal(o[1].payload, "{\"e\":1}");
+	for (int i = 0; i < n; i++)
+		assert_int_equal(store_out_done(f->s, o[i].id), GB_OK);
+	release_outs(o, n);
+	assert_int_equal(store_out_done(f->s, claim_one(f->s, 9000)), GB_OK); /* g's, last */
+
+	/*
+	 * A board being sent when a newer one is queued (the sender finds it
+	 * superseded): the newer one takes its place in the queue, ahead of
+	 * another chat's row queued in between.
+	 */
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "h", 8, "table:8", "{\"h\":1}", 10000,
+					    STORE_OUT_TURN), GB_OK);
+	queue(f->s, "i", NULL, "{\"i\":1}", 10000);
+	n = claim(f->s, 10000, 5000, o, 1);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].payload, "{\"h\":1}");
+	assert_int_equal(store_out_add_prio(f->s, "telegram", "h", 8, "table:8", "{\"h\":2}", 10100,
+					    STORE_OUT_TURN), GB_OK);
+	assert_int_equal(store_out_done(f->s, o[0].id), GB_OK);
+	release_outs(o, n);
+	n = claim(f->s, 10200, 5000, o, 1);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].payload, "{\"h\":2}");
+	release_outs(o, n);
 }
 
 /* Two workers draining one queue, each on its own handle. */
@@ -1242,7 +1408,7 @@ static void test_outbox_coalescing(void **state)
 	assert_int_equal(store_out_count(f->s, "telegram", &pending, &aside, &oldest), GB_OK);
 	assert_int_equal(pending, 1);
 	assert_int_equal(aside, 0);
-	assert_int_equal(oldest, 120);
+	assert_int_equal(oldest, 100); /* the newest took the place of the oldest */
 	n = claim(f->s, 120, 1000, o, 16);
 	assert_int_equal(n, 1);
 	assert_string_equal(o[0].payload, "{\"v\":3}");
@@ -2251,6 +2417,8 @@ int main(void)
 		T(test_outbox),
 		T(test_outbox_lease_expiry_after_crash),
 		T(test_outbox_chat_order),
+		T(test_outbox_turn_first),
+		T(test_outbox_new_rows_wait_and_keep_place),
 		T(test_outbox_two_workers),
 		T(test_outbox_coalescing),
 		T(test_outbox_unlease),
