@@ -16,8 +16,12 @@ static bool grow(struct strbuf *sb, size_t extra)
 
 	if (sb->failed)
 		return false;
-	/* as git's strbuf_grow and curl's dynbuf: a size that would wrap fails */
-	if (extra >= SIZE_MAX - sb->len) {
+	/*
+	 * As git's strbuf_grow and curl's dynbuf: a size that would wrap
+	 * fails, and so does one no allocation can have (past PTRDIFF_MAX),
+	 * without asking for it.
+	 */
+	if (sb->len >= (size_t)PTRDIFF_MAX || extra >= (size_t)PTRDIFF_MAX - sb->len) {
 		sb->failed = true;
 		return false;
 	}
@@ -26,7 +30,7 @@ static bool grow(struct strbuf *sb, size_t extra)
 		return true;
 	cap = sb->cap ? sb->cap : 64;
 	while (cap < need)
-		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+		cap = cap > (size_t)PTRDIFF_MAX / 2 ? need : cap * 2;
 	p = realloc(sb->buf, cap);
 	if (!p) {
 		sb->failed = true;

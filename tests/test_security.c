@@ -637,7 +637,7 @@ static void test_strbuf_length_never_wraps(void **state)
 {
 	char small[16] = "abc";
 	struct strbuf sb = { .buf = small, .len = SIZE_MAX - 8, .cap = SIZE_MAX - 4 };
-	struct strbuf sb2 = { .buf = small, .len = SIZE_MAX / 2 + 8, .cap = SIZE_MAX / 2 + 16 };
+	struct strbuf sb2 = { .buf = small, .len = PTRDIFF_MAX - 8, .cap = PTRDIFF_MAX - 4 };
 
 	(void)state;
 	/* the sum would wrap to a small number that seems to fit: refused, nothing written */
@@ -645,7 +645,7 @@ static void test_strbuf_length_never_wraps(void **state)
 	assert_true(sb.failed);
 	assert_int_equal(sb.len, SIZE_MAX - 8);
 	assert_string_equal(small, "abc");
-	/* doubling the capacity would wrap: it asks for what it needs, which fails */
+	/* past what any allocation can be (PTRDIFF_MAX): refused without asking for it */
 	sb_addn(&sb2, "0123456789abcdef", 16);
 	assert_true(sb2.failed);
 	assert_string_equal(small, "abc");
