@@ -1522,6 +1522,57 @@ static int write_grouped(struct bot *b, struct ctx *c, int64_t *held_us)
 	return me.rc;
 }
 
+/*
+ * What people send is stored (seats, names), compared (is this your
+ * seat?) and sent back (replies are JSON, which is UTF-8 only): make it
+ * valid UTF-8 once, here, so all three see the same text. A platform's
+ * ids already are; a console name or an id cut by a fixed field may not be.
+ */
+static void clean_input(struct command *c)
+{
+	utf8_clean(c->user, sizeof(c->user));
+	utf8_clean(c->user_name, sizeof(c->user_name));
+	utf8_clean(c->verb, sizeof(c->verb));
+	utf8_clean(c->args, sizeof(c->args));
+	/* names and arguments end up in boards and log lines: one line, read left to right */
+	if (!printable_only(c->user_name, NULL))
+		snprintf(c->user_name, sizeof(c->user_name), "?");
+	printable_only(c->args, " ");
+	printable_only(c->verb, " ");
+}
+
+/*
+ * Is cmd over its rate limits? Then true, with what bot_handle() returns
+ * in *rc. The player to move pressing the current table message's buttons
+ * is playing, not flooding: those presses are not counted (stale or
+ * foreign ones are). Checked only for presses, and only with limits on.
+ */
+static bool rate_limited(struct bot *b, const struct command *cmd, int *rc)
+{
+	const char *scope = NULL;
+	enum limit_verdict v;
+	char labels[32];
+
+	if (cmd->internal || (b->cfg.rate_user_per_min <= 0 && b->cfg.rate_chat_per_min <= 0) ||
+	    bot_press_is_own_turn(b, cmd))
+		return false;
+	v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms, b->cfg.rate_user_per_min,
+			b->cfg.rate_chat_per_min, &scope);
+	if (v == LIMIT_OK)
+		return false;
+	snprintf(labels, sizeof(labels), "scope=\"%s\"", scope);
+	metrics_inc("gamebot_rate_limited_total", labels, 1);
+	/*
+	 * One polite answer per window (one row per user and minute at most);
+	 * past it nothing at all, not even an ack row: a flood writes nothing,
+	 * and the adapter answers a press without a row, or not at all.
+	 */
+	*rc = v == LIMIT_SILENT ? GB_ELIMIT : GB_OK;
+	if (v != LIMIT_SILENT)
+		queue_alert(b, cmd, M_SLOW_DOWN);
+	return true;
+}
+
 int bot_handle(struct bot *b, const struct command *in)
 {
 	struct command clean = *in;
@@ -1531,54 +1582,13 @@ int bot_handle(struct bot *b, const struct command *in)
 	int64_t started, held = 0;
 	int rc = GB_OK;
 
-	/*
-	 * What people send is stored (seats, names), compared (is this your
-	 * seat?) and sent back (replies are JSON, which is UTF-8 only): make it
-	 * valid UTF-8 once, here, so all three see the same text. A platform's
-	 * ids already are; a console name or an id cut by a fixed field may not be.
-	 */
-	utf8_clean(clean.user, sizeof(clean.user));
-	utf8_clean(clean.user_name, sizeof(clean.user_name));
-	utf8_clean(clean.verb, sizeof(clean.verb));
-	utf8_clean(clean.args, sizeof(clean.args));
-	/* names and arguments end up in boards and log lines: one line, read left to right */
-	if (!printable_only(clean.user_name, NULL))
-		snprintf(clean.user_name, sizeof(clean.user_name), "?");
-	printable_only(clean.args, " ");
-	printable_only(clean.verb, " ");
+	clean_input(&clean);
 	bc = lookup(cmd->verb);
 	/* another bot's command, seen because the platform shows every bot all of them */
 	if (!bc && cmd->unaddressed && !cmd->internal)
 		return GB_OK;
-	/*
-	 * The player to move pressing the current table message's buttons is
-	 * playing, not flooding: those presses are not counted (stale or
-	 * foreign ones are). Checked only for presses, and only with limits on.
-	 */
-	if (!cmd->internal && (b->cfg.rate_user_per_min > 0 || b->cfg.rate_chat_per_min > 0) &&
-	    !bot_press_is_own_turn(b, cmd)) {
-		const char *scope = NULL;
-		enum limit_verdict v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms,
-						   b->cfg.rate_user_per_min, b->cfg.rate_chat_per_min,
-						   &scope);
-
-		if (v != LIMIT_OK) {
-			char labels[32];
-
-			snprintf(labels, sizeof(labels), "scope=\"%s\"", scope);
-			metrics_inc("gamebot_rate_limited_total", labels, 1);
-			/*
-			 * One polite answer per window (one row per user and
-			 * minute at most); past it nothing at all, not even an
-			 * ack row: a flood writes nothing, and the adapter
-			 * answers a press without a row, or not at all.
-			 */
-			if (v == LIMIT_SILENT)
-				return GB_ELIMIT;
-			queue_alert(b, cmd, M_SLOW_DOWN);
-			return GB_OK;
-		}
-	}
+	if (rate_limited(b, cmd, &rc))
+		return rc;
 	started = mono_us();
 
 	/*
