@@ -16,6 +16,7 @@
 #include "adapters/adapter.h"
 #include "adapters/http.h"
 #include "adapters/outbox.h"
+#include "bot/limit.h"
 #include "bot/log.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
@@ -106,6 +107,7 @@ static void read_gauges(struct health *h)
 		metrics_set("gamebot_outbox_oldest_age_seconds", labels,
 			    pending && oldest && oldest < now ? (double)(now - oldest) / 1000.0 : 0);
 	}
+	bot_caches_publish(now);
 	if (!store_tables_open_by_game(h->store, games, MAX_GAMES, &n))
 		for (int i = 0; i < n; i++) {
 			char labels[48], game[24];
@@ -245,6 +247,9 @@ void serve_bot_config(const struct config *cfg, struct bot_config *out)
 	out->watch_per_hour = cfg->watch_per_hour;
 	out->rate_user_per_min = cfg->rate_user_per_min;
 	out->rate_chat_per_min = cfg->rate_chat_per_min;
+	/* process-wide, like the caches themselves */
+	bot_state_cache_size((size_t)cfg->state_cache);
+	limit_size((size_t)cfg->rate_limit_slots);
 }
 
 /* The main listener: the platforms' routes (and /metrics unless it has its own), /healthz. */

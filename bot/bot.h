@@ -189,6 +189,30 @@ int bot_handle(struct bot *b, const struct command *cmd);
 #define BOT_TIMER_ALL 7
 int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask);
 
+/*
+ * Decoded table states kept in memory, process-wide (states.c): a command
+ * on a table whose state is kept skips decoding it. Up to entries tables
+ * (the least recently used make room); 0 keeps none. The default suits
+ * 20,000 chats playing at once. Safe from any thread.
+ */
+#define BOT_STATE_CACHE_DEFAULT 25000
+void bot_state_cache_size(size_t entries);
+
+/* What a cache of the process has done since it started (for /metrics). */
+struct bot_cache_stats {
+	uint64_t hits, misses, evictions;
+	size_t entries, capacity;
+	size_t bytes;                  /* memory its entries hold */
+};
+void bot_state_cache_stats(struct bot_cache_stats *out);
+
+/*
+ * Set the /metrics series of the process's caches (the decoded states,
+ * the rate limits' windows) from their own counts: a command pays
+ * nothing for them. For the thread that keeps the gauges.
+ */
+void bot_caches_publish(int64_t now_ms);
+
 /* Current wall-clock time in epoch milliseconds. */
 int64_t bot_now_ms(void);
 

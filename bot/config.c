@@ -56,6 +56,12 @@ static const struct key keys[] = {
 	N(watch_per_hour, "6", 1000),
 	N(rate_user_per_min, "30", 100000),
 	N(rate_chat_per_min, "120", 100000),
+	N(state_cache, "25000", 10000000),
+	N(rate_limit_slots, "131072", 16777216),
+	N(verify_keep_days, "30", 36500),
+	N(aside_keep_days, "30", 36500),
+	N(prune_every_minutes, "10", 1440),
+	N(prune_batch, "1000", 1000000),
 };
 #undef K
 #undef N

@@ -49,6 +49,15 @@ struct config {
 	int watch_per_hour;                        /* computer-only games one chat may start per hour: 6 */
 	int rate_user_per_min;                     /* commands one user may send per chat per minute: 30 */
 	int rate_chat_per_min;                     /* commands one chat may send per minute: 120 */
+	/* memory kept against the number of chats (the README's "How many chats") */
+	int state_cache;                           /* decoded table states kept: 25000 */
+	int rate_limit_slots;                      /* windows the rate limits keep: 131072 */
+	/* what the database keeps (pruned on a schedule, prune_batch rows a transaction) */
+	int verify_keep_days;                      /* finished tables kept with their move logs
+	                                              (/verify, /board): 30; 0 = forever */
+	int aside_keep_days;                       /* outbox rows set aside kept: 30; 0 = forever */
+	int prune_every_minutes;                   /* how often pruning runs: 10 */
+	int prune_batch;                           /* rows deleted per transaction: 1000 */
 };
 
 /* Defaults only. */

@@ -93,6 +93,16 @@ struct ctx {
  */
 json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char *text);
 
+/*
+ * Decoded states (states.c). decoded_get(): fill c's game state, log strip,
+ * watch flag and owner from the entry decoded from c->table.state's very
+ * text, as copies; false when there is none (c untouched).
+ * decoded_put(): remember c's decoded state as the one of text
+ * (c->log_saved being its log as saved; has_owner: the text names one).
+ */
+bool decoded_get(struct ctx *c);
+void decoded_put(const struct ctx *c, const char *text, bool has_owner);
+
 /* Keep event e as the newest of the log strip (the oldest goes past LOG_KEEP). */
 void ctx_log_keep(struct ctx *c, const struct gb_event *e);
 

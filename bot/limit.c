@@ -7,10 +7,10 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 8192
-#define PROBE 16
+#define PROBE 64
 #define WINDOW_MS 60000
 
 struct window {
@@ -21,7 +21,10 @@ struct window {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct window table[SLOTS];
+/* slots windows, allocated at the first check (limit_size() sets how many) */
+static struct window *table;
+static size_t slots = LIMIT_SLOTS_DEFAULT;
+static uint64_t found, opened, no_slot;
 
 static uint64_t fnv(uint64_t h, const char *s)
 {
@@ -34,10 +37,17 @@ static uint64_t fnv(uint64_t h, const char *s)
 static struct window *window_of(uint64_t key, int64_t now)
 {
 	struct window *free_slot = NULL;
+	size_t start;
 
 	key |= 1; /* 0 marks an empty slot */
+	if (!table)
+		table = calloc(slots, sizeof(*table));
+	if (!table)
+		return NULL;
+	/* FNV's low bits follow the last characters of near keys ("-1001", "-1002"): mixed first */
+	start = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17);
 	for (int i = 0; i < PROBE; i++) {
-		struct window *w = &table[(key + (uint64_t)i) % SLOTS];
+		struct window *w = &table[(start + (size_t)i) % slots];
 
 		if (w->key == key) {
 			if (now - w->start_ms >= WINDOW_MS || now < w->start_ms) {
@@ -45,6 +55,7 @@ static struct window *window_of(uint64_t key, int64_t now)
 				w->count = 0;
 				w->warned = false;
 			}
+			found++;
 			return w;
 		}
 		if (!free_slot && (!w->key || now - w->start_ms >= WINDOW_MS))
@@ -55,6 +66,9 @@ static struct window *window_of(uint64_t key, int64_t now)
 		free_slot->start_ms = now;
 		free_slot->count = 0;
 		free_slot->warned = false;
+		opened++;
+	} else {
+		no_slot++;
 	}
 	return free_slot;
 }
@@ -105,6 +119,35 @@ enum limit_verdict limit_check(const char *platform, const char *chat, const cha
 void limit_reset(void)
 {
 	pthread_mutex_lock(&lock);
-	memset(table, 0, sizeof(table));
+	if (table)
+		memset(table, 0, slots * sizeof(*table));
+	found = opened = no_slot = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void limit_size(size_t n)
+{
+	pthread_mutex_lock(&lock);
+	if (n == slots) {
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	free(table);
+	table = NULL;
+	slots = n > 0 ? n : 1;
+	found = opened = no_slot = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void limit_stats(int64_t now_ms, struct limit_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&lock);
+	out->found = found;
+	out->opened = opened;
+	out->no_slot = no_slot;
+	out->slots = slots;
+	for (size_t i = 0; table && i < slots; i++)
+		out->live += table[i].key && now_ms - table[i].start_ms < WINDOW_MS;
 	pthread_mutex_unlock(&lock);
 }

@@ -5,7 +5,7 @@
  * The first command over a limit in a window gets one polite answer; the
  * rest of that window gets silence, so a flood costs the service almost
  * nothing: the check runs before any store transaction. Process-wide,
- * safe from any thread; the table holds a few thousand keys and reuses the
+ * safe from any thread; the table holds limit_size() keys and reuses the
  * slots of windows that have passed (a key it cannot place is refused,
  * silently: a table filled by a flood of keys lets nobody through unlimited).
  *
@@ -16,6 +16,7 @@
 #ifndef GB_LIMIT_H
 #define GB_LIMIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum limit_verdict {
@@ -36,5 +37,23 @@ enum limit_verdict limit_check(const char *platform, const char *chat, const cha
 
 /* Forget every window (tests). */
 void limit_reset(void);
+
+/*
+ * The table's size in windows (32 bytes each), forgetting every window
+ * when it changes; LIMIT_SLOTS_DEFAULT until called. Two to three keys a chat in play
+ * (the chat, each person in it) live at once: at 20,000 chats about
+ * 60,000, so the default keeps the table under half full.
+ */
+#define LIMIT_SLOTS_DEFAULT 131072
+void limit_size(size_t slots);
+
+/* What the table has done since it was sized or reset, and the windows live at now_ms. */
+struct limit_stats {
+	uint64_t found;                /* a key found its window */
+	uint64_t opened;               /* a key took a free slot */
+	uint64_t no_slot;              /* a key found none, and was refused */
+	size_t live, slots;
+};
+void limit_stats(int64_t now_ms, struct limit_stats *out);
 
 #endif

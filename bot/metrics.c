@@ -37,6 +37,14 @@ static const struct family families[] = {
 	{ "gamebot_timers_late_total", COUNTER, "Timers fired more than a second after they were due, by kind." },
 	{ "gamebot_timers_failed_total", COUNTER, "Timer runs that failed, by kind." },
 	{ "gamebot_open_tables", GAUGE, "Tables open (lobby or playing), by game." },
+	{ "gamebot_cache_hits_total", COUNTER, "Lookups that found what they wanted kept in memory, by cache." },
+	{ "gamebot_cache_misses_total", COUNTER, "Lookups that did not (then it was made afresh), by cache." },
+	{ "gamebot_cache_evictions_total", COUNTER, "Entries dropped to make room for newer ones, by cache." },
+	{ "gamebot_cache_entries", GAUGE, "Entries kept now, by cache." },
+	{ "gamebot_cache_capacity", GAUGE, "Entries a cache may keep, by cache." },
+	{ "gamebot_cache_bytes", GAUGE, "Memory the entries of a cache hold, by cache." },
+	{ "gamebot_rate_limit_no_slot_total", COUNTER, "Commands refused because the rate limits' table had no slot for their key." },
+	{ "gamebot_pruned_total", COUNTER, "Rows pruned from the database, by what they were." },
 	{ "gamebot_metrics_dropped_total", COUNTER, "Series not recorded because the table of series was full." },
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))

@@ -822,7 +822,7 @@ static void test_limit_table_full_refuses(void **state)
 	int refused = 0;
 
 	(void)state;
-	limit_reset();
+	limit_size(8192);
 	for (int i = 0; i < 100000; i++) {
 		snprintf(user, sizeof(user), "u%d", i);
 		if (limit_check("test", "c", user, 1000, 5, 0, &scope) != LIMIT_OK)
@@ -831,7 +831,7 @@ static void test_limit_table_full_refuses(void **state)
 	print_message("      %d of 100000 new keys found no slot and were refused\n", refused);
 	assert_true(refused > 0);
 	assert_int_equal(limit_check("test", "c", "late", 1000 + 61000, 5, 0, &scope), LIMIT_OK);
-	limit_reset();
+	limit_size(LIMIT_SLOTS_DEFAULT);
 }
 
 int main(void)
