@@ -123,6 +123,24 @@ CURL *adapter_curl(void)
 	return c;
 }
 
+bool adapter_no_connection(int curl_code, CURL *c)
+{
+	curl_off_t connected = 0;
+
+	switch (curl_code) {
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+		return true;
+	case CURLE_OPERATION_TIMEDOUT:
+		/* the time limit met while connecting: nothing reached the platform */
+		return c && curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connected) == CURLE_OK &&
+		       connected == 0;
+	default:
+		return false;
+	}
+}
+
 size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf)
 {
 	struct strbuf *sb = strbuf;

@@ -50,6 +50,13 @@ struct delivery {
 	enum delivery_result result;
 	int64_t retry_ms;               /* DELIVERY_WAIT: how long */
 	bool global;                    /* DELIVERY_WAIT for every chat of the platform, not just this one */
+	/*
+	 * DELIVERY_RETRY because no connection to the platform could be
+	 * made at all (refused, no route, its name unknown): the platform's
+	 * failure, not the row's. The outbox then pauses the platform's
+	 * deliveries behind probe() (outbox.h) instead of trying every row.
+	 */
+	bool platform_down;
 	char why[160];                  /* for the log line and the set-aside row; no secrets */
 };
 
@@ -85,6 +92,15 @@ struct adapter {
 	 */
 	int64_t (*held)(void *self, const struct store_out *row);
 
+	/*
+	 * One cheap call to the platform (Telegram's getMe): 0 when it
+	 * answered at all, whatever it said; nonzero when no connection
+	 * could be made. While a delivery found the platform down, the
+	 * outbox asks this, with a backoff, instead of trying rows. NULL:
+	 * the adapter's rows are each tried as any failure.
+	 */
+	int (*probe)(void *self);
+
 	/* Stop its threads (finishing the work in flight) and free self; a no-op on NULL. */
 	void (*stop)(void *self);
 };
@@ -117,6 +133,15 @@ CURL *adapter_curl(void);
  * grow past that (or past memory) ends the transfer (CURLE_WRITE_ERROR).
  */
 size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf);
+
+/*
+ * Does a transfer that ended with curl_code (a CURLcode) mean that no
+ * connection to the platform could be made (refused, unreachable, its
+ * name or proxy unknown, or a time limit met before it connected, as
+ * CURLINFO_CONNECT_TIME_T of c says when c is given)? Nothing was sent
+ * then: the platform is down, not the request wrong.
+ */
+bool adapter_no_connection(int curl_code, CURL *c);
 
 /* Clear sb's storage (it held a token: a URL, a header) and release it. */
 void adapter_sb_wipe(struct strbuf *sb);

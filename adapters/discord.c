@@ -1449,6 +1449,7 @@ struct dc_result {
 	bool as_bot;                    /* the call was made with the bot token (not a webhook's) */
 	bool paced;                     /* not made: the rate limits ask to wait retry_ms (a 429 of our own) */
 	struct dc_limits limits;        /* what the answer's X-RateLimit-* headers said */
+	bool no_connection;             /* transport: no connection could be made at all */
 };
 
 static void dc_result_release(struct dc_result *r)
@@ -1531,6 +1532,7 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	res->transport = (int)curl_easy_perform(c);
+	res->no_connection = res->transport && adapter_no_connection(res->transport, c);
 	if (res->transport)
 		goto out;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
@@ -1584,9 +1586,10 @@ static void settle(const char *what, const struct dc_result *res, struct deliver
 		return;
 	}
 	describe(what, res, d->why, sizeof(d->why));
-	if (res->transport || res->status >= 500)
+	if (res->transport || res->status >= 500) {
 		d->result = DELIVERY_RETRY;
-	else if (res->status == 429) {
+		d->platform_down = res->no_connection;
+	} else if (res->status == 429) {
 		d->result = DELIVERY_WAIT;
 		d->retry_ms = res->retry_ms;
 		d->global = res->global;
@@ -2144,6 +2147,18 @@ static void stop(void *self)
 	dc_free(self);
 }
 
+/* Does Discord's API answer at all (GET /gateway, which needs no token)? 0 when it does. */
+static int probe(void *self)
+{
+	struct dc_result res;
+	int down;
+
+	dc_api(self, "GET", "/gateway", NULL, false, &res);
+	down = res.transport != 0;
+	dc_result_release(&res);
+	return down;
+}
+
 const struct adapter discord_adapter = {
 	.name = "discord",
 	.configured = configured,
@@ -2151,6 +2166,7 @@ const struct adapter discord_adapter = {
 	.routes = routes,
 	.deliver = deliver,
 	.held = held,
+	.probe = probe,
 	.stop = stop,
 };
 

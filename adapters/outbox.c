@@ -28,16 +28,23 @@ void outbox_opts_init(struct outbox_opts *o)
 	o->batch = 32;
 	o->workers = 2;
 	o->linger_ms = 2;
+	o->probe_max_ms = 10000;
+}
+
+/* first, doubled `times` times, at most max. */
+static int64_t backoff_to(int64_t first, int64_t max, int times)
+{
+	int64_t d = first;
+
+	for (int i = 0; i < times && d < max; i++)
+		d *= 2;
+	return d < max ? d : max;
 }
 
 /* The delay before the retry that follows `attempts` failed tries. */
 static int64_t backoff(const struct outbox_opts *o, int attempts)
 {
-	int64_t d = o->backoff_ms;
-
-	for (int i = 0; i < attempts && d < o->backoff_max_ms; i++)
-		d *= 2;
-	return d < o->backoff_max_ms ? d : o->backoff_max_ms;
+	return backoff_to(o->backoff_ms, o->backoff_max_ms, attempts);
 }
 
 static int give_up(struct store *s, const struct adapter *a, const struct store_out *row,
@@ -113,6 +120,125 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* ---- a platform that cannot be reached: one probe, not every row (outbox.h) ---- */
+
+void outbox_gate_init(struct outbox_gate *g)
+{
+	memset(g, 0, sizeof(*g));
+	pthread_mutex_init(&g->lock, NULL);
+}
+
+void outbox_gate_destroy(struct outbox_gate *g)
+{
+	pthread_mutex_destroy(&g->lock);
+}
+
+static void gate_gauge(const struct adapter *a, bool down)
+{
+	char labels[48];
+
+	snprintf(labels, sizeof(labels), "platform=\"%s\"", a->name);
+	metrics_set("gamebot_outbox_paused", labels, down ? 1 : 0);
+}
+
+/*
+ * A delivery found the platform down (why): shut the gate, the first probe
+ * after backoff_ms. Only the first worker to see it logs.
+ */
+static void gate_shut(struct outbox_gate *g, const struct adapter *a, const struct outbox_opts *o,
+		      int64_t now_ms, const char *why)
+{
+	bool was;
+
+	pthread_mutex_lock(&g->lock);
+	was = g->down;
+	if (!was) {
+		g->down = true;
+		g->failures = 0;
+		g->probe_at_ms = now_ms + o->backoff_ms;
+		g->down_since_ms = now_ms;
+		g->outages++;
+	}
+	pthread_mutex_unlock(&g->lock);
+	if (!was) {
+		gb_log("%s cannot be reached (%s): its deliveries wait, and it is asked again with a"
+		       " backoff", a->name, why);
+		gate_gauge(a, true);
+	}
+}
+
+/*
+ * May this pass claim rows? Yes while the gate is open. While it is shut,
+ * no - unless the next probe is due and no other worker is probing: then
+ * this one asks the platform, and an answer opens the gate (yes), no
+ * answer sets the next probe further off (no). Nothing is read or
+ * written in the store either way.
+ */
+static bool gate_pass(struct outbox_gate *g, const struct adapter *a, void *self,
+		      const struct outbox_opts *o, int64_t now_ms)
+{
+	char labels[64];
+	int64_t since;
+	bool up;
+
+	pthread_mutex_lock(&g->lock);
+	if (!g->down || g->probing || now_ms < g->probe_at_ms) {
+		up = !g->down;
+		pthread_mutex_unlock(&g->lock);
+		return up;
+	}
+	g->probing = true;
+	pthread_mutex_unlock(&g->lock);
+	up = a->probe(self) == 0;
+	snprintf(labels, sizeof(labels), "platform=\"%s\",result=\"%s\"", a->name, up ? "up" : "down");
+	metrics_inc("gamebot_outbox_probes_total", labels, 1);
+	pthread_mutex_lock(&g->lock);
+	g->probing = false;
+	g->probes++;
+	since = g->down_since_ms;
+	if (up) {
+		g->down = false;
+	} else {
+		g->failures++;
+		g->probe_at_ms = now_ms + backoff_to(o->backoff_ms, o->probe_max_ms, g->failures);
+	}
+	pthread_mutex_unlock(&g->lock);
+	if (up) {
+		gb_log("%s answers again after %lld s: deliveries resume in order", a->name,
+		       (long long)((now_ms - since) / 1000));
+		gate_gauge(a, false);
+	}
+	return up;
+}
+
+static bool gate_is_shut(struct outbox_gate *g)
+{
+	bool down;
+
+	pthread_mutex_lock(&g->lock);
+	down = g->down;
+	pthread_mutex_unlock(&g->lock);
+	return down;
+}
+
+/*
+ * Rows [0..n) of a claim, not tried (or not reached) for the platform
+ * being down: handed back, no attempt counted, due when the first probe
+ * goes (the gate opens no sooner), so a chat's newer rows queue behind
+ * them rather than being claimed by a worker that passed the gate before
+ * it shut.
+ */
+static void hand_back(struct store *s, const struct adapter *a, const struct outbox_opts *o,
+		      const struct store_out *rows, int n, int64_t now_ms)
+{
+	for (int i = 0; i < n; i++) {
+		int rc = store_out_retry(s, rows[i].id, now_ms + o->backoff_ms, 0);
+
+		if (rc)
+			log_unrecorded(a, &rows[i], "hand it back", rc);
+	}
+}
+
 int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		    const struct outbox_opts *o, int64_t now_ms)
 {
@@ -121,9 +247,18 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 	int64_t held_until = 0, t0;
 	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
 
+	if (o->gate && a->probe && !gate_pass(o->gate, a, self, o, now_ms))
+		return 0;
 	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
 	if (rc)
 		return -rc;
+	if (n && o->gate && a->probe && gate_is_shut(o->gate)) {
+		/* another worker found the platform down since this one passed the gate */
+		hand_back(s, a, o, rows, n, now_ms);
+		for (int i = 0; i < n; i++)
+			store_out_release(&rows[i]);
+		return 0;
+	}
 	t0 = mono_ms();
 	for (int i = 0; i < n && a->held; i++) {
 		/* held back by the adapter: handed back before any call to the platform */
@@ -166,6 +301,13 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 			if (d.result == DELIVERY_WAIT && d.global)
 				held_until = now_ms + (d.retry_ms > 0 ? d.retry_ms : o->backoff_ms);
 		}
+		if (d.result == DELIVERY_RETRY && d.platform_down && o->gate && a->probe) {
+			/* the platform's failure, not the row's: this row and the rest wait behind the gate */
+			count(a, "platform_down");
+			gate_shut(o->gate, a, o, now_ms, d.why);
+			hand_back(s, a, o, rows + i, n - i, now_ms);
+			break;
+		}
 		/*
 		 * Recorded at once, row by row: a worker killed after a platform
 		 * accepted a message sends at most that one again (a platform
@@ -192,6 +334,7 @@ struct outbox {
 	pthread_cond_t cond;
 	bool stop;
 	atomic_bool halting;            /* o.halt points here */
+	struct outbox_gate gate;        /* o.gate points here */
 	unsigned wakes;                 /* bumped by outbox_wake() */
 };
 
@@ -261,6 +404,8 @@ int outbox_new(struct outbox **out, const struct adapter *a, const char *db,
 	w->o = *o;
 	atomic_init(&w->halting, false);
 	w->o.halt = &w->halting;
+	outbox_gate_init(&w->gate);
+	w->o.gate = &w->gate;
 	w->db = strdup(db);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
@@ -332,6 +477,7 @@ void outbox_stop(struct outbox *w)
 	outbox_halt(w);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
+	outbox_gate_destroy(&w->gate);
 	free(w->db);
 	free(w);
 }

@@ -25,10 +25,38 @@
 #ifndef GB_OUTBOX_H
 #define GB_OUTBOX_H
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "adapters/adapter.h"
+
+/*
+ * A platform that cannot be reached at all (a connection refused) is down
+ * for all its rows, not for the one in hand: the first delivery that finds
+ * it so shuts its gate. The rest of that claim is handed back untried and
+ * nothing more is claimed - no row is tried, written or counted an attempt
+ * while it is down - and one worker asks the adapter's probe() instead,
+ * after backoff_ms, doubling to probe_max_ms. When the probe is answered
+ * the gate opens and the rows go out in their order, as if nothing had
+ * happened. The workers of one outbox share one gate (outbox_new() makes
+ * it); a test driving outbox_run_once() may pass its own.
+ */
+struct outbox_gate {
+	pthread_mutex_t lock;
+	bool down;                      /* shut: nothing is claimed */
+	bool probing;                   /* a worker is asking the platform now */
+	int failures;                   /* probes failed since it went down */
+	int64_t probe_at_ms;            /* when the next probe may go */
+	int64_t down_since_ms;
+	uint64_t probes;                /* probes made (tests, metrics) */
+	uint64_t outages;               /* times it went down */
+};
+
+/* An open gate (lock initialised). */
+void outbox_gate_init(struct outbox_gate *g);
+void outbox_gate_destroy(struct outbox_gate *g);
 
 struct outbox_opts {
 	/*
@@ -51,6 +79,12 @@ struct outbox_opts {
 	 * NULL: never).
 	 */
 	const atomic_bool *halt;
+	/*
+	 * The platform's gate (above); NULL: none, every row is tried as
+	 * any failure (outbox_new() sets its workers' own).
+	 */
+	struct outbox_gate *gate;
+	int64_t probe_max_ms;           /* longest wait between probes of a platform down (default 10 s) */
 };
 
 /* Fill o with the defaults. */

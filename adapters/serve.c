@@ -23,8 +23,6 @@
 
 #define MAX_ADAPTERS 8
 #define MAX_ROUTES 16
-#define PRUNE_EVERY_MS (10 * 60 * 1000)
-#define DAY_MS (24LL * 3600 * 1000)
 
 /* set by a signal or by an adapter's thread (the console at end of input):
  * a lock-free atomic, safe in a handler and seen by the main loop */
@@ -296,6 +294,31 @@ static int listen_metrics(const struct config *cfg, struct http_server **out)
 	return rc;
 }
 
+/*
+ * One step of the scheduled pruning (bot_prune_step()); false once it is
+ * done (or failed: tried again at the next schedule), with one log line
+ * of what went when anything did.
+ */
+static bool prune_step(struct bot *b, const struct config *cfg, int64_t now, struct bot_pruned *pruned)
+{
+	const struct bot_prune p = { cfg->processed_keep_days, cfg->verify_keep_days, cfg->aside_keep_days,
+				     cfg->prune_batch };
+	int rc = bot_prune_step(b->store, &p, now, pruned);
+
+	if (rc > 0)
+		return true;
+	if (rc < 0)
+		gb_log("pruning stopped, tried again later: %s", gb_strerror(-rc));
+	if (pruned->processed || pruned->tables || pruned->aside)
+		gb_log("pruned %lld processed update ids older than %d days, %lld tables finished more"
+		       " than %d days ago (with their move logs), %lld outbox rows set aside more than"
+		       " %d days ago", (long long)pruned->processed, cfg->processed_keep_days,
+		       (long long)pruned->tables, cfg->verify_keep_days, (long long)pruned->aside,
+		       cfg->aside_keep_days);
+	memset(pruned, 0, sizeof(*pruned));
+	return false;
+}
+
 /* Sleep until the next timer is due, at most max_ms. */
 static void nap(struct store *s, int64_t max_ms)
 {
@@ -326,6 +349,8 @@ int serve_main(const struct config *cfg)
 	char names[128] = "";
 	int nrun = 0, nroutes = 0, rc = GB_OK, status = 1;
 	int64_t last_prune = 0;
+	struct bot_pruned pruned = { 0 };
+	bool pruning = false;
 
 	memset(&b, 0, sizeof(b));
 	memset(run, 0, sizeof(run));
@@ -434,16 +459,15 @@ int serve_main(const struct config *cfg)
 		if (fired > 0)
 			for (int i = 0; i < nrun; i++)
 				outbox_wake(run[i].outbox);
-		if (now - last_prune >= PRUNE_EVERY_MS) {
-			int n = 0;
-
+		if (!pruning && cfg->prune_every_minutes > 0 &&
+		    now - last_prune >= cfg->prune_every_minutes * 60000LL) {
 			last_prune = now;
-			if (store_processed_prune(b.store, now - cfg->processed_keep_days * DAY_MS, &n) == GB_OK &&
-			    n)
-				gb_log("pruned %d processed update ids older than %d days", n,
-				       cfg->processed_keep_days);
+			pruning = true;
 		}
-		if (!atomic_load(&stopping) && fired <= 0)
+		/* a batch a turn of the loop, between the timers: no command waits long behind it */
+		if (pruning && !prune_step(&b, cfg, now, &pruned))
+			pruning = false;
+		if (!atomic_load(&stopping) && fired <= 0 && !pruning)
 			nap(b.store, 50);
 	}
 	gb_log("stopping");

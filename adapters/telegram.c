@@ -777,6 +777,7 @@ struct tg_result {
 	char description[160];
 	int64_t retry_after;               /* seconds, with 429 */
 	char migrate_to[32];               /* with 400 when a group became a supergroup */
+	bool no_connection;                /* transport: no connection could be made at all */
 };
 
 static void tg_result_release(struct tg_result *r)
@@ -855,6 +856,7 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	}
 	res->transport = (int)curl_easy_perform(c);
+	res->no_connection = res->transport && adapter_no_connection(res->transport, c);
 	if (res->transport)
 		goto out;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
@@ -1108,7 +1110,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 
 		rc = store_table_get(s, row->table, &table);
 		if (!rc)
-			rc = store_move_count(s, row->table, &moves);
+			rc = store_move_last(s, row->table, &moves);
 		if (rc && rc != GB_ENOTFOUND) {
 			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 			goto out;
@@ -1154,6 +1156,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 			strip_buttons(t, row->chat, table.message);
 	} else if (res.transport || res.status >= 500) {
 		set_result(d, DELIVERY_RETRY, 0, why);
+		d->platform_down = res.no_connection;
 	} else if (res.status == 429) {
 		set_result(d, DELIVERY_WAIT, (res.retry_after > 0 ? res.retry_after : 1) * 1000, why);
 	} else if (res.status == 400 && says(&res, "message is not modified")) {
@@ -1832,6 +1835,21 @@ out:
 	return rc;
 }
 
+/* Does the Bot API answer at all (getMe)? 0 when it does, whatever it says. */
+static int probe(void *self)
+{
+	struct telegram *t = self;
+	struct tg_result res;
+	json_t *body = json_object();
+	int down;
+
+	tg_api(t, "getMe", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
+	down = res.transport != 0;
+	tg_result_release(&res);
+	json_decref(body);
+	return down;
+}
+
 static int routes(void *self, struct http_route *out, int max)
 {
 	struct telegram *t = self;
@@ -1865,6 +1883,7 @@ const struct adapter telegram_adapter = {
 	.start = start,
 	.routes = routes,
 	.deliver = deliver,
+	.probe = probe,
 	.stop = stop,
 };
 

@@ -213,6 +213,34 @@ void bot_state_cache_stats(struct bot_cache_stats *out);
  */
 void bot_caches_publish(int64_t now_ms);
 
+/*
+ * What the database keeps, in days (0: forever): processed update ids
+ * (redeliveries dropped), finished tables with their seats, sealed seeds
+ * and move logs (/verify and /board reach them), outbox rows set aside.
+ * batch: rows deleted per transaction (finished tables, which take their
+ * move logs with them, a fiftieth of it).
+ */
+struct bot_prune {
+	int processed_keep_days;
+	int verify_keep_days;
+	int aside_keep_days;
+	int batch;
+};
+
+/* Rows pruned so far (added to by each step). */
+struct bot_pruned {
+	int64_t processed, tables, aside;
+};
+
+/*
+ * One step of pruning at now_ms: at most one batch of each kind, each in
+ * a transaction of its own, counted into *done and in /metrics. Returns 1
+ * while more is left (call again), 0 when nothing older than the windows
+ * is left, or a negative gb_error when the store failed. Open tables, rows
+ * waiting to be sent, stats and the coins ledger are never pruned.
+ */
+int bot_prune_step(struct store *s, const struct bot_prune *p, int64_t now_ms, struct bot_pruned *done);
+
 /* Current wall-clock time in epoch milliseconds. */
 int64_t bot_now_ms(void);
 

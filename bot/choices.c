@@ -104,7 +104,7 @@ static int seen_load(struct bot *b, int64_t id, const char *user, struct seen *s
 		goto out;
 	rc = store_seats_get(b->store, id, s->seats, GB_MAX_SEATS, &s->nseats);
 	if (!rc)
-		rc = store_move_count(b->store, id, &s->moves);
+		rc = store_move_last(b->store, id, &s->moves);
 	if (!rc)
 		rc = store_chat_get_by_id(b->store, s->t.chat, &s->chat);
 	if (rc)
@@ -224,7 +224,7 @@ bool bot_press_is_own_turn(struct bot *b, const struct command *cmd)
 	if (!g || t.status != STORE_PLAYING || store_chat_get_by_id(b->store, t.chat, &place) ||
 	    strcmp(place.platform, cmd->platform) != 0 || strcmp(place.chat, cmd->chat) != 0)
 		goto out;
-	if (store_move_count(b->store, t.id, &moves) || moves != cmd->button_turn ||
+	if (store_move_last(b->store, t.id, &moves) || moves != cmd->button_turn ||
 	    store_seats_get(b->store, t.id, seats, GB_MAX_SEATS, &nseats))
 		goto out;
 	for (int i = 0; i < nseats; i++)

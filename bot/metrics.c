@@ -33,6 +33,8 @@ static const struct family families[] = {
 	{ "gamebot_outbox_depth", GAUGE, "Outbox rows waiting, by platform." },
 	{ "gamebot_outbox_oldest_age_seconds", GAUGE, "Age of the oldest due outbox row, by platform." },
 	{ "gamebot_outbox_set_aside", GAUGE, "Outbox rows given up and kept aside, by platform." },
+	{ "gamebot_outbox_paused", GAUGE, "1 while a platform cannot be reached and its deliveries wait behind a probe, by platform." },
+	{ "gamebot_outbox_probes_total", COUNTER, "Probes of a platform that could not be reached, by platform and result (up, down)." },
 	{ "gamebot_timers_fired_total", COUNTER, "Timers fired (computer turns, idle autoplay, next rounds), by kind." },
 	{ "gamebot_timers_late_total", COUNTER, "Timers fired more than a second after they were due, by kind." },
 	{ "gamebot_timers_failed_total", COUNTER, "Timer runs that failed, by kind." },

@@ -863,6 +863,9 @@ static int save_table(struct ctx *c)
 {
 	int rc;
 
+	/* a table over is stamped with when it ended: pruning counts its days from then */
+	if (c->table.status == STORE_OVER)
+		c->table.turn_started_ms = c->cmd->now_ms;
 	if (c->table_new) {
 		c->table.watch = c->watch;
 		c->table.created_ms = c->cmd->now_ms;

@@ -243,6 +243,16 @@ static const char *const migrations[] = {
 	/* a row's place in the queue when it replaced older ones: the oldest's (NULL: its id) */
 	"ALTER TABLE outbox ADD COLUMN place BIGINT;"
 	"UPDATE gamebot_schema SET version = 4;",
+
+	/* 5: what keeps a command's cost flat however many chats play and
+	 * however old the database: the outbox's queue order as an index (a
+	 * claim walks it and stops at its batch instead of finding every
+	 * chat's head first), rows set aside by age and a person's seats
+	 * (pruning, inline mode) */
+	"CREATE INDEX outbox_queue ON outbox(platform, (coalesce(place, id))) WHERE aside_ms IS NULL;"
+	"CREATE INDEX outbox_aside ON outbox(aside_ms) WHERE aside_ms IS NOT NULL;"
+	"CREATE INDEX seats_user ON seats(user_id) WHERE level < 0;"
+	"UPDATE gamebot_schema SET version = 5;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -309,6 +319,10 @@ enum stmt {
 	ST_AUDIT_NEGATIVE,
 	ST_AUDIT_POTS,
 	ST_AUDIT_GRANTS,
+	ST_OUT_CLAIM_QUEUE,
+	ST_PROCESSED_PRUNE_SOME,
+	ST_TABLES_PRUNE,
+	ST_OUT_ASIDE_PRUNE,
 	ST_COUNT
 };
 
@@ -400,6 +414,7 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND aside_ms IS NULL)), $5, $6, $7::int, (SELECT min(coalesce(place, id))"
 		" FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
 		" AND aside_ms IS NULL) FROM chat_lock",
+	/* (claims run ST_OUT_CLAIM_QUEUE: these picks, found in queue order) */
 	/*
 	 * Each chat's head (its pending row of the highest class, the oldest
 	 * of them), if due at $2, not under a live lease, and no other row of
@@ -515,6 +530,31 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE ($1::bigint = 0 OR chat_id = $1)"
 		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
 		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
+	/*
+	 * The chats' heads as ST_OUT_CLAIM picks them, found by walking the
+	 * queue order (outbox_queue) from its front and stopping once the
+	 * batch is locked: each row walked is a head if no row of its chat
+	 * comes before it (one probe of outbox_chat), instead of every chat's
+	 * head found first.
+	 */
+	[ST_OUT_CLAIM_QUEUE] = "WITH pick AS (SELECT o.id FROM outbox AS o WHERE o.platform = $1"
+		" AND o.aside_ms IS NULL AND o.due_ms <= $2 AND o.lease_until_ms <= $2"
+		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = $1 AND p.chat = o.chat"
+		" AND p.aside_ms IS NULL AND (p.prio > o.prio OR (p.prio = o.prio AND p.id < o.id)"
+		" OR p.lease_until_ms > $2))"
+		" ORDER BY coalesce(o.place, o.id) LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
+		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"
+		" RETURNING " OUT_COLS_OF("outbox"),
+	/* at most $2 of the processed ids stamped before $1 (epoch seconds), oldest first */
+	[ST_PROCESSED_PRUNE_SOME] = "DELETE FROM processed WHERE (platform, update_id) IN"
+		" (SELECT platform, update_id FROM processed WHERE at < $1 ORDER BY at LIMIT $2)",
+	/* at most $2 tables over, opened and ended before $1, with all that cascades from them */
+	[ST_TABLES_PRUNE] = "DELETE FROM tables WHERE id IN (SELECT id FROM tables"
+		" WHERE created_ms < $1 AND status = 2 AND turn_started_ms < $1"
+		" AND id < (SELECT max(id) FROM tables) ORDER BY created_ms LIMIT $2)",
+	/* at most $2 rows set aside before $1, oldest first */
+	[ST_OUT_ASIDE_PRUNE] = "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
+		" WHERE aside_ms IS NOT NULL AND aside_ms < $1 ORDER BY aside_ms LIMIT $2)",
 };
 
 /*
@@ -1278,6 +1318,44 @@ static int pg_processed_prune(struct store_backend *s, int64_t before_ms, int *n
 out:
 	stmt_done(st);
 	return rc;
+}
+
+/* One pruning statement (id: $1 the time, $2 at most max rows); *n gets the rows it deleted. */
+static int prune_some(struct store_backend *s, enum stmt id, int64_t before, int max, int *n)
+{
+	struct pgst *st = NULL;
+	int rc;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || max <= 0)
+		return GB_EARGS;
+	rc = stmt_get(s, id, &st);
+	if (!rc)
+		rc = bound(bind_i64(st, 1, before));
+	if (!rc)
+		rc = bound(bind_int(st, 2, max));
+	if (!rc)
+		rc = step_done(st);
+	if (!rc)
+		*n = s->changes;
+	stmt_done(st);
+	return rc;
+}
+
+static int pg_processed_prune_some(struct store_backend *s, int64_t before_ms, int max, int *n)
+{
+	return prune_some(s, ST_PROCESSED_PRUNE_SOME, before_ms / 1000 - (before_ms % 1000 < 0), max, n);
+}
+
+static int pg_tables_prune(struct store_backend *s, int64_t before_ms, int max, int *n)
+{
+	return prune_some(s, ST_TABLES_PRUNE, before_ms, max, n);
+}
+
+static int pg_out_aside_prune(struct store_backend *s, int64_t before_ms, int max, int *n)
+{
+	return prune_some(s, ST_OUT_ASIDE_PRUNE, before_ms, max, n);
 }
 
 /* ---- chats ---- */
@@ -2063,7 +2141,7 @@ static int pg_out_claim(struct store_backend *s, const char *platform, int64_t n
 	if (max == 0)
 		goto out;
 	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, ST_OUT_CLAIM, &st);
+	rc = stmt_get(s, ST_OUT_CLAIM_QUEUE, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2988,6 +3066,9 @@ const struct store_ops store_pg_ops = {
 	.was_processed = pg_was_processed,
 	.mark_processed = pg_mark_processed,
 	.processed_prune = pg_processed_prune,
+	.processed_prune_some = pg_processed_prune_some,
+	.tables_prune = pg_tables_prune,
+	.out_aside_prune = pg_out_aside_prune,
 	.chat_get = pg_chat_get,
 	.chat_get_by_id = pg_chat_get_by_id,
 	.chat_save = pg_chat_save,

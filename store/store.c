@@ -285,6 +285,21 @@ int store_processed_prune(struct store *s, int64_t before_ms, int *n)
 	return OPS(s)->processed_prune(B(s), before_ms, n);
 }
 
+int store_processed_prune_some(struct store *s, int64_t before_ms, int max, int *n)
+{
+	return OPS(s)->processed_prune_some(B(s), before_ms, max, n);
+}
+
+int store_tables_prune(struct store *s, int64_t before_ms, int max, int *n)
+{
+	return OPS(s)->tables_prune(B(s), before_ms, max, n);
+}
+
+int store_out_aside_prune(struct store *s, int64_t before_ms, int max, int *n)
+{
+	return OPS(s)->out_aside_prune(B(s), before_ms, max, n);
+}
+
 int store_chat_get(struct store *s, const char *platform, const char *chat,
 	const char *default_lang, struct store_chat *out)
 {

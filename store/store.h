@@ -188,6 +188,25 @@ int store_mark_processed(struct store *s, const char *platform, const char *upda
  */
 int store_processed_prune(struct store *s, int64_t before_ms, int *n);
 
+/*
+ * Pruning a long-lived database a little at a time: each call deletes at
+ * most max rows (max > 0) in one transaction (or in the caller's), oldest
+ * first, and *n gets how many; a caller goes on while *n == max, so no
+ * writer ever waits long behind it. What is never pruned: open tables,
+ * rows waiting to be sent, stats and the coins ledger.
+ *
+ * store_processed_prune_some(): processed updates recorded before
+ * before_ms, as store_processed_prune().
+ * store_tables_prune(): tables over (STORE_OVER) opened before before_ms
+ * whose turn_started_ms (for a table over, when it ended) is before it
+ * too, with their seats, terms, timers and move log: /verify and /board
+ * no longer find them. The newest table is kept, so no id is used twice.
+ * store_out_aside_prune(): outbox rows set aside before before_ms.
+ */
+int store_processed_prune_some(struct store *s, int64_t before_ms, int max, int *n);
+int store_tables_prune(struct store *s, int64_t before_ms, int max, int *n);
+int store_out_aside_prune(struct store *s, int64_t before_ms, int max, int *n);
+
 /* ---- chats ---- */
 struct store_chat {
 	int64_t id;                    /* store's own id */
@@ -235,7 +254,8 @@ struct store_table {
 	uint64_t seed;
 	char creator[STORE_ID_LEN];    /* user id of who opened it */
 	char message[STORE_ID_LEN];    /* platform id of the table message, "" until posted */
-	int64_t turn_started_ms;       /* when the current turn began (idle autoplay) */
+	int64_t turn_started_ms;       /* when the current turn began (idle autoplay); for a
+	                                  table over, when it ended (pruning counts from then) */
 	char *rules;                   /* JSON object text, owned */
 	char *state;                   /* game state JSON text, owned; NULL in the lobby */
 	int watch;                     /* 1: every seat a computer (watch mode), else 0 */

@@ -2,7 +2,8 @@
  * test_scale.c - what keeps a command's cost flat however many chats
  * play, on a real SQLite file: the decoded states kept for every table in
  * play (bounded, the least recently used making room, counted for
- * /metrics).
+ * /metrics), the rate limits' windows for 20,000 chats, and a database
+ * aged by months of play pruned to what it must keep.
  */
 #include <jansson.h>
 #include <setjmp.h>
@@ -254,6 +255,216 @@ static void test_cache_series_in_metrics(void **state)
 	free(last_board(f, 0));
 }
 
+#define DAY (24LL * 3600 * 1000)
+#define NOW (400 * DAY)
+
+/* The alerts and lines queued for chat (joined), every row of the platform retired. */
+static char *said(struct fixture *f, int chat)
+{
+	struct store_out rows[64];
+	char want[32];
+	char *all = calloc(1, 1);
+	size_t len = 0;
+	int n = 0;
+
+	snprintf(want, sizeof(want), "chat-%d", chat);
+	do {
+		assert_int_equal(store_out_due(f->b.store, "test", INT64_MAX, rows, 64, &n), GB_OK);
+		for (int i = 0; i < n; i++) {
+			json_error_t err;
+			json_t *r = json_loads(rows[i].payload, 0, &err);
+			const char *t = json_string_value(json_object_get(r, "text"));
+
+			if (!strcmp(rows[i].chat, want) && t) {
+				all = realloc(all, len + strlen(t) + 2);
+				memcpy(all + len, t, strlen(t) + 1);
+				len += strlen(t);
+				all[len++] = '\n';
+				all[len] = '\0';
+			}
+			json_decref(r);
+			store_out_done(f->b.store, rows[i].id);
+			store_out_release(&rows[i]);
+		}
+	} while (n == 64);
+	return all;
+}
+
+/* A Snakes table in chat opened at opened (a few moves made then), stopped at ended (0: left open). */
+static int64_t aged_table(struct fixture *f, int chat, int64_t opened, int64_t ended)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	int64_t id;
+
+	assert_int_equal(say_in(f, chat, "alice", "/new snakes", opened), GB_OK);
+	assert_int_equal(say_in(f, chat, "bob", "/join", opened), GB_OK);
+	assert_int_equal(say_in(f, chat, "alice", "/start", opened), GB_OK);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(say_in(f, chat, i % 2 ? "bob" : "alice", "/roll", opened + i), GB_OK);
+	assert_int_equal(store_chat_get(f->b.store, "test", "chat-0", "en", &c), GB_OK);
+	store_chat_release(&c);
+	{
+		char name[16];
+
+		snprintf(name, sizeof(name), "chat-%d", chat);
+		assert_int_equal(store_chat_get(f->b.store, "test", name, "en", &c), GB_OK);
+	}
+	assert_int_equal(store_table_open_get(f->b.store, c.id, &t), GB_OK);
+	id = t.id;
+	store_table_release(&t);
+	store_chat_release(&c);
+	if (ended)
+		assert_int_equal(say_in(f, chat, "alice", "/stop", ended), GB_OK);
+	return id;
+}
+
+static long long rows_of(struct fixture *f, const char *table, int64_t id)
+{
+	char q[160];
+
+	snprintf(q, sizeof(q), "SELECT count(*) FROM %s WHERE table_id = %lld", table, (long long)id);
+	return count_in(f, q);
+}
+
+/* Run SQL on the file through a connection of the test's own. */
+static void sql(struct fixture *f, const char *text)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(sqlite3_exec(db, text, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/*
+ * A database aged by months of play, pruned a few rows a transaction to
+ * what it must keep: finished tables older than the verify window go with
+ * their seats, seeds and move logs; processed ids older than theirs, rows
+ * set aside older than theirs. Kept: tables still open however old, a
+ * table that ended within the window (/verify still replays it), every
+ * row waiting to be sent however old, the stats and the coins ledger.
+ */
+static void test_aged_database_pruned_to_what_it_keeps(void **state)
+{
+	struct fixture *f = *state;
+	const struct bot_prune p = { .processed_keep_days = 7, .verify_keep_days = 30,
+				     .aside_keep_days = 30, .batch = 2 };
+	struct bot_pruned done = { 0 };
+	int64_t old_over, recent_over, old_open, late_over;
+	long long ledger, stats, pending, aside;
+	struct store_out rows[4];
+	char why[200], *text;
+	int n = 0, steps = 0, rc;
+
+	old_over = aged_table(f, 1, NOW - 60 * DAY, NOW - 59 * DAY);
+	recent_over = aged_table(f, 2, NOW - 12 * DAY, NOW - 10 * DAY);
+	old_open = aged_table(f, 3, NOW - 90 * DAY, 0);
+	late_over = aged_table(f, 4, NOW - 60 * DAY, NOW - 5 * DAY);
+	free(said(f, 0));
+	assert_true(rows_of(f, "moves", old_over) >= 3);
+	assert_int_equal(rows_of(f, "table_terms", old_over), 1);
+	/* update ids: ten of last month, five of this week */
+	for (int i = 0; i < 15; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "u%d", i);
+		assert_int_equal(store_mark_processed(f->b.store, "test", id), GB_OK);
+	}
+	sql(f, "UPDATE processed SET at = 400 * 86400 - 20 * 86400 WHERE update_id IN"
+	       " ('u0','u1','u2','u3','u4','u5','u6','u7','u8','u9');"
+	       "UPDATE processed SET at = 400 * 86400 - 2 * 86400 WHERE update_id NOT IN"
+	       " ('u0','u1','u2','u3','u4','u5','u6','u7','u8','u9');");
+	/* rows: one set aside long ago, one lately, one waiting since long ago */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(store_out_add(f->b.store, "test", "chat-9", 0, "", "{\"kind\":\"public\",\"text\":\"x\"}",
+					       NOW - 100 * DAY), GB_OK);
+	assert_int_equal(store_out_due(f->b.store, "test", INT64_MAX, rows, 4, &n), GB_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(store_out_set_aside(f->b.store, rows[0].id, "gone"), GB_OK);
+	assert_int_equal(store_out_set_aside(f->b.store, rows[1].id, "gone"), GB_OK);
+	{
+		char q[200];
+
+		snprintf(q, sizeof(q), "UPDATE outbox SET aside_ms = %lld WHERE id = %lld;"
+			 "UPDATE outbox SET aside_ms = %lld WHERE id = %lld;", (long long)(NOW - 40 * DAY),
+			 (long long)rows[0].id, (long long)(NOW - 10 * DAY), (long long)rows[1].id);
+		sql(f, q);
+	}
+	for (int i = 0; i < n; i++)
+		store_out_release(&rows[i]);
+	/* a leaderboard line of the chat whose table goes, and coins moved at it */
+	{
+		struct store_chat c = { 0 };
+		struct store_coin_move m = { .from = "bank", .to = "user:alice", .to_name = "alice",
+					     .amount = 100, .table = old_over, .reason = "grant",
+					     .at_ms = NOW - 60 * DAY };
+
+		assert_int_equal(store_chat_get(f->b.store, "test", "chat-1", "en", &c), GB_OK);
+		assert_int_equal(store_stat_add(f->b.store, c.id, "alice", "alice", "snakes", 1, 0), GB_OK);
+		assert_int_equal(store_coins_move(f->b.store, c.id, &m), GB_OK);
+		store_chat_release(&c);
+	}
+	ledger = count_in(f, "SELECT count(*) FROM ledger");
+	stats = count_in(f, "SELECT count(*) FROM stats");
+	pending = count_in(f, "SELECT count(*) FROM outbox WHERE aside_ms IS NULL");
+	aside = count_in(f, "SELECT count(*) FROM outbox WHERE aside_ms IS NOT NULL");
+	assert_true(stats > 0 && ledger > 0);
+
+	while ((rc = bot_prune_step(f->b.store, &p, NOW, &done)) > 0)
+		steps++;
+	assert_int_equal(rc, 0);
+	assert_true(steps >= 4); /* two rows a transaction: ten ids took five */
+	assert_int_equal(done.processed, 10);
+	assert_int_equal(done.tables, 1);
+	assert_int_equal(done.aside, 1);
+
+	/* the old finished table went with everything that hung from it */
+	assert_int_equal(count_in(f, "SELECT count(*) FROM tables WHERE status = 2 AND id NOT IN (SELECT id FROM"
+				     " tables WHERE chat_id IN (SELECT id FROM chats WHERE chat IN ('chat-2',"
+				     " 'chat-4')))"), 0);
+	assert_int_equal(rows_of(f, "moves", old_over), 0);
+	assert_int_equal(rows_of(f, "seats", old_over), 0);
+	assert_int_equal(rows_of(f, "table_terms", old_over), 0);
+	/* what must stay stayed */
+	assert_true(rows_of(f, "moves", recent_over) >= 3);
+	assert_true(rows_of(f, "moves", old_open) >= 3);
+	assert_true(rows_of(f, "moves", late_over) >= 3);
+	assert_int_equal(rows_of(f, "table_terms", old_open), 1);
+	assert_int_equal(count_in(f, "SELECT count(*) FROM processed"), 5);
+	assert_int_equal(count_in(f, "SELECT count(*) FROM ledger"), ledger);
+	assert_int_equal(count_in(f, "SELECT count(*) FROM stats"), stats);
+	assert_int_equal(count_in(f, "SELECT count(*) FROM outbox WHERE aside_ms IS NULL"), pending);
+	assert_int_equal(count_in(f, "SELECT count(*) FROM outbox WHERE aside_ms IS NOT NULL"), aside - 1);
+	assert_int_equal(store_coins_audit(f->b.store, 0, why, sizeof(why)), GB_OK);
+
+	/* /verify still replays the game that ended within the window; the pruned one is simply gone */
+	{
+		char cmd[32];
+
+		snprintf(cmd, sizeof(cmd), "/verify %lld", (long long)recent_over);
+		assert_int_equal(say_in(f, 2, "carol", cmd, NOW), GB_OK);
+		text = said(f, 2);
+		assert_non_null(strstr(text, "checks out"));
+		free(text);
+		snprintf(cmd, sizeof(cmd), "/verify %lld", (long long)old_over);
+		assert_int_equal(say_in(f, 1, "carol", cmd, NOW), GB_OK);
+		assert_int_equal(say_in(f, 1, "carol", "/board", NOW), GB_OK);
+		text = said(f, 1);
+		assert_non_null(strstr(text, "There is no finished table"));
+		free(text);
+	}
+	/* and the game still open plays on */
+	assert_int_equal(say_in(f, 3, "alice", "/board", NOW), GB_OK);
+	free(said(f, 3));
+
+	/* nothing older than the windows is left: the next run prunes nothing */
+	memset(&done, 0, sizeof(done));
+	assert_int_equal(bot_prune_step(f->b.store, &p, NOW, &done), 0);
+	assert_int_equal(done.processed + done.tables + done.aside, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +472,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_states_bounded_and_right_when_pushed_out, setup, teardown),
 		cmocka_unit_test(test_limit_windows_hold_twenty_thousand_chats),
 		cmocka_unit_test_setup_teardown(test_cache_series_in_metrics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aged_database_pruned_to_what_it_keeps, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

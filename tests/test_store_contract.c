@@ -2397,6 +2397,115 @@ static void test_typical_command_time(void **state)
 	assert_true(per < 0.005);
 }
 
+/* A table of chat opened at created and (when over) ended at ended, with two seats, terms, two moves and a timer. */
+static int64_t aged_table(struct store *s, int64_t chat, int status, int64_t created, int64_t ended)
+{
+	const struct store_seat seats[2] = { { 0, "u1", "A", -1 }, { 1, "u2", "B", -1 } };
+	const struct store_terms terms = { "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", 0 };
+	struct store_timer tm = { .kind = "idle", .due_ms = ended + 1, .version = 1 };
+	struct store_table t;
+
+	memset(&t, 0, sizeof t);
+	t.chat = chat;
+	snprintf(t.game, sizeof t.game, "ludo");
+	t.status = status;
+	t.created_ms = created;
+	t.turn_started_ms = ended;
+	assert_int_equal(store_table_insert(s, &t), GB_OK);
+	assert_int_equal(store_seats_set(s, t.id, seats, 2), GB_OK);
+	assert_int_equal(store_terms_set(s, t.id, &terms), GB_OK);
+	assert_int_equal(store_move_append(s, t.id, 1, "0", "roll", "[]"), GB_OK);
+	assert_int_equal(store_move_append(s, t.id, 2, "1", "roll", "[]"), GB_OK);
+	tm.table = t.id;
+	assert_int_equal(store_timer_set(s, &tm), GB_OK);
+	return t.id;
+}
+
+static int64_t rows_of(struct fixture *f, const char *table, int64_t id)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE table_id = %lld", table, (long long)id);
+	return raw_int(f->path, sql);
+}
+
+/*
+ * Pruning a batch at a time: tables over, opened and ended before the
+ * time, go with their seats, terms, timers and moves, at most max a call;
+ * open tables and the newest table stay however old; processed ids and
+ * rows set aside go the same way.
+ */
+static void test_pruning_in_batches(void **state)
+{
+	struct fixture *f = *state;
+	int64_t chat, gone[3], open, ended_late, newest, now_s = (int64_t)time(NULL);
+	struct store_out rows[4];
+	char sql[256];
+	int n = -1;
+
+	make_table(f->s, "p", &chat);     /* an open table, opened at 0 */
+	open = raw_int(f->path, "SELECT max(id) FROM tables");
+	for (int i = 0; i < 3; i++)
+		gone[i] = aged_table(f->s, chat, STORE_OVER, 1000 + i, 2000 + i);
+	ended_late = aged_table(f->s, chat, STORE_OVER, 1000, 9000);
+	newest = aged_table(f->s, chat, STORE_OVER, 1000, 2000);
+	assert_int_equal(rows_of(f, "moves", gone[0]), 2);
+
+	assert_int_equal(store_tables_prune(f->s, 5000, 2, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_tables_prune(f->s, 5000, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_tables_prune(f->s, 5000, 2, &n), GB_OK);
+	assert_int_equal(n, 0);
+	for (int i = 0; i < 3; i++) {
+		struct store_table t;
+
+		assert_int_equal(store_table_get(f->s, gone[i], &t), GB_ENOTFOUND);
+		assert_int_equal(rows_of(f, "moves", gone[i]), 0);
+		assert_int_equal(rows_of(f, "seats", gone[i]), 0);
+		assert_int_equal(rows_of(f, "table_terms", gone[i]), 0);
+		assert_int_equal(rows_of(f, "timers", gone[i]), 0);
+	}
+	assert_int_equal(rows_of(f, "moves", ended_late), 2);
+	assert_int_equal(rows_of(f, "moves", newest), 2);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM tables WHERE id IN (%lld, %lld, %lld)", (long long)open,
+		 (long long)ended_late, (long long)newest);
+	assert_int_equal(raw_int(f->path, sql), 3);
+	assert_int_equal(store_tables_prune(f->s, 0, 0, &n), GB_EARGS);
+
+	/* processed ids: five old, one new, two a call */
+	for (int i = 0; i < 6; i++) {
+		char id[8];
+
+		snprintf(id, sizeof id, "p%d", i);
+		assert_int_equal(store_mark_processed(f->s, "telegram", id), GB_OK);
+	}
+	snprintf(sql, sizeof sql, "UPDATE processed SET at = %lld WHERE update_id <> 'p5'", (long long)(now_s - 7200));
+	assert_int_equal(raw_exec(f->path, sql), RAW_OK);
+	assert_int_equal(store_processed_prune_some(f->s, (now_s - 3600) * 1000, 2, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_processed_prune_some(f->s, (now_s - 3600) * 1000, 2, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_processed_prune_some(f->s, (now_s - 3600) * 1000, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_mark_processed(f->s, "telegram", "p5"), GB_EDUP);
+
+	/* rows set aside: an old one goes; a recent one and a pending one stay */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(store_out_add(f->s, "telegram", "c", 0, "", "{}", 10), GB_OK);
+	assert_int_equal(store_out_due(f->s, "telegram", 100, rows, 4, &n), GB_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(store_out_set_aside(f->s, rows[0].id, "x"), GB_OK);
+	assert_int_equal(store_out_set_aside(f->s, rows[1].id, "x"), GB_OK);
+	snprintf(sql, sizeof sql, "UPDATE outbox SET aside_ms = 500 WHERE id = %lld", (long long)rows[0].id);
+	assert_int_equal(raw_exec(f->path, sql), RAW_OK);
+	for (int i = 0; i < 3; i++)
+		store_out_release(&rows[i]);
+	assert_int_equal(store_out_aside_prune(f->s, 1000, 10, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM outbox"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2410,6 +2519,7 @@ int main(void)
 		T(test_moves),
 		T(test_dedupe),
 		T(test_processed_prune),
+		T(test_pruning_in_batches),
 		T(test_transaction_rollback_and_commit),
 		T(test_transaction_units),
 		T(test_transaction_isolation),

@@ -29,6 +29,12 @@
  * compared by their medians: a shared machine's speed drifts within a run.
  *
  *   telegram [--seconds N] [--rounds R] [--chats C] [--threads T] [--workers W]
+ *            [--aged GAMES [--aged-moves M] [--aged-processed P]] [--ingest-only 1] [--keep 1]
+ *
+ * --aged runs the same rows on a database a year of play left (aged.h:
+ * GAMES finished games of M moves, P update ids, pruned as the service
+ * prunes), --ingest-only 1 opens the tables and runs the ingest rounds
+ * only (for a profiler), --keep 1 leaves the database for a look.
  */
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -50,6 +56,7 @@
 #include "adapters/telegram.h"
 #include "bot/metrics.h"
 #include "games/game.h"
+#include "tests/bench/aged.h"
 #include "tests/bench/bench.h"
 #include "tests/fake_telegram.h"
 
@@ -64,6 +71,7 @@ struct opts {
 	int workers;                   /* the listener's handler threads (the service's http_workers) */
 	bool ingest_only;              /* no ceiling, no delivery: the tables opened and the ingest rounds (a profile) */
 	bool keep;                     /* leave the database for a look afterwards */
+	int aged_games, aged_moves, aged_processed; /* a year-old database first (aged.h); 0 games: a new one */
 	char dir[64], db[128], probe_db[128];
 };
 
@@ -372,13 +380,15 @@ static double run_clients(struct load *l, struct chat *chats, double rate, bool 
 	const struct opts *o = l->o;
 	struct client cl[MAX_CLIENTS];
 	pthread_t th[MAX_CLIENTS];
-	int per = o->chats / o->threads;
+	int per = o->chats / o->threads, extra = o->chats % o->threads;
 	long before = atomic_load(&l->done);
 	int64_t t0 = mono_us();
 
 	for (int i = 0; i < o->threads; i++) {
-		cl[i] = (struct client){ l, i * per, per, chats, rate / o->threads,
-					 t0 + (int64_t)o->seconds * 1000000, record, open_only };
+		/* every chat has its thread: the first threads take one more when they do not divide */
+		cl[i] = (struct client){ l, i * per + (i < extra ? i : extra), per + (i < extra),
+					 chats, rate / o->threads, t0 + (int64_t)o->seconds * 1000000, record,
+					 open_only };
 		pthread_create(&th[i], NULL, client_main, &cl[i]);
 	}
 	for (int i = 0; i < o->threads; i++)
@@ -426,9 +436,29 @@ static int pending_rows(const char *db)
 	return n;
 }
 
+/* A year of play in the database, pruned as the service would (aged.h); what it took. */
+static int age(const struct opts *o)
+{
+	struct aged a = { .chats = o->chats, .games = o->aged_games, .moves = o->aged_moves,
+			  .processed = o->aged_processed, .now_ms = bot_now_ms() };
+
+	if (aged_build(o->db, &a) || aged_prune(o->db, &a)) {
+		fprintf(stderr, "telegram: cannot age the database\n");
+		return -1;
+	}
+	printf("telegram   aged: a year of %d finished games (%d moves each) and %d update ids built in %.1f s"
+	       " (%.0f MB); pruned in %.1f s: %lld ids, %lld tables with their logs, %lld rows set aside;"
+	       " left %lld tables, %lld moves, %lld ids (%.0f MB, %lld pages free)\n", a.games, a.moves,
+	       a.processed, a.build_s, a.bytes_built / 1e6, a.prune_s, (long long)a.pruned.processed,
+	       (long long)a.pruned.tables, (long long)a.pruned.aside, a.tables_left, a.moves_left,
+	       a.processed_left, a.bytes_pruned / 1e6, a.free_pages);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = { .seconds = 4, .chats = 200, .threads = 16, .workers = 16, .rounds = 3 };
+	struct opts o = { .seconds = 4, .chats = 200, .threads = 16, .workers = 16, .rounds = 3,
+			  .aged_moves = 40, .aged_processed = 5000000 };
 	struct fake_tg *f = NULL;
 	struct config cfg;
 	struct adapter_env env = { 0 };
@@ -463,9 +493,15 @@ int main(int argc, char **argv)
 			o.ingest_only = strtol(argv[i + 1], NULL, 10) != 0;
 		else if (!strcmp(argv[i], "--keep"))
 			o.keep = strtol(argv[i + 1], NULL, 10) != 0;
+		else if (!strcmp(argv[i], "--aged"))
+			o.aged_games = (int)strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--aged-moves"))
+			o.aged_moves = (int)strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--aged-processed"))
+			o.aged_processed = (int)strtol(argv[i + 1], NULL, 10);
 	}
 	if (o.threads < 1 || o.threads > MAX_CLIENTS || o.chats < o.threads || o.seconds < 1 || o.rounds < 1 ||
-	    o.rounds > MAX_ROUNDS) {
+	    o.rounds > MAX_ROUNDS || o.aged_games < 0 || o.aged_moves < 0 || o.aged_processed < 0) {
 		fprintf(stderr, "telegram: bad options\n");
 		return 2;
 	}
@@ -491,6 +527,8 @@ int main(int argc, char **argv)
 			return 1;
 		store_free(s);
 	}
+	if (o.aged_games > 0 && age(&o))
+		return 1;
 	pthread_key_create(&probe_key, probe_close);
 
 	if (fake_tg_start(&f, TOKEN, "gb_bench_bot"))
@@ -526,7 +564,8 @@ int main(int argc, char **argv)
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/telegram", http_port(http));
 	l.url = url;
 	l.view = &view;
-	atomic_store(&l.update_id, 1);
+	/* Telegram's update ids go on from the year's */
+	atomic_store(&l.update_id, o.aged_games > 0 ? o.aged_processed + 1 : 1);
 	chats = calloc((size_t)o.chats, sizeof(*chats));
 	for (int i = 0; i < o.chats; i++) {
 		snprintf(chats[i].id, sizeof(chats[i].id), "-100%d", 1000 + i);
