@@ -545,9 +545,13 @@ static const char *const sql_text[ST_COUNT] = {
 		" ORDER BY coalesce(o.place, o.id) LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
 		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"
 		" RETURNING " OUT_COLS_OF("outbox"),
-	/* at most $2 of the processed ids stamped before $1 (epoch seconds), oldest first */
-	[ST_PROCESSED_PRUNE_SOME] = "DELETE FROM processed WHERE (platform, update_id) IN"
-		" (SELECT platform, update_id FROM processed WHERE at < $1 ORDER BY at LIMIT $2)",
+	/*
+	 * at most $2 of the processed ids stamped before $1 (epoch seconds),
+	 * oldest first, by their row addresses (a row-value IN would be joined
+	 * against the whole table)
+	 */
+	[ST_PROCESSED_PRUNE_SOME] = "DELETE FROM processed WHERE ctid = ANY (ARRAY(SELECT ctid"
+		" FROM processed WHERE at < $1 ORDER BY at LIMIT $2))",
 	/* at most $2 tables over, opened and ended before $1, with all that cascades from them */
 	[ST_TABLES_PRUNE] = "DELETE FROM tables WHERE id IN (SELECT id FROM tables"
 		" WHERE created_ms < $1 AND status = 2 AND turn_started_ms < $1"
@@ -1317,6 +1321,88 @@ static int pg_processed_prune(struct store_backend *s, int64_t before_ms, int *n
 		*n = s->changes;
 out:
 	stmt_done(st);
+	return rc;
+}
+
+/* Append a, b and a line break to out (cap bytes, NUL-terminated, *len used); cut when full. */
+static void explain_add(char *out, size_t cap, size_t *len, const char *a, const char *b)
+{
+	int n = snprintf(out + *len, cap - *len, "%s%s\n", a, b);
+
+	if (n > 0)
+		*len += (size_t)n < cap - *len ? (size_t)n : cap - *len - 1;
+}
+
+/*
+ * The statements every command, delivery, timer and pruning step runs,
+ * with representative arguments, whose plans store_explain() shows: each
+ * must find its rows through an index, however many rows the tables hold.
+ */
+#define HOT(x, ...) { x, #x, { __VA_ARGS__ } }
+static const struct {
+	enum stmt id;
+	const char *name;
+	const char *args[8];
+} hot[] = {
+	HOT(ST_PROCESSED_HAS, "telegram", "123456"),
+	HOT(ST_PROCESSED_ADD, "telegram", "123456"),
+	HOT(ST_CHAT_FIND, "telegram", "-1001000"),
+	HOT(ST_CHAT_BY_ID, "1"),
+	HOT(ST_TABLE_OPEN_GET, "1"),
+	HOT(ST_TABLE_GET, "1"),
+	HOT(ST_TABLE_UPDATE, "1", "1000", "{}", "{}", "1", "1"),
+	HOT(ST_SEATS_GET, "1", "8"),
+	HOT(ST_MOVE_ADD, "1", "1", "0", "roll", "[]"),
+	HOT(ST_MOVE_LAST, "1"),
+	HOT(ST_OUT_ADD, "telegram", "-1001000", "{}", "1000", "1", "table:1", "1"),
+	/* every row due: the claim's order must come from its index, not a sort of them all */
+	HOT(ST_OUT_CLAIM_QUEUE, "telegram", "9000000000000", "9000000030000", "32"),
+	HOT(ST_OUT_DONE, "1"),
+	HOT(ST_OUT_RETRY, "1", "1000", "0"),
+	HOT(ST_OUT_CHAT, "telegram", "-1001000", "32"),
+	HOT(ST_TIMER_SET, "1", "bot", "1000", "1"),
+	HOT(ST_TIMER_CLEAR, "1", "bot"),
+	HOT(ST_TIMER_DUE, "1000", "16"),
+	HOT(ST_TIMER_NEXT, NULL),
+	HOT(ST_TERMS_GET, "1"),
+	HOT(ST_STAT_ADD, "1", "u1", "ludo", "P", "1", "0"),
+	HOT(ST_COINS_BALANCE, "1", "user:1"),
+	HOT(ST_TABLES_OF_USER, "telegram", "u1", "8"),
+	HOT(ST_PROCESSED_PRUNE_SOME, "1000", "1000"),
+	HOT(ST_TABLES_PRUNE, "1000", "20"),
+	HOT(ST_OUT_ASIDE_PRUNE, "1000", "1000"),
+};
+#undef HOT
+
+static int pg_explain(struct store_backend *s, char *out, size_t cap)
+{
+	size_t len = 0;
+	int rc = GB_OK;
+
+	if (!s || !out || cap < 2)
+		return GB_EARGS;
+	out[0] = '\0';
+	for (size_t i = 0; !rc && i < sizeof(hot) / sizeof(hot[0]); i++) {
+		/* constant text: EXPLAIN before one of sql_text[], its arguments bound */
+		size_t n = strlen(sql_text[hot[i].id]) + 9;
+		char *sql = malloc(n);
+		int nargs = 0;
+		PGresult *res;
+
+		if (!sql)
+			return GB_ENOMEM;
+		snprintf(sql, n, "EXPLAIN %s", sql_text[hot[i].id]);
+		while (nargs < 8 && hot[i].args[nargs])
+			nargs++;
+		res = PQexecParams(s->conn, sql, nargs, NULL, hot[i].args, NULL, NULL, 0);
+		free(sql);
+		explain_add(out, cap, &len, hot[i].name + 3, ":");
+		if (!res_ok(res))
+			rc = err_of(res);
+		for (int r = 0; !rc && r < PQntuples(res); r++)
+			explain_add(out, cap, &len, "  ", PQgetvalue(res, r, 0));
+		PQclear(res);
+	}
 	return rc;
 }
 
@@ -3066,6 +3152,7 @@ const struct store_ops store_pg_ops = {
 	.was_processed = pg_was_processed,
 	.mark_processed = pg_mark_processed,
 	.processed_prune = pg_processed_prune,
+	.explain = pg_explain,
 	.processed_prune_some = pg_processed_prune_some,
 	.tables_prune = pg_tables_prune,
 	.out_aside_prune = pg_out_aside_prune,

@@ -1508,6 +1508,62 @@ static int sq_out_aside_prune(struct store_backend *s, int64_t before_ms, int ma
 	return prune_some(s, ST_OUT_ASIDE_PRUNE, before_ms, max, n);
 }
 
+/*
+ * The statements every command, delivery, timer and pruning step runs,
+ * whose plans store_explain() shows: each must find its rows through an
+ * index, however many rows the tables hold.
+ */
+#define HOT(x) { x, #x }
+static const struct {
+	enum stmt id;
+	const char *name;
+} hot[] = {
+	HOT(ST_PROCESSED_HAS), HOT(ST_PROCESSED_ADD), HOT(ST_CHAT_FIND), HOT(ST_CHAT_BY_ID),
+	HOT(ST_TABLE_OPEN_GET), HOT(ST_TABLE_GET), HOT(ST_TABLE_UPDATE), HOT(ST_SEATS_GET),
+	HOT(ST_MOVE_ADD), HOT(ST_MOVE_LAST), HOT(ST_OUT_PLACE), HOT(ST_OUT_COALESCE),
+	HOT(ST_OUT_REPLACE), HOT(ST_OUT_ADD), HOT(ST_OUT_CLAIM_QUEUE), HOT(ST_OUT_DONE),
+	HOT(ST_OUT_RETRY), HOT(ST_OUT_CHAT), HOT(ST_TIMER_SET), HOT(ST_TIMER_CLEAR),
+	HOT(ST_TIMER_CLEAR_ALL), HOT(ST_TIMER_DUE), HOT(ST_TIMER_NEXT), HOT(ST_TERMS_GET),
+	HOT(ST_STAT_ADD), HOT(ST_COINS_BALANCE), HOT(ST_TABLES_OF_USER),
+	HOT(ST_PROCESSED_PRUNE_SOME), HOT(ST_TABLES_PRUNE), HOT(ST_OUT_ASIDE_PRUNE),
+};
+#undef HOT
+
+/* Append text to out (cap bytes, NUL-terminated, *len used); cut when full. */
+static void explain_add(char *out, size_t cap, size_t *len, const char *a, const char *b)
+{
+	int n = snprintf(out + *len, cap - *len, "%s%s\n", a, b);
+
+	if (n > 0)
+		*len += (size_t)n < cap - *len ? (size_t)n : cap - *len - 1;
+}
+
+static int sq_explain(struct store_backend *s, char *out, size_t cap)
+{
+	size_t len = 0;
+	int rc = GB_OK;
+
+	if (!s || !out || cap < 2)
+		return GB_EARGS;
+	out[0] = '\0';
+	for (size_t i = 0; !rc && i < sizeof(hot) / sizeof(hot[0]); i++) {
+		/* constant text: EXPLAIN QUERY PLAN before one of sql_text[] */
+		char *sql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sql_text[hot[i].id]);
+		sqlite3_stmt *st = NULL;
+		int src = sql ? sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+
+		explain_add(out, cap, &len, hot[i].name + 3, ":");
+		if (src == SQLITE_OK)
+			while ((src = sqlite3_step(st)) == SQLITE_ROW)
+				explain_add(out, cap, &len, "  ", (const char *)sqlite3_column_text(st, 3));
+		if (src != SQLITE_DONE)
+			rc = err_of(src);
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+	}
+	return rc;
+}
+
 /* ---- chats ---- */
 
 
@@ -3280,6 +3336,7 @@ const struct store_ops store_sqlite_ops = {
 	.was_processed = sq_was_processed,
 	.mark_processed = sq_mark_processed,
 	.processed_prune = sq_processed_prune,
+	.explain = sq_explain,
 	.processed_prune_some = sq_processed_prune_some,
 	.tables_prune = sq_tables_prune,
 	.out_aside_prune = sq_out_aside_prune,

@@ -285,6 +285,11 @@ int store_processed_prune(struct store *s, int64_t before_ms, int *n)
 	return OPS(s)->processed_prune(B(s), before_ms, n);
 }
 
+int store_explain(struct store *s, char *out, size_t cap)
+{
+	return OPS(s)->explain(B(s), out, cap);
+}
+
 int store_processed_prune_some(struct store *s, int64_t before_ms, int max, int *n)
 {
 	return OPS(s)->processed_prune_some(B(s), before_ms, max, n);

@@ -204,6 +204,16 @@ int store_processed_prune(struct store *s, int64_t before_ms, int *n);
  * store_out_aside_prune(): outbox rows set aside before before_ms.
  */
 int store_processed_prune_some(struct store *s, int64_t before_ms, int max, int *n);
+
+/*
+ * How the database finds the rows of the statements every command,
+ * delivery, timer and pruning step runs, as its planner says now (with
+ * representative arguments where it wants them): into out (cap bytes,
+ * cut if longer), one block per statement, "NAME:" then its plan's lines
+ * indented. For tests, and for an operator checking a database's indexes:
+ * none should read a whole table.
+ */
+int store_explain(struct store *s, char *out, size_t cap);
 int store_tables_prune(struct store *s, int64_t before_ms, int max, int *n);
 int store_out_aside_prune(struct store *s, int64_t before_ms, int max, int *n);
 

@@ -20,7 +20,10 @@
  *             (the command's commit) to the fake's answer at 500 actions/s.
  *
  * Targets: ingest at least 50% of the ceiling measured in the same run, p99
- * under 50 ms at 500 actions/s; delivery at least 2,000 replies/s.
+ * under 20 ms at 500 actions/s, at any number of chats; delivery at least
+ * 2,000 replies/s. Every chat's table is opened before the rounds, so they
+ * measure moves at that many open tables (tests/bench.sh compares 2,000
+ * and 20,000 chats with 200, and a year-old database with a new one).
  *
  * Sixteen client threads and sixteen handler threads by default: Telegram
  * itself keeps up to 40 webhook connections open at once.
@@ -665,7 +668,7 @@ stop:
 	       " included\n", o.chats, o.threads, o.workers, ingest, o.rounds, ceiling > 0 ? 100 * ingest / ceiling : 0,
 	       ingest >= 0.5 * ceiling ? "met" : "NOT MET", ingest_cpu / o.rounds);
 	printf("telegram   ingest at 500 actions/s offered (%.0f/s taken): webhook p50 %.2f ms, p99 %.2f ms"
-	       " (target p99 < 50 ms) %s\n", at500_rate, a_p50, a_p99, a_p99 < 50 ? "met" : "NOT MET");
+	       " (target p99 < 20 ms) %s\n", at500_rate, a_p50, a_p99, a_p99 < 20 ? "met" : "NOT MET");
 	printf("telegram   delivery, pacing off: %d queued rows drained at %.0f replies/s (target >= 2000) %s\n",
 	       backlog, drain_rate, drain_rate >= 2000 ? "met" : "NOT MET");
 	printf("telegram   delivery at 500 actions/s: receipt to the fake's answer p50 %.1f ms, p99 %.1f ms;"
