@@ -563,8 +563,13 @@ out:
  * last twenty sends is kept as the hard limit all the same. The chat's
  * second and the overall second carry the same room.
  */
-#define PACE_SLOTS 2048
-#define PACE_PROBE 16
+/*
+ * Groups whose sends still count (the last minute's): at most 1,800 under
+ * Telegram's 30 a second overall, so about a fifth of the slots however
+ * many groups there are (200 bytes a slot); a slot idle longer is reused.
+ */
+#define PACE_SLOTS 8192
+#define PACE_PROBE 64
 #define PACE_GROUP_N 20         /* messages a minute in a group: Telegram's limit */
 #define PACE_GROUP_BURST 3      /* sent at once after a quiet spell */
 #define PACE_GROUP_MS 3600      /* then one every this many ms: 3 + 16 a minute */
@@ -723,7 +728,7 @@ void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t
 
 #define TG_CALL_TIMEOUT_S 10L   /* one API call (not a long poll) */
 #define TG_POLL_S 25            /* long-poll wait asked of getUpdates */
-#define ADMIN_SLOTS 1024
+#define ADMIN_SLOTS 16384        /* rights of a person in a group, 144 bytes each */
 #define ADMIN_TTL_MS (5 * 60 * 1000)
 /* a failed getChatMember is remembered too, briefly: a flood must not become a flood of calls */
 #define ADMIN_FAIL_TTL_MS (30 * 1000)

@@ -150,12 +150,44 @@ parts_rows() {
 	done
 }
 
+# The Telegram rows at 200, 2,000 and 20,000 chats, and at 200 and 20,000
+# on a database a year of play left (200,000 games, 5,000,000 update ids,
+# pruned as the service prunes), then the memory of gamebot serve at
+# 20,000 chats. Each program prints its own target lines; here the
+# comparisons across runs: ingest at N chats at least 80% of the 200-chat
+# figure (each as a share of its own run's ceiling, which the machine's
+# other work moves as much), and a year-old database within 10% of a new
+# one (CPU time per action, which that work moves least).
+scale_rows() { # dir
+	d=$1 t=$OUT/telegram
+	for n in 200 2000 20000; do
+		"$d/telegram" --chats $n | tee "$t-$n.txt" || true
+	done
+	for n in 200 20000; do
+		"$d/telegram" --chats $n --aged 200000 | tee "$t-$n-aged.txt" || true
+	done
+	GAMEBOT_BIN=$BIN "$d/chats" --chats 20000 || true
+	share() { sed -n 's/.* = \([0-9]*\)% of the ceiling.*/\1/p' "$1"; }
+	cpu() { sed -n 's/.*(target >= 50%) [A-Z ]*met; \([0-9]*\) us of CPU each.*/\1/p' "$1"; }
+	for n in 2000 20000; do
+		awk -v a="$(share "$t-200.txt")" -v b="$(share "$t-$n.txt")" -v n=$n 'BEGIN { if (a > 0 && b > 0)
+			printf "telegram   %d chats: ingest %d%% of its ceiling against %d%% at 200 chats = %.0f%%" \
+			" (target >= 80%%) %s\n", n, b, a, 100 * b / a, b >= 0.8 * a ? "met" : "NOT MET" }'
+	done
+	for n in 200 20000; do
+		awk -v a="$(cpu "$t-$n.txt")" -v b="$(cpu "$t-$n-aged.txt")" -v n=$n 'BEGIN { if (a > 0 && b > 0)
+			printf "telegram   %d chats on a year-old database: %d us of CPU an action against %d us" \
+			" on a new one = %+.0f%% (target within 10%%) %s\n", n, b, a, 100 * (b - a) / a,
+			(b <= 1.1 * a) ? "met" : "NOT MET" }'
+	done
+}
+
 # The service rows: programs in tests/bench/, each printing lines that end
 # in "met" or "NOT MET" on its target line.
 service_rows() {
 	dir=${BENCH_BIN_DIR:-build/bench}
 	"$dir/load" || true
-	"$dir/telegram" || true
+	scale_rows "$dir"
 	GAMEBOT_BIN=$BIN BENCH_SCALE=$SCALE "$dir/pace" || true
 	# one SQLite instance, then 1, 2 and 3 sharing a PostgreSQL server started for the row
 	GAMEBOT_BIN=$BIN GAMEBOT_TEST_PG_FSYNC=on sh tests/pg.sh "$dir/scaleout" || true

@@ -46,6 +46,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,53 +459,223 @@ static int age(const struct opts *o)
 	return 0;
 }
 
+/* The options; false when they are not usable. */
+static bool parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} nums[] = {
+		{ "--seconds", offsetof(struct opts, seconds) },
+		{ "--chats", offsetof(struct opts, chats) },
+		{ "--threads", offsetof(struct opts, threads) },
+		{ "--workers", offsetof(struct opts, workers) },
+		{ "--rounds", offsetof(struct opts, rounds) },
+		{ "--aged", offsetof(struct opts, aged_games) },
+		{ "--aged-moves", offsetof(struct opts, aged_moves) },
+		{ "--aged-processed", offsetof(struct opts, aged_processed) },
+	};
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+			if (!strcmp(argv[i], nums[k].name))
+				*(int *)((char *)o + nums[k].off) = (int)strtol(argv[i + 1], NULL, 10);
+		if (!strcmp(argv[i], "--ingest-only"))
+			o->ingest_only = strtol(argv[i + 1], NULL, 10) != 0;
+		else if (!strcmp(argv[i], "--keep"))
+			o->keep = strtol(argv[i + 1], NULL, 10) != 0;
+	}
+	return o->threads >= 1 && o->threads <= MAX_CLIENTS && o->chats >= o->threads && o->seconds >= 1 &&
+	       o->rounds >= 1 && o->rounds <= MAX_ROUNDS && o->aged_games >= 0 && o->aged_moves >= 0 &&
+	       o->aged_processed >= 0;
+}
+
+/* The service as `gamebot serve` runs it for Telegram's webhook, against the fake Bot API. */
+struct service {
+	struct fake_tg *f;
+	struct config cfg;
+	struct adapter_env env;
+	struct http_route routes[2];
+	struct http_server *http;
+	struct outbox *ob;
+	struct store_checkpointer *cp;
+	void *self;
+	char url[128];
+};
+
+static int service_start(const struct opts *o, struct service *sv)
+{
+	struct http_options ho;
+	struct outbox_opts oo;
+
+	if (fake_tg_start(&sv->f, TOKEN, "gb_bench_bot"))
+		return -1;
+	/* what `gamebot serve` does: the store's checkpoints on a thread of their own */
+	if (store_checkpointer_start(o->db, &sv->cp))
+		return -1;
+	config_init(&sv->cfg);
+	snprintf(sv->cfg.db, sizeof(sv->cfg.db), "%s", o->db);
+	snprintf(sv->cfg.telegram_token, sizeof(sv->cfg.telegram_token), TOKEN);
+	snprintf(sv->cfg.telegram_secret, sizeof(sv->cfg.telegram_secret), SECRET);
+	snprintf(sv->cfg.telegram_api, sizeof(sv->cfg.telegram_api), "%s", fake_tg_url(sv->f));
+	snprintf(sv->cfg.telegram_mode, sizeof(sv->cfg.telegram_mode), "webhook");
+	snprintf(sv->cfg.telegram_pacing, sizeof(sv->cfg.telegram_pacing), "off");
+	sv->env.cfg = &sv->cfg;
+	bot_config_init(&sv->env.bot);
+	sv->env.bot.seed = 1;
+	sv->env.db = o->db;
+	outbox_opts_init(&oo);
+	if (outbox_new(&sv->ob, &timed_adapter, o->db, &oo))
+		return -1;
+	sv->env.wake = wake;
+	sv->env.wake_arg = sv->ob;
+	if (telegram_adapter.start(&sv->env, &sv->self))
+		return -1;
+	http_options_init(&ho);
+	ho.listen = "127.0.0.1:0";
+	ho.routes = sv->routes;
+	ho.workers = o->workers;
+	ho.nroutes = telegram_adapter.routes(sv->self, sv->routes, 2);
+	if (http_start(&sv->http, &ho))
+		return -1;
+	snprintf(sv->url, sizeof(sv->url), "http://127.0.0.1:%d/telegram", http_port(sv->http));
+	return 0;
+}
+
+static void service_stop(struct service *sv)
+{
+	http_stop(sv->http);
+	store_checkpointer_stop(sv->cp);
+	outbox_stop(sv->ob);
+	telegram_adapter.stop(sv->self);
+	fake_tg_free(sv->f);
+}
+
+/*
+ * Every chat's table opened first (three commands each: /new, /join,
+ * /start), so that the rounds measure moves at N open tables rather
+ * than the opening of the tables still to open.
+ */
+static void open_tables(struct load *l, struct chat *chats)
+{
+	int64_t t0 = mono_us();
+	int open = 0;
+	double s;
+
+	run_clients(l, chats, 0, false, true);
+	s = (mono_us() - t0) / 1e6;
+	for (int i = 0; i < l->o->chats; i++)
+		open += chats[i].playing;
+	printf("telegram   opened %d of %d tables (three commands each) in %.1f s: %.0f commands/s\n", open,
+	       l->o->chats, s, 3 * l->o->chats / s);
+}
+
+/* The figures of a run. */
+struct rows {
+	double ceiling, ingest, probe_cpu, ingest_cpu;
+	double at500_rate, a_p50, a_p99, drain_rate, d_p50, d_p99;
+	int backlog;
+};
+
+/*
+ * (a) ingest as fast as the clients go (the outbox waits), in turn with
+ * the ceiling probe: a shared machine's speed drifts within a run, and
+ * each figure is the median of its rounds.
+ */
+static void measure_ingest(const struct opts *o, struct load *l, struct chat *chats, struct rows *r)
+{
+	double ceilings[MAX_ROUNDS], ingests[MAX_ROUNDS], n;
+	struct bot_cache_stats cs;
+
+	metrics_reset();
+	for (int k = 0; k < o->rounds; k++) {
+		int64_t c0 = cpu_us();
+		double n0 = metrics_value("gamebot_command_latency_ms", NULL);
+
+		ceilings[k] = o->ingest_only ? 1 : run_probe(o);
+		r->probe_cpu += (double)(cpu_us() - c0) / (ceilings[k] * o->seconds);
+		c0 = cpu_us();
+		ingests[k] = run_load(l, chats, 0, false);
+		r->ingest_cpu += (double)(cpu_us() - c0) / (metrics_value("gamebot_command_latency_ms", NULL) - n0);
+		printf("telegram   round %d: ceiling %.0f requests/s, ingest %.0f actions/s (%.0f%%)\n", k + 1,
+		       ceilings[k], ingests[k], 100 * ingests[k] / ceilings[k]);
+	}
+	r->ceiling = median(ceilings, o->rounds);
+	r->ingest = median(ingests, o->rounds);
+	r->probe_cpu /= o->rounds;
+	r->ingest_cpu /= o->rounds;
+	n = metrics_value("gamebot_command_latency_ms", NULL);
+	bot_state_cache_stats(&cs);
+	printf("telegram   ingest: %.0f commands, %.3f ms each in the router (%.3f ms of it in the write"
+	       " transaction), %.0f us of CPU each, clients included; decoded states found %.1f%%"
+	       " (%zu kept, %.0f bytes each)\n",
+	       n, metrics_sum("gamebot_command_latency_ms", NULL) / (n ? n : 1),
+	       metrics_sum("gamebot_store_transaction_ms", NULL) / (n ? n : 1), r->ingest_cpu,
+	       100.0 * (double)cs.hits / (double)(cs.hits + cs.misses ? cs.hits + cs.misses : 1),
+	       cs.entries, cs.entries ? (double)cs.bytes / (double)cs.entries : 0);
+	/* ingest at a fixed offered load */
+	if (o->ingest_only)
+		return;
+	samples_reset(&l->lat);
+	r->at500_rate = run_load(l, chats, 500, true);
+	r->a_p50 = pct(&l->lat, 0.5);
+	r->a_p99 = pct(&l->lat, 0.99);
+}
+
+/* (b) delivery: the backlog drains, then replies at 500 actions/s. */
+static void measure_delivery(const struct opts *o, struct service *sv, struct load *l, struct chat *chats,
+			     struct rows *r)
+{
+	int64_t t0;
+	int left;
+
+	r->backlog = pending_rows(o->db);
+	t0 = mono_us();
+	outbox_run(sv->ob, sv->self);
+	do {
+		sleep_us(20000);
+		left = pending_rows(o->db);
+	} while (left > 0 && mono_us() - t0 < 120 * 1000000LL);
+	r->drain_rate = atomic_load(&delivered) / ((mono_us() - t0) / 1e6);
+	samples_reset(&dlat);
+	run_load(l, chats, 500, false);
+	t0 = mono_us();
+	while (pending_rows(o->db) > 0 && mono_us() - t0 < 30 * 1000000LL)
+		sleep_us(20000);
+	r->d_p50 = pct(&dlat, 0.5);
+	r->d_p99 = pct(&dlat, 0.99);
+}
+
+static void print_rows(const struct opts *o, const struct rows *r, long errors)
+{
+	/* CPU time moves less with the machine's other work than a rate does */
+	printf("telegram   ceiling: bare handler + one WAL transaction per request: %.0f requests/s"
+	       " (median of %d); %.0f us of CPU each, clients included\n", r->ceiling, o->rounds, r->probe_cpu);
+	printf("telegram   ingest (%d chats of Ludo, %d client threads, %d handler threads): %.0f actions/s"
+	       " (median of %d) = %.0f%% of the ceiling (target >= 50%%) %s; %.0f us of CPU each, clients"
+	       " included\n", o->chats, o->threads, o->workers, r->ingest, o->rounds,
+	       r->ceiling > 0 ? 100 * r->ingest / r->ceiling : 0, r->ingest >= 0.5 * r->ceiling ? "met" : "NOT MET",
+	       r->ingest_cpu);
+	printf("telegram   ingest at 500 actions/s offered (%.0f/s taken): webhook p50 %.2f ms, p99 %.2f ms"
+	       " (target p99 < 20 ms) %s\n", r->at500_rate, r->a_p50, r->a_p99, r->a_p99 < 20 ? "met" : "NOT MET");
+	printf("telegram   delivery, pacing off: %d queued rows drained at %.0f replies/s (target >= 2000) %s\n",
+	       r->backlog, r->drain_rate, r->drain_rate >= 2000 ? "met" : "NOT MET");
+	printf("telegram   delivery at 500 actions/s: receipt to the fake's answer p50 %.1f ms, p99 %.1f ms;"
+	       " %ld errors\n", r->d_p50, r->d_p99, errors);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .seconds = 4, .chats = 200, .threads = 16, .workers = 16, .rounds = 3,
 			  .aged_moves = 40, .aged_processed = 5000000 };
-	struct fake_tg *f = NULL;
-	struct config cfg;
-	struct adapter_env env = { 0 };
-	struct http_options ho;
-	struct http_route routes[2];
-	struct http_server *http = NULL;
-	struct outbox *ob = NULL;
-	struct outbox_opts oo;
+	struct service sv = { 0 };
 	struct load l = { .o = &o };
 	struct bot view = { 0 };
+	struct rows r = { 0 };
 	struct chat *chats;
-	void *self = NULL;
-	struct store_checkpointer *cp = NULL;
-	char url[128], cmd[160];
-	double ceilings[MAX_ROUNDS], ingests[MAX_ROUNDS], probe_cpu = 0, ingest_cpu = 0;
-	double ceiling, ingest, at500_rate = 0, drain_rate = 0, a_p50 = 0, a_p99 = 0, d_p50 = 0, d_p99 = 0;
-	int backlog = 0, left;
-	int64_t t0;
+	char cmd[160];
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--seconds"))
-			o.seconds = (int)strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--chats"))
-			o.chats = (int)strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--threads"))
-			o.threads = (int)strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--workers"))
-			o.workers = (int)strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--rounds"))
-			o.rounds = (int)strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--ingest-only"))
-			o.ingest_only = strtol(argv[i + 1], NULL, 10) != 0;
-		else if (!strcmp(argv[i], "--keep"))
-			o.keep = strtol(argv[i + 1], NULL, 10) != 0;
-		else if (!strcmp(argv[i], "--aged"))
-			o.aged_games = (int)strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--aged-moves"))
-			o.aged_moves = (int)strtol(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--aged-processed"))
-			o.aged_processed = (int)strtol(argv[i + 1], NULL, 10);
-	}
-	if (o.threads < 1 || o.threads > MAX_CLIENTS || o.chats < o.threads || o.seconds < 1 || o.rounds < 1 ||
-	    o.rounds > MAX_ROUNDS || o.aged_games < 0 || o.aged_moves < 0 || o.aged_processed < 0) {
+	if (!parse_opts(argc, argv, &o)) {
 		fprintf(stderr, "telegram: bad options\n");
 		return 2;
 	}
@@ -521,51 +692,16 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&dlat.lock, NULL);
 	pthread_mutex_init(&l.lat.lock, NULL);
 	pthread_mutex_init(&l.view_lock, NULL);
-
 	/* SQLite as the service sets it up (at its first open) for the probe too */
-	{
-		struct store *s = NULL;
-
-		if (store_open(&s, o.db))
-			return 1;
-		store_free(s);
-	}
+	if (store_open(&view.store, o.db))
+		return 1;
+	store_free(view.store);
 	if (o.aged_games > 0 && age(&o))
 		return 1;
 	pthread_key_create(&probe_key, probe_close);
-
-	if (fake_tg_start(&f, TOKEN, "gb_bench_bot"))
+	if (service_start(&o, &sv) || store_open(&view.store, o.db))
 		return 1;
-	/* what `gamebot serve` does: the store's checkpoints on a thread of their own */
-	if (store_checkpointer_start(o.db, &cp))
-		return 1;
-	config_init(&cfg);
-	snprintf(cfg.db, sizeof(cfg.db), "%s", o.db);
-	snprintf(cfg.telegram_token, sizeof(cfg.telegram_token), TOKEN);
-	snprintf(cfg.telegram_secret, sizeof(cfg.telegram_secret), SECRET);
-	snprintf(cfg.telegram_api, sizeof(cfg.telegram_api), "%s", fake_tg_url(f));
-	snprintf(cfg.telegram_mode, sizeof(cfg.telegram_mode), "webhook");
-	snprintf(cfg.telegram_pacing, sizeof(cfg.telegram_pacing), "off");
-	env.cfg = &cfg;
-	bot_config_init(&env.bot);
-	env.bot.seed = 1;
-	env.db = o.db;
-	outbox_opts_init(&oo);
-	if (outbox_new(&ob, &timed_adapter, o.db, &oo))
-		return 1;
-	env.wake = wake;
-	env.wake_arg = ob;
-	if (telegram_adapter.start(&env, &self))
-		return 1;
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.workers = o.workers;
-	ho.nroutes = telegram_adapter.routes(self, routes, 2);
-	if (http_start(&http, &ho) || store_open(&view.store, o.db))
-		return 1;
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/telegram", http_port(http));
-	l.url = url;
+	l.url = sv.url;
 	l.view = &view;
 	/* Telegram's update ids go on from the year's */
 	atomic_store(&l.update_id, o.aged_games > 0 ? o.aged_processed + 1 : 1);
@@ -574,112 +710,18 @@ int main(int argc, char **argv)
 		snprintf(chats[i].id, sizeof(chats[i].id), "-100%d", 1000 + i);
 		chats[i].st = calloc(1, ludo->state_size);
 	}
-
-	/*
-	 * Every chat's table opened first (three commands each: /new, /join,
-	 * /start), so that the rounds measure moves at N open tables rather
-	 * than the opening of the tables still to open.
-	 */
-	t0 = mono_us();
-	run_clients(&l, chats, 0, false, true);
-	{
-		double s = (mono_us() - t0) / 1e6;
-		int open = 0;
-
-		for (int i = 0; i < o.chats; i++)
-			open += chats[i].playing;
-		printf("telegram   opened %d of %d tables (three commands each) in %.1f s: %.0f commands/s\n",
-		       open, o.chats, s, 3 * o.chats / s);
-	}
-
-	/*
-	 * (a) ingest as fast as the clients go (the outbox waits), in turn
-	 * with the ceiling probe: a shared machine's speed drifts within a
-	 * run, and each figure is the median of its rounds.
-	 */
-	metrics_reset();
-	for (int r = 0; r < o.rounds; r++) {
-		int64_t c0 = cpu_us();
-		double n0 = metrics_value("gamebot_command_latency_ms", NULL);
-
-		ceilings[r] = o.ingest_only ? 1 : run_probe(&o);
-		probe_cpu += (double)(cpu_us() - c0) / (ceilings[r] * o.seconds);
-		c0 = cpu_us();
-		ingests[r] = run_load(&l, chats, 0, false);
-		ingest_cpu += (double)(cpu_us() - c0) / (metrics_value("gamebot_command_latency_ms", NULL) - n0);
-		printf("telegram   round %d: ceiling %.0f requests/s, ingest %.0f actions/s (%.0f%%)\n", r + 1,
-		       ceilings[r], ingests[r], 100 * ingests[r] / ceilings[r]);
-	}
-	ceiling = median(ceilings, o.rounds);
-	ingest = median(ingests, o.rounds);
-	{
-		double n = metrics_value("gamebot_command_latency_ms", NULL);
-		struct bot_cache_stats cs;
-
-		bot_state_cache_stats(&cs);
-		printf("telegram   ingest: %.0f commands, %.3f ms each in the router (%.3f ms of it in the write"
-		       " transaction), %.0f us of CPU each, clients included; decoded states found %.1f%%"
-		       " (%zu kept, %.0f bytes each)\n",
-		       n, metrics_sum("gamebot_command_latency_ms", NULL) / (n ? n : 1),
-		       metrics_sum("gamebot_store_transaction_ms", NULL) / (n ? n : 1), ingest_cpu / o.rounds,
-		       100.0 * (double)cs.hits / (double)(cs.hits + cs.misses ? cs.hits + cs.misses : 1),
-		       cs.entries, cs.entries ? (double)cs.bytes / (double)cs.entries : 0);
-	}
-	if (o.ingest_only)
-		goto stop;
-	/* ingest at a fixed offered load */
-	samples_reset(&l.lat);
-	at500_rate = run_load(&l, chats, 500, true);
-	a_p50 = pct(&l.lat, 0.5);
-	a_p99 = pct(&l.lat, 0.99);
-
-	/* (b) delivery: the backlog drains, then replies at 500 actions/s */
-	backlog = pending_rows(o.db);
-	t0 = mono_us();
-	outbox_run(ob, self);
-	do {
-		sleep_us(20000);
-		left = pending_rows(o.db);
-	} while (left > 0 && mono_us() - t0 < 120 * 1000000LL);
-	drain_rate = atomic_load(&delivered) / ((mono_us() - t0) / 1e6);
-	samples_reset(&dlat);
-	run_load(&l, chats, 500, false);
-	t0 = mono_us();
-	while (pending_rows(o.db) > 0 && mono_us() - t0 < 30 * 1000000LL)
-		sleep_us(20000);
-	d_p50 = pct(&dlat, 0.5);
-	d_p99 = pct(&dlat, 0.99);
-
-stop:
-	http_stop(http);
-	store_checkpointer_stop(cp);
-	outbox_stop(ob);
-	telegram_adapter.stop(self);
+	open_tables(&l, chats);
+	measure_ingest(&o, &l, chats, &r);
+	if (!o.ingest_only)
+		measure_delivery(&o, &sv, &l, chats, &r);
+	service_stop(&sv);
 	store_free(view.store);
-	fake_tg_free(f);
-	if (o.ingest_only)
-		goto out;
-
-	/* CPU time moves less with the machine's other work than a rate does */
-	printf("telegram   ceiling: bare handler + one WAL transaction per request: %.0f requests/s"
-	       " (median of %d); %.0f us of CPU each, clients included\n", ceiling, o.rounds, probe_cpu / o.rounds);
-	printf("telegram   ingest (%d chats of Ludo, %d client threads, %d handler threads): %.0f actions/s"
-	       " (median of %d) = %.0f%% of the ceiling (target >= 50%%) %s; %.0f us of CPU each, clients"
-	       " included\n", o.chats, o.threads, o.workers, ingest, o.rounds, ceiling > 0 ? 100 * ingest / ceiling : 0,
-	       ingest >= 0.5 * ceiling ? "met" : "NOT MET", ingest_cpu / o.rounds);
-	printf("telegram   ingest at 500 actions/s offered (%.0f/s taken): webhook p50 %.2f ms, p99 %.2f ms"
-	       " (target p99 < 20 ms) %s\n", at500_rate, a_p50, a_p99, a_p99 < 20 ? "met" : "NOT MET");
-	printf("telegram   delivery, pacing off: %d queued rows drained at %.0f replies/s (target >= 2000) %s\n",
-	       backlog, drain_rate, drain_rate >= 2000 ? "met" : "NOT MET");
-	printf("telegram   delivery at 500 actions/s: receipt to the fake's answer p50 %.1f ms, p99 %.1f ms;"
-	       " %ld errors\n", d_p50, d_p99, atomic_load(&l.errors));
-out:
+	if (!o.ingest_only)
+		print_rows(&o, &r, atomic_load(&l.errors));
 	if (o.keep) {
 		printf("telegram   database kept: %s\n", o.db);
 		return 0;
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o.dir);
-	if (system(cmd))
-		return 1;
-	return 0;
+	return system(cmd) ? 1 : 0;
 }
