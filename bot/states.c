@@ -286,4 +286,11 @@ void bot_caches_publish(int64_t now_ms)
 	metrics_set("gamebot_cache_capacity", limits, (double)ls.slots);
 	metrics_set("gamebot_cache_bytes", limits, (double)ls.slots * 32);
 	metrics_set("gamebot_rate_limit_no_slot_total", NULL, (double)ls.no_slot);
+	{
+		uint64_t hit = 0, missed = 0;
+
+		store_page_cache(&hit, &missed);
+		metrics_set("gamebot_cache_hits_total", "cache=\"sqlite_pages\"", (double)hit);
+		metrics_set("gamebot_cache_misses_total", "cache=\"sqlite_pages\"", (double)missed);
+	}
 }

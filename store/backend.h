@@ -61,6 +61,8 @@ struct store_ops {
 	int (*mark_processed)(struct store_backend *b, const char *platform, const char *update_id);
 	int (*processed_prune)(struct store_backend *b, int64_t before_ms, int *n);
 	int (*explain)(struct store_backend *b, char *out, size_t cap);
+	/* store_page_cache(); NULL: the database keeps no pages in the process */
+	void (*page_cache)(uint64_t *hits, uint64_t *misses);
 	/* ---- pruning in batches ---- */
 	int (*processed_prune_some)(struct store_backend *b, int64_t before_ms, int max, int *n);
 	int (*tables_prune)(struct store_backend *b, int64_t before_ms, int max, int *n);

@@ -1326,10 +1326,34 @@ static int sq_read_begin(struct store_backend *s)
 	return rc;
 }
 
+/*
+ * Pages found in a connection's cache and pages it had to read, over all
+ * the process's connections (store_page_cache()): each handle adds what it
+ * did when a transaction of it ends.
+ */
+static atomic_ullong pages_hit, pages_missed;
+
+static void count_pages(struct store_backend *s)
+{
+	int n = 0, high = 0;
+
+	if (sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_HIT, &n, &high, 1) == SQLITE_OK && n > 0)
+		atomic_fetch_add(&pages_hit, (unsigned long long)n);
+	if (sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &n, &high, 1) == SQLITE_OK && n > 0)
+		atomic_fetch_add(&pages_missed, (unsigned long long)n);
+}
+
+static void sq_page_cache(uint64_t *hits, uint64_t *misses)
+{
+	*hits = atomic_load(&pages_hit);
+	*misses = atomic_load(&pages_missed);
+}
+
 static void read_end(struct store_backend *s)
 {
 	if (!s || !s->reading)
 		return;
+	count_pages(s);
 	s->reading = 0;
 	if (!sqlite3_get_autocommit(s->db) && run(s, ST_COMMIT))
 		run(s, ST_ROLLBACK);
@@ -1345,6 +1369,7 @@ static int sq_commit(struct store_backend *s)
 	rc = run(s, ST_COMMIT);
 	if (!rc || sqlite3_get_autocommit(s->db))
 		writer_release(s);
+	count_pages(s);
 	return rc;
 }
 
@@ -3337,6 +3362,7 @@ const struct store_ops store_sqlite_ops = {
 	.mark_processed = sq_mark_processed,
 	.processed_prune = sq_processed_prune,
 	.explain = sq_explain,
+	.page_cache = sq_page_cache,
 	.processed_prune_some = sq_processed_prune_some,
 	.tables_prune = sq_tables_prune,
 	.out_aside_prune = sq_out_aside_prune,

@@ -285,6 +285,14 @@ int store_processed_prune(struct store *s, int64_t before_ms, int *n)
 	return OPS(s)->processed_prune(B(s), before_ms, n);
 }
 
+void store_page_cache(uint64_t *hits, uint64_t *misses)
+{
+	*hits = *misses = 0;
+	/* of the backends, SQLite alone keeps pages in the process */
+	if (store_sqlite_ops.page_cache)
+		store_sqlite_ops.page_cache(hits, misses);
+}
+
 int store_explain(struct store *s, char *out, size_t cap)
 {
 	return OPS(s)->explain(B(s), out, cap);

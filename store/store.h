@@ -214,6 +214,15 @@ int store_processed_prune_some(struct store *s, int64_t before_ms, int max, int 
  * none should read a whole table.
  */
 int store_explain(struct store *s, char *out, size_t cap);
+
+/*
+ * Of the database pages this process's SQLite connections needed, how many
+ * each found in its own page cache (*hits) and how many it read from the
+ * file or the log (*misses), since the process started (for /metrics; a
+ * connection's cache is emptied whenever another committed since its last
+ * read). 0 and 0 on PostgreSQL, whose pages the server keeps.
+ */
+void store_page_cache(uint64_t *hits, uint64_t *misses);
 int store_tables_prune(struct store *s, int64_t before_ms, int max, int *n);
 int store_out_aside_prune(struct store *s, int64_t before_ms, int max, int *n);
 

@@ -252,6 +252,9 @@ static void test_cache_series_in_metrics(void **state)
 	assert_true(metrics_value("gamebot_cache_capacity", "cache=\"states\"") == BOT_STATE_CACHE_DEFAULT);
 	assert_true(metrics_value("gamebot_cache_bytes", "cache=\"states\"") == (double)cs.bytes);
 	assert_true(metrics_value("gamebot_cache_capacity", "cache=\"rate_limits\"") == LIMIT_SLOTS_DEFAULT);
+	/* SQLite's pages, found in a connection's cache or read */
+	assert_true(metrics_value("gamebot_cache_hits_total", "cache=\"sqlite_pages\"") > 0);
+	assert_true(metrics_value("gamebot_cache_misses_total", "cache=\"sqlite_pages\"") > 0);
 	free(last_board(f, 0));
 }
 
