@@ -14,7 +14,9 @@
  * tables in play, every command on a table whose entry was pushed out
  * decodes its state again (about 120,000 instructions for a Ludo table,
  * more than the rest of a command's reads). One mutex guards it: a hit is
- * a lookup and two copies.
+ * a lookup and a copy of the game; the next state of a table kept is
+ * written over its entry's, so a command allocates and frees nothing here
+ * but its own copy.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,10 +33,16 @@ struct decoded {
 	struct decoded *newer, *older; /* the recency list */
 	const struct gb_game *game;
 	char *text;                    /* the wrapper's text (owned) */
+	size_t text_cap;               /* bytes text may hold, its NUL included */
 	void *st;                      /* its game (owned), NULL when it has none */
 	struct gb_event log[LOG_KEEP];
 	int nlog;
-	json_t *log_saved;             /* owned */
+	/*
+	 * The log strip as saved (a reference of its own): shared with the
+	 * commands that read it, never changed by any of them (jansson
+	 * counts references atomically, so this is safe from any thread).
+	 */
+	json_t *log_saved;
 	bool watch;
 	bool has_owner;
 	char owner[STORE_ID_LEN];
@@ -177,15 +185,14 @@ bool decoded_get(struct ctx *c)
 	d = find(c->table.id);
 	if (d && d->game == c->game && !strcmp(d->text, c->table.state)) {
 		void *st = d->st ? malloc(c->game->state_size) : NULL;
-		json_t *lg = d->log_saved ? json_deep_copy(d->log_saved) : NULL;
 
-		if ((st || !d->st) && (lg || !d->log_saved)) {
+		if (st || !d->st) {
 			if (st)
 				memcpy(st, d->st, c->game->state_size);
 			c->st = st;
 			memcpy(c->log, d->log, sizeof(c->log));
 			c->nlog = d->nlog;
-			c->log_saved = lg;
+			c->log_saved = json_incref(d->log_saved);
 			c->log_changed = false;
 			c->watch = d->watch;
 			if (d->has_owner)
@@ -193,9 +200,6 @@ bool decoded_get(struct ctx *c)
 			hit = true;
 			list_unlink(d);
 			list_push(d);
-		} else {
-			free(st);
-			json_decref(lg);
 		}
 	}
 	if (hit)
@@ -206,6 +210,32 @@ bool decoded_get(struct ctx *c)
 	return hit;
 }
 
+/* What d holds, itself included (for /metrics). */
+static size_t entry_bytes(const struct decoded *d)
+{
+	return sizeof(*d) + d->text_cap + (d->st ? d->game->state_size : 0) +
+	       (json_is_string(d->log_saved) ? json_string_length(d->log_saved) + 64 : 0);
+}
+
+/* Copy c's decoded state, as the one of text (len bytes), into d, whose buffers fit it. */
+static void entry_fill(struct decoded *d, const struct ctx *c, const char *text, size_t len, bool has_owner)
+{
+	json_t *old = d->log_saved;
+
+	memcpy(d->text, text, len + 1);
+	if (d->st)
+		memcpy(d->st, c->st, c->game->state_size);
+	d->table = c->table.id;
+	d->game = c->game;
+	memcpy(d->log, c->log, sizeof(d->log));
+	d->nlog = c->nlog;
+	d->log_saved = json_incref(c->log_saved);
+	json_decref(old);
+	d->watch = c->watch;
+	d->has_owner = has_owner;
+	snprintf(d->owner, sizeof(d->owner), "%s", c->owner);
+}
+
 /* A new entry holding copies of c's decoded state as the one of text; NULL without memory. */
 static struct decoded *entry_new(const struct ctx *c, const char *text, bool has_owner)
 {
@@ -214,33 +244,51 @@ static struct decoded *entry_new(const struct ctx *c, const char *text, bool has
 
 	if (!d)
 		return NULL;
-	d->text = malloc(len + 1);
+	/* room for the text to grow a little, as a game's does */
+	d->text_cap = len + 1 + len / 4;
+	d->text = malloc(d->text_cap);
 	d->st = c->st ? malloc(c->game->state_size) : NULL;
-	d->log_saved = c->log_saved ? json_deep_copy(c->log_saved) : NULL;
-	if (!d->text || (c->st && !d->st) || (c->log_saved && !d->log_saved)) {
+	if (!d->text || (c->st && !d->st)) {
 		entry_free(d);
 		return NULL;
 	}
-	memcpy(d->text, text, len + 1);
-	if (d->st)
-		memcpy(d->st, c->st, c->game->state_size);
-	d->table = c->table.id;
-	d->game = c->game;
-	memcpy(d->log, c->log, sizeof(d->log));
-	d->nlog = c->nlog;
-	d->watch = c->watch;
-	d->has_owner = has_owner;
-	snprintf(d->owner, sizeof(d->owner), "%s", c->owner);
-	d->bytes = sizeof(*d) + len + 1 + (d->st ? c->game->state_size : 0) +
-		   (json_is_string(d->log_saved) ? json_string_length(d->log_saved) + 64 : 0);
+	entry_fill(d, c, text, len, has_owner);
+	d->bytes = entry_bytes(d);
 	return d;
+}
+
+/*
+ * Write c's decoded state over table's entry when its buffers fit it (the
+ * same game, a text no longer than they hold); true when done. Lock held.
+ */
+static bool entry_reuse(const struct ctx *c, const char *text, bool has_owner)
+{
+	struct decoded *d = find(c->table.id);
+	size_t len = strlen(text);
+
+	if (!d || d->game != c->game || !d->st != !c->st || len + 1 > d->text_cap)
+		return false;
+	bytes -= d->bytes;
+	entry_fill(d, c, text, len, has_owner);
+	d->bytes = entry_bytes(d);
+	bytes += d->bytes;
+	list_unlink(d);
+	list_push(d);
+	return true;
 }
 
 void decoded_put(const struct ctx *c, const char *text, bool has_owner)
 {
-	struct decoded *d = entry_new(c, text, has_owner), *old;
+	struct decoded *d, *old;
 	size_t b;
 
+	pthread_mutex_lock(&lock);
+	if (capacity > 0 && entry_reuse(c, text, has_owner)) {
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	pthread_mutex_unlock(&lock);
+	d = entry_new(c, text, has_owner);
 	if (!d)
 		return;
 	pthread_mutex_lock(&lock);
