@@ -1,9 +1,9 @@
 /*
  * arena.c - plays many games between computer players and prints one JSON
  * summary. Each game gets its own seed derived from --seed and its index;
- * the seat order is rotated game by game (except baghchal, whose sides are
- * fixed) and results are added up in game order, so the numbers are the
- * same whatever --threads is. Timings are per decision, by level.
+ * the seat order is rotated game by game (except in a game of fixed sides,
+ * Bagh Chal) and results are added up in game order, so the numbers are
+ * the same whatever --threads is. Timings are per decision, by level.
  */
 #include "arena.h"
 
@@ -18,16 +18,16 @@
 #include <time.h>
 
 #include "games/ai/ai.h"
-#include "games/ai/callbreak_ismcts.h"
 #include "games/game.h"
+#include "games/strbuf.h"
 
 #define MAX_ACTIONS 200000  /* a game longer than this is stopped and counted a draw */
 /*
- * Seat levels beyond the ones people play against (ai.h): `ismcts`, the
- * Call Break reference opponent (games/ai/callbreak_ismcts.h), exists only
- * here, as a yardstick for the others.
+ * Seat levels beyond the ones people play against (ai.h): a game's
+ * reference opponent (struct gb_ai's `reference`: Call Break's `ismcts`)
+ * exists only here, as a yardstick for the others.
  */
-#define LEVEL_ISMCTS GB_LEVEL_COUNT
+#define LEVEL_REFERENCE GB_LEVEL_COUNT
 #define ARENA_LEVELS (GB_LEVEL_COUNT + 1)
 
 struct arena {
@@ -38,14 +38,15 @@ struct arena {
 	long games;
 	uint64_t seed;
 	int threads;
-	int budget;                  /* ismcts iterations a decision, 0: its default */
+	int budget;                  /* the reference opponent's budget a decision, 0: its default */
+	const char *reference;       /* the reference opponent named in --seats, or NULL */
 	bool rotate;
 	/* per game results, filled by the workers */
 	int *winner_entry;           /* entry index, -1 none */
 	unsigned char *draw;
 	int *turns;
 	int (*points)[GB_MAX_SEATS]; /* by entry, tenths */
-	int (*bids)[2][GB_MAX_SEATS]; /* callbreak, by entry: rounds bid, rounds made */
+	int (*bids)[2][GB_MAX_SEATS]; /* a game of points, by entry: rounds bid, rounds made */
 	atomic_long next;
 	atomic_long done;
 	/* decision timings by level (ms) */
@@ -63,22 +64,45 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int level_parse(const char *name)
+/* The reference opponent's name in game g, or NULL when it has none. */
+static const char *reference_of(const struct gb_game *g)
 {
-	return strcmp(name, "ismcts") == 0 ? LEVEL_ISMCTS : gb_level_parse(name);
+	return g && g->ai && g->ai->reference && g->ai->reference_choose ? g->ai->reference : NULL;
 }
 
-static const char *level_name(int level)
+/*
+ * A level's name, or a reference opponent's of any game (LEVEL_REFERENCE,
+ * its name kept in a->reference); -1 when neither.
+ */
+static int level_parse(struct arena *a, const char *name)
 {
-	return level == LEVEL_ISMCTS ? "ismcts" : gb_level_name(level);
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]) && strcmp(name, reference_of(gb_games[i])) == 0) {
+			a->reference = reference_of(gb_games[i]);
+			return LEVEL_REFERENCE;
+		}
+	return gb_level_parse(name);
+}
+
+static const char *level_name(const struct arena *a, int level)
+{
+	return level == LEVEL_REFERENCE ? reference_of(a->game) : gb_level_name(level);
 }
 
 /* One decision of a seat of `level`. */
 static int choose(const struct arena *a, const void *st, int level, uint64_t seed, struct gb_action *act)
 {
-	if (level == LEVEL_ISMCTS)
-		return callbreak_ismcts_choose(st, a->budget, seed, act);
+	if (level == LEVEL_REFERENCE)
+		return a->game->ai->reference_choose(st, a->budget, seed, act);
 	return gb_ai_choose(a->game, st, level, seed, 0, act);
+}
+
+/* "; ismcts in callbreak": each game's reference opponent, for the usage lines. */
+static void references_hint(struct strbuf *sb)
+{
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]))
+			sb_addf(sb, "; %s in %s", reference_of(gb_games[i]), gb_games[i]->name);
 }
 
 static void add_times(struct arena *a, const double *t, const int *lv, size_t n)
@@ -230,6 +254,40 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* "unknown game 'chess' (games: snakes, ludo, baghchal, callbreak)" */
+static void print_unknown_game(const char *name, FILE *err)
+{
+	struct strbuf names = { 0 };
+
+	for (int i = 0; gb_games[i]; i++)
+		sb_addf(&names, "%s%s", i ? ", " : "", gb_games[i]->name);
+	fprintf(err, "unknown game '%s' (games: %s)\n", name, sb_str(&names));
+	sb_release(&names);
+}
+
+/* "ismcts seats play callbreak only": the games whose reference opponent is called name. */
+static void print_reference_games(const char *name, FILE *err)
+{
+	struct strbuf names = { 0 };
+
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]) && strcmp(reference_of(gb_games[i]), name) == 0)
+			sb_addf(&names, "%s%s", names.len ? ", " : "", gb_games[i]->name);
+	fprintf(err, "%s seats play %s only\n", name, sb_str(&names));
+	sb_release(&names);
+}
+
+/* The largest budget --budget takes: the largest any reference opponent takes. */
+static int budget_max(void)
+{
+	int max = 1;
+
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]) && gb_games[i]->ai->reference_budget_max > max)
+			max = gb_games[i]->ai->reference_budget_max;
+	return max;
+}
+
 static int parse_seats(struct arena *a, const char *list, FILE *err)
 {
 	const char *p = list;
@@ -243,11 +301,15 @@ static int parse_seats(struct arena *a, const char *list, FILE *err)
 		if (n > 0 && n < sizeof(word)) {
 			memcpy(word, p, n);
 			word[n] = '\0';
-			l = level_parse(word);
+			l = level_parse(a, word);
 		}
 		if (l < 0 || a->nseats >= GB_MAX_SEATS) {
-			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard; ismcts in callbreak)\n",
-				list);
+			struct strbuf refs = { 0 };
+
+			references_hint(&refs);
+			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard%s)\n", list,
+				sb_str(&refs));
+			sb_release(&refs);
 			return -1;
 		}
 		a->levels[a->nseats++] = l;
@@ -276,7 +338,7 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 	pthread_mutex_init(&a.lock, NULL);
 	if (argc < 2 || !(a.game = gb_game_find(argv[1]))) {
 		if (argc >= 2)
-			fprintf(err, "unknown game '%s' (games: snakes, ludo, baghchal, callbreak)\n", argv[1]);
+			print_unknown_game(argv[1], err);
 		fprintf(err, "usage: gamebot arena GAME --seats LEVEL,LEVEL[,...] [--games N] [--seed S] "
 			     "[--rule KEY=VALUE]... [--threads T] [--budget N]\n");
 		return 2;
@@ -321,8 +383,8 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 			}
 			a.threads = (int)v;
 		} else if (strcmp(opt, "--budget") == 0) {
-			if (parse_long(val, 1, CB_ISMCTS_MAX_BUDGET, &v)) {
-				fprintf(err, "--budget takes 1..%d iterations, not '%s'\n", CB_ISMCTS_MAX_BUDGET, val);
+			if (parse_long(val, 1, budget_max(), &v)) {
+				fprintf(err, "--budget takes 1..%d iterations, not '%s'\n", budget_max(), val);
 				return 2;
 			}
 			a.budget = (int)v;
@@ -341,33 +403,33 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 	if (!seats || parse_seats(&a, seats, err))
 		return seats ? 2 : (fprintf(err, "--seats is required\n"), 2);
-	/* snakes also runs one seat alone, for analysis (the arena contract) */
-	min_seats = strcmp(a.game->name, "snakes") == 0 ? 1 : a.game->min_players;
+	/* a game of chance also runs one seat alone, for analysis (the arena contract) */
+	min_seats = (a.game->flags & GB_NO_CHOICES) ? 1 : a.game->min_players;
 	if (a.nseats < min_seats || a.nseats > a.game->max_players) {
 		fprintf(err, "%s takes %d to %d seats, not %d\n", a.game->name, min_seats,
 			a.game->max_players, a.nseats);
 		return 2;
 	}
-	if (strcmp(a.game->name, "snakes") == 0)
+	if (a.game->flags & GB_NO_CHOICES)
 		for (int i = 0; i < a.nseats; i++)
 			if (a.levels[i] != GB_LEVEL_RANDOM) {
-				fprintf(err, "snakes has no choices to make: use random seats\n");
+				fprintf(err, "%s has no choices to make: use random seats\n", a.game->name);
 				return 2;
 			}
 	for (int i = 0; i < a.nseats; i++)
-		if (a.levels[i] == LEVEL_ISMCTS && strcmp(a.game->name, "callbreak") != 0) {
-			fprintf(err, "ismcts seats play callbreak only\n");
+		if (a.levels[i] == LEVEL_REFERENCE &&
+		    (!reference_of(a.game) || strcmp(reference_of(a.game), a.reference) != 0)) {
+			print_reference_games(a.reference, err);
 			return 2;
 		}
-	a.rotate = strcmp(a.game->name, "baghchal") != 0;
+	a.rotate = !(a.game->flags & GB_FIXED_SIDES);
 	a.winner_entry = calloc((size_t)a.games, sizeof(int));
 	a.draw = calloc((size_t)a.games, 1);
 	a.turns = calloc((size_t)a.games, sizeof(int));
 	a.points = calloc((size_t)a.games, sizeof(*a.points));
-	if (strcmp(a.game->name, "callbreak") == 0)
+	if (a.game->flags & GB_POINTS)
 		a.bids = calloc((size_t)a.games, sizeof(*a.bids));
-	if (!a.winner_entry || !a.draw || !a.turns || !a.points ||
-	    (strcmp(a.game->name, "callbreak") == 0 && !a.bids)) {
+	if (!a.winner_entry || !a.draw || !a.turns || !a.points || ((a.game->flags & GB_POINTS) && !a.bids)) {
 		fprintf(err, "out of memory\n");
 		status = 1;
 		goto out;
@@ -413,7 +475,7 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 		json_t *sl = json_array();
 
 		for (int s = 0; s < a.nseats; s++) {
-			json_array_append_new(sl, json_string(level_name(a.levels[s])));
+			json_array_append_new(sl, json_string(level_name(&a, a.levels[s])));
 			json_array_append_new(wins, json_integer(wincount[s]));
 			json_array_append_new(pts, round4(ptsum[s] / 10.0 / (double)a.games));
 		}
@@ -447,7 +509,7 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 		if (!n)
 			continue;
 		qsort(t, n, sizeof(double), cmp_double);
-		json_object_set_new(ms, level_name(l),
+		json_object_set_new(ms, level_name(&a, l),
 				    json_pack("{s:o,s:o,s:o}", "p50", round4(t[n / 2]), "p99",
 					      round4(t[(size_t)((double)(n - 1) * 0.99)]), "max", round4(t[n - 1])));
 	}

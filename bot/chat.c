@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "games/ai/ai.h"
+#include "games.h"
 #include "internal.h"
 
 /* Words for rule keys and values in the chat's language (typed keys stay as they are). */
@@ -48,11 +49,18 @@ static const struct {
 	{ "starting_coins", M_SET_COINS },
 };
 
-/* The chat-language word for a key or value (numbers in the chat's digits). */
-static const char *word(struct ctx *c, const char *w, char buf[24])
+/*
+ * The chat-language word for a key or value (numbers in the chat's
+ * digits): the game's own words first (its row's), then the chat's.
+ */
+static const char *word_of(struct ctx *c, const struct gb_game *g, const char *w, char buf[24])
 {
+	const struct bot_game *row = g ? bot_game_of(g) : NULL;
 	int n;
 
+	for (int i = 0; row && row->words && row->words[i].word; i++)
+		if (strcmp(row->words[i].word, w) == 0)
+			return row->words[i].text[c->lang];
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcmp(words[i].word, w) == 0)
 			return tr(c->lang, words[i].key);
@@ -61,12 +69,18 @@ static const char *word(struct ctx *c, const char *w, char buf[24])
 	return w;
 }
 
+/* A chat setting's word (no game's). */
+static const char *word(struct ctx *c, const char *w, char buf[24])
+{
+	return word_of(c, NULL, w, buf);
+}
+
 /*
  * A setting just changed, confirmed in the words the settings list uses
  * ("A capture rolls again: now off", "काटेपछि फेरि पासा: अब बन्द"), not
  * the key and value as typed: key is M_SETTING_SET or M_SETTING_SET_NEXT.
  */
-static void reply_set(struct ctx *c, int key, const char *name, const char *value)
+static void reply_set(struct ctx *c, const struct gb_game *g, int key, const char *name, const char *value)
 {
 	struct strbuf v = { 0 };
 	char kbuf[24], vbuf[24];
@@ -77,8 +91,8 @@ static void reply_set(struct ctx *c, int key, const char *name, const char *valu
 	else if (strcmp(name, "autoplay_after") == 0)
 		sb_add(&v, tr(c->lang, M_OFF));
 	else
-		sb_add(&v, word(c, value, vbuf));
-	reply_public(c, key, word(c, name, kbuf), sb_str(&v));
+		sb_add(&v, word_of(c, g, value, vbuf));
+	reply_public(c, key, word_of(c, g, name, kbuf), sb_str(&v));
 	sb_release(&v);
 }
 
@@ -108,8 +122,8 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 			k = gb_rule_index(g, key);
 			greyed = eq && k >= 0 && strcmp(gb_rule_value(g, &r, k), eq + 1) != 0;
 		}
-		sb_addf(sb, "\n%s %s: %s\n   /settings %s %s ", greyed ? "░" : "•", word(c, d->key, num),
-			word(c, gb_rule_value(g, &r, i), num), g->name, d->key);
+		sb_addf(sb, "\n%s %s: %s\n   /settings %s %s ", greyed ? "░" : "•", word_of(c, g, d->key, num),
+			word_of(c, g, gb_rule_value(g, &r, i), num), g->name, d->key);
 		for (int v = 0; d->values[v]; v++)
 			sb_addf(sb, "%s%s", v ? "|" : "", d->values[v]);
 	}
@@ -230,7 +244,7 @@ int cmd_settings(struct ctx *c)
 		else if (rc)
 			reply_alert(c, M_SETTING_BAD, w1, w2);
 		else
-			reply_set(c, M_SETTING_SET, w1, w2);
+			reply_set(c, NULL, M_SETTING_SET, w1, w2);
 		rc = GB_OK;
 		goto out;
 	}
@@ -255,7 +269,8 @@ int cmd_settings(struct ctx *c)
 			if (eq && dep >= 0 && strcmp(gb_rule_value(g, &r, dep), eq + 1) != 0) {
 				char kb[24], db[24], vb[24];
 
-				reply_alert(c, M_SETTING_GREYED, word(c, w2, kb), word(c, key, db), word(c, eq + 1, vb));
+				reply_alert(c, M_SETTING_GREYED, word_of(c, g, w2, kb), word_of(c, g, key, db),
+					    word_of(c, g, eq + 1, vb));
 				goto out;
 			}
 		}
@@ -282,12 +297,12 @@ int cmd_settings(struct ctx *c)
 			free(c->table.rules);
 			c->table.rules = text;
 			c->table_changed = true;
-			reply_set(c, M_SETTING_SET, w2, w3);
+			reply_set(c, g, M_SETTING_SET, w2, w3);
 		} else if (c->has_table && c->game == g && c->table.status == STORE_PLAYING) {
 			/* a game under way keeps the rules it started with */
-			reply_set(c, M_SETTING_SET_NEXT, w2, w3);
+			reply_set(c, g, M_SETTING_SET_NEXT, w2, w3);
 		} else {
-			reply_set(c, M_SETTING_SET, w2, w3);
+			reply_set(c, g, M_SETTING_SET, w2, w3);
 		}
 	}
 out:
@@ -330,7 +345,7 @@ int cmd_lang(struct ctx *c)
 
 int cmd_rules(struct ctx *c)
 {
-	static const int keys[] = { M_RULES_SNAKES, M_RULES_LUDO, M_RULES_BAGHCHAL, M_RULES_CALLBREAK };
+	const struct bot_game *row;
 	char w[32] = "";
 	const struct gb_game *g;
 	struct strbuf sb = { 0 };
@@ -339,14 +354,14 @@ int cmd_rules(struct ctx *c)
 	g = w[0] ? named_game(c->cmd->args) : (c->has_table ? c->game : NULL);
 	if (!g) {
 		if (w[0])
-			reply_alert(c, M_UNKNOWN_GAME, w);
+			reply_unknown_game(c, w);
 		else
-			reply_alert(c, M_ARGS, "/rules snakes|ludo|baghchal|callbreak");
+			reply_usage(c, "/rules %s");
 		return GB_OK;
 	}
-	for (int i = 0; gb_games[i]; i++)
-		if (gb_games[i] == g)
-			sb_add(&sb, tr(c->lang, keys[i]));
+	row = bot_game_of(g);
+	if (row)
+		sb_add(&sb, row->rules[c->lang]);
 	sb_add(&sb, "\n\n");
 	show_rules(c, g, &sb);
 	reply_push(c, "public", NULL, sb_str(&sb));
@@ -356,7 +371,13 @@ int cmd_rules(struct ctx *c)
 
 int cmd_help(struct ctx *c)
 {
-	reply_push(c, "public", NULL, tr(c->lang, M_HELP));
+	struct strbuf names = { 0 }, help = { 0 };
+
+	games_join(&names, "", " | ", NULL);
+	sb_addtr(&help, tr(c->lang, M_HELP), sb_str(&names));
+	reply_push(c, "public", NULL, sb_str(&help));
+	sb_release(&names);
+	sb_release(&help);
 	return GB_OK;
 }
 
@@ -371,7 +392,7 @@ int cmd_stats(struct ctx *c)
 	arg_word(c->cmd->args, w, sizeof(w));
 	g = w[0] ? named_game(c->cmd->args) : NULL;
 	if (w[0] && !g) {
-		reply_alert(c, M_UNKNOWN_GAME, w);
+		reply_unknown_game(c, w);
 		return GB_OK;
 	}
 	rc = store_stats_get(c->b->store, c->chat.id, g ? g->name : NULL, rows, 10, &n);
@@ -393,7 +414,7 @@ int cmd_stats(struct ctx *c)
 		sb_addtr(&sb, tr(c->lang, rows[i].wins == 1 ? M_STATS_WINS_1 : M_STATS_WINS),
 			 ctx_num(c, rows[i].wins, wins));
 		/* points only where the game keeps them (Call Break's totals) */
-		if (g == gb_game_find("callbreak")) {
+		if (g && (g->flags & GB_POINTS)) {
 			snprintf(pts, sizeof(pts), "%s%s.%s", p < 0 ? "−" : "", ctx_num(c, abs(p) / 10, whole),
 				 ctx_num(c, abs(p) % 10, tenth));
 			sb_addtr(&sb, tr(c->lang, M_STATS_POINTS), pts);

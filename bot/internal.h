@@ -130,6 +130,15 @@ const struct gb_game *game_lookup(const char *text, const char **rest);
 /* The game's name in the chat's language. */
 const char *game_title(struct ctx *c, const struct gb_game *g);
 
+/* "Usage: ..." for usage, a %s there standing for the games' names ("/rules %s"). */
+void reply_usage(struct ctx *c, const char *usage);
+
+/* "There is no game here yet", with the /new of every game. */
+void reply_no_table(struct ctx *c);
+
+/* "There is no game called NAME", with the games there are. */
+void reply_unknown_game(struct ctx *c, const char *name);
+
 /*
  * Display name of a seat: the person's name; "Bot 3" for a computer player
  * (short: boards, logs and sheets show it whole); "Bot for alice" for the

@@ -1,9 +1,10 @@
 /*
  * render.c - the renderer entry points and the text helpers every board
  * shares: numbers in the chat's digits, display widths, names cut to fit.
- * Each game's drawing lives in its own render_<game>.c; this file dispatches
- * by game and keeps a plain fallback (the canonical texts) for any game it
- * does not know, so the bot stays usable while a new game is added.
+ * Each game's drawing lives in its own renderer (render_<game>.c), named
+ * by the game's row (games.h); this file hands over to it and keeps a
+ * plain fallback (the canonical texts) for a game without one, so the bot
+ * stays usable while a new game is added.
  */
 #include "render.h"
 
@@ -12,11 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "games/baghchal.h"
-#include "games/callbreak.h"
-#include "games/ludo.h"
-#include "games/snakes.h"
 #include "games/utf8.h"
+#include "games.h"
 #include "width.h"
 #include "i18n.h"
 
@@ -219,94 +217,63 @@ void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...)
 
 /* ---- dispatch ---- */
 
-enum which { W_OTHER, W_SNAKES, W_LUDO, W_BAGHCHAL, W_CALLBREAK };
-
-static enum which which_game(const struct render_ctx *rc)
+/* The renderer of the game rc shows, or NULL (no state, or a game without a row). */
+static const struct render_game *renderer(const struct render_ctx *rc)
 {
+	const struct bot_game *row;
+
 	if (!rc->game || !rc->st)
-		return W_OTHER;
-	if (rc->game == &snakes_game)
-		return W_SNAKES;
-	if (rc->game == &ludo_game)
-		return W_LUDO;
-	if (rc->game == &baghchal_game)
-		return W_BAGHCHAL;
-	if (rc->game == &callbreak_game)
-		return W_CALLBREAK;
-	return W_OTHER;
+		return NULL;
+	row = bot_game_of(rc->game);
+	return row ? row->render : NULL;
 }
 
 void render_board(const struct render_ctx *rc, struct strbuf *out)
 {
-	switch (which_game(rc)) {
-	case W_SNAKES:
-		render_snakes_board(rc, out);
-		break;
-	case W_LUDO:
-		render_ludo_board(rc, out);
-		break;
-	case W_BAGHCHAL:
-		render_baghchal_board(rc, out);
-		break;
-	case W_CALLBREAK:
-		render_callbreak_board(rc, out);
-		break;
-	default:
-		sb_add(out, rc->game ? rc->game->name : "?");
-		sb_add(out, "\n");
-		break;
+	const struct render_game *rg = renderer(rc);
+
+	if (rg) {
+		rg->board(rc, out);
+		return;
 	}
+	sb_add(out, rc->game ? rc->game->name : "?");
+	sb_add(out, "\n");
+}
+
+/* The plain line of a game without a renderer: whose turn, or the event's canonical text. */
+static void plain_line(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+{
+	char buf[GB_EVENT_TEXT];
+	int turn;
+
+	if (!rc->game)
+		return;
+	if (!ev) {
+		turn = rc->st ? rc->game->turn(rc->st) : -1;
+		if (turn >= 0 && turn < rc->nseats && rc->names[turn])
+			sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
+		return;
+	}
+	rc->game->format_event(ev, buf, sizeof(buf));
+	if (!buf[0])
+		return;
+	if (ev->seat >= 0 && ev->seat < rc->nseats && rc->names[ev->seat])
+		sb_addf(out, "%s: %s", rc->names[ev->seat], buf);
+	else
+		sb_add(out, buf);
 }
 
 /* One line of status or log for one game (ev is NULL for a status line). */
 static void game_line(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
-	char buf[GB_EVENT_TEXT];
-	int turn;
+	const struct render_game *rg = renderer(rc);
 
-	switch (which_game(rc)) {
-	case W_SNAKES:
-		if (ev)
-			render_snakes_event(rc, ev, out);
-		else
-			render_snakes_status(rc, out);
-		break;
-	case W_LUDO:
-		if (ev)
-			render_ludo_event(rc, ev, out);
-		else
-			render_ludo_status(rc, out);
-		break;
-	case W_BAGHCHAL:
-		if (ev)
-			render_baghchal_event(rc, ev, out);
-		else
-			render_baghchal_status(rc, out);
-		break;
-	case W_CALLBREAK:
-		if (ev)
-			render_callbreak_event(rc, ev, out);
-		else
-			render_callbreak_status(rc, out);
-		break;
-	default:
-		if (!rc->game)
-			break;
-		if (!ev) {
-			turn = rc->st ? rc->game->turn(rc->st) : -1;
-			if (turn >= 0 && turn < rc->nseats && rc->names[turn])
-				sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
-			break;
-		}
-		rc->game->format_event(ev, buf, sizeof(buf));
-		if (!buf[0])
-			break;
-		if (ev->seat >= 0 && ev->seat < rc->nseats && rc->names[ev->seat])
-			sb_addf(out, "%s: %s", rc->names[ev->seat], buf);
-		else
-			sb_add(out, buf);
-		break;
-	}
+	if (!rg)
+		plain_line(rc, ev, out);
+	else if (ev)
+		rg->event(rc, ev, out);
+	else
+		rg->status(rc, out);
 }
 
 /*
@@ -400,46 +367,37 @@ void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct
 
 void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
 {
-	if (which_game(rc) == W_CALLBREAK)
-		render_callbreak_hand(rc, seat, out);
+	const struct render_game *rg = renderer(rc);
+
+	if (rg && rg->hand && (rc->game->flags & GB_PRIVATE_HANDS))
+		rg->hand(rc, seat, out);
 }
 
 void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n)
 {
-	if (which_game(rc) == W_CALLBREAK)
-		render_callbreak_sort(acts, n);
-	else if (which_game(rc) == W_BAGHCHAL)
-		render_baghchal_sort(acts, n);
+	const struct render_game *rg = renderer(rc);
+
+	if (rg && rg->sort)
+		rg->sort(acts, n);
 }
 
 bool render_action_shown(const struct render_ctx *rc, const struct gb_action *act)
 {
-	return which_game(rc) != W_LUDO || render_ludo_shown(rc, act);
+	const struct render_game *rg = renderer(rc);
+
+	return !rg || !rg->shown || rg->shown(rc, act);
 }
 
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n)
 {
+	const struct render_game *rg = renderer(rc);
 	struct strbuf sb = { 0 };
 
 	if (!n)
 		return;
-	switch (which_game(rc)) {
-	case W_SNAKES:
-		render_snakes_label(rc, act, &sb);
-		break;
-	case W_LUDO:
-		render_ludo_label(rc, act, &sb);
-		break;
-	case W_BAGHCHAL:
-		render_baghchal_label(rc, act, &sb);
-		break;
-	case W_CALLBREAK:
-		render_callbreak_label(rc, act, &sb);
-		break;
-	default:
-		break;
-	}
+	if (rg && rg->label)
+		rg->label(rc, act, &sb);
 	if (sb.len) {
 		/* cut on a character boundary so a short buffer never splits UTF-8 */
 		utf8_copy(buf, n, sb.buf, sb.len);
@@ -454,17 +412,22 @@ void render_action_label(const struct render_ctx *rc, const struct gb_action *ac
 void render_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 		    struct strbuf *out)
 {
-	switch (which_game(rc)) {
-	case W_LUDO:
-		render_ludo_refusal(rc, err, verb, act, out);
-		break;
-	case W_BAGHCHAL:
-		render_baghchal_refusal(rc, err, verb, act, out);
-		break;
-	case W_CALLBREAK:
-		render_callbreak_refusal(rc, err, verb, act, out);
-		break;
-	default:
-		break;
-	}
+	const struct render_game *rg = renderer(rc);
+
+	if (rg && rg->refusal)
+		rg->refusal(rc, err, verb, act, out);
+}
+
+void render_action_command(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+{
+	const struct render_game *rg = renderer(rc);
+	size_t before = out->len;
+	char buf[GB_ACTION_TEXT];
+
+	if (rg && rg->command)
+		rg->command(rc, act, out);
+	if (out->len > before || !rc->game || !rc->st)
+		return;
+	rc->game->format(rc->st, act, buf, sizeof(buf));
+	sb_addf(out, "/%s", buf);
 }

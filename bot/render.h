@@ -65,16 +65,18 @@ void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct
 int render_log_cols(const struct render_ctx *rc, const struct gb_event *evs, int n);
 
 /*
- * A seat's Call Break hand grouped by suit, spades first, built only from
- * that seat's callbreak_view(). Writes nothing for other games.
+ * A seat's hand in a game with private hands (Call Break's grouped by
+ * suit, spades first, built only from that seat's callbreak_view()).
+ * Writes nothing for other games.
  */
 void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
 
 /*
- * Put actions in the order the player sees them: a Call Break hand's cards
- * by suit, spades first, high to low (as render_hand() lists them), other
- * actions first and in their own order; Bagh Chal's as the board is drawn
- * (row 5 first). Other games' lists are left alone.
+ * Put actions in the order the player sees them, as the game's renderer
+ * sorts them: a Call Break hand's cards by suit, spades first, high to low
+ * (as render_hand() lists them), other actions first and in their own
+ * order; Bagh Chal's as the board is drawn (row 5 first). Games without a
+ * sort keep their own order.
  */
 void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n);
 
@@ -98,6 +100,12 @@ void render_action_label(const struct render_ctx *rc, const struct gb_action *ac
  */
 void render_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 		    struct strbuf *out);
+
+/*
+ * The command that plays act, as a reply names it: "/move 2", and a card
+ * as the table shows it ("/play Q♠").
+ */
+void render_action_command(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
 
 /* A number in the chat's digits ("-" becomes "−" with Devanagari digits). */
 void render_int(const struct render_ctx *rc, int v, struct strbuf *out);
@@ -157,39 +165,35 @@ const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, cha
 /* Append the catalogue text of key, formatted: sb_addtr(out, tr(rc->lang, key), ...). */
 void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...);
 
-/* Per-game renderers, dispatched from render.c. */
-void render_snakes_board(const struct render_ctx *rc, struct strbuf *out);
-void render_snakes_status(const struct render_ctx *rc, struct strbuf *out);
-void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
-			 struct strbuf *out);
-void render_baghchal_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
-			     struct strbuf *out);
-void render_callbreak_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
-			      struct strbuf *out);
-void render_snakes_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+/*
+ * A game's renderer, named by its bot-side row (bot/games.h). board, status
+ * and event are required; any other hook may be NULL, and the entry points
+ * above then do what a game without it needs: the canonical text as a
+ * label, every action a button of its own in the game's own order, no
+ * more to say in a refusal, the command's canonical text in replies.
+ */
+struct render_game {
+	void (*board)(const struct render_ctx *rc, struct strbuf *out);
+	void (*status)(const struct render_ctx *rc, struct strbuf *out);
+	void (*event)(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+	/* render_action_label() before the cut to the caller's buffer */
+	void (*label)(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+	void (*refusal)(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			struct strbuf *out);
+	bool (*shown)(const struct render_ctx *rc, const struct gb_action *act);
+	void (*sort)(struct gb_action *acts, int n);
+	/* GB_PRIVATE_HANDS: one seat's hand, built only from what that seat may see */
+	void (*hand)(const struct render_ctx *rc, int seat, struct strbuf *out);
+	/* render_action_command() for the actions it names its own way (nothing for the rest) */
+	void (*command)(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+};
 
-void render_ludo_board(const struct render_ctx *rc, struct strbuf *out);
-void render_ludo_status(const struct render_ctx *rc, struct strbuf *out);
-void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
-bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act);
-void render_baghchal_sort(struct gb_action *acts, int n);
+/* The renderers of the games built in (bot/render_<game>.c). */
+extern const struct render_game render_snakes;
+extern const struct render_game render_ludo;
+extern const struct render_game render_baghchal;
+extern const struct render_game render_callbreak;
 
-void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out);
-void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out);
-void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
-/* A Bagh Chal point ("c3", rank in the chat's digits). */
-void render_baghchal_point(const struct render_ctx *rc, int p, struct strbuf *out);
-
-void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out);
-void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out);
-void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_callbreak_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
-void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
-/* Call Break actions in the hand's order (render_sort_actions()). */
-void render_callbreak_sort(struct gb_action *acts, int n);
 /* A card as rank and suit symbol ("Q♠", "10♥"). */
 void render_card(int card, struct strbuf *out);
 

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "games/ludo.h"
+#include "games.h"
 #include "i18n.h"
 #include "render.h"
 
@@ -299,7 +300,7 @@ static void add_yard_row(const struct render_ctx *rc, const struct ludo *lu, int
 	render_pad_to(out, start + YARD_COLS);
 }
 
-void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
+static void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
 	struct cell grid[N][N];
@@ -308,7 +309,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 	struct strbuf notes = { 0 };
 
 	build_grid(grid);
-	sb_add(out, tr(rc->lang, M_GAME_LUDO));
+	sb_add(out, bot_game_title(rc->game, rc->lang));
 	render_newline(out);
 	for (int r = 0; r < N; r++) {
 		for (int c = 0; c < N; c++) {
@@ -358,7 +359,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 	}
 }
 
-void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
+static void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
 	char who[RENDER_NAME_BUF], a[16], b[16];
@@ -387,7 +388,7 @@ void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
 		render_tr(rc, out, M_ST_ROLL, who);
 }
 
-void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+static void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
 	static const int extra[] = { M_LU_EV_EXTRA_CAPTURE, M_LU_EV_EXTRA_CENTRE, M_LU_EV_EXTRA_SIX };
 	char who[RENDER_NAME_BUF], other[RENDER_NAME_BUF], a[16], b[16];
@@ -443,7 +444,7 @@ static int yard_count(const struct ludo *lu, int s)
 	return n;
 }
 
-bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act)
+static bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act)
 {
 	const struct ludo *lu = rc->st;
 	int choice[LUDO_TOKENS], n;
@@ -458,7 +459,7 @@ bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act)
 	return false;
 }
 
-void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+static void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
 	struct strbuf a = { 0 };
@@ -498,7 +499,7 @@ void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act,
 	sb_release(&a);
 }
 
-void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+static void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 			 struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
@@ -516,3 +517,12 @@ void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb,
 			  render_num(rc, lu->die, b, sizeof(b)));
 	}
 }
+
+const struct render_game render_ludo = {
+	.board = render_ludo_board,
+	.status = render_ludo_status,
+	.event = render_ludo_event,
+	.label = render_ludo_label,
+	.refusal = render_ludo_refusal,
+	.shown = render_ludo_shown,
+};

@@ -19,6 +19,7 @@
 #include "games/game.h"
 #include "games/utf8.h"
 #include "choices.h"
+#include "games.h"
 #include "internal.h"
 #include "limit.h"
 #include "log.h"
@@ -42,7 +43,8 @@
  *               PLAYERS_ONLY  the caller has a seat at the table
  *               ADMIN_ONLY    the caller administers the chat
  *               INTERNAL      not typeable: timers fired by the scheduler
- *   usage     what to type, shown when the arguments are wrong
+ *   usage     what to type, shown when the arguments are wrong (a %s
+ *             there stands for every game's name: "/new %s [SEAT]")
  */
 #define NEEDS_TABLE 1
 #define NEEDS_GAME 2
@@ -60,14 +62,14 @@ struct bot_cmd {
 
 static const struct bot_cmd commands[] = {
 	/* games may be named by their titles: "/new साँप सिँढी", "/new Snakes and Ladders" */
-	{ "new", cmd_new, 1, 4, 0, "/new snakes|ludo|baghchal|callbreak [SEAT]" },
+	{ "new", cmd_new, 1, 4, 0, "/new %s [SEAT]" },
 	{ "join", cmd_join, 0, 1, NEEDS_TABLE, "/join [SEAT]" },
 	{ "seat", cmd_seat, 1, 1, NEEDS_TABLE | PLAYERS_ONLY, "/seat SEAT" },
 	{ "leave", cmd_leave, 0, 0, NEEDS_TABLE | PLAYERS_ONLY, "/leave" },
 	{ "addbot", cmd_addbot, 0, 1, NEEDS_TABLE, "/addbot [easy|medium|hard]" },
 	{ "start", cmd_start, 0, 0, NEEDS_TABLE, "/start" },
 	{ "stop", cmd_stop, 0, 0, NEEDS_TABLE, "/stop" },
-	{ "watch", cmd_watch, 1, 3, 0, "/watch ludo|baghchal|callbreak|snakes" },
+	{ "watch", cmd_watch, 1, 3, 0, "/watch %s" },
 	{ "roll", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/roll" },
 	{ "move", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/move N  or  /move b2 c3" },
 	{ "place", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/place c3" },
@@ -528,38 +530,34 @@ static size_t starts_with_name(const char *text, const char *name)
 	return *t == '\0' || *t == ' ' || *t == '\t' ? (size_t)(t - text) : 0;
 }
 
+/* The longest name of g (its name, a title, an alias) that text starts with: its length, or 0. */
+static size_t game_named(const struct gb_game *g, const char *text)
+{
+	const struct bot_game *row = bot_game_of(g);
+	size_t best = starts_with_name(text, g->name), len;
+
+	for (int l = 0; row && l < LANG_COUNT; l++) {
+		len = starts_with_name(text, row->title[l]);
+		best = len > best ? len : best;
+	}
+	for (int i = 0; row && row->aliases && row->aliases[i]; i++) {
+		len = starts_with_name(text, row->aliases[i]);
+		best = len > best ? len : best;
+	}
+	return best;
+}
+
 const struct gb_game *game_lookup(const char *text, const char **rest)
 {
-	static const int titles[] = { M_GAME_SNAKES, M_GAME_LUDO, M_GAME_BAGHCHAL, M_GAME_CALLBREAK };
-	static const struct {
-		const char *alias, *game;
-	} aliases[] = {
-		{ "snake", "snakes" }, { "snakesandladders", "snakes" }, { "bagh", "baghchal" },
-		{ "bagh-chal", "baghchal" }, { "call", "callbreak" }, { "call-break", "callbreak" },
-	};
 	const struct gb_game *best = NULL;
 	size_t best_len = 0, len;
 
 	while (text && (*text == ' ' || *text == '\t'))
 		text++;
 	for (int i = 0; text && gb_games[i]; i++) {
-		const char *names[1 + LANG_COUNT];
-
-		names[0] = gb_games[i]->name;
-		for (int l = 0; l < LANG_COUNT; l++)
-			names[1 + l] = i < 4 ? tr(l, titles[i]) : gb_games[i]->name;
-		for (int k = 0; k < 1 + LANG_COUNT; k++) {
-			len = starts_with_name(text, names[k]);
-			if (len > best_len) {
-				best = gb_games[i];
-				best_len = len;
-			}
-		}
-	}
-	for (size_t i = 0; text && i < sizeof(aliases) / sizeof(aliases[0]); i++) {
-		len = starts_with_name(text, aliases[i].alias);
+		len = game_named(gb_games[i], text);
 		if (len > best_len) {
-			best = gb_game_find(aliases[i].game);
+			best = gb_games[i];
 			best_len = len;
 		}
 	}
@@ -570,12 +568,38 @@ const struct gb_game *game_lookup(const char *text, const char **rest)
 
 const char *game_title(struct ctx *c, const struct gb_game *g)
 {
-	static const int keys[] = { M_GAME_SNAKES, M_GAME_LUDO, M_GAME_BAGHCHAL, M_GAME_CALLBREAK };
+	return bot_game_title(g, c->lang);
+}
 
-	for (int i = 0; gb_games[i] && i < 4; i++)
-		if (gb_games[i] == g)
-			return tr(c->lang, keys[i]);
-	return g->name;
+void reply_usage(struct ctx *c, const char *usage)
+{
+	struct strbuf names = { 0 }, line = { 0 };
+
+	games_join(&names, "", "|", NULL);
+	sb_addtr(&line, usage, sb_str(&names));
+	reply_alert(c, M_ARGS, sb_str(&line));
+	sb_release(&names);
+	sb_release(&line);
+}
+
+void reply_no_table(struct ctx *c)
+{
+	struct strbuf list = { 0 }, last = { 0 };
+
+	sb_addf(&last, " %s ", tr(c->lang, M_OR));
+	games_join(&list, "/new ", ", ", sb_str(&last));
+	reply_alert(c, M_NO_TABLE, sb_str(&list));
+	sb_release(&list);
+	sb_release(&last);
+}
+
+void reply_unknown_game(struct ctx *c, const char *name)
+{
+	struct strbuf list = { 0 };
+
+	games_join(&list, "", ", ", NULL);
+	reply_alert(c, M_UNKNOWN_GAME, name, sb_str(&list));
+	sb_release(&list);
 }
 
 bool seat_is_person(const struct ctx *c, int seat)
@@ -1254,7 +1278,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	}
 	nargs = count_words(cmd->args);
 	if (nargs < bc->min || nargs > bc->max) {
-		reply_alert(c, M_ARGS, bc->usage);
+		reply_usage(c, bc->usage);
 		return GB_OK;
 	}
 	rc = store_table_open_get(b->store, c->place, &c->table);
@@ -1272,7 +1296,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 			c->st = NULL;
 			c->broken = true;
 			if (!c->game)
-				c->game = gb_game_find("snakes");
+				c->game = gb_games[0]; /* a game this instance does not know */
 			rc = GB_OK;
 		}
 		if (!rc)
@@ -1293,7 +1317,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		return GB_OK;
 	}
 	if ((bc->flags & (NEEDS_TABLE | NEEDS_GAME)) && !c->has_table) {
-		reply_alert(c, M_NO_TABLE);
+		reply_no_table(c);
 		return GB_OK;
 	}
 	if ((bc->flags & NEEDS_GAME) && c->table.status != STORE_PLAYING) {

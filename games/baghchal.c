@@ -15,6 +15,8 @@
  */
 #include "baghchal.h"
 
+#include "ai/ai.h"
+
 #include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -973,6 +975,11 @@ static void bc_outcome(const void *st, struct gb_outcome *out)
 	out->turns = s->turns;
 }
 
+static const char *const baghchal_verbs[] = { "place", "move", NULL };
+
+/* Its computer players: games/ai/baghchal_ai.c. */
+static const struct gb_ai baghchal_players = { .choose = baghchal_ai_choose };
+
 const struct gb_game baghchal_game = {
 	.name = "baghchal",
 	.min_players = 2,
@@ -992,6 +999,9 @@ const struct gb_game baghchal_game = {
 	.from_json = bc_from_json,
 	.check = bc_check,
 	.outcome = bc_outcome,
+	.flags = GB_FIXED_SIDES,
+	.verbs = baghchal_verbs,
+	.ai = &baghchal_players,
 };
 
 _Static_assert(BAGHCHAL_MAX_MOVES <= GB_MAX_LEGAL, "legal() must fit GB_MAX_LEGAL");

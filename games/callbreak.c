@@ -32,6 +32,9 @@
  */
 #include "callbreak.h"
 
+#include "ai/ai.h"
+#include "ai/callbreak_ismcts.h"
+
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
@@ -1411,6 +1414,19 @@ void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view 
 	}
 }
 
+static const char *const callbreak_verbs[] = { "bid", "play", "next", NULL };
+
+/*
+ * Its computer players (games/ai/callbreak_ai.c), and the reference
+ * opponent the arena measures them against (games/ai/callbreak_ismcts.c).
+ */
+static const struct gb_ai callbreak_players = {
+	.choose = callbreak_ai_choose,
+	.reference = "ismcts",
+	.reference_choose = callbreak_ismcts_choose,
+	.reference_budget_max = CB_ISMCTS_MAX_BUDGET,
+};
+
 const struct gb_game callbreak_game = {
 	.name = "callbreak",
 	.min_players = CB_SEATS,
@@ -1430,4 +1446,8 @@ const struct gb_game callbreak_game = {
 	.from_json = cb_from_json,
 	.check = cb_check,
 	.outcome = cb_outcome,
+	.flags = GB_PRIVATE_HANDS | GB_POINTS,
+	.verbs = callbreak_verbs,
+	.deal_event = CB_EV_DEAL,
+	.ai = &callbreak_players,
 };
