@@ -18,6 +18,7 @@
 
 #include "adapters/adapter.h"
 #include "bot/choices.h"
+#include "bot/commands.h"
 #include "bot/i18n.h"
 #include "bot/limit.h"
 #include "bot/log.h"
@@ -1871,36 +1872,28 @@ const struct adapter telegram_adapter = {
 /* ---- gamebot telegram-setup ---- */
 
 /*
- * The command menu Telegram shows when someone types "/" (setMyCommands).
- * These are registration data for Telegram's own interface, sent once by
- * this tool in both languages, not words the bot says in a chat: they live
- * here beside the call rather than in the chat catalogues.
+ * The command menu Telegram shows when someone types "/" (setMyCommands)
+ * in lang: every command of the router's table its menus list, each with
+ * its line in that language (Telegram has no pickers: the line names an
+ * argument's choices). Caller owns the result.
  */
-static const struct {
-	const char *command, *en, *ne;
-} menu[] = {
-	{ "new", "Open a table: snakes, ludo, baghchal or callbreak", "नयाँ खेल: snakes, ludo, baghchal वा callbreak" },
-	{ "join", "Sit down at the open table", "खुला खेलमा बस्नुहोस्" },
-	{ "addbot", "Seat a computer player: easy, medium or hard", "कम्प्युटर खेलाडी थप्नुहोस्: easy, medium वा hard" },
-	{ "start", "Start the game", "खेल सुरु गर्नुहोस्" },
-	{ "leave", "Leave the table", "खेल छोड्नुहोस्" },
-	{ "roll", "Roll the die", "पासा फाल्नुहोस्" },
-	{ "move", "Move a token or a piece", "गोटी सार्नुहोस्" },
-	{ "place", "Place a goat (Bagh Chal)", "बाख्रा राख्नुहोस् (बाघचाल)" },
-	{ "bid", "Bid tricks (Call Break)", "हात बोल्नुहोस् (कल ब्रेक)" },
-	{ "play", "Play a card (Call Break)", "पत्ती खेल्नुहोस् (कल ब्रेक)" },
-	{ "hand", "Show my cards", "मेरा पत्ती देखाउनुहोस्" },
-	{ "next", "Deal the next round", "अर्को चरण बाँड्नुहोस्" },
-	{ "board", "Show the table again", "खेल फेरि देखाउनुहोस्" },
-	{ "stop", "Stop the game (creator or admin)", "खेल रोक्नुहोस् (सुरु गर्ने वा एडमिन)" },
-	{ "watch", "Watch computers play a game", "कम्प्युटरहरूको खेल हेर्नुहोस्" },
-	{ "settings", "House rules and chat settings", "घरका नियम र च्याट सेटिङ" },
-	{ "speed", "Computer players' pace", "कम्प्युटर खेलाडीको गति" },
-	{ "lang", "Language: en or ne", "भाषा: en वा ne" },
-	{ "rules", "How a game is played", "खेलका नियम" },
-	{ "stats", "Who has won most here", "यहाँ को धेरै जित्यो" },
-	{ "help", "Every command", "सबै आदेश" },
-};
+static json_t *menu(int lang)
+{
+	json_t *list = json_array();
+	size_t n;
+	const struct bot_command *cmds = bot_commands(&n);
+
+	for (size_t k = 0; k < n; k++) {
+		struct strbuf desc = { 0 };
+
+		if (!cmds[k].desc[lang])
+			continue;
+		bot_command_describe(&cmds[k], lang, false, &desc);
+		json_array_append_new(list, json_pack("{ssss}", "command", cmds[k].name, "description", sb_str(&desc)));
+		sb_release(&desc);
+	}
+	return list;
+}
 
 static void setup_usage(FILE *err)
 {
@@ -2009,19 +2002,13 @@ int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *o
 		body = NULL;
 	}
 
-	for (int lang = 0; lang < 2; lang++) {
-		list = json_array();
-		for (size_t k = 0; k < sizeof(menu) / sizeof(menu[0]); k++) {
-			json_t *c = json_object();
-
-			json_object_set_new(c, "command", json_string(menu[k].command));
-			json_object_set_new(c, "description", json_string(lang ? menu[k].ne : menu[k].en));
-			json_array_append_new(list, c);
-		}
+	for (int lang = 0; lang < LANG_COUNT; lang++) {
+		list = menu(lang);
+		n = json_array_size(list);
 		body = json_object();
 		json_object_set_new(body, "commands", list);
-		if (lang)
-			json_object_set_new(body, "language_code", json_string("ne"));
+		if (lang != LANG_EN)
+			json_object_set_new(body, "language_code", json_string(lang_code(lang)));
 		if (!setup_call(t, "setMyCommands", body, err, &res)) {
 			status = 1;
 			goto out;
@@ -2030,8 +2017,7 @@ int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *o
 		json_decref(body);
 		body = NULL;
 	}
-	fprintf(out, "commands: %zu in English (default) and in Nepali (language_code ne)\n",
-		sizeof(menu) / sizeof(menu[0]));
+	fprintf(out, "commands: %zu in English (default) and in Nepali (language_code ne)\n", n);
 	fputs("inline mode: switch it on with @BotFather (/setinline) and inline feedback "
 	      "(/setinlinefeedback) so that a card picked with @bot is played\n", out);
 out:

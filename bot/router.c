@@ -19,6 +19,7 @@
 #include "games/game.h"
 #include "games/utf8.h"
 #include "choices.h"
+#include "commands.h"
 #include "games.h"
 #include "internal.h"
 #include "limit.h"
@@ -33,67 +34,148 @@
 #define TIMER_STORE_RETRY_MS 2000 /* longest wait between tries of a timer the store failed */
 
 /*
- * The command table. Fields:
- *   name      the verb as typed after the slash
- *   handler   runs with the context loaded and all checks passed
- *   min, max  how many blank-separated arguments it takes
- *   flags     preconditions checked by the router before the handler:
- *               NEEDS_TABLE   an open table (lobby or playing) in this chat
- *               NEEDS_GAME    a game in progress
- *               PLAYERS_ONLY  the caller has a seat at the table
- *               ADMIN_ONLY    the caller administers the chat
- *               INTERNAL      not typeable: timers fired by the scheduler
- *   usage     what to type, shown when the arguments are wrong (a %s
- *             there stands for every game's name: "/new %s [SEAT]")
+ * The command table (commands.h), in the order the platforms' menus list
+ * it. The play verbs (CMD_PLAY) are the games' verbs: a game's descriptor
+ * names the ones it uses.
  */
-#define NEEDS_TABLE 1
-#define NEEDS_GAME 2
-#define PLAYERS_ONLY 4
-#define ADMIN_ONLY 8
-#define INTERNAL 16
-
-struct bot_cmd {
-	const char *name;
-	int (*handler)(struct ctx *c);
-	int min, max;
-	int flags;
-	const char *usage;
-};
-
-static const struct bot_cmd commands[] = {
+static const struct bot_command commands[] = {
 	/* games may be named by their titles: "/new साँप सिँढी", "/new Snakes and Ladders" */
-	{ "new", cmd_new, 1, 4, 0, "/new %s [SEAT]" },
-	{ "join", cmd_join, 0, 1, NEEDS_TABLE, "/join [SEAT]" },
-	{ "seat", cmd_seat, 1, 1, NEEDS_TABLE | PLAYERS_ONLY, "/seat SEAT" },
-	{ "leave", cmd_leave, 0, 0, NEEDS_TABLE | PLAYERS_ONLY, "/leave" },
-	{ "addbot", cmd_addbot, 0, 1, NEEDS_TABLE, "/addbot [easy|medium|hard]" },
-	{ "start", cmd_start, 0, 0, NEEDS_TABLE, "/start" },
-	{ "stop", cmd_stop, 0, 0, NEEDS_TABLE, "/stop" },
-	{ "watch", cmd_watch, 1, 3, 0, "/watch %s" },
-	{ "roll", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/roll" },
-	{ "move", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/move N  or  /move b2 c3" },
-	{ "place", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/place c3" },
-	{ "bid", cmd_play_action, 1, 1, NEEDS_GAME | PLAYERS_ONLY, "/bid 1..8" },
+	{ "new", cmd_new, 1, 4, 0, "/new %s [SEAT]", { "Open a table", "नयाँ खेल" },
+	  { { "game", .required = true, .choices = CHOICES_GAMES, .listed = true, .desc = "Which game" } } },
+	{ "join", cmd_join, 0, 1, CMD_NEEDS_TABLE, "/join [SEAT]",
+	  { "Sit down at the open table", "खुला खेलमा बस्नुहोस्" } },
+	{ "seat", cmd_seat, 1, 1, CMD_NEEDS_TABLE | CMD_PLAYERS_ONLY, "/seat SEAT" },
+	{ "addbot", cmd_addbot, 0, 1, CMD_NEEDS_TABLE, "/addbot [easy|medium|hard]",
+	  { "Seat a computer player", "कम्प्युटर खेलाडी थप्नुहोस्" },
+	  { { "level", .choices = CHOICES_LEVELS, .listed = true, .desc = "How strong (default medium)" } } },
+	{ "start", cmd_start, 0, 0, CMD_NEEDS_TABLE, "/start", { "Start the game", "खेल सुरु गर्नुहोस्" } },
+	{ "leave", cmd_leave, 0, 0, CMD_NEEDS_TABLE | CMD_PLAYERS_ONLY, "/leave",
+	  { "Leave the table", "खेल छोड्नुहोस्" } },
+	{ "stop", cmd_stop, 0, 0, CMD_NEEDS_TABLE, "/stop",
+	  { "Stop the game (its creator or an admin)", "खेल रोक्नुहोस् (सुरु गर्ने वा एडमिन)" } },
+	{ "watch", cmd_watch, 1, 3, 0, "/watch %s", { "Watch computers play a game", "कम्प्युटरहरूको खेल हेर्नुहोस्" },
+	  { { "game", .required = true, .choices = CHOICES_GAMES, .desc = "Which game" } } },
+	{ "roll", cmd_play_action, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/roll",
+	  { "Roll the die", "पासा फाल्नुहोस्" } },
+	{ "move", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/move N  or  /move b2 c3",
+	  { "Move a token or a piece", "गोटी सार्नुहोस्" },
+	  { { "action", .required = true, .autocomplete = true, .desc = "Token number, or from and to: b2 c3" } } },
+	{ "place", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/place c3",
+	  { "Place a piece", "गोटी राख्नुहोस्" },
+	  { { "point", .required = true, .autocomplete = true, .desc = "Where: c3" } } },
+	{ "bid", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/bid 1..8",
+	  { "Bid tricks", "हात बोल्नुहोस्" },
+	  { { "tricks", .number = true, .required = true, .autocomplete = true, .min = 1, .max = 8,
+	      .desc = "How many tricks" } } },
 	/* two words: a card may be typed by its Nepali name, "हुकुमको एक्का" */
-	{ "play", cmd_play_action, 1, 2, NEEDS_GAME | PLAYERS_ONLY, "/play QS" },
-	{ "next", cmd_play_action, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/next" },
-	{ "board", cmd_board, 0, 0, 0, "/board" },
-	{ "hand", cmd_hand, 0, 0, NEEDS_GAME | PLAYERS_ONLY, "/hand" },
-	{ "settings", cmd_settings, 0, 5, 0, "/settings [GAME] [KEY VALUE]" },
-	{ "speed", cmd_speed, 1, 1, ADMIN_ONLY, "/speed slow|normal|fast" },
-	{ "lang", cmd_lang, 1, 1, ADMIN_ONLY, "/lang en|ne" },
-	{ "rules", cmd_rules, 0, 3, 0, "/rules GAME" },
-	{ "help", cmd_help, 0, 1, 0, "/help" },
-	{ "stats", cmd_stats, 0, 3, 0, "/stats [GAME]" },
-	{ "wallet", cmd_wallet, 0, 0, 0, "/wallet" },
-	{ "top", cmd_top, 0, 0, 0, "/top" },
-	{ "grant", cmd_grant, 2, 2, ADMIN_ONLY, "/grant @name 100" },
-	{ "stake", cmd_stake, 1, 1, NEEDS_TABLE, "/stake 100" },
-	{ "verify", cmd_verify, 0, 2, 0, "/verify [TABLE] [log]" },
-	{ "_timer", cmd_timer, 3, 3, INTERNAL, "" },
+	{ "play", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/play QS",
+	  { "Play a card", "पत्ती खेल्नुहोस्" },
+	  { { "card", .required = true, .autocomplete = true, .desc = "Which card: QS, 10H" } } },
+	{ "hand", cmd_hand, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY, "/hand",
+	  { "Show my cards (only you see them)", "मेरा पत्ती देखाउनुहोस्" } },
+	{ "next", cmd_play_action, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/next",
+	  { "Deal the next round", "अर्को चरण बाँड्नुहोस्" } },
+	{ "board", cmd_board, 0, 0, 0, "/board", { "Show the table again", "खेल फेरि देखाउनुहोस्" } },
+	{ "settings", cmd_settings, 0, 5, CMD_ADMIN_MENU, "/settings [GAME] [KEY VALUE]",
+	  { "House rules and chat settings", "घरका नियम र च्याट सेटिङ" },
+	  { { "game", .choices = CHOICES_SETTINGS, .desc = "A game, or a channel setting" },
+	    { "key", .autocomplete = true, .desc = "House rule (or the setting's value)" },
+	    { "value", .autocomplete = true, .desc = "New value" } } },
+	{ "speed", cmd_speed, 1, 1, CMD_ADMIN_ONLY, "/speed slow|normal|fast",
+	  { "Computer players' pace", "कम्प्युटर खेलाडीको गति" },
+	  { { "pace", .required = true, .choices = CHOICES_SPEEDS, .desc = "slow, normal or fast" } } },
+	{ "lang", cmd_lang, 1, 1, CMD_ADMIN_ONLY, "/lang en|ne", { "Language", "भाषा" },
+	  { { "language", .required = true, .choices = CHOICES_LANGS, .listed = true, .desc = "en or ne" } } },
+	{ "rules", cmd_rules, 0, 3, 0, "/rules GAME", { "How a game is played", "खेलका नियम" },
+	  { { "game", .choices = CHOICES_GAMES, .desc = "Which game" } } },
+	{ "stats", cmd_stats, 0, 3, 0, "/stats [GAME]", { "Who has won most here", "यहाँ को धेरै जित्यो" },
+	  { { "game", .choices = CHOICES_GAMES, .desc = "Which game" } } },
+	{ "help", cmd_help, 0, 1, 0, "/help", { "Every command", "सबै आदेश" } },
+	{ "wallet", cmd_wallet, 0, 0, 0, "/wallet", { "Your coins in this chat", "यहाँ तपाईंका सिक्का" } },
+	{ "top", cmd_top, 0, 0, 0, "/top", { "Who holds the most coins here", "यहाँ सबैभन्दा धेरै सिक्का कोसँग छन्" } },
+	{ "grant", cmd_grant, 2, 2, CMD_ADMIN_ONLY, "/grant @name 100",
+	  { "Give coins from the chat's bank", "च्याटको बैंकबाट सिक्का दिनुहोस्" },
+	  { { "member", .required = true, .desc = "Their name as the table shows it: @name" },
+	    { "coins", .number = true, .required = true, .min = 1, .max = 1000000, .desc = "How many" } } },
+	{ "stake", cmd_stake, 1, 1, CMD_NEEDS_TABLE, "/stake 100",
+	  { "Coins each seat puts in the pot (before the start)", "सिटपिच्छे दाउ (सुरु अघि)" },
+	  { { "coins", .number = true, .required = true, .min = 0, .max = 1000000, .desc = "Per seat; 0 for none" } } },
+	{ "verify", cmd_verify, 0, 2, 0, "/verify [TABLE] [log]",
+	  { "Check a finished table's dice and deals from its revealed seed",
+	    "सकिएको टेबलका पासा र बाँडाइ खुलेको बीजबाट जाँच्नुहोस्" },
+	  { { "table", .desc = "Table number (default: the last one)" },
+	    { "log", .desc = "\"log\" to get its move log" } } },
+	{ "_timer", cmd_timer, 3, 3, CMD_INTERNAL, "" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const struct bot_command *bot_commands(size_t *n)
+{
+	*n = NCOMMANDS;
+	return commands;
+}
+
+const struct bot_command *bot_command_find(const char *verb)
+{
+	for (size_t i = 0; verb && i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, verb) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* The chat-wide settings /settings changes that a picker offers beside the games. */
+static const char *const chat_settings[] = { "digits", "autoplay_after" };
+static const char *const speeds[] = { "slow", "normal", "fast" };
+
+int bot_command_choices(int kind, const char **out, int max)
+{
+	int n = 0;
+
+	if (kind == CHOICES_GAMES || kind == CHOICES_SETTINGS)
+		for (int i = 0; gb_games[i] && n < max; i++)
+			out[n++] = gb_games[i]->name;
+	if (kind == CHOICES_SETTINGS)
+		for (size_t i = 0; i < sizeof(chat_settings) / sizeof(chat_settings[0]) && n < max; i++)
+			out[n++] = chat_settings[i];
+	if (kind == CHOICES_LEVELS)
+		for (int l = GB_LEVEL_EASY; l < GB_LEVEL_COUNT && n < max; l++)
+			out[n++] = gb_level_name(l);
+	if (kind == CHOICES_SPEEDS)
+		for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]) && n < max; i++)
+			out[n++] = speeds[i];
+	if (kind == CHOICES_LANGS)
+		for (int l = 0; l < LANG_COUNT && n < max; l++)
+			out[n++] = lang_code(l);
+	return n;
+}
+
+void bot_command_describe(const struct bot_command *c, int lang, bool pickers, struct strbuf *sb)
+{
+	if (!c->desc[lang])
+		return;
+	sb_add(sb, c->desc[lang]);
+	for (int k = 0; !pickers && k < CMD_ARGS && c->arg[k].name; k++) {
+		const char *choices[GB_MAX_GAMES + 8];
+		int n = bot_command_choices(c->arg[k].choices, choices, GB_MAX_GAMES + 8);
+		struct strbuf last = { 0 };
+
+		if (!c->arg[k].listed || !n)
+			continue;
+		sb_addf(&last, " %s ", tr(lang, M_OR));
+		sb_add(sb, ": ");
+		words_join(sb, choices, n, "", ", ", sb_str(&last));
+		sb_release(&last);
+		break;
+	}
+	if (c->flags & CMD_PLAY) {
+		struct strbuf games = { 0 };
+
+		if (games_titles_with_verb(&games, c->name, lang, ", "))
+			sb_addf(sb, " (%s)", sb_str(&games));
+		sb_release(&games);
+	}
+}
 
 void bot_config_init(struct bot_config *cfg)
 {
@@ -312,13 +394,6 @@ int command_parse_text(struct command *cmd, const char *text)
 	return GB_OK;
 }
 
-static const struct bot_cmd *lookup(const char *verb)
-{
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(commands[i].name, verb) == 0)
-			return &commands[i];
-	return NULL;
-}
 
 /* ---- replies ---- */
 
@@ -1244,7 +1319,7 @@ static int load_chat(struct bot *b, const struct command *cmd, struct ctx *c)
  * its writes come later, in commit(), where the table's version check and
  * chat_unchanged() catch anything that changed in between.
  */
-static int run_once(struct bot *b, const struct command *cmd, const struct bot_cmd *bc,
+static int run_once(struct bot *b, const struct command *cmd, const struct bot_command *bc,
 		    struct ctx *c)
 {
 	json_error_t jerr;
@@ -1272,7 +1347,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		json_decref(c->settings);
 		c->settings = json_object();
 	}
-	if (!bc || (bc->flags & INTERNAL) != (cmd->internal ? INTERNAL : 0)) {
+	if (!bc || (bc->flags & CMD_INTERNAL) != (cmd->internal ? CMD_INTERNAL : 0)) {
 		reply_alert(c, M_UNKNOWN_COMMAND, cmd->verb);
 		return GB_OK;
 	}
@@ -1316,26 +1391,26 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 			reply_alert(c, M_STALE_BUTTON);
 		return GB_OK;
 	}
-	if ((bc->flags & (NEEDS_TABLE | NEEDS_GAME)) && !c->has_table) {
+	if ((bc->flags & (CMD_NEEDS_TABLE | CMD_NEEDS_GAME)) && !c->has_table) {
 		reply_no_table(c);
 		return GB_OK;
 	}
-	if ((bc->flags & NEEDS_GAME) && c->table.status != STORE_PLAYING) {
+	if ((bc->flags & CMD_NEEDS_GAME) && c->table.status != STORE_PLAYING) {
 		reply_alert(c, M_NOT_STARTED);
 		return GB_OK;
 	}
-	if ((bc->flags & NEEDS_GAME) && (c->broken || !c->st))
+	if ((bc->flags & CMD_NEEDS_GAME) && (c->broken || !c->st))
 		return GB_ESTATE;
 	if (cmd->anonymous && (bc->handler == cmd_join || bc->handler == cmd_seat)) {
 		/* one name for several people cannot hold a seat */
 		reply_alert(c, M_POST_AS_YOURSELF);
 		return GB_OK;
 	}
-	if ((bc->flags & PLAYERS_ONLY) && c->my_seat < 0) {
+	if ((bc->flags & CMD_PLAYERS_ONLY) && c->my_seat < 0) {
 		reply_alert(c, M_PLAYERS_ONLY);
 		return GB_OK;
 	}
-	if ((bc->flags & ADMIN_ONLY) && !cmd->is_admin) {
+	if ((bc->flags & CMD_ADMIN_ONLY) && !cmd->is_admin) {
 		reply_alert(c, M_ADMINS_ONLY);
 		return GB_OK;
 	}
@@ -1601,13 +1676,13 @@ int bot_handle(struct bot *b, const struct command *in)
 {
 	struct command clean = *in;
 	const struct command *cmd = &clean;
-	const struct bot_cmd *bc;
+	const struct bot_command *bc;
 	struct ctx c;
 	int64_t started, held = 0;
 	int rc = GB_OK;
 
 	clean_input(&clean);
-	bc = lookup(cmd->verb);
+	bc = bot_command_find(cmd->verb);
 	/* another bot's command, seen because the platform shows every bot all of them */
 	if (!bc && cmd->unaddressed && !cmd->internal)
 		return GB_OK;
@@ -1671,7 +1746,7 @@ int bot_handle(struct bot *b, const struct command *in)
 		char labels[96];
 
 		snprintf(labels, sizeof(labels), "verb=\"%s\",result=\"%s\"",
-			 bc ? (bc->flags & INTERNAL ? "timer" : bc->name) : "unknown",
+			 bc ? (bc->flags & CMD_INTERNAL ? "timer" : bc->name) : "unknown",
 			 !rc ? "ok" : rc == GB_EDUP ? "duplicate" : rc == GB_ECONFLICT ? "busy" : "error");
 		metrics_inc("gamebot_commands_total", labels, 1);
 		metrics_observe("gamebot_command_latency_ms", NULL, (double)(mono_us() - started) / 1000.0);

@@ -39,6 +39,7 @@
 #include "adapters/discord.h"
 #include "adapters/outbox.h"
 #include "bot/choices.h"
+#include "bot/commands.h"
 #include "bot/i18n.h"
 #include "bot/limit.h"
 #include "bot/metrics.h"
@@ -2213,6 +2214,53 @@ static void test_register_commands(void **state)
 	free(err_text);
 }
 
+/*
+ * The registration is the router's command table: every row with a menu
+ * line, in order, its arguments as options in the router's order, the
+ * games' names as the choices of a game.
+ */
+static void test_commands_are_the_router_table(void **state)
+{
+	json_t *set = dc_command_set(), *c;
+	size_t n, i, k = 0;
+	const struct bot_command *cmds = bot_commands(&n);
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		if (!cmds[i].desc[LANG_EN])
+			continue;
+		c = json_array_get(set, k++);
+		assert_string_equal(json_string_value(json_object_get(c, "name")), cmds[i].name);
+		for (int a = 0; a < CMD_ARGS; a++) {
+			json_t *opt = json_array_get(json_object_get(c, "options"), (size_t)a);
+
+			if (!cmds[i].arg[a].name) {
+				assert_null(opt);
+				break;
+			}
+			assert_string_equal(json_string_value(json_object_get(opt, "name")), cmds[i].arg[a].name);
+		}
+	}
+	assert_int_equal(json_array_size(set), k);
+	json_array_foreach(set, i, c) {
+		const char *name = json_string_value(json_object_get(c, "name"));
+		json_t *choices = json_object_get(json_array_get(json_object_get(c, "options"), 0), "choices");
+
+		assert_true(json_string_length(json_object_get(c, "description")) <= 100);
+		if (!strcmp(name, "new") || !strcmp(name, "watch") || !strcmp(name, "rules")) {
+			assert_int_equal(json_array_size(choices), 4);
+			assert_string_equal(json_string_value(json_object_get(json_array_get(choices, 3), "value")),
+					    "callbreak");
+		}
+		if (!strcmp(name, "settings"))
+			assert_int_equal(json_array_size(choices), 6);
+		if (!strcmp(name, "place"))
+			assert_string_equal(json_string_value(json_object_get(c, "description")),
+					    "Place a piece (Bagh Chal)");
+	}
+	json_decref(set);
+}
+
 static void test_config_plain_names(void **state)
 {
 	struct config c;
@@ -2334,6 +2382,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_register_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_binary_serves_discord, setup, teardown),
 		cmocka_unit_test(test_message_and_component_limits),
+		cmocka_unit_test(test_commands_are_the_router_table),
 		cmocka_unit_test(test_config_plain_names),
 	};
 

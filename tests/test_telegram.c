@@ -30,6 +30,7 @@
 #include "games/utf8.h"
 #include "bot/metrics.h"
 #include "bot/choices.h"
+#include "bot/commands.h"
 #include "bot/limit.h"
 #include "bot/config.h"
 #include "games/callbreak.h"
@@ -1541,6 +1542,62 @@ static void setup_webhook_and_commands(void **state)
 	json_decref(b);
 }
 
+/*
+ * The menus are the router's command table: in each language, every row
+ * with a menu line, in the table's order, each with its own line; a play
+ * verb names the games that know it, and /new the games' names.
+ */
+static void setup_menus_are_the_command_table(void **state)
+{
+	struct dfix *x = *state;
+	char *argv[] = { "telegram-setup", "--polling" };
+	char *out, *err;
+	size_t n, k = 0;
+	const struct bot_command *cmds = bot_commands(&n);
+
+	assert_int_equal(run_setup(x, 2, argv, &out, &err), 0);
+	free(out);
+	free(err);
+	assert_int_equal(fake_tg_count(x->f, "setMyCommands"), LANG_COUNT);
+	for (int lang = 0; lang < LANG_COUNT; lang++) {
+		json_t *b = fake_tg_nth(x->f, "setMyCommands", lang), *list = json_object_get(b, "commands");
+
+		k = 0;
+		for (size_t i = 0; i < n; i++) {
+			json_t *c = json_array_get(list, k);
+			struct strbuf line = { 0 };
+
+			if (!cmds[i].desc[lang])
+				continue;
+			bot_command_describe(&cmds[i], lang, false, &line);
+			assert_string_equal(json_string_value(json_object_get(c, "command")), cmds[i].name);
+			assert_string_equal(json_string_value(json_object_get(c, "description")), sb_str(&line));
+			sb_release(&line);
+			k++;
+		}
+		assert_int_equal(json_array_size(list), k);
+		json_decref(b);
+	}
+	{
+		json_t *b = fake_tg_nth(x->f, "setMyCommands", LANG_NE);
+		json_t *list = json_object_get(b, "commands");
+		size_t i;
+		json_t *c;
+
+		json_array_foreach(list, i, c) {
+			const char *d = json_string_value(json_object_get(c, "description"));
+
+			if (!strcmp(json_string_value(json_object_get(c, "command")), "new"))
+				assert_string_equal(d, "नयाँ खेल: snakes, ludo, baghchal वा callbreak");
+			if (!strcmp(json_string_value(json_object_get(c, "command")), "bid"))
+				assert_string_equal(d, "हात बोल्नुहोस् (कल ब्रेक)");
+		}
+		json_decref(b);
+	}
+	/* every typeable command but /seat is in the menu; the scheduler's own is not */
+	assert_int_equal(k, n - 2);
+}
+
 static void setup_polling_and_refusals(void **state)
 {
 	struct dfix *x = *state;
@@ -2473,6 +2530,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(leases_of_a_stopped_service_taken_back, dfix_setup_unpaced,
 						dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_webhook_and_commands, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(setup_menus_are_the_command_table, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_polling_and_refusals, dfix_setup_unpaced, dfix_teardown),
 	};
 
