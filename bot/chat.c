@@ -177,20 +177,134 @@ static int set_chat_key(struct ctx *c, const char *key, const char *value)
 	return GB_OK;
 }
 
+/* The chat's own settings, one line each with the command that changes it. */
+static void show_chat_settings(struct ctx *c, struct strbuf *sb)
+{
+	int secs = setting_int(c, "autoplay_after", 0);
+	char num[24];
+
+	sb_addf(sb, "• %s: %s\n   /speed slow|normal|fast\n", tr(c->lang, M_SET_SPEED),
+		word(c, setting_str(c, "speed", "normal"), num));
+	sb_addf(sb, "• %s: ", tr(c->lang, M_SET_AUTOPLAY));
+	if (secs)
+		sb_addtr(sb, tr(c->lang, M_VAL_SECONDS), ctx_num(c, secs, num));
+	else
+		sb_add(sb, tr(c->lang, M_OFF));
+	sb_addf(sb, "\n   /settings autoplay_after 45s|off\n• %s: %s\n   /lang en|ne\n", tr(c->lang, M_SET_LANG),
+		word(c, lang_code(c->lang), num));
+	sb_addf(sb, "• %s: %s\n   /settings digits devanagari|ascii", tr(c->lang, M_SET_DIGITS),
+		word(c, setting_str(c, "digits", "devanagari"), num));
+	sb_addf(sb, "\n• %s: %s\n   /settings starting_coins 1000", tr(c->lang, M_SET_COINS),
+		ctx_num(c, setting_int(c, "starting_coins", 1000), num));
+}
+
+/* /settings or /settings GAME: the chat's settings and every game's house rules, or one game's. */
+static void show_settings(struct ctx *c, const struct gb_game *g)
+{
+	struct strbuf sb = { 0 };
+
+	if (g) {
+		show_rules(c, g, &sb);
+	} else {
+		show_chat_settings(c, &sb);
+		for (int i = 0; gb_games[i]; i++) {
+			sb_add(&sb, "\n\n");
+			show_rules(c, gb_games[i], &sb);
+		}
+	}
+	reply_push(c, "public", NULL, sb_str(&sb));
+	sb_release(&sb);
+}
+
+/* /settings KEY VALUE of the chat itself (w3: a word too many, or ""). */
+static void set_chat_setting(struct ctx *c, const char *w1, const char *w2, const char *w3)
+{
+	int rc = set_chat_key(c, w1, w2);
+
+	if (rc == GB_ERULE_KEY || !w2[0] || w3[0])
+		reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
+	else if (rc && strcmp(w1, "autoplay_after") == 0)
+		reply_alert(c, M_SETTING_BAD_AUTOPLAY, w2);
+	else if (rc)
+		reply_alert(c, M_SETTING_BAD, w1, w2);
+	else
+		reply_set(c, NULL, M_SETTING_SET, w1, w2);
+}
+
+/* Is rule k greyed out under r (the rule it requires has another value)? Says so when it is. */
+static bool rule_greyed(struct ctx *c, const struct gb_game *g, const struct gb_rules *r, int k)
+{
+	char key[32], kb[24], db[24], vb[24];
+	const char *eq = g->rules[k].requires ? strchr(g->rules[k].requires, '=') : NULL;
+	int dep;
+
+	if (!eq)
+		return false;
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - g->rules[k].requires), g->rules[k].requires);
+	dep = gb_rule_index(g, key);
+	if (dep < 0 || strcmp(gb_rule_value(g, r, dep), eq + 1) == 0)
+		return false;
+	reply_alert(c, M_SETTING_GREYED, word_of(c, g, g->rules[k].key, kb), word_of(c, g, key, db),
+		    word_of(c, g, eq + 1, vb));
+	return true;
+}
+
+/* /settings GAME KEY VALUE: the chat's default house rule, and the open lobby's if it is that game's. */
+static int set_game_rule(struct ctx *c, const struct gb_game *g, const char *key, const char *value)
+{
+	struct gb_rules r;
+	json_t *all, *gj;
+	int k = gb_rule_index(g, key);
+
+	chat_rules(c, g, &r);
+	if (k < 0 || !value[0]) {
+		reply_alert(c, M_ARGS, "/settings GAME KEY VALUE");
+		return GB_OK;
+	}
+	if (rule_greyed(c, g, &r, k))
+		return GB_OK;
+	if (gb_rules_set(g, &r, key, value)) {
+		reply_alert(c, M_SETTING_BAD, key, value);
+		return GB_OK;
+	}
+	all = json_object_get(c->settings, "rules");
+	if (!json_is_object(all)) {
+		all = json_object();
+		json_object_set_new(c->settings, "rules", all);
+	}
+	gj = gb_rules_to_json(g, &r);
+	json_object_set_new(all, g->name, gj);
+	c->chat_changed = true;
+	if (c->has_table && c->game == g && c->table.status == STORE_LOBBY && !c->broken) {
+		/* the open lobby has not started: it plays by the new default too */
+		char *text = json_dumps(gj, JSON_COMPACT);
+
+		if (!text)
+			return GB_ENOMEM;
+		free(c->table.rules);
+		c->table.rules = text;
+		c->table_changed = true;
+		reply_set(c, g, M_SETTING_SET, key, value);
+	} else if (c->has_table && c->game == g && c->table.status == STORE_PLAYING) {
+		/* a game under way keeps the rules it started with */
+		reply_set(c, g, M_SETTING_SET_NEXT, key, value);
+	} else {
+		reply_set(c, g, M_SETTING_SET, key, value);
+	}
+	return GB_OK;
+}
+
 int cmd_settings(struct ctx *c)
 {
 	char w1[32] = "", w2[64] = "", w3[64] = "", extra[8] = "";
 	const char *p;
 	const struct gb_game *g = game_lookup(c->cmd->args, &p);
-	struct strbuf sb = { 0 };
-	int rc = GB_OK;
 
 	/* /settings [GAME] KEY VALUE: the game may be named by a title of several words */
-	if (g) {
+	if (g)
 		snprintf(w1, sizeof(w1), "%s", g->name);
-	} else {
+	else
 		p = arg_word(c->cmd->args, w1, sizeof(w1));
-	}
 	if (p)
 		p = arg_word(p, w2, sizeof(w2));
 	if (p)
@@ -199,115 +313,22 @@ int cmd_settings(struct ctx *c)
 		arg_word(p, extra, sizeof(extra));
 	if (extra[0]) {
 		reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
-		goto out;
+		return GB_OK;
 	}
 	if (!w1[0] || (g && !w2[0])) {
-		/* view: chat settings, then one game's rules (or all) */
-		if (!g) {
-			int secs = setting_int(c, "autoplay_after", 0);
-			char num[24];
-
-			sb_addf(&sb, "• %s: %s\n   /speed slow|normal|fast\n", tr(c->lang, M_SET_SPEED),
-				word(c, setting_str(c, "speed", "normal"), num));
-			sb_addf(&sb, "• %s: ", tr(c->lang, M_SET_AUTOPLAY));
-			if (secs)
-				sb_addtr(&sb, tr(c->lang, M_VAL_SECONDS), ctx_num(c, secs, num));
-			else
-				sb_add(&sb, tr(c->lang, M_OFF));
-			sb_addf(&sb, "\n   /settings autoplay_after 45s|off\n• %s: %s\n   /lang en|ne\n",
-				tr(c->lang, M_SET_LANG), word(c, lang_code(c->lang), num));
-			sb_addf(&sb, "• %s: %s\n   /settings digits devanagari|ascii",
-				tr(c->lang, M_SET_DIGITS), word(c, setting_str(c, "digits", "devanagari"), num));
-			sb_addf(&sb, "\n• %s: %s\n   /settings starting_coins 1000", tr(c->lang, M_SET_COINS),
-				ctx_num(c, setting_int(c, "starting_coins", 1000), num));
-			for (int i = 0; gb_games[i]; i++) {
-				sb_add(&sb, "\n\n");
-				show_rules(c, gb_games[i], &sb);
-			}
-		} else {
-			show_rules(c, g, &sb);
-		}
-		reply_push(c, "public", NULL, sb_str(&sb));
-		goto out;
+		show_settings(c, g);
+		return GB_OK;
 	}
 	if (!c->cmd->is_admin) {
 		reply_alert(c, M_ADMINS_ONLY);
-		goto out;
+		return GB_OK;
 	}
 	if (!g) {
 		/* chat-wide key: /settings autoplay_after 45s */
-		rc = set_chat_key(c, w1, w2);
-		if (rc == GB_ERULE_KEY || !w2[0] || w3[0])
-			reply_alert(c, M_ARGS, "/settings [GAME] [KEY VALUE]");
-		else if (rc && strcmp(w1, "autoplay_after") == 0)
-			reply_alert(c, M_SETTING_BAD_AUTOPLAY, w2);
-		else if (rc)
-			reply_alert(c, M_SETTING_BAD, w1, w2);
-		else
-			reply_set(c, NULL, M_SETTING_SET, w1, w2);
-		rc = GB_OK;
-		goto out;
+		set_chat_setting(c, w1, w2, w3);
+		return GB_OK;
 	}
-	{
-		struct gb_rules r;
-		json_t *all, *gj;
-		int k = gb_rule_index(g, w2);
-
-		chat_rules(c, g, &r);
-		if (k < 0 || !w3[0]) {
-			reply_alert(c, M_ARGS, "/settings GAME KEY VALUE");
-			goto out;
-		}
-		if (g->rules[k].requires) {
-			char key[32];
-			const char *eq = strchr(g->rules[k].requires, '=');
-			int dep;
-
-			snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - g->rules[k].requires) : 0,
-				 g->rules[k].requires);
-			dep = gb_rule_index(g, key);
-			if (eq && dep >= 0 && strcmp(gb_rule_value(g, &r, dep), eq + 1) != 0) {
-				char kb[24], db[24], vb[24];
-
-				reply_alert(c, M_SETTING_GREYED, word_of(c, g, w2, kb), word_of(c, g, key, db),
-					    word_of(c, g, eq + 1, vb));
-				goto out;
-			}
-		}
-		if (gb_rules_set(g, &r, w2, w3)) {
-			reply_alert(c, M_SETTING_BAD, w2, w3);
-			goto out;
-		}
-		all = json_object_get(c->settings, "rules");
-		if (!json_is_object(all)) {
-			all = json_object();
-			json_object_set_new(c->settings, "rules", all);
-		}
-		gj = gb_rules_to_json(g, &r);
-		json_object_set_new(all, g->name, gj);
-		c->chat_changed = true;
-		if (c->has_table && c->game == g && c->table.status == STORE_LOBBY && !c->broken) {
-			/* the open lobby has not started: it plays by the new default too */
-			char *text = json_dumps(gj, JSON_COMPACT);
-
-			if (!text) {
-				rc = GB_ENOMEM;
-				goto out;
-			}
-			free(c->table.rules);
-			c->table.rules = text;
-			c->table_changed = true;
-			reply_set(c, g, M_SETTING_SET, w2, w3);
-		} else if (c->has_table && c->game == g && c->table.status == STORE_PLAYING) {
-			/* a game under way keeps the rules it started with */
-			reply_set(c, g, M_SETTING_SET_NEXT, w2, w3);
-		} else {
-			reply_set(c, g, M_SETTING_SET, w2, w3);
-		}
-	}
-out:
-	sb_release(&sb);
-	return rc;
+	return set_game_rule(c, g, w2, w3);
 }
 
 int cmd_speed(struct ctx *c)
