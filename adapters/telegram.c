@@ -1466,7 +1466,7 @@ out:
  * A button on a message sent in inline mode (inline_message_id, no chat):
  * no table of ours, but the presser's client waits for an answer.
  */
-static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
+static void answer_elsewhere(struct telegram *t, const struct tg_update *u, char *close, size_t cap)
 {
 	int lang = lang_parse(u->lang);
 	struct tg_result res;
@@ -1478,6 +1478,7 @@ static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
 	if (limit_check("telegram", LIMIT_LOOKUPS, u->cmd.user, bot_now_ms(),
 			2 * t->env.bot.rate_user_per_min, 0, &scope) != LIMIT_OK) {
 		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		snprintf(close, cap, "%s", u->reply);
 		return;
 	}
 	if (strncmp(u->lang, "ne", 2) == 0)
@@ -1509,7 +1510,7 @@ static void to_command(const struct tg_update *u, struct command *cmd)
 	}
 }
 
-static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
+static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, char *close, size_t cap)
 {
 	struct command cmd;
 	char group[STORE_ID_LEN];
@@ -1534,9 +1535,15 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 		/* rights are the group's, whichever topic the command came from */
 		cmd.is_admin = chat_admin(t, place_chat(cmd.chat, group, sizeof(group)), cmd.user);
 	rc = bot_handle(b, &cmd);
-	if (rc == GB_ELIMIT)
-		/* past the limit's one warning: nothing was written, and nothing is sent */
+	if (rc == GB_ELIMIT) {
+		/*
+		 * Past the limit's one warning: nothing was written, and nothing
+		 * is sent on the bot's budget; a press is only closed, in the
+		 * webhook's own answer (its client stops waiting).
+		 */
+		snprintf(close, cap, "%s", u->reply);
 		return 200;
+	}
 	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
 		/* nothing was committed: Telegram sends it again */
 		tg_log("update %lld not handled: %s", u->update_id, gb_strerror(rc));
@@ -1556,9 +1563,11 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 /*
  * Handle one update (webhook body or one element of getUpdates); returns
  * the HTTP status to answer: 200 done (or dropped), 400 malformed, 500 or
- * 503 when the store failed and Telegram should send it again.
+ * 503 when the store failed and Telegram should send it again. A press
+ * over the rate limit leaves its callback query id in close (cap bytes):
+ * the caller closes it with no text and no row, in the webhook's answer.
  */
-static int receive(struct telegram *t, const char *body, size_t len)
+static int receive(struct telegram *t, const char *body, size_t len, char *close, size_t cap)
 {
 	struct tg_update u;
 	struct bot *b;
@@ -1588,7 +1597,7 @@ static int receive(struct telegram *t, const char *body, size_t len)
 		answer_inline(t, b, &u);
 		return 200;
 	case TG_ELSEWHERE_PRESS:
-		answer_elsewhere(t, &u);
+		answer_elsewhere(t, &u, close, cap);
 		return 200;
 	case TG_MIGRATE:
 		rc = store_chat_move(b->store, "telegram", u.cmd.chat, u.migrate_to);
@@ -1600,7 +1609,7 @@ static int receive(struct telegram *t, const char *body, size_t len)
 			       u.migrate_to, gb_strerror(rc));
 		return rc == GB_OK || rc == GB_ENOTFOUND || rc == GB_EEXISTS ? 200 : 500;
 	default:
-		return run_command(t, b, &u);
+		return run_command(t, b, &u, close, cap);
 	}
 }
 
@@ -1632,9 +1641,24 @@ static int admit(void *arg, const struct http_request *req)
 	return status;
 }
 
+/*
+ * The webhook's answer may itself be one Bot API call (Telegram runs it,
+ * and says nothing of how it went): an over-limit press is closed there,
+ * at no cost to the bot's budget of calls.
+ */
+static char *close_body(const char *reply)
+{
+	json_t *o = json_pack("{s:s, s:s}", "method", "answerCallbackQuery", "callback_query_id", reply);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	return text;
+}
+
 static void webhook(void *arg, const struct http_request *req, struct http_response *resp)
 {
 	struct telegram *t = arg;
+	char close[TG_REPLY_LEN] = "";
 
 	resp->content_type = "application/json";
 	if (!secret_ok(t->secret, http_header(req, "X-Telegram-Bot-Api-Secret-Token"))) {
@@ -1643,8 +1667,11 @@ static void webhook(void *arg, const struct http_request *req, struct http_respo
 		resp->body = strdup("{\"ok\":false,\"description\":\"unauthorized\"}");
 		return;
 	}
-	resp->status = receive(t, req->body, req->body_len);
-	resp->body = strdup(resp->status == 200 ? "{\"ok\":true}" : "{\"ok\":false}");
+	resp->status = receive(t, req->body, req->body_len, close, sizeof(close));
+	if (resp->status == 200 && close[0])
+		resp->body = close_body(close);
+	if (!resp->body)
+		resp->body = strdup(resp->status == 200 ? "{\"ok\":true}" : "{\"ok\":false}");
 }
 
 /* ---- long polling ---- */
@@ -1736,7 +1763,9 @@ static void *poll_main(void *arg)
 		json_array_foreach(res.result, i, upd) {
 			long long id = json_integer_value(json_object_get(upd, "update_id"));
 			char *text = json_dumps(upd, JSON_COMPACT);
-			int status = text ? receive(t, text, strlen(text)) : 500;
+			/* polling has no answer to carry a call: an over-limit press stays open */
+			char close[TG_REPLY_LEN];
+			int status = text ? receive(t, text, strlen(text), close, sizeof(close)) : 500;
 
 			free(text);
 			if (status >= 500) {
