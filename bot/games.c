@@ -1,72 +1,15 @@
 /*
- * games.c - the bot's row of each game (see games.h): the four built in,
- * then any added by bot_game_register(), in that order, the order of
- * gb_games.
+ * games.c - the bot's rows of the games (see games.h): the four built in
+ * (each in its render_<game>.c), then any added by bot_game_register(), in
+ * that order, the order of gb_games.
  */
 #include "games.h"
 
 #include <string.h>
 
-#include "games/baghchal.h"
-#include "games/callbreak.h"
-#include "games/ludo.h"
-#include "games/snakes.h"
 
-static const char *const snakes_aliases[] = { "snake", "snakesandladders", NULL };
-static const char *const baghchal_aliases[] = { "bagh", "bagh-chal", NULL };
-static const char *const callbreak_aliases[] = { "call", "call-break", NULL };
-
-static const struct bot_game builtin[] = {
-	{
-		.game = &snakes_game,
-		.title = { "Snakes and Ladders", "साँप सिँढी" },
-		.aliases = snakes_aliases,
-		.rules = { "Snakes and Ladders: roll one die and move; a ladder's foot climbs, a snake's "
-			   "head slides down. First to reach 100 wins.",
-			   "साँप सिँढी: एउटा पासा फालेर टोकन त्यति कोठा हिँडाउनुहोस्। सिँढीको फेदमा अडिए "
-			   "चढ्नुहुन्छ, साँपको टाउकोमा अडिए पुच्छरसम्म झर्नुहुन्छ। कोठा १०० मा पहिले पुग्नेले "
-			   "जित्छ।" },
-		.render = &render_snakes,
-	},
-	{
-		.game = &ludo_game,
-		.title = { "Ludo", "लुडो" },
-		.rules = { "Ludo: a six brings a token out; move all four tokens round the board into the "
-			   "centre. Landing on an opponent (not on a star) sends it back to its base. A six, "
-			   "a capture or reaching the centre gives another roll; a third six in a row ends "
-			   "the turn.",
-			   "लुडो: छक्काले गोटी खोरबाट निकाल्छ; चारै गोटी घेरा घुमाएर बीचमा पुर्याउनुहोस्। "
-			   "अर्काको गोटी उभिएको कोठामा (तारामा बाहेक) पुगे त्यो गोटी खोरमा फर्किन्छ। छक्का, "
-			   "गोटी काट्नु वा बीचमा पुग्नुले फेरि पालो दिन्छ; लगातार तेस्रो छक्कामा पालो "
-			   "सकिन्छ।" },
-		.render = &render_ludo,
-	},
-	{
-		.game = &baghchal_game,
-		.title = { "Bagh Chal", "बाघचाल" },
-		.aliases = baghchal_aliases,
-		.rules = { "Bagh Chal: goats place all 20 goats, then move; tigers step or jump over one "
-			   "goat to capture it. Tigers win with five captures; goats win by blocking all "
-			   "four tigers.",
-			   "बाघचाल: बाख्रा खेलाडीले पहिले बीसै बाख्रा राख्छन्, अनि सार्छन्; बाघ एक पाइला "
-			   "सर्छ वा एउटा बाख्रा नाघेर खान्छ। पाँच बाख्रा खाए बाघको जित; चारै बाघ अड्काए "
-			   "बाख्राको जित।" },
-		.sides = { { "goats", "बाख्रा" }, { "tigers", "बाघ" } },
-		.render = &render_baghchal,
-	},
-	{
-		.game = &callbreak_game,
-		.title = { "Call Break", "कल ब्रेक" },
-		.aliases = callbreak_aliases,
-		.rules = { "Call Break: bid 1 to 8 tricks, follow suit, beat the trick if you can, trump "
-			   "with spades when void. Make your bid to score it (+0.1 per extra trick); fall "
-			   "short and lose it.",
-			   "कल ब्रेक: १ देखि ८ हातसम्म कल गर्नुहोस्, रङ पछ्याउनुहोस्, सके जित्नुहोस्, रङ "
-			   "सकिए हुकुमले तुरुप काट्नुहोस्। कल पुगे कलजति अंक (बढी हात एकको ०.१); नपुगे पूरै "
-			   "कल घट्छ।" },
-		.render = &render_callbreak,
-	},
-};
+/* The games built in, in the order of gb_games: each row beside its renderer. */
+static const struct bot_game *const builtin[] = { &snakes_row, &ludo_row, &baghchal_row, &callbreak_row };
 
 #define NBUILTIN ((int)(sizeof(builtin) / sizeof(builtin[0])))
 
@@ -79,7 +22,7 @@ static const struct bot_game *row_at(int i)
 	if (i < 0)
 		return NULL;
 	if (i < NBUILTIN)
-		return &builtin[i];
+		return builtin[i];
 	return i - NBUILTIN < nadded ? added[i - NBUILTIN] : NULL;
 }
 

@@ -10,8 +10,9 @@
  * arena and the script mode are all made from these rows; nothing
  * compares a game's name once it is looked up.
  *
- * The four games built in are rows of bot/games.c. Another is added by
- * one call before the service starts:
+ * The four games built in have their rows beside their renderers
+ * (bot/render_<game>.c), listed in bot/games.c. Another is added by one
+ * call before the service starts:
  *
  *     static const struct bot_game tictactoe_row = {
  *             .game = &tictactoe_game,
@@ -27,7 +28,30 @@
 #include "games/game.h"
 #include "games/strbuf.h"
 #include "i18n.h"
-#include "render.h"
+#include "render_text.h"
+
+/*
+ * A game's renderer, named by its row. board, status and event are
+ * required; any other hook may be NULL, and the entry points of render.h
+ * then do what a game without it needs: the canonical text as a label,
+ * every action a button of its own in the game's own order, no more to say
+ * in a refusal, the command's canonical text in replies.
+ */
+struct render_game {
+	void (*board)(const struct render_ctx *rc, struct strbuf *out);
+	void (*status)(const struct render_ctx *rc, struct strbuf *out);
+	void (*event)(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
+	/* render_action_label() before the cut to the caller's buffer */
+	void (*label)(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+	void (*refusal)(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+			struct strbuf *out);
+	bool (*shown)(const struct render_ctx *rc, const struct gb_action *act);
+	void (*sort)(struct gb_action *acts, int n);
+	/* GB_PRIVATE_HANDS: one seat's hand, built only from what that seat may see */
+	void (*hand)(const struct render_ctx *rc, int seat, struct strbuf *out);
+	/* render_action_command() for the actions it names its own way (nothing for the rest) */
+	void (*command)(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
+};
 
 /* A word of a game's house rules (a key or a value) in each language. */
 struct game_word {
@@ -47,6 +71,12 @@ struct bot_game {
 	                                      may be NULL (the chat's own vocabulary is tried next) */
 	const struct render_game *render;
 };
+
+/* The rows of the games built in (bot/render_<game>.c). */
+extern const struct bot_game snakes_row;
+extern const struct bot_game ludo_row;
+extern const struct bot_game baghchal_row;
+extern const struct bot_game callbreak_row;
 
 /*
  * Add a game: its rules module to gb_games (gb_game_register()) and row

@@ -341,14 +341,6 @@ static void pass_table(struct ctx *c, int seat)
 	reply_public(c, M_OWNER_NOW, c->seats[heir].name);
 }
 
-void reply_mark_seating(struct ctx *c)
-{
-	size_t n = json_array_size(c->replies);
-
-	if (n)
-		json_object_set_new(json_array_get(c->replies, n - 1), "seating", json_true());
-}
-
 /* Close the table: no person is left at it. */
 static void close_empty(struct ctx *c)
 {

@@ -269,11 +269,27 @@ static void render_baghchal_refusal(const struct render_ctx *rc, int err, const 
 	}
 }
 
-const struct render_game render_baghchal = {
+static const struct render_game render = {
 	.board = render_baghchal_board,
 	.status = render_baghchal_status,
 	.event = render_baghchal_event,
 	.label = render_baghchal_label,
 	.refusal = render_baghchal_refusal,
 	.sort = render_baghchal_sort,
+};
+
+/* Bagh Chal's row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+static const char *const baghchal_aliases[] = { "bagh", "bagh-chal", NULL };
+const struct bot_game baghchal_row = {
+	.game = &baghchal_game,
+	.title = { "Bagh Chal", "बाघचाल" },
+	.aliases = baghchal_aliases,
+	.rules = { "Bagh Chal: goats place all 20 goats, then move; tigers step or jump over one "
+		   "goat to capture it. Tigers win with five captures; goats win by blocking all "
+		   "four tigers.",
+		   "बाघचाल: बाख्रा खेलाडीले पहिले बीसै बाख्रा राख्छन्, अनि सार्छन्; बाघ एक पाइला "
+		   "सर्छ वा एउटा बाख्रा नाघेर खान्छ। पाँच बाख्रा खाए बाघको जित; चारै बाघ अड्काए "
+		   "बाख्राको जित।" },
+	.sides = { { "goats", "बाख्रा" }, { "tigers", "बाघ" } },
+	.render = &render,
 };

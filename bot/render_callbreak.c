@@ -456,7 +456,7 @@ static void render_callbreak_command(const struct render_ctx *rc, const struct g
 	render_card(act->a, out);
 }
 
-const struct render_game render_callbreak = {
+static const struct render_game render = {
 	.board = render_callbreak_board,
 	.status = render_callbreak_status,
 	.event = render_callbreak_event,
@@ -465,4 +465,19 @@ const struct render_game render_callbreak = {
 	.hand = render_callbreak_hand,
 	.sort = render_callbreak_sort,
 	.command = render_callbreak_command,
+};
+
+/* Call Break's row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+static const char *const callbreak_aliases[] = { "call", "call-break", NULL };
+const struct bot_game callbreak_row = {
+	.game = &callbreak_game,
+	.title = { "Call Break", "कल ब्रेक" },
+	.aliases = callbreak_aliases,
+	.rules = { "Call Break: bid 1 to 8 tricks, follow suit, beat the trick if you can, trump "
+		   "with spades when void. Make your bid to score it (+0.1 per extra trick); fall "
+		   "short and lose it.",
+		   "कल ब्रेक: १ देखि ८ हातसम्म कल गर्नुहोस्, रङ पछ्याउनुहोस्, सके जित्नुहोस्, रङ "
+		   "सकिए हुकुमले तुरुप काट्नुहोस्। कल पुगे कलजति अंक (बढी हात एकको ०.१); नपुगे पूरै "
+		   "कल घट्छ।" },
+	.render = &render,
 };

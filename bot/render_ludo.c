@@ -518,11 +518,26 @@ static void render_ludo_refusal(const struct render_ctx *rc, int err, const char
 	}
 }
 
-const struct render_game render_ludo = {
+static const struct render_game render = {
 	.board = render_ludo_board,
 	.status = render_ludo_status,
 	.event = render_ludo_event,
 	.label = render_ludo_label,
 	.refusal = render_ludo_refusal,
 	.shown = render_ludo_shown,
+};
+
+/* Ludo's row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+const struct bot_game ludo_row = {
+	.game = &ludo_game,
+	.title = { "Ludo", "लुडो" },
+	.rules = { "Ludo: a six brings a token out; move all four tokens round the board into the "
+		   "centre. Landing on an opponent (not on a star) sends it back to its base. A six, "
+		   "a capture or reaching the centre gives another roll; a third six in a row ends "
+		   "the turn.",
+		   "लुडो: छक्काले गोटी खोरबाट निकाल्छ; चारै गोटी घेरा घुमाएर बीचमा पुर्याउनुहोस्। "
+		   "अर्काको गोटी उभिएको कोठामा (तारामा बाहेक) पुगे त्यो गोटी खोरमा फर्किन्छ। छक्का, "
+		   "गोटी काट्नु वा बीचमा पुग्नुले फेरि पालो दिन्छ; लगातार तेस्रो छक्कामा पालो "
+		   "सकिन्छ।" },
+	.render = &render,
 };

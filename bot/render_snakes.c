@@ -204,9 +204,23 @@ static void render_snakes_label(const struct render_ctx *rc, const struct gb_act
 		sb_add(out, tr(rc->lang, M_BTN_ROLL));
 }
 
-const struct render_game render_snakes = {
+static const struct render_game render = {
 	.board = render_snakes_board,
 	.status = render_snakes_status,
 	.event = render_snakes_event,
 	.label = render_snakes_label,
+};
+
+/* Snakes and Ladders' row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+static const char *const snakes_aliases[] = { "snake", "snakesandladders", NULL };
+const struct bot_game snakes_row = {
+	.game = &snakes_game,
+	.title = { "Snakes and Ladders", "साँप सिँढी" },
+	.aliases = snakes_aliases,
+	.rules = { "Snakes and Ladders: roll one die and move; a ladder's foot climbs, a snake's "
+		   "head slides down. First to reach 100 wins.",
+		   "साँप सिँढी: एउटा पासा फालेर टोकन त्यति कोठा हिँडाउनुहोस्। सिँढीको फेदमा अडिए "
+		   "चढ्नुहुन्छ, साँपको टाउकोमा अडिए पुच्छरसम्म झर्नुहुन्छ। कोठा १०० मा पहिले पुग्नेले "
+		   "जित्छ।" },
+	.render = &render,
 };
