@@ -414,12 +414,13 @@ json_t *dc_command_set(void)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct bot_command *c = &cmds[i];
-		json_t *cmd, *opts = json_array();
+		json_t *cmd, *opts;
 		struct strbuf desc = { 0 };
 
 		if (!c->desc[LANG_EN])
 			continue;
 		cmd = json_object();
+		opts = json_array();
 		bot_command_describe(c, LANG_EN, true, &desc);
 		json_object_set_new(cmd, "name", json_string(c->name));
 		json_object_set_new(cmd, "type", json_integer(1));
