@@ -247,136 +247,76 @@ static const char *const migrations[] = {
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
-enum stmt {
-	ST_VERSION,
-	ST_PROCESSED_ADD,
-	ST_PROCESSED_HAS,
-	ST_PROCESSED_PRUNE,
-	ST_CHAT_FIND,
-	ST_CHAT_BY_ID,
-	ST_CHAT_BY_ID_LOCK,
-	ST_CHAT_ADD,
-	ST_CHAT_SAVE,
-	ST_CHAT_DROP_EMPTY,
-	ST_CHAT_MOVE,
-	ST_TABLE_OPEN_GET,
-	ST_TABLE_GET,
-	ST_TABLE_EXISTS,
-	ST_TABLE_INSERT,
-	ST_TABLE_UPDATE,
-	ST_TABLE_SET_MESSAGE,
-	ST_TABLES_COUNT,
-	ST_TABLES_OF_USER,
-	ST_SEATS_GET,
-	ST_SEATS_CLEAR,
-	ST_SEAT_ADD,
-	ST_MOVE_ADD,
-	ST_MOVE_COUNT,
-	ST_MOVE_LAST,
-	ST_OUT_ADD,
-	ST_OUT_CLAIM,
-	ST_OUT_DUE,
-	ST_OUT_CHAT,
-	ST_OUT_CHAT_LOCK,
-	ST_OUT_DONE,
-	ST_OUT_RETRY,
-	ST_OUT_ASIDE,
-	ST_OUT_DELAY,
-	ST_OUT_UNLEASE,
-	ST_OUT_COUNT,
-	ST_OUT_MOVE,
-	ST_TIMER_SET,
-	ST_TIMER_RETRY,
-	ST_TIMER_CLEAR,
-	ST_TIMER_DROP,
-	ST_TABLES_BY_GAME,
-	ST_TIMER_DUE,
-	ST_TIMER_NEXT,
-	ST_STAT_ADD,
-	ST_STAT_NAME,
-	ST_STATS_GAME,
-	ST_STATS_ALL,
-	ST_META_GET,
-	ST_META_SET,
-	ST_MOVES_GET,
-	ST_TERMS_SET,
-	ST_TERMS_GET,
-	ST_COINS_MOVE,
-	ST_COINS_BALANCE,
-	ST_COINS_TOP,
-	ST_AUDIT_TOTALS,
-	ST_AUDIT_MOVEMENTS,
-	ST_AUDIT_NEGATIVE,
-	ST_AUDIT_POTS,
-	ST_AUDIT_GRANTS,
-	ST_COUNT
-};
-
-#define TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
-	" turn_started_ms, rules, state, watch, created_ms"
-#define TIMER_COLS "table_id, kind, due_ms, version, attempts"
-#define OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
-	" lease_until_ms, prio"
 #define OUT_COLS_OF(t) t ".id, " t ".platform, " t ".chat, " t ".payload, " t ".attempts, " \
 	t ".due_ms, " t ".table_id, " t ".merge_key, " t ".lease_until_ms, " t ".prio"
+
+/* Texts that serve a statement and its _ALL twin: a NULL parameter means "any". */
+#define TABLES_COUNT_SQL "SELECT count(*) FROM tables WHERE ($1::bigint = 0 OR chat_id = $1)" \
+	" AND created_ms >= $2 AND ($3::int = 0 OR status < 2) AND ($4::int = 0 OR watch = 1)"
+#define OUT_DELAY_SQL "UPDATE outbox SET due_ms = $3 WHERE platform = $1" \
+	" AND ($2::text IS NULL OR chat = $2) AND aside_ms IS NULL AND due_ms < $3"
+#define OUT_COUNT_SQL "SELECT count(*) FILTER (WHERE aside_ms IS NULL)," \
+	" count(*) FILTER (WHERE aside_ms IS NOT NULL)," \
+	" min(due_ms) FILTER (WHERE aside_ms IS NULL) FROM outbox" \
+	" WHERE $1::text IS NULL OR platform = $1"
+#define TIMER_CLEAR_SQL "DELETE FROM timers WHERE table_id = $1 AND ($2::text IS NULL OR kind = $2)"
 
 /*
  * Parameters are typed where PostgreSQL cannot infer them (a select list,
  * a comparison with a literal); a text parameter left NULL means "any".
  */
-static const char *const sql_text[ST_COUNT] = {
-	[ST_VERSION] = "SELECT version FROM gamebot_schema",
+static const char *const sql_text[SQL_COUNT] = {
 	/* no row inserted: already processed (GB_EDUP), the transaction intact */
-	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES ($1, $2)"
+	[SQL_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES ($1, $2)"
 		" ON CONFLICT DO NOTHING",
-	[ST_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = $1 AND update_id = $2",
-	[ST_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < $1",
-	[ST_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
+	[SQL_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = $1 AND update_id = $2",
+	[SQL_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < $1",
+	[SQL_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
 		" WHERE platform = $1 AND chat = $2",
-	[ST_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = $1",
+	[SQL_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = $1",
 	/* in a transaction: what is read stays so until it ends */
-	[ST_CHAT_BY_ID_LOCK] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = $1"
+	[SQL_CHAT_BY_ID_LOCK] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = $1"
 		" FOR UPDATE",
-	[ST_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
+	[SQL_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
 		" VALUES ($1, $2, $3, '{}') ON CONFLICT (platform, chat) DO NOTHING",
-	[ST_CHAT_SAVE] = "UPDATE chats SET lang = $1, settings = $2 WHERE id = $3",
-	[ST_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = $1 AND chat = $2"
+	[SQL_CHAT_SAVE] = "UPDATE chats SET lang = $1, settings = $2 WHERE id = $3",
+	[SQL_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = $1 AND chat = $2"
 		" AND settings = '{}'"
 		" AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.chat_id = chats.id)"
 		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
 		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
-	[ST_CHAT_MOVE] = "UPDATE chats SET chat = $3 WHERE platform = $1 AND chat = $2",
-	[ST_TABLE_OPEN_GET] = "SELECT " TABLE_COLS " FROM tables"
+	[SQL_CHAT_MOVE] = "UPDATE chats SET chat = $3 WHERE platform = $1 AND chat = $2",
+	[SQL_TABLE_OPEN_GET] = "SELECT " STORE_TABLE_COLS " FROM tables"
 		" WHERE chat_id = $1 AND status < 2",
-	[ST_TABLE_GET] = "SELECT " TABLE_COLS " FROM tables WHERE id = $1",
-	[ST_TABLE_EXISTS] = "SELECT 1 FROM tables WHERE id = $1",
-	[ST_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
+	[SQL_TABLE_GET] = "SELECT " STORE_TABLE_COLS " FROM tables WHERE id = $1",
+	[SQL_TABLE_EXISTS] = "SELECT 1 FROM tables WHERE id = $1",
+	[SQL_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
 		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
 		" VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
 	/* Not message: store_table_set_message() owns it. */
-	[ST_TABLE_UPDATE] = "UPDATE tables SET status = $1,"
+	[SQL_TABLE_UPDATE] = "UPDATE tables SET status = $1,"
 		" turn_started_ms = $2, rules = $3, state = $4, version = version + 1"
 		" WHERE id = $5 AND version = $6",
-	[ST_TABLE_SET_MESSAGE] = "UPDATE tables SET message = $2 WHERE id = $1",
+	[SQL_TABLE_SET_MESSAGE] = "UPDATE tables SET message = $2 WHERE id = $1",
 	/* $1 chat (0 every chat), $3 open only, $4 watch only (0 or 1). */
-	[ST_TABLES_COUNT] = "SELECT count(*) FROM tables WHERE ($1::bigint = 0 OR chat_id = $1)"
-		" AND created_ms >= $2 AND ($3::int = 0 OR status < 2) AND ($4::int = 0 OR watch = 1)",
-	[ST_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
+	[SQL_TABLES_COUNT] = TABLES_COUNT_SQL,
+	[SQL_TABLES_COUNT_ALL] = TABLES_COUNT_SQL,
+	[SQL_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
 		" JOIN chats c ON c.id = t.chat_id"
 		" WHERE c.platform = $1 AND s.user_id = $2 AND s.level < 0 AND t.status < 2"
 		" GROUP BY t.id ORDER BY t.id LIMIT $3",
-	[ST_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
+	[SQL_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
 		" WHERE table_id = $1 ORDER BY seat LIMIT $2",
-	[ST_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = $1",
-	[ST_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
+	[SQL_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = $1",
+	[SQL_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
 		" VALUES ($1, $2, $3, $4, $5)",
 	/* no row inserted: a taken seq, or no such table (pg_move_append tells which) */
-	[ST_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
+	[SQL_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
 		" SELECT $1::bigint, $2::int, $3::text, $4::text, $5::text"
 		" WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1) ON CONFLICT DO NOTHING",
-	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = $1",
+	[SQL_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = $1",
 	/* one descent of the primary key: a NULL (no moves) reads as 0 */
-	[ST_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = $1",
+	[SQL_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = $1",
 	/*
 	 * The chat's advisory lock (until the transaction ends) comes before
 	 * the new row's id, so a chat's ids follow commit order; with a key
@@ -387,7 +327,7 @@ static const char *const sql_text[ST_COUNT] = {
 	 * chat's rows that wait (a retry-after): the statement's subqueries
 	 * see the rows as they were before its delete.
 	 */
-	[ST_OUT_ADD] = "WITH chat_lock AS (SELECT pg_advisory_xact_lock(hashtext($1::text || ':' || $2::text))),"
+	[SQL_OUT_ADD] = "WITH chat_lock AS (SELECT pg_advisory_xact_lock(hashtext($1::text || ':' || $2::text))),"
 		" replaced AS (DELETE FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2"
 		" AND merge_key = $6 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= $4::bigint)"
@@ -407,7 +347,7 @@ static const char *const sql_text[ST_COUNT] = {
 	 * its), its conditions checked again on the row as locked; leased
 	 * until $3.
 	 */
-	[ST_OUT_CLAIM] = "WITH head AS (SELECT DISTINCT ON (chat) id FROM outbox"
+	[SQL_OUT_CLAIM] = "WITH head AS (SELECT DISTINCT ON (chat) id FROM outbox"
 		" WHERE platform = $1 AND aside_ms IS NULL ORDER BY chat, prio DESC, id),"
 		" pick AS (SELECT o.id FROM outbox AS o JOIN head ON head.id = o.id"
 		" WHERE o.aside_ms IS NULL AND o.due_ms <= $2 AND o.lease_until_ms <= $2"
@@ -416,103 +356,102 @@ static const char *const sql_text[ST_COUNT] = {
 		" ORDER BY coalesce(o.place, o.id) LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
 		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"
 		" RETURNING " OUT_COLS_OF("outbox"),
-	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = $1"
+	[SQL_OUT_DUE] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE platform = $1"
 		" AND aside_ms IS NULL AND due_ms <= $2 ORDER BY due_ms, id LIMIT $3",
 	/* the chat's newest $3 pending rows, oldest of them first */
-	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM (SELECT " OUT_COLS " FROM outbox"
+	[SQL_OUT_CHAT] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
 		" WHERE platform = $1 AND chat = $2 AND aside_ms IS NULL ORDER BY id DESC LIMIT $3)"
 		" AS newest ORDER BY id",
 	/* in a transaction: no worker claims them (SKIP LOCKED) until it ends */
-	[ST_OUT_CHAT_LOCK] = "SELECT " OUT_COLS " FROM outbox WHERE id IN (SELECT id FROM outbox"
+	[SQL_OUT_CHAT_LOCK] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE id IN (SELECT id FROM outbox"
 		" WHERE platform = $1 AND chat = $2 AND aside_ms IS NULL ORDER BY id DESC LIMIT $3)"
 		" ORDER BY id FOR UPDATE",
-	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = $1",
-	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = $2,"
+	[SQL_OUT_DONE] = "DELETE FROM outbox WHERE id = $1",
+	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = $2,"
 		" attempts = attempts + $3::int WHERE id = $1 AND aside_ms IS NULL",
 	/* Stamped with the server's clock in epoch milliseconds. */
-	[ST_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = $2,"
+	[SQL_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = $2,"
 		" aside_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 		" WHERE id = $1 AND aside_ms IS NULL",
 	/* $2 NULL: every chat of the platform. */
-	[ST_OUT_DELAY] = "UPDATE outbox SET due_ms = $3 WHERE platform = $1"
-		" AND ($2::text IS NULL OR chat = $2) AND aside_ms IS NULL AND due_ms < $3",
-	[ST_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > $1"
+	[SQL_OUT_DELAY] = OUT_DELAY_SQL,
+	[SQL_OUT_DELAY_ALL] = OUT_DELAY_SQL,
+	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > $1"
 		" AND aside_ms IS NULL",
 	/* $1 NULL: every platform. */
-	[ST_OUT_COUNT] = "SELECT count(*) FILTER (WHERE aside_ms IS NULL),"
-		" count(*) FILTER (WHERE aside_ms IS NOT NULL),"
-		" min(due_ms) FILTER (WHERE aside_ms IS NULL) FROM outbox"
-		" WHERE $1::text IS NULL OR platform = $1",
-	[ST_OUT_MOVE] = "UPDATE outbox SET chat = $3 WHERE platform = $1 AND chat = $2"
+	[SQL_OUT_COUNT] = OUT_COUNT_SQL,
+	[SQL_OUT_COUNT_ALL] = OUT_COUNT_SQL,
+	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = $3 WHERE platform = $1 AND chat = $2"
 		" AND aside_ms IS NULL",
 	/* no row: no such table (GB_ENOTFOUND) */
-	[ST_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
+	[SQL_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
 		" SELECT $1::bigint, $2::text, $3::bigint, $4::bigint"
 		" WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1)"
 		" ON CONFLICT (table_id, kind) DO UPDATE"
 		" SET due_ms = excluded.due_ms, version = excluded.version, attempts = 0",
-	[ST_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = $3"
+	[SQL_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = $3"
 		" WHERE table_id = $1 AND kind = $2 RETURNING attempts",
 	/* $2 NULL: every kind. */
-	[ST_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = $1 AND ($2::text IS NULL OR kind = $2)",
-	[ST_TIMER_DROP] = "DELETE FROM timers WHERE table_id = $1 AND kind = $2 AND version = $3",
-	[ST_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
+	[SQL_TIMER_CLEAR] = TIMER_CLEAR_SQL,
+	[SQL_TIMER_CLEAR_ALL] = TIMER_CLEAR_SQL,
+	[SQL_TIMER_DROP] = "DELETE FROM timers WHERE table_id = $1 AND kind = $2 AND version = $3",
+	[SQL_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
 		" GROUP BY game ORDER BY game LIMIT $1",
-	[ST_TIMER_DUE] = "SELECT " TIMER_COLS " FROM timers WHERE due_ms <= $1"
+	[SQL_TIMER_DUE] = "SELECT " STORE_TIMER_COLS " FROM timers WHERE due_ms <= $1"
 		" ORDER BY due_ms, table_id, kind LIMIT $2",
-	[ST_TIMER_NEXT] = "SELECT " TIMER_COLS " FROM timers"
+	[SQL_TIMER_NEXT] = "SELECT " STORE_TIMER_COLS " FROM timers"
 		" ORDER BY due_ms, table_id, kind LIMIT 1",
-	[ST_STAT_ADD] = "INSERT INTO stats (chat_id, user_id, game, name, games, wins, points)"
+	[SQL_STAT_ADD] = "INSERT INTO stats (chat_id, user_id, game, name, games, wins, points)"
 		" VALUES ($1, $2, $3, $4, 1, $5, $6) ON CONFLICT (chat_id, user_id, game)"
 		" DO UPDATE SET name = excluded.name, games = stats.games + 1,"
 		" wins = stats.wins + excluded.wins, points = stats.points + excluded.points",
-	[ST_STAT_NAME] = "UPDATE stats SET name = $3 WHERE chat_id = $1 AND user_id = $2"
+	[SQL_STAT_NAME] = "UPDATE stats SET name = $3 WHERE chat_id = $1 AND user_id = $2"
 		" AND name <> $3",
-	[ST_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
+	[SQL_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
 		" WHERE chat_id = $1 AND game = $2"
 		" ORDER BY wins DESC, points DESC, games ASC, name, user_id LIMIT $3",
-	[ST_STATS_ALL] = "SELECT user_id, max(name) AS n, ''::text, sum(games) AS g,"
+	[SQL_STATS_ALL] = "SELECT user_id, max(name) AS n, ''::text, sum(games) AS g,"
 		" sum(wins) AS w, sum(points) AS p FROM stats WHERE chat_id = $1"
 		" GROUP BY user_id ORDER BY w DESC, p DESC, g ASC, n, user_id LIMIT $2",
-	[ST_META_GET] = "SELECT value FROM meta WHERE name = $1",
-	[ST_META_SET] = "INSERT INTO meta (name, value) VALUES ($1, $2)"
+	[SQL_META_GET] = "SELECT value FROM meta WHERE name = $1",
+	[SQL_META_SET] = "INSERT INTO meta (name, value) VALUES ($1, $2)"
 		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-	[ST_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
+	[SQL_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
 		" WHERE table_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
 	/* The seed is fixed by the first write; later writes set the stake.
 	 * No row: no such table (GB_ENOTFOUND). */
-	[ST_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake)"
+	[SQL_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake)"
 		" SELECT $1::bigint, $2::text, $3::bigint WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1)"
 		" ON CONFLICT (table_id) DO UPDATE SET stake = excluded.stake",
-	[ST_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = $1",
+	[SQL_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = $1",
 	/* Both rows of a movement in one statement: $2 gives $6 coins to $4.
 	 * No rows: no such chat (GB_ENOTFOUND). */
-	[ST_COINS_MOVE] = "WITH m AS (SELECT nextval('ledger_movements') AS n"
+	[SQL_COINS_MOVE] = "WITH m AS (SELECT nextval('ledger_movements') AS n"
 		" WHERE EXISTS (SELECT 1 FROM chats WHERE id = $1))"
 		" INSERT INTO ledger (id, chat_id, movement, account, name, amount, table_id, reason, at_ms)"
 		" SELECT 2 * n, $1::bigint, n, $2::text, $3::text, -$6::bigint, $7::bigint, $8::text, $9::bigint FROM m"
 		" UNION ALL SELECT 2 * n + 1, $1, n, $4::text, $5::text, $6, $7, $8, $9 FROM m",
-	[ST_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
+	[SQL_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
 		" WHERE chat_id = $1 AND account = $2",
-	[ST_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
+	[SQL_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
 		" AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount) AS b"
 		" FROM ledger AS l WHERE chat_id = $1 AND substr(account, 1, length($2)) = $2"
 		" GROUP BY chat_id, account ORDER BY b DESC, account LIMIT $3",
-	[ST_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE $1::bigint = 0 OR chat_id = $1"
+	[SQL_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE $1::bigint = 0 OR chat_id = $1"
 		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
-	[ST_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE $1::bigint = 0 OR chat_id = $1"
+	[SQL_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE $1::bigint = 0 OR chat_id = $1"
 		" GROUP BY movement HAVING count(*) <> 2 OR sum(amount) <> 0 OR min(amount) >= 0"
 		" OR count(DISTINCT chat_id) <> 1 OR count(DISTINCT table_id) <> 1"
 		" OR count(DISTINCT reason) <> 1 OR count(DISTINCT at_ms) <> 1"
 		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
-	[ST_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE ($1::bigint = 0 OR chat_id = $1)"
+	[SQL_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE ($1::bigint = 0 OR chat_id = $1)"
 		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
-	[ST_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l"
+	[SQL_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l"
 		" WHERE ($1::bigint = 0 OR l.chat_id = $1)"
 		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
 		" AND NOT EXISTS (SELECT 1 FROM tables AS t WHERE 'pot:' || t.id = l.account"
 		" AND t.chat_id = l.chat_id AND t.status = 1) LIMIT 1",
-	[ST_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE ($1::bigint = 0 OR chat_id = $1)"
+	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE ($1::bigint = 0 OR chat_id = $1)"
 		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
 		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
 };
@@ -522,10 +461,11 @@ static const char *const sql_text[ST_COUNT] = {
  * the caller's strings, or to num[] and text[] here), then its result,
  * read a row at a time by step() as with SQLite.
  */
-struct pgst {
+struct store_stmt {
 	struct store_backend *s;
-	enum stmt id;
+	enum store_sql id;
 	int n;                         /* parameters bound: $1..$n */
+	int params;                    /* the statement's: those not bound are NULL */
 	const char *v[MAX_PARAMS];     /* their text; NULL is SQL NULL */
 	char num[MAX_PARAMS][24];      /* integers, printed */
 	char text[MAX_PARAMS][STORE_NAME_LEN]; /* names cut to fit */
@@ -535,7 +475,7 @@ struct pgst {
 
 struct store_backend {
 	PGconn *conn;                  /* owned; closed by pg_free() */
-	struct pgst st[ST_COUNT];      /* one per statement, reset after every use */
+	struct store_stmt st[SQL_COUNT];      /* one per statement, reset after every use */
 	int in_tx;                     /* inside store_begin() ... commit or rollback */
 	int changes;                   /* rows the last write changed */
 };
@@ -631,7 +571,7 @@ static uint64_t i64_to_u64(int64_t v)
 }
 
 /* The name of statement id on the server. */
-static void stmt_name(enum stmt id, char name[16])
+static void stmt_name(enum store_sql id, char name[16])
 {
 	snprintf(name, 16, "g%d", (int)id);
 }
@@ -641,11 +581,11 @@ static int prepare_all(struct store_backend *s)
 {
 	int rc = GB_OK;
 
-	for (int i = 0; !rc && i < ST_COUNT; i++) {
+	for (int i = 0; !rc && i < SQL_COUNT; i++) {
 		char name[16];
 		PGresult *res;
 
-		stmt_name((enum stmt)i, name);
+		stmt_name((enum store_sql)i, name);
 		res = PQprepare(s->conn, name, sql_text[i], 0, NULL);
 		if (!res_ok(res))
 			rc = err_of(res);
@@ -658,7 +598,7 @@ static int prepare_all(struct store_backend *s)
  * Statement id, ready for binding. It must go back through stmt_done()
  * before the calling function returns.
  */
-static int stmt_get(struct store_backend *s, enum stmt id, struct pgst **st)
+static int stmt_get(struct store_backend *s, enum store_sql id, struct store_stmt **st)
 {
 	*st = &s->st[id];
 	(*st)->s = s;
@@ -667,7 +607,7 @@ static int stmt_get(struct store_backend *s, enum stmt id, struct pgst **st)
 }
 
 /* Clear st's result and parameters; NULL is a no-op. */
-static void stmt_done(struct pgst *st)
+static void stmt_done(struct store_stmt *st)
 {
 	if (!st)
 		return;
@@ -678,7 +618,7 @@ static void stmt_done(struct pgst *st)
 	memset(st->v, 0, sizeof st->v);
 }
 
-static int bind_at(struct pgst *st, int i, const char *text)
+static int bind_at(struct store_stmt *st, int i, const char *text)
 {
 	if (i < 1 || i > MAX_PARAMS)
 		return GB_EARGS;
@@ -689,13 +629,13 @@ static int bind_at(struct pgst *st, int i, const char *text)
 }
 
 /* Bind text (the caller's string, which must outlive the statement's run). */
-static int bind_text(struct pgst *st, int i, const char *text)
+static int bind_text(struct store_stmt *st, int i, const char *text)
 {
 	return bind_at(st, i, text);
 }
 
 /* Bind a display name cut to what a name buffer holds. */
-static int bind_name(struct pgst *st, int i, const char *name)
+static int bind_name(struct store_stmt *st, int i, const char *name)
 {
 	size_t len;
 
@@ -707,7 +647,7 @@ static int bind_name(struct pgst *st, int i, const char *name)
 	return bind_at(st, i, st->text[i - 1]);
 }
 
-static int bind_i64(struct pgst *st, int i, int64_t v)
+static int bind_i64(struct store_stmt *st, int i, int64_t v)
 {
 	if (i < 1 || i > MAX_PARAMS)
 		return GB_EARGS;
@@ -715,12 +655,12 @@ static int bind_i64(struct pgst *st, int i, int64_t v)
 	return bind_at(st, i, st->num[i - 1]);
 }
 
-static int bind_int(struct pgst *st, int i, int v)
+static int bind_int(struct store_stmt *st, int i, int v)
 {
 	return bind_i64(st, i, v);
 }
 
-static int bind_null(struct pgst *st, int i)
+static int bind_null(struct store_stmt *st, int i)
 {
 	return bind_at(st, i, NULL);
 }
@@ -729,6 +669,33 @@ static int bind_null(struct pgst *st, int i)
 static int bound(int rc)
 {
 	return rc;
+}
+
+/* Bind len bytes of text: the caller's string where it ends there, else a copy. */
+static int pg_bind_text(struct store_stmt *st, int i, const char *text, size_t len)
+{
+	if (!text || text[len] == '\0')
+		return bind_at(st, i, text);
+	if (i < 1 || i > MAX_PARAMS || len >= sizeof st->text[i - 1])
+		return GB_EARGS;
+	memcpy(st->text[i - 1], text, len);
+	st->text[i - 1][len] = '\0';
+	return bind_at(st, i, st->text[i - 1]);
+}
+
+/* The highest $n of sql: the parameters the statement takes. */
+static int params_of(const char *sql)
+{
+	int most = 0;
+
+	for (const char *p = strchr(sql, '$'); p; p = strchr(p + 1, '$')) {
+		int n = 0;
+
+		for (const char *d = p + 1; *d >= '0' && *d <= '9'; d++)
+			n = n * 10 + (*d - '0');
+		most = n > most ? n : most;
+	}
+	return most;
 }
 
 /* Connect a broken connection again, its statements prepared anew. */
@@ -743,7 +710,7 @@ static int reconnect(struct store_backend *s)
 }
 
 /* Run st with its parameters; s->changes = the rows a write changed. */
-static int exec_st(struct pgst *st)
+static int exec_st(struct store_stmt *st)
 {
 	struct store_backend *s = st->s;
 	char name[16];
@@ -759,6 +726,8 @@ static int exec_st(struct pgst *st)
 			goto out;
 	}
 	stmt_name(st->id, name);
+	if (st->n < st->params)
+		st->n = st->params;
 	st->res = PQexecPrepared(s->conn, name, st->n, st->v, NULL, NULL, 0);
 	if (!res_ok(st->res) && PQstatus(s->conn) != CONNECTION_OK && !s->in_tx) {
 		/* the connection was gone before this statement: run it again on a new one */
@@ -782,7 +751,7 @@ out:
 }
 
 /* Step st once: GB_OK and *row 1 for a row, 0 when done; or the error. Runs it first. */
-static int step(struct pgst *st, int *row)
+static int step(struct store_stmt *st, int *row)
 {
 	int rc = GB_OK;
 
@@ -800,25 +769,25 @@ out:
 }
 
 /* Run a statement that returns no rows wanted. */
-static int step_done(struct pgst *st)
+static int step_done(struct store_stmt *st)
 {
 	int row;
 
 	return step(st, &row);
 }
 
-static int col_null(const struct pgst *st, int col)
+static int col_null(const struct store_stmt *st, int col)
 {
 	return PQgetisnull(st->res, st->row, col);
 }
 
-static int64_t col_i64(const struct pgst *st, int col)
+static int64_t col_i64(const struct store_stmt *st, int col)
 {
 	return col_null(st, col) ? 0 : strtoll(PQgetvalue(st->res, st->row, col), NULL, 10);
 }
 
 /* Column col as an int, clamped (sums over many games could exceed it). */
-static int col_int(const struct pgst *st, int col)
+static int col_int(const struct store_stmt *st, int col)
 {
 	int64_t v = col_i64(st, col);
 
@@ -833,7 +802,7 @@ static int col_int(const struct pgst *st, int col)
  * Copy text column col into dst (cap bytes), truncated on a character
  * boundary and NUL-terminated. NULL becomes "".
  */
-static int copy_col(char *dst, size_t cap, const struct pgst *st, int col)
+static int copy_col(char *dst, size_t cap, const struct store_stmt *st, int col)
 {
 	const char *text = PQgetvalue(st->res, st->row, col);
 	size_t len = (size_t)PQgetlength(st->res, st->row, col);
@@ -845,7 +814,7 @@ static int copy_col(char *dst, size_t cap, const struct pgst *st, int col)
 }
 
 /* *dst = a malloc'd copy of text column col (caller owns it), NULL for NULL. */
-static int dup_col(char **dst, const struct pgst *st, int col)
+static int dup_col(char **dst, const struct store_stmt *st, int col)
 {
 	size_t len;
 
@@ -896,6 +865,35 @@ static int sp_end(struct store_backend *s, int outer, int rc)
 	if (run_text(s, "RELEASE SAVEPOINT store_step") != GB_OK && !rc)
 		rc = GB_ESTORE;
 	return rc;
+}
+
+/* ---- statements, as the operations use them ---- */
+
+static int pg_stmt(struct store_backend *s, enum store_sql id, struct store_stmt **st)
+{
+	return stmt_get(s, id, st);
+}
+
+static int64_t pg_col_i64(struct store_stmt *st, int col)
+{
+	return col_i64(st, col);
+}
+
+static int pg_col_text(struct store_stmt *st, int col, const char **text, size_t *len)
+{
+	*text = col_null(st, col) ? NULL : PQgetvalue(st->res, st->row, col);
+	*len = *text ? (size_t)PQgetlength(st->res, st->row, col) : 0;
+	return GB_OK;
+}
+
+static int pg_changes(struct store_backend *s)
+{
+	return s->changes;
+}
+
+static int pg_in_transaction(struct store_backend *s)
+{
+	return s->in_tx;
 }
 
 /* ---- open, close, transactions ---- */
@@ -999,8 +997,10 @@ static int pg_open(struct store_backend **handle, const char *url)
 		rc = GB_ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < ST_COUNT; i++)
+	for (int i = 0; i < SQL_COUNT; i++) {
 		stmt_done(&s->st[i]);
+		s->st[i].params = params_of(sql_text[i]);
+	}
 	{
 		/* the URL is expanded in place of dbname: what it says wins over our default */
 		const char *const keys[] = { "connect_timeout", "dbname", NULL };
@@ -1037,7 +1037,7 @@ static void pg_free(struct store_backend *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < ST_COUNT; i++)
+	for (int i = 0; i < SQL_COUNT; i++)
 		stmt_done(&s->st[i]);
 	/* the server rolls back a transaction left open */
 	PQfinish(s->conn);
@@ -1208,288 +1208,26 @@ static int pg_unit_end(struct store_backend *s, int ok)
 	return rc;
 }
 
-static int pg_was_processed(struct store_backend *s, const char *platform, const char *update_id)
-{
-	struct pgst *st = NULL;
-	int rc = GB_OK, row = 0;
 
-	if (!s || !id_ok(platform, CAP(store_chat, platform)) || !update_id || !update_id[0]) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_PROCESSED_HAS, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, update_id));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row)
-		rc = GB_EDUP;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int pg_mark_processed(struct store_backend *s, const char *platform, const char *update_id)
-{
-	struct pgst *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !id_ok(platform, CAP(store_chat, platform)) || !update_id || !update_id[0]) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_PROCESSED_ADD, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, update_id));
-	if (!rc)
-		rc = step_done(st);
-	/* a concurrent insert of the same id is waited for, then found here */
-	if (!rc && s->changes == 0)
-		rc = GB_EDUP;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/* As in sqlite.c: only records of a second that ended by before_ms go. */
-static int pg_processed_prune(struct store_backend *s, int64_t before_ms, int *n)
-{
-	struct pgst *st = NULL;
-	int64_t before_s = before_ms / 1000 - (before_ms % 1000 < 0);
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_PROCESSED_PRUNE, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, before_s));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc)
-		*n = s->changes;
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- chats ---- */
 
 
-/*
- * Step st (a chat SELECT, bound by the caller) and read its row into c;
- * *found says whether there was one. On an error c is left zeroed.
- */
-static int chat_read(struct pgst *st, struct store_chat *c, int *found)
-{
-	int rc = step(st, found);
 
-	if (rc || !*found)
-		goto out;
-	c->id = col_i64(st, 0);
-	rc = copy_col(c->platform, sizeof c->platform, st, 1);
-	if (!rc)
-		rc = copy_col(c->chat, sizeof c->chat, st, 2);
-	if (!rc)
-		rc = copy_col(c->lang, sizeof c->lang, st, 3);
-	if (!rc)
-		rc = dup_col(&c->settings, st, 4);
-out:
-	if (rc) {
-		store_chat_release(c);
-		memset(c, 0, sizeof *c);
-		*found = 0;
-	}
-	return rc;
-}
 
-/* Read the chat (platform, chat) into c; *found says whether it exists. */
-static int chat_find(struct store_backend *s, const char *platform, const char *chat,
-		     struct store_chat *c, int *found)
-{
-	struct pgst *st = NULL;
-	int rc = stmt_get(s, ST_CHAT_FIND, &st);
 
-	*found = 0;
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = chat_read(st, c, found);
-	stmt_done(st);
-	return rc;
-}
 
-/* A NULL or empty default_lang means "en". */
-static int pg_chat_get(struct store_backend *s, const char *platform, const char *chat,
-		   const char *default_lang, struct store_chat *c)
-{
-	struct pgst *st = NULL;
-	int found = 0;
-	int rc = GB_OK;
 
-	if (c)
-		memset(c, 0, sizeof *c);
-	if (!default_lang || !default_lang[0])
-		default_lang = "en";
-	if (!s || !c || !id_ok(platform, sizeof c->platform) || !id_ok(chat, sizeof c->chat) ||
-	    !id_ok(default_lang, sizeof c->lang)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = chat_find(s, platform, chat, c, &found);
-	if (rc || found)
-		goto out;
-	/* DO NOTHING on conflict: another instance may have added it just now. */
-	rc = stmt_get(s, ST_CHAT_ADD, &st);
-	if (rc)
-		goto out;
-	rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 3, default_lang));
-	if (!rc)
-		rc = step_done(st);
-	if (rc)
-		goto out;
-	rc = chat_find(s, platform, chat, c, &found);
-	if (!rc && !found)
-		rc = GB_ESTORE;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int pg_chat_get_by_id(struct store_backend *s, int64_t id, struct store_chat *c)
-{
-	struct pgst *st = NULL;
-	int found = 0;
-	int rc = GB_OK;
-
-	if (c)
-		memset(c, 0, sizeof *c);
-	if (!s || !c) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	/* in a transaction the chat stays as read until it ends (see the top) */
-	rc = stmt_get(s, s->in_tx ? ST_CHAT_BY_ID_LOCK : ST_CHAT_BY_ID, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, id));
-	if (!rc)
-		rc = chat_read(st, c, &found);
-	if (!rc && !found)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/* GB_ENOTFOUND if there is no chat c->id. A NULL settings is saved as "{}". */
-static int pg_chat_save(struct store_backend *s, const struct store_chat *c)
-{
-	struct pgst *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !c || !id_ok(c->lang, sizeof c->lang)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_CHAT_SAVE, &st);
-	if (rc)
-		goto out;
-	rc = bound(bind_text(st, 1, c->lang));
-	if (!rc)
-		rc = bound(bind_text(st, 2, c->settings ? c->settings : "{}"));
-	if (!rc)
-		rc = bound(bind_i64(st, 3, c->id));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && s->changes == 0)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/*
- * Bind (platform, a, b) to ?1..?3 of statement id and run it; *changes =
- * the rows it changed.
- */
-static int run_pair(struct store_backend *s, enum stmt id, const char *platform, const char *a,
-		    const char *b, int *changes)
-{
-	struct pgst *st = NULL;
-	int rc = stmt_get(s, id, &st);
-
-	*changes = 0;
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, a));
-	if (!rc && b)
-		rc = bound(bind_text(st, 3, b));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc)
-		*changes = s->changes;
-	stmt_done(st);
-	return rc;
-}
-
-/*
- * In a savepoint (or a transaction of its own): drop an empty `to`, rename
- * `from` (a `to` still there is a unique violation, GB_EEXISTS, undone
- * with the savepoint), move the pending outbox rows.
- */
-static int pg_chat_move(struct store_backend *s, const char *platform, const char *from, const char *to)
-{
-	int outer = 0;
-	int in_sp = 0;
-	int changes = 0;
-	int rc = GB_OK;
-
-	if (!s || !id_ok(platform, CAP(store_chat, platform)) ||
-	    !id_ok(from, CAP(store_chat, chat)) || !id_ok(to, CAP(store_chat, chat)) ||
-	    strcmp(from, to) == 0) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = sp_begin(s, &outer);
-	if (rc)
-		goto out;
-	in_sp = 1;
-	rc = run_pair(s, ST_CHAT_DROP_EMPTY, platform, to, NULL, &changes);
-	if (rc)
-		goto out;
-	rc = run_pair(s, ST_CHAT_MOVE, platform, from, to, &changes);
-	if (!rc && changes == 0)
-		rc = GB_ENOTFOUND;
-	if (rc)
-		goto out;
-	rc = run_pair(s, ST_OUT_MOVE, platform, from, to, &changes);
-out:
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	return rc;
-}
 
 /* ---- tables ---- */
 
 
-/* Run a SELECT of TABLE_COLS bound to key and read its row into t. */
-static int table_read(struct store_backend *s, enum stmt id, int64_t key, struct store_table *t)
+/* Run a SELECT of STORE_TABLE_COLS bound to key and read its row into t. */
+static int table_read(struct store_backend *s, enum store_sql id, int64_t key, struct store_table *t)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -1538,12 +1276,12 @@ out:
 
 static int pg_table_open_get(struct store_backend *s, int64_t chat, struct store_table *t)
 {
-	return table_read(s, ST_TABLE_OPEN_GET, chat, t);
+	return table_read(s, SQL_TABLE_OPEN_GET, chat, t);
 }
 
 static int pg_table_get(struct store_backend *s, int64_t id, struct store_table *t)
 {
-	return table_read(s, ST_TABLE_GET, id, t);
+	return table_read(s, SQL_TABLE_GET, id, t);
 }
 
 /* Is the status of t one a write may store? */
@@ -1560,7 +1298,7 @@ static int table_ok(const struct store_table *t)
  */
 static int pg_table_insert(struct store_backend *s, struct store_table *t)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int outer = 0;
 	int in_sp = 0;
 	int row = 0;
@@ -1575,7 +1313,7 @@ static int pg_table_insert(struct store_backend *s, struct store_table *t)
 	if (rc)
 		goto out;
 	in_sp = 1;
-	rc = stmt_get(s, ST_TABLE_INSERT, &st);
+	rc = stmt_get(s, SQL_TABLE_INSERT, &st);
 	if (rc)
 		goto out;
 	rc = bound(bind_i64(st, 1, t->chat));
@@ -1621,14 +1359,14 @@ out:
  */
 static int pg_table_update(struct store_backend *s, struct store_table *t)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !t || !table_ok(t)) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TABLE_UPDATE, &st);
+	rc = stmt_get(s, SQL_TABLE_UPDATE, &st);
 	if (rc)
 		goto out;
 	rc = bound(bind_int(st, 1, t->status));
@@ -1658,14 +1396,14 @@ out:
 
 static int pg_table_set_message(struct store_backend *s, int64_t table, const char *message)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !fits(message, CAP(store_table, message))) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TABLE_SET_MESSAGE, &st);
+	rc = stmt_get(s, SQL_TABLE_SET_MESSAGE, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -1682,7 +1420,7 @@ out:
 static int pg_tables_count(struct store_backend *s, int64_t chat, int64_t since_ms, int open_only,
 		       int watch_only, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -1692,7 +1430,7 @@ static int pg_tables_count(struct store_backend *s, int64_t chat, int64_t since_
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TABLES_COUNT, &st);
+	rc = stmt_get(s, SQL_TABLES_COUNT, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, chat));
 	if (!rc)
@@ -1713,7 +1451,7 @@ out:
 static int pg_tables_of_user(struct store_backend *s, const char *platform, const char *user, int64_t *out,
 			int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int count = 0;
 	int rc = GB_OK;
@@ -1726,7 +1464,7 @@ static int pg_tables_of_user(struct store_backend *s, const char *platform, cons
 	}
 	if (max == 0 || !user[0])
 		goto out;
-	rc = stmt_get(s, ST_TABLES_OF_USER, &st);
+	rc = stmt_get(s, SQL_TABLES_OF_USER, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -1750,7 +1488,7 @@ out:
 
 static int pg_seats_get(struct store_backend *s, int64_t table, struct store_seat *seats, int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int count = 0;
 	int rc = GB_OK;
@@ -1764,7 +1502,7 @@ static int pg_seats_get(struct store_backend *s, int64_t table, struct store_sea
 	if (max == 0)
 		goto out;
 	memset(seats, 0, (size_t)max * sizeof *seats);
-	rc = stmt_get(s, ST_SEATS_GET, &st);
+	rc = stmt_get(s, SQL_SEATS_GET, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -1798,7 +1536,7 @@ out:
  */
 static int pg_seats_set(struct store_backend *s, int64_t table, const struct store_seat *seats, int n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int outer = 0;
 	int in_sp = 0;
 	int rc = GB_OK;
@@ -1824,7 +1562,7 @@ static int pg_seats_set(struct store_backend *s, int64_t table, const struct sto
 	if (rc)
 		goto out;
 	in_sp = 1;
-	rc = stmt_get(s, ST_SEATS_CLEAR, &st);
+	rc = stmt_get(s, SQL_SEATS_CLEAR, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -1833,7 +1571,7 @@ static int pg_seats_set(struct store_backend *s, int64_t table, const struct sto
 	st = NULL;
 	if (rc)
 		goto out;
-	rc = stmt_get(s, ST_SEAT_ADD, &st);
+	rc = stmt_get(s, SQL_SEAT_ADD, &st);
 	for (int i = 0; !rc && i < n; i++) {
 		rc = bound(bind_i64(st, 1, table));
 		if (!rc)
@@ -1864,7 +1602,7 @@ out:
 static int pg_move_append(struct store_backend *s, int64_t table, int seq, const char *actor,
 		      const char *action, const char *events_json)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -1872,7 +1610,7 @@ static int pg_move_append(struct store_backend *s, int64_t table, int seq, const
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_MOVE_ADD, &st);
+	rc = stmt_get(s, SQL_MOVE_ADD, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -1890,7 +1628,7 @@ static int pg_move_append(struct store_backend *s, int64_t table, int seq, const
 	if (rc || s->changes)
 		goto out;
 	/* nothing inserted: the seq is taken, or there is no such table */
-	rc = stmt_get(s, ST_TABLE_EXISTS, &st);
+	rc = stmt_get(s, SQL_TABLE_EXISTS, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -1903,9 +1641,9 @@ out:
 }
 
 /* The number statement id (count or last) gives for table's moves. */
-static int moves_number(struct store_backend *s, enum stmt id, int64_t table, int *count)
+static int moves_number(struct store_backend *s, enum store_sql id, int64_t table, int *count)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -1929,19 +1667,19 @@ out:
 
 static int pg_move_count(struct store_backend *s, int64_t table, int *count)
 {
-	return moves_number(s, ST_MOVE_COUNT, table, count);
+	return moves_number(s, SQL_MOVE_COUNT, table, count);
 }
 
 static int pg_move_last(struct store_backend *s, int64_t table, int *seq)
 {
-	return moves_number(s, ST_MOVE_LAST, table, seq);
+	return moves_number(s, SQL_MOVE_LAST, table, seq);
 }
 
 /* ---- outbox ---- */
 
 
-/* Read a row of OUT_COLS into o (zeroed by the caller). */
-static int out_read(struct pgst *st, struct store_out *o)
+/* Read a row of STORE_OUT_COLS into o (zeroed by the caller). */
+static int out_read(struct store_stmt *st, struct store_out *o)
 {
 	int rc;
 
@@ -1967,7 +1705,7 @@ static int out_read(struct pgst *st, struct store_out *o)
  * its rows at once: the rows past max are dropped). On an error the rows
  * read are released and outs zeroed again.
  */
-static int out_rows(struct pgst *st, struct store_out *outs, int max, int *count)
+static int out_rows(struct store_stmt *st, struct store_out *outs, int max, int *count)
 {
 	int row = 1;
 	int rc = GB_OK;
@@ -1991,12 +1729,12 @@ static int out_rows(struct pgst *st, struct store_out *outs, int max, int *count
 
 /*
  * One statement: the chat's lock, the rows a non-empty key replaces and
- * the insert (see ST_OUT_ADD).
+ * the insert (see SQL_OUT_ADD).
  */
 static int pg_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
 		      const char *key, const char *payload, int64_t due_ms, int prio)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!key)
@@ -2006,7 +1744,7 @@ static int pg_out_add(struct store_backend *s, const char *platform, const char 
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_ADD, &st);
+	rc = stmt_get(s, SQL_OUT_ADD, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2049,7 +1787,7 @@ static int out_cmp(const void *pa, const void *pb)
 static int pg_out_claim(struct store_backend *s, const char *platform, int64_t now_ms, int64_t lease_ms,
 		    struct store_out *outs, int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int count = 0;
 	int rc = GB_OK;
 
@@ -2063,7 +1801,7 @@ static int pg_out_claim(struct store_backend *s, const char *platform, int64_t n
 	if (max == 0)
 		goto out;
 	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, ST_OUT_CLAIM, &st);
+	rc = stmt_get(s, SQL_OUT_CLAIM, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2093,7 +1831,7 @@ out:
 static int pg_out_due(struct store_backend *s, const char *platform, int64_t now_ms,
 		  struct store_out *outs, int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int count = 0;
 	int rc = GB_OK;
 
@@ -2107,7 +1845,7 @@ static int pg_out_due(struct store_backend *s, const char *platform, int64_t now
 	if (max == 0)
 		goto out;
 	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, ST_OUT_DUE, &st);
+	rc = stmt_get(s, SQL_OUT_DUE, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2131,7 +1869,7 @@ out:
 static int pg_out_chat(struct store_backend *s, const char *platform, const char *chat,
 		       struct store_out *outs, int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int count = 0;
 	int rc = GB_OK;
 
@@ -2145,7 +1883,7 @@ static int pg_out_chat(struct store_backend *s, const char *platform, const char
 	if (max == 0)
 		goto out;
 	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, s->in_tx ? ST_OUT_CHAT_LOCK : ST_OUT_CHAT, &st);
+	rc = stmt_get(s, s->in_tx ? SQL_OUT_CHAT_LOCK : SQL_OUT_CHAT, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2165,10 +1903,10 @@ out:
  * Run statement id bound to (id, then an int64 and an int when given as
  * ?2, ?3); GB_ENOTFOUND when it changed no row.
  */
-static int out_change(struct store_backend *s, enum stmt which, int64_t id, const int64_t *v2,
+static int out_change(struct store_backend *s, enum store_sql which, int64_t id, const int64_t *v2,
 		      const int *v3)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = stmt_get(s, which, &st);
 
 	if (!rc)
@@ -2188,26 +1926,26 @@ static int out_change(struct store_backend *s, enum stmt which, int64_t id, cons
 /* GB_ENOTFOUND if there is no message id. A row set aside is removed too. */
 static int pg_out_done(struct store_backend *s, int64_t id)
 {
-	return s ? out_change(s, ST_OUT_DONE, id, NULL, NULL) : GB_EARGS;
+	return s ? out_change(s, SQL_OUT_DONE, id, NULL, NULL) : GB_EARGS;
 }
 
 static int pg_out_retry(struct store_backend *s, int64_t id, int64_t due_ms, int count_attempt)
 {
 	int attempt = count_attempt != 0;
 
-	return s ? out_change(s, ST_OUT_RETRY, id, &due_ms, &attempt) : GB_EARGS;
+	return s ? out_change(s, SQL_OUT_RETRY, id, &due_ms, &attempt) : GB_EARGS;
 }
 
 static int pg_out_set_aside(struct store_backend *s, int64_t id, const char *why)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_ASIDE, &st);
+	rc = stmt_get(s, SQL_OUT_ASIDE, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, id));
 	if (!rc)
@@ -2224,7 +1962,7 @@ out:
 /* Rows claimed now are delayed too: they matter again only if retried. */
 static int pg_out_delay(struct store_backend *s, const char *platform, const char *chat, int64_t until_ms)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !id_ok(platform, CAP(store_out, platform)) ||
@@ -2232,7 +1970,7 @@ static int pg_out_delay(struct store_backend *s, const char *platform, const cha
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_DELAY, &st);
+	rc = stmt_get(s, SQL_OUT_DELAY, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2248,7 +1986,7 @@ out:
 
 static int pg_out_unlease(struct store_backend *s, int64_t now_ms, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (n)
@@ -2257,7 +1995,7 @@ static int pg_out_unlease(struct store_backend *s, int64_t now_ms, int *n)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_UNLEASE, &st);
+	rc = stmt_get(s, SQL_OUT_UNLEASE, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, now_ms));
 	if (!rc)
@@ -2272,7 +2010,7 @@ out:
 static int pg_out_count(struct store_backend *s, const char *platform, int *pending, int *aside,
 		    int64_t *oldest_due_ms)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -2286,7 +2024,7 @@ static int pg_out_count(struct store_backend *s, const char *platform, int *pend
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_COUNT, &st);
+	rc = stmt_get(s, SQL_OUT_COUNT, &st);
 	if (!rc)
 		rc = bound(platform ? bind_text(st, 1, platform) : bind_null(st, 1));
 	if (!rc)
@@ -2310,14 +2048,14 @@ out:
 /* GB_ENOTFOUND if the table does not exist. */
 static int pg_timer_set(struct store_backend *s, const struct store_timer *t)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !t || !id_ok(t->kind, sizeof t->kind)) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_SET, &st);
+	rc = stmt_get(s, SQL_TIMER_SET, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, t->table));
 	if (!rc)
@@ -2339,7 +2077,7 @@ out:
 static int pg_timer_retry(struct store_backend *s, int64_t table, const char *kind, int64_t due_ms,
 		      int *attempts)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int found = 0;
 	int count = 0;
@@ -2351,7 +2089,7 @@ static int pg_timer_retry(struct store_backend *s, int64_t table, const char *ki
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_RETRY, &st);
+	rc = stmt_get(s, SQL_TIMER_RETRY, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -2377,14 +2115,14 @@ out:
 /* Clearing a timer that is not set is not an error. */
 static int pg_timer_clear(struct store_backend *s, int64_t table, const char *kind)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || (kind && !id_ok(kind, CAP(store_timer, kind)))) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_CLEAR, &st);
+	rc = stmt_get(s, SQL_TIMER_CLEAR, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -2398,7 +2136,7 @@ out:
 
 static int pg_tables_open_by_game(struct store_backend *s, struct store_game_count *out, int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK, row = 0;
 
 	if (n)
@@ -2408,7 +2146,7 @@ static int pg_tables_open_by_game(struct store_backend *s, struct store_game_cou
 		goto out;
 	}
 	memset(out, 0, sizeof(*out) * (size_t)max);
-	rc = stmt_get(s, ST_TABLES_BY_GAME, &st);
+	rc = stmt_get(s, SQL_TABLES_BY_GAME, &st);
 	if (!rc)
 		rc = bound(bind_int(st, 1, max));
 	while (!rc && !(rc = step(st, &row)) && row) {
@@ -2428,14 +2166,14 @@ out:
 
 static int pg_timer_drop(struct store_backend *s, int64_t table, const char *kind, int64_t version)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !kind || !id_ok(kind, CAP(store_timer, kind))) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_DROP, &st);
+	rc = stmt_get(s, SQL_TIMER_DROP, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -2449,7 +2187,7 @@ out:
 	return rc;
 }
 
-static int timer_read(struct pgst *st, struct store_timer *t)
+static int timer_read(struct store_stmt *st, struct store_timer *t)
 {
 	t->table = col_i64(st, 0);
 	t->due_ms = col_i64(st, 2);
@@ -2461,7 +2199,7 @@ static int timer_read(struct pgst *st, struct store_timer *t)
 /* Ties on due_ms are broken by table, then kind, so the order is stable. */
 static int pg_timer_due(struct store_backend *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int count = 0;
 	int rc = GB_OK;
@@ -2475,7 +2213,7 @@ static int pg_timer_due(struct store_backend *s, int64_t now_ms, struct store_ti
 	if (max == 0)
 		goto out;
 	memset(timers, 0, (size_t)max * sizeof *timers);
-	rc = stmt_get(s, ST_TIMER_DUE, &st);
+	rc = stmt_get(s, SQL_TIMER_DUE, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, now_ms));
 	if (!rc)
@@ -2499,7 +2237,7 @@ out:
 
 static int pg_timer_next(struct store_backend *s, struct store_timer *t)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -2509,7 +2247,7 @@ static int pg_timer_next(struct store_backend *s, struct store_timer *t)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_NEXT, &st);
+	rc = stmt_get(s, SQL_TIMER_NEXT, &st);
 	if (!rc)
 		rc = step(st, &row);
 	if (!rc && !row)
@@ -2533,7 +2271,7 @@ out:
 static int pg_stat_add(struct store_backend *s, int64_t chat, const char *user, const char *name,
 		   const char *game, int win, int points)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int outer = 0;
 	int in_sp = 0;
 	int rc = GB_OK;
@@ -2547,7 +2285,7 @@ static int pg_stat_add(struct store_backend *s, int64_t chat, const char *user, 
 	if (rc)
 		goto out;
 	in_sp = 1;
-	rc = stmt_get(s, ST_STAT_ADD, &st);
+	rc = stmt_get(s, SQL_STAT_ADD, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, chat));
 	if (!rc)
@@ -2566,7 +2304,7 @@ static int pg_stat_add(struct store_backend *s, int64_t chat, const char *user, 
 	st = NULL;
 	if (rc)
 		goto out;
-	rc = stmt_get(s, ST_STAT_NAME, &st);
+	rc = stmt_get(s, SQL_STAT_NAME, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, chat));
 	if (!rc)
@@ -2590,7 +2328,7 @@ out:
 static int pg_stats_get(struct store_backend *s, int64_t chat, const char *game,
 		    struct store_stat *stats, int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int count = 0;
 	int rc = GB_OK;
@@ -2605,7 +2343,7 @@ static int pg_stats_get(struct store_backend *s, int64_t chat, const char *game,
 	if (max == 0)
 		goto out;
 	memset(stats, 0, (size_t)max * sizeof *stats);
-	rc = stmt_get(s, game ? ST_STATS_GAME : ST_STATS_ALL, &st);
+	rc = stmt_get(s, game ? SQL_STATS_GAME : SQL_STATS_ALL, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, chat));
 	if (!rc && game)
@@ -2642,7 +2380,7 @@ out:
 
 static int pg_meta_get(struct store_backend *s, const char *key, char *buf, size_t cap)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	const char *text = NULL;
 	size_t len = 0;
 	int row = 0;
@@ -2654,7 +2392,7 @@ static int pg_meta_get(struct store_backend *s, const char *key, char *buf, size
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_META_GET, &st);
+	rc = stmt_get(s, SQL_META_GET, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, key));
 	if (!rc)
@@ -2678,14 +2416,14 @@ out:
 
 static int pg_meta_set(struct store_backend *s, const char *key, const char *value)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !id_ok(key, STORE_ID_LEN) || !value) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_META_SET, &st);
+	rc = stmt_get(s, SQL_META_SET, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, key));
 	if (!rc)
@@ -2703,7 +2441,7 @@ out:
 static int pg_moves_get(struct store_backend *s, int64_t table, int after_seq, struct store_move *moves,
 		    int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int count = 0;
 	int rc = GB_OK;
@@ -2717,7 +2455,7 @@ static int pg_moves_get(struct store_backend *s, int64_t table, int after_seq, s
 	if (max == 0)
 		goto out;
 	memset(moves, 0, (size_t)max * sizeof *moves);
-	rc = stmt_get(s, ST_MOVES_GET, &st);
+	rc = stmt_get(s, SQL_MOVES_GET, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -2754,14 +2492,14 @@ out:
 
 static int pg_terms_set(struct store_backend *s, int64_t table, const struct store_terms *t)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !t || !seed_hex_ok(t->seed) || t->stake < 0) {
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TERMS_SET, &st);
+	rc = stmt_get(s, SQL_TERMS_SET, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -2779,7 +2517,7 @@ out:
 
 static int pg_terms_get(struct store_backend *s, int64_t table, struct store_terms *t)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -2789,7 +2527,7 @@ static int pg_terms_get(struct store_backend *s, int64_t table, struct store_ter
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TERMS_GET, &st);
+	rc = stmt_get(s, SQL_TERMS_GET, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, table));
 	if (!rc)
@@ -2811,7 +2549,7 @@ out:
 
 static int pg_coins_move(struct store_backend *s, int64_t chat, const struct store_coin_move *m)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int rc = GB_OK;
 
 	if (!s || !m || m->amount <= 0 || !id_ok(m->from, sizeof m->from) ||
@@ -2820,7 +2558,7 @@ static int pg_coins_move(struct store_backend *s, int64_t chat, const struct sto
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_COINS_MOVE, &st);
+	rc = stmt_get(s, SQL_COINS_MOVE, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, chat));
 	if (!rc)
@@ -2851,7 +2589,7 @@ out:
 static int pg_coins_balance(struct store_backend *s, int64_t chat, const char *account, int64_t *balance,
 			int *rows)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = GB_OK;
 
@@ -2863,7 +2601,7 @@ static int pg_coins_balance(struct store_backend *s, int64_t chat, const char *a
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_COINS_BALANCE, &st);
+	rc = stmt_get(s, SQL_COINS_BALANCE, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, chat));
 	if (!rc)
@@ -2883,7 +2621,7 @@ out:
 static int pg_coins_top(struct store_backend *s, int64_t chat, const char *prefix, struct store_balance *out,
 		    int max, int *n)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int count = 0;
 	int rc = GB_OK;
@@ -2897,7 +2635,7 @@ static int pg_coins_top(struct store_backend *s, int64_t chat, const char *prefi
 	if (max == 0)
 		goto out;
 	memset(out, 0, (size_t)max * sizeof *out);
-	rc = stmt_get(s, ST_COINS_TOP, &st);
+	rc = stmt_get(s, SQL_COINS_TOP, &st);
 	if (!rc)
 		rc = bound(bind_i64(st, 1, chat));
 	if (!rc)
@@ -2927,10 +2665,10 @@ out:
 }
 
 /* Run one audit query; a row found is a broken invariant, described in why. */
-static int audit_one(struct store_backend *s, enum stmt id, int64_t chat, const char *what, char *why,
+static int audit_one(struct store_backend *s, enum store_sql id, int64_t chat, const char *what, char *why,
 		     size_t cap)
 {
-	struct pgst *st = NULL;
+	struct store_stmt *st = NULL;
 	int row = 0;
 	int rc = stmt_get(s, id, &st);
 
@@ -2959,15 +2697,15 @@ static int pg_coins_audit(struct store_backend *s, int64_t chat, char *why, size
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = audit_one(s, ST_AUDIT_TOTALS, chat, "a chat's coins do not add up to 0 (chat, total)", why, cap);
+	rc = audit_one(s, SQL_AUDIT_TOTALS, chat, "a chat's coins do not add up to 0 (chat, total)", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_MOVEMENTS, chat, "a movement is not one pair of rows", why, cap);
+		rc = audit_one(s, SQL_AUDIT_MOVEMENTS, chat, "a movement is not one pair of rows", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_NEGATIVE, chat, "an account below 0", why, cap);
+		rc = audit_one(s, SQL_AUDIT_NEGATIVE, chat, "an account below 0", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_POTS, chat, "a pot holds coins of a table not being played", why, cap);
+		rc = audit_one(s, SQL_AUDIT_POTS, chat, "a pot holds coins of a table not being played", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_GRANTS, chat, "bank coins moved other than by a grant", why, cap);
+		rc = audit_one(s, SQL_AUDIT_GRANTS, chat, "bank coins moved other than by a grant", why, cap);
 out:
 	return rc;
 }
@@ -2975,6 +2713,17 @@ out:
 
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
+	.stmt = pg_stmt,
+	.stmt_done = stmt_done,
+	.bind_i64 = bind_i64,
+	.bind_text = pg_bind_text,
+	.step = step,
+	.col_i64 = pg_col_i64,
+	.col_text = pg_col_text,
+	.changes = pg_changes,
+	.in_transaction = pg_in_transaction,
+	.sp_begin = sp_begin,
+	.sp_end = sp_end,
 	.open = pg_open,
 	.close = pg_free,
 	.checkpoint = pg_checkpoint,
@@ -2985,13 +2734,6 @@ const struct store_ops store_pg_ops = {
 	.rollback = pg_rollback,
 	.unit_begin = pg_unit_begin,
 	.unit_end = pg_unit_end,
-	.was_processed = pg_was_processed,
-	.mark_processed = pg_mark_processed,
-	.processed_prune = pg_processed_prune,
-	.chat_get = pg_chat_get,
-	.chat_get_by_id = pg_chat_get_by_id,
-	.chat_save = pg_chat_save,
-	.chat_move = pg_chat_move,
 	.table_open_get = pg_table_open_get,
 	.table_get = pg_table_get,
 	.table_insert = pg_table_insert,

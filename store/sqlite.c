@@ -227,290 +227,234 @@ static const char *const migrations[] = {
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
-enum stmt {
-	ST_BEGIN,
-	ST_BEGIN_READ,
-	ST_COMMIT,
-	ST_ROLLBACK,
-	ST_SAVEPOINT,
-	ST_RELEASE,
-	ST_ROLLBACK_TO,
-	ST_USER_VERSION,
-	ST_UNIT_BEGIN,
-	ST_UNIT_RELEASE,
-	ST_UNIT_UNDO,
-	ST_PROCESSED_ADD,
-	ST_PROCESSED_HAS,
-	ST_PROCESSED_PRUNE,
-	ST_CHAT_FIND,
-	ST_CHAT_BY_ID,
-	ST_CHAT_ADD,
-	ST_CHAT_SAVE,
-	ST_CHAT_DROP_EMPTY,
-	ST_CHAT_MOVE,
-	ST_TABLE_OPEN_GET,
-	ST_TABLE_GET,
-	ST_TABLE_INSERT,
-	ST_TABLE_UPDATE,
-	ST_TABLE_SET_MESSAGE,
-	ST_TABLES_COUNT,
-	ST_TABLES_COUNT_ALL,
-	ST_TABLES_OF_USER,
-	ST_SEATS_GET,
-	ST_SEATS_CLEAR,
-	ST_SEAT_ADD,
-	ST_MOVE_ADD,
-	ST_MOVE_COUNT,
-	ST_MOVE_LAST,
-	ST_OUT_PLACE,
-	ST_OUT_COALESCE,
-	ST_OUT_REPLACE,
-	ST_OUT_ADD,
-	ST_OUT_CLAIM,
-	ST_OUT_DUE,
-	ST_OUT_CHAT,
-	ST_OUT_DONE,
-	ST_OUT_RETRY,
-	ST_OUT_ASIDE,
-	ST_OUT_DELAY,
-	ST_OUT_DELAY_ALL,
-	ST_OUT_UNLEASE,
-	ST_OUT_COUNT,
-	ST_OUT_COUNT_ALL,
-	ST_OUT_MOVE,
-	ST_TIMER_SET,
-	ST_TIMER_RETRY,
-	ST_TIMER_CLEAR,
-	ST_TIMER_DROP,
-	ST_TABLES_BY_GAME,
-	ST_TIMER_CLEAR_ALL,
-	ST_TIMER_DUE,
-	ST_TIMER_NEXT,
-	ST_STAT_ADD,
-	ST_STAT_NAME,
-	ST_STATS_GAME,
-	ST_STATS_ALL,
-	ST_META_GET,
-	ST_META_SET,
-	ST_MOVES_GET,
-	ST_TERMS_SET,
-	ST_TERMS_GET,
-	ST_COINS_MOVE,
-	ST_COINS_BALANCE,
-	ST_COINS_TOP,
-	ST_AUDIT_TOTALS,
-	ST_AUDIT_MOVEMENTS,
-	ST_AUDIT_NEGATIVE,
-	ST_AUDIT_POTS,
-	ST_AUDIT_GRANTS,
-	ST_COUNT
+/* The statements only this backend runs, after the operations' (enum store_sql). */
+enum {
+	SQ_BEGIN = SQL_COUNT,
+	SQ_BEGIN_READ,
+	SQ_COMMIT,
+	SQ_ROLLBACK,
+	SQ_SAVEPOINT,
+	SQ_RELEASE,
+	SQ_ROLLBACK_TO,
+	SQ_USER_VERSION,
+	SQ_UNIT_BEGIN,
+	SQ_UNIT_RELEASE,
+	SQ_UNIT_UNDO,
+	SQ_OUT_PLACE,
+	SQ_OUT_COALESCE,
+	SQ_OUT_REPLACE,
+	SQ_COUNT
 };
 
-/* Column list read by read_table(), in its order. */
-#define TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
-	" turn_started_ms, rules, state, watch, created_ms"
-#define TIMER_COLS "table_id, kind, due_ms, version, attempts"
-/* Column list read by out_read(), in its order. */
-#define OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
-	" lease_until_ms, prio"
-
-static const char *const sql_text[ST_COUNT] = {
-	[ST_BEGIN] = "BEGIN IMMEDIATE",
+static const char *const sql_text[SQ_COUNT] = {
+	[SQ_BEGIN] = "BEGIN IMMEDIATE",
 	/* a snapshot: SQLite takes it at the first read */
-	[ST_BEGIN_READ] = "BEGIN DEFERRED",
-	[ST_COMMIT] = "COMMIT",
-	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_SAVEPOINT] = "SAVEPOINT store_step",
-	[ST_RELEASE] = "RELEASE store_step",
-	[ST_ROLLBACK_TO] = "ROLLBACK TO store_step",
-	[ST_USER_VERSION] = "PRAGMA user_version",
-	[ST_UNIT_BEGIN] = "SAVEPOINT unit",
-	[ST_UNIT_RELEASE] = "RELEASE unit",
-	[ST_UNIT_UNDO] = "ROLLBACK TO unit",
-	[ST_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
-	[ST_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
-	[ST_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
-	[ST_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
+	[SQ_BEGIN_READ] = "BEGIN DEFERRED",
+	[SQ_COMMIT] = "COMMIT",
+	[SQ_ROLLBACK] = "ROLLBACK",
+	[SQ_SAVEPOINT] = "SAVEPOINT store_step",
+	[SQ_RELEASE] = "RELEASE store_step",
+	[SQ_ROLLBACK_TO] = "ROLLBACK TO store_step",
+	[SQ_USER_VERSION] = "PRAGMA user_version",
+	[SQ_UNIT_BEGIN] = "SAVEPOINT unit",
+	[SQ_UNIT_RELEASE] = "RELEASE unit",
+	[SQ_UNIT_UNDO] = "ROLLBACK TO unit",
+	[SQL_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
+	[SQL_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
+	[SQL_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
+	[SQL_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
 		" WHERE platform = ?1 AND chat = ?2",
-	[ST_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
-	[ST_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
+	[SQL_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
+	/* a transaction holds the write lock: what it read stays so until it ends */
+	[SQL_CHAT_BY_ID_LOCK] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
+	[SQL_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
 		" VALUES (?1, ?2, ?3, '{}') ON CONFLICT (platform, chat) DO NOTHING",
-	[ST_CHAT_SAVE] = "UPDATE chats SET lang = ?1, settings = ?2 WHERE id = ?3",
+	[SQL_CHAT_SAVE] = "UPDATE chats SET lang = ?1, settings = ?2 WHERE id = ?3",
 	/* The chat (platform ?1, chat ?2) if nothing would be lost with it. */
-	[ST_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = ?1 AND chat = ?2"
+	[SQL_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = ?1 AND chat = ?2"
 		" AND settings = '{}'"
 		" AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.chat_id = chats.id)"
 		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
 		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
-	[ST_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
-	[ST_TABLE_OPEN_GET] = "SELECT " TABLE_COLS " FROM tables"
+	[SQL_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
+	[SQL_TABLE_OPEN_GET] = "SELECT " STORE_TABLE_COLS " FROM tables"
 		" WHERE chat_id = ?1 AND status < 2",
-	[ST_TABLE_GET] = "SELECT " TABLE_COLS " FROM tables WHERE id = ?1",
-	[ST_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
+	[SQL_TABLE_GET] = "SELECT " STORE_TABLE_COLS " FROM tables WHERE id = ?1",
+	[SQL_TABLE_EXISTS] = "SELECT 1 FROM tables WHERE id = ?1",
+	[SQL_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
 		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
 		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	/* Not message: sq_table_set_message() owns it. */
-	[ST_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
+	[SQL_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
 		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
 		" WHERE id = ?5 AND version = ?6",
-	[ST_TABLE_SET_MESSAGE] = "UPDATE tables SET message = ?2 WHERE id = ?1",
+	[SQL_TABLE_SET_MESSAGE] = "UPDATE tables SET message = ?2 WHERE id = ?1",
 	/* ?3 open only, ?4 watch only (0 or 1). */
-	[ST_TABLES_COUNT] = "SELECT count(*) FROM tables WHERE chat_id = ?1 AND created_ms >= ?2"
+	[SQL_TABLES_COUNT] = "SELECT count(*) FROM tables WHERE chat_id = ?1 AND created_ms >= ?2"
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
-	[ST_TABLES_COUNT_ALL] = "SELECT count(*) FROM tables WHERE created_ms >= ?2"
+	[SQL_TABLES_COUNT_ALL] = "SELECT count(*) FROM tables WHERE created_ms >= ?2"
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
 	/*
 	 * A scan of seats: asked only when someone opens inline mode, and
 	 * seats of finished tables are few per table.
 	 */
-	[ST_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
+	[SQL_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
 		" JOIN chats c ON c.id = t.chat_id"
 		" WHERE c.platform = ?1 AND s.user_id = ?2 AND s.level < 0 AND t.status < 2"
 		" GROUP BY t.id ORDER BY t.id LIMIT ?3",
-	[ST_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
+	[SQL_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
 		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
-	[ST_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
-	[ST_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
+	[SQL_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
+	[SQL_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
+	[SQL_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
+	[SQL_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
 	/* one seek down the primary key: a NULL (no moves) reads as 0 */
-	[ST_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = ?1",
+	[SQL_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = ?1",
 	/* For a new row of key ?3 due at ?4: the latest due time of the
 	 * chat's pending rows, and the earliest of the rows it replaces. */
-	[ST_OUT_PLACE] = "SELECT max(due_ms), min(CASE WHEN ?3 <> '' AND merge_key = ?3"
+	[SQ_OUT_PLACE] = "SELECT max(due_ms), min(CASE WHEN ?3 <> '' AND merge_key = ?3"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4) THEN due_ms END),"
 		" min(CASE WHEN ?3 <> '' AND merge_key = ?3 THEN ifnull(place, id) END)"
 		" FROM outbox WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL",
 	/* The earlier rows a new row of key ?3 replaces: pending and not
 	 * leased past ?4, the new row's due time (0: never leased). */
-	[ST_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
+	[SQ_OUT_COALESCE] = "DELETE FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND merge_key = ?3 AND aside_ms IS NULL"
 		" AND (lease_until_ms = 0 OR lease_until_ms <= ?4)",
 	/* The chat's newest pending row, when it is of table ?5, key ?6 and
 	 * class ?7 and was never handed to a worker, takes the new payload,
 	 * due time and place ?8 in place: it is where the new row would go
 	 * (its chat's last, so its class's last too). */
-	[ST_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4, place = coalesce(?8, place)"
+	[SQ_OUT_REPLACE] = "UPDATE outbox SET payload = ?3, due_ms = ?4, place = coalesce(?8, place)"
 		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND prio = ?7"
 		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL",
-	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
+	[SQL_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
 		" place) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	/* Each chat's head (its pending row of the highest class, the oldest
 	 * of them) if due at ?2 and no row of its chat is under a live lease
 	 * (a turn-critical row queued while an older informational one is out
-	 * waits for it), in queue order (a row's place, see ST_OUT_PLACE);
+	 * waits for it), in queue order (a row's place, see SQ_OUT_PLACE);
 	 * leased until ?3. A chat's rows are
 	 * few: the NOT EXISTS reads them through outbox_chat. RETURNING order
 	 * is arbitrary: sq_out_claim() sorts. */
-	[ST_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
+	[SQL_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
 		"SELECT o.id FROM outbox AS o WHERE o.platform = ?1 AND o.aside_ms IS NULL"
 		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
 		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
 		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
-		" ORDER BY ifnull(o.place, o.id) LIMIT ?4) RETURNING " OUT_COLS,
-	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
+		" ORDER BY ifnull(o.place, o.id) LIMIT ?4) RETURNING " STORE_OUT_COLS,
+	[SQL_OUT_DUE] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
 	/* the chat's newest ?3 pending rows, oldest of them first */
-	[ST_OUT_CHAT] = "SELECT " OUT_COLS " FROM (SELECT " OUT_COLS " FROM outbox"
+	[SQL_OUT_CHAT] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
 		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
 		" ORDER BY id",
-	[ST_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
-	[ST_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
+	/* a transaction holds the write lock: no worker claims them until it ends */
+	[SQL_OUT_CHAT_LOCK] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
+		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
+		" ORDER BY id",
+	[SQL_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
+	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + ?3 WHERE id = ?1 AND aside_ms IS NULL",
 	/* Stamped with SQLite's clock in epoch milliseconds. */
-	[ST_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = ?2,"
+	[SQL_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = ?2,"
 		" aside_ms = CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 		" WHERE id = ?1 AND aside_ms IS NULL",
 	/* +due_ms: through outbox_chat (one chat's rows), not outbox_due. */
-	[ST_OUT_DELAY] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1 AND chat = ?2"
+	[SQL_OUT_DELAY] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL AND +due_ms < ?3",
-	[ST_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?2 WHERE platform = ?1"
+	[SQL_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?2 WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms < ?2",
-	[ST_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
+	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
 		" AND aside_ms IS NULL",
-	[ST_OUT_COUNT] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
+	[SQL_OUT_COUNT] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
 		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox WHERE platform = ?1",
-	[ST_OUT_COUNT_ALL] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
+	[SQL_OUT_COUNT_ALL] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
 		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox",
-	[ST_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"
+	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL",
-	[ST_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
+	[SQL_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
 		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT (table_id, kind) DO UPDATE"
 		" SET due_ms = excluded.due_ms, version = excluded.version, attempts = 0",
-	[ST_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
+	[SQL_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
 		" WHERE table_id = ?1 AND kind = ?2 RETURNING attempts",
-	[ST_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2",
-	[ST_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
+	[SQL_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2",
+	[SQL_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
 		" GROUP BY game ORDER BY game LIMIT ?1",
-	[ST_TIMER_DROP] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
-	[ST_TIMER_CLEAR_ALL] = "DELETE FROM timers WHERE table_id = ?1",
-	[ST_TIMER_DUE] = "SELECT " TIMER_COLS " FROM timers WHERE due_ms <= ?1"
+	[SQL_TIMER_DROP] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
+	[SQL_TIMER_CLEAR_ALL] = "DELETE FROM timers WHERE table_id = ?1",
+	[SQL_TIMER_DUE] = "SELECT " STORE_TIMER_COLS " FROM timers WHERE due_ms <= ?1"
 		" ORDER BY due_ms, table_id, kind LIMIT ?2",
-	[ST_TIMER_NEXT] = "SELECT " TIMER_COLS " FROM timers"
+	[SQL_TIMER_NEXT] = "SELECT " STORE_TIMER_COLS " FROM timers"
 		" ORDER BY due_ms, table_id, kind LIMIT 1",
-	[ST_STAT_ADD] = "INSERT INTO stats (chat_id, user_id, game, name, games, wins, points)"
+	[SQL_STAT_ADD] = "INSERT INTO stats (chat_id, user_id, game, name, games, wins, points)"
 		" VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6) ON CONFLICT (chat_id, user_id, game)"
 		" DO UPDATE SET name = excluded.name, games = games + 1,"
 		" wins = wins + excluded.wins, points = points + excluded.points",
 	/* A user's latest display name on all their rows, so the aggregated
 	 * leaderboard shows one current name. */
-	[ST_STAT_NAME] = "UPDATE stats SET name = ?3 WHERE chat_id = ?1 AND user_id = ?2"
+	[SQL_STAT_NAME] = "UPDATE stats SET name = ?3 WHERE chat_id = ?1 AND user_id = ?2"
 		" AND name <> ?3",
-	[ST_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
+	[SQL_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
 		" WHERE chat_id = ?1 AND game = ?2"
 		" ORDER BY wins DESC, points DESC, games ASC, name, user_id LIMIT ?3",
-	[ST_STATS_ALL] = "SELECT user_id, max(name) AS n, '', sum(games) AS g,"
+	[SQL_STATS_ALL] = "SELECT user_id, max(name) AS n, '', sum(games) AS g,"
 		" sum(wins) AS w, sum(points) AS p FROM stats WHERE chat_id = ?1"
 		" GROUP BY user_id ORDER BY w DESC, p DESC, g ASC, n, user_id LIMIT ?2",
-	[ST_META_GET] = "SELECT value FROM meta WHERE name = ?1",
-	[ST_META_SET] = "INSERT INTO meta (name, value) VALUES (?1, ?2)"
+	[SQL_META_GET] = "SELECT value FROM meta WHERE name = ?1",
+	[SQL_META_SET] = "INSERT INTO meta (name, value) VALUES (?1, ?2)"
 		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-	[ST_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
+	[SQL_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
 		" WHERE table_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
 	/* The seed is fixed by the first write; later writes set the stake. */
-	[ST_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake) VALUES (?1, ?2, ?3)"
+	[SQL_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake) VALUES (?1, ?2, ?3)"
 		" ON CONFLICT (table_id) DO UPDATE SET stake = excluded.stake",
-	[ST_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = ?1",
+	[SQL_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = ?1",
 	/* Both rows of a movement in one statement: ?2 gives ?6 coins to ?4. */
-	[ST_COINS_MOVE] = "WITH m(n) AS (SELECT coalesce(max(movement), 0) + 1 FROM ledger)"
+	[SQL_COINS_MOVE] = "WITH m(n) AS (SELECT coalesce(max(movement), 0) + 1 FROM ledger)"
 		" INSERT INTO ledger (chat_id, movement, account, name, amount, table_id, reason, at_ms)"
 		" SELECT ?1, n, ?2, ?3, -?6, ?7, ?8, ?9 FROM m"
 		" UNION ALL SELECT ?1, n, ?4, ?5, ?6, ?7, ?8, ?9 FROM m",
-	[ST_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
+	[SQL_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
 		" WHERE chat_id = ?1 AND account = ?2",
 	/* Each account's latest name (the row with the highest id names it). */
-	[ST_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
+	[SQL_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
 		" AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount) AS b"
 		" FROM ledger AS l WHERE chat_id = ?1 AND substr(account, 1, length(?2)) = ?2"
 		" GROUP BY account ORDER BY b DESC, account LIMIT ?3",
 	/* ?1 = 0: every chat. */
-	[ST_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
+	[SQL_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
 		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
-	[ST_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
+	[SQL_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
 		" GROUP BY movement HAVING count(*) <> 2 OR sum(amount) <> 0 OR min(amount) >= 0"
 		" OR count(DISTINCT chat_id) <> 1 OR count(DISTINCT table_id) <> 1"
 		" OR count(DISTINCT reason) <> 1 OR count(DISTINCT at_ms) <> 1"
 		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
-	[ST_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
+	[SQL_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
 		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
 	/* A pot holds coins only while its table is being played. */
-	[ST_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l WHERE (?1 = 0 OR l.chat_id = ?1)"
+	[SQL_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l WHERE (?1 = 0 OR l.chat_id = ?1)"
 		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
 		" AND NOT EXISTS (SELECT 1 FROM tables AS t WHERE 'pot:' || t.id = l.account"
 		" AND t.chat_id = l.chat_id AND t.status = 1) LIMIT 1",
 	/* Grants come from the chat's bank, and only grants move the bank's coins. */
-	[ST_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
+	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
 		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
 		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
 };
 
+/* A statement, as the operations hold it. */
+struct store_stmt {
+	sqlite3_stmt *st;              /* owned; prepared at open, finalized by sq_free() */
+};
+
 struct store_backend {
 	sqlite3 *db;                   /* owned; closed by sq_free() */
-	sqlite3_stmt *stmt[ST_COUNT];  /* owned; prepared at open, finalized by sq_free() */
+	struct store_stmt stmt[SQ_COUNT];
 	int locked;                    /* holds the process's writer lock (see writer_lock) */
 	int reading;                   /* inside store_read_begin()'s snapshot */
 };
@@ -710,24 +654,24 @@ out:
  */
 static void read_end(struct store_backend *s);
 
-static int stmt_get(struct store_backend *s, enum stmt id, sqlite3_stmt **st)
+static int stmt_get(struct store_backend *s, int id, sqlite3_stmt **st)
 {
 	int src;
 	int rc = GB_OK;
 
 	*st = NULL;
-	if (!s->stmt[id]) {
+	if (!s->stmt[id].st) {
 		src = sqlite3_prepare_v3(s->db, sql_text[id], -1, SQLITE_PREPARE_PERSISTENT,
-					 &s->stmt[id], NULL);
+					 &s->stmt[id].st, NULL);
 		if (src != SQLITE_OK) {
 			rc = err_of(src);
 			goto out;
 		}
 	}
 	/* a write inside a read snapshot ends it first: it writes as it would have without one */
-	if (s->reading && !sqlite3_stmt_readonly(s->stmt[id]))
+	if (s->reading && !sqlite3_stmt_readonly(s->stmt[id].st))
 		read_end(s);
-	*st = s->stmt[id];
+	*st = s->stmt[id].st;
 out:
 	return rc;
 }
@@ -782,7 +726,7 @@ static int step_done(sqlite3_stmt *st)
 }
 
 /* Run a cached statement that takes no parameters and returns no rows. */
-static int run(struct store_backend *s, enum stmt id)
+static int run(struct store_backend *s, int id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = stmt_get(s, id, &st);
@@ -813,7 +757,7 @@ static int sp_begin(struct store_backend *s, int *outer)
 	*outer = sqlite3_get_autocommit(s->db);
 	if (*outer)
 		writer_acquire(s);
-	rc = run(s, ST_SAVEPOINT);
+	rc = run(s, SQ_SAVEPOINT);
 	if (rc && *outer)
 		writer_release(s);
 	return rc;
@@ -823,18 +767,77 @@ static int sp_begin(struct store_backend *s, int *outer)
 static int sp_end(struct store_backend *s, int outer, int rc)
 {
 	if (rc)
-		run(s, ST_ROLLBACK_TO);
-	if (run(s, ST_RELEASE) != GB_OK) {
+		run(s, SQ_ROLLBACK_TO);
+	if (run(s, SQ_RELEASE) != GB_OK) {
 		/* Only an outermost RELEASE commits, so only it can fail: do not
 		 * leave the handle inside a transaction nobody will end. */
 		if (outer && !sqlite3_get_autocommit(s->db))
-			run(s, ST_ROLLBACK);
+			run(s, SQ_ROLLBACK);
 		if (!rc)
 			rc = GB_ESTORE;
 	}
 	if (outer)
 		writer_release(s);
 	return rc;
+}
+
+/* ---- statements, as the operations use them ---- */
+
+static int sq_stmt(struct store_backend *s, enum store_sql id, struct store_stmt **out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = stmt_get(s, (int)id, &st);
+
+	*out = rc ? NULL : &s->stmt[id];
+	return rc;
+}
+
+static void sq_stmt_done(struct store_stmt *st)
+{
+	if (st)
+		stmt_done(st->st);
+}
+
+static int sq_bind_i64(struct store_stmt *st, int i, int64_t v)
+{
+	return bound(sqlite3_bind_int64(st->st, i, v));
+}
+
+/* SQLite copies the text (SQLITE_TRANSIENT). */
+static int sq_bind_text(struct store_stmt *st, int i, const char *text, size_t len)
+{
+	return bound(text ? sqlite3_bind_text(st->st, i, text, (int)len, SQLITE_TRANSIENT) :
+			    sqlite3_bind_null(st->st, i));
+}
+
+static int sq_step(struct store_stmt *st, int *row)
+{
+	return step(st->st, row);
+}
+
+static int64_t sq_col_i64(struct store_stmt *st, int col)
+{
+	return sqlite3_column_int64(st->st, col);
+}
+
+/* A text SQLite could not make (no memory) is told from a NULL by the column's type. */
+static int sq_col_text(struct store_stmt *st, int col, const char **text, size_t *len)
+{
+	int null = sqlite3_column_type(st->st, col) == SQLITE_NULL;
+
+	*text = (const char *)sqlite3_column_text(st->st, col);
+	*len = *text ? (size_t)sqlite3_column_bytes(st->st, col) : 0;
+	return *text || null ? GB_OK : GB_ENOMEM;
+}
+
+static int sq_changes(struct store_backend *s)
+{
+	return sqlite3_changes(s->db);
+}
+
+static int sq_in_transaction(struct store_backend *s)
+{
+	return !sqlite3_get_autocommit(s->db);
 }
 
 /* ---- open, close, transactions ---- */
@@ -932,7 +935,7 @@ static int user_version(struct store_backend *s, int *version)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
-	int rc = stmt_get(s, ST_USER_VERSION, &st);
+	int rc = stmt_get(s, SQ_USER_VERSION, &st);
 
 	*version = 0;
 	if (rc)
@@ -959,7 +962,7 @@ static int migrate(struct store_backend *s)
 
 	if (rc || version == SCHEMA_VERSION)
 		goto out;
-	rc = run(s, ST_BEGIN);
+	rc = run(s, SQ_BEGIN);
 	if (rc)
 		goto out;
 	in_tx = 1;
@@ -983,7 +986,7 @@ static int migrate(struct store_backend *s)
 			goto out;
 		assert(now == version + 1 && "a migration must set its own user_version");
 	}
-	rc = run(s, ST_COMMIT);
+	rc = run(s, SQ_COMMIT);
 	if (rc)
 		goto out;
 	in_tx = 0;
@@ -1087,10 +1090,10 @@ static int sq_open(struct store_backend **handle, const char *path)
 		}
 		sqlite3_wal_hook(s->db, log_grew, NULL);
 	}
-	for (int i = 0; i < ST_COUNT; i++) {
+	for (int i = 0; i < SQ_COUNT; i++) {
 		sqlite3_stmt *st = NULL;
 
-		rc = stmt_get(s, (enum stmt)i, &st);
+		rc = stmt_get(s, i, &st);
 		if (rc)
 			goto out;
 	}
@@ -1211,8 +1214,8 @@ static void sq_free(struct store_backend *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < ST_COUNT; i++)
-		sqlite3_finalize(s->stmt[i]);
+	for (int i = 0; i < SQ_COUNT; i++)
+		sqlite3_finalize(s->stmt[i].st);
 	/* Rolls back a transaction left open. */
 	sqlite3_close_v2(s->db);
 	while (s->locked)
@@ -1258,7 +1261,7 @@ static int sq_begin(struct store_backend *s)
 		return GB_EARGS;
 	read_end(s);
 	writer_acquire(s);
-	rc = run(s, ST_BEGIN);
+	rc = run(s, SQ_BEGIN);
 	if (rc)
 		writer_release(s);
 	return rc;
@@ -1278,7 +1281,7 @@ static int sq_read_begin(struct store_backend *s)
 		return GB_EARGS;
 	if (s->reading || !sqlite3_get_autocommit(s->db))
 		return GB_OK;
-	rc = run(s, ST_BEGIN_READ);
+	rc = run(s, SQ_BEGIN_READ);
 	if (!rc)
 		s->reading = 1;
 	return rc;
@@ -1289,8 +1292,8 @@ static void read_end(struct store_backend *s)
 	if (!s || !s->reading)
 		return;
 	s->reading = 0;
-	if (!sqlite3_get_autocommit(s->db) && run(s, ST_COMMIT))
-		run(s, ST_ROLLBACK);
+	if (!sqlite3_get_autocommit(s->db) && run(s, SQ_COMMIT))
+		run(s, SQ_ROLLBACK);
 }
 
 /* On an error the transaction may still be open: call sq_rollback(). */
@@ -1300,7 +1303,7 @@ static int sq_commit(struct store_backend *s)
 
 	if (!s)
 		return GB_EARGS;
-	rc = run(s, ST_COMMIT);
+	rc = run(s, SQ_COMMIT);
 	if (!rc || sqlite3_get_autocommit(s->db))
 		writer_release(s);
 	return rc;
@@ -1310,7 +1313,7 @@ static int sq_unit_begin(struct store_backend *s)
 {
 	if (!s || sqlite3_get_autocommit(s->db))
 		return GB_EARGS; /* only inside a transaction */
-	return run(s, ST_UNIT_BEGIN);
+	return run(s, SQ_UNIT_BEGIN);
 }
 
 static int sq_unit_end(struct store_backend *s, int ok)
@@ -1323,9 +1326,9 @@ static int sq_unit_end(struct store_backend *s, int ok)
 	if (sqlite3_get_autocommit(s->db))
 		return GB_ESTORE;
 	if (!ok)
-		rc = run(s, ST_UNIT_UNDO);
+		rc = run(s, SQ_UNIT_UNDO);
 	if (!rc)
-		rc = run(s, ST_UNIT_RELEASE);
+		rc = run(s, SQ_UNIT_RELEASE);
 	if (!rc && sqlite3_get_autocommit(s->db))
 		rc = GB_ESTORE;
 	return rc;
@@ -1337,295 +1340,28 @@ static void sq_rollback(struct store_backend *s)
 		return;
 	s->reading = 0;
 	if (!sqlite3_get_autocommit(s->db))
-		run(s, ST_ROLLBACK);
+		run(s, SQ_ROLLBACK);
 	writer_release(s);
 }
 
-static int sq_was_processed(struct store_backend *s, const char *platform, const char *update_id)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK, row = 0;
 
-	if (!s || !id_ok(platform, CAP(store_chat, platform)) || !update_id || !update_id[0]) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_PROCESSED_HAS, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, update_id));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row)
-		rc = GB_EDUP;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int sq_mark_processed(struct store_backend *s, const char *platform, const char *update_id)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !id_ok(platform, CAP(store_chat, platform)) || !update_id || !update_id[0]) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_PROCESSED_ADD, &st);
-	if (rc)
-		goto out;
-	rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, update_id));
-	if (rc)
-		goto out;
-	/* A failed INSERT undoes only itself: the transaction stays usable. */
-	rc = step_done(st);
-	if (rc == GB_EEXISTS)
-		rc = GB_EDUP;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/*
- * processed.at is epoch seconds: a record of second S was made before
- * before_ms for sure only if (S + 1) * 1000 <= before_ms, that is when
- * S < floor(before_ms / 1000).
- */
-static int sq_processed_prune(struct store_backend *s, int64_t before_ms, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t before_s = before_ms / 1000 - (before_ms % 1000 < 0);
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_PROCESSED_PRUNE, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, before_s));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc)
-		*n = sqlite3_changes(s->db);
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- chats ---- */
 
 
-/*
- * Step st (a chat SELECT, bound by the caller) and read its row into c;
- * *found says whether there was one. On an error c is left zeroed.
- */
-static int chat_read(sqlite3_stmt *st, struct store_chat *c, int *found)
-{
-	int rc = step(st, found);
 
-	if (rc || !*found)
-		goto out;
-	c->id = sqlite3_column_int64(st, 0);
-	rc = copy_col(c->platform, sizeof c->platform, st, 1);
-	if (!rc)
-		rc = copy_col(c->chat, sizeof c->chat, st, 2);
-	if (!rc)
-		rc = copy_col(c->lang, sizeof c->lang, st, 3);
-	if (!rc)
-		rc = dup_col(&c->settings, st, 4);
-out:
-	if (rc) {
-		store_chat_release(c);
-		memset(c, 0, sizeof *c);
-		*found = 0;
-	}
-	return rc;
-}
 
-/* Read the chat (platform, chat) into c; *found says whether it exists. */
-static int chat_find(struct store_backend *s, const char *platform, const char *chat,
-		     struct store_chat *c, int *found)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = stmt_get(s, ST_CHAT_FIND, &st);
 
-	*found = 0;
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = chat_read(st, c, found);
-	stmt_done(st);
-	return rc;
-}
 
-/* A NULL or empty default_lang means "en". */
-static int sq_chat_get(struct store_backend *s, const char *platform, const char *chat,
-		   const char *default_lang, struct store_chat *c)
-{
-	sqlite3_stmt *st = NULL;
-	int found = 0;
-	int rc = GB_OK;
 
-	if (c)
-		memset(c, 0, sizeof *c);
-	if (!default_lang || !default_lang[0])
-		default_lang = "en";
-	if (!s || !c || !id_ok(platform, sizeof c->platform) || !id_ok(chat, sizeof c->chat) ||
-	    !id_ok(default_lang, sizeof c->lang)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = chat_find(s, platform, chat, c, &found);
-	if (rc || found)
-		goto out;
-	/* DO NOTHING on conflict: another instance may have added it just now. */
-	rc = stmt_get(s, ST_CHAT_ADD, &st);
-	if (rc)
-		goto out;
-	rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 3, default_lang));
-	if (!rc)
-		rc = step_done(st);
-	if (rc)
-		goto out;
-	rc = chat_find(s, platform, chat, c, &found);
-	if (!rc && !found)
-		rc = GB_ESTORE;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int sq_chat_get_by_id(struct store_backend *s, int64_t id, struct store_chat *c)
-{
-	sqlite3_stmt *st = NULL;
-	int found = 0;
-	int rc = GB_OK;
-
-	if (c)
-		memset(c, 0, sizeof *c);
-	if (!s || !c) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_CHAT_BY_ID, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, id));
-	if (!rc)
-		rc = chat_read(st, c, &found);
-	if (!rc && !found)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/* GB_ENOTFOUND if there is no chat c->id. A NULL settings is saved as "{}". */
-static int sq_chat_save(struct store_backend *s, const struct store_chat *c)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !c || !id_ok(c->lang, sizeof c->lang)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, ST_CHAT_SAVE, &st);
-	if (rc)
-		goto out;
-	rc = bound(bind_text(st, 1, c->lang));
-	if (!rc)
-		rc = bound(bind_text(st, 2, c->settings ? c->settings : "{}"));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 3, c->id));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && sqlite3_changes(s->db) == 0)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/*
- * Bind (platform, a, b) to ?1..?3 of statement id and run it; *changes =
- * the rows it changed.
- */
-static int run_pair(struct store_backend *s, enum stmt id, const char *platform, const char *a,
-		    const char *b, int *changes)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = stmt_get(s, id, &st);
-
-	*changes = 0;
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, a));
-	if (!rc && b)
-		rc = bound(bind_text(st, 3, b));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc)
-		*changes = sqlite3_changes(s->db);
-	stmt_done(st);
-	return rc;
-}
-
-/*
- * In a savepoint, writes first (so an autocommit call takes the write lock
- * before it reads anything): drop an empty `to`, rename `from` (a `to` still
- * there is a unique violation, GB_EEXISTS), move the pending outbox rows.
- */
-static int sq_chat_move(struct store_backend *s, const char *platform, const char *from, const char *to)
-{
-	int outer = 0;
-	int in_sp = 0;
-	int changes = 0;
-	int rc = GB_OK;
-
-	if (!s || !id_ok(platform, CAP(store_chat, platform)) ||
-	    !id_ok(from, CAP(store_chat, chat)) || !id_ok(to, CAP(store_chat, chat)) ||
-	    strcmp(from, to) == 0) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = sp_begin(s, &outer);
-	if (rc)
-		goto out;
-	in_sp = 1;
-	rc = run_pair(s, ST_CHAT_DROP_EMPTY, platform, to, NULL, &changes);
-	if (rc)
-		goto out;
-	rc = run_pair(s, ST_CHAT_MOVE, platform, from, to, &changes);
-	if (!rc && changes == 0)
-		rc = GB_ENOTFOUND;
-	if (rc)
-		goto out;
-	rc = run_pair(s, ST_OUT_MOVE, platform, from, to, &changes);
-out:
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	return rc;
-}
 
 /* ---- tables ---- */
 
 
-/* Run a SELECT of TABLE_COLS bound to key and read its row into t. */
-static int table_read(struct store_backend *s, enum stmt id, int64_t key, struct store_table *t)
+/* Run a SELECT of STORE_TABLE_COLS bound to key and read its row into t. */
+static int table_read(struct store_backend *s, int id, int64_t key, struct store_table *t)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -1676,12 +1412,12 @@ out:
 
 static int sq_table_open_get(struct store_backend *s, int64_t chat, struct store_table *t)
 {
-	return table_read(s, ST_TABLE_OPEN_GET, chat, t);
+	return table_read(s, SQL_TABLE_OPEN_GET, chat, t);
 }
 
 static int sq_table_get(struct store_backend *s, int64_t id, struct store_table *t)
 {
-	return table_read(s, ST_TABLE_GET, id, t);
+	return table_read(s, SQL_TABLE_GET, id, t);
 }
 
 /* Is the status of t one a write may store? */
@@ -1704,7 +1440,7 @@ static int sq_table_insert(struct store_backend *s, struct store_table *t)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TABLE_INSERT, &st);
+	rc = stmt_get(s, SQL_TABLE_INSERT, &st);
 	if (rc)
 		goto out;
 	rc = bound(sqlite3_bind_int64(st, 1, t->chat));
@@ -1753,7 +1489,7 @@ static int sq_table_update(struct store_backend *s, struct store_table *t)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TABLE_UPDATE, &st);
+	rc = stmt_get(s, SQL_TABLE_UPDATE, &st);
 	if (rc)
 		goto out;
 	rc = bound(sqlite3_bind_int(st, 1, t->status));
@@ -1790,7 +1526,7 @@ static int sq_table_set_message(struct store_backend *s, int64_t table, const ch
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TABLE_SET_MESSAGE, &st);
+	rc = stmt_get(s, SQL_TABLE_SET_MESSAGE, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -1817,7 +1553,7 @@ static int sq_tables_count(struct store_backend *s, int64_t chat, int64_t since_
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, chat ? ST_TABLES_COUNT : ST_TABLES_COUNT_ALL, &st);
+	rc = stmt_get(s, chat ? SQL_TABLES_COUNT : SQL_TABLES_COUNT_ALL, &st);
 	if (!rc && chat)
 		rc = bound(sqlite3_bind_int64(st, 1, chat));
 	if (!rc)
@@ -1851,7 +1587,7 @@ static int sq_tables_of_user(struct store_backend *s, const char *platform, cons
 	}
 	if (max == 0 || !user[0])
 		goto out;
-	rc = stmt_get(s, ST_TABLES_OF_USER, &st);
+	rc = stmt_get(s, SQL_TABLES_OF_USER, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -1889,7 +1625,7 @@ static int sq_seats_get(struct store_backend *s, int64_t table, struct store_sea
 	if (max == 0)
 		goto out;
 	memset(seats, 0, (size_t)max * sizeof *seats);
-	rc = stmt_get(s, ST_SEATS_GET, &st);
+	rc = stmt_get(s, SQL_SEATS_GET, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -1949,7 +1685,7 @@ static int sq_seats_set(struct store_backend *s, int64_t table, const struct sto
 	if (rc)
 		goto out;
 	in_sp = 1;
-	rc = stmt_get(s, ST_SEATS_CLEAR, &st);
+	rc = stmt_get(s, SQL_SEATS_CLEAR, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -1958,7 +1694,7 @@ static int sq_seats_set(struct store_backend *s, int64_t table, const struct sto
 	st = NULL;
 	if (rc)
 		goto out;
-	rc = stmt_get(s, ST_SEAT_ADD, &st);
+	rc = stmt_get(s, SQL_SEAT_ADD, &st);
 	for (int i = 0; !rc && i < n; i++) {
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 		if (!rc)
@@ -1996,7 +1732,7 @@ static int sq_move_append(struct store_backend *s, int64_t table, int seq, const
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_MOVE_ADD, &st);
+	rc = stmt_get(s, SQL_MOVE_ADD, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -2015,7 +1751,7 @@ out:
 }
 
 /* The number statement id (count or last) gives for table's moves. */
-static int moves_number(struct store_backend *s, enum stmt id, int64_t table, int *count)
+static int moves_number(struct store_backend *s, int id, int64_t table, int *count)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
@@ -2041,18 +1777,18 @@ out:
 
 static int sq_move_count(struct store_backend *s, int64_t table, int *count)
 {
-	return moves_number(s, ST_MOVE_COUNT, table, count);
+	return moves_number(s, SQL_MOVE_COUNT, table, count);
 }
 
 static int sq_move_last(struct store_backend *s, int64_t table, int *seq)
 {
-	return moves_number(s, ST_MOVE_LAST, table, seq);
+	return moves_number(s, SQL_MOVE_LAST, table, seq);
 }
 
 /* ---- outbox ---- */
 
 
-/* Read a row of OUT_COLS into o (zeroed by the caller). */
+/* Read a row of STORE_OUT_COLS into o (zeroed by the caller). */
 static int out_read(sqlite3_stmt *st, struct store_out *o)
 {
 	int rc;
@@ -2105,8 +1841,8 @@ static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *coun
  * A non-empty key first deletes the rows it replaces, in the same
  * savepoint as the insert.
  */
-/* Run id (ST_OUT_ADD or ST_OUT_REPLACE), which take a row's fields in this order. */
-static int out_write(struct store_backend *s, enum stmt id, const char *platform, const char *chat,
+/* Run id (SQL_OUT_ADD or SQ_OUT_REPLACE), which take a row's fields in this order. */
+static int out_write(struct store_backend *s, int id, const char *platform, const char *chat,
 		     const char *payload, int64_t due_ms, int64_t table, const char *key, int prio,
 		     int64_t place)
 {
@@ -2147,7 +1883,7 @@ static int out_place(struct store_backend *s, const char *platform, const char *
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
-	int rc = stmt_get(s, ST_OUT_PLACE, &st);
+	int rc = stmt_get(s, SQ_OUT_PLACE, &st);
 
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
@@ -2196,10 +1932,10 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		goto out;
 	if (key[0]) {
 		/* most often the row to replace is the chat's last and still unsent: rewrite it */
-		rc = out_write(s, ST_OUT_REPLACE, platform, chat, payload, at, table, key, prio, place);
+		rc = out_write(s, SQ_OUT_REPLACE, platform, chat, payload, at, table, key, prio, place);
 		if (rc || sqlite3_changes(s->db) == 1)
 			goto out;
-		rc = stmt_get(s, ST_OUT_COALESCE, &st);
+		rc = stmt_get(s, SQ_OUT_COALESCE, &st);
 		if (!rc)
 			rc = bound(bind_text(st, 1, platform));
 		if (!rc)
@@ -2215,7 +1951,7 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		if (rc)
 			goto out;
 	}
-	rc = out_write(s, ST_OUT_ADD, platform, chat, payload, at, table, key, prio, place);
+	rc = out_write(s, SQL_OUT_ADD, platform, chat, payload, at, table, key, prio, place);
 out:
 	stmt_done(st);
 	if (in_sp)
@@ -2265,7 +2001,7 @@ static int sq_out_claim(struct store_backend *s, const char *platform, int64_t n
 	if (rc)
 		goto out;
 	in_sp = 1;
-	rc = stmt_get(s, ST_OUT_CLAIM, &st);
+	rc = stmt_get(s, SQL_OUT_CLAIM, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2312,7 +2048,7 @@ static int sq_out_due(struct store_backend *s, const char *platform, int64_t now
 	if (max == 0)
 		goto out;
 	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, ST_OUT_DUE, &st);
+	rc = stmt_get(s, SQL_OUT_DUE, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2345,7 +2081,7 @@ static int sq_out_chat(struct store_backend *s, const char *platform, const char
 	if (max == 0)
 		goto out;
 	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, ST_OUT_CHAT, &st);
+	rc = stmt_get(s, SQL_OUT_CHAT, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2365,7 +2101,7 @@ out:
  * Run statement id bound to (id, then an int64 and an int when given as
  * ?2, ?3); GB_ENOTFOUND when it changed no row.
  */
-static int out_change(struct store_backend *s, enum stmt which, int64_t id, const int64_t *v2,
+static int out_change(struct store_backend *s, int which, int64_t id, const int64_t *v2,
 		      const int *v3)
 {
 	sqlite3_stmt *st = NULL;
@@ -2388,14 +2124,14 @@ static int out_change(struct store_backend *s, enum stmt which, int64_t id, cons
 /* GB_ENOTFOUND if there is no message id. A row set aside is removed too. */
 static int sq_out_done(struct store_backend *s, int64_t id)
 {
-	return s ? out_change(s, ST_OUT_DONE, id, NULL, NULL) : GB_EARGS;
+	return s ? out_change(s, SQL_OUT_DONE, id, NULL, NULL) : GB_EARGS;
 }
 
 static int sq_out_retry(struct store_backend *s, int64_t id, int64_t due_ms, int count_attempt)
 {
 	int attempt = count_attempt != 0;
 
-	return s ? out_change(s, ST_OUT_RETRY, id, &due_ms, &attempt) : GB_EARGS;
+	return s ? out_change(s, SQL_OUT_RETRY, id, &due_ms, &attempt) : GB_EARGS;
 }
 
 static int sq_out_set_aside(struct store_backend *s, int64_t id, const char *why)
@@ -2407,7 +2143,7 @@ static int sq_out_set_aside(struct store_backend *s, int64_t id, const char *why
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_ASIDE, &st);
+	rc = stmt_get(s, SQL_OUT_ASIDE, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, id));
 	if (!rc)
@@ -2432,7 +2168,7 @@ static int sq_out_delay(struct store_backend *s, const char *platform, const cha
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, chat ? ST_OUT_DELAY : ST_OUT_DELAY_ALL, &st);
+	rc = stmt_get(s, chat ? SQL_OUT_DELAY : SQL_OUT_DELAY_ALL, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc && chat)
@@ -2457,7 +2193,7 @@ static int sq_out_unlease(struct store_backend *s, int64_t now_ms, int *n)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_OUT_UNLEASE, &st);
+	rc = stmt_get(s, SQL_OUT_UNLEASE, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, now_ms));
 	if (!rc)
@@ -2486,7 +2222,7 @@ static int sq_out_count(struct store_backend *s, const char *platform, int *pend
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, platform ? ST_OUT_COUNT : ST_OUT_COUNT_ALL, &st);
+	rc = stmt_get(s, platform ? SQL_OUT_COUNT : SQL_OUT_COUNT_ALL, &st);
 	if (!rc && platform)
 		rc = bound(bind_text(st, 1, platform));
 	if (!rc)
@@ -2517,7 +2253,7 @@ static int sq_timer_set(struct store_backend *s, const struct store_timer *t)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_SET, &st);
+	rc = stmt_get(s, SQL_TIMER_SET, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, t->table));
 	if (!rc)
@@ -2549,7 +2285,7 @@ static int sq_timer_retry(struct store_backend *s, int64_t table, const char *ki
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_RETRY, &st);
+	rc = stmt_get(s, SQL_TIMER_RETRY, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -2582,7 +2318,7 @@ static int sq_timer_clear(struct store_backend *s, int64_t table, const char *ki
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, kind ? ST_TIMER_CLEAR : ST_TIMER_CLEAR_ALL, &st);
+	rc = stmt_get(s, kind ? SQL_TIMER_CLEAR : SQL_TIMER_CLEAR_ALL, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc && kind)
@@ -2606,7 +2342,7 @@ static int sq_tables_open_by_game(struct store_backend *s, struct store_game_cou
 		goto out;
 	}
 	memset(out, 0, sizeof(*out) * (size_t)max);
-	rc = stmt_get(s, ST_TABLES_BY_GAME, &st);
+	rc = stmt_get(s, SQL_TABLES_BY_GAME, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int(st, 1, max));
 	while (!rc && !(rc = step(st, &row)) && row) {
@@ -2633,7 +2369,7 @@ static int sq_timer_drop(struct store_backend *s, int64_t table, const char *kin
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_DROP, &st);
+	rc = stmt_get(s, SQL_TIMER_DROP, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -2673,7 +2409,7 @@ static int sq_timer_due(struct store_backend *s, int64_t now_ms, struct store_ti
 	if (max == 0)
 		goto out;
 	memset(timers, 0, (size_t)max * sizeof *timers);
-	rc = stmt_get(s, ST_TIMER_DUE, &st);
+	rc = stmt_get(s, SQL_TIMER_DUE, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, now_ms));
 	if (!rc)
@@ -2707,7 +2443,7 @@ static int sq_timer_next(struct store_backend *s, struct store_timer *t)
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TIMER_NEXT, &st);
+	rc = stmt_get(s, SQL_TIMER_NEXT, &st);
 	if (!rc)
 		rc = step(st, &row);
 	if (!rc && !row)
@@ -2745,7 +2481,7 @@ static int sq_stat_add(struct store_backend *s, int64_t chat, const char *user, 
 	if (rc)
 		goto out;
 	in_sp = 1;
-	rc = stmt_get(s, ST_STAT_ADD, &st);
+	rc = stmt_get(s, SQL_STAT_ADD, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, chat));
 	if (!rc)
@@ -2764,7 +2500,7 @@ static int sq_stat_add(struct store_backend *s, int64_t chat, const char *user, 
 	st = NULL;
 	if (rc)
 		goto out;
-	rc = stmt_get(s, ST_STAT_NAME, &st);
+	rc = stmt_get(s, SQL_STAT_NAME, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, chat));
 	if (!rc)
@@ -2803,7 +2539,7 @@ static int sq_stats_get(struct store_backend *s, int64_t chat, const char *game,
 	if (max == 0)
 		goto out;
 	memset(stats, 0, (size_t)max * sizeof *stats);
-	rc = stmt_get(s, game ? ST_STATS_GAME : ST_STATS_ALL, &st);
+	rc = stmt_get(s, game ? SQL_STATS_GAME : SQL_STATS_ALL, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, chat));
 	if (!rc && game)
@@ -2852,7 +2588,7 @@ static int sq_meta_get(struct store_backend *s, const char *key, char *buf, size
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_META_GET, &st);
+	rc = stmt_get(s, SQL_META_GET, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, key));
 	if (!rc)
@@ -2887,7 +2623,7 @@ static int sq_meta_set(struct store_backend *s, const char *key, const char *val
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_META_SET, &st);
+	rc = stmt_get(s, SQL_META_SET, &st);
 	if (!rc)
 		rc = bound(bind_text(st, 1, key));
 	if (!rc)
@@ -2919,7 +2655,7 @@ static int sq_moves_get(struct store_backend *s, int64_t table, int after_seq, s
 	if (max == 0)
 		goto out;
 	memset(moves, 0, (size_t)max * sizeof *moves);
-	rc = stmt_get(s, ST_MOVES_GET, &st);
+	rc = stmt_get(s, SQL_MOVES_GET, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -2963,7 +2699,7 @@ static int sq_terms_set(struct store_backend *s, int64_t table, const struct sto
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TERMS_SET, &st);
+	rc = stmt_get(s, SQL_TERMS_SET, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -2989,7 +2725,7 @@ static int sq_terms_get(struct store_backend *s, int64_t table, struct store_ter
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_TERMS_GET, &st);
+	rc = stmt_get(s, SQL_TERMS_GET, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, table));
 	if (!rc)
@@ -3020,7 +2756,7 @@ static int sq_coins_move(struct store_backend *s, int64_t chat, const struct sto
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_COINS_MOVE, &st);
+	rc = stmt_get(s, SQL_COINS_MOVE, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, chat));
 	if (!rc)
@@ -3061,7 +2797,7 @@ static int sq_coins_balance(struct store_backend *s, int64_t chat, const char *a
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = stmt_get(s, ST_COINS_BALANCE, &st);
+	rc = stmt_get(s, SQL_COINS_BALANCE, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, chat));
 	if (!rc)
@@ -3095,7 +2831,7 @@ static int sq_coins_top(struct store_backend *s, int64_t chat, const char *prefi
 	if (max == 0)
 		goto out;
 	memset(out, 0, (size_t)max * sizeof *out);
-	rc = stmt_get(s, ST_COINS_TOP, &st);
+	rc = stmt_get(s, SQL_COINS_TOP, &st);
 	if (!rc)
 		rc = bound(sqlite3_bind_int64(st, 1, chat));
 	if (!rc)
@@ -3125,7 +2861,7 @@ out:
 }
 
 /* Run one audit query; a row found is a broken invariant, described in why. */
-static int audit_one(struct store_backend *s, enum stmt id, int64_t chat, const char *what, char *why,
+static int audit_one(struct store_backend *s, int id, int64_t chat, const char *what, char *why,
 		     size_t cap)
 {
 	sqlite3_stmt *st = NULL;
@@ -3157,15 +2893,15 @@ static int sq_coins_audit(struct store_backend *s, int64_t chat, char *why, size
 		rc = GB_EARGS;
 		goto out;
 	}
-	rc = audit_one(s, ST_AUDIT_TOTALS, chat, "a chat's coins do not add up to 0 (chat, total)", why, cap);
+	rc = audit_one(s, SQL_AUDIT_TOTALS, chat, "a chat's coins do not add up to 0 (chat, total)", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_MOVEMENTS, chat, "a movement is not one pair of rows", why, cap);
+		rc = audit_one(s, SQL_AUDIT_MOVEMENTS, chat, "a movement is not one pair of rows", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_NEGATIVE, chat, "an account below 0", why, cap);
+		rc = audit_one(s, SQL_AUDIT_NEGATIVE, chat, "an account below 0", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_POTS, chat, "a pot holds coins of a table not being played", why, cap);
+		rc = audit_one(s, SQL_AUDIT_POTS, chat, "a pot holds coins of a table not being played", why, cap);
 	if (!rc)
-		rc = audit_one(s, ST_AUDIT_GRANTS, chat, "bank coins moved other than by a grant", why, cap);
+		rc = audit_one(s, SQL_AUDIT_GRANTS, chat, "bank coins moved other than by a grant", why, cap);
 out:
 	return rc;
 }
@@ -3173,6 +2909,19 @@ out:
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.one_writer = 1,
+	.failure_keeps_tx = 1,
+	.rows_streamed = 1,
+	.stmt = sq_stmt,
+	.stmt_done = sq_stmt_done,
+	.bind_i64 = sq_bind_i64,
+	.bind_text = sq_bind_text,
+	.step = sq_step,
+	.col_i64 = sq_col_i64,
+	.col_text = sq_col_text,
+	.changes = sq_changes,
+	.in_transaction = sq_in_transaction,
+	.sp_begin = sp_begin,
+	.sp_end = sp_end,
 	.open = sq_open,
 	.close = sq_free,
 	.background_checkpoints = sq_background_checkpoints,
@@ -3188,13 +2937,6 @@ const struct store_ops store_sqlite_ops = {
 	.rollback = sq_rollback,
 	.unit_begin = sq_unit_begin,
 	.unit_end = sq_unit_end,
-	.was_processed = sq_was_processed,
-	.mark_processed = sq_mark_processed,
-	.processed_prune = sq_processed_prune,
-	.chat_get = sq_chat_get,
-	.chat_get_by_id = sq_chat_get_by_id,
-	.chat_save = sq_chat_save,
-	.chat_move = sq_chat_move,
 	.table_open_get = sq_table_open_get,
 	.table_get = sq_table_get,
 	.table_insert = sq_table_insert,

@@ -20,12 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-struct store {
-	const struct store_ops *ops;   /* the backend's table */
-	struct store_backend *b;       /* the backend's handle; owned, closed by store_free() */
-	char *target;                  /* what store_open() was given (owned) */
-};
-
 /*
  * The backends, by the prefix of what store_open() is given; the last
  * row (prefix "") takes everything else.
@@ -268,42 +262,6 @@ int store_unit_begin(struct store *s)
 int store_unit_end(struct store *s, int ok)
 {
 	return OPS(s)->unit_end(B(s), ok);
-}
-
-int store_was_processed(struct store *s, const char *platform, const char *update_id)
-{
-	return OPS(s)->was_processed(B(s), platform, update_id);
-}
-
-int store_mark_processed(struct store *s, const char *platform, const char *update_id)
-{
-	return OPS(s)->mark_processed(B(s), platform, update_id);
-}
-
-int store_processed_prune(struct store *s, int64_t before_ms, int *n)
-{
-	return OPS(s)->processed_prune(B(s), before_ms, n);
-}
-
-int store_chat_get(struct store *s, const char *platform, const char *chat,
-	const char *default_lang, struct store_chat *out)
-{
-	return OPS(s)->chat_get(B(s), platform, chat, default_lang, out);
-}
-
-int store_chat_get_by_id(struct store *s, int64_t id, struct store_chat *out)
-{
-	return OPS(s)->chat_get_by_id(B(s), id, out);
-}
-
-int store_chat_save(struct store *s, const struct store_chat *c)
-{
-	return OPS(s)->chat_save(B(s), c);
-}
-
-int store_chat_move(struct store *s, const char *platform, const char *from, const char *to)
-{
-	return OPS(s)->chat_move(B(s), platform, from, to);
 }
 
 int store_table_open_get(struct store *s, int64_t chat, struct store_table *out)
