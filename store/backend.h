@@ -197,31 +197,6 @@ struct store_ops {
 	int (*unit_begin)(struct store_backend *b);
 	int (*unit_end)(struct store_backend *b, int ok);
 
-	/* ---- tables ---- */
-	int (*table_open_get)(struct store_backend *b, int64_t chat, struct store_table *out);
-	int (*table_get)(struct store_backend *b, int64_t id, struct store_table *out);
-	int (*table_insert)(struct store_backend *b, struct store_table *t);
-	int (*table_update)(struct store_backend *b, struct store_table *t);
-	int (*table_set_message)(struct store_backend *b, int64_t table, const char *message);
-	int (*tables_count)(struct store_backend *b, int64_t chat, int64_t since_ms,
-		int open_only, int watch_only, int *n);
-	int (*tables_open_by_game)(struct store_backend *b, struct store_game_count *out,
-		int max, int *n);
-	int (*tables_of_user)(struct store_backend *b, const char *platform, const char *user,
-		int64_t *out, int max, int *n);
-
-	/* ---- seats ---- */
-	int (*seats_get)(struct store_backend *b, int64_t table, struct store_seat *out,
-		int max, int *n);
-	int (*seats_set)(struct store_backend *b, int64_t table, const struct store_seat *seats,
-		int n);
-
-	/* ---- the move log ---- */
-	int (*move_append)(struct store_backend *b, int64_t table, int seq, const char *actor,
-		const char *action, const char *events_json);
-	int (*move_count)(struct store_backend *b, int64_t table, int *out);
-	int (*move_last)(struct store_backend *b, int64_t table, int *out);
-
 	/* ---- the outbox ---- */
 	int (*out_add)(struct store_backend *b, const char *platform, const char *chat,
 		int64_t table, const char *key, const char *payload, int64_t due_ms, int prio);
@@ -260,10 +235,6 @@ struct store_ops {
 	/* ---- meta ---- */
 	int (*meta_get)(struct store_backend *b, const char *key, char *buf, size_t cap);
 	int (*meta_set)(struct store_backend *b, const char *key, const char *value);
-
-	/* ---- the move log read back ---- */
-	int (*moves_get)(struct store_backend *b, int64_t table, int after_seq,
-		struct store_move *out, int max, int *n);
 
 	/* ---- terms ---- */
 	int (*terms_set)(struct store_backend *b, int64_t table, const struct store_terms *t);

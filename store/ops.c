@@ -60,6 +60,14 @@ static void q_text(struct q *q, int i, const char *text)
 		q->rc = q->s->ops->bind_text(q->st, i, text, text ? strlen(text) : 0);
 }
 
+/* Bind a display name cut to what a name buffer holds. */
+static void q_name(struct q *q, int i, const char *name)
+{
+	if (!q->rc)
+		q->rc = q->s->ops->bind_text(q->st, i, name,
+					     utf8_cut(name, strlen(name), STORE_NAME_LEN - 1));
+}
+
 /* Step once: 1 on a row; 0 at the end or on a failure (kept). */
 static int q_row(struct q *q)
 {
@@ -83,6 +91,12 @@ static int q_changes(const struct q *q)
 	return q->s->ops->changes(q->s->b);
 }
 
+/* Ready the statement for binding and stepping again. */
+static void q_reset(struct q *q)
+{
+	q->s->ops->stmt_done(q->st);
+}
+
 /* Hand the statement back; the use's failure or GB_OK. */
 static int q_end(struct q *q)
 {
@@ -94,6 +108,18 @@ static int q_end(struct q *q)
 static int64_t col_i64(const struct q *q, int col)
 {
 	return q->s->ops->col_i64(q->st, col);
+}
+
+/* Column col as an int, clamped (sums over many games could exceed it). */
+static int col_int(const struct q *q, int col)
+{
+	int64_t v = col_i64(q, col);
+
+	if (v > INT_MAX)
+		v = INT_MAX;
+	if (v < INT_MIN)
+		v = INT_MIN;
+	return (int)v;
 }
 
 /*
@@ -129,6 +155,35 @@ static void col_dup(struct q *q, int col, char **dst)
 	}
 	memcpy(*dst, text, len);
 	(*dst)[len] = '\0';
+}
+
+/*
+ * Step q (bound) to its end, reading its rows, max at most, into rows
+ * (size bytes each, zeroed by the caller) with read(); *n = the rows
+ * read. On a failure the rows read are released with release (NULL:
+ * nothing of theirs to free), rows zeroed again and *n 0.
+ */
+static int q_rows(struct q *q, void *rows, size_t size, int max, void (*read)(struct q *, void *),
+		  void (*release)(void *), int *n)
+{
+	char *at = rows;
+	int count = 0;
+
+	while (q_row(q)) {
+		if (count >= max)
+			continue;
+		/* counted before it is read, so that a failure releases it too */
+		read(q, at + (size_t)count++ * size);
+	}
+	if (q->rc) {
+		for (int i = 0; release && i < count; i++)
+			release(at + (size_t)i * size);
+		if (max > 0)
+			memset(rows, 0, (size_t)max * size);
+		count = 0;
+	}
+	*n = count;
+	return q->rc;
 }
 
 /* ---- processed updates ---- */
@@ -336,4 +391,403 @@ int store_chat_move(struct store *s, const char *platform, const char *from, con
 	if (!rc)
 		rc = run_pair(s, SQL_OUT_MOVE, platform, from, to, &changes);
 	return s->ops->sp_end(s->b, outer, rc);
+}
+
+/* ---- tables ---- */
+
+/* uint64_t <-> the databases' signed 64-bit integer, bit for bit. */
+static int64_t u64_bits(uint64_t v)
+{
+	int64_t r;
+
+	memcpy(&r, &v, sizeof r);
+	return r;
+}
+
+static uint64_t i64_bits(int64_t v)
+{
+	uint64_t r;
+
+	memcpy(&r, &v, sizeof r);
+	return r;
+}
+
+/* Run statement id (a SELECT of STORE_TABLE_COLS) bound to key and read its row into t. */
+static int table_read(struct store *s, enum store_sql id, int64_t key, struct store_table *t)
+{
+	struct q q;
+
+	if (t)
+		memset(t, 0, sizeof *t);
+	if (!s || !t)
+		return GB_EARGS;
+	q = q_get(s, id);
+	q_i64(&q, 1, key);
+	if (q_row(&q)) {
+		t->id = col_i64(&q, 0);
+		t->chat = col_i64(&q, 1);
+		t->status = col_int(&q, 3);
+		t->version = col_i64(&q, 4);
+		t->seed = i64_bits(col_i64(&q, 5));
+		t->turn_started_ms = col_i64(&q, 8);
+		t->watch = col_int(&q, 11) != 0;
+		t->created_ms = col_i64(&q, 12);
+		col_copy(&q, 2, t->game, sizeof t->game);
+		col_copy(&q, 6, t->creator, sizeof t->creator);
+		col_copy(&q, 7, t->message, sizeof t->message);
+		col_dup(&q, 9, &t->rules);
+		col_dup(&q, 10, &t->state);
+	} else if (!q.rc) {
+		q.rc = GB_ENOTFOUND;
+	}
+	if (q_end(&q)) {
+		store_table_release(t);
+		memset(t, 0, sizeof *t);
+	}
+	return q.rc;
+}
+
+int store_table_open_get(struct store *s, int64_t chat, struct store_table *t)
+{
+	return table_read(s, SQL_TABLE_OPEN_GET, chat, t);
+}
+
+int store_table_get(struct store *s, int64_t id, struct store_table *t)
+{
+	return table_read(s, SQL_TABLE_GET, id, t);
+}
+
+/* Is the status of t one a write may store? */
+static int table_ok(const struct store_table *t)
+{
+	return t->status >= STORE_LOBBY && t->status <= STORE_OVER;
+}
+
+/*
+ * GB_ENOTFOUND if chat t->chat does not exist; GB_EEXISTS if the chat
+ * already has an open table and t is not STORE_OVER. NULL rules become
+ * "{}". Both refusals are constraint violations: where a failed statement
+ * would abort the caller's transaction, in a savepoint of their own.
+ */
+int store_table_insert(struct store *s, struct store_table *t)
+{
+	int guard = s && !s->ops->failure_keeps_tx;
+	int outer = 0;
+	int64_t id = 0;
+	struct q q;
+
+	if (!s || !t || !table_ok(t) || !id_ok(t->game, sizeof t->game) ||
+	    !fits(t->creator, sizeof t->creator) || !fits(t->message, sizeof t->message))
+		return GB_EARGS;
+	if (guard) {
+		int rc = s->ops->sp_begin(s->b, &outer);
+
+		if (rc)
+			return rc;
+	}
+	q = q_get(s, SQL_TABLE_INSERT);
+	q_i64(&q, 1, t->chat);
+	q_text(&q, 2, t->game);
+	q_i64(&q, 3, t->status);
+	q_i64(&q, 4, u64_bits(t->seed));
+	q_text(&q, 5, t->creator);
+	q_text(&q, 6, t->message);
+	q_i64(&q, 7, t->turn_started_ms);
+	q_text(&q, 8, t->rules ? t->rules : "{}");
+	q_text(&q, 9, t->state);
+	q_i64(&q, 10, t->watch != 0);
+	q_i64(&q, 11, t->created_ms);
+	/* the new id comes back with the write (RETURNING), stepped to its end */
+	if (q_row(&q)) {
+		id = col_i64(&q, 0);
+		q_run(&q);
+	} else if (!q.rc) {
+		q.rc = GB_ESTORE;
+	}
+	if (!q_end(&q)) {
+		t->id = id;
+		t->version = 1;
+	}
+	return guard ? s->ops->sp_end(s->b, outer, q.rc) : q.rc;
+}
+
+/*
+ * Compare-and-swap on t->version. GB_ECONFLICT also when table t->id does
+ * not exist (any more): either way t is stale. GB_EEXISTS when reopening a
+ * finished table would give its chat two open tables.
+ */
+int store_table_update(struct store *s, struct store_table *t)
+{
+	struct q q;
+
+	if (!s || !t || !table_ok(t))
+		return GB_EARGS;
+	q = q_get(s, SQL_TABLE_UPDATE);
+	q_i64(&q, 1, t->status);
+	q_i64(&q, 2, t->turn_started_ms);
+	q_text(&q, 3, t->rules ? t->rules : "{}");
+	q_text(&q, 4, t->state);
+	q_i64(&q, 5, t->id);
+	q_i64(&q, 6, t->version);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ECONFLICT;
+	if (!q_end(&q))
+		t->version++;
+	return q.rc;
+}
+
+int store_table_set_message(struct store *s, int64_t table, const char *message)
+{
+	struct q q;
+
+	if (!s || !fits(message, CAP(store_table, message)))
+		return GB_EARGS;
+	q = q_get(s, SQL_TABLE_SET_MESSAGE);
+	q_i64(&q, 1, table);
+	q_text(&q, 2, message);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
+/* chat 0: every chat's tables. */
+int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
+		       int watch_only, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n)
+		return GB_EARGS;
+	q = q_get(s, chat ? SQL_TABLES_COUNT : SQL_TABLES_COUNT_ALL);
+	q_i64(&q, 1, chat);
+	q_i64(&q, 2, since_ms ? since_ms : INT64_MIN);
+	q_i64(&q, 3, open_only != 0);
+	q_i64(&q, 4, watch_only != 0);
+	if (q_row(&q))
+		*n = col_int(&q, 0);
+	return q_end(&q);
+}
+
+static void game_count_read(struct q *q, void *row)
+{
+	struct store_game_count *g = row;
+
+	col_copy(q, 0, g->game, sizeof g->game);
+	g->tables = col_int(q, 1);
+}
+
+int store_tables_open_by_game(struct store *s, struct store_game_count *out, int max, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !out || !n || max < 0)
+		return GB_EARGS;
+	memset(out, 0, sizeof(*out) * (size_t)max);
+	q = q_get(s, SQL_TABLES_BY_GAME);
+	q_i64(&q, 1, max);
+	q_rows(&q, out, sizeof *out, max, game_count_read, NULL, n);
+	return q_end(&q);
+}
+
+static void table_id_read(struct q *q, void *row)
+{
+	*(int64_t *)row = col_i64(q, 0);
+}
+
+int store_tables_of_user(struct store *s, const char *platform, const char *user, int64_t *out,
+			 int max, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !platform || !user || max < 0 || (max > 0 && !out))
+		return GB_EARGS;
+	if (max == 0 || !user[0])
+		return GB_OK;
+	q = q_get(s, SQL_TABLES_OF_USER);
+	q_text(&q, 1, platform);
+	q_text(&q, 2, user);
+	q_i64(&q, 3, max);
+	q_rows(&q, out, sizeof *out, max, table_id_read, NULL, n);
+	return q_end(&q);
+}
+
+/* ---- seats ---- */
+
+static void seat_read(struct q *q, void *row)
+{
+	struct store_seat *seat = row;
+
+	seat->seat = col_int(q, 0);
+	seat->level = col_int(q, 3);
+	col_copy(q, 1, seat->user, sizeof seat->user);
+	col_copy(q, 2, seat->name, sizeof seat->name);
+}
+
+int store_seats_get(struct store *s, int64_t table, struct store_seat *seats, int max, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || max < 0 || (max > 0 && !seats))
+		return GB_EARGS;
+	if (max == 0)
+		return GB_OK;
+	memset(seats, 0, (size_t)max * sizeof *seats);
+	q = q_get(s, SQL_SEATS_GET);
+	q_i64(&q, 1, table);
+	q_i64(&q, 2, max);
+	q_rows(&q, seats, sizeof *seats, max, seat_read, NULL, n);
+	return q_end(&q);
+}
+
+/* Do seats hold fitting strings and seat numbers each used once, none negative? */
+static int seats_ok(const struct store_seat *seats, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (seats[i].seat < 0 || !fits(seats[i].user, sizeof seats[i].user) ||
+		    !fits(seats[i].name, sizeof seats[i].name))
+			return 0;
+		for (int j = 0; j < i; j++)
+			if (seats[j].seat == seats[i].seat)
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * Atomic even outside a transaction. GB_EARGS for a negative or repeated
+ * seat number; GB_ENOTFOUND if n > 0 and the table does not exist.
+ */
+int store_seats_set(struct store *s, int64_t table, const struct store_seat *seats, int n)
+{
+	int outer = 0;
+	struct q q;
+	int rc;
+
+	if (!s || n < 0 || (n > 0 && !seats) || !seats_ok(seats, n))
+		return GB_EARGS;
+	rc = s->ops->sp_begin(s->b, &outer);
+	if (rc)
+		return rc;
+	q = q_get(s, SQL_SEATS_CLEAR);
+	q_i64(&q, 1, table);
+	q_run(&q);
+	rc = q_end(&q);
+	if (!rc) {
+		q = q_get(s, SQL_SEAT_ADD);
+		for (int i = 0; !q.rc && i < n; i++) {
+			q_i64(&q, 1, table);
+			q_i64(&q, 2, seats[i].seat);
+			q_text(&q, 3, seats[i].user);
+			q_name(&q, 4, seats[i].name);
+			q_i64(&q, 5, seats[i].level);
+			q_run(&q);
+			q_reset(&q);
+		}
+		rc = q_end(&q);
+	}
+	return s->ops->sp_end(s->b, outer, rc);
+}
+
+/* ---- the move log ---- */
+
+/*
+ * actor may be "" (the game itself); NULL events_json is stored as "[]".
+ * GB_EEXISTS if the table has a move seq already, GB_ENOTFOUND if the
+ * table does not exist.
+ */
+int store_move_append(struct store *s, int64_t table, int seq, const char *actor,
+		      const char *action, const char *events_json)
+{
+	int inserted = 0;
+	struct q q;
+
+	if (!s || seq <= 0 || !actor || !action || !action[0])
+		return GB_EARGS;
+	q = q_get(s, SQL_MOVE_ADD);
+	q_i64(&q, 1, table);
+	q_i64(&q, 2, seq);
+	q_text(&q, 3, actor);
+	q_text(&q, 4, action);
+	q_text(&q, 5, events_json ? events_json : "[]");
+	if (!q_run(&q))
+		inserted = q_changes(&q) > 0;
+	if (q_end(&q) || inserted)
+		return q.rc;
+	/* nothing inserted and nothing refused: the seq is taken, or there is no such table */
+	q = q_get(s, SQL_TABLE_EXISTS);
+	q_i64(&q, 1, table);
+	if (q_row(&q))
+		q.rc = GB_EEXISTS;
+	else if (!q.rc)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
+/* The number statement id (count or last) gives for table's moves. */
+static int moves_number(struct store *s, enum store_sql id, int64_t table, int *count)
+{
+	struct q q;
+
+	if (count)
+		*count = 0;
+	if (!s || !count)
+		return GB_EARGS;
+	q = q_get(s, id);
+	q_i64(&q, 1, table);
+	if (q_row(&q))
+		*count = col_int(&q, 0);
+	return q_end(&q);
+}
+
+int store_move_count(struct store *s, int64_t table, int *count)
+{
+	return moves_number(s, SQL_MOVE_COUNT, table, count);
+}
+
+int store_move_last(struct store *s, int64_t table, int *seq)
+{
+	return moves_number(s, SQL_MOVE_LAST, table, seq);
+}
+
+static void move_read(struct q *q, void *row)
+{
+	struct store_move *m = row;
+
+	m->seq = col_int(q, 0);
+	col_copy(q, 1, m->actor, sizeof m->actor);
+	col_copy(q, 2, m->action, sizeof m->action);
+	col_dup(q, 3, &m->events);
+}
+
+static void move_release(void *row)
+{
+	store_move_release(row);
+}
+
+int store_moves_get(struct store *s, int64_t table, int after_seq, struct store_move *moves,
+		    int max, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || max < 0 || (max > 0 && !moves))
+		return GB_EARGS;
+	if (max == 0)
+		return GB_OK;
+	memset(moves, 0, (size_t)max * sizeof *moves);
+	q = q_get(s, SQL_MOVES_GET);
+	q_i64(&q, 1, table);
+	q_i64(&q, 2, after_seq);
+	q_i64(&q, 3, max);
+	q_rows(&q, moves, sizeof *moves, max, move_read, move_release, n);
+	return q_end(&q);
 }

@@ -553,22 +553,7 @@ static int run_text(struct store_backend *s, const char *sql)
 	return rc;
 }
 
-/* uint64_t <-> PostgreSQL's signed BIGINT, bit for bit. */
-static int64_t u64_to_i64(uint64_t v)
-{
-	int64_t r;
 
-	memcpy(&r, &v, sizeof r);
-	return r;
-}
-
-static uint64_t i64_to_u64(int64_t v)
-{
-	uint64_t r;
-
-	memcpy(&r, &v, sizeof r);
-	return r;
-}
 
 /* The name of statement id on the server. */
 static void stmt_name(enum store_sql id, char name[16])
@@ -1224,456 +1209,24 @@ static int pg_unit_end(struct store_backend *s, int ok)
 /* ---- tables ---- */
 
 
-/* Run a SELECT of STORE_TABLE_COLS bound to key and read its row into t. */
-static int table_read(struct store_backend *s, enum store_sql id, int64_t key, struct store_table *t)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (t)
-		memset(t, 0, sizeof *t);
-	if (!s || !t) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, id, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, key));
-	if (!rc)
-		rc = step(st, &row);
-	if (rc)
-		goto out;
-	if (!row) {
-		rc = GB_ENOTFOUND;
-		goto out;
-	}
-	t->id = col_i64(st, 0);
-	t->chat = col_i64(st, 1);
-	t->status = col_int(st, 3);
-	t->version = col_i64(st, 4);
-	t->seed = i64_to_u64(col_i64(st, 5));
-	t->turn_started_ms = col_i64(st, 8);
-	t->watch = col_int(st, 11) != 0;
-	t->created_ms = col_i64(st, 12);
-	rc = copy_col(t->game, sizeof t->game, st, 2);
-	if (!rc)
-		rc = copy_col(t->creator, sizeof t->creator, st, 6);
-	if (!rc)
-		rc = copy_col(t->message, sizeof t->message, st, 7);
-	if (!rc)
-		rc = dup_col(&t->rules, st, 9);
-	if (!rc)
-		rc = dup_col(&t->state, st, 10);
-out:
-	stmt_done(st);
-	if (rc && t) {
-		store_table_release(t);
-		memset(t, 0, sizeof *t);
-	}
-	return rc;
-}
 
-static int pg_table_open_get(struct store_backend *s, int64_t chat, struct store_table *t)
-{
-	return table_read(s, SQL_TABLE_OPEN_GET, chat, t);
-}
 
-static int pg_table_get(struct store_backend *s, int64_t id, struct store_table *t)
-{
-	return table_read(s, SQL_TABLE_GET, id, t);
-}
 
-/* Is the status of t one a write may store? */
-static int table_ok(const struct store_table *t)
-{
-	return t->status >= STORE_LOBBY && t->status <= STORE_OVER;
-}
 
-/*
- * GB_ENOTFOUND if chat t->chat does not exist; GB_EEXISTS if the chat
- * already has an open table and t is not STORE_OVER. NULL rules become "{}".
- * Both refusals are constraint violations: in a savepoint, so they leave
- * the caller's transaction usable.
- */
-static int pg_table_insert(struct store_backend *s, struct store_table *t)
-{
-	struct store_stmt *st = NULL;
-	int outer = 0;
-	int in_sp = 0;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (!s || !t || !table_ok(t) || !id_ok(t->game, sizeof t->game) ||
-	    !fits(t->creator, sizeof t->creator) || !fits(t->message, sizeof t->message)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = sp_begin(s, &outer);
-	if (rc)
-		goto out;
-	in_sp = 1;
-	rc = stmt_get(s, SQL_TABLE_INSERT, &st);
-	if (rc)
-		goto out;
-	rc = bound(bind_i64(st, 1, t->chat));
-	if (!rc)
-		rc = bound(bind_text(st, 2, t->game));
-	if (!rc)
-		rc = bound(bind_int(st, 3, t->status));
-	if (!rc)
-		rc = bound(bind_i64(st, 4, u64_to_i64(t->seed)));
-	if (!rc)
-		rc = bound(bind_text(st, 5, t->creator));
-	if (!rc)
-		rc = bound(bind_text(st, 6, t->message));
-	if (!rc)
-		rc = bound(bind_i64(st, 7, t->turn_started_ms));
-	if (!rc)
-		rc = bound(bind_text(st, 8, t->rules ? t->rules : "{}"));
-	if (!rc)
-		rc = bound(t->state ? bind_text(st, 9, t->state) : bind_null(st, 9));
-	if (!rc)
-		rc = bound(bind_int(st, 10, t->watch != 0));
-	if (!rc)
-		rc = bound(bind_i64(st, 11, t->created_ms));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && !row)
-		rc = GB_ESTORE;
-	if (rc)
-		goto out;
-	t->id = col_i64(st, 0);
-	t->version = 1;
-out:
-	stmt_done(st);
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	return rc;
-}
 
-/*
- * Compare-and-swap on t->version. GB_ECONFLICT also when table t->id does
- * not exist (any more): either way t is stale. GB_EEXISTS when reopening a
- * finished table would give its chat two open tables.
- */
-static int pg_table_update(struct store_backend *s, struct store_table *t)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
 
-	if (!s || !t || !table_ok(t)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TABLE_UPDATE, &st);
-	if (rc)
-		goto out;
-	rc = bound(bind_int(st, 1, t->status));
-	if (!rc)
-		rc = bound(bind_i64(st, 2, t->turn_started_ms));
-	if (!rc)
-		rc = bound(bind_text(st, 3, t->rules ? t->rules : "{}"));
-	if (!rc)
-		rc = bound(t->state ? bind_text(st, 4, t->state) : bind_null(st, 4));
-	if (!rc)
-		rc = bound(bind_i64(st, 5, t->id));
-	if (!rc)
-		rc = bound(bind_i64(st, 6, t->version));
-	if (!rc)
-		rc = step_done(st);
-	if (rc)
-		goto out;
-	if (s->changes == 0) {
-		rc = GB_ECONFLICT;
-		goto out;
-	}
-	t->version++;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int pg_table_set_message(struct store_backend *s, int64_t table, const char *message)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !fits(message, CAP(store_table, message))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TABLE_SET_MESSAGE, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_text(st, 2, message));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && s->changes == 0)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int pg_tables_count(struct store_backend *s, int64_t chat, int64_t since_ms, int open_only,
-		       int watch_only, int *n)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TABLES_COUNT, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc)
-		rc = bound(bind_i64(st, 2, since_ms ? since_ms : INT64_MIN));
-	if (!rc)
-		rc = bound(bind_int(st, 3, open_only != 0));
-	if (!rc)
-		rc = bound(bind_int(st, 4, watch_only != 0));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row)
-		*n = col_int(st, 0);
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int pg_tables_of_user(struct store_backend *s, const char *platform, const char *user, int64_t *out,
-			int max, int *n)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n || !platform || !user || max < 0 || (max > 0 && !out)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0 || !user[0])
-		goto out;
-	rc = stmt_get(s, SQL_TABLES_OF_USER, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, user));
-	if (!rc)
-		rc = bound(bind_int(st, 3, max));
-	while (!rc && count < max) {
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		out[count++] = col_i64(st, 0);
-	}
-	if (!rc)
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- seats ---- */
 
-static int pg_seats_get(struct store_backend *s, int64_t table, struct store_seat *seats, int max, int *n)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !seats)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(seats, 0, (size_t)max * sizeof *seats);
-	rc = stmt_get(s, SQL_SEATS_GET, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_int(st, 2, max));
-	while (!rc && count < max) {
-		struct store_seat *seat = &seats[count];
-
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		seat->seat = col_int(st, 0);
-		seat->level = col_int(st, 3);
-		rc = copy_col(seat->user, sizeof seat->user, st, 1);
-		if (!rc)
-			rc = copy_col(seat->name, sizeof seat->name, st, 2);
-		if (!rc)
-			count++;
-	}
-	if (rc)
-		memset(seats, 0, (size_t)max * sizeof *seats);
-	else
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/*
- * Atomic even outside a transaction. GB_EARGS for a negative or repeated
- * seat number; GB_ENOTFOUND if n > 0 and the table does not exist.
- */
-static int pg_seats_set(struct store_backend *s, int64_t table, const struct store_seat *seats, int n)
-{
-	struct store_stmt *st = NULL;
-	int outer = 0;
-	int in_sp = 0;
-	int rc = GB_OK;
-
-	if (!s || n < 0 || (n > 0 && !seats)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		if (seats[i].seat < 0 || !fits(seats[i].user, sizeof seats[i].user) ||
-		    !fits(seats[i].name, sizeof seats[i].name)) {
-			rc = GB_EARGS;
-			goto out;
-		}
-		for (int j = 0; j < i; j++) {
-			if (seats[j].seat == seats[i].seat) {
-				rc = GB_EARGS;
-				goto out;
-			}
-		}
-	}
-	rc = sp_begin(s, &outer);
-	if (rc)
-		goto out;
-	in_sp = 1;
-	rc = stmt_get(s, SQL_SEATS_CLEAR, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = step_done(st);
-	stmt_done(st);
-	st = NULL;
-	if (rc)
-		goto out;
-	rc = stmt_get(s, SQL_SEAT_ADD, &st);
-	for (int i = 0; !rc && i < n; i++) {
-		rc = bound(bind_i64(st, 1, table));
-		if (!rc)
-			rc = bound(bind_int(st, 2, seats[i].seat));
-		if (!rc)
-			rc = bound(bind_text(st, 3, seats[i].user));
-		if (!rc)
-			rc = bound(bind_name(st, 4, seats[i].name));
-		if (!rc)
-			rc = bound(bind_int(st, 5, seats[i].level));
-		if (!rc)
-			rc = step_done(st);
-		stmt_done(st);
-	}
-out:
-	stmt_done(st);
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	return rc;
-}
 
 /* ---- move log ---- */
 
-/*
- * actor may be "" (the game itself); NULL events_json is stored as "[]".
- * GB_ENOTFOUND if the table does not exist.
- */
-static int pg_move_append(struct store_backend *s, int64_t table, int seq, const char *actor,
-		      const char *action, const char *events_json)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (!s || seq <= 0 || !actor || !action || !action[0]) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_MOVE_ADD, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_int(st, 2, seq));
-	if (!rc)
-		rc = bound(bind_text(st, 3, actor));
-	if (!rc)
-		rc = bound(bind_text(st, 4, action));
-	if (!rc)
-		rc = bound(bind_text(st, 5, events_json ? events_json : "[]"));
-	if (!rc)
-		rc = step_done(st);
-	stmt_done(st);
-	st = NULL;
-	if (rc || s->changes)
-		goto out;
-	/* nothing inserted: the seq is taken, or there is no such table */
-	rc = stmt_get(s, SQL_TABLE_EXISTS, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc)
-		rc = row ? GB_EEXISTS : GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-/* The number statement id (count or last) gives for table's moves. */
-static int moves_number(struct store_backend *s, enum store_sql id, int64_t table, int *count)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (count)
-		*count = 0;
-	if (!s || !count) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, id, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row)
-		*count = col_int(st, 0);
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int pg_move_count(struct store_backend *s, int64_t table, int *count)
-{
-	return moves_number(s, SQL_MOVE_COUNT, table, count);
-}
-
-static int pg_move_last(struct store_backend *s, int64_t table, int *seq)
-{
-	return moves_number(s, SQL_MOVE_LAST, table, seq);
-}
 
 /* ---- outbox ---- */
 
@@ -2134,35 +1687,6 @@ out:
 	return rc;
 }
 
-static int pg_tables_open_by_game(struct store_backend *s, struct store_game_count *out, int max, int *n)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK, row = 0;
-
-	if (n)
-		*n = 0;
-	if (!s || !out || !n || max < 0) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	memset(out, 0, sizeof(*out) * (size_t)max);
-	rc = stmt_get(s, SQL_TABLES_BY_GAME, &st);
-	if (!rc)
-		rc = bound(bind_int(st, 1, max));
-	while (!rc && !(rc = step(st, &row)) && row) {
-		rc = copy_col(out[*n].game, sizeof(out[*n].game), st, 0);
-		out[*n].tables = col_int(st, 1);
-		if (!rc)
-			(*n)++;
-	}
-out:
-	stmt_done(st);
-	if (rc && n && out) {
-		memset(out, 0, sizeof(*out) * (size_t)(max > 0 ? max : 0));
-		*n = 0;
-	}
-	return rc;
-}
 
 static int pg_timer_drop(struct store_backend *s, int64_t table, const char *kind, int64_t version)
 {
@@ -2438,55 +1962,6 @@ out:
 /* ---- the move log, read back ---- */
 
 
-static int pg_moves_get(struct store_backend *s, int64_t table, int after_seq, struct store_move *moves,
-		    int max, int *n)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !moves)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(moves, 0, (size_t)max * sizeof *moves);
-	rc = stmt_get(s, SQL_MOVES_GET, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_int(st, 2, after_seq));
-	if (!rc)
-		rc = bound(bind_int(st, 3, max));
-	while (!rc && count < max) {
-		struct store_move *o = &moves[count];
-
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		o->seq = col_int(st, 0);
-		rc = copy_col(o->actor, sizeof o->actor, st, 1);
-		if (!rc)
-			rc = copy_col(o->action, sizeof o->action, st, 2);
-		if (!rc)
-			rc = dup_col(&o->events, st, 3);
-		count++;
-	}
-	if (rc) {
-		for (int i = 0; i < count; i++)
-			store_move_release(&moves[i]);
-		memset(moves, 0, (size_t)max * sizeof *moves);
-	} else {
-		*n = count;
-	}
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- a table's terms ---- */
 
@@ -2734,18 +2209,6 @@ const struct store_ops store_pg_ops = {
 	.rollback = pg_rollback,
 	.unit_begin = pg_unit_begin,
 	.unit_end = pg_unit_end,
-	.table_open_get = pg_table_open_get,
-	.table_get = pg_table_get,
-	.table_insert = pg_table_insert,
-	.table_update = pg_table_update,
-	.table_set_message = pg_table_set_message,
-	.tables_count = pg_tables_count,
-	.tables_of_user = pg_tables_of_user,
-	.seats_get = pg_seats_get,
-	.seats_set = pg_seats_set,
-	.move_append = pg_move_append,
-	.move_count = pg_move_count,
-	.move_last = pg_move_last,
 	.out_add = pg_out_add,
 	.out_claim = pg_out_claim,
 	.out_due = pg_out_due,
@@ -2759,7 +2222,6 @@ const struct store_ops store_pg_ops = {
 	.timer_set = pg_timer_set,
 	.timer_retry = pg_timer_retry,
 	.timer_clear = pg_timer_clear,
-	.tables_open_by_game = pg_tables_open_by_game,
 	.timer_drop = pg_timer_drop,
 	.timer_due = pg_timer_due,
 	.timer_next = pg_timer_next,
@@ -2767,7 +2229,6 @@ const struct store_ops store_pg_ops = {
 	.stats_get = pg_stats_get,
 	.meta_get = pg_meta_get,
 	.meta_set = pg_meta_set,
-	.moves_get = pg_moves_get,
 	.terms_set = pg_terms_set,
 	.terms_get = pg_terms_get,
 	.coins_move = pg_coins_move,

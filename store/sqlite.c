@@ -283,7 +283,7 @@ static const char *const sql_text[SQ_COUNT] = {
 	[SQL_TABLE_EXISTS] = "SELECT 1 FROM tables WHERE id = ?1",
 	[SQL_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
 		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
-		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
 	/* Not message: sq_table_set_message() owns it. */
 	[SQL_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
 		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
@@ -557,22 +557,7 @@ static int err_of(int src)
 	}
 }
 
-/* uint64_t <-> SQLite's signed 64-bit integer, bit for bit. */
-static sqlite3_int64 u64_to_i64(uint64_t v)
-{
-	sqlite3_int64 r;
 
-	memcpy(&r, &v, sizeof r);
-	return r;
-}
-
-static uint64_t i64_to_u64(sqlite3_int64 v)
-{
-	uint64_t r;
-
-	memcpy(&r, &v, sizeof r);
-	return r;
-}
 
 static int bind_text(sqlite3_stmt *st, int i, const char *text)
 {
@@ -1360,430 +1345,24 @@ static void sq_rollback(struct store_backend *s)
 /* ---- tables ---- */
 
 
-/* Run a SELECT of STORE_TABLE_COLS bound to key and read its row into t. */
-static int table_read(struct store_backend *s, int id, int64_t key, struct store_table *t)
-{
-	sqlite3_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (t)
-		memset(t, 0, sizeof *t);
-	if (!s || !t) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, id, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, key));
-	if (!rc)
-		rc = step(st, &row);
-	if (rc)
-		goto out;
-	if (!row) {
-		rc = GB_ENOTFOUND;
-		goto out;
-	}
-	t->id = sqlite3_column_int64(st, 0);
-	t->chat = sqlite3_column_int64(st, 1);
-	t->status = sqlite3_column_int(st, 3);
-	t->version = sqlite3_column_int64(st, 4);
-	t->seed = i64_to_u64(sqlite3_column_int64(st, 5));
-	t->turn_started_ms = sqlite3_column_int64(st, 8);
-	t->watch = sqlite3_column_int(st, 11) != 0;
-	t->created_ms = sqlite3_column_int64(st, 12);
-	rc = copy_col(t->game, sizeof t->game, st, 2);
-	if (!rc)
-		rc = copy_col(t->creator, sizeof t->creator, st, 6);
-	if (!rc)
-		rc = copy_col(t->message, sizeof t->message, st, 7);
-	if (!rc)
-		rc = dup_col(&t->rules, st, 9);
-	if (!rc)
-		rc = dup_col(&t->state, st, 10);
-out:
-	stmt_done(st);
-	if (rc && t) {
-		store_table_release(t);
-		memset(t, 0, sizeof *t);
-	}
-	return rc;
-}
 
-static int sq_table_open_get(struct store_backend *s, int64_t chat, struct store_table *t)
-{
-	return table_read(s, SQL_TABLE_OPEN_GET, chat, t);
-}
 
-static int sq_table_get(struct store_backend *s, int64_t id, struct store_table *t)
-{
-	return table_read(s, SQL_TABLE_GET, id, t);
-}
 
-/* Is the status of t one a write may store? */
-static int table_ok(const struct store_table *t)
-{
-	return t->status >= STORE_LOBBY && t->status <= STORE_OVER;
-}
 
-/*
- * GB_ENOTFOUND if chat t->chat does not exist; GB_EEXISTS if the chat
- * already has an open table and t is not STORE_OVER. NULL rules become "{}".
- */
-static int sq_table_insert(struct store_backend *s, struct store_table *t)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
 
-	if (!s || !t || !table_ok(t) || !id_ok(t->game, sizeof t->game) ||
-	    !fits(t->creator, sizeof t->creator) || !fits(t->message, sizeof t->message)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TABLE_INSERT, &st);
-	if (rc)
-		goto out;
-	rc = bound(sqlite3_bind_int64(st, 1, t->chat));
-	if (!rc)
-		rc = bound(bind_text(st, 2, t->game));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 3, t->status));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 4, u64_to_i64(t->seed)));
-	if (!rc)
-		rc = bound(bind_text(st, 5, t->creator));
-	if (!rc)
-		rc = bound(bind_text(st, 6, t->message));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 7, t->turn_started_ms));
-	if (!rc)
-		rc = bound(bind_text(st, 8, t->rules ? t->rules : "{}"));
-	if (!rc)
-		rc = bound(t->state ? bind_text(st, 9, t->state) : sqlite3_bind_null(st, 9));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 10, t->watch != 0));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 11, t->created_ms));
-	if (!rc)
-		rc = step_done(st);
-	if (rc)
-		goto out;
-	t->id = sqlite3_last_insert_rowid(s->db);
-	t->version = 1;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-/*
- * Compare-and-swap on t->version. GB_ECONFLICT also when table t->id does
- * not exist (any more): either way t is stale. GB_EEXISTS when reopening a
- * finished table would give its chat two open tables.
- */
-static int sq_table_update(struct store_backend *s, struct store_table *t)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
 
-	if (!s || !t || !table_ok(t)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TABLE_UPDATE, &st);
-	if (rc)
-		goto out;
-	rc = bound(sqlite3_bind_int(st, 1, t->status));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 2, t->turn_started_ms));
-	if (!rc)
-		rc = bound(bind_text(st, 3, t->rules ? t->rules : "{}"));
-	if (!rc)
-		rc = bound(t->state ? bind_text(st, 4, t->state) : sqlite3_bind_null(st, 4));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 5, t->id));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 6, t->version));
-	if (!rc)
-		rc = step_done(st);
-	if (rc)
-		goto out;
-	if (sqlite3_changes(s->db) == 0) {
-		rc = GB_ECONFLICT;
-		goto out;
-	}
-	t->version++;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int sq_table_set_message(struct store_backend *s, int64_t table, const char *message)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !fits(message, CAP(store_table, message))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TABLE_SET_MESSAGE, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_text(st, 2, message));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && sqlite3_changes(s->db) == 0)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int sq_tables_count(struct store_backend *s, int64_t chat, int64_t since_ms, int open_only,
-		       int watch_only, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, chat ? SQL_TABLES_COUNT : SQL_TABLES_COUNT_ALL, &st);
-	if (!rc && chat)
-		rc = bound(sqlite3_bind_int64(st, 1, chat));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 2, since_ms ? since_ms : INT64_MIN));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 3, open_only != 0));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 4, watch_only != 0));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row)
-		*n = col_int(st, 0);
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int sq_tables_of_user(struct store_backend *s, const char *platform, const char *user, int64_t *out,
-			int max, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n || !platform || !user || max < 0 || (max > 0 && !out)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0 || !user[0])
-		goto out;
-	rc = stmt_get(s, SQL_TABLES_OF_USER, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, user));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 3, max));
-	while (!rc && count < max) {
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		out[count++] = sqlite3_column_int64(st, 0);
-	}
-	if (!rc)
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- seats ---- */
 
-static int sq_seats_get(struct store_backend *s, int64_t table, struct store_seat *seats, int max, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !seats)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(seats, 0, (size_t)max * sizeof *seats);
-	rc = stmt_get(s, SQL_SEATS_GET, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, table));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 2, max));
-	while (!rc && count < max) {
-		struct store_seat *seat = &seats[count];
-
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		seat->seat = sqlite3_column_int(st, 0);
-		seat->level = sqlite3_column_int(st, 3);
-		rc = copy_col(seat->user, sizeof seat->user, st, 1);
-		if (!rc)
-			rc = copy_col(seat->name, sizeof seat->name, st, 2);
-		if (!rc)
-			count++;
-	}
-	if (rc)
-		memset(seats, 0, (size_t)max * sizeof *seats);
-	else
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/*
- * Atomic even outside a transaction. GB_EARGS for a negative or repeated
- * seat number; GB_ENOTFOUND if n > 0 and the table does not exist.
- */
-static int sq_seats_set(struct store_backend *s, int64_t table, const struct store_seat *seats, int n)
-{
-	sqlite3_stmt *st = NULL;
-	int outer = 0;
-	int in_sp = 0;
-	int rc = GB_OK;
-
-	if (!s || n < 0 || (n > 0 && !seats)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		if (seats[i].seat < 0 || !fits(seats[i].user, sizeof seats[i].user) ||
-		    !fits(seats[i].name, sizeof seats[i].name)) {
-			rc = GB_EARGS;
-			goto out;
-		}
-		for (int j = 0; j < i; j++) {
-			if (seats[j].seat == seats[i].seat) {
-				rc = GB_EARGS;
-				goto out;
-			}
-		}
-	}
-	rc = sp_begin(s, &outer);
-	if (rc)
-		goto out;
-	in_sp = 1;
-	rc = stmt_get(s, SQL_SEATS_CLEAR, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, table));
-	if (!rc)
-		rc = step_done(st);
-	stmt_done(st);
-	st = NULL;
-	if (rc)
-		goto out;
-	rc = stmt_get(s, SQL_SEAT_ADD, &st);
-	for (int i = 0; !rc && i < n; i++) {
-		rc = bound(sqlite3_bind_int64(st, 1, table));
-		if (!rc)
-			rc = bound(sqlite3_bind_int(st, 2, seats[i].seat));
-		if (!rc)
-			rc = bound(bind_text(st, 3, seats[i].user));
-		if (!rc)
-			rc = bound(bind_name(st, 4, seats[i].name));
-		if (!rc)
-			rc = bound(sqlite3_bind_int(st, 5, seats[i].level));
-		if (!rc)
-			rc = step_done(st);
-		stmt_done(st);
-	}
-out:
-	stmt_done(st);
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	return rc;
-}
 
 /* ---- move log ---- */
 
-/*
- * actor may be "" (the game itself); NULL events_json is stored as "[]".
- * GB_ENOTFOUND if the table does not exist.
- */
-static int sq_move_append(struct store_backend *s, int64_t table, int seq, const char *actor,
-		      const char *action, const char *events_json)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
 
-	if (!s || seq <= 0 || !actor || !action || !action[0]) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_MOVE_ADD, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, table));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 2, seq));
-	if (!rc)
-		rc = bound(bind_text(st, 3, actor));
-	if (!rc)
-		rc = bound(bind_text(st, 4, action));
-	if (!rc)
-		rc = bound(bind_text(st, 5, events_json ? events_json : "[]"));
-	if (!rc)
-		rc = step_done(st);
-out:
-	stmt_done(st);
-	return rc;
-}
 
-/* The number statement id (count or last) gives for table's moves. */
-static int moves_number(struct store_backend *s, int id, int64_t table, int *count)
-{
-	sqlite3_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (count)
-		*count = 0;
-	if (!s || !count) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, id, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, table));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row)
-		*count = col_int(st, 0);
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int sq_move_count(struct store_backend *s, int64_t table, int *count)
-{
-	return moves_number(s, SQL_MOVE_COUNT, table, count);
-}
-
-static int sq_move_last(struct store_backend *s, int64_t table, int *seq)
-{
-	return moves_number(s, SQL_MOVE_LAST, table, seq);
-}
 
 /* ---- outbox ---- */
 
@@ -2330,35 +1909,6 @@ out:
 	return rc;
 }
 
-static int sq_tables_open_by_game(struct store_backend *s, struct store_game_count *out, int max, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK, row = 0;
-
-	if (n)
-		*n = 0;
-	if (!s || !out || !n || max < 0) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	memset(out, 0, sizeof(*out) * (size_t)max);
-	rc = stmt_get(s, SQL_TABLES_BY_GAME, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 1, max));
-	while (!rc && !(rc = step(st, &row)) && row) {
-		rc = copy_col(out[*n].game, sizeof(out[*n].game), st, 0);
-		out[*n].tables = col_int(st, 1);
-		if (!rc)
-			(*n)++;
-	}
-out:
-	stmt_done(st);
-	if (rc && n && out) {
-		memset(out, 0, sizeof(*out) * (size_t)(max > 0 ? max : 0));
-		*n = 0;
-	}
-	return rc;
-}
 
 static int sq_timer_drop(struct store_backend *s, int64_t table, const char *kind, int64_t version)
 {
@@ -2638,55 +2188,6 @@ out:
 /* ---- the move log, read back ---- */
 
 
-static int sq_moves_get(struct store_backend *s, int64_t table, int after_seq, struct store_move *moves,
-		    int max, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !moves)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(moves, 0, (size_t)max * sizeof *moves);
-	rc = stmt_get(s, SQL_MOVES_GET, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, table));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 2, after_seq));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 3, max));
-	while (!rc && count < max) {
-		struct store_move *o = &moves[count];
-
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		o->seq = col_int(st, 0);
-		rc = copy_col(o->actor, sizeof o->actor, st, 1);
-		if (!rc)
-			rc = copy_col(o->action, sizeof o->action, st, 2);
-		if (!rc)
-			rc = dup_col(&o->events, st, 3);
-		count++;
-	}
-	if (rc) {
-		for (int i = 0; i < count; i++)
-			store_move_release(&moves[i]);
-		memset(moves, 0, (size_t)max * sizeof *moves);
-	} else {
-		*n = count;
-	}
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- a table's terms ---- */
 
@@ -2937,18 +2438,6 @@ const struct store_ops store_sqlite_ops = {
 	.rollback = sq_rollback,
 	.unit_begin = sq_unit_begin,
 	.unit_end = sq_unit_end,
-	.table_open_get = sq_table_open_get,
-	.table_get = sq_table_get,
-	.table_insert = sq_table_insert,
-	.table_update = sq_table_update,
-	.table_set_message = sq_table_set_message,
-	.tables_count = sq_tables_count,
-	.tables_of_user = sq_tables_of_user,
-	.seats_get = sq_seats_get,
-	.seats_set = sq_seats_set,
-	.move_append = sq_move_append,
-	.move_count = sq_move_count,
-	.move_last = sq_move_last,
 	.out_add = sq_out_add,
 	.out_claim = sq_out_claim,
 	.out_due = sq_out_due,
@@ -2962,7 +2451,6 @@ const struct store_ops store_sqlite_ops = {
 	.timer_set = sq_timer_set,
 	.timer_retry = sq_timer_retry,
 	.timer_clear = sq_timer_clear,
-	.tables_open_by_game = sq_tables_open_by_game,
 	.timer_drop = sq_timer_drop,
 	.timer_due = sq_timer_due,
 	.timer_next = sq_timer_next,
@@ -2970,7 +2458,6 @@ const struct store_ops store_sqlite_ops = {
 	.stats_get = sq_stats_get,
 	.meta_get = sq_meta_get,
 	.meta_set = sq_meta_set,
-	.moves_get = sq_moves_get,
 	.terms_set = sq_terms_set,
 	.terms_get = sq_terms_get,
 	.coins_move = sq_coins_move,

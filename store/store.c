@@ -264,74 +264,6 @@ int store_unit_end(struct store *s, int ok)
 	return OPS(s)->unit_end(B(s), ok);
 }
 
-int store_table_open_get(struct store *s, int64_t chat, struct store_table *out)
-{
-	return OPS(s)->table_open_get(B(s), chat, out);
-}
-
-int store_table_get(struct store *s, int64_t id, struct store_table *out)
-{
-	return OPS(s)->table_get(B(s), id, out);
-}
-
-int store_table_insert(struct store *s, struct store_table *t)
-{
-	return OPS(s)->table_insert(B(s), t);
-}
-
-int store_table_update(struct store *s, struct store_table *t)
-{
-	return OPS(s)->table_update(B(s), t);
-}
-
-int store_table_set_message(struct store *s, int64_t table, const char *message)
-{
-	return OPS(s)->table_set_message(B(s), table, message);
-}
-
-int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
-	int watch_only, int *n)
-{
-	return OPS(s)->tables_count(B(s), chat, since_ms, open_only, watch_only, n);
-}
-
-int store_tables_open_by_game(struct store *s, struct store_game_count *out, int max, int *n)
-{
-	return OPS(s)->tables_open_by_game(B(s), out, max, n);
-}
-
-int store_tables_of_user(struct store *s, const char *platform, const char *user, int64_t *out,
-	int max, int *n)
-{
-	return OPS(s)->tables_of_user(B(s), platform, user, out, max, n);
-}
-
-int store_seats_get(struct store *s, int64_t table, struct store_seat *out, int max, int *n)
-{
-	return OPS(s)->seats_get(B(s), table, out, max, n);
-}
-
-int store_seats_set(struct store *s, int64_t table, const struct store_seat *seats, int n)
-{
-	return OPS(s)->seats_set(B(s), table, seats, n);
-}
-
-int store_move_append(struct store *s, int64_t table, int seq, const char *actor,
-	const char *action, const char *events_json)
-{
-	return OPS(s)->move_append(B(s), table, seq, actor, action, events_json);
-}
-
-int store_move_count(struct store *s, int64_t table, int *out)
-{
-	return OPS(s)->move_count(B(s), table, out);
-}
-
-int store_move_last(struct store *s, int64_t table, int *out)
-{
-	return OPS(s)->move_last(B(s), table, out);
-}
-
 int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
 	const char *key, const char *payload, int64_t due_ms)
 {
@@ -447,12 +379,6 @@ int store_meta_get(struct store *s, const char *key, char *buf, size_t cap)
 int store_meta_set(struct store *s, const char *key, const char *value)
 {
 	return OPS(s)->meta_set(B(s), key, value);
-}
-
-int store_moves_get(struct store *s, int64_t table, int after_seq, struct store_move *out,
-	int max, int *n)
-{
-	return OPS(s)->moves_get(B(s), table, after_seq, out, max, n);
 }
 
 int store_terms_set(struct store *s, int64_t table, const struct store_terms *t)
