@@ -198,22 +198,14 @@ struct store_ops {
 	int (*unit_end)(struct store_backend *b, int ok);
 
 	/* ---- the outbox ---- */
+	/*
+	 * store_out_add_prio() with its arguments checked (key "" for none),
+	 * for a database that cannot queue a row in one statement; NULL:
+	 * SQL_OUT_ADD does it all, bound to (platform, chat, payload, due_ms,
+	 * table, key, prio)
+	 */
 	int (*out_add)(struct store_backend *b, const char *platform, const char *chat,
 		int64_t table, const char *key, const char *payload, int64_t due_ms, int prio);
-	int (*out_claim)(struct store_backend *b, const char *platform, int64_t now_ms,
-		int64_t lease_ms, struct store_out *out, int max, int *n);
-	int (*out_due)(struct store_backend *b, const char *platform, int64_t now_ms,
-		struct store_out *out, int max, int *n);
-	int (*out_chat)(struct store_backend *b, const char *platform, const char *chat,
-			struct store_out *out, int max, int *n);
-	int (*out_done)(struct store_backend *b, int64_t id);
-	int (*out_retry)(struct store_backend *b, int64_t id, int64_t due_ms, int count_attempt);
-	int (*out_set_aside)(struct store_backend *b, int64_t id, const char *why);
-	int (*out_delay)(struct store_backend *b, const char *platform, const char *chat,
-		int64_t until_ms);
-	int (*out_unlease)(struct store_backend *b, int64_t now_ms, int *n);
-	int (*out_count)(struct store_backend *b, const char *platform, int *pending,
-		int *aside, int64_t *oldest_due_ms);
 
 	/* ---- timers ---- */
 	int (*timer_set)(struct store_backend *b, const struct store_timer *t);

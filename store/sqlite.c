@@ -367,8 +367,8 @@ static const char *const sql_text[SQ_COUNT] = {
 	/* +due_ms: through outbox_chat (one chat's rows), not outbox_due. */
 	[SQL_OUT_DELAY] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL AND +due_ms < ?3",
-	[SQL_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?2 WHERE platform = ?1"
-		" AND aside_ms IS NULL AND due_ms < ?2",
+	[SQL_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1"
+		" AND aside_ms IS NULL AND due_ms < ?3",
 	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
 		" AND aside_ms IS NULL",
 	[SQL_OUT_COUNT] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
@@ -608,30 +608,6 @@ out:
 	return rc;
 }
 
-/* *dst = a malloc'd copy of text column col (caller owns it), NULL for NULL. */
-static int dup_col(char **dst, sqlite3_stmt *st, int col)
-{
-	int null = sqlite3_column_type(st, col) == SQLITE_NULL;
-	const char *text = (const char *)sqlite3_column_text(st, col);
-	size_t len;
-	int rc = GB_OK;
-
-	*dst = NULL;
-	if (!text) {
-		rc = null ? GB_OK : GB_ENOMEM;
-		goto out;
-	}
-	len = (size_t)sqlite3_column_bytes(st, col);
-	*dst = malloc(len + 1);
-	if (!*dst) {
-		rc = GB_ENOMEM;
-		goto out;
-	}
-	memcpy(*dst, text, len);
-	(*dst)[len] = '\0';
-out:
-	return rc;
-}
 
 /*
  * The cached statement id, ready for binding. It must go back through
@@ -1367,54 +1343,7 @@ static void sq_rollback(struct store_backend *s)
 /* ---- outbox ---- */
 
 
-/* Read a row of STORE_OUT_COLS into o (zeroed by the caller). */
-static int out_read(sqlite3_stmt *st, struct store_out *o)
-{
-	int rc;
 
-	o->id = sqlite3_column_int64(st, 0);
-	o->attempts = col_int(st, 4);
-	o->due_ms = sqlite3_column_int64(st, 5);
-	o->table = sqlite3_column_int64(st, 6);
-	o->lease_until_ms = sqlite3_column_int64(st, 8);
-	o->prio = col_int(st, 9);
-	rc = copy_col(o->platform, sizeof o->platform, st, 1);
-	if (!rc)
-		rc = copy_col(o->chat, sizeof o->chat, st, 2);
-	if (!rc)
-		rc = copy_col(o->key, sizeof o->key, st, 7);
-	if (!rc)
-		rc = dup_col(&o->payload, st, 3);
-	return rc;
-}
-
-/*
- * Step st (bound by the caller) to its end, reading up to max rows into
- * outs (zeroed by the caller); *count = the rows read. Steps past max too,
- * so a write with RETURNING runs to completion. On an error the rows read
- * are released and outs zeroed again.
- */
-static int out_rows(sqlite3_stmt *st, struct store_out *outs, int max, int *count)
-{
-	int row = 1;
-	int rc = GB_OK;
-
-	*count = 0;
-	while (!rc && row) {
-		rc = step(st, &row);
-		if (rc || !row || *count >= max)
-			continue;
-		/* counted before filling, so an error releases it too */
-		rc = out_read(st, &outs[(*count)++]);
-	}
-	if (rc) {
-		for (int i = 0; i < *count; i++)
-			store_out_release(&outs[i]);
-		memset(outs, 0, (size_t)max * sizeof *outs);
-		*count = 0;
-	}
-	return rc;
-}
 
 /*
  * A non-empty key first deletes the rows it replaces, in the same
@@ -1493,16 +1422,8 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 	int in_sp = 0;
 	int64_t at = due_ms;           /* when the new row may go */
 	int64_t place = 0;
-	int rc = GB_OK;
+	int rc = sp_begin(s, &outer);
 
-	if (!key)
-		key = "";
-	if (!s || !id_ok(platform, CAP(store_out, platform)) || !id_ok(chat, CAP(store_out, chat)) ||
-	    !fits(key, CAP(store_out, key)) || !payload || !payload[0]) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = sp_begin(s, &outer);
 	if (rc)
 		goto out;
 	in_sp = 1;
@@ -1538,287 +1459,16 @@ out:
 	return rc;
 }
 
-/* qsort order of claimed rows: due time, then queue order. */
-static int out_cmp(const void *pa, const void *pb)
-{
-	const struct store_out *a = pa;
-	const struct store_out *b = pb;
 
-	if (a->due_ms != b->due_ms)
-		return a->due_ms < b->due_ms ? -1 : 1;
-	if (a->id != b->id)
-		return a->id < b->id ? -1 : 1;
-	return 0;
-}
 
-/*
- * One UPDATE ... RETURNING picks and leases the rows: being a write from
- * its first step, it takes the write lock before reading, so two workers
- * never claim the same row. The savepoint undoes the leases if the rows
- * cannot be read back (a leased row nobody got would wait out its lease).
- */
-static int sq_out_claim(struct store_backend *s, const char *platform, int64_t now_ms, int64_t lease_ms,
-		    struct store_out *outs, int max, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int outer = 0;
-	int in_sp = 0;
-	int count = 0;
-	int rc = GB_OK;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) || max < 0 ||
-	    (max > 0 && !outs) || lease_ms <= 0 || now_ms > INT64_MAX - lease_ms) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = sp_begin(s, &outer);
-	if (rc)
-		goto out;
-	in_sp = 1;
-	rc = stmt_get(s, SQL_OUT_CLAIM, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 2, now_ms));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 3, now_ms + lease_ms));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 4, max));
-	if (!rc)
-		rc = out_rows(st, outs, max, &count);
-out:
-	/* reset before the savepoint ends: a pending write blocks a commit */
-	stmt_done(st);
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	if (rc && count > 0) {
-		/* read, but the leases were not committed */
-		for (int i = 0; i < count; i++)
-			store_out_release(&outs[i]);
-		memset(outs, 0, (size_t)max * sizeof *outs);
-	} else if (!rc) {
-		if (count > 1)
-			qsort(outs, (size_t)count, sizeof *outs, out_cmp);
-		*n = count;
-	}
-	return rc;
-}
 
-/* Ordered by due time, then by id (the order they were queued). */
-static int sq_out_due(struct store_backend *s, const char *platform, int64_t now_ms,
-		  struct store_out *outs, int max, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int count = 0;
-	int rc = GB_OK;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) || max < 0 ||
-	    (max > 0 && !outs)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, SQL_OUT_DUE, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 2, now_ms));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 3, max));
-	if (!rc)
-		rc = out_rows(st, outs, max, &count);
-	if (!rc)
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int sq_out_chat(struct store_backend *s, const char *platform, const char *chat,
-		       struct store_out *outs, int max, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int count = 0;
-	int rc = GB_OK;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) ||
-	    !id_ok(chat, CAP(store_out, chat)) || max < 0 || (max > 0 && !outs)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(outs, 0, (size_t)max * sizeof *outs);
-	rc = stmt_get(s, SQL_OUT_CHAT, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = bound(sqlite3_bind_int(st, 3, max));
-	if (!rc)
-		rc = out_rows(st, outs, max, &count);
-	if (!rc)
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-/*
- * Run statement id bound to (id, then an int64 and an int when given as
- * ?2, ?3); GB_ENOTFOUND when it changed no row.
- */
-static int out_change(struct store_backend *s, int which, int64_t id, const int64_t *v2,
-		      const int *v3)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = stmt_get(s, which, &st);
 
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, id));
-	if (!rc && v2)
-		rc = bound(sqlite3_bind_int64(st, 2, *v2));
-	if (!rc && v3)
-		rc = bound(sqlite3_bind_int(st, 3, *v3));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && sqlite3_changes(s->db) == 0)
-		rc = GB_ENOTFOUND;
-	stmt_done(st);
-	return rc;
-}
 
-/* GB_ENOTFOUND if there is no message id. A row set aside is removed too. */
-static int sq_out_done(struct store_backend *s, int64_t id)
-{
-	return s ? out_change(s, SQL_OUT_DONE, id, NULL, NULL) : GB_EARGS;
-}
-
-static int sq_out_retry(struct store_backend *s, int64_t id, int64_t due_ms, int count_attempt)
-{
-	int attempt = count_attempt != 0;
-
-	return s ? out_change(s, SQL_OUT_RETRY, id, &due_ms, &attempt) : GB_EARGS;
-}
-
-static int sq_out_set_aside(struct store_backend *s, int64_t id, const char *why)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_OUT_ASIDE, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, id));
-	if (!rc)
-		rc = bound(bind_text(st, 2, why ? why : ""));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && sqlite3_changes(s->db) == 0)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/* Rows claimed now are delayed too: they matter again only if retried. */
-static int sq_out_delay(struct store_backend *s, const char *platform, const char *chat, int64_t until_ms)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !id_ok(platform, CAP(store_out, platform)) ||
-	    (chat && !id_ok(chat, CAP(store_out, chat)))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, chat ? SQL_OUT_DELAY : SQL_OUT_DELAY_ALL, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc && chat)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, chat ? 3 : 2, until_ms));
-	if (!rc)
-		rc = step_done(st);
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int sq_out_unlease(struct store_backend *s, int64_t now_ms, int *n)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_OUT_UNLEASE, &st);
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 1, now_ms));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && n)
-		*n = sqlite3_changes(s->db);
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int sq_out_count(struct store_backend *s, const char *platform, int *pending, int *aside,
-		    int64_t *oldest_due_ms)
-{
-	sqlite3_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
-
-	if (pending)
-		*pending = 0;
-	if (aside)
-		*aside = 0;
-	if (oldest_due_ms)
-		*oldest_due_ms = 0;
-	if (!s || (platform && !id_ok(platform, CAP(store_out, platform)))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, platform ? SQL_OUT_COUNT : SQL_OUT_COUNT_ALL, &st);
-	if (!rc && platform)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = step(st, &row);
-	if (rc || !row)
-		goto out;
-	/* sum() and min() of no rows are NULL, read as 0 */
-	if (pending)
-		*pending = col_int(st, 0);
-	if (aside)
-		*aside = col_int(st, 1);
-	if (oldest_due_ms)
-		*oldest_due_ms = sqlite3_column_int64(st, 2);
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- timers ---- */
 
@@ -2439,15 +2089,6 @@ const struct store_ops store_sqlite_ops = {
 	.unit_begin = sq_unit_begin,
 	.unit_end = sq_unit_end,
 	.out_add = sq_out_add,
-	.out_claim = sq_out_claim,
-	.out_due = sq_out_due,
-	.out_chat = sq_out_chat,
-	.out_done = sq_out_done,
-	.out_retry = sq_out_retry,
-	.out_set_aside = sq_out_set_aside,
-	.out_delay = sq_out_delay,
-	.out_unlease = sq_out_unlease,
-	.out_count = sq_out_count,
 	.timer_set = sq_timer_set,
 	.timer_retry = sq_timer_retry,
 	.timer_clear = sq_timer_clear,
