@@ -206,39 +206,6 @@ struct store_ops {
 	 */
 	int (*out_add)(struct store_backend *b, const char *platform, const char *chat,
 		int64_t table, const char *key, const char *payload, int64_t due_ms, int prio);
-
-	/* ---- timers ---- */
-	int (*timer_set)(struct store_backend *b, const struct store_timer *t);
-	int (*timer_retry)(struct store_backend *b, int64_t table, const char *kind,
-		int64_t due_ms, int *attempts);
-	int (*timer_clear)(struct store_backend *b, int64_t table, const char *kind);
-	int (*timer_drop)(struct store_backend *b, int64_t table, const char *kind,
-		int64_t version);
-	int (*timer_due)(struct store_backend *b, int64_t now_ms, struct store_timer *out,
-		int max, int *n);
-	int (*timer_next)(struct store_backend *b, struct store_timer *out);
-
-	/* ---- stats ---- */
-	int (*stat_add)(struct store_backend *b, int64_t chat, const char *user,
-		const char *name, const char *game, int win, int points);
-	int (*stats_get)(struct store_backend *b, int64_t chat, const char *game,
-		struct store_stat *out, int max, int *n);
-
-	/* ---- meta ---- */
-	int (*meta_get)(struct store_backend *b, const char *key, char *buf, size_t cap);
-	int (*meta_set)(struct store_backend *b, const char *key, const char *value);
-
-	/* ---- terms ---- */
-	int (*terms_set)(struct store_backend *b, int64_t table, const struct store_terms *t);
-	int (*terms_get)(struct store_backend *b, int64_t table, struct store_terms *out);
-
-	/* ---- coins ---- */
-	int (*coins_move)(struct store_backend *b, int64_t chat, const struct store_coin_move *m);
-	int (*coins_balance)(struct store_backend *b, int64_t chat, const char *account,
-		int64_t *balance, int *rows);
-	int (*coins_top)(struct store_backend *b, int64_t chat, const char *prefix,
-		struct store_balance *out, int max, int *n);
-	int (*coins_audit)(struct store_backend *b, int64_t chat, char *why, size_t cap);
 };
 
 /* store.c's handle, which the operations of ops.c run on. */

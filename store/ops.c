@@ -1069,3 +1069,410 @@ int store_out_count(struct store *s, const char *platform, int *pending, int *as
 	}
 	return q_end(&q);
 }
+
+/* ---- timers ---- */
+
+/* GB_ENOTFOUND if the table does not exist. */
+int store_timer_set(struct store *s, const struct store_timer *t)
+{
+	struct q q;
+
+	if (!s || !t || !id_ok(t->kind, sizeof t->kind))
+		return GB_EARGS;
+	q = q_get(s, SQL_TIMER_SET);
+	q_i64(&q, 1, t->table);
+	q_text(&q, 2, t->kind);
+	q_i64(&q, 3, t->due_ms);
+	q_i64(&q, 4, t->version);
+	/* no row written, where the database inserts nothing rather than refuse */
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
+/* The new count comes back with the write (RETURNING), stepped to its end. */
+int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t due_ms,
+		      int *attempts)
+{
+	int count = 0;
+	struct q q;
+
+	if (attempts)
+		*attempts = 0;
+	if (!s || !attempts || !id_ok(kind, CAP(store_timer, kind)))
+		return GB_EARGS;
+	q = q_get(s, SQL_TIMER_RETRY);
+	q_i64(&q, 1, table);
+	q_text(&q, 2, kind);
+	q_i64(&q, 3, due_ms);
+	if (q_row(&q)) {
+		count = col_int(&q, 0);
+		if (!q_run(&q))
+			*attempts = count;
+	} else if (!q.rc) {
+		q.rc = GB_ENOTFOUND;
+	}
+	return q_end(&q);
+}
+
+/* Clearing a timer that is not set is not an error. kind NULL: every kind. */
+int store_timer_clear(struct store *s, int64_t table, const char *kind)
+{
+	struct q q;
+
+	if (!s || (kind && !id_ok(kind, CAP(store_timer, kind))))
+		return GB_EARGS;
+	q = q_get(s, kind ? SQL_TIMER_CLEAR : SQL_TIMER_CLEAR_ALL);
+	q_i64(&q, 1, table);
+	if (kind)
+		q_text(&q, 2, kind);
+	q_run(&q);
+	return q_end(&q);
+}
+
+int store_timer_drop(struct store *s, int64_t table, const char *kind, int64_t version)
+{
+	struct q q;
+
+	if (!s || !kind || !id_ok(kind, CAP(store_timer, kind)))
+		return GB_EARGS;
+	q = q_get(s, SQL_TIMER_DROP);
+	q_i64(&q, 1, table);
+	q_text(&q, 2, kind);
+	q_i64(&q, 3, version);
+	q_run(&q);
+	return q_end(&q);
+}
+
+/* Read a row of STORE_TIMER_COLS. */
+static void timer_read(struct q *q, void *row)
+{
+	struct store_timer *t = row;
+
+	t->table = col_i64(q, 0);
+	t->due_ms = col_i64(q, 2);
+	t->version = col_i64(q, 3);
+	t->attempts = col_int(q, 4);
+	col_copy(q, 1, t->kind, sizeof t->kind);
+}
+
+/* Ties on due_ms are broken by table, then kind, so the order is stable. */
+int store_timer_due(struct store *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || max < 0 || (max > 0 && !timers))
+		return GB_EARGS;
+	if (max == 0)
+		return GB_OK;
+	memset(timers, 0, (size_t)max * sizeof *timers);
+	q = q_get(s, SQL_TIMER_DUE);
+	q_i64(&q, 1, now_ms);
+	q_i64(&q, 2, max);
+	q_rows(&q, timers, sizeof *timers, max, timer_read, NULL, n);
+	return q_end(&q);
+}
+
+int store_timer_next(struct store *s, struct store_timer *t)
+{
+	struct q q;
+
+	if (t)
+		memset(t, 0, sizeof *t);
+	if (!s || !t)
+		return GB_EARGS;
+	q = q_get(s, SQL_TIMER_NEXT);
+	if (q_row(&q))
+		timer_read(&q, t);
+	else if (!q.rc)
+		q.rc = GB_ENOTFOUND;
+	if (q_end(&q))
+		memset(t, 0, sizeof *t);
+	return q.rc;
+}
+
+/* ---- stats ---- */
+
+/*
+ * win counts as 1 when non-zero. name (cut to STORE_NAME_LEN - 1 bytes on a
+ * character boundary) becomes the user's name on all their rows in the chat.
+ * GB_ENOTFOUND if the chat does not exist.
+ */
+int store_stat_add(struct store *s, int64_t chat, const char *user, const char *name,
+		   const char *game, int win, int points)
+{
+	int outer = 0;
+	struct q q;
+	int rc;
+
+	if (!s || !id_ok(user, CAP(store_stat, user)) || !name || !id_ok(game, CAP(store_stat, game)))
+		return GB_EARGS;
+	rc = s->ops->sp_begin(s->b, &outer);
+	if (rc)
+		return rc;
+	q = q_get(s, SQL_STAT_ADD);
+	q_i64(&q, 1, chat);
+	q_text(&q, 2, user);
+	q_text(&q, 3, game);
+	q_name(&q, 4, name);
+	q_i64(&q, 5, win != 0);
+	q_i64(&q, 6, points);
+	q_run(&q);
+	rc = q_end(&q);
+	if (!rc) {
+		q = q_get(s, SQL_STAT_NAME);
+		q_i64(&q, 1, chat);
+		q_text(&q, 2, user);
+		q_name(&q, 3, name);
+		q_run(&q);
+		rc = q_end(&q);
+	}
+	return s->ops->sp_end(s->b, outer, rc);
+}
+
+static void stat_read(struct q *q, void *row)
+{
+	struct store_stat *o = row;
+
+	o->games = col_int(q, 3);
+	o->wins = col_int(q, 4);
+	o->points = col_int(q, 5);
+	col_copy(q, 0, o->user, sizeof o->user);
+	col_copy(q, 1, o->name, sizeof o->name);
+	col_copy(q, 2, o->game, sizeof o->game);
+}
+
+/*
+ * Best first: wins, then points (both descending), then fewer games, then
+ * name and user id. With game NULL each user's rows are summed and the game
+ * field is "".
+ */
+int store_stats_get(struct store *s, int64_t chat, const char *game, struct store_stat *stats,
+		    int max, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || (game && !id_ok(game, CAP(store_stat, game))) || max < 0 ||
+	    (max > 0 && !stats))
+		return GB_EARGS;
+	if (max == 0)
+		return GB_OK;
+	memset(stats, 0, (size_t)max * sizeof *stats);
+	q = q_get(s, game ? SQL_STATS_GAME : SQL_STATS_ALL);
+	q_i64(&q, 1, chat);
+	if (game)
+		q_text(&q, 2, game);
+	q_i64(&q, game ? 3 : 2, max);
+	q_rows(&q, stats, sizeof *stats, max, stat_read, NULL, n);
+	return q_end(&q);
+}
+
+/* ---- meta ---- */
+
+/* GB_EARGS when the value does not fit buf (cap bytes with its NUL). */
+int store_meta_get(struct store *s, const char *key, char *buf, size_t cap)
+{
+	const char *text = NULL;
+	size_t len = 0;
+	struct q q;
+
+	if (buf && cap > 0)
+		buf[0] = '\0';
+	if (!s || !id_ok(key, STORE_ID_LEN) || !buf || cap == 0)
+		return GB_EARGS;
+	q = q_get(s, SQL_META_GET);
+	q_text(&q, 1, key);
+	if (!q_row(&q) && !q.rc)
+		q.rc = GB_ENOTFOUND;
+	if (!q.rc)
+		q.rc = s->ops->col_text(q.st, 0, &text, &len);
+	if (!q.rc && !text)
+		q.rc = GB_ENOMEM; /* the column is NOT NULL */
+	if (!q.rc && len >= cap)
+		q.rc = GB_EARGS;
+	if (!q.rc) {
+		memcpy(buf, text, len);
+		buf[len] = '\0';
+	}
+	return q_end(&q);
+}
+
+int store_meta_set(struct store *s, const char *key, const char *value)
+{
+	struct q q;
+
+	if (!s || !id_ok(key, STORE_ID_LEN) || !value)
+		return GB_EARGS;
+	q = q_get(s, SQL_META_SET);
+	q_text(&q, 1, key);
+	q_text(&q, 2, value);
+	q_run(&q);
+	return q_end(&q);
+}
+
+/* ---- a table's terms ---- */
+
+/* GB_ENOTFOUND if the table does not exist. */
+int store_terms_set(struct store *s, int64_t table, const struct store_terms *t)
+{
+	struct q q;
+
+	if (!s || !t || !seed_hex_ok(t->seed) || t->stake < 0)
+		return GB_EARGS;
+	q = q_get(s, SQL_TERMS_SET);
+	q_i64(&q, 1, table);
+	q_text(&q, 2, t->seed);
+	q_i64(&q, 3, t->stake);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
+int store_terms_get(struct store *s, int64_t table, struct store_terms *t)
+{
+	struct q q;
+
+	if (t)
+		memset(t, 0, sizeof *t);
+	if (!s || !t)
+		return GB_EARGS;
+	q = q_get(s, SQL_TERMS_GET);
+	q_i64(&q, 1, table);
+	if (q_row(&q)) {
+		col_copy(&q, 0, t->seed, sizeof t->seed);
+		t->stake = col_i64(&q, 1);
+	} else if (!q.rc) {
+		q.rc = GB_ENOTFOUND;
+	}
+	if (q_end(&q))
+		memset(t, 0, sizeof *t);
+	return q.rc;
+}
+
+/* ---- coins ---- */
+
+/* Both rows of the movement in one statement. GB_ENOTFOUND if the chat does not exist. */
+int store_coins_move(struct store *s, int64_t chat, const struct store_coin_move *m)
+{
+	struct q q;
+
+	if (!s || !m || m->amount <= 0 || !id_ok(m->from, sizeof m->from) ||
+	    !id_ok(m->to, sizeof m->to) || strcmp(m->from, m->to) == 0 ||
+	    !id_ok(m->reason, sizeof m->reason))
+		return GB_EARGS;
+	q = q_get(s, SQL_COINS_MOVE);
+	q_i64(&q, 1, chat);
+	q_text(&q, 2, m->from);
+	q_name(&q, 3, m->from_name);
+	q_text(&q, 4, m->to);
+	q_name(&q, 5, m->to_name);
+	q_i64(&q, 6, m->amount);
+	q_i64(&q, 7, m->table);
+	q_text(&q, 8, m->reason);
+	q_i64(&q, 9, m->at_ms);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
+int store_coins_balance(struct store *s, int64_t chat, const char *account, int64_t *balance,
+			int *rows)
+{
+	struct q q;
+
+	if (balance)
+		*balance = 0;
+	if (rows)
+		*rows = 0;
+	if (!s || !balance || !id_ok(account, STORE_ACCOUNT_LEN))
+		return GB_EARGS;
+	q = q_get(s, SQL_COINS_BALANCE);
+	q_i64(&q, 1, chat);
+	q_text(&q, 2, account);
+	if (q_row(&q)) {
+		*balance = col_i64(&q, 0);
+		if (rows)
+			*rows = col_int(&q, 1);
+	}
+	return q_end(&q);
+}
+
+static void balance_read(struct q *q, void *row)
+{
+	struct store_balance *o = row;
+
+	col_copy(q, 0, o->account, sizeof o->account);
+	col_copy(q, 1, o->name, sizeof o->name);
+	o->balance = col_i64(q, 2);
+}
+
+int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct store_balance *out,
+		    int max, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || !prefix || max < 0 || (max > 0 && !out))
+		return GB_EARGS;
+	if (max == 0)
+		return GB_OK;
+	memset(out, 0, (size_t)max * sizeof *out);
+	q = q_get(s, SQL_COINS_TOP);
+	q_i64(&q, 1, chat);
+	q_text(&q, 2, prefix);
+	q_i64(&q, 3, max);
+	q_rows(&q, out, sizeof *out, max, balance_read, NULL, n);
+	return q_end(&q);
+}
+
+/* The ledger's invariants: a row an audit query finds breaks one. */
+static const struct {
+	enum store_sql id;
+	const char *what;
+	int cols;                      /* 2: a name and a number, 1: a name */
+} audits[] = {
+	{ SQL_AUDIT_TOTALS, "a chat's coins do not add up to 0 (chat, total)", 2 },
+	{ SQL_AUDIT_MOVEMENTS, "a movement is not one pair of rows", 1 },
+	{ SQL_AUDIT_NEGATIVE, "an account below 0", 2 },
+	{ SQL_AUDIT_POTS, "a pot holds coins of a table not being played", 2 },
+	{ SQL_AUDIT_GRANTS, "bank coins moved other than by a grant", 1 },
+};
+
+/* Run audits[i] for chat (0: every chat); a row found is GB_EINVARIANT, described in why. */
+static int audit_one(struct store *s, size_t i, int64_t chat, char *why, size_t cap)
+{
+	struct q q = q_get(s, audits[i].id);
+
+	q_i64(&q, 1, chat);
+	if (q_row(&q)) {
+		const char *text = NULL;
+		size_t len = 0;
+
+		q.rc = GB_EINVARIANT;
+		if (why && cap) {
+			if (s->ops->col_text(q.st, 0, &text, &len) || !text)
+				text = "";
+			snprintf(why, cap, "%s: %.*s %lld", audits[i].what, (int)len, text,
+				 audits[i].cols > 1 ? (long long)col_i64(&q, 1) : 0LL);
+		}
+	}
+	return q_end(&q);
+}
+
+int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap)
+{
+	int rc = GB_OK;
+
+	if (why && cap)
+		why[0] = '\0';
+	if (!s)
+		return GB_EARGS;
+	for (size_t i = 0; !rc && i < sizeof audits / sizeof audits[0]; i++)
+		rc = audit_one(s, i, chat, why, cap);
+	return rc;
+}

@@ -613,24 +613,7 @@ static int bind_at(struct store_stmt *st, int i, const char *text)
 	return GB_OK;
 }
 
-/* Bind text (the caller's string, which must outlive the statement's run). */
-static int bind_text(struct store_stmt *st, int i, const char *text)
-{
-	return bind_at(st, i, text);
-}
 
-/* Bind a display name cut to what a name buffer holds. */
-static int bind_name(struct store_stmt *st, int i, const char *name)
-{
-	size_t len;
-
-	if (i < 1 || i > MAX_PARAMS)
-		return GB_EARGS;
-	len = utf8_cut(name, strlen(name), STORE_NAME_LEN - 1);
-	memcpy(st->text[i - 1], name, len);
-	st->text[i - 1][len] = '\0';
-	return bind_at(st, i, st->text[i - 1]);
-}
 
 static int bind_i64(struct store_stmt *st, int i, int64_t v)
 {
@@ -640,21 +623,8 @@ static int bind_i64(struct store_stmt *st, int i, int64_t v)
 	return bind_at(st, i, st->num[i - 1]);
 }
 
-static int bind_int(struct store_stmt *st, int i, int v)
-{
-	return bind_i64(st, i, v);
-}
 
-static int bind_null(struct store_stmt *st, int i)
-{
-	return bind_at(st, i, NULL);
-}
 
-/* A bind result (already a gb_error code, as the SQLite code reads). */
-static int bound(int rc)
-{
-	return rc;
-}
 
 /* Bind len bytes of text: the caller's string where it ends there, else a copy. */
 static int pg_bind_text(struct store_stmt *st, int i, const char *text, size_t len)
@@ -753,13 +723,6 @@ out:
 	return rc;
 }
 
-/* Run a statement that returns no rows wanted. */
-static int step_done(struct store_stmt *st)
-{
-	int row;
-
-	return step(st, &row);
-}
 
 static int col_null(const struct store_stmt *st, int col)
 {
@@ -771,32 +734,7 @@ static int64_t col_i64(const struct store_stmt *st, int col)
 	return col_null(st, col) ? 0 : strtoll(PQgetvalue(st->res, st->row, col), NULL, 10);
 }
 
-/* Column col as an int, clamped (sums over many games could exceed it). */
-static int col_int(const struct store_stmt *st, int col)
-{
-	int64_t v = col_i64(st, col);
 
-	if (v > INT_MAX)
-		v = INT_MAX;
-	if (v < INT_MIN)
-		v = INT_MIN;
-	return (int)v;
-}
-
-/*
- * Copy text column col into dst (cap bytes), truncated on a character
- * boundary and NUL-terminated. NULL becomes "".
- */
-static int copy_col(char *dst, size_t cap, const struct store_stmt *st, int col)
-{
-	const char *text = PQgetvalue(st->res, st->row, col);
-	size_t len = (size_t)PQgetlength(st->res, st->row, col);
-
-	len = utf8_cut(text, strnlen(text, len), cap - 1);
-	memcpy(dst, text, len);
-	dst[len] = '\0';
-	return GB_OK;
-}
 
 
 /*
@@ -1231,366 +1169,21 @@ static int pg_unit_end(struct store_backend *s, int ok)
 
 /* ---- timers ---- */
 
-/* GB_ENOTFOUND if the table does not exist. */
-static int pg_timer_set(struct store_backend *s, const struct store_timer *t)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !t || !id_ok(t->kind, sizeof t->kind)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TIMER_SET, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, t->table));
-	if (!rc)
-		rc = bound(bind_text(st, 2, t->kind));
-	if (!rc)
-		rc = bound(bind_i64(st, 3, t->due_ms));
-	if (!rc)
-		rc = bound(bind_i64(st, 4, t->version));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && s->changes == 0)
-		rc = GB_ENOTFOUND;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/* One UPDATE ... RETURNING: the new count comes back with the write. */
-static int pg_timer_retry(struct store_backend *s, int64_t table, const char *kind, int64_t due_ms,
-		      int *attempts)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int found = 0;
-	int count = 0;
-	int rc = GB_OK;
-
-	if (attempts)
-		*attempts = 0;
-	if (!s || !attempts || !id_ok(kind, CAP(store_timer, kind))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TIMER_RETRY, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_text(st, 2, kind));
-	if (!rc)
-		rc = bound(bind_i64(st, 3, due_ms));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row) {
-		found = 1;
-		count = col_int(st, 0);
-		rc = step(st, &row);
-	}
-	if (!rc && !found)
-		rc = GB_ENOTFOUND;
-	if (!rc)
-		*attempts = count;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/* Clearing a timer that is not set is not an error. */
-static int pg_timer_clear(struct store_backend *s, int64_t table, const char *kind)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || (kind && !id_ok(kind, CAP(store_timer, kind)))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TIMER_CLEAR, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(kind ? bind_text(st, 2, kind) : bind_null(st, 2));
-	if (!rc)
-		rc = step_done(st);
-out:
-	stmt_done(st);
-	return rc;
-}
 
 
-static int pg_timer_drop(struct store_backend *s, int64_t table, const char *kind, int64_t version)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
 
-	if (!s || !kind || !id_ok(kind, CAP(store_timer, kind))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TIMER_DROP, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_text(st, 2, kind));
-	if (!rc)
-		rc = bound(bind_i64(st, 3, version));
-	if (!rc)
-		rc = step_done(st);
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int timer_read(struct store_stmt *st, struct store_timer *t)
-{
-	t->table = col_i64(st, 0);
-	t->due_ms = col_i64(st, 2);
-	t->version = col_i64(st, 3);
-	t->attempts = col_int(st, 4);
-	return copy_col(t->kind, sizeof t->kind, st, 1);
-}
 
-/* Ties on due_ms are broken by table, then kind, so the order is stable. */
-static int pg_timer_due(struct store_backend *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !timers)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(timers, 0, (size_t)max * sizeof *timers);
-	rc = stmt_get(s, SQL_TIMER_DUE, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, now_ms));
-	if (!rc)
-		rc = bound(bind_int(st, 2, max));
-	while (!rc && count < max) {
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		rc = timer_read(st, &timers[count]);
-		if (!rc)
-			count++;
-	}
-	if (rc)
-		memset(timers, 0, (size_t)max * sizeof *timers);
-	else
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int pg_timer_next(struct store_backend *s, struct store_timer *t)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
-
-	if (t)
-		memset(t, 0, sizeof *t);
-	if (!s || !t) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TIMER_NEXT, &st);
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && !row)
-		rc = GB_ENOTFOUND;
-	if (!rc)
-		rc = timer_read(st, t);
-	if (rc)
-		memset(t, 0, sizeof *t);
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- stats ---- */
 
-/*
- * win counts as 1 when non-zero. name (cut to STORE_NAME_LEN - 1 bytes on a
- * character boundary) becomes the user's name on all their rows in the chat.
- * GB_ENOTFOUND if the chat does not exist.
- */
-static int pg_stat_add(struct store_backend *s, int64_t chat, const char *user, const char *name,
-		   const char *game, int win, int points)
-{
-	struct store_stmt *st = NULL;
-	int outer = 0;
-	int in_sp = 0;
-	int rc = GB_OK;
 
-	if (!s || !id_ok(user, CAP(store_stat, user)) || !name ||
-	    !id_ok(game, CAP(store_stat, game))) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = sp_begin(s, &outer);
-	if (rc)
-		goto out;
-	in_sp = 1;
-	rc = stmt_get(s, SQL_STAT_ADD, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 2, user));
-	if (!rc)
-		rc = bound(bind_text(st, 3, game));
-	if (!rc)
-		rc = bound(bind_name(st, 4, name));
-	if (!rc)
-		rc = bound(bind_int(st, 5, win != 0));
-	if (!rc)
-		rc = bound(bind_int(st, 6, points));
-	if (!rc)
-		rc = step_done(st);
-	stmt_done(st);
-	st = NULL;
-	if (rc)
-		goto out;
-	rc = stmt_get(s, SQL_STAT_NAME, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 2, user));
-	if (!rc)
-		rc = bound(bind_name(st, 3, name));
-	if (!rc)
-		rc = step_done(st);
-out:
-	stmt_done(st);
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	return rc;
-}
-
-/*
- * Best first: wins, then points (both descending), then fewer games, then
- * name and user id. With game NULL each user's rows are summed and the game
- * field is "".
- */
-static int pg_stats_get(struct store_backend *s, int64_t chat, const char *game,
-		    struct store_stat *stats, int max, int *n)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n || (game && !id_ok(game, CAP(store_stat, game))) || max < 0 ||
-	    (max > 0 && !stats)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(stats, 0, (size_t)max * sizeof *stats);
-	rc = stmt_get(s, game ? SQL_STATS_GAME : SQL_STATS_ALL, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc && game)
-		rc = bound(bind_text(st, 2, game));
-	if (!rc)
-		rc = bound(bind_int(st, game ? 3 : 2, max));
-	while (!rc && count < max) {
-		struct store_stat *o = &stats[count];
-
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		o->games = col_int(st, 3);
-		o->wins = col_int(st, 4);
-		o->points = col_int(st, 5);
-		rc = copy_col(o->user, sizeof o->user, st, 0);
-		if (!rc)
-			rc = copy_col(o->name, sizeof o->name, st, 1);
-		if (!rc)
-			rc = copy_col(o->game, sizeof o->game, st, 2);
-		if (!rc)
-			count++;
-	}
-	if (rc)
-		memset(stats, 0, (size_t)max * sizeof *stats);
-	else
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- meta ---- */
 
-static int pg_meta_get(struct store_backend *s, const char *key, char *buf, size_t cap)
-{
-	struct store_stmt *st = NULL;
-	const char *text = NULL;
-	size_t len = 0;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (buf && cap > 0)
-		buf[0] = '\0';
-	if (!s || !id_ok(key, STORE_ID_LEN) || !buf || cap == 0) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_META_GET, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, key));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && !row)
-		rc = GB_ENOTFOUND;
-	if (rc)
-		goto out;
-	text = PQgetvalue(st->res, st->row, 0);
-	len = (size_t)PQgetlength(st->res, st->row, 0);
-	if (len >= cap) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int pg_meta_set(struct store_backend *s, const char *key, const char *value)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
-
-	if (!s || !id_ok(key, STORE_ID_LEN) || !value) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_META_SET, &st);
-	if (!rc)
-		rc = bound(bind_text(st, 1, key));
-	if (!rc)
-		rc = bound(bind_text(st, 2, value));
-	if (!rc)
-		rc = step_done(st);
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- the move log, read back ---- */
 
@@ -1598,225 +1191,14 @@ out:
 
 /* ---- a table's terms ---- */
 
-static int pg_terms_set(struct store_backend *s, int64_t table, const struct store_terms *t)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
 
-	if (!s || !t || !seed_hex_ok(t->seed) || t->stake < 0) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TERMS_SET, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = bound(bind_text(st, 2, t->seed));
-	if (!rc)
-		rc = bound(bind_i64(st, 3, t->stake));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && s->changes == 0)
-		rc = GB_ENOTFOUND; /* no such table or chat */
-out:
-	stmt_done(st);
-	return rc;
-}
-
-static int pg_terms_get(struct store_backend *s, int64_t table, struct store_terms *t)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
-
-	if (t)
-		memset(t, 0, sizeof *t);
-	if (!s || !t) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_TERMS_GET, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, table));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && !row)
-		rc = GB_ENOTFOUND;
-	if (!rc)
-		rc = copy_col(t->seed, sizeof t->seed, st, 0);
-	if (!rc)
-		t->stake = col_i64(st, 1);
-	if (rc)
-		memset(t, 0, sizeof *t);
-out:
-	stmt_done(st);
-	return rc;
-}
 
 /* ---- coins ---- */
 
-static int pg_coins_move(struct store_backend *s, int64_t chat, const struct store_coin_move *m)
-{
-	struct store_stmt *st = NULL;
-	int rc = GB_OK;
 
-	if (!s || !m || m->amount <= 0 || !id_ok(m->from, sizeof m->from) ||
-	    !id_ok(m->to, sizeof m->to) || strcmp(m->from, m->to) == 0 ||
-	    !id_ok(m->reason, sizeof m->reason)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_COINS_MOVE, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 2, m->from));
-	if (!rc)
-		rc = bound(bind_name(st, 3, m->from_name));
-	if (!rc)
-		rc = bound(bind_text(st, 4, m->to));
-	if (!rc)
-		rc = bound(bind_name(st, 5, m->to_name));
-	if (!rc)
-		rc = bound(bind_i64(st, 6, m->amount));
-	if (!rc)
-		rc = bound(bind_i64(st, 7, m->table));
-	if (!rc)
-		rc = bound(bind_text(st, 8, m->reason));
-	if (!rc)
-		rc = bound(bind_i64(st, 9, m->at_ms));
-	if (!rc)
-		rc = step_done(st);
-	if (!rc && s->changes == 0)
-		rc = GB_ENOTFOUND; /* no such table or chat */
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int pg_coins_balance(struct store_backend *s, int64_t chat, const char *account, int64_t *balance,
-			int *rows)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = GB_OK;
 
-	if (balance)
-		*balance = 0;
-	if (rows)
-		*rows = 0;
-	if (!s || !balance || !id_ok(account, STORE_ACCOUNT_LEN)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = stmt_get(s, SQL_COINS_BALANCE, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 2, account));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row) {
-		*balance = col_i64(st, 0);
-		if (rows)
-			*rows = col_int(st, 1);
-	}
-out:
-	stmt_done(st);
-	return rc;
-}
 
-static int pg_coins_top(struct store_backend *s, int64_t chat, const char *prefix, struct store_balance *out,
-		    int max, int *n)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int count = 0;
-	int rc = GB_OK;
-
-	if (n)
-		*n = 0;
-	if (!s || !n || !prefix || max < 0 || (max > 0 && !out)) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	if (max == 0)
-		goto out;
-	memset(out, 0, (size_t)max * sizeof *out);
-	rc = stmt_get(s, SQL_COINS_TOP, &st);
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 2, prefix));
-	if (!rc)
-		rc = bound(bind_int(st, 3, max));
-	while (!rc && count < max) {
-		struct store_balance *o = &out[count];
-
-		rc = step(st, &row);
-		if (rc || !row)
-			break;
-		rc = copy_col(o->account, sizeof o->account, st, 0);
-		if (!rc)
-			rc = copy_col(o->name, sizeof o->name, st, 1);
-		o->balance = col_i64(st, 2);
-		if (!rc)
-			count++;
-	}
-	if (rc)
-		memset(out, 0, (size_t)max * sizeof *out);
-	else
-		*n = count;
-out:
-	stmt_done(st);
-	return rc;
-}
-
-/* Run one audit query; a row found is a broken invariant, described in why. */
-static int audit_one(struct store_backend *s, enum store_sql id, int64_t chat, const char *what, char *why,
-		     size_t cap)
-{
-	struct store_stmt *st = NULL;
-	int row = 0;
-	int rc = stmt_get(s, id, &st);
-
-	if (!rc)
-		rc = bound(bind_i64(st, 1, chat));
-	if (!rc)
-		rc = step(st, &row);
-	if (!rc && row) {
-		rc = GB_EINVARIANT;
-		if (why && cap)
-			snprintf(why, cap, "%s: %s %lld", what,
-				 PQgetvalue(st->res, st->row, 0),
-				 PQnfields(st->res) > 1 ? (long long)col_i64(st, 1) : 0LL);
-	}
-	stmt_done(st);
-	return rc;
-}
-
-static int pg_coins_audit(struct store_backend *s, int64_t chat, char *why, size_t cap)
-{
-	int rc = GB_OK;
-
-	if (why && cap)
-		why[0] = '\0';
-	if (!s) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	rc = audit_one(s, SQL_AUDIT_TOTALS, chat, "a chat's coins do not add up to 0 (chat, total)", why, cap);
-	if (!rc)
-		rc = audit_one(s, SQL_AUDIT_MOVEMENTS, chat, "a movement is not one pair of rows", why, cap);
-	if (!rc)
-		rc = audit_one(s, SQL_AUDIT_NEGATIVE, chat, "an account below 0", why, cap);
-	if (!rc)
-		rc = audit_one(s, SQL_AUDIT_POTS, chat, "a pot holds coins of a table not being played", why, cap);
-	if (!rc)
-		rc = audit_one(s, SQL_AUDIT_GRANTS, chat, "bank coins moved other than by a grant", why, cap);
-out:
-	return rc;
-}
 
 
 const struct store_ops store_pg_ops = {
@@ -1842,20 +1224,4 @@ const struct store_ops store_pg_ops = {
 	.rollback = pg_rollback,
 	.unit_begin = pg_unit_begin,
 	.unit_end = pg_unit_end,
-	.timer_set = pg_timer_set,
-	.timer_retry = pg_timer_retry,
-	.timer_clear = pg_timer_clear,
-	.timer_drop = pg_timer_drop,
-	.timer_due = pg_timer_due,
-	.timer_next = pg_timer_next,
-	.stat_add = pg_stat_add,
-	.stats_get = pg_stats_get,
-	.meta_get = pg_meta_get,
-	.meta_set = pg_meta_set,
-	.terms_set = pg_terms_set,
-	.terms_get = pg_terms_get,
-	.coins_move = pg_coins_move,
-	.coins_balance = pg_coins_balance,
-	.coins_top = pg_coins_top,
-	.coins_audit = pg_coins_audit,
 };
