@@ -111,6 +111,12 @@ enum store_sql {
 	SQL_COUNT
 };
 
+/*
+ * The SQL text both databases run as it is (store/sql.c), with ?1, ?2 ...
+ * for the parameters; NULL where each database gives its own.
+ */
+extern const char *const store_sql_common[SQL_COUNT];
+
 /* The columns the row readers of ops.c read, in their order. */
 #define STORE_TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
 	" turn_started_ms, rules, state, watch, created_ms"

@@ -266,57 +266,16 @@ static const char *const migrations[] = {
  * a comparison with a literal); a text parameter left NULL means "any".
  */
 static const char *const sql_text[SQL_COUNT] = {
-	/* no row inserted: already processed (GB_EDUP), the transaction intact */
-	[SQL_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES ($1, $2)"
-		" ON CONFLICT DO NOTHING",
-	[SQL_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = $1 AND update_id = $2",
-	[SQL_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < $1",
-	[SQL_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
-		" WHERE platform = $1 AND chat = $2",
-	[SQL_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = $1",
 	/* in a transaction: what is read stays so until it ends */
 	[SQL_CHAT_BY_ID_LOCK] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = $1"
 		" FOR UPDATE",
-	[SQL_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
-		" VALUES ($1, $2, $3, '{}') ON CONFLICT (platform, chat) DO NOTHING",
-	[SQL_CHAT_SAVE] = "UPDATE chats SET lang = $1, settings = $2 WHERE id = $3",
-	[SQL_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = $1 AND chat = $2"
-		" AND settings = '{}'"
-		" AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.chat_id = chats.id)"
-		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
-		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
-	[SQL_CHAT_MOVE] = "UPDATE chats SET chat = $3 WHERE platform = $1 AND chat = $2",
-	[SQL_TABLE_OPEN_GET] = "SELECT " STORE_TABLE_COLS " FROM tables"
-		" WHERE chat_id = $1 AND status < 2",
-	[SQL_TABLE_GET] = "SELECT " STORE_TABLE_COLS " FROM tables WHERE id = $1",
-	[SQL_TABLE_EXISTS] = "SELECT 1 FROM tables WHERE id = $1",
-	[SQL_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
-		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
-		" VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
-	/* Not message: store_table_set_message() owns it. */
-	[SQL_TABLE_UPDATE] = "UPDATE tables SET status = $1,"
-		" turn_started_ms = $2, rules = $3, state = $4, version = version + 1"
-		" WHERE id = $5 AND version = $6",
-	[SQL_TABLE_SET_MESSAGE] = "UPDATE tables SET message = $2 WHERE id = $1",
 	/* $1 chat (0 every chat), $3 open only, $4 watch only (0 or 1). */
 	[SQL_TABLES_COUNT] = TABLES_COUNT_SQL,
 	[SQL_TABLES_COUNT_ALL] = TABLES_COUNT_SQL,
-	[SQL_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
-		" JOIN chats c ON c.id = t.chat_id"
-		" WHERE c.platform = $1 AND s.user_id = $2 AND s.level < 0 AND t.status < 2"
-		" GROUP BY t.id ORDER BY t.id LIMIT $3",
-	[SQL_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
-		" WHERE table_id = $1 ORDER BY seat LIMIT $2",
-	[SQL_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = $1",
-	[SQL_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
-		" VALUES ($1, $2, $3, $4, $5)",
 	/* no row inserted: a taken seq, or no such table (pg_move_append tells which) */
 	[SQL_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
 		" SELECT $1::bigint, $2::int, $3::text, $4::text, $5::text"
 		" WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1) ON CONFLICT DO NOTHING",
-	[SQL_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = $1",
-	/* one descent of the primary key: a NULL (no moves) reads as 0 */
-	[SQL_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = $1",
 	/*
 	 * The chat's advisory lock (until the transaction ends) comes before
 	 * the new row's id, so a chat's ids follow commit order; with a key
@@ -356,19 +315,10 @@ static const char *const sql_text[SQL_COUNT] = {
 		" ORDER BY coalesce(o.place, o.id) LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
 		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"
 		" RETURNING " OUT_COLS_OF("outbox"),
-	[SQL_OUT_DUE] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE platform = $1"
-		" AND aside_ms IS NULL AND due_ms <= $2 ORDER BY due_ms, id LIMIT $3",
-	/* the chat's newest $3 pending rows, oldest of them first */
-	[SQL_OUT_CHAT] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
-		" WHERE platform = $1 AND chat = $2 AND aside_ms IS NULL ORDER BY id DESC LIMIT $3)"
-		" AS newest ORDER BY id",
 	/* in a transaction: no worker claims them (SKIP LOCKED) until it ends */
 	[SQL_OUT_CHAT_LOCK] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE id IN (SELECT id FROM outbox"
 		" WHERE platform = $1 AND chat = $2 AND aside_ms IS NULL ORDER BY id DESC LIMIT $3)"
 		" ORDER BY id FOR UPDATE",
-	[SQL_OUT_DONE] = "DELETE FROM outbox WHERE id = $1",
-	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = $2,"
-		" attempts = attempts + $3::int WHERE id = $1 AND aside_ms IS NULL",
 	/* Stamped with the server's clock in epoch milliseconds. */
 	[SQL_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = $2,"
 		" aside_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
@@ -376,54 +326,27 @@ static const char *const sql_text[SQL_COUNT] = {
 	/* $2 NULL: every chat of the platform. */
 	[SQL_OUT_DELAY] = OUT_DELAY_SQL,
 	[SQL_OUT_DELAY_ALL] = OUT_DELAY_SQL,
-	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > $1"
-		" AND aside_ms IS NULL",
 	/* $1 NULL: every platform. */
 	[SQL_OUT_COUNT] = OUT_COUNT_SQL,
 	[SQL_OUT_COUNT_ALL] = OUT_COUNT_SQL,
-	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = $3 WHERE platform = $1 AND chat = $2"
-		" AND aside_ms IS NULL",
 	/* no row: no such table (GB_ENOTFOUND) */
 	[SQL_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
 		" SELECT $1::bigint, $2::text, $3::bigint, $4::bigint"
 		" WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1)"
 		" ON CONFLICT (table_id, kind) DO UPDATE"
 		" SET due_ms = excluded.due_ms, version = excluded.version, attempts = 0",
-	[SQL_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = $3"
-		" WHERE table_id = $1 AND kind = $2 RETURNING attempts",
 	/* $2 NULL: every kind. */
 	[SQL_TIMER_CLEAR] = TIMER_CLEAR_SQL,
 	[SQL_TIMER_CLEAR_ALL] = TIMER_CLEAR_SQL,
-	[SQL_TIMER_DROP] = "DELETE FROM timers WHERE table_id = $1 AND kind = $2 AND version = $3",
-	[SQL_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
-		" GROUP BY game ORDER BY game LIMIT $1",
-	[SQL_TIMER_DUE] = "SELECT " STORE_TIMER_COLS " FROM timers WHERE due_ms <= $1"
-		" ORDER BY due_ms, table_id, kind LIMIT $2",
-	[SQL_TIMER_NEXT] = "SELECT " STORE_TIMER_COLS " FROM timers"
-		" ORDER BY due_ms, table_id, kind LIMIT 1",
 	[SQL_STAT_ADD] = "INSERT INTO stats (chat_id, user_id, game, name, games, wins, points)"
 		" VALUES ($1, $2, $3, $4, 1, $5, $6) ON CONFLICT (chat_id, user_id, game)"
 		" DO UPDATE SET name = excluded.name, games = stats.games + 1,"
 		" wins = stats.wins + excluded.wins, points = stats.points + excluded.points",
-	[SQL_STAT_NAME] = "UPDATE stats SET name = $3 WHERE chat_id = $1 AND user_id = $2"
-		" AND name <> $3",
-	[SQL_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
-		" WHERE chat_id = $1 AND game = $2"
-		" ORDER BY wins DESC, points DESC, games ASC, name, user_id LIMIT $3",
-	[SQL_STATS_ALL] = "SELECT user_id, max(name) AS n, ''::text, sum(games) AS g,"
-		" sum(wins) AS w, sum(points) AS p FROM stats WHERE chat_id = $1"
-		" GROUP BY user_id ORDER BY w DESC, p DESC, g ASC, n, user_id LIMIT $2",
-	[SQL_META_GET] = "SELECT value FROM meta WHERE name = $1",
-	[SQL_META_SET] = "INSERT INTO meta (name, value) VALUES ($1, $2)"
-		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-	[SQL_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
-		" WHERE table_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
 	/* The seed is fixed by the first write; later writes set the stake.
 	 * No row: no such table (GB_ENOTFOUND). */
 	[SQL_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake)"
 		" SELECT $1::bigint, $2::text, $3::bigint WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1)"
 		" ON CONFLICT (table_id) DO UPDATE SET stake = excluded.stake",
-	[SQL_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = $1",
 	/* Both rows of a movement in one statement: $2 gives $6 coins to $4.
 	 * No rows: no such chat (GB_ENOTFOUND). */
 	[SQL_COINS_MOVE] = "WITH m AS (SELECT nextval('ledger_movements') AS n"
@@ -431,29 +354,6 @@ static const char *const sql_text[SQL_COUNT] = {
 		" INSERT INTO ledger (id, chat_id, movement, account, name, amount, table_id, reason, at_ms)"
 		" SELECT 2 * n, $1::bigint, n, $2::text, $3::text, -$6::bigint, $7::bigint, $8::text, $9::bigint FROM m"
 		" UNION ALL SELECT 2 * n + 1, $1, n, $4::text, $5::text, $6, $7, $8, $9 FROM m",
-	[SQL_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
-		" WHERE chat_id = $1 AND account = $2",
-	[SQL_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
-		" AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount) AS b"
-		" FROM ledger AS l WHERE chat_id = $1 AND substr(account, 1, length($2)) = $2"
-		" GROUP BY chat_id, account ORDER BY b DESC, account LIMIT $3",
-	[SQL_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE $1::bigint = 0 OR chat_id = $1"
-		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
-	[SQL_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE $1::bigint = 0 OR chat_id = $1"
-		" GROUP BY movement HAVING count(*) <> 2 OR sum(amount) <> 0 OR min(amount) >= 0"
-		" OR count(DISTINCT chat_id) <> 1 OR count(DISTINCT table_id) <> 1"
-		" OR count(DISTINCT reason) <> 1 OR count(DISTINCT at_ms) <> 1"
-		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
-	[SQL_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE ($1::bigint = 0 OR chat_id = $1)"
-		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
-	[SQL_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l"
-		" WHERE ($1::bigint = 0 OR l.chat_id = $1)"
-		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
-		" AND NOT EXISTS (SELECT 1 FROM tables AS t WHERE 'pot:' || t.id = l.account"
-		" AND t.chat_id = l.chat_id AND t.status = 1) LIMIT 1",
-	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE ($1::bigint = 0 OR chat_id = $1)"
-		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
-		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
 };
 
 /*
@@ -561,20 +461,59 @@ static void stmt_name(enum store_sql id, char name[16])
 	snprintf(name, 16, "g%d", (int)id);
 }
 
-/* Prepare every statement of sql_text[] on the connection. */
+/*
+ * The text of statement id: this backend's own, else the one every
+ * database runs with each ?n written $n, PostgreSQL's way. malloc'd (the
+ * caller frees it); NULL without memory.
+ */
+static char *sql_of(enum store_sql id)
+{
+	char *sql = strdup(sql_text[id] ? sql_text[id] : store_sql_common[id]);
+	int quoted = 0;
+
+	for (char *p = sql; p && *p; p++) {
+		if (*p == '\'')
+			quoted = !quoted;
+		else if (!quoted && *p == '?' && p[1] >= '0' && p[1] <= '9')
+			*p = '$';
+	}
+	return sql;
+}
+
+/* The highest $n of sql: the parameters the statement takes. */
+static int params_of(const char *sql)
+{
+	int most = 0;
+
+	for (const char *p = strchr(sql, '$'); p; p = strchr(p + 1, '$')) {
+		int n = 0;
+
+		for (const char *d = p + 1; *d >= '0' && *d <= '9'; d++)
+			n = n * 10 + (*d - '0');
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+/* Prepare every statement on the connection, and note the parameters each takes. */
 static int prepare_all(struct store_backend *s)
 {
 	int rc = GB_OK;
 
 	for (int i = 0; !rc && i < SQL_COUNT; i++) {
+		char *sql = sql_of((enum store_sql)i);
 		char name[16];
 		PGresult *res;
 
+		if (!sql)
+			return GB_ENOMEM;
 		stmt_name((enum store_sql)i, name);
-		res = PQprepare(s->conn, name, sql_text[i], 0, NULL);
+		s->st[i].params = params_of(sql);
+		res = PQprepare(s->conn, name, sql, 0, NULL);
 		if (!res_ok(res))
 			rc = err_of(res);
 		PQclear(res);
+		free(sql);
 	}
 	return rc;
 }
@@ -636,21 +575,6 @@ static int pg_bind_text(struct store_stmt *st, int i, const char *text, size_t l
 	memcpy(st->text[i - 1], text, len);
 	st->text[i - 1][len] = '\0';
 	return bind_at(st, i, st->text[i - 1]);
-}
-
-/* The highest $n of sql: the parameters the statement takes. */
-static int params_of(const char *sql)
-{
-	int most = 0;
-
-	for (const char *p = strchr(sql, '$'); p; p = strchr(p + 1, '$')) {
-		int n = 0;
-
-		for (const char *d = p + 1; *d >= '0' && *d <= '9'; d++)
-			n = n * 10 + (*d - '0');
-		most = n > most ? n : most;
-	}
-	return most;
 }
 
 /* Connect a broken connection again, its statements prepared anew. */
@@ -904,10 +828,8 @@ static int pg_open(struct store_backend **handle, const char *url)
 		rc = GB_ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < SQL_COUNT; i++) {
+	for (int i = 0; i < SQL_COUNT; i++)
 		stmt_done(&s->st[i]);
-		s->st[i].params = params_of(sql_text[i]);
-	}
 	{
 		/* the URL is expanded in place of dbname: what it says wins over our default */
 		const char *const keys[] = { "connect_timeout", "dbname", NULL };

@@ -259,59 +259,13 @@ static const char *const sql_text[SQ_COUNT] = {
 	[SQ_UNIT_BEGIN] = "SAVEPOINT unit",
 	[SQ_UNIT_RELEASE] = "RELEASE unit",
 	[SQ_UNIT_UNDO] = "ROLLBACK TO unit",
-	[SQL_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)",
-	[SQL_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
-	[SQL_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
-	[SQL_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
-		" WHERE platform = ?1 AND chat = ?2",
-	[SQL_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
-	/* a transaction holds the write lock: what it read stays so until it ends */
-	[SQL_CHAT_BY_ID_LOCK] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
-	[SQL_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
-		" VALUES (?1, ?2, ?3, '{}') ON CONFLICT (platform, chat) DO NOTHING",
-	[SQL_CHAT_SAVE] = "UPDATE chats SET lang = ?1, settings = ?2 WHERE id = ?3",
-	/* The chat (platform ?1, chat ?2) if nothing would be lost with it. */
-	[SQL_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = ?1 AND chat = ?2"
-		" AND settings = '{}'"
-		" AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.chat_id = chats.id)"
-		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
-		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
-	[SQL_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
-	[SQL_TABLE_OPEN_GET] = "SELECT " STORE_TABLE_COLS " FROM tables"
-		" WHERE chat_id = ?1 AND status < 2",
-	[SQL_TABLE_GET] = "SELECT " STORE_TABLE_COLS " FROM tables WHERE id = ?1",
-	[SQL_TABLE_EXISTS] = "SELECT 1 FROM tables WHERE id = ?1",
-	[SQL_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
-		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
-		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
-	/* Not message: sq_table_set_message() owns it. */
-	[SQL_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
-		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
-		" WHERE id = ?5 AND version = ?6",
-	[SQL_TABLE_SET_MESSAGE] = "UPDATE tables SET message = ?2 WHERE id = ?1",
 	/* ?3 open only, ?4 watch only (0 or 1). */
 	[SQL_TABLES_COUNT] = "SELECT count(*) FROM tables WHERE chat_id = ?1 AND created_ms >= ?2"
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
 	[SQL_TABLES_COUNT_ALL] = "SELECT count(*) FROM tables WHERE created_ms >= ?2"
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
-	/*
-	 * A scan of seats: asked only when someone opens inline mode, and
-	 * seats of finished tables are few per table.
-	 */
-	[SQL_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
-		" JOIN chats c ON c.id = t.chat_id"
-		" WHERE c.platform = ?1 AND s.user_id = ?2 AND s.level < 0 AND t.status < 2"
-		" GROUP BY t.id ORDER BY t.id LIMIT ?3",
-	[SQL_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
-		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
-	[SQL_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
-	[SQL_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
-		" VALUES (?1, ?2, ?3, ?4, ?5)",
 	[SQL_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
-	[SQL_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
-	/* one seek down the primary key: a NULL (no moves) reads as 0 */
-	[SQL_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = ?1",
 	/* For a new row of key ?3 due at ?4: the latest due time of the
 	 * chat's pending rows, and the earliest of the rows it replaces. */
 	[SQ_OUT_PLACE] = "SELECT max(due_ms), min(CASE WHEN ?3 <> '' AND merge_key = ?3"
@@ -347,19 +301,6 @@ static const char *const sql_text[SQ_COUNT] = {
 		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
 		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
 		" ORDER BY ifnull(o.place, o.id) LIMIT ?4) RETURNING " STORE_OUT_COLS,
-	[SQL_OUT_DUE] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE platform = ?1"
-		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
-	/* the chat's newest ?3 pending rows, oldest of them first */
-	[SQL_OUT_CHAT] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
-		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
-		" ORDER BY id",
-	/* a transaction holds the write lock: no worker claims them until it ends */
-	[SQL_OUT_CHAT_LOCK] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
-		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
-		" ORDER BY id",
-	[SQL_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
-	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
-		" attempts = attempts + ?3 WHERE id = ?1 AND aside_ms IS NULL",
 	/* Stamped with SQLite's clock in epoch milliseconds. */
 	[SQL_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = ?2,"
 		" aside_ms = CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
@@ -369,82 +310,27 @@ static const char *const sql_text[SQ_COUNT] = {
 		" AND aside_ms IS NULL AND +due_ms < ?3",
 	[SQL_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms < ?3",
-	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
-		" AND aside_ms IS NULL",
 	[SQL_OUT_COUNT] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
 		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox WHERE platform = ?1",
 	[SQL_OUT_COUNT_ALL] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
 		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox",
-	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"
-		" AND aside_ms IS NULL",
 	[SQL_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
 		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT (table_id, kind) DO UPDATE"
 		" SET due_ms = excluded.due_ms, version = excluded.version, attempts = 0",
-	[SQL_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
-		" WHERE table_id = ?1 AND kind = ?2 RETURNING attempts",
 	[SQL_TIMER_CLEAR] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2",
-	[SQL_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
-		" GROUP BY game ORDER BY game LIMIT ?1",
-	[SQL_TIMER_DROP] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
 	[SQL_TIMER_CLEAR_ALL] = "DELETE FROM timers WHERE table_id = ?1",
-	[SQL_TIMER_DUE] = "SELECT " STORE_TIMER_COLS " FROM timers WHERE due_ms <= ?1"
-		" ORDER BY due_ms, table_id, kind LIMIT ?2",
-	[SQL_TIMER_NEXT] = "SELECT " STORE_TIMER_COLS " FROM timers"
-		" ORDER BY due_ms, table_id, kind LIMIT 1",
 	[SQL_STAT_ADD] = "INSERT INTO stats (chat_id, user_id, game, name, games, wins, points)"
 		" VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6) ON CONFLICT (chat_id, user_id, game)"
 		" DO UPDATE SET name = excluded.name, games = games + 1,"
 		" wins = wins + excluded.wins, points = points + excluded.points",
-	/* A user's latest display name on all their rows, so the aggregated
-	 * leaderboard shows one current name. */
-	[SQL_STAT_NAME] = "UPDATE stats SET name = ?3 WHERE chat_id = ?1 AND user_id = ?2"
-		" AND name <> ?3",
-	[SQL_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
-		" WHERE chat_id = ?1 AND game = ?2"
-		" ORDER BY wins DESC, points DESC, games ASC, name, user_id LIMIT ?3",
-	[SQL_STATS_ALL] = "SELECT user_id, max(name) AS n, '', sum(games) AS g,"
-		" sum(wins) AS w, sum(points) AS p FROM stats WHERE chat_id = ?1"
-		" GROUP BY user_id ORDER BY w DESC, p DESC, g ASC, n, user_id LIMIT ?2",
-	[SQL_META_GET] = "SELECT value FROM meta WHERE name = ?1",
-	[SQL_META_SET] = "INSERT INTO meta (name, value) VALUES (?1, ?2)"
-		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-	[SQL_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
-		" WHERE table_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
 	/* The seed is fixed by the first write; later writes set the stake. */
 	[SQL_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake) VALUES (?1, ?2, ?3)"
 		" ON CONFLICT (table_id) DO UPDATE SET stake = excluded.stake",
-	[SQL_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = ?1",
 	/* Both rows of a movement in one statement: ?2 gives ?6 coins to ?4. */
 	[SQL_COINS_MOVE] = "WITH m(n) AS (SELECT coalesce(max(movement), 0) + 1 FROM ledger)"
 		" INSERT INTO ledger (chat_id, movement, account, name, amount, table_id, reason, at_ms)"
 		" SELECT ?1, n, ?2, ?3, -?6, ?7, ?8, ?9 FROM m"
 		" UNION ALL SELECT ?1, n, ?4, ?5, ?6, ?7, ?8, ?9 FROM m",
-	[SQL_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
-		" WHERE chat_id = ?1 AND account = ?2",
-	/* Each account's latest name (the row with the highest id names it). */
-	[SQL_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
-		" AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount) AS b"
-		" FROM ledger AS l WHERE chat_id = ?1 AND substr(account, 1, length(?2)) = ?2"
-		" GROUP BY account ORDER BY b DESC, account LIMIT ?3",
-	/* ?1 = 0: every chat. */
-	[SQL_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
-		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
-	[SQL_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE ?1 = 0 OR chat_id = ?1"
-		" GROUP BY movement HAVING count(*) <> 2 OR sum(amount) <> 0 OR min(amount) >= 0"
-		" OR count(DISTINCT chat_id) <> 1 OR count(DISTINCT table_id) <> 1"
-		" OR count(DISTINCT reason) <> 1 OR count(DISTINCT at_ms) <> 1"
-		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
-	[SQL_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
-		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
-	/* A pot holds coins only while its table is being played. */
-	[SQL_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l WHERE (?1 = 0 OR l.chat_id = ?1)"
-		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
-		" AND NOT EXISTS (SELECT 1 FROM tables AS t WHERE 'pot:' || t.id = l.account"
-		" AND t.chat_id = l.chat_id AND t.status = 1) LIMIT 1",
-	/* Grants come from the chat's bank, and only grants move the bank's coins. */
-	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (?1 = 0 OR chat_id = ?1)"
-		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
-		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
 };
 
 /* A statement, as the operations hold it. */
@@ -574,6 +460,12 @@ static int bind_text(sqlite3_stmt *st, int i, const char *text)
  */
 static void read_end(struct store_backend *s);
 
+/* The text of statement id: this backend's own, else the one every database runs. */
+static const char *sql_of(int id)
+{
+	return id < SQL_COUNT && !sql_text[id] ? store_sql_common[id] : sql_text[id];
+}
+
 static int stmt_get(struct store_backend *s, int id, sqlite3_stmt **st)
 {
 	int src;
@@ -581,7 +473,7 @@ static int stmt_get(struct store_backend *s, int id, sqlite3_stmt **st)
 
 	*st = NULL;
 	if (!s->stmt[id].st) {
-		src = sqlite3_prepare_v3(s->db, sql_text[id], -1, SQLITE_PREPARE_PERSISTENT,
+		src = sqlite3_prepare_v3(s->db, sql_of(id), -1, SQLITE_PREPARE_PERSISTENT,
 					 &s->stmt[id].st, NULL);
 		if (src != SQLITE_OK) {
 			rc = err_of(src);
