@@ -19,15 +19,12 @@
  * (struct store_backend, which each backend defines for itself and nobody
  * else looks into) instead of struct store and keeps the contract store.h
  * gives that function. store.c never calls one with a NULL handle.
- *
- * Also here: the argument checks every operation makes the same way.
  */
 #ifndef GB_STORE_BACKEND_H
 #define GB_STORE_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "store/store.h"
 
@@ -224,31 +221,17 @@ struct store {
 extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 
-/* Buffer size of a field of a row struct (sizeof does not evaluate). */
-#define CAP(type, field) sizeof(((struct type *)0)->field)
-
-/* Is str a string that fits a buffer of cap bytes (empty allowed)? */
-static inline int fits(const char *str, size_t cap)
-{
-	return str && strnlen(str, cap) < cap;
-}
-
-/* Is str a non-empty string that fits a buffer of cap bytes? */
-static inline int id_ok(const char *str, size_t cap)
-{
-	return fits(str, cap) && str[0] != '\0';
-}
-
-/* Is seed 64 lowercase hex digits (a table's sealed seed)? */
-static inline int seed_hex_ok(const char *seed)
-{
-	size_t i;
-
-	for (i = 0; seed[i]; i++)
-		if (!((seed[i] >= '0' && seed[i] <= '9') || (seed[i] >= 'a' && seed[i] <= 'f')))
-			return 0;
-	return i == 64;
-}
+/*
+ * What migrating a schema is on every database, inside the transaction its
+ * backend began holding the lock that keeps other instances out: read the
+ * version again with version() (another instance may have migrated while
+ * this one waited), refuse a schema newer than latest (written by a newer
+ * gamebot), then run the missing migrations[] in order with apply(), each
+ * of which must set the version to its own number. GB_OK or the failure.
+ */
+int store_migrate(struct store_backend *b, const char *const *migrations, int latest,
+		  int (*version)(struct store_backend *b, int *v),
+		  int (*apply)(struct store_backend *b, const char *sql));
 
 /*
  * Record what the database said about a failure that is not the caller's

@@ -27,6 +27,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- argument checks ---- */
+
+/* Buffer size of a field of a row struct (sizeof does not evaluate). */
+#define CAP(type, field) sizeof(((struct type *)0)->field)
+
+/* Is str a string that fits a buffer of cap bytes (empty allowed)? */
+static int fits(const char *str, size_t cap)
+{
+	return str && strnlen(str, cap) < cap;
+}
+
+/* Is str a non-empty string that fits a buffer of cap bytes? */
+static int id_ok(const char *str, size_t cap)
+{
+	return fits(str, cap) && str[0] != '\0';
+}
+
+/* Is seed 64 lowercase hex digits (a table's sealed seed)? */
+static int seed_hex_ok(const char *seed)
+{
+	size_t i;
+
+	for (i = 0; seed[i]; i++)
+		if (!((seed[i] >= '0' && seed[i] <= '9') || (seed[i] >= 'a' && seed[i] <= 'f')))
+			return 0;
+	return i == 64;
+}
+
 /*
  * One statement in use: its handle, and the first failure met while
  * binding, stepping and reading it (GB_OK so far). Once it has failed,
@@ -184,6 +212,59 @@ static int q_rows(struct q *q, void *rows, size_t size, int max, void (*read)(st
 	}
 	*n = count;
 	return q->rc;
+}
+
+/*
+ * How a read of up to max rows into rows (size bytes each) starts: *n = 0,
+ * then GB_EARGS when the handle, n or the rows are missing, max is
+ * negative or args_ok is 0; else the rows zeroed and GB_OK (max 0:
+ * nothing to read).
+ */
+static int rows_start(const struct store *s, int args_ok, void *rows, size_t size, int max, int *n)
+{
+	if (n)
+		*n = 0;
+	if (!s || !n || !args_ok || max < 0 || (max > 0 && !rows))
+		return GB_EARGS;
+	if (max > 0)
+		memset(rows, 0, (size_t)max * size);
+	return GB_OK;
+}
+
+/* ---- releasing rows ---- */
+
+void store_chat_release(struct store_chat *c)
+{
+	if (!c)
+		return;
+	free(c->settings);
+	c->settings = NULL;
+}
+
+void store_table_release(struct store_table *t)
+{
+	if (!t)
+		return;
+	free(t->rules);
+	free(t->state);
+	t->rules = NULL;
+	t->state = NULL;
+}
+
+void store_out_release(struct store_out *o)
+{
+	if (!o)
+		return;
+	free(o->payload);
+	o->payload = NULL;
+}
+
+void store_move_release(struct store_move *m)
+{
+	if (!m)
+		return;
+	free(m->events);
+	m->events = NULL;
 }
 
 /* ---- processed updates ---- */
@@ -602,13 +683,11 @@ int store_tables_of_user(struct store *s, const char *platform, const char *user
 			 int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !platform || !user || max < 0 || (max > 0 && !out))
-		return GB_EARGS;
-	if (max == 0 || !user[0])
-		return GB_OK;
+	rc = rows_start(s, platform && user, out, sizeof *out, max, n);
+	if (rc || max == 0 || !user[0])
+		return rc;
 	q = q_get(s, SQL_TABLES_OF_USER);
 	q_text(&q, 1, platform);
 	q_text(&q, 2, user);
@@ -632,14 +711,11 @@ static void seat_read(struct q *q, void *row)
 int store_seats_get(struct store *s, int64_t table, struct store_seat *seats, int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !seats))
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(seats, 0, (size_t)max * sizeof *seats);
+	rc = rows_start(s, 1, seats, sizeof *seats, max, n);
+	if (rc || max == 0)
+		return rc;
 	q = q_get(s, SQL_SEATS_GET);
 	q_i64(&q, 1, table);
 	q_i64(&q, 2, max);
@@ -776,14 +852,11 @@ int store_moves_get(struct store *s, int64_t table, int after_seq, struct store_
 		    int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !moves))
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(moves, 0, (size_t)max * sizeof *moves);
+	rc = rows_start(s, 1, moves, sizeof *moves, max, n);
+	if (rc || max == 0)
+		return rc;
 	q = q_get(s, SQL_MOVES_GET);
 	q_i64(&q, 1, table);
 	q_i64(&q, 2, after_seq);
@@ -880,14 +953,10 @@ int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64
 	struct q q;
 	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) || max < 0 ||
-	    (max > 0 && !outs) || lease_ms <= 0 || now_ms > INT64_MAX - lease_ms)
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = rows_start(s, id_ok(platform, CAP(store_out, platform)) && lease_ms > 0 &&
+			now_ms <= INT64_MAX - lease_ms, outs, sizeof *outs, max, n);
+	if (rc || max == 0)
+		return rc;
 	if (guard && (rc = s->ops->sp_begin(s->b, &outer)))
 		return rc;
 	q = q_get(s, SQL_OUT_CLAIM);
@@ -918,14 +987,11 @@ int store_out_due(struct store *s, const char *platform, int64_t now_ms, struct 
 		  int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) || max < 0 || (max > 0 && !outs))
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = rows_start(s, id_ok(platform, CAP(store_out, platform)), outs, sizeof *outs, max, n);
+	if (rc || max == 0)
+		return rc;
 	q = q_get(s, SQL_OUT_DUE);
 	q_text(&q, 1, platform);
 	q_i64(&q, 2, now_ms);
@@ -943,15 +1009,12 @@ int store_out_chat(struct store *s, const char *platform, const char *chat,
 		   struct store_out *outs, int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !id_ok(platform, CAP(store_out, platform)) ||
-	    !id_ok(chat, CAP(store_out, chat)) || max < 0 || (max > 0 && !outs))
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(outs, 0, (size_t)max * sizeof *outs);
+	rc = rows_start(s, id_ok(platform, CAP(store_out, platform)) && id_ok(chat, CAP(store_out, chat)),
+			outs, sizeof *outs, max, n);
+	if (rc || max == 0)
+		return rc;
 	q = q_get(s, s->ops->in_transaction(s->b) ? SQL_OUT_CHAT_LOCK : SQL_OUT_CHAT);
 	q_text(&q, 1, platform);
 	q_text(&q, 2, chat);
@@ -1160,14 +1223,11 @@ static void timer_read(struct q *q, void *row)
 int store_timer_due(struct store *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || max < 0 || (max > 0 && !timers))
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(timers, 0, (size_t)max * sizeof *timers);
+	rc = rows_start(s, 1, timers, sizeof *timers, max, n);
+	if (rc || max == 0)
+		return rc;
 	q = q_get(s, SQL_TIMER_DUE);
 	q_i64(&q, 1, now_ms);
 	q_i64(&q, 2, max);
@@ -1253,15 +1313,11 @@ int store_stats_get(struct store *s, int64_t chat, const char *game, struct stor
 		    int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || (game && !id_ok(game, CAP(store_stat, game))) || max < 0 ||
-	    (max > 0 && !stats))
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(stats, 0, (size_t)max * sizeof *stats);
+	rc = rows_start(s, !game || id_ok(game, CAP(store_stat, game)), stats, sizeof *stats, max, n);
+	if (rc || max == 0)
+		return rc;
 	q = q_get(s, game ? SQL_STATS_GAME : SQL_STATS_ALL);
 	q_i64(&q, 1, chat);
 	if (game)
@@ -1414,14 +1470,11 @@ int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct st
 		    int max, int *n)
 {
 	struct q q;
+	int rc;
 
-	if (n)
-		*n = 0;
-	if (!s || !n || !prefix || max < 0 || (max > 0 && !out))
-		return GB_EARGS;
-	if (max == 0)
-		return GB_OK;
-	memset(out, 0, (size_t)max * sizeof *out);
+	rc = rows_start(s, prefix != NULL, out, sizeof *out, max, n);
+	if (rc || max == 0)
+		return rc;
 	q = q_get(s, SQL_COINS_TOP);
 	q_i64(&q, 1, chat);
 	q_text(&q, 2, prefix);

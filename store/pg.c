@@ -4,25 +4,26 @@
  *
  * For several gamebot instances sharing one database: store_open() comes
  * here for a postgres:// or postgresql:// URL (libpq's connection URI, so
- * host, port, user, password, sslmode and options all go in it). Each pg_
- * function is the store_ function of the same name (store.c dispatches)
- * and keeps the contract store.h states; the function bodies follow
- * sqlite.c's one for one, so the two backends read alike.
+ * host, port, user, password, sslmode and options all go in it). The
+ * operations on rows are store/ops.c's, run through the statement slots
+ * here; the pg_ functions that are a store_ function's keep the contract
+ * store.h states for it.
  *
  * One struct store_backend is one connection plus its prepared
- * statements. Every SQL text is a constant in sql_text[], indexed by enum
- * stmt, prepared once at open (so a typo fails at start-up) under the name
- * "g<index>". Parameters go as text, out of band ($1, $2, ...); no SQL is
- * ever built from data. A handle belongs to one thread at a time.
+ * statements. Every SQL text is a constant, this backend's own in
+ * sql_text[] (indexed by enum store_sql) or the one every database runs
+ * (store/sql.c, its ?n written $n here), prepared once at open (so a typo
+ * fails at start-up) under the name "g<index>". Parameters go as text,
+ * out of band ($1, $2, ...; one not bound is NULL); no SQL is ever built
+ * from data. A handle belongs to one thread at a time.
  *
  * Schema: the version is the one row of gamebot_schema. migrations[] is
  * the ordered list of schema changes, one for one with sqlite.c's (a
  * version number means the same schema on both). store_open() applies the
  * missing ones in one transaction begun holding an advisory lock
- * (MIGRATE_LOCK; held by the connection, gone with it if it dies), re-reading the
- * version under it, so instances that
- * start together migrate once and the others wait, then find the schema
- * current. An up-to-date database is only read; one from a newer gamebot
+ * (MIGRATE_LOCK; held by the connection, gone with it if it dies),
+ * re-reading the version under it, so instances that start together
+ * migrate once and the others wait, then find the schema current. An up-to-date database is only read; one from a newer gamebot
  * is refused. The tables live in the first schema of the connection's
  * search_path (options=-csearch_path%3D... in the URL picks another).
  *
@@ -77,14 +78,10 @@
  * GB_EEXISTS, foreign key GB_ENOTFOUND, NOT NULL and CHECK GB_EARGS,
  * deadlock and serialization failure GB_ECONFLICT, out of memory
  * GB_ENOMEM, everything else (a server gone, a bad URL) GB_ESTORE.
- * Strings, names and out rows are handled as in sqlite.c.
  */
 #include "store/backend.h"
-#include "games/utf8.h"
 
-#include <errno.h>
 #include <libpq-fe.h>
-#include <limits.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -272,7 +269,7 @@ static const char *const sql_text[SQL_COUNT] = {
 	/* $1 chat (0 every chat), $3 open only, $4 watch only (0 or 1). */
 	[SQL_TABLES_COUNT] = TABLES_COUNT_SQL,
 	[SQL_TABLES_COUNT_ALL] = TABLES_COUNT_SQL,
-	/* no row inserted: a taken seq, or no such table (pg_move_append tells which) */
+	/* no row inserted: a taken seq, or no such table (store_move_append() tells which) */
 	[SQL_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
 		" SELECT $1::bigint, $2::int, $3::text, $4::text, $5::text"
 		" WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1) ON CONFLICT DO NOTHING",
@@ -359,7 +356,7 @@ static const char *const sql_text[SQL_COUNT] = {
 /*
  * One use of a prepared statement: its parameters as text (pointers to
  * the caller's strings, or to num[] and text[] here), then its result,
- * read a row at a time by step() as with SQLite.
+ * read a row at a time by step() as SQLite reads one.
  */
 struct store_stmt {
 	struct store_backend *s;
@@ -368,14 +365,14 @@ struct store_stmt {
 	int params;                    /* the statement's: those not bound are NULL */
 	const char *v[MAX_PARAMS];     /* their text; NULL is SQL NULL */
 	char num[MAX_PARAMS][24];      /* integers, printed */
-	char text[MAX_PARAMS][STORE_NAME_LEN]; /* names cut to fit */
+	char text[MAX_PARAMS][STORE_NAME_LEN]; /* texts cut short (names) */
 	PGresult *res;                 /* owned; NULL until run */
 	int row;                       /* the row step() is on */
 };
 
 struct store_backend {
 	PGconn *conn;                  /* owned; closed by pg_free() */
-	struct store_stmt st[SQL_COUNT];      /* one per statement, reset after every use */
+	struct store_stmt st[SQL_COUNT]; /* one per statement, reset after every use */
 	int in_tx;                     /* inside store_begin() ... commit or rollback */
 	int changes;                   /* rows the last write changed */
 };
@@ -453,8 +450,6 @@ static int run_text(struct store_backend *s, const char *sql)
 	return rc;
 }
 
-
-
 /* The name of statement id on the server. */
 static void stmt_name(enum store_sql id, char name[16])
 {
@@ -522,7 +517,7 @@ static int prepare_all(struct store_backend *s)
  * Statement id, ready for binding. It must go back through stmt_done()
  * before the calling function returns.
  */
-static int stmt_get(struct store_backend *s, enum store_sql id, struct store_stmt **st)
+static int pg_stmt(struct store_backend *s, enum store_sql id, struct store_stmt **st)
 {
 	*st = &s->st[id];
 	(*st)->s = s;
@@ -552,8 +547,6 @@ static int bind_at(struct store_stmt *st, int i, const char *text)
 	return GB_OK;
 }
 
-
-
 static int bind_i64(struct store_stmt *st, int i, int64_t v)
 {
 	if (i < 1 || i > MAX_PARAMS)
@@ -561,9 +554,6 @@ static int bind_i64(struct store_stmt *st, int i, int64_t v)
 	snprintf(st->num[i - 1], sizeof st->num[i - 1], "%lld", (long long)v);
 	return bind_at(st, i, st->num[i - 1]);
 }
-
-
-
 
 /* Bind len bytes of text: the caller's string where it ends there, else a copy. */
 static int pg_bind_text(struct store_stmt *st, int i, const char *text, size_t len)
@@ -647,19 +637,16 @@ out:
 	return rc;
 }
 
-
 static int col_null(const struct store_stmt *st, int col)
 {
 	return PQgetisnull(st->res, st->row, col);
 }
 
-static int64_t col_i64(const struct store_stmt *st, int col)
+/* Column col of the row stepped to; NULL reads 0. */
+static int64_t col_i64(struct store_stmt *st, int col)
 {
 	return col_null(st, col) ? 0 : strtoll(PQgetvalue(st->res, st->row, col), NULL, 10);
 }
-
-
-
 
 /*
  * A call of several statements is atomic whether or not the caller has a
@@ -699,16 +686,6 @@ static int sp_end(struct store_backend *s, int outer, int rc)
 }
 
 /* ---- statements, as the operations use them ---- */
-
-static int pg_stmt(struct store_backend *s, enum store_sql id, struct store_stmt **st)
-{
-	return stmt_get(s, id, st);
-}
-
-static int64_t pg_col_i64(struct store_stmt *st, int col)
-{
-	return col_i64(st, col);
-}
 
 static int pg_col_text(struct store_stmt *st, int col, const char **text, size_t *len)
 {
@@ -782,25 +759,9 @@ static int migrate(struct store_backend *s)
 	if (rc)
 		goto out;
 	in_tx = 1;
-	/* Another instance may have migrated while we waited for the lock. */
-	rc = user_version(s, &version);
+	rc = store_migrate(s, migrations, SCHEMA_VERSION, user_version, run_text);
 	if (rc)
 		goto out;
-	if (version < 0 || version > SCHEMA_VERSION) {
-		rc = GB_ESTORE; /* written by a newer gamebot */
-		goto out;
-	}
-	for (; version < SCHEMA_VERSION; version++) {
-		int now = 0;
-
-		rc = run_text(s, migrations[version]);
-		if (!rc)
-			rc = user_version(s, &now);
-		if (!rc && now != version + 1)
-			rc = GB_ESTORE; /* a migration must set its own version */
-		if (rc)
-			goto out;
-	}
 	rc = run_text(s, "COMMIT");
 	if (rc)
 		goto out;
@@ -880,7 +841,8 @@ static int pg_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 		*log_pages = 0;
 	if (copied)
 		*copied = 0;
-	return s ? GB_OK : GB_EARGS;
+	(void)s;
+	return GB_OK;
 }
 
 static int64_t mono_ms(void)
@@ -930,8 +892,6 @@ static int pg_ping(struct store_backend *s)
 {
 	int rc;
 
-	if (!s)
-		return GB_EARGS;
 	if (s->in_tx)
 		return GB_ESTORE;
 	rc = PQstatus(s->conn) == CONNECTION_OK ? ping_once(s) : GB_ESTORE;
@@ -944,22 +904,18 @@ static int pg_ping(struct store_backend *s)
 	return rc;
 }
 
-/* The version, or -1 when s is NULL or the database cannot be read. */
+/* The version, or -1 when the database cannot be read. */
 static int pg_schema_version(struct store_backend *s)
 {
 	int version = -1;
 
-	if (s && user_version(s, &version) != GB_OK)
-		version = -1;
-	return version;
+	return user_version(s, &version) ? -1 : version;
 }
 
 static int pg_begin(struct store_backend *s)
 {
 	int rc;
 
-	if (!s)
-		return GB_EARGS;
 	if (s->in_tx)
 		return GB_ESTORE; /* transactions do not nest */
 	if (PQstatus(s->conn) != CONNECTION_OK) {
@@ -982,8 +938,6 @@ static int pg_commit(struct store_backend *s)
 {
 	int rc;
 
-	if (!s)
-		return GB_EARGS;
 	if (!s->in_tx || PQtransactionStatus(s->conn) != PQTRANS_INTRANS) {
 		pg_rollback(s);
 		return GB_ESTORE;
@@ -997,8 +951,6 @@ static int pg_commit(struct store_backend *s)
 
 static void pg_rollback(struct store_backend *s)
 {
-	if (!s)
-		return;
 	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE && PQstatus(s->conn) == CONNECTION_OK)
 		run_text(s, "ROLLBACK");
 	s->in_tx = 0;
@@ -1007,7 +959,7 @@ static void pg_rollback(struct store_backend *s)
 /* A savepoint; only inside a transaction. */
 static int pg_unit_begin(struct store_backend *s)
 {
-	if (!s || !s->in_tx)
+	if (!s->in_tx)
 		return GB_EARGS;
 	return run_text(s, "SAVEPOINT store_unit");
 }
@@ -1023,8 +975,6 @@ static int pg_unit_end(struct store_backend *s, int ok)
 	int failed;
 	int rc = GB_OK;
 
-	if (!s)
-		return GB_EARGS;
 	if (!s->in_tx || PQstatus(s->conn) != CONNECTION_OK)
 		return GB_ESTORE;
 	failed = PQtransactionStatus(s->conn) == PQTRANS_INERROR;
@@ -1037,92 +987,6 @@ static int pg_unit_end(struct store_backend *s, int ok)
 	return rc;
 }
 
-
-
-
-/* ---- chats ---- */
-
-
-
-
-
-
-
-
-
-/* ---- tables ---- */
-
-
-
-
-
-
-
-
-
-
-
-/* ---- seats ---- */
-
-
-
-/* ---- move log ---- */
-
-
-
-
-
-/* ---- outbox ---- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/* ---- timers ---- */
-
-
-
-
-
-
-
-
-
-/* ---- stats ---- */
-
-
-
-/* ---- meta ---- */
-
-
-
-/* ---- the move log, read back ---- */
-
-
-
-/* ---- a table's terms ---- */
-
-
-
-/* ---- coins ---- */
-
-
-
-
-
-
-
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.stmt = pg_stmt,
@@ -1130,7 +994,7 @@ const struct store_ops store_pg_ops = {
 	.bind_i64 = bind_i64,
 	.bind_text = pg_bind_text,
 	.step = step,
-	.col_i64 = pg_col_i64,
+	.col_i64 = col_i64,
 	.col_text = pg_col_text,
 	.changes = pg_changes,
 	.in_transaction = pg_in_transaction,

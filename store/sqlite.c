@@ -15,12 +15,14 @@
  * only read. A file from a newer gamebot (a version we do not know) is
  * refused rather than guessed at.
  *
- * Statements: every SQL text is a constant in sql_text[], indexed by enum
- * stmt. All are prepared once at open (so a typo fails at start-up, not in
- * the middle of a game) and kept until sq_free(); after every use a
- * statement is reset and its bindings cleared, so none holds a read snapshot
- * between calls. Strings are bound SQLITE_TRANSIENT (SQLite copies them).
- * The only SQL run without binding is constant text (pragmas, migrations).
+ * Statements: every SQL text is a constant, this backend's own in
+ * sql_text[] (indexed by enum store_sql, then by the statements only this
+ * file runs) or the one every database runs (store/sql.c). All are
+ * prepared once at open (so a typo fails at start-up, not in the middle of
+ * a game) and kept until sq_free(); after every use a statement is reset
+ * and its bindings cleared, so none holds a read snapshot between calls.
+ * Strings are bound SQLITE_TRANSIENT (SQLite copies them). The only SQL
+ * run without binding is constant text (pragmas, migrations).
  *
  * Threads: a handle keeps cached statements and a transaction state, so it
  * belongs to one thread at a time; open one handle per thread.
@@ -30,19 +32,12 @@
  * outside a transaction it takes the write lock, waiting on the busy
  * timeout, before it reads anything. (A read then a write would fail at
  * once, SQLITE_BUSY_SNAPSHOT, whenever another handle wrote in between.)
- * sq_out_claim() picks and leases its rows in one UPDATE ... RETURNING
+ * store_out_claim() picks and leases its rows in one UPDATE ... RETURNING
  * for the same reason: two workers never claim one row.
  *
  * Clocks: times are the caller's epoch milliseconds. The store reads
  * SQLite's clock only for processed.at (epoch seconds, the column default)
  * and outbox.aside_ms (when a row was set aside).
- *
- * Strings: identifiers (platform, chat, user, game, timer kind, message ids,
- * language) must fit their row buffers, or the call is GB_EARGS: truncating
- * an id could merge two chats. Display names are cut to STORE_NAME_LEN - 1
- * bytes on a UTF-8 character boundary before they are stored. Anything read
- * back is truncated to its buffer the same way, so a row written by other
- * software cannot overflow a struct.
  *
  * Errors: SQLite's result codes become gb_error codes in one place,
  * err_of(): a unique or primary key violation is GB_EEXISTS (callers turn it
@@ -51,17 +46,11 @@
  * CHECK violations are GB_EARGS, out of memory is GB_ENOMEM and everything
  * else GB_ESTORE. A failed statement rolls back only itself: an enclosing
  * transaction stays usable.
- *
- * Out rows: every function that fills rows first zeroes them; on an error
- * they are left zeroed (nothing to release) and counts are 0.
  */
 #include "store/backend.h"
-#include "games/utf8.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
@@ -262,6 +251,7 @@ static const char *const sql_text[SQ_COUNT] = {
 	/* ?3 open only, ?4 watch only (0 or 1). */
 	[SQL_TABLES_COUNT] = "SELECT count(*) FROM tables WHERE chat_id = ?1 AND created_ms >= ?2"
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
+	/* ?1 left out: every chat's */
 	[SQL_TABLES_COUNT_ALL] = "SELECT count(*) FROM tables WHERE created_ms >= ?2"
 		" AND (?3 = 0 OR status < 2) AND (?4 = 0 OR watch = 1)",
 	[SQL_MOVE_ADD] = "INSERT INTO moves (table_id, seq, actor, action, events)"
@@ -285,6 +275,7 @@ static const char *const sql_text[SQ_COUNT] = {
 		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND prio = ?7"
 		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL",
+	/* the new row, once sq_out_add() has placed it and made room */
 	[SQL_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
 		" place) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	/* Each chat's head (its pending row of the highest class, the oldest
@@ -293,7 +284,7 @@ static const char *const sql_text[SQ_COUNT] = {
 	 * waits for it), in queue order (a row's place, see SQ_OUT_PLACE);
 	 * leased until ?3. A chat's rows are
 	 * few: the NOT EXISTS reads them through outbox_chat. RETURNING order
-	 * is arbitrary: sq_out_claim() sorts. */
+	 * is arbitrary: store_out_claim() sorts. */
 	[SQL_OUT_CLAIM] = "UPDATE outbox SET lease_until_ms = ?3 WHERE id IN ("
 		"SELECT o.id FROM outbox AS o WHERE o.platform = ?1 AND o.aside_ms IS NULL"
 		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
@@ -443,21 +434,11 @@ static int err_of(int src)
 	}
 }
 
-
-
 static int bind_text(sqlite3_stmt *st, int i, const char *text)
 {
 	return sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
 }
 
-
-
-
-
-/*
- * The cached statement id, ready for binding. It must go back through
- * stmt_done() before the calling function returns.
- */
 static void read_end(struct store_backend *s);
 
 /* The text of statement id: this backend's own, else the one every database runs. */
@@ -466,6 +447,10 @@ static const char *sql_of(int id)
 	return id < SQL_COUNT && !sql_text[id] ? store_sql_common[id] : sql_text[id];
 }
 
+/*
+ * The cached statement id, ready for binding. It must go back through
+ * stmt_done() before the calling function returns.
+ */
 static int stmt_get(struct store_backend *s, int id, sqlite3_stmt **st)
 {
 	int src;
@@ -765,7 +750,13 @@ out:
 	return rc;
 }
 
-/* Bring the schema to SCHEMA_VERSION; an up-to-date file is only read. */
+/* Run one migration: constant text of several statements. */
+static int apply_migration(struct store_backend *s, const char *sql)
+{
+	return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? GB_OK : GB_ESTORE;
+}
+
+/* Bring the schema to SCHEMA_VERSION under the write lock; an up-to-date file is only read. */
 static int migrate(struct store_backend *s)
 {
 	int version = 0;
@@ -778,26 +769,9 @@ static int migrate(struct store_backend *s)
 	if (rc)
 		goto out;
 	in_tx = 1;
-	/* Another process may have migrated while we waited for the lock. */
-	rc = user_version(s, &version);
+	rc = store_migrate(s, migrations, SCHEMA_VERSION, user_version, apply_migration);
 	if (rc)
 		goto out;
-	if (version < 0 || version > SCHEMA_VERSION) {
-		rc = GB_ESTORE; /* written by a newer gamebot */
-		goto out;
-	}
-	for (; version < SCHEMA_VERSION; version++) {
-		int now = 0;
-
-		if (sqlite3_exec(s->db, migrations[version], NULL, NULL, NULL) != SQLITE_OK) {
-			rc = GB_ESTORE;
-			goto out;
-		}
-		rc = user_version(s, &now);
-		if (rc)
-			goto out;
-		assert(now == version + 1 && "a migration must set its own user_version");
-	}
 	rc = run(s, SQ_COMMIT);
 	if (rc)
 		goto out;
@@ -990,8 +964,6 @@ static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 {
 	int log = 0, done = 0, src;
 
-	if (!s)
-		return GB_EARGS;
 	/* PASSIVE: copies what it can without waiting for (or blocking) readers and writers */
 	src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
 	/*
@@ -1035,29 +1007,20 @@ static void sq_free(struct store_backend *s)
 	free(s);
 }
 
+/* Reads the file header: proves the file is there and readable. */
 static int sq_ping(struct store_backend *s)
 {
 	int version = 0;
-	int rc = GB_OK;
 
-	if (!s) {
-		rc = GB_EARGS;
-		goto out;
-	}
-	/* Reads the file header: proves the file is there and readable. */
-	rc = user_version(s, &version);
-out:
-	return rc;
+	return user_version(s, &version);
 }
 
-/* The version, or -1 when s is NULL or the file cannot be read. */
+/* The version, or -1 when the file cannot be read. */
 static int sq_schema_version(struct store_backend *s)
 {
 	int version = -1;
 
-	if (s && user_version(s, &version) != GB_OK)
-		version = -1;
-	return version;
+	return user_version(s, &version) ? -1 : version;
 }
 
 void store_busy_timeout_set(int ms)
@@ -1069,8 +1032,6 @@ static int sq_begin(struct store_backend *s)
 {
 	int rc;
 
-	if (!s)
-		return GB_EARGS;
 	read_end(s);
 	writer_acquire(s);
 	rc = run(s, SQ_BEGIN);
@@ -1089,8 +1050,6 @@ static int sq_read_begin(struct store_backend *s)
 {
 	int rc;
 
-	if (!s)
-		return GB_EARGS;
 	if (s->reading || !sqlite3_get_autocommit(s->db))
 		return GB_OK;
 	rc = run(s, SQ_BEGIN_READ);
@@ -1101,7 +1060,7 @@ static int sq_read_begin(struct store_backend *s)
 
 static void read_end(struct store_backend *s)
 {
-	if (!s || !s->reading)
+	if (!s->reading)
 		return;
 	s->reading = 0;
 	if (!sqlite3_get_autocommit(s->db) && run(s, SQ_COMMIT))
@@ -1113,8 +1072,6 @@ static int sq_commit(struct store_backend *s)
 {
 	int rc;
 
-	if (!s)
-		return GB_EARGS;
 	rc = run(s, SQ_COMMIT);
 	if (!rc || sqlite3_get_autocommit(s->db))
 		writer_release(s);
@@ -1123,7 +1080,7 @@ static int sq_commit(struct store_backend *s)
 
 static int sq_unit_begin(struct store_backend *s)
 {
-	if (!s || sqlite3_get_autocommit(s->db))
+	if (sqlite3_get_autocommit(s->db))
 		return GB_EARGS; /* only inside a transaction */
 	return run(s, SQ_UNIT_BEGIN);
 }
@@ -1132,8 +1089,6 @@ static int sq_unit_end(struct store_backend *s, int ok)
 {
 	int rc = GB_OK;
 
-	if (!s)
-		return GB_EARGS;
 	/* a failed I/O or a full disk can end the whole transaction under us */
 	if (sqlite3_get_autocommit(s->db))
 		return GB_ESTORE;
@@ -1148,59 +1103,15 @@ static int sq_unit_end(struct store_backend *s, int ok)
 
 static void sq_rollback(struct store_backend *s)
 {
-	if (!s)
-		return;
 	s->reading = 0;
 	if (!sqlite3_get_autocommit(s->db))
 		run(s, SQ_ROLLBACK);
 	writer_release(s);
 }
 
+/* ---- the outbox: a row queued in several statements ---- */
 
-
-
-/* ---- chats ---- */
-
-
-
-
-
-
-
-
-
-/* ---- tables ---- */
-
-
-
-
-
-
-
-
-
-
-
-/* ---- seats ---- */
-
-
-
-/* ---- move log ---- */
-
-
-
-
-
-/* ---- outbox ---- */
-
-
-
-
-/*
- * A non-empty key first deletes the rows it replaces, in the same
- * savepoint as the insert.
- */
-/* Run id (SQL_OUT_ADD or SQ_OUT_REPLACE), which take a row's fields in this order. */
+/* Run id (SQL_OUT_ADD or SQ_OUT_REPLACE), which take a row's fields in this order (place: none). */
 static int out_write(struct store_backend *s, int id, const char *platform, const char *chat,
 		     const char *payload, int64_t due_ms, int64_t table, const char *key, int prio,
 		     int64_t place)
@@ -1230,6 +1141,21 @@ static int out_write(struct store_backend *s, int id, const char *platform, cons
 	return rc;
 }
 
+/* Bind (platform, chat, key, due_ms) to ?1..?4 of st, as SQ_OUT_PLACE and SQ_OUT_COALESCE take them. */
+static int bind_key(sqlite3_stmt *st, const char *platform, const char *chat, const char *key,
+		    int64_t due_ms)
+{
+	int rc = bound(bind_text(st, 1, platform));
+
+	if (!rc)
+		rc = bound(bind_text(st, 2, chat));
+	if (!rc)
+		rc = bound(bind_text(st, 3, key));
+	if (!rc)
+		rc = bound(sqlite3_bind_int64(st, 4, due_ms));
+	return rc;
+}
+
 /*
  * When a new row of key for chat, due at *due_ms, may go (see
  * store_out_add()): not before the chat's rows that wait (a retry-after),
@@ -1237,21 +1163,15 @@ static int out_write(struct store_backend *s, int id, const char *platform, cons
  * place of the oldest pending row of its key, claimed or not (a board
  * superseded while it is being sent hands its place on), 0 none.
  */
-static int out_place(struct store_backend *s, const char *platform, const char *chat, const char *key,
-		     int64_t *due_ms, int64_t *place)
+static int out_place(struct store_backend *s, const char *platform, const char *chat,
+		     const char *key, int64_t *due_ms, int64_t *place)
 {
 	sqlite3_stmt *st = NULL;
 	int row = 0;
 	int rc = stmt_get(s, SQ_OUT_PLACE, &st);
 
 	if (!rc)
-		rc = bound(bind_text(st, 1, platform));
-	if (!rc)
-		rc = bound(bind_text(st, 2, chat));
-	if (!rc)
-		rc = bound(bind_text(st, 3, key));
-	if (!rc)
-		rc = bound(sqlite3_bind_int64(st, 4, *due_ms));
+		rc = bind_key(st, platform, chat, key, *due_ms);
 	if (!rc)
 		rc = step(st, &row);
 	if (!rc && row && sqlite3_column_type(st, 1) != SQLITE_NULL &&
@@ -1265,94 +1185,50 @@ static int out_place(struct store_backend *s, const char *platform, const char *
 	return rc;
 }
 
-static int sq_out_add(struct store_backend *s, const char *platform, const char *chat, int64_t table,
-		  const char *key, const char *payload, int64_t due_ms, int prio)
+/* Delete the chat's rows a new row of key, due at due_ms, replaces. */
+static int out_coalesce(struct store_backend *s, const char *platform, const char *chat,
+			const char *key, int64_t due_ms)
 {
 	sqlite3_stmt *st = NULL;
+	int rc = stmt_get(s, SQ_OUT_COALESCE, &st);
+
+	if (!rc)
+		rc = bind_key(st, platform, chat, key, due_ms);
+	if (!rc)
+		rc = step_done(st);
+	stmt_done(st);
+	return rc;
+}
+
+/*
+ * store_out_add_prio(), its arguments checked, in one savepoint: where the
+ * new row may go and its place; a non-empty key then rewrites the chat's
+ * last row when that is the one it replaces, or deletes the rows it
+ * replaces before the insert.
+ */
+static int sq_out_add(struct store_backend *s, const char *platform, const char *chat,
+		      int64_t table, const char *key, const char *payload, int64_t due_ms, int prio)
+{
 	int outer = 0;
-	int in_sp = 0;
 	int64_t at = due_ms;           /* when the new row may go */
 	int64_t place = 0;
 	int rc = sp_begin(s, &outer);
 
 	if (rc)
-		goto out;
-	in_sp = 1;
+		return rc;
 	rc = out_place(s, platform, chat, key, &at, &place);
-	if (rc)
-		goto out;
-	if (key[0]) {
+	if (!rc && key[0]) {
 		/* most often the row to replace is the chat's last and still unsent: rewrite it */
 		rc = out_write(s, SQ_OUT_REPLACE, platform, chat, payload, at, table, key, prio, place);
-		if (rc || sqlite3_changes(s->db) == 1)
-			goto out;
-		rc = stmt_get(s, SQ_OUT_COALESCE, &st);
+		if (!rc && sqlite3_changes(s->db) == 1)
+			return sp_end(s, outer, rc);
 		if (!rc)
-			rc = bound(bind_text(st, 1, platform));
-		if (!rc)
-			rc = bound(bind_text(st, 2, chat));
-		if (!rc)
-			rc = bound(bind_text(st, 3, key));
-		if (!rc)
-			rc = bound(sqlite3_bind_int64(st, 4, due_ms));
-		if (!rc)
-			rc = step_done(st);
-		stmt_done(st);
-		st = NULL;
-		if (rc)
-			goto out;
+			rc = out_coalesce(s, platform, chat, key, due_ms);
 	}
-	rc = out_write(s, SQL_OUT_ADD, platform, chat, payload, at, table, key, prio, place);
-out:
-	stmt_done(st);
-	if (in_sp)
-		rc = sp_end(s, outer, rc);
-	return rc;
+	if (!rc)
+		rc = out_write(s, SQL_OUT_ADD, platform, chat, payload, at, table, key, prio, place);
+	return sp_end(s, outer, rc);
 }
-
-
-
-
-
-
-
-
-
-
-
-
-/* ---- timers ---- */
-
-
-
-
-
-
-
-
-
-/* ---- stats ---- */
-
-
-
-/* ---- meta ---- */
-
-
-
-/* ---- the move log, read back ---- */
-
-
-
-/* ---- a table's terms ---- */
-
-
-
-/* ---- coins ---- */
-
-
-
-
-
 
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",

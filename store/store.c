@@ -5,9 +5,10 @@
  * postgres:// or postgresql:// is a PostgreSQL database (store/pg.c), any
  * other text is the path of a SQLite file (store/sqlite.c). Both are built
  * into every binary, so GAMEBOT_DB (config key db) alone chooses. The
- * handle remembers its backend's struct store_ops; every other function
- * here is one call through it, so callers never know which database they
- * talk to. The row release functions belong to no backend and live here.
+ * handle remembers its backend's struct store_ops; the functions here
+ * that open, close, check and checkpoint a handle and run its
+ * transactions are one call through it, so callers never know which
+ * database they talk to. The operations on rows are store/ops.c's.
  */
 #include "store/backend.h"
 #include "store/store.h"
@@ -32,13 +33,6 @@ static const struct {
 	{ "postgresql://", &store_pg_ops },
 	{ "", &store_sqlite_ops },
 };
-
-/*
- * A NULL handle goes to the embedded backend, which answers it as every
- * backend must (GB_EARGS with outputs zeroed; a no-op where store.h says).
- */
-#define OPS(s) ((s) ? (s)->ops : &store_sqlite_ops)
-#define B(s) ((s) ? (s)->b : NULL)
 
 int store_open(struct store **out, const char *target)
 {
@@ -100,7 +94,7 @@ void store_background_checkpoints(int on)
 
 int store_checkpoint(struct store *s, int *log_pages, int *copied)
 {
-	return OPS(s)->checkpoint(B(s), log_pages, copied);
+	return s ? s->ops->checkpoint(s->b, log_pages, copied) : GB_EARGS;
 }
 
 /* The last failure's message, per thread, and whether it clears by itself. */
@@ -111,6 +105,31 @@ void store_note_error(const char *message, int transient)
 {
 	snprintf(last_error, sizeof(last_error), "%s", message ? message : "");
 	last_transient = transient;
+}
+
+int store_migrate(struct store_backend *b, const char *const *migrations, int latest,
+		  int (*version)(struct store_backend *b, int *v),
+		  int (*apply)(struct store_backend *b, const char *sql))
+{
+	int v = 0;
+	int rc = version(b, &v);
+
+	if (rc)
+		return rc;
+	if (v < 0 || v > latest)
+		return GB_ESTORE;
+	for (; v < latest; v++) {
+		int now = 0;
+
+		rc = apply(b, migrations[v]);
+		if (!rc)
+			rc = version(b, &now);
+		if (!rc && now != v + 1)
+			rc = GB_ESTORE;
+		if (rc)
+			return rc;
+	}
+	return GB_OK;
 }
 
 static void (*_Atomic warn_fn)(const char *message);
@@ -218,24 +237,26 @@ int store_one_writer(struct store *s)
 
 int store_ping(struct store *s)
 {
-	return OPS(s)->ping(B(s));
+	return s ? s->ops->ping(s->b) : GB_EARGS;
 }
 
+/* The version, or -1 when s is NULL or the database cannot be read. */
 int store_schema_version(struct store *s)
 {
-	return OPS(s)->schema_version(B(s));
+	return s ? s->ops->schema_version(s->b) : -1;
 }
 
 int store_begin(struct store *s)
 {
-	return OPS(s)->begin(B(s));
+	return s ? s->ops->begin(s->b) : GB_EARGS;
 }
 
+/* A database whose reads need no snapshot of their own has no read_begin: nothing to do. */
 int store_read_begin(struct store *s)
 {
-	if (s && !s->ops->read_begin)
-		return GB_OK;
-	return OPS(s)->read_begin(B(s));
+	if (!s)
+		return GB_EARGS;
+	return s->ops->read_begin ? s->ops->read_begin(s->b) : GB_OK;
 }
 
 void store_read_end(struct store *s)
@@ -246,56 +267,21 @@ void store_read_end(struct store *s)
 
 int store_commit(struct store *s)
 {
-	return OPS(s)->commit(B(s));
+	return s ? s->ops->commit(s->b) : GB_EARGS;
 }
 
 void store_rollback(struct store *s)
 {
-	OPS(s)->rollback(B(s));
+	if (s)
+		s->ops->rollback(s->b);
 }
 
 int store_unit_begin(struct store *s)
 {
-	return OPS(s)->unit_begin(B(s));
+	return s ? s->ops->unit_begin(s->b) : GB_EARGS;
 }
 
 int store_unit_end(struct store *s, int ok)
 {
-	return OPS(s)->unit_end(B(s), ok);
-}
-
-/* ---- rows ---- */
-
-void store_chat_release(struct store_chat *c)
-{
-	if (!c)
-		return;
-	free(c->settings);
-	c->settings = NULL;
-}
-
-void store_table_release(struct store_table *t)
-{
-	if (!t)
-		return;
-	free(t->rules);
-	free(t->state);
-	t->rules = NULL;
-	t->state = NULL;
-}
-
-void store_out_release(struct store_out *o)
-{
-	if (!o)
-		return;
-	free(o->payload);
-	o->payload = NULL;
-}
-
-void store_move_release(struct store_move *m)
-{
-	if (!m)
-		return;
-	free(m->events);
-	m->events = NULL;
+	return s ? s->ops->unit_end(s->b, ok) : GB_EARGS;
 }
