@@ -231,6 +231,25 @@ static int rows_start(const struct store *s, int args_ok, void *rows, size_t siz
 	return GB_OK;
 }
 
+/*
+ * Read up to max rows of statement id, bound to (key, max), with read()
+ * into rows (size bytes each, nothing of theirs to free); *n = how many.
+ */
+static int rows_by_key(struct store *s, enum store_sql id, int64_t key, void *rows, size_t size,
+		       int max, void (*read)(struct q *, void *), int *n)
+{
+	struct q q;
+	int rc = rows_start(s, 1, rows, size, max, n);
+
+	if (rc || max == 0)
+		return rc;
+	q = q_get(s, id);
+	q_i64(&q, 1, key);
+	q_i64(&q, 2, max);
+	q_rows(&q, rows, size, max, read, NULL, n);
+	return q_end(&q);
+}
+
 /* ---- releasing rows ---- */
 
 void store_chat_release(struct store_chat *c)
@@ -710,17 +729,7 @@ static void seat_read(struct q *q, void *row)
 
 int store_seats_get(struct store *s, int64_t table, struct store_seat *seats, int max, int *n)
 {
-	struct q q;
-	int rc;
-
-	rc = rows_start(s, 1, seats, sizeof *seats, max, n);
-	if (rc || max == 0)
-		return rc;
-	q = q_get(s, SQL_SEATS_GET);
-	q_i64(&q, 1, table);
-	q_i64(&q, 2, max);
-	q_rows(&q, seats, sizeof *seats, max, seat_read, NULL, n);
-	return q_end(&q);
+	return rows_by_key(s, SQL_SEATS_GET, table, seats, sizeof *seats, max, seat_read, n);
 }
 
 /* Do seats hold fitting strings and seat numbers each used once, none negative? */
@@ -1222,17 +1231,7 @@ static void timer_read(struct q *q, void *row)
 /* Ties on due_ms are broken by table, then kind, so the order is stable. */
 int store_timer_due(struct store *s, int64_t now_ms, struct store_timer *timers, int max, int *n)
 {
-	struct q q;
-	int rc;
-
-	rc = rows_start(s, 1, timers, sizeof *timers, max, n);
-	if (rc || max == 0)
-		return rc;
-	q = q_get(s, SQL_TIMER_DUE);
-	q_i64(&q, 1, now_ms);
-	q_i64(&q, 2, max);
-	q_rows(&q, timers, sizeof *timers, max, timer_read, NULL, n);
-	return q_end(&q);
+	return rows_by_key(s, SQL_TIMER_DUE, now_ms, timers, sizeof *timers, max, timer_read, n);
 }
 
 int store_timer_next(struct store *s, struct store_timer *t)
