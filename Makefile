@@ -57,8 +57,15 @@ MAIN_OBJ := $(BUILD)/adapters/main.o
 SUITES ?=
 TEST_SRC := $(if $(SUITES),$(SUITES:%=tests/%.c),$(sort $(wildcard tests/test_*.c)))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c)))
+# Games only the tests play (tests/games/: each file a whole game, its row
+# included) link into every suite like the helpers; they exist for a suite
+# that registers them.
+TEST_GAME_SRC := $(sort $(filter-out tests/games/service.c,$(wildcard tests/games/*.c)))
+TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c))) $(TEST_GAME_SRC)
 TEST_HELP_OBJ := $(TEST_HELP_SRC:%.c=$(BUILD)/%.o)
+# The service with those games added (tests/games/service.c), for the
+# suites that play them through the real binary.
+GAMES_BIN := $(BUILD)/tests/games/gamebot
 LIB := $(BUILD)/libgamebot.a
 # Benchmark programs: tests/bench/NAME.c -> $(BUILD)/bench/NAME
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
@@ -88,6 +95,9 @@ $(BIN): $(MAIN_OBJ) $(LIB)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(TEST_LDLIBS) $(LDLIBS)
 
+$(GAMES_BIN): $(BUILD)/tests/games/service.o $(TEST_GAME_SRC:%.c=$(BUILD)/%.o) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(TEST_HELP_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP_OBJ) $(LIB) $(LDLIBS)
@@ -99,8 +109,8 @@ $(BUILD)/crash/%: $(BUILD)/tests/crash/%.o $(TEST_HELP_OBJ) $(LIB)
 run: $(BIN)
 	$(BIN) serve
 
-test: $(BIN) $(TEST_BIN)
-	@GAMEBOT_BIN=$(BIN) GAMEBOT_SRC=$(CURDIR) sh tests/pg.sh sh tests/run-suites.sh $(TEST_BIN)
+test: $(BIN) $(TEST_BIN) $(GAMES_BIN)
+	@GAMEBOT_BIN=$(BIN) GAMEBOT_GAMES_BIN=$(GAMES_BIN) GAMEBOT_SRC=$(CURDIR) sh tests/pg.sh sh tests/run-suites.sh $(TEST_BIN)
 
 # The suites whose code runs on several threads (the listener's workers,
 # the outbox workers, the adapters' pollers, the store's checkpointer),
@@ -188,4 +198,4 @@ clean:
 	rm -rf build bin
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/tests/fuzz/%.d)
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/crash/harness.d
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_HELP_OBJ:.o=.d) $(BENCH_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/crash/harness.d $(BUILD)/tests/games/service.d

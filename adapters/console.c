@@ -468,6 +468,15 @@ struct console_adapter {
 	atomic_int stop;
 };
 
+/* Is any platform (any adapter but this one) configured? */
+static bool platform_configured(const struct config *cfg)
+{
+	for (int i = 0; adapters[i]; i++)
+		if (adapters[i] != &console_adapter && adapters[i]->configured(cfg))
+			return true;
+	return false;
+}
+
 /*
  * Without a platform the service's chat is the console: on a terminal, on
  * a pipe or on a file (printf '...' | gamebot serve, or gamebot serve <
@@ -478,7 +487,7 @@ static bool console_configured(const struct config *cfg)
 {
 	struct stat sb;
 
-	return !config_has_platform(cfg) &&
+	return !platform_configured(cfg) &&
 	       (isatty(STDIN_FILENO) ||
 		(fstat(STDIN_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode))));
 }

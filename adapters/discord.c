@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "bot/choices.h"
+#include "bot/commands.h"
 #include "bot/i18n.h"
 #include "bot/limit.h"
 #include "bot/log.h"
@@ -354,133 +355,82 @@ json_t *dc_components(const json_t *buttons, int64_t table, int turn, int lang)
 #define OPT_INTEGER 4
 #define PERM_ADMINISTRATOR 0x8ULL
 #define PERM_MANAGE_GUILD 0x20ULL
+#define DC_DESC_MAX 100                 /* a command's or option's description, in characters */
 
-struct dc_opt {
-	const char *name;
-	int type;                       /* OPT_STRING or OPT_INTEGER */
-	bool required;
-	bool autocomplete;              /* choices depend on the table: asked as the user types */
-	const char *const *choices;     /* fixed choices (NULL-terminated), or NULL */
-	int min, max;                   /* OPT_INTEGER: range (both 0: none) */
-	const char *desc;
-};
-
-struct dc_cmd {
-	const char *name;
-	const char *desc;
-	bool admin;                     /* default_member_permissions: MANAGE_GUILD */
-	struct dc_opt opt[3];           /* in the order the router reads its arguments */
-};
-
-static const char *const game_names[] = { "snakes", "ludo", "baghchal", "callbreak", NULL };
-static const char *const level_names[] = { "easy", "medium", "hard", NULL };
-static const char *const speed_names[] = { "slow", "normal", "fast", NULL };
-static const char *const lang_names[] = { "en", "ne", NULL };
-static const char *const setting_names[] = { "snakes", "ludo", "baghchal", "callbreak",
-					      "digits", "autoplay_after", NULL };
-
-/*
- * What Discord shows when someone types "/". Registration data for
- * Discord's own interface, sent by `gamebot discord-register`, not words
- * the bot says in a chat: it lives here beside the call. English only:
- * Discord's locales have no Nepali. Argument order is the router's.
- */
-static const struct dc_cmd commands[] = {
-	{ "new", "Open a table", false,
-	  { { "game", OPT_STRING, true, false, game_names, 0, 0, "Which game" } } },
-	{ "join", "Sit down at the open table", false, { { 0 } } },
-	{ "addbot", "Seat a computer player", false,
-	  { { "level", OPT_STRING, false, false, level_names, 0, 0, "How strong (default medium)" } } },
-	{ "start", "Start the game", false, { { 0 } } },
-	{ "leave", "Leave the table", false, { { 0 } } },
-	{ "stop", "Stop the game (its creator or an admin)", false, { { 0 } } },
-	{ "watch", "Watch computers play a game", false,
-	  { { "game", OPT_STRING, true, false, game_names, 0, 0, "Which game" } } },
-	{ "roll", "Roll the die", false, { { 0 } } },
-	{ "move", "Move a token (Ludo) or a piece (Bagh Chal)", false,
-	  { { "action", OPT_STRING, true, true, NULL, 0, 0, "Token number, or from and to: b2 c3" } } },
-	{ "place", "Place a goat (Bagh Chal)", false,
-	  { { "point", OPT_STRING, true, true, NULL, 0, 0, "Where: c3" } } },
-	{ "bid", "Bid tricks (Call Break)", false,
-	  { { "tricks", OPT_INTEGER, true, true, NULL, 1, 8, "How many tricks" } } },
-	{ "play", "Play a card (Call Break)", false,
-	  { { "card", OPT_STRING, true, true, NULL, 0, 0, "Which card: QS, 10H" } } },
-	{ "hand", "Show my cards (only you see them)", false, { { 0 } } },
-	{ "next", "Deal the next round", false, { { 0 } } },
-	{ "board", "Show the table again", false, { { 0 } } },
-	{ "settings", "House rules and channel settings", true,
-	  { { "game", OPT_STRING, false, false, setting_names, 0, 0, "A game, or a channel setting" },
-	    { "key", OPT_STRING, false, true, NULL, 0, 0, "House rule (or the setting's value)" },
-	    { "value", OPT_STRING, false, true, NULL, 0, 0, "New value" } } },
-	{ "speed", "Computer players' pace", true,
-	  { { "pace", OPT_STRING, true, false, speed_names, 0, 0, "slow, normal or fast" } } },
-	{ "lang", "Language of this channel", true,
-	  { { "language", OPT_STRING, true, false, lang_names, 0, 0, "en or ne" } } },
-	{ "rules", "How a game is played", false,
-	  { { "game", OPT_STRING, false, false, game_names, 0, 0, "Which game" } } },
-	{ "stats", "Who has won most here", false,
-	  { { "game", OPT_STRING, false, false, game_names, 0, 0, "Which game" } } },
-	{ "help", "Every command", false, { { 0 } } },
-	{ "wallet", "Your coins in this channel", false, { { 0 } } },
-	{ "top", "Who holds the most coins here", false, { { 0 } } },
-	{ "grant", "Give coins from the channel's bank", true,
-	  { { "member", OPT_STRING, true, false, NULL, 0, 0, "Their name as the table shows it: @name" },
-	    { "coins", OPT_INTEGER, true, false, NULL, 1, 1000000, "How many" } } },
-	{ "stake", "Coins each seat puts in the pot (before the start)", false,
-	  { { "coins", OPT_INTEGER, true, false, NULL, 0, 1000000, "Per seat; 0 for none" } } },
-	{ "verify", "Check a finished table's dice and deals from its revealed seed", false,
-	  { { "table", OPT_STRING, false, false, NULL, 0, 0, "Table number (default: the last one)" },
-	    { "log", OPT_STRING, false, false, NULL, 0, 0, "\"log\" to get its move log" } } },
-};
-
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-static const struct dc_cmd *find_command(const char *name)
+/* text cut to Discord's DC_DESC_MAX characters (whole characters), as a JSON string */
+static json_t *desc_text(const char *text)
 {
-	for (size_t i = 0; name && i < NCOMMANDS; i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return &commands[i];
-	return NULL;
+	char buf[DC_DESC_MAX * 4 + 1];
+	size_t bytes = 0;
+	int chars = 0;
+
+	while (text[bytes] && chars < DC_DESC_MAX) {
+		size_t n = utf8_char_len(text + bytes);
+
+		bytes += n ? n : 1;
+		chars++;
+	}
+	utf8_copy(buf, sizeof(buf), text, bytes);
+	return json_string(buf);
 }
 
+/* One option of a slash command, from the argument of the router's row. */
+static json_t *option_of(const struct cmd_arg *a)
+{
+	json_t *opt = json_object();
+	const char *choices[DC_CHOICES_MAX];
+	int n = bot_command_choices(a->choices, choices, DC_CHOICES_MAX);
+
+	json_object_set_new(opt, "type", json_integer(a->number ? OPT_INTEGER : OPT_STRING));
+	json_object_set_new(opt, "name", json_string(a->name));
+	json_object_set_new(opt, "description", desc_text(a->desc));
+	json_object_set_new(opt, "required", json_boolean(a->required));
+	if (a->autocomplete)
+		json_object_set_new(opt, "autocomplete", json_true());
+	if (n) {
+		json_t *ch = json_array();
+
+		for (int j = 0; j < n; j++)
+			json_array_append_new(ch, json_pack("{ssss}", "name", choices[j], "value", choices[j]));
+		json_object_set_new(opt, "choices", ch);
+	}
+	if (a->min || a->max) {
+		json_object_set_new(opt, "min_value", json_integer(a->min));
+		json_object_set_new(opt, "max_value", json_integer(a->max));
+	}
+	return opt;
+}
+
+/*
+ * What Discord shows when someone types "/": every command of the router's
+ * table that its menus list, with the arguments in the router's order.
+ * English only: Discord's locales have no Nepali.
+ */
 json_t *dc_command_set(void)
 {
 	json_t *set = json_array();
+	size_t n;
+	const struct bot_command *cmds = bot_commands(&n);
 
-	for (size_t i = 0; i < NCOMMANDS; i++) {
-		const struct dc_cmd *c = &commands[i];
-		json_t *cmd = json_object(), *opts = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct bot_command *c = &cmds[i];
+		json_t *cmd, *opts;
+		struct strbuf desc = { 0 };
 
+		if (!c->desc[LANG_EN])
+			continue;
+		cmd = json_object();
+		opts = json_array();
+		bot_command_describe(c, LANG_EN, true, &desc);
 		json_object_set_new(cmd, "name", json_string(c->name));
 		json_object_set_new(cmd, "type", json_integer(1));
-		json_object_set_new(cmd, "description", json_string(c->desc));
-		if (c->admin)
+		json_object_set_new(cmd, "description", desc_text(sb_str(&desc)));
+		sb_release(&desc);
+		if (c->flags & (CMD_ADMIN_ONLY | CMD_ADMIN_MENU))
 			json_object_set_new(cmd, "default_member_permissions",
 					    json_string("32")); /* MANAGE_GUILD; administrators have it too */
-		for (int k = 0; k < 3 && c->opt[k].name; k++) {
-			const struct dc_opt *o = &c->opt[k];
-			json_t *opt = json_object();
-
-			json_object_set_new(opt, "type", json_integer(o->type));
-			json_object_set_new(opt, "name", json_string(o->name));
-			json_object_set_new(opt, "description", json_string(o->desc));
-			json_object_set_new(opt, "required", json_boolean(o->required));
-			if (o->autocomplete)
-				json_object_set_new(opt, "autocomplete", json_true());
-			if (o->choices) {
-				json_t *ch = json_array();
-
-				for (int j = 0; o->choices[j]; j++)
-					json_array_append_new(ch, json_pack("{ssss}", "name", o->choices[j],
-									    "value", o->choices[j]));
-				json_object_set_new(opt, "choices", ch);
-			}
-			if (o->min || o->max) {
-				json_object_set_new(opt, "min_value", json_integer(o->min));
-				json_object_set_new(opt, "max_value", json_integer(o->max));
-			}
-			json_array_append_new(opts, opt);
-		}
+		for (int k = 0; k < CMD_ARGS && c->arg[k].name; k++)
+			json_array_append_new(opts, option_of(&c->arg[k]));
 		json_object_set_new(cmd, "options", opts);
 		json_array_append_new(set, cmd);
 	}
@@ -631,13 +581,13 @@ static const json_t *option_named(const json_t *data, const char *name)
 static void command_from_slash(const json_t *data, struct command *cmd)
 {
 	const char *name = json_string_value(json_object_get(data, "name"));
-	const struct dc_cmd *dc = find_command(name);
+	const struct bot_command *bc = bot_command_find(name);
 	struct strbuf args = { 0 };
 	char val[CMD_ARGS_LEN];
 
 	snprintf(cmd->verb, sizeof(cmd->verb), "%s", name ? name : "");
-	for (int k = 0; dc && k < 3 && dc->opt[k].name; k++) {
-		const json_t *opt = option_named(data, dc->opt[k].name);
+	for (int k = 0; bc && k < CMD_ARGS && bc->arg[k].name; k++) {
+		const json_t *opt = option_named(data, bc->arg[k].name);
 
 		if (!opt || !option_text(opt, val, sizeof(val)))
 			break; /* the rest are optional and left out */

@@ -18,6 +18,7 @@
 
 #include "adapters/adapter.h"
 #include "bot/choices.h"
+#include "bot/commands.h"
 #include "bot/i18n.h"
 #include "bot/limit.h"
 #include "bot/log.h"
@@ -1473,7 +1474,7 @@ out:
  * A button on a message sent in inline mode (inline_message_id, no chat):
  * no table of ours, but the presser's client waits for an answer.
  */
-static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
+static void answer_elsewhere(struct telegram *t, const struct tg_update *u, char *close, size_t cap)
 {
 	int lang = lang_parse(u->lang);
 	struct tg_result res;
@@ -1485,6 +1486,7 @@ static void answer_elsewhere(struct telegram *t, const struct tg_update *u)
 	if (limit_check("telegram", LIMIT_LOOKUPS, u->cmd.user, bot_now_ms(),
 			2 * t->env.bot.rate_user_per_min, 0, &scope) != LIMIT_OK) {
 		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+		snprintf(close, cap, "%s", u->reply);
 		return;
 	}
 	if (strncmp(u->lang, "ne", 2) == 0)
@@ -1516,7 +1518,7 @@ static void to_command(const struct tg_update *u, struct command *cmd)
 	}
 }
 
-static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
+static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, char *close, size_t cap)
 {
 	struct command cmd;
 	char group[STORE_ID_LEN];
@@ -1541,9 +1543,15 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 		/* rights are the group's, whichever topic the command came from */
 		cmd.is_admin = chat_admin(t, place_chat(cmd.chat, group, sizeof(group)), cmd.user);
 	rc = bot_handle(b, &cmd);
-	if (rc == GB_ELIMIT)
-		/* past the limit's one warning: nothing was written, and nothing is sent */
+	if (rc == GB_ELIMIT) {
+		/*
+		 * Past the limit's one warning: nothing was written, and nothing
+		 * is sent on the bot's budget; a press is only closed, in the
+		 * webhook's own answer (its client stops waiting).
+		 */
+		snprintf(close, cap, "%s", u->reply);
 		return 200;
+	}
 	if (rc == GB_ESTORE || rc == GB_ENOMEM) {
 		/* nothing was committed: Telegram sends it again */
 		tg_log("update %lld not handled: %s", u->update_id, gb_strerror(rc));
@@ -1563,9 +1571,11 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u)
 /*
  * Handle one update (webhook body or one element of getUpdates); returns
  * the HTTP status to answer: 200 done (or dropped), 400 malformed, 500 or
- * 503 when the store failed and Telegram should send it again.
+ * 503 when the store failed and Telegram should send it again. A press
+ * over the rate limit leaves its callback query id in close (cap bytes):
+ * the caller closes it with no text and no row, in the webhook's answer.
  */
-static int receive(struct telegram *t, const char *body, size_t len)
+static int receive(struct telegram *t, const char *body, size_t len, char *close, size_t cap)
 {
 	struct tg_update u;
 	struct bot *b;
@@ -1595,7 +1605,7 @@ static int receive(struct telegram *t, const char *body, size_t len)
 		answer_inline(t, b, &u);
 		return 200;
 	case TG_ELSEWHERE_PRESS:
-		answer_elsewhere(t, &u);
+		answer_elsewhere(t, &u, close, cap);
 		return 200;
 	case TG_MIGRATE:
 		rc = store_chat_move(b->store, "telegram", u.cmd.chat, u.migrate_to);
@@ -1607,7 +1617,7 @@ static int receive(struct telegram *t, const char *body, size_t len)
 			       u.migrate_to, gb_strerror(rc));
 		return rc == GB_OK || rc == GB_ENOTFOUND || rc == GB_EEXISTS ? 200 : 500;
 	default:
-		return run_command(t, b, &u);
+		return run_command(t, b, &u, close, cap);
 	}
 }
 
@@ -1639,9 +1649,24 @@ static int admit(void *arg, const struct http_request *req)
 	return status;
 }
 
+/*
+ * The webhook's answer may itself be one Bot API call (Telegram runs it,
+ * and says nothing of how it went): an over-limit press is closed there,
+ * at no cost to the bot's budget of calls.
+ */
+static char *close_body(const char *reply)
+{
+	json_t *o = json_pack("{s:s, s:s}", "method", "answerCallbackQuery", "callback_query_id", reply);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	return text;
+}
+
 static void webhook(void *arg, const struct http_request *req, struct http_response *resp)
 {
 	struct telegram *t = arg;
+	char close[TG_REPLY_LEN] = "";
 
 	resp->content_type = "application/json";
 	if (!secret_ok(t->secret, http_header(req, "X-Telegram-Bot-Api-Secret-Token"))) {
@@ -1650,8 +1675,11 @@ static void webhook(void *arg, const struct http_request *req, struct http_respo
 		resp->body = strdup("{\"ok\":false,\"description\":\"unauthorized\"}");
 		return;
 	}
-	resp->status = receive(t, req->body, req->body_len);
-	resp->body = strdup(resp->status == 200 ? "{\"ok\":true}" : "{\"ok\":false}");
+	resp->status = receive(t, req->body, req->body_len, close, sizeof(close));
+	if (resp->status == 200 && close[0])
+		resp->body = close_body(close);
+	if (!resp->body)
+		resp->body = strdup(resp->status == 200 ? "{\"ok\":true}" : "{\"ok\":false}");
 }
 
 /* ---- long polling ---- */
@@ -1743,7 +1771,9 @@ static void *poll_main(void *arg)
 		json_array_foreach(res.result, i, upd) {
 			long long id = json_integer_value(json_object_get(upd, "update_id"));
 			char *text = json_dumps(upd, JSON_COMPACT);
-			int status = text ? receive(t, text, strlen(text)) : 500;
+			/* polling has no answer to carry a call: an over-limit press stays open */
+			char close[TG_REPLY_LEN];
+			int status = text ? receive(t, text, strlen(text), close, sizeof(close)) : 500;
 
 			free(text);
 			if (status >= 500) {
@@ -1895,36 +1925,28 @@ const struct adapter telegram_adapter = {
 /* ---- gamebot telegram-setup ---- */
 
 /*
- * The command menu Telegram shows when someone types "/" (setMyCommands).
- * These are registration data for Telegram's own interface, sent once by
- * this tool in both languages, not words the bot says in a chat: they live
- * here beside the call rather than in the chat catalogues.
+ * The command menu Telegram shows when someone types "/" (setMyCommands)
+ * in lang: every command of the router's table its menus list, each with
+ * its line in that language (Telegram has no pickers: the line names an
+ * argument's choices). Caller owns the result.
  */
-static const struct {
-	const char *command, *en, *ne;
-} menu[] = {
-	{ "new", "Open a table: snakes, ludo, baghchal or callbreak", "नयाँ खेल: snakes, ludo, baghchal वा callbreak" },
-	{ "join", "Sit down at the open table", "खुला खेलमा बस्नुहोस्" },
-	{ "addbot", "Seat a computer player: easy, medium or hard", "कम्प्युटर खेलाडी थप्नुहोस्: easy, medium वा hard" },
-	{ "start", "Start the game", "खेल सुरु गर्नुहोस्" },
-	{ "leave", "Leave the table", "खेल छोड्नुहोस्" },
-	{ "roll", "Roll the die", "पासा फाल्नुहोस्" },
-	{ "move", "Move a token or a piece", "गोटी सार्नुहोस्" },
-	{ "place", "Place a goat (Bagh Chal)", "बाख्रा राख्नुहोस् (बाघचाल)" },
-	{ "bid", "Bid tricks (Call Break)", "हात बोल्नुहोस् (कल ब्रेक)" },
-	{ "play", "Play a card (Call Break)", "पत्ती खेल्नुहोस् (कल ब्रेक)" },
-	{ "hand", "Show my cards", "मेरा पत्ती देखाउनुहोस्" },
-	{ "next", "Deal the next round", "अर्को चरण बाँड्नुहोस्" },
-	{ "board", "Show the table again", "खेल फेरि देखाउनुहोस्" },
-	{ "stop", "Stop the game (creator or admin)", "खेल रोक्नुहोस् (सुरु गर्ने वा एडमिन)" },
-	{ "watch", "Watch computers play a game", "कम्प्युटरहरूको खेल हेर्नुहोस्" },
-	{ "settings", "House rules and chat settings", "घरका नियम र च्याट सेटिङ" },
-	{ "speed", "Computer players' pace", "कम्प्युटर खेलाडीको गति" },
-	{ "lang", "Language: en or ne", "भाषा: en वा ne" },
-	{ "rules", "How a game is played", "खेलका नियम" },
-	{ "stats", "Who has won most here", "यहाँ को धेरै जित्यो" },
-	{ "help", "Every command", "सबै आदेश" },
-};
+static json_t *menu(int lang)
+{
+	json_t *list = json_array();
+	size_t n;
+	const struct bot_command *cmds = bot_commands(&n);
+
+	for (size_t k = 0; k < n; k++) {
+		struct strbuf desc = { 0 };
+
+		if (!cmds[k].desc[lang])
+			continue;
+		bot_command_describe(&cmds[k], lang, false, &desc);
+		json_array_append_new(list, json_pack("{ssss}", "command", cmds[k].name, "description", sb_str(&desc)));
+		sb_release(&desc);
+	}
+	return list;
+}
 
 static void setup_usage(FILE *err)
 {
@@ -1946,30 +1968,31 @@ static bool setup_call(struct telegram *t, const char *method, const json_t *bod
 	return false;
 }
 
-int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *out, FILE *err)
-{
-	struct telegram *t = NULL;
-	struct tg_result res = { 0 };
-	const char *url = NULL;
-	bool drop = false, polling = false;
-	json_t *body = NULL, *list;
-	int status = 0;
-	size_t n;
+/* What telegram-setup was asked to do. */
+struct setup_opts {
+	const char *url;             /* --url: the webhook to set, or NULL */
+	bool drop;                   /* --drop-pending */
+	bool polling;                /* --polling: no webhook */
+};
 
+/* The command line into o; 0, or 2 after saying what is wrong. */
+static int setup_options(int argc, char **argv, const struct config *cfg, struct setup_opts *o, FILE *err)
+{
+	memset(o, 0, sizeof(*o));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--url") == 0 && i + 1 < argc) {
-			url = argv[++i];
+			o->url = argv[++i];
 		} else if (strcmp(argv[i], "--drop-pending") == 0) {
-			drop = true;
+			o->drop = true;
 		} else if (strcmp(argv[i], "--polling") == 0) {
-			polling = true;
+			o->polling = true;
 		} else {
 			fprintf(err, "telegram-setup: unknown option '%s'\n", argv[i]);
 			setup_usage(err);
 			return 2;
 		}
 	}
-	if (url && polling) {
+	if (o->url && o->polling) {
 		fputs("telegram-setup: --url and --polling exclude each other\n", err);
 		return 2;
 	}
@@ -1977,16 +2000,22 @@ int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *o
 		fputs("telegram-setup: telegram_token is not set (TELEGRAM_TOKEN)\n", err);
 		return 2;
 	}
-	if (url && !cfg->telegram_secret[0]) {
+	if (o->url && !cfg->telegram_secret[0]) {
 		fputs("telegram-setup: a webhook needs telegram_secret (TELEGRAM_SECRET): "
 		      "the service refuses updates without it\n", err);
 		return 2;
 	}
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		status = 1;
-		goto out;
-	}
+	return 0;
+}
+
+/* A client of the Bot API for the calls of telegram-setup, or NULL. */
+static struct telegram *setup_client(const struct config *cfg)
+{
+	struct telegram *t = calloc(1, sizeof(*t));
+	size_t n;
+
+	if (!t)
+		return NULL;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->wake, NULL);
 	snprintf(t->api, sizeof(t->api), "%s", cfg->telegram_api);
@@ -1994,73 +2023,106 @@ int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *o
 	while (n && t->api[n - 1] == '/')
 		t->api[--n] = '\0';
 	snprintf(t->token, sizeof(t->token), "%s", cfg->telegram_token);
+	return t;
+}
 
-	body = json_object();
-	if (!setup_call(t, "getMe", body, err, &res)) {
-		status = 1;
-		goto out;
+/* Call method with body (owned: released here); false when it failed (said on err). */
+static bool setup_send(struct telegram *t, const char *method, json_t *body, FILE *err, struct tg_result *res)
+{
+	bool ok = setup_call(t, method, body, err, res);
+
+	json_decref(body);
+	return ok;
+}
+
+/* getMe: which bot the token is. */
+static bool setup_who(struct telegram *t, FILE *out, FILE *err)
+{
+	struct tg_result res = { 0 };
+
+	if (!setup_send(t, "getMe", json_object(), err, &res)) {
+		tg_result_release(&res);
+		return false;
 	}
 	fprintf(out, "bot: @%s (id %lld)\n", json_string_value(json_object_get(res.result, "username")),
 		(long long)json_integer_value(json_object_get(res.result, "id")));
 	tg_result_release(&res);
-	json_decref(body);
-	body = NULL;
+	return true;
+}
 
-	if (url || polling || drop) {
-		body = json_object();
-		if (url) {
-			list = json_array();
-			for (size_t k = 0; k < sizeof(allowed_updates) / sizeof(allowed_updates[0]); k++)
-				json_array_append_new(list, json_string(allowed_updates[k]));
-			json_object_set_new(body, "url", json_string(url));
-			json_object_set_new(body, "secret_token", json_string(cfg->telegram_secret));
-			json_object_set_new(body, "allowed_updates", list);
-		}
-		json_object_set_new(body, "drop_pending_updates", json_boolean(drop));
-		if (!setup_call(t, url ? "setWebhook" : "deleteWebhook", body, err, &res)) {
-			status = 1;
-			goto out;
-		}
-		if (url)
-			fprintf(out, "webhook: %s (secret token set; updates: message, callback_query, "
-				"inline_query, chosen_inline_result, my_chat_member)%s\n", url,
-				drop ? "; pending updates dropped" : "");
-		else
-			fprintf(out, "webhook: none; run the service with telegram_mode = polling%s\n",
-				drop ? "; pending updates dropped" : "");
-		tg_result_release(&res);
-		json_decref(body);
-		body = NULL;
+/* The webhook set (--url) or removed (--polling, --drop-pending); nothing asked, nothing done. */
+static bool setup_webhook(struct telegram *t, const struct config *cfg, const struct setup_opts *o, FILE *out,
+			  FILE *err)
+{
+	struct tg_result res = { 0 };
+	json_t *body;
+	bool ok;
+
+	if (!o->url && !o->polling && !o->drop)
+		return true;
+	body = json_object();
+	if (o->url) {
+		json_t *list = json_array();
+
+		for (size_t k = 0; k < sizeof(allowed_updates) / sizeof(allowed_updates[0]); k++)
+			json_array_append_new(list, json_string(allowed_updates[k]));
+		json_object_set_new(body, "url", json_string(o->url));
+		json_object_set_new(body, "secret_token", json_string(cfg->telegram_secret));
+		json_object_set_new(body, "allowed_updates", list);
 	}
-
-	for (int lang = 0; lang < 2; lang++) {
-		list = json_array();
-		for (size_t k = 0; k < sizeof(menu) / sizeof(menu[0]); k++) {
-			json_t *c = json_object();
-
-			json_object_set_new(c, "command", json_string(menu[k].command));
-			json_object_set_new(c, "description", json_string(lang ? menu[k].ne : menu[k].en));
-			json_array_append_new(list, c);
-		}
-		body = json_object();
-		json_object_set_new(body, "commands", list);
-		if (lang)
-			json_object_set_new(body, "language_code", json_string("ne"));
-		if (!setup_call(t, "setMyCommands", body, err, &res)) {
-			status = 1;
-			goto out;
-		}
-		tg_result_release(&res);
-		json_decref(body);
-		body = NULL;
-	}
-	fprintf(out, "commands: %zu in English (default) and in Nepali (language_code ne)\n",
-		sizeof(menu) / sizeof(menu[0]));
-	fputs("inline mode: switch it on with @BotFather (/setinline) and inline feedback "
-	      "(/setinlinefeedback) so that a card picked with @bot is played\n", out);
-out:
+	json_object_set_new(body, "drop_pending_updates", json_boolean(o->drop));
+	ok = setup_send(t, o->url ? "setWebhook" : "deleteWebhook", body, err, &res);
+	if (ok && o->url)
+		fprintf(out, "webhook: %s (secret token set; updates: message, callback_query, "
+			"inline_query, chosen_inline_result, my_chat_member)%s\n", o->url,
+			o->drop ? "; pending updates dropped" : "");
+	else if (ok)
+		fprintf(out, "webhook: none; run the service with telegram_mode = polling%s\n",
+			o->drop ? "; pending updates dropped" : "");
 	tg_result_release(&res);
-	json_decref(body);
+	return ok;
+}
+
+/* The command menus, English the default and each other language by its code. */
+static bool setup_menus(struct telegram *t, FILE *out, FILE *err)
+{
+	size_t n = 0;
+
+	for (int lang = 0; lang < LANG_COUNT; lang++) {
+		struct tg_result res = { 0 };
+		json_t *body = json_object(), *list = menu(lang);
+		bool ok;
+
+		n = json_array_size(list);
+		json_object_set_new(body, "commands", list);
+		if (lang != LANG_EN)
+			json_object_set_new(body, "language_code", json_string(lang_code(lang)));
+		ok = setup_send(t, "setMyCommands", body, err, &res);
+		tg_result_release(&res);
+		if (!ok)
+			return false;
+	}
+	fprintf(out, "commands: %zu in English (default) and in Nepali (language_code ne)\n", n);
+	return true;
+}
+
+int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *out, FILE *err)
+{
+	struct setup_opts o;
+	struct telegram *t;
+	int status = setup_options(argc, argv, cfg, &o, err);
+
+	if (status)
+		return status;
+	t = setup_client(cfg);
+	if (!t)
+		return 1;
+	if (!setup_who(t, out, err) || !setup_webhook(t, cfg, &o, out, err) || !setup_menus(t, out, err)) {
+		status = 1;
+	} else {
+		fputs("inline mode: switch it on with @BotFather (/setinline) and inline feedback "
+		      "(/setinlinefeedback) so that a card picked with @bot is played\n", out);
+	}
 	tg_free(t);
 	return status;
 }

@@ -1,9 +1,9 @@
 /*
  * arena.c - plays many games between computer players and prints one JSON
  * summary. Each game gets its own seed derived from --seed and its index;
- * the seat order is rotated game by game (except baghchal, whose sides are
- * fixed) and results are added up in game order, so the numbers are the
- * same whatever --threads is. Timings are per decision, by level.
+ * the seat order is rotated game by game (except in a game of fixed sides,
+ * Bagh Chal) and results are added up in game order, so the numbers are
+ * the same whatever --threads is. Timings are per decision, by level.
  */
 #include "arena.h"
 
@@ -18,16 +18,16 @@
 #include <time.h>
 
 #include "games/ai/ai.h"
-#include "games/ai/callbreak_ismcts.h"
 #include "games/game.h"
+#include "games/strbuf.h"
 
 #define MAX_ACTIONS 200000  /* a game longer than this is stopped and counted a draw */
 /*
- * Seat levels beyond the ones people play against (ai.h): `ismcts`, the
- * Call Break reference opponent (games/ai/callbreak_ismcts.h), exists only
- * here, as a yardstick for the others.
+ * Seat levels beyond the ones people play against (ai.h): a game's
+ * reference opponent (struct gb_ai's `reference`: Call Break's `ismcts`)
+ * exists only here, as a yardstick for the others.
  */
-#define LEVEL_ISMCTS GB_LEVEL_COUNT
+#define LEVEL_REFERENCE GB_LEVEL_COUNT
 #define ARENA_LEVELS (GB_LEVEL_COUNT + 1)
 
 struct arena {
@@ -38,14 +38,15 @@ struct arena {
 	long games;
 	uint64_t seed;
 	int threads;
-	int budget;                  /* ismcts iterations a decision, 0: its default */
+	int budget;                  /* the reference opponent's budget a decision, 0: its default */
+	const char *reference;       /* the reference opponent named in --seats, or NULL */
 	bool rotate;
 	/* per game results, filled by the workers */
 	int *winner_entry;           /* entry index, -1 none */
 	unsigned char *draw;
 	int *turns;
 	int (*points)[GB_MAX_SEATS]; /* by entry, tenths */
-	int (*bids)[2][GB_MAX_SEATS]; /* callbreak, by entry: rounds bid, rounds made */
+	int (*bids)[2][GB_MAX_SEATS]; /* a game of points, by entry: rounds bid, rounds made */
 	atomic_long next;
 	atomic_long done;
 	/* decision timings by level (ms) */
@@ -63,22 +64,45 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int level_parse(const char *name)
+/* The reference opponent's name in game g, or NULL when it has none. */
+static const char *reference_of(const struct gb_game *g)
 {
-	return strcmp(name, "ismcts") == 0 ? LEVEL_ISMCTS : gb_level_parse(name);
+	return g && g->ai && g->ai->reference && g->ai->reference_choose ? g->ai->reference : NULL;
 }
 
-static const char *level_name(int level)
+/*
+ * A level's name, or a reference opponent's of any game (LEVEL_REFERENCE,
+ * its name kept in a->reference); -1 when neither.
+ */
+static int level_parse(struct arena *a, const char *name)
 {
-	return level == LEVEL_ISMCTS ? "ismcts" : gb_level_name(level);
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]) && strcmp(name, reference_of(gb_games[i])) == 0) {
+			a->reference = reference_of(gb_games[i]);
+			return LEVEL_REFERENCE;
+		}
+	return gb_level_parse(name);
+}
+
+static const char *level_name(const struct arena *a, int level)
+{
+	return level == LEVEL_REFERENCE ? reference_of(a->game) : gb_level_name(level);
 }
 
 /* One decision of a seat of `level`. */
 static int choose(const struct arena *a, const void *st, int level, uint64_t seed, struct gb_action *act)
 {
-	if (level == LEVEL_ISMCTS)
-		return callbreak_ismcts_choose(st, a->budget, seed, act);
+	if (level == LEVEL_REFERENCE)
+		return a->game->ai->reference_choose(st, a->budget, seed, act);
 	return gb_ai_choose(a->game, st, level, seed, 0, act);
+}
+
+/* "; ismcts in callbreak": each game's reference opponent, for the usage lines. */
+static void references_hint(struct strbuf *sb)
+{
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]))
+			sb_addf(sb, "; %s in %s", reference_of(gb_games[i]), gb_games[i]->name);
 }
 
 static void add_times(struct arena *a, const double *t, const int *lv, size_t n)
@@ -230,6 +254,40 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* "unknown game 'chess' (games: snakes, ludo, baghchal, callbreak)" */
+static void print_unknown_game(const char *name, FILE *err)
+{
+	struct strbuf names = { 0 };
+
+	for (int i = 0; gb_games[i]; i++)
+		sb_addf(&names, "%s%s", i ? ", " : "", gb_games[i]->name);
+	fprintf(err, "unknown game '%s' (games: %s)\n", name, sb_str(&names));
+	sb_release(&names);
+}
+
+/* "ismcts seats play callbreak only": the games whose reference opponent is called name. */
+static void print_reference_games(const char *name, FILE *err)
+{
+	struct strbuf names = { 0 };
+
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]) && strcmp(reference_of(gb_games[i]), name) == 0)
+			sb_addf(&names, "%s%s", names.len ? ", " : "", gb_games[i]->name);
+	fprintf(err, "%s seats play %s only\n", name, sb_str(&names));
+	sb_release(&names);
+}
+
+/* The largest budget --budget takes: the largest any reference opponent takes. */
+static int budget_max(void)
+{
+	int max = 1;
+
+	for (int i = 0; gb_games[i]; i++)
+		if (reference_of(gb_games[i]) && gb_games[i]->ai->reference_budget_max > max)
+			max = gb_games[i]->ai->reference_budget_max;
+	return max;
+}
+
 static int parse_seats(struct arena *a, const char *list, FILE *err)
 {
 	const char *p = list;
@@ -243,11 +301,15 @@ static int parse_seats(struct arena *a, const char *list, FILE *err)
 		if (n > 0 && n < sizeof(word)) {
 			memcpy(word, p, n);
 			word[n] = '\0';
-			l = level_parse(word);
+			l = level_parse(a, word);
 		}
 		if (l < 0 || a->nseats >= GB_MAX_SEATS) {
-			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard; ismcts in callbreak)\n",
-				list);
+			struct strbuf refs = { 0 };
+
+			references_hint(&refs);
+			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard%s)\n", list,
+				sb_str(&refs));
+			sb_release(&refs);
 			return -1;
 		}
 		a->levels[a->nseats++] = l;
@@ -257,34 +319,58 @@ static int parse_seats(struct arena *a, const char *list, FILE *err)
 	}
 }
 
-int arena_main(int argc, char **argv, FILE *out, FILE *err)
+/* One option and its value into a; 0, or 2 after saying what is wrong. */
+static int parse_option(struct arena *a, const char *opt, const char *val, const char **seats, FILE *err)
 {
-	struct arena a;
-	const char *seats = NULL;
 	long v;
-	int status = 0, min_seats;
-	pthread_t th[64];
-	double t0 = now_s(), last = t0;
-	json_t *res = NULL, *wins, *pts, *ms;
-	long wincount[GB_MAX_SEATS] = { 0 }, draws = 0;
-	double turns = 0, ptsum[GB_MAX_SEATS] = { 0 };
 
-	memset(&a, 0, sizeof(a));
-	a.games = 1000;
-	a.seed = 1;
-	a.threads = 1;
-	pthread_mutex_init(&a.lock, NULL);
-	if (argc < 2 || !(a.game = gb_game_find(argv[1]))) {
-		if (argc >= 2)
-			fprintf(err, "unknown game '%s' (games: snakes, ludo, baghchal, callbreak)\n", argv[1]);
-		fprintf(err, "usage: gamebot arena GAME --seats LEVEL,LEVEL[,...] [--games N] [--seed S] "
-			     "[--rule KEY=VALUE]... [--threads T] [--budget N]\n");
-		return 2;
+	if (strcmp(opt, "--seats") == 0) {
+		*seats = val;
+	} else if (strcmp(opt, "--games") == 0) {
+		if (parse_long(val, 1, 100000000, &a->games)) {
+			fprintf(err, "--games takes a whole number from 1, not '%s'\n", val);
+			return 2;
+		}
+	} else if (strcmp(opt, "--seed") == 0) {
+		char *end;
+
+		errno = 0;
+		a->seed = strtoull(val, &end, 10);
+		if (errno || *end || *val == '-' || !*val) {
+			fprintf(err, "--seed takes a whole number, not '%s'\n", val);
+			return 2;
+		}
+	} else if (strcmp(opt, "--threads") == 0) {
+		if (parse_long(val, 1, 64, &v)) {
+			fprintf(err, "--threads takes 1..64, not '%s'\n", val);
+			return 2;
+		}
+		a->threads = (int)v;
+	} else if (strcmp(opt, "--budget") == 0) {
+		if (parse_long(val, 1, budget_max(), &v)) {
+			fprintf(err, "--budget takes 1..%d iterations, not '%s'\n", budget_max(), val);
+			return 2;
+		}
+		a->budget = (int)v;
+	} else {
+		int rc = gb_rules_set_kv(a->game, &a->rules, val);
+
+		if (rc) {
+			fprintf(err, "%s for %s: '%s'\n", rc == GB_EPARSE ? "house rules are written KEY=VALUE" : gb_strerror(rc),
+				a->game->name, val);
+			return 2;
+		}
 	}
+	return 0;
+}
+
+/* The command line into a (its game already found); 0, or 2 after saying what is wrong. */
+static int parse_options(struct arena *a, int argc, char **argv, const char **seats, FILE *err)
+{
+	static const char *const known[] = { "--seats", "--games", "--seed", "--threads", "--rule", "--budget" };
+
 	for (int i = 2; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		static const char *const known[] = { "--seats", "--games", "--seed", "--threads", "--rule",
-							       "--budget" };
 		bool ok = false;
 
 		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
@@ -298,178 +384,209 @@ int arena_main(int argc, char **argv, FILE *out, FILE *err)
 			return 2;
 		}
 		i++;
-		if (strcmp(opt, "--seats") == 0) {
-			seats = val;
-		} else if (strcmp(opt, "--games") == 0) {
-			if (parse_long(val, 1, 100000000, &a.games)) {
-				fprintf(err, "--games takes a whole number from 1, not '%s'\n", val);
-				return 2;
-			}
-		} else if (strcmp(opt, "--seed") == 0) {
-			char *end;
-
-			errno = 0;
-			a.seed = strtoull(val, &end, 10);
-			if (errno || *end || *val == '-' || !*val) {
-				fprintf(err, "--seed takes a whole number, not '%s'\n", val);
-				return 2;
-			}
-		} else if (strcmp(opt, "--threads") == 0) {
-			if (parse_long(val, 1, 64, &v)) {
-				fprintf(err, "--threads takes 1..64, not '%s'\n", val);
-				return 2;
-			}
-			a.threads = (int)v;
-		} else if (strcmp(opt, "--budget") == 0) {
-			if (parse_long(val, 1, CB_ISMCTS_MAX_BUDGET, &v)) {
-				fprintf(err, "--budget takes 1..%d iterations, not '%s'\n", CB_ISMCTS_MAX_BUDGET, val);
-				return 2;
-			}
-			a.budget = (int)v;
-		} else if (strcmp(opt, "--rule") == 0) {
-			int rc = gb_rules_set_kv(a.game, &a.rules, val);
-
-			if (rc) {
-				fprintf(err, "%s for %s: '%s'\n", rc == GB_EPARSE ? "house rules are written KEY=VALUE" : gb_strerror(rc),
-					a.game->name, val);
-				return 2;
-			}
-		} else {
-			fprintf(err, "unknown option '%s'\n", opt);
+		if (parse_option(a, opt, val, seats, err))
 			return 2;
-		}
 	}
-	if (!seats || parse_seats(&a, seats, err))
-		return seats ? 2 : (fprintf(err, "--seats is required\n"), 2);
-	/* snakes also runs one seat alone, for analysis (the arena contract) */
-	min_seats = strcmp(a.game->name, "snakes") == 0 ? 1 : a.game->min_players;
-	if (a.nseats < min_seats || a.nseats > a.game->max_players) {
-		fprintf(err, "%s takes %d to %d seats, not %d\n", a.game->name, min_seats,
-			a.game->max_players, a.nseats);
+	return 0;
+}
+
+/* Do the seats suit the game (how many; random only where there is nothing to choose; its reference)? */
+static int check_seats(struct arena *a, FILE *err)
+{
+	/* a game of chance also runs one seat alone, for analysis (the arena contract) */
+	int min_seats = (a->game->flags & GB_NO_CHOICES) ? 1 : a->game->min_players;
+
+	if (a->nseats < min_seats || a->nseats > a->game->max_players) {
+		fprintf(err, "%s takes %d to %d seats, not %d\n", a->game->name, min_seats, a->game->max_players,
+			a->nseats);
 		return 2;
 	}
-	if (strcmp(a.game->name, "snakes") == 0)
-		for (int i = 0; i < a.nseats; i++)
-			if (a.levels[i] != GB_LEVEL_RANDOM) {
-				fprintf(err, "snakes has no choices to make: use random seats\n");
-				return 2;
-			}
-	for (int i = 0; i < a.nseats; i++)
-		if (a.levels[i] == LEVEL_ISMCTS && strcmp(a.game->name, "callbreak") != 0) {
-			fprintf(err, "ismcts seats play callbreak only\n");
+	for (int i = 0; (a->game->flags & GB_NO_CHOICES) && i < a->nseats; i++)
+		if (a->levels[i] != GB_LEVEL_RANDOM) {
+			fprintf(err, "%s has no choices to make: use random seats\n", a->game->name);
 			return 2;
 		}
-	a.rotate = strcmp(a.game->name, "baghchal") != 0;
-	a.winner_entry = calloc((size_t)a.games, sizeof(int));
-	a.draw = calloc((size_t)a.games, 1);
-	a.turns = calloc((size_t)a.games, sizeof(int));
-	a.points = calloc((size_t)a.games, sizeof(*a.points));
-	if (strcmp(a.game->name, "callbreak") == 0)
-		a.bids = calloc((size_t)a.games, sizeof(*a.bids));
-	if (!a.winner_entry || !a.draw || !a.turns || !a.points ||
-	    (strcmp(a.game->name, "callbreak") == 0 && !a.bids)) {
-		fprintf(err, "out of memory\n");
-		status = 1;
-		goto out;
-	}
-	for (int i = 0; i < a.threads; i++) {
-		if (pthread_create(&th[i], NULL, worker, &a)) {
-			a.threads = i;
-			a.failed = 1;
+	for (int i = 0; i < a->nseats; i++)
+		if (a->levels[i] == LEVEL_REFERENCE &&
+		    (!reference_of(a->game) || strcmp(reference_of(a->game), a->reference) != 0)) {
+			print_reference_games(a->reference, err);
+			return 2;
+		}
+	return 0;
+}
+
+/* Room for every game's results; false when out of memory. */
+static bool alloc_results(struct arena *a)
+{
+	a->winner_entry = calloc((size_t)a->games, sizeof(int));
+	a->draw = calloc((size_t)a->games, 1);
+	a->turns = calloc((size_t)a->games, sizeof(int));
+	a->points = calloc((size_t)a->games, sizeof(*a->points));
+	if (a->game->flags & GB_POINTS)
+		a->bids = calloc((size_t)a->games, sizeof(*a->bids));
+	return a->winner_entry && a->draw && a->turns && a->points && (!(a->game->flags & GB_POINTS) || a->bids);
+}
+
+/* Play every game on a->threads workers, saying how far it is every 1.5 s; false when one failed. */
+static bool play_all(struct arena *a, double t0, FILE *err)
+{
+	pthread_t th[64];
+	double last = t0;
+
+	for (int i = 0; i < a->threads; i++) {
+		if (pthread_create(&th[i], NULL, worker, a)) {
+			a->threads = i;
+			a->failed = 1;
 			break;
 		}
 	}
-	while (atomic_load(&a.done) < a.games && !a.failed) {
+	while (atomic_load(&a->done) < a->games && !a->failed) {
 		struct timespec ts = { 0, 100 * 1000000L };
 
 		nanosleep(&ts, NULL);
 		if (now_s() - last >= 1.5) {
 			last = now_s();
-			fprintf(err, "arena: %ld/%ld games, %.0f s\n", (long)atomic_load(&a.done), a.games,
-				last - t0);
+			fprintf(err, "arena: %ld/%ld games, %.0f s\n", (long)atomic_load(&a->done), a->games, last - t0);
 		}
 	}
-	for (int i = 0; i < a.threads; i++)
+	for (int i = 0; i < a->threads; i++)
 		pthread_join(th[i], NULL);
-	if (a.failed) {
-		fprintf(err, "arena: a computer player or the rules failed\n");
-		status = 1;
-		goto out;
-	}
-	for (long g = 0; g < a.games; g++) {
-		if (a.winner_entry[g] >= 0)
-			wincount[a.winner_entry[g]]++;
-		draws += a.draw[g];
-		turns += a.turns[g];
-		for (int s = 0; s < a.nseats; s++)
-			ptsum[s] += a.points[g][s];
-	}
-	res = json_object();
-	json_object_set_new(res, "game", json_string(a.game->name));
-	json_object_set_new(res, "games", json_integer(a.games));
-	wins = json_array();
-	pts = json_array();
-	{
-		json_t *sl = json_array();
+	return !a->failed;
+}
 
-		for (int s = 0; s < a.nseats; s++) {
-			json_array_append_new(sl, json_string(level_name(a.levels[s])));
-			json_array_append_new(wins, json_integer(wincount[s]));
-			json_array_append_new(pts, round4(ptsum[s] / 10.0 / (double)a.games));
-		}
-		json_object_set_new(res, "seats", sl);
+/* Wins, draws, turns and points of every seat, added up in game order, into res. */
+static void report_results(const struct arena *a, json_t *res)
+{
+	long wincount[GB_MAX_SEATS] = { 0 }, draws = 0;
+	double turns = 0, ptsum[GB_MAX_SEATS] = { 0 };
+	json_t *wins = json_array(), *pts = json_array(), *sl = json_array();
+
+	for (long g = 0; g < a->games; g++) {
+		if (a->winner_entry[g] >= 0)
+			wincount[a->winner_entry[g]]++;
+		draws += a->draw[g];
+		turns += a->turns[g];
+		for (int s = 0; s < a->nseats; s++)
+			ptsum[s] += a->points[g][s];
 	}
+	for (int s = 0; s < a->nseats; s++) {
+		json_array_append_new(sl, json_string(level_name(a, a->levels[s])));
+		json_array_append_new(wins, json_integer(wincount[s]));
+		json_array_append_new(pts, round4(ptsum[s] / 10.0 / (double)a->games));
+	}
+	json_object_set_new(res, "seats", sl);
 	json_object_set_new(res, "wins", wins);
 	json_object_set_new(res, "draws", json_integer(draws));
-	json_object_set_new(res, "mean_turns", round4(turns / (double)a.games));
-	if (a.bids) {
+	json_object_set_new(res, "mean_turns", round4(turns / (double)a->games));
+	if (!a->bids) {
+		json_decref(pts);
+		return;
+	}
+	{
 		json_t *made = json_array();
 
-		for (int s = 0; s < a.nseats; s++) {
+		for (int s = 0; s < a->nseats; s++) {
 			long bid = 0, ok = 0;
 
-			for (long g = 0; g < a.games; g++) {
-				bid += a.bids[g][0][s];
-				ok += a.bids[g][1][s];
+			for (long g = 0; g < a->games; g++) {
+				bid += a->bids[g][0][s];
+				ok += a->bids[g][1][s];
 			}
 			json_array_append_new(made, round4(bid ? (double)ok / (double)bid : 0.0));
 		}
 		json_object_set_new(res, "mean_points", pts);
 		json_object_set_new(res, "bids_made", made); /* share of rounds where tricks >= bid */
-	} else {
-		json_decref(pts);
 	}
-	ms = json_object();
+}
+
+/* The decisions' times by level: median, 99th percentile and longest (ms). */
+static json_t *report_times(struct arena *a)
+{
+	json_t *ms = json_object();
+
 	for (int l = 0; l < ARENA_LEVELS; l++) {
-		size_t n = a.ntimes[l];
-		double *t = a.times[l];
+		size_t n = a->ntimes[l];
+		double *t = a->times[l];
 
 		if (!n)
 			continue;
 		qsort(t, n, sizeof(double), cmp_double);
-		json_object_set_new(ms, level_name(l),
+		json_object_set_new(ms, level_name(a, l),
 				    json_pack("{s:o,s:o,s:o}", "p50", round4(t[n / 2]), "p99",
 					      round4(t[(size_t)((double)(n - 1) * 0.99)]), "max", round4(t[n - 1])));
 	}
-	json_object_set_new(res, "ms_per_move", ms);
-	json_object_set_new(res, "seconds", round4(now_s() - t0));
-	{
-		char *s = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	return ms;
+}
 
-		if (s) {
-			fprintf(out, "%s\n", s);
-			free(s);
+/* The one JSON line of the summary on out. */
+static void report(struct arena *a, double t0, FILE *out)
+{
+	json_t *res = json_object();
+	char *s;
+
+	json_object_set_new(res, "game", json_string(a->game->name));
+	json_object_set_new(res, "games", json_integer(a->games));
+	report_results(a, res);
+	json_object_set_new(res, "ms_per_move", report_times(a));
+	json_object_set_new(res, "seconds", round4(now_s() - t0));
+	s = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	if (s) {
+		fprintf(out, "%s\n", s);
+		free(s);
+	}
+	json_decref(res);
+}
+
+static void arena_free(struct arena *a)
+{
+	free(a->winner_entry);
+	free(a->draw);
+	free(a->turns);
+	free(a->points);
+	free(a->bids);
+	for (int l = 0; l < ARENA_LEVELS; l++)
+		free(a->times[l]);
+	pthread_mutex_destroy(&a->lock);
+}
+
+int arena_main(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct arena a;
+	const char *seats = NULL;
+	int status = 0;
+	double t0 = now_s();
+
+	memset(&a, 0, sizeof(a));
+	a.games = 1000;
+	a.seed = 1;
+	a.threads = 1;
+	pthread_mutex_init(&a.lock, NULL);
+	if (argc < 2 || !(a.game = gb_game_find(argv[1]))) {
+		if (argc >= 2)
+			print_unknown_game(argv[1], err);
+		fprintf(err, "usage: gamebot arena GAME --seats LEVEL,LEVEL[,...] [--games N] [--seed S] "
+			     "[--rule KEY=VALUE]... [--threads T] [--budget N]\n");
+		status = 2;
+	} else if (parse_options(&a, argc, argv, &seats, err)) {
+		status = 2;
+	} else if (!seats || parse_seats(&a, seats, err)) {
+		if (!seats)
+			fprintf(err, "--seats is required\n");
+		status = 2;
+	} else if (check_seats(&a, err)) {
+		status = 2;
+	} else {
+		a.rotate = !(a.game->flags & GB_FIXED_SIDES);
+		if (!alloc_results(&a)) {
+			fprintf(err, "out of memory\n");
+			status = 1;
+		} else if (!play_all(&a, t0, err)) {
+			fprintf(err, "arena: a computer player or the rules failed\n");
+			status = 1;
+		} else {
+			report(&a, t0, out);
 		}
 	}
-out:
-	json_decref(res);
-	free(a.winner_entry);
-	free(a.draw);
-	free(a.turns);
-	free(a.points);
-	free(a.bids);
-	for (int l = 0; l < ARENA_LEVELS; l++)
-		free(a.times[l]);
-	pthread_mutex_destroy(&a.lock);
+	arena_free(&a);
 	return status;
 }

@@ -190,7 +190,7 @@ int bot_handle(struct bot *b, const struct command *cmd);
 int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask);
 
 /*
- * Decoded table states kept in memory, process-wide (states.c): a command
+ * Decoded table states kept in memory, process-wide (statecache.c): a command
  * on a table whose state is kept skips decoding it. Up to entries tables
  * (the least recently used make room); 0 keeps none. The default suits
  * 20,000 chats playing at once. Safe from any thread.

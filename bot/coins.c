@@ -338,12 +338,12 @@ bool coins_start_refused(struct ctx *c, int *rc)
 	return false;
 }
 
-/* Is the finished Call Break game tied at the top (CB-21)? */
+/* Is the finished game of points (Call Break) tied at the top (CB-21)? */
 static bool tied_at_top(const struct ctx *c)
 {
 	int best = 0, at_best = 0;
 
-	if (strcmp(c->game->name, "callbreak") != 0)
+	if (!(c->game->flags & GB_POINTS))
 		return false;
 	for (int i = 0; i < c->nseats; i++) {
 		if (i == 0 || c->final.score[i] > best) {

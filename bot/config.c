@@ -238,8 +238,3 @@ void config_hide_secrets(const struct config *c)
 	}
 	hide_db_password(c->db);
 }
-
-int config_has_platform(const struct config *c)
-{
-	return c->telegram_token[0] || c->discord_public_key[0];
-}

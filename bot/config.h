@@ -78,7 +78,4 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen);
  */
 void config_hide_secrets(const struct config *c);
 
-/* Does any platform have a token configured? */
-int config_has_platform(const struct config *c);
-
 #endif

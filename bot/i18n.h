@@ -19,7 +19,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 #define MSG_KEYS(X) \
 	X(M_UNKNOWN_COMMAND)  /* %s: the command */ \
 	X(M_ARGS)             /* %s: usage line */ \
-	X(M_NO_TABLE)         \
+	X(M_NO_TABLE)         /* %s: "/new GAME" of each game, listed */ \
 	X(M_STALE_BUTTON)     /* a button from an earlier turn or another table */ \
 	X(M_WATCH_LIMIT)      /* %s: how many computer games per hour this chat may start */ \
 	X(M_WATCH_FULL)       /* every computer-only table the service runs is busy */ \
@@ -28,7 +28,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_ADMINS_ONLY)      \
 	X(M_PLAYERS_ONLY)     \
 	X(M_NOT_YOUR_TURN)    /* %s: whose turn */ \
-	X(M_UNKNOWN_GAME)     /* %s: given name */ \
+	X(M_UNKNOWN_GAME)     /* %s: given name, %s: the games' names, listed */ \
 	X(M_NEW_TABLE)        /* %s: creator, %s: game */ \
 	X(M_JOINED)           /* %s: name, %s: seat, %s: seats in all */ \
 	X(M_ALREADY_SEATED)   /* %s: the caller's seat */ \
@@ -48,13 +48,11 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_EVERYONE_LEFT) /* %s: who left last */ \
 	X(M_LEFT_PLAYING) /* %s: name */ \
 	X(M_SEAT_BAD) /* %s: typed, %s: 1, %s: max */ \
-	X(M_SEAT_BAD_SIDE) /* %s: typed, %s: goats, %s: tigers */ \
+	X(M_SEAT_BAD_SIDE) /* %s: typed, %s: the sides, listed */ \
 	X(M_START_SEAT_FREE) /* %s %s: a free seat (twice) */ \
 	X(M_SEAT_TAKEN) /* %s: seat, %s: who */ \
 	X(M_SEAT_FROM_BOT) /* %s: name, %s: seat, %s: computer */ \
 	X(M_SEAT_MOVED) /* %s: name, %s: seat */ \
-	X(M_SIDE_GOATS) /* a word typed after /join */ \
-	X(M_SIDE_TIGERS) \
 	X(M_TABLE_FULL_BOTS) \
 	X(M_BOT_FOR) /* %s: who left */ \
 	X(M_ILLEGAL)          /* %s: what was tried, %s: legal list */ \
@@ -69,7 +67,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_TURN_OF)          /* %s: name */ \
 	X(M_LOBBY)            /* %s: game */ \
 	X(M_LOBBY_HINT)       \
-	X(M_LOBBY_HINT_SIDES) /* lines of at most 40 columns */ \
+	X(M_LOBBY_HINT_SIDES) /* %s %s: the sides between "|" (twice); lines of at most 40 columns */ \
 	X(M_LOBBY_FREE) \
 	X(M_LOBBY_PLAYERS) /* %s: min, %s: max */ \
 	X(M_SETTINGS_HEAD)    /* %s: game */ \
@@ -88,9 +86,9 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_STATS_WINS) /* %s: wins (not 1) */ \
 	X(M_STATS_WINS_1) /* %s: 1 */ \
 	X(M_STATS_POINTS) /* %s: points */ \
-	X(M_HELP)             \
+	X(M_HELP)             /* %s: the games' names between " | " */ \
 	X(M_HAND_PRIVATE)     /* %s: name */ \
-	X(M_ONLY_CALLBREAK)   \
+	X(M_NO_HAND)          /* %s: the games with hands (their titles) */ \
 	X(M_WATCH_STARTED)    /* %s: game */ \
 	X(M_AUTOPLAYED)       /* %s: name */ \
 	X(M_AUTOPLAYED_NEXT) \
@@ -110,14 +108,6 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LEVEL_EASY)       \
 	X(M_LEVEL_MEDIUM)     \
 	X(M_LEVEL_HARD)       \
-	X(M_GAME_SNAKES)      \
-	X(M_GAME_LUDO)        \
-	X(M_GAME_BAGHCHAL)    \
-	X(M_GAME_CALLBREAK)   \
-	X(M_RULES_SNAKES)     \
-	X(M_RULES_LUDO)       \
-	X(M_RULES_BAGHCHAL)   \
-	X(M_RULES_CALLBREAK)  \
 	X(M_HOUSE_RULES)      \
 	X(M_RULE_ENTRY)      \
 	X(M_RULE_SIX_BONUS)  \
@@ -157,6 +147,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_POST_AS_YOURSELF) /* an anonymous admin or a channel asked for a seat */ \
 	X(M_TG_USE_TABLE_BUTTONS) /* Telegram: a button pressed on a message the bot cannot see (inline mode) */ \
 	X(M_ON)               \
+	X(M_OR)               /* the last link of a list of choices: "a, b or c" */ \
+	X(M_AND)              /* the last link of a list of all: "a, b and c" */ \
 	X(M_OFF)              \
 	X(M_DC_CHOOSE)        /* Discord: placeholder of a menu of choices */ \
 	X(M_DC_REPEATED)      /* Discord: a repeated interaction, answered already */ \

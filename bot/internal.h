@@ -1,7 +1,9 @@
 /*
- * internal.h - what the router shares with the command handlers: the
- * per-command context and the helpers that queue replies and changes.
- * Handlers only describe what should happen; the router commits it.
+ * internal.h - the per-command context and the helpers that queue replies
+ * and changes (context.c), which the command handlers work with; and what
+ * the router, the commit (commit.c), the scheduler (timers.c) and the
+ * computer players' thread (think.c) share. Handlers only describe what
+ * should happen; commit.c writes it.
  */
 #ifndef GB_BOT_INTERNAL_H
 #define GB_BOT_INTERNAL_H
@@ -93,16 +95,6 @@ struct ctx {
  */
 json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char *text);
 
-/*
- * Decoded states (states.c). decoded_get(): fill c's game state, log strip,
- * watch flag and owner from the entry decoded from c->table.state's very
- * text, as copies; false when there is none (c untouched).
- * decoded_put(): remember c's decoded state as the one of text
- * (c->log_saved being its log as saved; has_owner: the text names one).
- */
-bool decoded_get(struct ctx *c);
-void decoded_put(const struct ctx *c, const char *text, bool has_owner);
-
 /* Keep event e as the newest of the log strip (the oldest goes past LOG_KEEP). */
 void ctx_log_keep(struct ctx *c, const struct gb_event *e);
 
@@ -140,6 +132,15 @@ const struct gb_game *game_lookup(const char *text, const char **rest);
 /* The game's name in the chat's language. */
 const char *game_title(struct ctx *c, const struct gb_game *g);
 
+/* "Usage: ..." for usage, a %s there standing for the games' names ("/rules %s"). */
+void reply_usage(struct ctx *c, const char *usage);
+
+/* "There is no game here yet", with the /new of every game. */
+void reply_no_table(struct ctx *c);
+
+/* "There is no game called NAME", with the games there are. */
+void reply_unknown_game(struct ctx *c, const char *name);
+
 /*
  * Display name of a seat: the person's name; "Bot 3" for a computer player
  * (short: boards, logs and sheets show it whole); "Bot for alice" for the
@@ -170,6 +171,54 @@ int ctx_load_finished(struct ctx *c);
 
 /* Timers to set when the command commits. */
 void ctx_timer(struct ctx *c, const char *kind, int64_t due_ms);
+
+/* ---- loading and releasing a context (context.c), for the router and the scheduler ---- */
+
+/*
+ * The table's saved state into c (c->table read): its game, its state,
+ * log strip and owner. GB_ESTATE when the state cannot be read.
+ */
+int ctx_load_table(struct ctx *c);
+/* The table's seats into c, and which is the caller's. */
+int ctx_load_seats(struct ctx *c);
+/* Free everything c holds and zero it. */
+void ctx_release(struct ctx *c);
+/* A JSON string of text, any invalid UTF-8 in it shown as U+FFFD (caller owns). */
+json_t *json_text(const char *text);
+/* Monotonic microseconds (how long the write lock is held). */
+int64_t mono_us(void);
+
+/* ---- decoded states (statecache.c) ---- */
+
+/*
+ * statecache_get(): fill c's game state, log strip, watch flag and owner
+ * from the entry decoded from c->table.state's very text, as copies;
+ * false when there is none (c untouched).
+ * statecache_put(): remember c's decoded state as the one of text
+ * (c->log_saved being its log as saved; has_owner: the text names one).
+ */
+bool statecache_get(struct ctx *c);
+void statecache_put(const struct ctx *c, const char *text, bool has_owner);
+
+/* ---- a command's writes (commit.c) ---- */
+
+/*
+ * Make everything the writes need that takes time (the state's text, the
+ * table message, the outbox rows), before the write transaction.
+ */
+int commit_prepare(struct ctx *c);
+/* Write c's work, with whatever else is ready; *held_us gets the transaction's time. */
+int commit_write(struct bot *b, struct ctx *c, int64_t *held_us);
+/* A command starts (+1) or ends (-1) reading and deciding: a writer may wait to share its commit. */
+void commit_deciding(int delta);
+
+/* ---- the computer players' thread (think.c) ---- */
+
+/*
+ * gb_ai_choose() on the thread computer players think on, at a lower CPU
+ * priority; waits for the choice.
+ */
+int think_choose(const struct gb_game *g, const void *st, int level, uint64_t seed, struct gb_action *out);
 
 /* Handlers: lobby.c */
 int cmd_new(struct ctx *c);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "games/ai/ai.h"
+#include "games.h"
 #include "internal.h"
 
 static int open_table(struct ctx *c, const struct gb_game *g)
@@ -100,7 +101,7 @@ static const struct gb_game *game_arg(struct ctx *c)
 
 	if (!g || rest[strspn(rest, " \t")]) {
 		arg_word(c->cmd->args, word, sizeof(word));
-		reply_alert(c, M_UNKNOWN_GAME, g ? c->cmd->args : word);
+		reply_unknown_game(c, g ? c->cmd->args : word);
 		g = NULL;
 	}
 	return g;
@@ -123,39 +124,43 @@ static int open_named_table(struct ctx *c, const struct gb_game **g)
 
 /*
  * The seat a /join or /seat argument names: a number 1..max (either digit
- * set) or, in Bagh Chal, a side ("goats", "tigers", in either language).
- * Returns the 0-based seat, or -1 after queuing a refusal that says which
- * seats there are.
+ * set) or, in a game of fixed sides (Bagh Chal), a side ("goats",
+ * "tigers", in either language). Returns the 0-based seat, or -1 after
+ * queuing a refusal that says which seats there are.
  */
 static int seat_arg(struct ctx *c, const char *args)
 {
 	char word[64] = "", a[24], b[24];
 	int n = -1;
-	bool sides = c->game == gb_game_find("baghchal");
+	bool sides = bot_game_side(c->game, 0, LANG_EN) != NULL;
 
 	arg_word(args, word, sizeof(word));
 	if (gb_parse_uint(word, 99, &n) == GB_OK && n >= 1 && n <= c->game->max_players)
 		return n - 1;
-	for (int l = 0; sides && l < LANG_COUNT; l++) {
-		if (strcmp(word, tr(l, M_SIDE_GOATS)) == 0)
-			return 0;
-		if (strcmp(word, tr(l, M_SIDE_TIGERS)) == 0)
-			return 1;
-	}
+	for (int i = 0; sides && i < c->game->max_players; i++)
+		for (int l = 0; l < LANG_COUNT; l++)
+			if (strcmp(word, bot_game_side(c->game, i, l)) == 0)
+				return i;
 	if (sides) {
-		reply_alert(c, M_SEAT_BAD_SIDE, word, tr(c->lang, M_SIDE_GOATS), tr(c->lang, M_SIDE_TIGERS));
+		struct strbuf list = { 0 }, last = { 0 };
+
+		sb_addf(&last, " %s ", tr(c->lang, M_AND));
+		game_sides_join(&list, c->game, c->lang, ", ", sb_str(&last));
+		reply_alert(c, M_SEAT_BAD_SIDE, word, sb_str(&list));
+		sb_release(&list);
+		sb_release(&last);
 	} else {
 		reply_alert(c, M_SEAT_BAD, word, ctx_num(c, 1, a), ctx_num(c, c->game->max_players, b));
 	}
 	return -1;
 }
 
-/* How a seat is named in replies: its number, or its side in Bagh Chal. */
+/* How a seat is named in replies: its number, or its side in a game of fixed sides. */
 static const char *seat_label(struct ctx *c, int seat, char buf[24])
 {
-	if (c->game == gb_game_find("baghchal") && seat >= 0 && seat < 2)
-		return tr(c->lang, seat == 0 ? M_SIDE_GOATS : M_SIDE_TIGERS);
-	return ctx_num(c, seat + 1, buf);
+	const char *side = bot_game_side(c->game, seat, c->lang);
+
+	return side ? side : ctx_num(c, seat + 1, buf);
 }
 
 /*
@@ -334,14 +339,6 @@ static void pass_table(struct ctx *c, int seat)
 	snprintf(c->owner, sizeof(c->owner), "%s", c->seats[heir].user);
 	c->table_changed = true;
 	reply_public(c, M_OWNER_NOW, c->seats[heir].name);
-}
-
-void reply_mark_seating(struct ctx *c)
-{
-	size_t n = json_array_size(c->replies);
-
-	if (n)
-		json_object_set_new(json_array_get(c->replies, n - 1), "seating", json_true());
 }
 
 /* Close the table: no person is left at it. */
@@ -523,7 +520,7 @@ int cmd_watch(struct ctx *c)
 		return rc;
 	n = g->max_players;
 	for (int i = 0; i < n; i++)
-		add_seat(c, "", "", strcmp(g->name, "snakes") == 0 ? GB_LEVEL_RANDOM : GB_LEVEL_HARD - (i % 2));
+		add_seat(c, "", "", (g->flags & GB_NO_CHOICES) ? GB_LEVEL_RANDOM : GB_LEVEL_HARD - (i % 2));
 	c->watch = true;
 	reply_public(c, M_WATCH_STARTED, game_title(c, g));
 	return table_start_game(c);
@@ -537,7 +534,7 @@ int cmd_board(struct ctx *c)
 	if (!c->has_table) {
 		rc = ctx_load_finished(c);
 		if (rc == GB_ENOTFOUND) {
-			reply_alert(c, M_NO_TABLE);
+			reply_no_table(c);
 			return GB_OK;
 		}
 	}

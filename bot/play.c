@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "games/ai/ai.h"
-#include "games/callbreak.h"
+#include "games.h"
 #include "internal.h"
 
 static int speed_index(struct ctx *c)
@@ -22,20 +22,23 @@ static int speed_index(struct ctx *c)
 /* An action as a reply names it: the command to type, a card as the table shows it ("/play 5♠"). */
 static void action_text(struct ctx *c, const struct gb_action *act, struct strbuf *sb)
 {
-	char buf[GB_ACTION_TEXT];
+	struct render_ctx rc;
+	char names[GB_MAX_SEATS][STORE_NAME_LEN];
 
-	if (act->kind == GB_ACT_PLAY && strcmp(c->game->name, "callbreak") == 0) {
-		sb_add(sb, "/play ");
-		render_card(act->a, sb);
-		return;
-	}
-	c->game->format(c->st, act, buf, sizeof(buf));
-	sb_addf(sb, "/%s", buf);
+	ctx_render_init(c, &rc, names);
+	render_action_command(&rc, act, sb);
+}
+
+/* Is act a card of a hand (a game of private hands)? */
+static bool is_card(const struct ctx *c, const struct gb_action *act)
+{
+	return act->kind == GB_ACT_PLAY && (c->game->flags & GB_PRIVATE_HANDS);
 }
 
 /*
- * The legal actions as a refusal lists them: commands to type; Call Break
- * cards only as a pointer to the hand ("/play a card of your hand").
+ * The legal actions as a refusal lists them: commands to type; the cards
+ * of a hand (Call Break) only as a pointer to it ("/play a card of your
+ * hand").
  */
 static void legal_list(struct ctx *c, struct strbuf *sb)
 {
@@ -44,7 +47,7 @@ static void legal_list(struct ctx *c, struct strbuf *sb)
 	uint64_t cards = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (acts[i].kind == GB_ACT_PLAY && strcmp(c->game->name, "callbreak") == 0) {
+		if (is_card(c, &acts[i])) {
 			cards |= UINT64_C(1) << acts[i].a;
 			continue;
 		}
@@ -108,37 +111,13 @@ static void refuse(struct ctx *c, int err, const struct gb_action *act)
 	sb_release(&tried);
 }
 
-/* Does the game know the verb at all? (/next means nothing in Snakes and Ladders.) */
-static bool game_has_verb(const struct gb_game *g, const char *verb)
+/* Did the action deal anew (a new Call Break round)? Each person is shown their new hand. */
+static bool dealt(const struct ctx *c, const struct gb_events *ev)
 {
-	static const struct {
-		const char *game, *verbs;
-	} verbs[] = {
-		{ "snakes", " roll " }, { "ludo", " roll move " },
-		{ "baghchal", " place move " }, { "callbreak", " bid play next " },
-	};
-	char key[32];
-
-	snprintf(key, sizeof(key), " %s ", verb);
-	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (strcmp(verbs[i].game, g->name) == 0)
-			return strstr(verbs[i].verbs, key) != NULL;
-	return true;
-}
-
-/* Call Break's round number (from the state JSON: renderers' view of it), or -1. */
-static int cb_round(struct ctx *c)
-{
-	json_t *j;
-	int r = -1;
-
-	if (strcmp(c->game->name, "callbreak") != 0)
-		return -1;
-	j = c->game->to_json(c->st);
-	if (json_is_integer(json_object_get(j, "round")))
-		r = (int)json_integer_value(json_object_get(j, "round"));
-	json_decref(j);
-	return r;
+	for (int i = 0; c->game->deal_event && i < ev->n; i++)
+		if (ev->ev[i].type == c->game->deal_event)
+			return true;
+	return false;
 }
 
 static bool all_computers(struct ctx *c)
@@ -151,7 +130,7 @@ static bool all_computers(struct ctx *c)
 
 static void send_hands(struct ctx *c)
 {
-	if (strcmp(c->game->name, "callbreak") != 0)
+	if (!(c->game->flags & GB_PRIVATE_HANDS))
 		return;
 	for (int i = 0; i < c->nseats; i++) {
 		struct render_ctx rc;
@@ -233,7 +212,7 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 	struct gb_events ev = { 0 };
 	struct gb_outcome oc;
 	char name[STORE_NAME_LEN], text[GB_ACTION_TEXT];
-	int turn = c->game->turn(c->st), rc, round_before = -1;
+	int turn = c->game->turn(c->st), rc;
 	json_t *evj;
 
 	if (act->kind != GB_ACT_NEXT && seat != turn) {
@@ -243,7 +222,6 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 			reply_alert(c, M_NOT_YOUR_TURN, seat_name(c, turn, name, sizeof(name)));
 		return GB_OK;
 	}
-	round_before = cb_round(c);
 	c->game->format(c->st, act, text, sizeof(text));
 	rc = c->game->apply(c->st, act, &ev);
 	if (rc) {
@@ -273,15 +251,16 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 	c->game->outcome(c->st, &oc);
 	if (oc.over)
 		finish_game(c);
-	else if (round_before >= 0 && cb_round(c) != round_before)
+	else if (dealt(c, &ev))
 		send_hands(c);
 	table_schedule(c);
 	return GB_OK;
 }
 
+/* Was a card of a hand named (by its Nepali name, perhaps)? */
 static bool act_is_card(struct ctx *c)
 {
-	return strcmp(c->cmd->verb, "play") == 0 && strcmp(c->game->name, "callbreak") == 0;
+	return strcmp(c->cmd->verb, "play") == 0 && (c->game->flags & GB_PRIVATE_HANDS);
 }
 
 int cmd_play_action(struct ctx *c)
@@ -357,8 +336,14 @@ int cmd_hand(struct ctx *c)
 	struct strbuf sb = { 0 };
 	json_t *r;
 
-	if (strcmp(c->game->name, "callbreak") != 0) {
-		reply_alert(c, M_ONLY_CALLBREAK);
+	if (!(c->game->flags & GB_PRIVATE_HANDS)) {
+		struct strbuf games = { 0 }, last = { 0 };
+
+		sb_addf(&last, " %s ", tr(c->lang, M_OR));
+		games_titles_with(&games, GB_PRIVATE_HANDS, c->lang, ", ", sb_str(&last));
+		reply_alert(c, M_NO_HAND, sb_str(&games));
+		sb_release(&games);
+		sb_release(&last);
 		return GB_OK;
 	}
 	ctx_render_init(c, &rc, names);
@@ -464,19 +449,33 @@ static void add_button(json_t *rows, const char *label, const char *cmd)
 	json_array_append_new(row, json_pack("{ssss}", "label", label, "cmd", cmd));
 }
 
+/* What to type in the lobby: the seats' numbers, or the sides of a game of fixed sides. */
+static void lobby_hint(struct ctx *c, bool sides, struct strbuf *sb)
+{
+	struct strbuf list = { 0 };
+
+	if (!sides) {
+		sb_add(sb, tr(c->lang, M_LOBBY_HINT));
+		return;
+	}
+	game_sides_join(&list, c->game, c->lang, "|", NULL);
+	sb_addtr(sb, tr(c->lang, M_LOBBY_HINT_SIDES), sb_str(&list), sb_str(&list));
+	sb_release(&list);
+}
+
 /*
- * The lobby: the game, one line per seat (its number, or its side in Bagh
- * Chal; the name cut to fit; a computer's level), how many may play, and
- * what to type. Every line fits RENDER_MAX_COLS.
+ * The lobby: the game, one line per seat (its number, or its side in a
+ * game of fixed sides; the name cut to fit; a computer's level), how many
+ * may play, and what to type. Every line fits RENDER_MAX_COLS.
  */
 static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbuf *sb)
 {
-	bool sides = c->game == gb_game_find("baghchal");
+	bool sides = bot_game_side(c->game, 0, c->lang) != NULL;
 	int label_cols = 2;
 	char lo[24], hi[24];
 
-	for (int i = 0; sides && i < 2; i++) {
-		int w = render_width(tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS)) + 1;
+	for (int i = 0; sides && i < c->game->max_players; i++) {
+		int w = render_width(bot_game_side(c->game, i, c->lang)) + 1;
 
 		label_cols = w > label_cols ? w : label_cols;
 	}
@@ -487,7 +486,7 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 
 		sb_add(sb, "\n");
 		if (sides)
-			render_add_fit(sb, tr(c->lang, i ? M_SIDE_TIGERS : M_SIDE_GOATS), label_cols, true);
+			render_add_fit(sb, bot_game_side(c->game, i, c->lang), label_cols, true);
 		else
 			render_add_fit(sb, ctx_num(c, i + 1, num), label_cols, true);
 		if (i >= c->nseats || seat_is_free(c, i)) {
@@ -510,7 +509,7 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 	sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
 		 ctx_num(c, c->game->max_players, hi));
 	sb_add(sb, "\n");
-	sb_add(sb, tr(c->lang, sides ? M_LOBBY_HINT_SIDES : M_LOBBY_HINT));
+	lobby_hint(c, sides, sb);
 }
 
 /*
@@ -529,7 +528,7 @@ static void add_inline_button(json_t *rows, const char *label, const char *cmd, 
 
 /*
  * The buttons of a table where a person is to move (or a round is over):
- * one per legal action - except a Call Break card. The table message is
+ * one per legal action - except a card of a hand. The table message is
  * seen by the whole chat, and a card still in a hand is seen only by its
  * holder (design.md): the cards are offered by "My cards" (the platform's
  * private picker, or the hand with its buttons where there is none) and
@@ -538,7 +537,7 @@ static void add_inline_button(json_t *rows, const char *label, const char *cmd, 
 static void table_buttons(struct ctx *c, const struct render_ctx *rc, struct gb_action *acts, int n,
 			  json_t *buttons)
 {
-	bool cards = strcmp(c->game->name, "callbreak") == 0;
+	bool cards = c->game->flags & GB_PRIVATE_HANDS;
 
 	/* in the order the player sees them (Bagh Chal: as the board is drawn) */
 	render_sort_actions(rc, acts, n);
@@ -546,7 +545,7 @@ static void table_buttons(struct ctx *c, const struct render_ctx *rc, struct gb_
 		char label[128], cmd[GB_ACTION_TEXT + 1];
 
 		/* a card still in a hand; a move that does what an earlier button does */
-		if ((acts[k].kind == GB_ACT_PLAY && cards) || !render_action_shown(rc, &acts[k]))
+		if (is_card(c, &acts[k]) || !render_action_shown(rc, &acts[k]))
 			continue;
 		render_action_label(rc, &acts[k], label, sizeof(label));
 		cmd[0] = '/';
@@ -600,13 +599,11 @@ void table_message(struct ctx *c)
 		int n = c->game->legal(c->st, acts), turn = c->game->turn(c->st);
 		struct strbuf lines[LOG_LINES] = { { 0 } };
 		int nlines = 0;
-		bool cards = strcmp(c->game->name, "callbreak") == 0;
-
 		render_board(&rc, &sb);
 		rc.name_cols = log_cols(c, &rc);
 		/*
 		 * The last LOG_LINES lines of the log strip (some events show no
-		 * line): newest first. A Call Break deal starts the strip afresh:
+		 * line): newest first. A new deal (Call Break's) starts the strip afresh:
 		 * the round before's cards are in the new hands now, and the
 		 * score sheet has told how it ended.
 		 */
@@ -616,7 +613,7 @@ void table_message(struct ctx *c)
 				nlines++;
 			else
 				sb_release(&lines[nlines]);
-			if (cards && c->log[i].type == CB_EV_DEAL)
+			if (c->game->deal_event && c->log[i].type == c->game->deal_event)
 				break;
 		}
 		if (nlines)

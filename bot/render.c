@@ -1,312 +1,79 @@
 /*
- * render.c - the renderer entry points and the text helpers every board
- * shares: numbers in the chat's digits, display widths, names cut to fit.
- * Each game's drawing lives in its own render_<game>.c; this file dispatches
- * by game and keeps a plain fallback (the canonical texts) for any game it
- * does not know, so the bot stays usable while a new game is added.
+ * render.c - the renderer entry points. Each game's drawing lives in its
+ * own renderer (render_<game>.c), named by the game's row (games.h); this
+ * file hands over to it, fits status and log lines to the screen, and
+ * keeps a plain fallback (the canonical texts) for a game without one, so
+ * the bot stays usable while a new game is added.
  */
 #include "render.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "games/baghchal.h"
-#include "games/callbreak.h"
-#include "games/ludo.h"
-#include "games/snakes.h"
 #include "games/utf8.h"
-#include "width.h"
+#include "games.h"
 #include "i18n.h"
-
-/* ---- numbers ---- */
-
-const char *render_num(const struct render_ctx *rc, int v, char *buf, size_t n)
-{
-	static const char *const deva[10] = { "०", "१", "२", "३", "४", "५", "६", "७", "८", "९" };
-	char ascii[16];
-	size_t len = 0;
-
-	if (!n)
-		return buf;
-	snprintf(ascii, sizeof(ascii), "%d", v);
-	if (!rc->devanagari) {
-		snprintf(buf, n, "%s", ascii);
-		return buf;
-	}
-	buf[0] = '\0';
-	for (const char *p = ascii; *p; p++) {
-		const char *piece = *p >= '0' && *p <= '9' ? deva[*p - '0'] : *p == '-' ? "−" : "?";
-		size_t k = strlen(piece);
-
-		if (len + k + 1 > n)
-			break;
-		memcpy(buf + len, piece, k);
-		len += k;
-		buf[len] = '\0';
-	}
-	return buf;
-}
-
-void render_int(const struct render_ctx *rc, int v, struct strbuf *out)
-{
-	char buf[48];
-
-	sb_add(out, render_num(rc, v, buf, sizeof(buf)));
-}
-
-void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out)
-{
-	int a = tenths < 0 ? -tenths : tenths;
-
-	if (tenths < 0)
-		sb_add(out, rc->devanagari ? "−" : "-");
-	render_int(rc, a / 10, out);
-	sb_add(out, ".");
-	render_int(rc, a % 10, out);
-}
-
-/* ---- display width ---- */
-
-int render_widthn(const char *s, size_t n)
-{
-	size_t i = 0;
-	int w = 0;
-
-	while (i < n && s[i]) {
-		uint32_t c;
-
-		i += utf8_decode(s + i, &c);
-		w += width_of(c);
-	}
-	return w;
-}
-
-int render_width(const char *s)
-{
-	return render_widthn(s, strlen(s));
-}
-
-int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
-{
-	int total, w = 0, marks = 0;
-	size_t i = 0;
-
-	if (!s)
-		s = "";
-	total = render_width(s);
-	while (s[i]) {
-		uint32_t c;
-		size_t k = utf8_decode(s + i, &c);
-		int cw = width_of(c);
-
-		/* when cut, keep one column for the ellipsis */
-		if (w + cw > (total > cols ? cols - 1 : cols))
-			break;
-		if (c < 0x20 || c == 0x7f) {
-			sb_add(out, " ");
-			w++;
-			marks = 0;
-		} else if (cw > 0) {
-			sb_addn(out, s + i, k);
-			w += cw;
-			marks = 0;
-		} else if (++marks <= RENDER_MAX_MARKS) {
-			/* a few marks per letter are writing; hundreds are a prank on the byte limit */
-			sb_addn(out, s + i, k);
-		}
-		i += k;
-	}
-	if (s[i] && cols > 0) {
-		sb_add(out, "…");
-		w++;
-	}
-	while (pad && w < cols) {
-		sb_add(out, " ");
-		w++;
-	}
-	return w;
-}
-
-void render_add_right(struct strbuf *out, const char *s, int cols)
-{
-	for (int w = render_width(s); w < cols; w++)
-		sb_add(out, " ");
-	sb_add(out, s);
-}
-
-int render_line_cols(const struct strbuf *out)
-{
-	const char *s = sb_str(out), *nl = strrchr(s, '\n');
-
-	return render_width(nl ? nl + 1 : s);
-}
-
-void render_pad_to(struct strbuf *out, int col)
-{
-	for (int w = render_line_cols(out); w < col; w++)
-		sb_add(out, " ");
-}
-
-void render_newline(struct strbuf *out)
-{
-	while (out->len > 0 && out->buf[out->len - 1] == ' ')
-		out->buf[--out->len] = '\0';
-	sb_add(out, "\n");
-}
-
-void render_add_wrapped(struct strbuf *out, const char *prefix, const char *const *items, int n)
-{
-	int indent = render_width(prefix), col = indent;
-
-	sb_add(out, prefix);
-	for (int i = 0; i < n; i++) {
-		int w = render_width(items[i]);
-
-		if (col > indent && col + 1 + w > RENDER_MAX_COLS) {
-			render_newline(out);
-			for (int k = 0; k < indent; k++)
-				sb_add(out, " ");
-			col = indent;
-		}
-		if (col > 0) {
-			sb_add(out, " ");
-			col++;
-		}
-		sb_add(out, items[i]);
-		col += w;
-	}
-	render_newline(out);
-}
-
-/* ---- names and catalogue texts ---- */
-
-static const int seat_marks[GB_MAX_SEATS] = { M_MARK_1, M_MARK_2, M_MARK_3, M_MARK_4 };
-
-void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf *out)
-{
-	const char *name = NULL;
-
-	if (seat >= 0 && seat < rc->nseats && seat < GB_MAX_SEATS)
-		name = rc->names[seat];
-	if (!name || !name[0])
-		name = seat >= 0 && seat < GB_MAX_SEATS ? tr(rc->lang, seat_marks[seat]) : "?";
-	render_add_fit(out, name, cols, false);
-}
-
-const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n)
-{
-	struct strbuf sb = { 0 };
-
-	if (!n)
-		return buf;
-	render_name(rc, seat, cols, &sb);
-	/* never end inside a UTF-8 sequence */
-	utf8_copy(buf, n, sb_str(&sb), sb.len);
-	sb_release(&sb);
-	return buf;
-}
-
-void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...)
-{
-	va_list ap;
-
-	va_start(ap, key);
-	sb_vaddf(out, tr(rc->lang, key), ap);
-	va_end(ap);
-}
 
 /* ---- dispatch ---- */
 
-enum which { W_OTHER, W_SNAKES, W_LUDO, W_BAGHCHAL, W_CALLBREAK };
-
-static enum which which_game(const struct render_ctx *rc)
+/* The renderer of the game rc shows, or NULL (no state, or a game without a row). */
+static const struct render_game *renderer(const struct render_ctx *rc)
 {
+	const struct bot_game *row;
+
 	if (!rc->game || !rc->st)
-		return W_OTHER;
-	if (rc->game == &snakes_game)
-		return W_SNAKES;
-	if (rc->game == &ludo_game)
-		return W_LUDO;
-	if (rc->game == &baghchal_game)
-		return W_BAGHCHAL;
-	if (rc->game == &callbreak_game)
-		return W_CALLBREAK;
-	return W_OTHER;
+		return NULL;
+	row = bot_game_of(rc->game);
+	return row ? row->render : NULL;
 }
 
 void render_board(const struct render_ctx *rc, struct strbuf *out)
 {
-	switch (which_game(rc)) {
-	case W_SNAKES:
-		render_snakes_board(rc, out);
-		break;
-	case W_LUDO:
-		render_ludo_board(rc, out);
-		break;
-	case W_BAGHCHAL:
-		render_baghchal_board(rc, out);
-		break;
-	case W_CALLBREAK:
-		render_callbreak_board(rc, out);
-		break;
-	default:
-		sb_add(out, rc->game ? rc->game->name : "?");
-		sb_add(out, "\n");
-		break;
+	const struct render_game *rg = renderer(rc);
+
+	if (rg) {
+		rg->board(rc, out);
+		return;
 	}
+	sb_add(out, rc->game ? rc->game->name : "?");
+	sb_add(out, "\n");
+}
+
+/* The plain line of a game without a renderer: whose turn, or the event's canonical text. */
+static void plain_line(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+{
+	char buf[GB_EVENT_TEXT];
+	int turn;
+
+	if (!rc->game)
+		return;
+	if (!ev) {
+		turn = rc->st ? rc->game->turn(rc->st) : -1;
+		if (turn >= 0 && turn < rc->nseats && rc->names[turn])
+			sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
+		return;
+	}
+	rc->game->format_event(ev, buf, sizeof(buf));
+	if (!buf[0])
+		return;
+	if (ev->seat >= 0 && ev->seat < rc->nseats && rc->names[ev->seat])
+		sb_addf(out, "%s: %s", rc->names[ev->seat], buf);
+	else
+		sb_add(out, buf);
 }
 
 /* One line of status or log for one game (ev is NULL for a status line). */
 static void game_line(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
-	char buf[GB_EVENT_TEXT];
-	int turn;
+	const struct render_game *rg = renderer(rc);
 
-	switch (which_game(rc)) {
-	case W_SNAKES:
-		if (ev)
-			render_snakes_event(rc, ev, out);
-		else
-			render_snakes_status(rc, out);
-		break;
-	case W_LUDO:
-		if (ev)
-			render_ludo_event(rc, ev, out);
-		else
-			render_ludo_status(rc, out);
-		break;
-	case W_BAGHCHAL:
-		if (ev)
-			render_baghchal_event(rc, ev, out);
-		else
-			render_baghchal_status(rc, out);
-		break;
-	case W_CALLBREAK:
-		if (ev)
-			render_callbreak_event(rc, ev, out);
-		else
-			render_callbreak_status(rc, out);
-		break;
-	default:
-		if (!rc->game)
-			break;
-		if (!ev) {
-			turn = rc->st ? rc->game->turn(rc->st) : -1;
-			if (turn >= 0 && turn < rc->nseats && rc->names[turn])
-				sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
-			break;
-		}
-		rc->game->format_event(ev, buf, sizeof(buf));
-		if (!buf[0])
-			break;
-		if (ev->seat >= 0 && ev->seat < rc->nseats && rc->names[ev->seat])
-			sb_addf(out, "%s: %s", rc->names[ev->seat], buf);
-		else
-			sb_add(out, buf);
-		break;
-	}
+	if (!rg)
+		plain_line(rc, ev, out);
+	else if (ev)
+		rg->event(rc, ev, out);
+	else
+		rg->status(rc, out);
 }
 
 /*
@@ -400,46 +167,37 @@ void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct
 
 void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
 {
-	if (which_game(rc) == W_CALLBREAK)
-		render_callbreak_hand(rc, seat, out);
+	const struct render_game *rg = renderer(rc);
+
+	if (rg && rg->hand && (rc->game->flags & GB_PRIVATE_HANDS))
+		rg->hand(rc, seat, out);
 }
 
 void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n)
 {
-	if (which_game(rc) == W_CALLBREAK)
-		render_callbreak_sort(acts, n);
-	else if (which_game(rc) == W_BAGHCHAL)
-		render_baghchal_sort(acts, n);
+	const struct render_game *rg = renderer(rc);
+
+	if (rg && rg->sort)
+		rg->sort(acts, n);
 }
 
 bool render_action_shown(const struct render_ctx *rc, const struct gb_action *act)
 {
-	return which_game(rc) != W_LUDO || render_ludo_shown(rc, act);
+	const struct render_game *rg = renderer(rc);
+
+	return !rg || !rg->shown || rg->shown(rc, act);
 }
 
 void render_action_label(const struct render_ctx *rc, const struct gb_action *act,
 			 char *buf, size_t n)
 {
+	const struct render_game *rg = renderer(rc);
 	struct strbuf sb = { 0 };
 
 	if (!n)
 		return;
-	switch (which_game(rc)) {
-	case W_SNAKES:
-		render_snakes_label(rc, act, &sb);
-		break;
-	case W_LUDO:
-		render_ludo_label(rc, act, &sb);
-		break;
-	case W_BAGHCHAL:
-		render_baghchal_label(rc, act, &sb);
-		break;
-	case W_CALLBREAK:
-		render_callbreak_label(rc, act, &sb);
-		break;
-	default:
-		break;
-	}
+	if (rg && rg->label)
+		rg->label(rc, act, &sb);
 	if (sb.len) {
 		/* cut on a character boundary so a short buffer never splits UTF-8 */
 		utf8_copy(buf, n, sb.buf, sb.len);
@@ -454,17 +212,22 @@ void render_action_label(const struct render_ctx *rc, const struct gb_action *ac
 void render_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 		    struct strbuf *out)
 {
-	switch (which_game(rc)) {
-	case W_LUDO:
-		render_ludo_refusal(rc, err, verb, act, out);
-		break;
-	case W_BAGHCHAL:
-		render_baghchal_refusal(rc, err, verb, act, out);
-		break;
-	case W_CALLBREAK:
-		render_callbreak_refusal(rc, err, verb, act, out);
-		break;
-	default:
-		break;
-	}
+	const struct render_game *rg = renderer(rc);
+
+	if (rg && rg->refusal)
+		rg->refusal(rc, err, verb, act, out);
+}
+
+void render_action_command(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+{
+	const struct render_game *rg = renderer(rc);
+	size_t before = out->len;
+	char buf[GB_ACTION_TEXT];
+
+	if (rg && rg->command)
+		rg->command(rc, act, out);
+	if (out->len > before || !rc->game || !rc->st)
+		return;
+	rc->game->format(rc->st, act, buf, sizeof(buf));
+	sb_addf(out, "/%s", buf);
 }

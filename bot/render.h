@@ -29,23 +29,7 @@
 
 #include "games/game.h"
 #include "games/strbuf.h"
-
-#define RENDER_MAX_COLS 40  /* widest line on any screen we draw */
-#define RENDER_NAME_BUF 256 /* room for any name render_name_buf() writes */
-#define RENDER_MAX_MARKS 4  /* combining marks kept on one letter of a name */
-
-struct render_ctx {
-	const struct gb_game *game;
-	const void *st;
-	int lang;                        /* enum lang */
-	bool devanagari;                 /* Nepali digits for numbers */
-	const char *names[GB_MAX_SEATS]; /* display names by seat (NULL: a seat mark is shown) */
-	int nseats;
-	int name_cols;                   /* cut names to this many columns; 0: each
-	                                    renderer's default (render_event and
-	                                    render_status shorten names until the
-	                                    line fits RENDER_MAX_COLS) */
-};
+#include "render_text.h"
 
 /* The board (or card table) with a title line. */
 void render_board(const struct render_ctx *rc, struct strbuf *out);
@@ -65,16 +49,18 @@ void render_event(const struct render_ctx *rc, const struct gb_event *ev, struct
 int render_log_cols(const struct render_ctx *rc, const struct gb_event *evs, int n);
 
 /*
- * A seat's Call Break hand grouped by suit, spades first, built only from
- * that seat's callbreak_view(). Writes nothing for other games.
+ * A seat's hand in a game with private hands (Call Break's grouped by
+ * suit, spades first, built only from that seat's callbreak_view()).
+ * Writes nothing for other games.
  */
 void render_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
 
 /*
- * Put actions in the order the player sees them: a Call Break hand's cards
- * by suit, spades first, high to low (as render_hand() lists them), other
- * actions first and in their own order; Bagh Chal's as the board is drawn
- * (row 5 first). Other games' lists are left alone.
+ * Put actions in the order the player sees them, as the game's renderer
+ * sorts them: a Call Break hand's cards by suit, spades first, high to low
+ * (as render_hand() lists them), other actions first and in their own
+ * order; Bagh Chal's as the board is drawn (row 5 first). Games without a
+ * sort keep their own order.
  */
 void render_sort_actions(const struct render_ctx *rc, struct gb_action *acts, int n);
 
@@ -99,97 +85,13 @@ void render_action_label(const struct render_ctx *rc, const struct gb_action *ac
 void render_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 		    struct strbuf *out);
 
-/* A number in the chat's digits ("-" becomes "−" with Devanagari digits). */
-void render_int(const struct render_ctx *rc, int v, struct strbuf *out);
-
-/* ---- helpers shared by the render_<game>.c files (and tests) ---- */
-
-/* The number v in the chat's digits into buf (16 bytes are enough); returns buf. */
-const char *render_num(const struct render_ctx *rc, int v, char *buf, size_t n);
-
-/* Tenths with one decimal in the chat's digits: -40 -> "-4.0", 32 -> "3.2". */
-void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out);
-
 /*
- * Display columns of UTF-8 text as a terminal's wcwidth() counts them:
- * combining marks 0, East Asian wide characters 2. Characters it does not
- * know are counted wide, so a guess never makes a line longer than measured.
+ * The command that plays act, as a reply names it: "/move 2", and a card
+ * as the table shows it ("/play Q♠").
  */
-int render_width(const char *s);
+void render_action_command(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
 
-/* Columns of the first n bytes of s. */
-int render_widthn(const char *s, size_t n);
 
-/*
- * Append s cut to at most `cols` columns (an ellipsis marks a cut), control
- * characters shown as blanks, at most RENDER_MAX_MARKS combining marks on a
- * letter; then pad with blanks to exactly `cols` when pad is true. Returns
- * the columns written.
- */
-int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad);
-
-/* Append blanks so that s (already formatted text) ends right-aligned in cols. */
-void render_add_right(struct strbuf *out, const char *s, int cols);
-
-/* Columns of the last line of out (after its last newline). */
-int render_line_cols(const struct strbuf *out);
-
-/* Append blanks until the last line of out is `col` columns wide. */
-void render_pad_to(struct strbuf *out, int col);
-
-/* Drop blanks at the end of out and start a new line. */
-void render_newline(struct strbuf *out);
-
-/*
- * Append prefix, then the items separated by blanks, starting a new line
- * indented by the prefix's width whenever the next item would pass
- * RENDER_MAX_COLS; ends with a newline.
- */
-void render_add_wrapped(struct strbuf *out, const char *prefix, const char *const *items, int n);
-
-/* Display name of seat (cut to cols columns), appended to out. */
-void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf *out);
-
-/* The name of seat cut to cols columns into buf (RENDER_NAME_BUF bytes hold
- * any name up to 24 columns whole); never splits a character. Returns buf. */
-const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n);
-
-/* Append the catalogue text of key, formatted: sb_addtr(out, tr(rc->lang, key), ...). */
-void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...);
-
-/* Per-game renderers, dispatched from render.c. */
-void render_snakes_board(const struct render_ctx *rc, struct strbuf *out);
-void render_snakes_status(const struct render_ctx *rc, struct strbuf *out);
-void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
-			 struct strbuf *out);
-void render_baghchal_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
-			     struct strbuf *out);
-void render_callbreak_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
-			      struct strbuf *out);
-void render_snakes_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
-
-void render_ludo_board(const struct render_ctx *rc, struct strbuf *out);
-void render_ludo_status(const struct render_ctx *rc, struct strbuf *out);
-void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
-bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act);
-void render_baghchal_sort(struct gb_action *acts, int n);
-
-void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out);
-void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out);
-void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
-/* A Bagh Chal point ("c3", rank in the chat's digits). */
-void render_baghchal_point(const struct render_ctx *rc, int p, struct strbuf *out);
-
-void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out);
-void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out);
-void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out);
-void render_callbreak_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out);
-void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out);
-/* Call Break actions in the hand's order (render_sort_actions()). */
-void render_callbreak_sort(struct gb_action *acts, int n);
 /* A card as rank and suit symbol ("Q♠", "10♥"). */
 void render_card(int card, struct strbuf *out);
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "games/baghchal.h"
+#include "games.h"
 #include "i18n.h"
 #include "render.h"
 
@@ -32,7 +33,7 @@ static const char *name(const struct render_ctx *rc, int seat, char *buf, size_t
 	return render_name_buf(rc, seat, rc->name_cols > 0 ? rc->name_cols : NAME_COLS, buf, n);
 }
 
-void render_baghchal_point(const struct render_ctx *rc, int p, struct strbuf *out)
+static void render_baghchal_point(const struct render_ctx *rc, int p, struct strbuf *out)
 {
 	if (p < 0 || p >= BAGHCHAL_POINTS) {
 		sb_add(out, "?");
@@ -57,12 +58,12 @@ static void add_piece(const struct render_ctx *rc, const struct baghchal *s, int
 	}
 }
 
-void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out)
+static void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct baghchal *s = rc->st;
 	char a[16], b[16], c[16];
 
-	sb_add(out, tr(rc->lang, M_GAME_BAGHCHAL));
+	sb_add(out, bot_game_title(rc->game, rc->lang));
 	render_newline(out);
 	sb_add(out, "   a   b   c   d   e");
 	render_newline(out);
@@ -110,7 +111,7 @@ void render_baghchal_board(const struct render_ctx *rc, struct strbuf *out)
 	render_newline(out);
 }
 
-void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out)
+static void render_baghchal_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct baghchal *s = rc->st;
 	char who[RENDER_NAME_BUF], a[16];
@@ -155,7 +156,7 @@ static const char *point(const struct render_ctx *rc, int p, char *buf, size_t n
 	return buf;
 }
 
-void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+static void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
 	char who[RENDER_NAME_BUF], a[16], b[16], c[16], d[16];
 
@@ -202,7 +203,7 @@ void render_baghchal_event(const struct render_ctx *rc, const struct gb_event *e
 	}
 }
 
-void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+static void render_baghchal_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
 {
 	if (act->kind == GB_ACT_PLACE) {
 		render_baghchal_point(rc, act->a, out);
@@ -225,7 +226,7 @@ static int action_order(const struct gb_action *a)
 	return drawn_order(a->a) * BAGHCHAL_POINTS + (a->kind == GB_ACT_MOVE ? drawn_order(a->b) : 0);
 }
 
-void render_baghchal_sort(struct gb_action *acts, int n)
+static void render_baghchal_sort(struct gb_action *acts, int n)
 {
 	/* the buttons read like the board: row 5 first, left to right */
 	for (int i = 1; i < n; i++) {
@@ -240,7 +241,7 @@ void render_baghchal_sort(struct gb_action *acts, int n)
 	}
 }
 
-void render_baghchal_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+static void render_baghchal_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 			     struct strbuf *out)
 {
 	const struct baghchal *s = rc->st;
@@ -267,3 +268,28 @@ void render_baghchal_refusal(const struct render_ctx *rc, int err, const char *v
 			render_tr(rc, out, M_BC_WHY_LINE, point(rc, act->a, a, sizeof(a)), point(rc, act->b, b, sizeof(b)));
 	}
 }
+
+static const struct render_game render = {
+	.board = render_baghchal_board,
+	.status = render_baghchal_status,
+	.event = render_baghchal_event,
+	.label = render_baghchal_label,
+	.refusal = render_baghchal_refusal,
+	.sort = render_baghchal_sort,
+};
+
+/* Bagh Chal's row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+static const char *const baghchal_aliases[] = { "bagh", "bagh-chal", NULL };
+const struct bot_game baghchal_row = {
+	.game = &baghchal_game,
+	.title = { "Bagh Chal", "बाघचाल" },
+	.aliases = baghchal_aliases,
+	.rules = { "Bagh Chal: goats place all 20 goats, then move; tigers step or jump over one "
+		   "goat to capture it. Tigers win with five captures; goats win by blocking all "
+		   "four tigers.",
+		   "बाघचाल: बाख्रा खेलाडीले पहिले बीसै बाख्रा राख्छन्, अनि सार्छन्; बाघ एक पाइला "
+		   "सर्छ वा एउटा बाख्रा नाघेर खान्छ। पाँच बाख्रा खाए बाघको जित; चारै बाघ अड्काए "
+		   "बाख्राको जित।" },
+	.sides = { { "goats", "बाख्रा" }, { "tigers", "बाघ" } },
+	.render = &render,
+};

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "games/callbreak.h"
+#include "games.h"
 #include "i18n.h"
 #include "render.h"
 
@@ -218,7 +219,7 @@ static void add_sheet(const struct render_ctx *rc, const struct callbreak_view *
 	render_newline(out);
 }
 
-void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out)
+static void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out)
 {
 	struct callbreak_view v;
 	char a[16], b[16];
@@ -235,7 +236,7 @@ void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out)
 		render_newline(out);
 		add_sheet(rc, &v, out);
 	} else {
-		sb_add(out, tr(rc->lang, M_GAME_CALLBREAK));
+		sb_add(out, bot_game_title(rc->game, rc->lang));
 		sb_add(out, " · ");
 		render_tr(rc, out, M_CB_ROUND, a, b);
 		render_newline(out);
@@ -243,7 +244,7 @@ void render_callbreak_board(const struct render_ctx *rc, struct strbuf *out)
 	}
 }
 
-void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out)
+static void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	struct callbreak_view v;
 	char who[RENDER_NAME_BUF];
@@ -269,7 +270,7 @@ void render_callbreak_status(const struct render_ctx *rc, struct strbuf *out)
 	}
 }
 
-void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+static void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
 	struct callbreak_view v;
 	struct strbuf t = { 0 };
@@ -310,7 +311,7 @@ void render_callbreak_event(const struct render_ctx *rc, const struct gb_event *
 	sb_release(&t);
 }
 
-void render_callbreak_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+static void render_callbreak_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
 {
 	char a[16];
 
@@ -331,7 +332,7 @@ void render_callbreak_label(const struct render_ctx *rc, const struct gb_action 
 
 /* ---- a hand ---- */
 
-void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
+static void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf *out)
 {
 	struct callbreak_view v;
 	char who[RENDER_NAME_BUF], a[16], b[16];
@@ -380,7 +381,7 @@ void render_callbreak_hand(const struct render_ctx *rc, int seat, struct strbuf 
 	}
 }
 
-void render_callbreak_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+static void render_callbreak_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 			      struct strbuf *out)
 {
 	struct callbreak_view v;
@@ -438,8 +439,45 @@ static int hand_order(const void *x, const void *y)
 	return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-void render_callbreak_sort(struct gb_action *acts, int n)
+static void render_callbreak_sort(struct gb_action *acts, int n)
 {
 	if (n > 1)
 		qsort(acts, (size_t)n, sizeof(acts[0]), hand_order);
 }
+
+/* A card played, as replies name it: by the card the table shows ("/play Q♠"). */
+static void render_callbreak_command(const struct render_ctx *rc, const struct gb_action *act,
+				     struct strbuf *out)
+{
+	(void)rc;
+	if (act->kind != GB_ACT_PLAY)
+		return;
+	sb_add(out, "/play ");
+	render_card(act->a, out);
+}
+
+static const struct render_game render = {
+	.board = render_callbreak_board,
+	.status = render_callbreak_status,
+	.event = render_callbreak_event,
+	.label = render_callbreak_label,
+	.refusal = render_callbreak_refusal,
+	.hand = render_callbreak_hand,
+	.sort = render_callbreak_sort,
+	.command = render_callbreak_command,
+};
+
+/* Call Break's row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+static const char *const callbreak_aliases[] = { "call", "call-break", NULL };
+const struct bot_game callbreak_row = {
+	.game = &callbreak_game,
+	.title = { "Call Break", "कल ब्रेक" },
+	.aliases = callbreak_aliases,
+	.rules = { "Call Break: bid 1 to 8 tricks, follow suit, beat the trick if you can, trump "
+		   "with spades when void. Make your bid to score it (+0.1 per extra trick); fall "
+		   "short and lose it.",
+		   "कल ब्रेक: १ देखि ८ हातसम्म कल गर्नुहोस्, रङ पछ्याउनुहोस्, सके जित्नुहोस्, रङ "
+		   "सकिए हुकुमले तुरुप काट्नुहोस्। कल पुगे कलजति अंक (बढी हात एकको ०.१); नपुगे पूरै "
+		   "कल घट्छ।" },
+	.render = &render,
+};

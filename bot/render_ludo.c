@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "games/ludo.h"
+#include "games.h"
 #include "i18n.h"
 #include "render.h"
 
@@ -299,7 +300,7 @@ static void add_yard_row(const struct render_ctx *rc, const struct ludo *lu, int
 	render_pad_to(out, start + YARD_COLS);
 }
 
-void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
+static void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
 	struct cell grid[N][N];
@@ -308,7 +309,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 	struct strbuf notes = { 0 };
 
 	build_grid(grid);
-	sb_add(out, tr(rc->lang, M_GAME_LUDO));
+	sb_add(out, bot_game_title(rc->game, rc->lang));
 	render_newline(out);
 	for (int r = 0; r < N; r++) {
 		for (int c = 0; c < N; c++) {
@@ -358,7 +359,7 @@ void render_ludo_board(const struct render_ctx *rc, struct strbuf *out)
 	}
 }
 
-void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
+static void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
 	char who[RENDER_NAME_BUF], a[16], b[16];
@@ -387,7 +388,7 @@ void render_ludo_status(const struct render_ctx *rc, struct strbuf *out)
 		render_tr(rc, out, M_ST_ROLL, who);
 }
 
-void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+static void render_ludo_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
 	static const int extra[] = { M_LU_EV_EXTRA_CAPTURE, M_LU_EV_EXTRA_CENTRE, M_LU_EV_EXTRA_SIX };
 	char who[RENDER_NAME_BUF], other[RENDER_NAME_BUF], a[16], b[16];
@@ -443,7 +444,7 @@ static int yard_count(const struct ludo *lu, int s)
 	return n;
 }
 
-bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act)
+static bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act)
 {
 	const struct ludo *lu = rc->st;
 	int choice[LUDO_TOKENS], n;
@@ -458,7 +459,7 @@ bool render_ludo_shown(const struct render_ctx *rc, const struct gb_action *act)
 	return false;
 }
 
-void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+static void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
 	struct strbuf a = { 0 };
@@ -498,7 +499,7 @@ void render_ludo_label(const struct render_ctx *rc, const struct gb_action *act,
 	sb_release(&a);
 }
 
-void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
+static void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb, const struct gb_action *act,
 			 struct strbuf *out)
 {
 	const struct ludo *lu = rc->st;
@@ -516,3 +517,27 @@ void render_ludo_refusal(const struct render_ctx *rc, int err, const char *verb,
 			  render_num(rc, lu->die, b, sizeof(b)));
 	}
 }
+
+static const struct render_game render = {
+	.board = render_ludo_board,
+	.status = render_ludo_status,
+	.event = render_ludo_event,
+	.label = render_ludo_label,
+	.refusal = render_ludo_refusal,
+	.shown = render_ludo_shown,
+};
+
+/* Ludo's row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+const struct bot_game ludo_row = {
+	.game = &ludo_game,
+	.title = { "Ludo", "लुडो" },
+	.rules = { "Ludo: a six brings a token out; move all four tokens round the board into the "
+		   "centre. Landing on an opponent (not on a star) sends it back to its base. A six, "
+		   "a capture or reaching the centre gives another roll; a third six in a row ends "
+		   "the turn.",
+		   "लुडो: छक्काले गोटी खोरबाट निकाल्छ; चारै गोटी घेरा घुमाएर बीचमा पुर्याउनुहोस्। "
+		   "अर्काको गोटी उभिएको कोठामा (तारामा बाहेक) पुगे त्यो गोटी खोरमा फर्किन्छ। छक्का, "
+		   "गोटी काट्नु वा बीचमा पुग्नुले फेरि पालो दिन्छ; लगातार तेस्रो छक्कामा पालो "
+		   "सकिन्छ।" },
+	.render = &render,
+};

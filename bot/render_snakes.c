@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "games/snakes.h"
+#include "games.h"
 #include "i18n.h"
 #include "render.h"
 
@@ -61,7 +62,7 @@ static void add_pieces(const struct render_ctx *rc, const struct snakes *s, int 
 	sb_release(&prefix);
 }
 
-void render_snakes_board(const struct render_ctx *rc, struct strbuf *out)
+static void render_snakes_board(const struct render_ctx *rc, struct strbuf *out)
 {
 	static const int marks[GB_MAX_SEATS] = { M_MARK_1, M_MARK_2, M_MARK_3, M_MARK_4 };
 	const struct snakes *s = rc->st;
@@ -76,7 +77,7 @@ void render_snakes_board(const struct render_ctx *rc, struct strbuf *out)
 		if (col >= 0 && col < 10 && row >= 0 && row < 10)
 			at[row][col] = sq;
 	}
-	sb_add(out, tr(rc->lang, M_GAME_SNAKES));
+	sb_add(out, bot_game_title(rc->game, rc->lang));
 	render_newline(out);
 	for (int row = 9; row >= 0; row--) {
 		for (int col = 0; col < 10; col++) {
@@ -122,7 +123,7 @@ void render_snakes_board(const struct render_ctx *rc, struct strbuf *out)
 	add_pieces(rc, s, 1, out);
 }
 
-void render_snakes_status(const struct render_ctx *rc, struct strbuf *out)
+static void render_snakes_status(const struct render_ctx *rc, struct strbuf *out)
 {
 	const struct snakes *s = rc->st;
 	char who[RENDER_NAME_BUF], six[16];
@@ -149,7 +150,7 @@ void render_snakes_status(const struct render_ctx *rc, struct strbuf *out)
 	}
 }
 
-void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
+static void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev, struct strbuf *out)
 {
 	char who[RENDER_NAME_BUF], a[16], b[16];
 
@@ -197,8 +198,29 @@ void render_snakes_event(const struct render_ctx *rc, const struct gb_event *ev,
 	}
 }
 
-void render_snakes_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
+static void render_snakes_label(const struct render_ctx *rc, const struct gb_action *act, struct strbuf *out)
 {
 	if (act->kind == GB_ACT_ROLL)
 		sb_add(out, tr(rc->lang, M_BTN_ROLL));
 }
+
+static const struct render_game render = {
+	.board = render_snakes_board,
+	.status = render_snakes_status,
+	.event = render_snakes_event,
+	.label = render_snakes_label,
+};
+
+/* Snakes and Ladders' row (bot/games.h): its titles, other names, rules, sides and this renderer. */
+static const char *const snakes_aliases[] = { "snake", "snakesandladders", NULL };
+const struct bot_game snakes_row = {
+	.game = &snakes_game,
+	.title = { "Snakes and Ladders", "साँप सिँढी" },
+	.aliases = snakes_aliases,
+	.rules = { "Snakes and Ladders: roll one die and move; a ladder's foot climbs, a snake's "
+		   "head slides down. First to reach 100 wins.",
+		   "साँप सिँढी: एउटा पासा फालेर टोकन त्यति कोठा हिँडाउनुहोस्। सिँढीको फेदमा अडिए "
+		   "चढ्नुहुन्छ, साँपको टाउकोमा अडिए पुच्छरसम्म झर्नुहुन्छ। कोठा १०० मा पहिले पुग्नेले "
+		   "जित्छ।" },
+	.render = &render,
+};

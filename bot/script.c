@@ -87,7 +87,10 @@ static int parse_options(int argc, char **argv, struct script_opts *o, FILE *err
 	}
 	o->game = gb_game_find(argv[1]);
 	if (!o->game) {
-		fprintf(err, "unknown game '%s' (snakes, ludo, baghchal, callbreak)\n", argv[1]);
+		fprintf(err, "unknown game '%s' (", argv[1]);
+		for (int i = 0; gb_games[i]; i++)
+			fprintf(err, "%s%s", i ? ", " : "", gb_games[i]->name);
+		fprintf(err, ")\n");
 		return 2;
 	}
 	gb_setup_init(&o->setup, o->game);

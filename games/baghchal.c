@@ -15,6 +15,8 @@
  */
 #include "baghchal.h"
 
+#include "ai/ai.h"
+
 #include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -423,71 +425,42 @@ void baghchal_unmake(struct baghchal *s, struct baghchal_move m, const struct ba
 
 /* ---- validation --------------------------------------------------------- */
 
-int baghchal_validate(const struct baghchal *s, const struct gb_action *act,
-		      struct baghchal_move *out, char *why, size_t n)
+/* A goat placed on act->a: GB_OK with m->to set, or the refusal and why. */
+static int validate_place(const struct baghchal *s, const struct gb_action *act, struct baghchal_move *m,
+			  char *why, size_t n)
 {
-	struct baghchal_move m = { -1, -1, -1 };
-	char scratch[1];
-	bool goat_turn = s->to_move == BAGHCHAL_GOATS;
-	int rc = GB_OK, from, to, mine, piece;
-
-	if (!why || n == 0) {
-		why = scratch;
-		n = sizeof(scratch);
+	if (s->to_move != BAGHCHAL_GOATS) {
+		snprintf(why, n, "tigers are never placed: move a tiger");
+		return GB_EILLEGAL;
 	}
-	why[0] = '\0';
-	if (baghchal_over(s)) {
-		rc = GB_EOVER;
-		snprintf(why, n, "the game is over (%s)", baghchal_end_text(s->result, s->reason));
-		goto out;
+	if (s->goats_in_hand == 0) {
+		snprintf(why, n, "all 20 goats are placed: move a goat along a line");
+		return GB_EPHASE;
 	}
-	if (act->kind == GB_ACT_PLACE) {
-		if (!goat_turn) {
-			rc = GB_EILLEGAL;
-			snprintf(why, n, "tigers are never placed: move a tiger");
-			goto out;
-		}
-		if (s->goats_in_hand == 0) {
-			rc = GB_EPHASE;
-			snprintf(why, n, "all 20 goats are placed: move a goat along a line");
-			goto out;
-		}
-		if (!valid_point(act->a)) {
-			rc = GB_EILLEGAL;
-			snprintf(why, n, "there is no such point");
-			goto out;
-		}
-		if (baghchal_piece_at(s, act->a) != BAGHCHAL_EMPTY) {
-			rc = GB_EILLEGAL;
-			snprintf(why, n, "%s is occupied", baghchal_point_name(act->a));
-			goto out;
-		}
-		m.to = (int8_t)act->a;
-		goto out;
-	}
-	if (act->kind != GB_ACT_MOVE) {
-		rc = GB_EILLEGAL;
-		snprintf(why, n, "bagh chal knows only place and move");
-		goto out;
-	}
-	if (goat_turn && s->goats_in_hand > 0) {
-		/* BC-5: goats on the board wait until all 20 are placed */
-		rc = GB_EPHASE;
-		snprintf(why, n, "%d goats still in hand: place one before moving goats",
-			 s->goats_in_hand);
-		goto out;
-	}
-	from = act->a;
-	to = act->b;
-	if (!valid_point(from) || !valid_point(to)) {
-		rc = GB_EILLEGAL;
+	if (!valid_point(act->a)) {
 		snprintf(why, n, "there is no such point");
-		goto out;
+		return GB_EILLEGAL;
 	}
-	mine = goat_turn ? BAGHCHAL_GOAT : BAGHCHAL_TIGER;
+	if (baghchal_piece_at(s, act->a) != BAGHCHAL_EMPTY) {
+		snprintf(why, n, "%s is occupied", baghchal_point_name(act->a));
+		return GB_EILLEGAL;
+	}
+	m->to = (int8_t)act->a;
+	return GB_OK;
+}
+
+/* Is there a piece of the side to move on from, and room on to? GB_OK, or the refusal and why. */
+static int validate_ends(const struct baghchal *s, int from, int to, char *why, size_t n)
+{
+	bool goat_turn = s->to_move == BAGHCHAL_GOATS;
+	int piece;
+
+	if (!valid_point(from) || !valid_point(to)) {
+		snprintf(why, n, "there is no such point");
+		return GB_EILLEGAL;
+	}
 	piece = baghchal_piece_at(s, from);
-	if (piece != mine) {
-		rc = GB_EILLEGAL;
+	if (piece != (goat_turn ? BAGHCHAL_GOAT : BAGHCHAL_TIGER)) {
 		if (piece == BAGHCHAL_EMPTY)
 			snprintf(why, n, "there is no %s on %s", goat_turn ? "goat" : "tiger",
 				 baghchal_point_name(from));
@@ -495,23 +468,39 @@ int baghchal_validate(const struct baghchal *s, const struct gb_action *act,
 			snprintf(why, n, "%s holds a %s: %s move only %s", baghchal_point_name(from),
 				 goat_turn ? "tiger" : "goat", goat_turn ? "goats" : "tigers",
 				 goat_turn ? "goats" : "tigers");
-		goto out;
+		return GB_EILLEGAL;
 	}
 	if (from == to) {
-		rc = GB_EILLEGAL;
 		snprintf(why, n, "a move must leave %s", baghchal_point_name(from));
-		goto out;
+		return GB_EILLEGAL;
 	}
 	if (baghchal_piece_at(s, to) != BAGHCHAL_EMPTY) {
-		rc = GB_EILLEGAL;
 		snprintf(why, n, "%s is occupied", baghchal_point_name(to));
-		goto out;
+		return GB_EILLEGAL;
 	}
+	return GB_OK;
+}
+
+/* A piece moved from act->a to act->b: a step, or a tiger's jump over a goat. */
+static int validate_move(const struct baghchal *s, const struct gb_action *act, struct baghchal_move *m,
+			 char *why, size_t n)
+{
+	bool goat_turn = s->to_move == BAGHCHAL_GOATS;
+	int from = act->a, to = act->b, rc;
+
+	if (goat_turn && s->goats_in_hand > 0) {
+		/* BC-5: goats on the board wait until all 20 are placed */
+		snprintf(why, n, "%d goats still in hand: place one before moving goats", s->goats_in_hand);
+		return GB_EPHASE;
+	}
+	rc = validate_ends(s, from, to, why, n);
+	if (rc)
+		return rc;
 	for (int d = 0; d < 8; d++) {
 		if (baghchal_step[from][d] == to) {
-			m.from = (int8_t)from;
-			m.to = (int8_t)to;
-			goto out;
+			m->from = (int8_t)from;
+			m->to = (int8_t)to;
+			return GB_OK;
 		}
 	}
 	for (int d = 0; d < 8; d++) {
@@ -520,24 +509,48 @@ int baghchal_validate(const struct baghchal *s, const struct gb_action *act,
 		if (baghchal_jump[from][d] != to)
 			continue;
 		if (goat_turn) {
-			rc = GB_EILLEGAL;
 			snprintf(why, n, "goats never jump: one step along a line");
-		} else if (baghchal_piece_at(s, over) != BAGHCHAL_GOAT) {
-			rc = GB_EILLEGAL;
-			snprintf(why, n, "a jump from %s to %s needs a goat on %s",
-				 baghchal_point_name(from), baghchal_point_name(to),
-				 baghchal_point_name(over));
-		} else {
-			m.from = (int8_t)from;
-			m.to = (int8_t)to;
-			m.over = (int8_t)over;
+			return GB_EILLEGAL;
 		}
-		goto out;
+		if (baghchal_piece_at(s, over) != BAGHCHAL_GOAT) {
+			snprintf(why, n, "a jump from %s to %s needs a goat on %s", baghchal_point_name(from),
+				 baghchal_point_name(to), baghchal_point_name(over));
+			return GB_EILLEGAL;
+		}
+		m->from = (int8_t)from;
+		m->to = (int8_t)to;
+		m->over = (int8_t)over;
+		return GB_OK;
 	}
-	rc = GB_EILLEGAL;
-	snprintf(why, n, "no line joins %s to %s for a %s", baghchal_point_name(from),
-		 baghchal_point_name(to), goat_turn ? "step" : "step or jump");
-out:
+	snprintf(why, n, "no line joins %s to %s for a %s", baghchal_point_name(from), baghchal_point_name(to),
+		 goat_turn ? "step" : "step or jump");
+	return GB_EILLEGAL;
+}
+
+int baghchal_validate(const struct baghchal *s, const struct gb_action *act,
+		      struct baghchal_move *out, char *why, size_t n)
+{
+	struct baghchal_move m = { -1, -1, -1 };
+	char scratch[1];
+	int rc;
+
+	if (!why || n == 0) {
+		why = scratch;
+		n = sizeof(scratch);
+	}
+	why[0] = '\0';
+	if (baghchal_over(s)) {
+		snprintf(why, n, "the game is over (%s)", baghchal_end_text(s->result, s->reason));
+		return GB_EOVER;
+	}
+	if (act->kind == GB_ACT_PLACE) {
+		rc = validate_place(s, act, &m, why, n);
+	} else if (act->kind == GB_ACT_MOVE) {
+		rc = validate_move(s, act, &m, why, n);
+	} else {
+		snprintf(why, n, "bagh chal knows only place and move");
+		rc = GB_EILLEGAL;
+	}
 	if (rc == GB_OK && out)
 		*out = m;
 	return rc;
@@ -973,6 +986,11 @@ static void bc_outcome(const void *st, struct gb_outcome *out)
 	out->turns = s->turns;
 }
 
+static const char *const baghchal_verbs[] = { "place", "move", NULL };
+
+/* Its computer players: games/ai/baghchal_ai.c. */
+static const struct gb_ai baghchal_players = { .choose = baghchal_ai_choose };
+
 const struct gb_game baghchal_game = {
 	.name = "baghchal",
 	.min_players = 2,
@@ -992,6 +1010,9 @@ const struct gb_game baghchal_game = {
 	.from_json = bc_from_json,
 	.check = bc_check,
 	.outcome = bc_outcome,
+	.flags = GB_FIXED_SIDES,
+	.verbs = baghchal_verbs,
+	.ai = &baghchal_players,
 };
 
 _Static_assert(BAGHCHAL_MAX_MOVES <= GB_MAX_LEGAL, "legal() must fit GB_MAX_LEGAL");

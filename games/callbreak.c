@@ -32,6 +32,9 @@
  */
 #include "callbreak.h"
 
+#include "ai/ai.h"
+#include "ai/callbreak_ismcts.h"
+
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
@@ -634,27 +637,11 @@ static void do_next(struct callbreak *st, struct gb_events *ev)
  * the validator and the step functions. GB_OK, or GB_ESTATE when the facts
  * are not a position the rules can reach. out may not alias in.
  */
-static int rebuild(const struct callbreak *in, struct callbreak *out)
+/* The rounds before in's, each line checked and scored again, into out. */
+static int rebuild_history(const struct callbreak *in, struct callbreak *out)
 {
-	uint64_t dealt[CB_SEATS], all = 0;
-	int leader, seat, prev, t[CB_SEATS] = { 0 };
+	int prev = in->round - 1;
 
-	memset(out, 0, sizeof(*out));
-	if (in->rules.v[0] >= (unsigned)(sizeof(rounds_values) / sizeof(rounds_values[0])))
-		return GB_ESTATE;
-	for (int i = NRULES; i < GB_MAX_RULES; i++)
-		if (in->rules.v[i])
-			return GB_ESTATE;
-	out->rules = in->rules;
-	out->rounds = rounds_values[in->rules.v[0]];
-	out->rng = in->rng;
-	if (in->round < 1 || in->round > out->rounds || in->dealer < 0 || in->dealer >= CB_SEATS ||
-	    in->nplayed < 0 || in->nplayed > CB_CARDS)
-		return GB_ESTATE;
-	out->round = in->round;
-	out->dealer = in->dealer;
-	out->winner = -1;
-	prev = in->round - 1;
 	for (int r = 0; r < prev; r++) {
 		int sum = 0;
 
@@ -674,15 +661,25 @@ static int rebuild(const struct callbreak *in, struct callbreak *out)
 			return GB_ESTATE;
 	}
 	out->nhist = prev;
+	return GB_OK;
+}
 
-	/* who played which card: the seat order follows the trick winners */
+/*
+ * The hands as dealt this round: each hand now with the cards its seat
+ * played back in it (the seat order follows the trick winners). The whole
+ * deck once, thirteen cards a seat, or GB_ESTATE.
+ */
+static int rebuild_deal(const struct callbreak *in, uint64_t dealt[CB_SEATS])
+{
+	uint64_t all = 0;
+	int leader = (in->dealer + 1) % CB_SEATS, t[CB_SEATS] = { 0 };
+
 	for (int s = 0; s < CB_SEATS; s++) {
 		if (in->hand[s] & ~CB_DECK || in->hand[s] & all)
 			return GB_ESTATE;
 		all |= in->hand[s];
 		dealt[s] = in->hand[s];
 	}
-	leader = (in->dealer + 1) % CB_SEATS;
 	for (int i = 0; i < in->nplayed; i++) {
 		int c = in->seq[i];
 
@@ -701,10 +698,16 @@ static int rebuild(const struct callbreak *in, struct callbreak *out)
 	for (int s = 0; s < CB_SEATS; s++)
 		if (popcount(dealt[s]) != CB_RANKS)
 			return GB_ESTATE;
+	return GB_OK;
+}
 
-	/* replay the round */
+/* in's round played again on out from the dealt hands: its bids, then its cards. */
+static int replay_round(const struct callbreak *in, struct callbreak *out, const uint64_t dealt[CB_SEATS])
+{
+	int seat, t[CB_SEATS] = { 0 };
+
 	start_round(out);
-	memcpy(out->hand, dealt, sizeof(dealt));
+	memcpy(out->hand, dealt, sizeof(out->hand));
 	for (int i = 0; i < CB_SEATS; i++) {
 		struct gb_action a = { GB_ACT_BID, 0, 0, 0 };
 
@@ -735,6 +738,34 @@ static int rebuild(const struct callbreak *in, struct callbreak *out)
 		play_card(out, seat, c, t, nt, NULL);
 	}
 	return GB_OK;
+}
+
+static int rebuild(const struct callbreak *in, struct callbreak *out)
+{
+	uint64_t dealt[CB_SEATS];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (in->rules.v[0] >= (unsigned)(sizeof(rounds_values) / sizeof(rounds_values[0])))
+		return GB_ESTATE;
+	for (int i = NRULES; i < GB_MAX_RULES; i++)
+		if (in->rules.v[i])
+			return GB_ESTATE;
+	out->rules = in->rules;
+	out->rounds = rounds_values[in->rules.v[0]];
+	out->rng = in->rng;
+	if (in->round < 1 || in->round > out->rounds || in->dealer < 0 || in->dealer >= CB_SEATS ||
+	    in->nplayed < 0 || in->nplayed > CB_CARDS)
+		return GB_ESTATE;
+	out->round = in->round;
+	out->dealer = in->dealer;
+	out->winner = -1;
+	rc = rebuild_history(in, out);
+	if (!rc)
+		rc = rebuild_deal(in, dealt);
+	if (!rc)
+		rc = replay_round(in, out, dealt);
+	return rc;
 }
 
 /* ---- the gb_game operations ----------------------------------------------- */
@@ -1411,6 +1442,19 @@ void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view 
 	}
 }
 
+static const char *const callbreak_verbs[] = { "bid", "play", "next", NULL };
+
+/*
+ * Its computer players (games/ai/callbreak_ai.c), and the reference
+ * opponent the arena measures them against (games/ai/callbreak_ismcts.c).
+ */
+static const struct gb_ai callbreak_players = {
+	.choose = callbreak_ai_choose,
+	.reference = "ismcts",
+	.reference_choose = callbreak_ismcts_choose,
+	.reference_budget_max = CB_ISMCTS_MAX_BUDGET,
+};
+
 const struct gb_game callbreak_game = {
 	.name = "callbreak",
 	.min_players = CB_SEATS,
@@ -1430,4 +1474,8 @@ const struct gb_game callbreak_game = {
 	.from_json = cb_from_json,
 	.check = cb_check,
 	.outcome = cb_outcome,
+	.flags = GB_PRIVATE_HANDS | GB_POINTS,
+	.verbs = callbreak_verbs,
+	.deal_event = CB_EV_DEAL,
+	.ai = &callbreak_players,
 };

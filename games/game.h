@@ -110,8 +110,29 @@ struct gb_outcome {
 	int turns;         /* turns played so far (a turn includes its extra rolls) */
 };
 
+/*
+ * What kind of game it is: the facts everything built around the rules
+ * reads (the bot, the arena), so that nothing compares a game's name.
+ */
+enum gb_game_flag {
+	/* Each seat is a side with pieces of its own (Bagh Chal: goats, tigers):
+	   seats are named by side, and the arena never rotates them. */
+	GB_FIXED_SIDES = 1 << 0,
+	/* Each seat holds cards the others must not see (Call Break): a
+	   GB_ACT_PLAY action is a card of the hand, shown only to its holder. */
+	GB_PRIVATE_HANDS = 1 << 1,
+	/* The outcome's score counts (Call Break's totals): stats show points,
+	   and a tie at the top shares a pot. */
+	GB_POINTS = 1 << 2,
+	/* Nothing to decide (Snakes and Ladders): every computer player rolls,
+	   and the arena may run one seat alone. */
+	GB_NO_CHOICES = 1 << 3,
+};
+
+struct gb_ai; /* a game's computer players: games/ai/ai.h */
+
 struct gb_game {
-	const char *name;            /* "snakes", "ludo", "baghchal", "callbreak" */
+	const char *name;            /* "snakes", "ludo", "baghchal", "callbreak": what is typed and stored */
 	int min_players, max_players, default_players;
 	const struct gb_rule_def *rules;
 	int nrules;
@@ -139,13 +160,34 @@ struct gb_game {
 	int (*check)(const void *st);
 	/* How it stands. */
 	void (*outcome)(const void *st, struct gb_outcome *out);
+
+	unsigned flags;              /* enum gb_game_flag bits */
+	/* The verbs its actions are typed with ("roll", "move"), NULL-terminated. */
+	const char *const *verbs;
+	/* GB_PRIVATE_HANDS: the event type of a new deal (each person is shown
+	   their new hand, the log strip starts afresh); 0 when there is none. */
+	int deal_event;
+	/* Its computer players (NULL: every level plays a random legal action). */
+	const struct gb_ai *ai;
 };
+
+#define GB_MAX_GAMES 16
+#define GB_GAME_NAME_LEN 16 /* a name's bytes with its NUL, at most (stored with each table) */
 
 /* The game called `name`, or NULL. */
 const struct gb_game *gb_game_find(const char *name);
 
-/* All games, NULL-terminated. */
-extern const struct gb_game *const gb_games[];
+/* All games, in the order they were added (the four built in first), NULL-terminated. */
+extern const struct gb_game *gb_games[GB_MAX_GAMES + 1];
+
+/*
+ * Add a game to gb_games, before any thread starts (nothing here locks).
+ * Returns GB_OK; GB_EEXISTS when its name is taken; GB_EFULL past
+ * GB_MAX_GAMES; GB_EGAME when the descriptor is incomplete (a function
+ * missing, a name that is not 1..15 lowercase letters, seats outside
+ * 1..GB_MAX_SEATS, more than GB_MAX_RULES house rules).
+ */
+int gb_game_register(const struct gb_game *g);
 
 /* Defaults: default players, default rules, seed 0, no deal, dealer 0. */
 void gb_setup_init(struct gb_setup *su, const struct gb_game *g);

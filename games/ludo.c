@@ -14,6 +14,8 @@
  */
 #include "ludo.h"
 
+#include "ai/ai.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -719,6 +721,11 @@ static void ludo_outcome(const void *vst, struct gb_outcome *out)
 	out->turns = st->turns;
 }
 
+static const char *const ludo_verbs[] = { "roll", "move", NULL };
+
+/* Its computer players: games/ai/ludo_ai.c. */
+static const struct gb_ai ludo_players = { .choose = ludo_ai_choose };
+
 const struct gb_game ludo_game = {
 	.name = "ludo",
 	.min_players = 2,
@@ -738,4 +745,6 @@ const struct gb_game ludo_game = {
 	.from_json = ludo_from_json,
 	.check = ludo_check,
 	.outcome = ludo_outcome,
+	.verbs = ludo_verbs,
+	.ai = &ludo_players,
 };

@@ -776,6 +776,8 @@ static void sn_outcome(const void *st, struct gb_outcome *out)
 	out->turns = s->turns;
 }
 
+static const char *const snakes_verbs[] = { "roll", NULL };
+
 const struct gb_game snakes_game = {
 	.name = "snakes",
 	.min_players = 2,
@@ -795,4 +797,6 @@ const struct gb_game snakes_game = {
 	.from_json = sn_from_json,
 	.check = sn_check,
 	.outcome = sn_outcome,
+	.flags = GB_NO_CHOICES,
+	.verbs = snakes_verbs,
 };

@@ -7,25 +7,133 @@
  * (a postgres:// or postgresql:// URL, for several instances sharing one
  * database). Adding a database is one file and one row in store.c's table.
  *
- * Every slot is the store_ function of the same name with the contract
- * store.h gives it, taking the backend's own handle (struct
- * store_backend, which each backend defines for itself and nobody else
- * looks into) instead of struct store. A slot is called with a NULL
- * handle when its caller passed a NULL store, and must answer as store.h
- * says (GB_EARGS, outputs zeroed) without touching anything.
+ * A backend holds only what is its database's own: connecting, its
+ * schema's migrations, transactions and savepoints, the SQL text of every
+ * statement of enum store_sql, binding parameters and reading columns,
+ * and its own error classes (as gb_error codes). The operations on rows
+ * (store/ops.c) are written once above the statement slots below: they
+ * check their arguments, bind, step and shape rows the same way on every
+ * database.
  *
- * Also here: the argument checks both backends make the same way.
+ * A slot that is a store_ function's takes the backend's own handle
+ * (struct store_backend, which each backend defines for itself and nobody
+ * else looks into) instead of struct store and keeps the contract store.h
+ * gives that function. store.c never calls one with a NULL handle.
  */
 #ifndef GB_STORE_BACKEND_H
 #define GB_STORE_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "store/store.h"
 
+/*
+ * The statements of the operations, by what they do. Each backend gives
+ * every one an SQL text of its own (its sql_text[], indexed by this enum;
+ * parameters ?1 or $1 ... as its database writes them, bound by number).
+ * An _ALL statement is its namesake without the parameter the caller left
+ * out (a NULL chat, platform or kind: every one): a database may give both
+ * the same text, where that parameter bound NULL means "any". A _LOCK
+ * statement is its namesake inside a transaction, holding what it read
+ * until the transaction ends (the same text where the database's write
+ * lock already does). A write that inserts nothing where another database
+ * would refuse it (a duplicate, no such table) answers with no row changed.
+ */
+enum store_sql {
+	SQL_PROCESSED_ADD,
+	SQL_PROCESSED_HAS,
+	SQL_PROCESSED_PRUNE,
+	SQL_CHAT_FIND,
+	SQL_CHAT_BY_ID,
+	SQL_CHAT_BY_ID_LOCK,
+	SQL_CHAT_ADD,
+	SQL_CHAT_SAVE,
+	SQL_CHAT_DROP_EMPTY,
+	SQL_CHAT_MOVE,
+	SQL_TABLE_OPEN_GET,
+	SQL_TABLE_GET,
+	SQL_TABLE_EXISTS,
+	SQL_TABLE_INSERT,
+	SQL_TABLE_UPDATE,
+	SQL_TABLE_SET_MESSAGE,
+	SQL_TABLES_COUNT,
+	SQL_TABLES_COUNT_ALL,
+	SQL_TABLES_OF_USER,
+	SQL_TABLES_BY_GAME,
+	SQL_SEATS_GET,
+	SQL_SEATS_CLEAR,
+	SQL_SEAT_ADD,
+	SQL_MOVE_ADD,
+	SQL_MOVE_COUNT,
+	SQL_MOVE_LAST,
+	SQL_MOVES_GET,
+	SQL_OUT_ADD,
+	SQL_OUT_CLAIM,
+	SQL_OUT_DUE,
+	SQL_OUT_CHAT,
+	SQL_OUT_CHAT_LOCK,
+	SQL_OUT_DONE,
+	SQL_OUT_RETRY,
+	SQL_OUT_ASIDE,
+	SQL_OUT_DELAY,
+	SQL_OUT_DELAY_ALL,
+	SQL_OUT_UNLEASE,
+	SQL_OUT_COUNT,
+	SQL_OUT_COUNT_ALL,
+	SQL_OUT_MOVE,
+	SQL_TIMER_SET,
+	SQL_TIMER_RETRY,
+	SQL_TIMER_CLEAR,
+	SQL_TIMER_CLEAR_ALL,
+	SQL_TIMER_DROP,
+	SQL_TIMER_DUE,
+	SQL_TIMER_NEXT,
+	SQL_STAT_ADD,
+	SQL_STAT_NAME,
+	SQL_STATS_GAME,
+	SQL_STATS_ALL,
+	SQL_META_GET,
+	SQL_META_SET,
+	SQL_TERMS_SET,
+	SQL_TERMS_GET,
+	SQL_COINS_MOVE,
+	SQL_COINS_BALANCE,
+	SQL_COINS_TOP,
+	SQL_AUDIT_TOTALS,
+	SQL_AUDIT_MOVEMENTS,
+	SQL_AUDIT_NEGATIVE,
+	SQL_AUDIT_POTS,
+	SQL_AUDIT_GRANTS,
+	SQL_PROCESSED_PRUNE_SOME,
+	SQL_TABLES_PRUNE,
+	SQL_OUT_ASIDE_PRUNE,
+	SQL_COUNT
+};
+
+/*
+ * The SQL text both databases run as it is (store/sql.c), with ?1, ?2 ...
+ * for the parameters; NULL where each database gives its own.
+ */
+extern const char *const store_sql_common[SQL_COUNT];
+
+/* The columns the row readers of ops.c read, in their order. */
+#define STORE_TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
+	" turn_started_ms, rules, state, watch, created_ms"
+#define STORE_TIMER_COLS "table_id, kind, due_ms, version, attempts"
+#define STORE_OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
+	" lease_until_ms, prio"
+
 struct store_backend;
+
+/*
+ * One use of a statement of enum store_sql: the backend's own. The
+ * operations get one with stmt(), bind its parameters (numbered from 1;
+ * one left unbound is NULL), step it and read the columns of the row it
+ * is on, then hand it back with stmt_done() before they return; a
+ * statement handed back may be bound and stepped again.
+ */
+struct store_stmt;
 
 struct store_ops {
 	/* "sqlite", "postgresql": for messages */
@@ -33,6 +141,54 @@ struct store_ops {
 	/* 1 when the database takes one writer at a time (SQLite): commands
 	 * ready together then do better sharing one transaction */
 	int one_writer;
+	/* 1 when a failed statement undoes only itself and the transaction
+	 * goes on (SQLite); 0 when it aborts the whole transaction
+	 * (PostgreSQL), so a write whose refusal is an answer the caller
+	 * expects (a second open table) runs in a savepoint of its own */
+	int failure_keeps_tx;
+	/* 1 when a statement's rows come from the database as it is stepped
+	 * (SQLite), so reading back the rows a write returns can fail half
+	 * way: such a write (store_out_claim()) runs in a savepoint; 0 when a
+	 * result arrives whole (PostgreSQL) */
+	int rows_streamed;
+
+	/* ---- statements ---- */
+	int (*stmt)(struct store_backend *b, enum store_sql id, struct store_stmt **st);
+	/* reset, parameters cleared; NULL is a no-op */
+	void (*stmt_done)(struct store_stmt *st);
+	int (*bind_i64)(struct store_stmt *st, int i, int64_t v);
+	/* len bytes of text (NULL binds NULL); kept by pointer until stmt_done()
+	 * or copied, as the backend likes */
+	int (*bind_text)(struct store_stmt *st, int i, const char *text, size_t len);
+	/* run it (its first call) or move to its next row: *row 1 on a row, 0 at the end */
+	int (*step)(struct store_stmt *st, int *row);
+	/* column col of the row stepped to: NULL reads 0 */
+	int64_t (*col_i64)(struct store_stmt *st, int col);
+	/* *text = column col's bytes (NULL for NULL; valid until the next step
+	 * or stmt_done()), *len their count; GB_ENOMEM when the database could
+	 * not give them */
+	int (*col_text)(struct store_stmt *st, int col, const char **text, size_t *len);
+	/* the rows the handle's last write changed */
+	int (*changes)(struct store_backend *b);
+	/* inside store_begin() ... commit or rollback */
+	int (*in_transaction)(struct store_backend *b);
+	/*
+	 * Several statements made one: in a savepoint of the caller's
+	 * transaction, or outside one a transaction of their own (*outer
+	 * says which). sp_end() keeps their work when rc is GB_OK, else
+	 * undoes it, and returns rc or the failure to keep it.
+	 */
+	int (*sp_begin)(struct store_backend *b, int *outer);
+	int (*sp_end)(struct store_backend *b, int outer, int rc);
+	/*
+	 * store_explain(), one statement at a time: line(arg, text) gets each
+	 * line of the plan the database has now for statement id (and for the
+	 * backend's own statements that store_ function runs with it); args
+	 * are representative parameters ($1, $2 ..., NULL-terminated; those
+	 * past them NULL) for a planner that wants them.
+	 */
+	int (*explain)(struct store_backend *b, enum store_sql id, const char *const *args,
+		       void (*line)(void *arg, const char *text), void *arg);
 
 	/* ---- open, close, transactions ---- */
 	int (*open)(struct store_backend **out, const char *target);
@@ -40,6 +196,8 @@ struct store_ops {
 	/* store_background_checkpoints(), for this backend's handles; NULL: nothing to do */
 	void (*background_checkpoints)(int on);
 	int (*checkpoint)(struct store_backend *b, int *log_pages, int *copied);
+	/* store_page_cache(), for this backend's handles; NULL: the database keeps no pages in the process */
+	void (*page_cache)(uint64_t *hits, uint64_t *misses);
 	/* the checkpointer's sleep: until a commit filled the log (1) or
 	 * timeout_ms or checkpoint_wake() (0); NULL: the database needs no
 	 * checkpointer (store_checkpointer_start() starts none) */
@@ -56,135 +214,38 @@ struct store_ops {
 	int (*unit_begin)(struct store_backend *b);
 	int (*unit_end)(struct store_backend *b, int ok);
 
-	/* ---- processed updates ---- */
-	int (*was_processed)(struct store_backend *b, const char *platform, const char *update_id);
-	int (*mark_processed)(struct store_backend *b, const char *platform, const char *update_id);
-	int (*processed_prune)(struct store_backend *b, int64_t before_ms, int *n);
-	int (*explain)(struct store_backend *b, char *out, size_t cap);
-	/* store_page_cache(); NULL: the database keeps no pages in the process */
-	void (*page_cache)(uint64_t *hits, uint64_t *misses);
-	/* ---- pruning in batches ---- */
-	int (*processed_prune_some)(struct store_backend *b, int64_t before_ms, int max, int *n);
-	int (*tables_prune)(struct store_backend *b, int64_t before_ms, int max, int *n);
-	int (*out_aside_prune)(struct store_backend *b, int64_t before_ms, int max, int *n);
-
-	/* ---- chats ---- */
-	int (*chat_get)(struct store_backend *b, const char *platform, const char *chat,
-		const char *default_lang, struct store_chat *out);
-	int (*chat_get_by_id)(struct store_backend *b, int64_t id, struct store_chat *out);
-	int (*chat_save)(struct store_backend *b, const struct store_chat *c);
-	int (*chat_move)(struct store_backend *b, const char *platform, const char *from,
-		const char *to);
-
-	/* ---- tables ---- */
-	int (*table_open_get)(struct store_backend *b, int64_t chat, struct store_table *out);
-	int (*table_get)(struct store_backend *b, int64_t id, struct store_table *out);
-	int (*table_insert)(struct store_backend *b, struct store_table *t);
-	int (*table_update)(struct store_backend *b, struct store_table *t);
-	int (*table_set_message)(struct store_backend *b, int64_t table, const char *message);
-	int (*tables_count)(struct store_backend *b, int64_t chat, int64_t since_ms,
-		int open_only, int watch_only, int *n);
-	int (*tables_open_by_game)(struct store_backend *b, struct store_game_count *out,
-		int max, int *n);
-	int (*tables_of_user)(struct store_backend *b, const char *platform, const char *user,
-		int64_t *out, int max, int *n);
-
-	/* ---- seats ---- */
-	int (*seats_get)(struct store_backend *b, int64_t table, struct store_seat *out,
-		int max, int *n);
-	int (*seats_set)(struct store_backend *b, int64_t table, const struct store_seat *seats,
-		int n);
-
-	/* ---- the move log ---- */
-	int (*move_append)(struct store_backend *b, int64_t table, int seq, const char *actor,
-		const char *action, const char *events_json);
-	int (*move_count)(struct store_backend *b, int64_t table, int *out);
-	int (*move_last)(struct store_backend *b, int64_t table, int *out);
-
 	/* ---- the outbox ---- */
+	/*
+	 * store_out_add_prio() with its arguments checked (key "" for none),
+	 * for a database that cannot queue a row in one statement; NULL:
+	 * SQL_OUT_ADD does it all, bound to (platform, chat, payload, due_ms,
+	 * table, key, prio)
+	 */
 	int (*out_add)(struct store_backend *b, const char *platform, const char *chat,
 		int64_t table, const char *key, const char *payload, int64_t due_ms, int prio);
-	int (*out_claim)(struct store_backend *b, const char *platform, int64_t now_ms,
-		int64_t lease_ms, struct store_out *out, int max, int *n);
-	int (*out_due)(struct store_backend *b, const char *platform, int64_t now_ms,
-		struct store_out *out, int max, int *n);
-	int (*out_chat)(struct store_backend *b, const char *platform, const char *chat,
-			struct store_out *out, int max, int *n);
-	int (*out_done)(struct store_backend *b, int64_t id);
-	int (*out_retry)(struct store_backend *b, int64_t id, int64_t due_ms, int count_attempt);
-	int (*out_set_aside)(struct store_backend *b, int64_t id, const char *why);
-	int (*out_delay)(struct store_backend *b, const char *platform, const char *chat,
-		int64_t until_ms);
-	int (*out_unlease)(struct store_backend *b, int64_t now_ms, int *n);
-	int (*out_count)(struct store_backend *b, const char *platform, int *pending,
-		int *aside, int64_t *oldest_due_ms);
+};
 
-	/* ---- timers ---- */
-	int (*timer_set)(struct store_backend *b, const struct store_timer *t);
-	int (*timer_retry)(struct store_backend *b, int64_t table, const char *kind,
-		int64_t due_ms, int *attempts);
-	int (*timer_clear)(struct store_backend *b, int64_t table, const char *kind);
-	int (*timer_drop)(struct store_backend *b, int64_t table, const char *kind,
-		int64_t version);
-	int (*timer_due)(struct store_backend *b, int64_t now_ms, struct store_timer *out,
-		int max, int *n);
-	int (*timer_next)(struct store_backend *b, struct store_timer *out);
-
-	/* ---- stats ---- */
-	int (*stat_add)(struct store_backend *b, int64_t chat, const char *user,
-		const char *name, const char *game, int win, int points);
-	int (*stats_get)(struct store_backend *b, int64_t chat, const char *game,
-		struct store_stat *out, int max, int *n);
-
-	/* ---- meta ---- */
-	int (*meta_get)(struct store_backend *b, const char *key, char *buf, size_t cap);
-	int (*meta_set)(struct store_backend *b, const char *key, const char *value);
-
-	/* ---- the move log read back ---- */
-	int (*moves_get)(struct store_backend *b, int64_t table, int after_seq,
-		struct store_move *out, int max, int *n);
-
-	/* ---- terms ---- */
-	int (*terms_set)(struct store_backend *b, int64_t table, const struct store_terms *t);
-	int (*terms_get)(struct store_backend *b, int64_t table, struct store_terms *out);
-
-	/* ---- coins ---- */
-	int (*coins_move)(struct store_backend *b, int64_t chat, const struct store_coin_move *m);
-	int (*coins_balance)(struct store_backend *b, int64_t chat, const char *account,
-		int64_t *balance, int *rows);
-	int (*coins_top)(struct store_backend *b, int64_t chat, const char *prefix,
-		struct store_balance *out, int max, int *n);
-	int (*coins_audit)(struct store_backend *b, int64_t chat, char *why, size_t cap);
+/* store.c's handle, which the operations of ops.c run on. */
+struct store {
+	const struct store_ops *ops;   /* the backend's table */
+	struct store_backend *b;       /* the backend's handle; owned, closed by store_free() */
+	char *target;                  /* what store_open() was given (owned) */
 };
 
 extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_pg_ops;
 
-/* Buffer size of a field of a row struct (sizeof does not evaluate). */
-#define CAP(type, field) sizeof(((struct type *)0)->field)
-
-/* Is str a string that fits a buffer of cap bytes (empty allowed)? */
-static inline int fits(const char *str, size_t cap)
-{
-	return str && strnlen(str, cap) < cap;
-}
-
-/* Is str a non-empty string that fits a buffer of cap bytes? */
-static inline int id_ok(const char *str, size_t cap)
-{
-	return fits(str, cap) && str[0] != '\0';
-}
-
-/* Is seed 64 lowercase hex digits (a table's sealed seed)? */
-static inline int seed_hex_ok(const char *seed)
-{
-	size_t i;
-
-	for (i = 0; seed[i]; i++)
-		if (!((seed[i] >= '0' && seed[i] <= '9') || (seed[i] >= 'a' && seed[i] <= 'f')))
-			return 0;
-	return i == 64;
-}
+/*
+ * What migrating a schema is on every database, inside the transaction its
+ * backend began holding the lock that keeps other instances out: read the
+ * version again with version() (another instance may have migrated while
+ * this one waited), refuse a schema newer than latest (written by a newer
+ * gamebot), then run the missing migrations[] in order with apply(), each
+ * of which must set the version to its own number. GB_OK or the failure.
+ */
+int store_migrate(struct store_backend *b, const char *const *migrations, int latest,
+		  int (*version)(struct store_backend *b, int *v),
+		  int (*apply)(struct store_backend *b, const char *sql));
 
 /*
  * Record what the database said about a failure that is not the caller's

@@ -5,9 +5,10 @@
  * postgres:// or postgresql:// is a PostgreSQL database (store/pg.c), any
  * other text is the path of a SQLite file (store/sqlite.c). Both are built
  * into every binary, so GAMEBOT_DB (config key db) alone chooses. The
- * handle remembers its backend's struct store_ops; every other function
- * here is one call through it, so callers never know which database they
- * talk to. The row release functions belong to no backend and live here.
+ * handle remembers its backend's struct store_ops; the functions here
+ * that open, close, check and checkpoint a handle and run its
+ * transactions are one call through it, so callers never know which
+ * database they talk to. The operations on rows are store/ops.c's.
  */
 #include "store/backend.h"
 #include "store/store.h"
@@ -19,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct store {
-	const struct store_ops *ops;   /* the backend's table */
-	struct store_backend *b;       /* the backend's handle; owned, closed by store_free() */
-	char *target;                  /* what store_open() was given (owned) */
-};
 
 /*
  * The backends, by the prefix of what store_open() is given; the last
@@ -38,13 +33,6 @@ static const struct {
 	{ "postgresql://", &store_pg_ops },
 	{ "", &store_sqlite_ops },
 };
-
-/*
- * A NULL handle goes to the embedded backend, which answers it as every
- * backend must (GB_EARGS with outputs zeroed; a no-op where store.h says).
- */
-#define OPS(s) ((s) ? (s)->ops : &store_sqlite_ops)
-#define B(s) ((s) ? (s)->b : NULL)
 
 int store_open(struct store **out, const char *target)
 {
@@ -106,7 +94,22 @@ void store_background_checkpoints(int on)
 
 int store_checkpoint(struct store *s, int *log_pages, int *copied)
 {
-	return OPS(s)->checkpoint(B(s), log_pages, copied);
+	return s ? s->ops->checkpoint(s->b, log_pages, copied) : GB_EARGS;
+}
+
+/* The counts of every backend that keeps pages in the process (each once, however many prefixes it has). */
+void store_page_cache(uint64_t *hits, uint64_t *misses)
+{
+	*hits = *misses = 0;
+	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
+		uint64_t h = 0, m = 0;
+
+		if (!backends[i].ops->page_cache || (i > 0 && backends[i - 1].ops == backends[i].ops))
+			continue;
+		backends[i].ops->page_cache(&h, &m);
+		*hits += h;
+		*misses += m;
+	}
 }
 
 /* The last failure's message, per thread, and whether it clears by itself. */
@@ -117,6 +120,31 @@ void store_note_error(const char *message, int transient)
 {
 	snprintf(last_error, sizeof(last_error), "%s", message ? message : "");
 	last_transient = transient;
+}
+
+int store_migrate(struct store_backend *b, const char *const *migrations, int latest,
+		  int (*version)(struct store_backend *b, int *v),
+		  int (*apply)(struct store_backend *b, const char *sql))
+{
+	int v = 0;
+	int rc = version(b, &v);
+
+	if (rc)
+		return rc;
+	if (v < 0 || v > latest)
+		return GB_ESTORE;
+	for (; v < latest; v++) {
+		int now = 0;
+
+		rc = apply(b, migrations[v]);
+		if (!rc)
+			rc = version(b, &now);
+		if (!rc && now != v + 1)
+			rc = GB_ESTORE;
+		if (rc)
+			return rc;
+	}
+	return GB_OK;
 }
 
 static void (*_Atomic warn_fn)(const char *message);
@@ -224,24 +252,26 @@ int store_one_writer(struct store *s)
 
 int store_ping(struct store *s)
 {
-	return OPS(s)->ping(B(s));
+	return s ? s->ops->ping(s->b) : GB_EARGS;
 }
 
+/* The version, or -1 when s is NULL or the database cannot be read. */
 int store_schema_version(struct store *s)
 {
-	return OPS(s)->schema_version(B(s));
+	return s ? s->ops->schema_version(s->b) : -1;
 }
 
 int store_begin(struct store *s)
 {
-	return OPS(s)->begin(B(s));
+	return s ? s->ops->begin(s->b) : GB_EARGS;
 }
 
+/* A database whose reads need no snapshot of their own has no read_begin: nothing to do. */
 int store_read_begin(struct store *s)
 {
-	if (s && !s->ops->read_begin)
-		return GB_OK;
-	return OPS(s)->read_begin(B(s));
+	if (!s)
+		return GB_EARGS;
+	return s->ops->read_begin ? s->ops->read_begin(s->b) : GB_OK;
 }
 
 void store_read_end(struct store *s)
@@ -252,343 +282,21 @@ void store_read_end(struct store *s)
 
 int store_commit(struct store *s)
 {
-	return OPS(s)->commit(B(s));
+	return s ? s->ops->commit(s->b) : GB_EARGS;
 }
 
 void store_rollback(struct store *s)
 {
-	OPS(s)->rollback(B(s));
+	if (s)
+		s->ops->rollback(s->b);
 }
 
 int store_unit_begin(struct store *s)
 {
-	return OPS(s)->unit_begin(B(s));
+	return s ? s->ops->unit_begin(s->b) : GB_EARGS;
 }
 
 int store_unit_end(struct store *s, int ok)
 {
-	return OPS(s)->unit_end(B(s), ok);
-}
-
-int store_was_processed(struct store *s, const char *platform, const char *update_id)
-{
-	return OPS(s)->was_processed(B(s), platform, update_id);
-}
-
-int store_mark_processed(struct store *s, const char *platform, const char *update_id)
-{
-	return OPS(s)->mark_processed(B(s), platform, update_id);
-}
-
-int store_processed_prune(struct store *s, int64_t before_ms, int *n)
-{
-	return OPS(s)->processed_prune(B(s), before_ms, n);
-}
-
-void store_page_cache(uint64_t *hits, uint64_t *misses)
-{
-	*hits = *misses = 0;
-	/* of the backends, SQLite alone keeps pages in the process */
-	if (store_sqlite_ops.page_cache)
-		store_sqlite_ops.page_cache(hits, misses);
-}
-
-int store_explain(struct store *s, char *out, size_t cap)
-{
-	return OPS(s)->explain(B(s), out, cap);
-}
-
-int store_processed_prune_some(struct store *s, int64_t before_ms, int max, int *n)
-{
-	return OPS(s)->processed_prune_some(B(s), before_ms, max, n);
-}
-
-int store_tables_prune(struct store *s, int64_t before_ms, int max, int *n)
-{
-	return OPS(s)->tables_prune(B(s), before_ms, max, n);
-}
-
-int store_out_aside_prune(struct store *s, int64_t before_ms, int max, int *n)
-{
-	return OPS(s)->out_aside_prune(B(s), before_ms, max, n);
-}
-
-int store_chat_get(struct store *s, const char *platform, const char *chat,
-	const char *default_lang, struct store_chat *out)
-{
-	return OPS(s)->chat_get(B(s), platform, chat, default_lang, out);
-}
-
-int store_chat_get_by_id(struct store *s, int64_t id, struct store_chat *out)
-{
-	return OPS(s)->chat_get_by_id(B(s), id, out);
-}
-
-int store_chat_save(struct store *s, const struct store_chat *c)
-{
-	return OPS(s)->chat_save(B(s), c);
-}
-
-int store_chat_move(struct store *s, const char *platform, const char *from, const char *to)
-{
-	return OPS(s)->chat_move(B(s), platform, from, to);
-}
-
-int store_table_open_get(struct store *s, int64_t chat, struct store_table *out)
-{
-	return OPS(s)->table_open_get(B(s), chat, out);
-}
-
-int store_table_get(struct store *s, int64_t id, struct store_table *out)
-{
-	return OPS(s)->table_get(B(s), id, out);
-}
-
-int store_table_insert(struct store *s, struct store_table *t)
-{
-	return OPS(s)->table_insert(B(s), t);
-}
-
-int store_table_update(struct store *s, struct store_table *t)
-{
-	return OPS(s)->table_update(B(s), t);
-}
-
-int store_table_set_message(struct store *s, int64_t table, const char *message)
-{
-	return OPS(s)->table_set_message(B(s), table, message);
-}
-
-int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
-	int watch_only, int *n)
-{
-	return OPS(s)->tables_count(B(s), chat, since_ms, open_only, watch_only, n);
-}
-
-int store_tables_open_by_game(struct store *s, struct store_game_count *out, int max, int *n)
-{
-	return OPS(s)->tables_open_by_game(B(s), out, max, n);
-}
-
-int store_tables_of_user(struct store *s, const char *platform, const char *user, int64_t *out,
-	int max, int *n)
-{
-	return OPS(s)->tables_of_user(B(s), platform, user, out, max, n);
-}
-
-int store_seats_get(struct store *s, int64_t table, struct store_seat *out, int max, int *n)
-{
-	return OPS(s)->seats_get(B(s), table, out, max, n);
-}
-
-int store_seats_set(struct store *s, int64_t table, const struct store_seat *seats, int n)
-{
-	return OPS(s)->seats_set(B(s), table, seats, n);
-}
-
-int store_move_append(struct store *s, int64_t table, int seq, const char *actor,
-	const char *action, const char *events_json)
-{
-	return OPS(s)->move_append(B(s), table, seq, actor, action, events_json);
-}
-
-int store_move_count(struct store *s, int64_t table, int *out)
-{
-	return OPS(s)->move_count(B(s), table, out);
-}
-
-int store_move_last(struct store *s, int64_t table, int *out)
-{
-	return OPS(s)->move_last(B(s), table, out);
-}
-
-int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
-	const char *key, const char *payload, int64_t due_ms)
-{
-	return OPS(s)->out_add(B(s), platform, chat, table, key, payload, due_ms, STORE_OUT_INFO);
-}
-
-int store_out_add_prio(struct store *s, const char *platform, const char *chat, int64_t table,
-	const char *key, const char *payload, int64_t due_ms, enum store_out_prio prio)
-{
-	int ok = prio == STORE_OUT_INFO || prio == STORE_OUT_TURN;
-
-	return ok ? OPS(s)->out_add(B(s), platform, chat, table, key, payload, due_ms, (int)prio) :
-		    GB_EARGS;
-}
-
-int store_out_claim(struct store *s, const char *platform, int64_t now_ms, int64_t lease_ms,
-	struct store_out *out, int max, int *n)
-{
-	return OPS(s)->out_claim(B(s), platform, now_ms, lease_ms, out, max, n);
-}
-
-int store_out_due(struct store *s, const char *platform, int64_t now_ms, struct store_out *out,
-	int max, int *n)
-{
-	return OPS(s)->out_due(B(s), platform, now_ms, out, max, n);
-}
-
-int store_out_chat(struct store *s, const char *platform, const char *chat,
-		   struct store_out *out, int max, int *n)
-{
-	return OPS(s)->out_chat(B(s), platform, chat, out, max, n);
-}
-
-int store_out_done(struct store *s, int64_t id)
-{
-	return OPS(s)->out_done(B(s), id);
-}
-
-int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt)
-{
-	return OPS(s)->out_retry(B(s), id, due_ms, count_attempt);
-}
-
-int store_out_set_aside(struct store *s, int64_t id, const char *why)
-{
-	return OPS(s)->out_set_aside(B(s), id, why);
-}
-
-int store_out_delay(struct store *s, const char *platform, const char *chat, int64_t until_ms)
-{
-	return OPS(s)->out_delay(B(s), platform, chat, until_ms);
-}
-
-int store_out_unlease(struct store *s, int64_t now_ms, int *n)
-{
-	return OPS(s)->out_unlease(B(s), now_ms, n);
-}
-
-int store_out_count(struct store *s, const char *platform, int *pending, int *aside,
-	int64_t *oldest_due_ms)
-{
-	return OPS(s)->out_count(B(s), platform, pending, aside, oldest_due_ms);
-}
-
-int store_timer_set(struct store *s, const struct store_timer *t)
-{
-	return OPS(s)->timer_set(B(s), t);
-}
-
-int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t due_ms,
-	int *attempts)
-{
-	return OPS(s)->timer_retry(B(s), table, kind, due_ms, attempts);
-}
-
-int store_timer_clear(struct store *s, int64_t table, const char *kind)
-{
-	return OPS(s)->timer_clear(B(s), table, kind);
-}
-
-int store_timer_drop(struct store *s, int64_t table, const char *kind, int64_t version)
-{
-	return OPS(s)->timer_drop(B(s), table, kind, version);
-}
-
-int store_timer_due(struct store *s, int64_t now_ms, struct store_timer *out, int max, int *n)
-{
-	return OPS(s)->timer_due(B(s), now_ms, out, max, n);
-}
-
-int store_timer_next(struct store *s, struct store_timer *out)
-{
-	return OPS(s)->timer_next(B(s), out);
-}
-
-int store_stat_add(struct store *s, int64_t chat, const char *user, const char *name,
-	const char *game, int win, int points)
-{
-	return OPS(s)->stat_add(B(s), chat, user, name, game, win, points);
-}
-
-int store_stats_get(struct store *s, int64_t chat, const char *game, struct store_stat *out,
-	int max, int *n)
-{
-	return OPS(s)->stats_get(B(s), chat, game, out, max, n);
-}
-
-int store_meta_get(struct store *s, const char *key, char *buf, size_t cap)
-{
-	return OPS(s)->meta_get(B(s), key, buf, cap);
-}
-
-int store_meta_set(struct store *s, const char *key, const char *value)
-{
-	return OPS(s)->meta_set(B(s), key, value);
-}
-
-int store_moves_get(struct store *s, int64_t table, int after_seq, struct store_move *out,
-	int max, int *n)
-{
-	return OPS(s)->moves_get(B(s), table, after_seq, out, max, n);
-}
-
-int store_terms_set(struct store *s, int64_t table, const struct store_terms *t)
-{
-	return OPS(s)->terms_set(B(s), table, t);
-}
-
-int store_terms_get(struct store *s, int64_t table, struct store_terms *out)
-{
-	return OPS(s)->terms_get(B(s), table, out);
-}
-
-int store_coins_move(struct store *s, int64_t chat, const struct store_coin_move *m)
-{
-	return OPS(s)->coins_move(B(s), chat, m);
-}
-
-int store_coins_balance(struct store *s, int64_t chat, const char *account, int64_t *balance,
-	int *rows)
-{
-	return OPS(s)->coins_balance(B(s), chat, account, balance, rows);
-}
-
-int store_coins_top(struct store *s, int64_t chat, const char *prefix,
-	struct store_balance *out, int max, int *n)
-{
-	return OPS(s)->coins_top(B(s), chat, prefix, out, max, n);
-}
-
-int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap)
-{
-	return OPS(s)->coins_audit(B(s), chat, why, cap);
-}
-
-/* ---- rows ---- */
-
-void store_chat_release(struct store_chat *c)
-{
-	if (!c)
-		return;
-	free(c->settings);
-	c->settings = NULL;
-}
-
-void store_table_release(struct store_table *t)
-{
-	if (!t)
-		return;
-	free(t->rules);
-	free(t->state);
-	t->rules = NULL;
-	t->state = NULL;
-}
-
-void store_out_release(struct store_out *o)
-{
-	if (!o)
-		return;
-	free(o->payload);
-	o->payload = NULL;
-}
-
-void store_move_release(struct store_move *m)
-{
-	if (!m)
-		return;
-	free(m->events);
-	m->events = NULL;
+	return s ? s->ops->unit_end(s->b, ok) : GB_EARGS;
 }

@@ -10,7 +10,8 @@
 # BENCH_ROWS=arena, BENCH_ROWS=parts (what each part of the Call Break hard
 # level adds) or BENCH_ROWS=service runs only those rows; the service
 # rows are the programs of tests/bench/ (commit latency under load, ...,
-# one SQLite instance against 1, 2 and 3 on PostgreSQL).
+# one SQLite instance against 1, 2 and 3 on PostgreSQL, a flood of junk
+# connections, a typical command's transaction in the store).
 set -eu
 BIN=${1:-bin/gamebot}
 SCALE=${BENCH_SCALE:-1}
@@ -191,6 +192,10 @@ service_rows() {
 	GAMEBOT_BIN=$BIN BENCH_SCALE=$SCALE "$dir/pace" || true
 	# one SQLite instance, then 1, 2 and 3 sharing a PostgreSQL server started for the row
 	GAMEBOT_BIN=$BIN GAMEBOT_TEST_PG_FSYNC=on sh tests/pg.sh "$dir/scaleout" || true
+	# signed Discord interactions while 2,000 connections post junk
+	GAMEBOT_BIN=$BIN "$dir/flood" || true
+	# one typical command's transaction in the store, on SQLite and on PostgreSQL
+	GAMEBOT_TEST_PG_FSYNC=on sh tests/pg.sh "$dir/command" || true
 }
 
 case ${BENCH_ROWS:-all} in

@@ -218,6 +218,8 @@ static void board(struct run *x, int table, const json_t *body, long long ms)
 	int status;
 
 	x->r->boards++;
+	snprintf(x->r->last_board, sizeof(x->r->last_board), "%s",
+		 json_string_value(json_object_get(body, "text")));
 	if (t->playing && t->board_ms)
 		add_gap(x, ms - t->board_ms, ms);
 	t->board_ms = ms;

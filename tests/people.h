@@ -50,6 +50,7 @@ struct people_result {
 	int max_pending;        /* outbox rows at most (sampled twice a second) */
 	long rss_first_kb, rss_last_kb; /* the service's memory a minute in (or at start), and at the end */
 	double seconds;         /* how long it played */
+	char last_board[4096];  /* the text of the last board delivered (cut to fit) */
 };
 
 void people_opts_init(struct people_opts *o);

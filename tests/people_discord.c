@@ -223,6 +223,7 @@ static void board(struct drun *x, int table, const json_t *m, long long ms)
 	if (!content || strncmp(content, "```", 3))
 		return;
 	x->r->boards++;
+	snprintf(x->r->last_board, sizeof(x->r->last_board), "%s", content);
 	if (t->playing && t->board_ms)
 		add_gap(x, ms - t->board_ms);
 	t->board_ms = ms;

@@ -39,6 +39,7 @@
 #include "adapters/discord.h"
 #include "adapters/outbox.h"
 #include "bot/choices.h"
+#include "bot/commands.h"
 #include "bot/i18n.h"
 #include "bot/limit.h"
 #include "bot/metrics.h"
@@ -55,6 +56,7 @@
 #define BOB "222"
 #define ADMIN_PERMS "8"
 #define MEMBER_PERMS "0"
+#define NEXT_CHANNEL "4999"             /* assert_unchanged()'s own channel */
 
 struct world {
 	char dir[64];
@@ -73,7 +75,6 @@ struct world {
 	uint64_t seq;                   /* snowflake counter */
 	long long posts;                /* message ids the test hands out for type-4 answers */
 	char table_msg[32];             /* the table message as Discord would show it now */
-	int64_t slowest_ms;             /* the longest any interaction took to be answered */
 	int saved_err;                  /* standard error while the log goes to a file (log_to()), or -1 */
 };
 
@@ -296,13 +297,9 @@ static long send_json(struct world *w, json_t *ia, json_t **answer)
 	char *body = json_dumps(ia, JSON_COMPACT);
 	long status;
 
-	int64_t t0 = bot_now_ms();
-
 	json_decref(ia);
 	assert_non_null(body);
 	status = post_signed(w, body, 0, answer);
-	if (bot_now_ms() - t0 > w->slowest_ms)
-		w->slowest_ms = bot_now_ms() - t0;
 	free(body);
 	return status;
 }
@@ -515,17 +512,39 @@ static void snap(struct world *w, struct snapshot *s)
 	store_table_release(&t);
 }
 
-static void assert_unchanged(struct world *w, const struct snapshot *before)
+/*
+ * Nothing a refused request did shows. The proof that anything it queued
+ * would have gone out is the next delivery: a line queued now for a
+ * channel of its own, after whatever the request queued, sent and done
+ * (its row gone). Apart from that line the outbox, the calls to Discord,
+ * the tables and the table's version are as they were; *before then
+ * counts the line too, for the next look.
+ */
+static void assert_unchanged(struct world *w, struct snapshot *before)
 {
+	const char *path = "/channels/" NEXT_CHANNEL "/";
+	int sent = fake_dc_count(w->fake, "POST", path);
+	int pending = -1;
 	struct snapshot now;
 
-	usleep(50000); /* anything queued would have gone out by now */
+	assert_int_equal(store_out_add(w->b.store, "discord", NEXT_CHANNEL, 0, "",
+				       "{\"kind\":\"public\",\"text\":\"next\",\"lang\":\"en\"}",
+				       bot_now_ms()),
+			 GB_OK);
+	outbox_wake(w->outbox);
+	assert_int_equal(fake_dc_wait(w->fake, "POST", path, sent + 1, 10000), sent + 1);
+	for (int i = 0; i < 2000 && pending != before->pending; i++) {
+		if (i)
+			usleep(5000);
+		assert_int_equal(store_out_count(w->b.store, "discord", &pending, NULL, NULL), GB_OK);
+	}
 	snap(w, &now);
 	assert_int_equal(now.pending, before->pending);
 	assert_int_equal(now.aside, before->aside);
-	assert_int_equal(now.calls, before->calls);
+	assert_int_equal(now.calls, before->calls + 1);
 	assert_int_equal(now.tables, before->tables);
 	assert_int_equal(now.version, before->version);
+	before->calls = now.calls;
 }
 
 /* Wait until the outbox has nothing pending (or timeout_ms passed). */
@@ -588,13 +607,11 @@ static void test_ping_and_endpoint_check(void **state)
 }
 
 /*
- * The flood's bounds: a second of delay for each signed interaction, and
- * the process not growing by half of what 2,000 kept bodies would take.
- * ThreadSanitizer runs everything several times slower and keeps shadow
- * memory: under it the time is ten seconds and the memory is not judged.
+ * The flood's bound: the process not growing by half of what 2,000 kept
+ * bodies would take. ThreadSanitizer keeps shadow memory, and
  * AddressSanitizer keeps what is freed in quarantine (256 MiB) before it
- * is used again: under it the process grows by what the flood freed, and
- * the memory is judged by the plain build alone.
+ * is used again (the process grows by what the flood freed): under
+ * either the memory is judged by the plain build alone.
  */
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1
@@ -610,14 +627,9 @@ static void test_ping_and_endpoint_check(void **state)
 #define UNDER_ASAN 1
 #endif
 #endif
-#ifdef UNDER_TSAN
-#define FLOOD_ANSWER_MS 10000
-#define FLOOD_GROWTH_KIB (1L << 40)
-#elif defined(UNDER_ASAN)
-#define FLOOD_ANSWER_MS 1000
+#if defined(UNDER_TSAN) || defined(UNDER_ASAN)
 #define FLOOD_GROWTH_KIB (1L << 40)
 #else
-#define FLOOD_ANSWER_MS 1000
 #define FLOOD_GROWTH_KIB (64L * 1024)
 #endif
 
@@ -663,7 +675,8 @@ static void test_unsigned_refused_before_its_body(void **state)
 /*
  * 2,000 connections posting 64 KiB of junk without signatures, reopened
  * as fast as they are refused, while signed interactions come in: each is
- * answered within a second.
+ * answered. (How much the flood delays them is the `flood` row of `make
+ * bench`, tests/bench/flood.c.)
  */
 /* The slowest of a round of signed interactions (two commands that change nothing, three pings). */
 static int64_t signed_round(struct world *w)
@@ -722,8 +735,6 @@ static void test_flood_of_unsigned_posts(void **state)
 		      "(%lld ms without the flood); RSS %ld -> at most %ld KiB\n", sent, (long long)worst,
 		      (long long)calm, before, peak);
 	assert_true(sent >= 2000);
-	/* the flood delays a signed interaction by less than a second */
-	assert_true(worst - calm < FLOOD_ANSWER_MS);
 	/*
 	 * No junk body was kept: the connections' own buffers (16 KiB each,
 	 * 31 MiB) but not half of what 2,000 bodies would take (125 MiB).
@@ -1142,7 +1153,6 @@ static void test_callbreak_one_person_three_computers(void **state)
 	assert_int_equal(hands, 5 * 13);
 	assert_int_equal(bids, 5);
 	assert_int_equal(nexts, 4);
-	assert_true(w->slowest_ms < 3000); /* Discord waits three seconds for an answer */
 	drain(w, 5000);
 	/* computers' moves edited the table message by its id, with the bot token */
 	assert_true(fake_dc_count(w->fake, "PATCH", "/channels/" CHANNEL "/messages/") > 0);
@@ -1290,7 +1300,6 @@ static void test_ludo_two_people(void **state)
 	assert_true(table_over(w, id));
 	assert_int_equal(typed, 3);
 	assert_true(presses > 20);
-	assert_true(w->slowest_ms < 3000);
 	drain(w, 5000);
 	/* whatever public lines the commands had went as follow-ups of their interactions */
 	completed = fake_dc_count(w->fake, NULL, NULL);
@@ -1504,7 +1513,6 @@ static void test_strict_limits_paced(void **state)
 	outbox_wake(w->outbox);
 	open_ludo(w, custom, sizeof(custom));
 	bob_joins_and_starts(w, custom, sizeof(custom));
-	assert_true(w->slowest_ms < 3000); /* Discord waits three seconds for an answer */
 	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" BUSY "/", 12, 20000), 12);
 	assert_true(fake_dc_wait(w->fake, "POST", "/channels/41", 60, 20000) >= 60);
 	fake_dc_strict_counts(w->fake, &refused, &late);
@@ -2213,6 +2221,53 @@ static void test_register_commands(void **state)
 	free(err_text);
 }
 
+/*
+ * The registration is the router's command table: every row with a menu
+ * line, in order, its arguments as options in the router's order, the
+ * games' names as the choices of a game.
+ */
+static void test_commands_are_the_router_table(void **state)
+{
+	json_t *set = dc_command_set(), *c;
+	size_t n, i, k = 0;
+	const struct bot_command *cmds = bot_commands(&n);
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		if (!cmds[i].desc[LANG_EN])
+			continue;
+		c = json_array_get(set, k++);
+		assert_string_equal(json_string_value(json_object_get(c, "name")), cmds[i].name);
+		for (int a = 0; a < CMD_ARGS; a++) {
+			json_t *opt = json_array_get(json_object_get(c, "options"), (size_t)a);
+
+			if (!cmds[i].arg[a].name) {
+				assert_null(opt);
+				break;
+			}
+			assert_string_equal(json_string_value(json_object_get(opt, "name")), cmds[i].arg[a].name);
+		}
+	}
+	assert_int_equal(json_array_size(set), k);
+	json_array_foreach(set, i, c) {
+		const char *name = json_string_value(json_object_get(c, "name"));
+		json_t *choices = json_object_get(json_array_get(json_object_get(c, "options"), 0), "choices");
+
+		assert_true(json_string_length(json_object_get(c, "description")) <= 100);
+		if (!strcmp(name, "new") || !strcmp(name, "watch") || !strcmp(name, "rules")) {
+			assert_int_equal(json_array_size(choices), 4);
+			assert_string_equal(json_string_value(json_object_get(json_array_get(choices, 3), "value")),
+					    "callbreak");
+		}
+		if (!strcmp(name, "settings"))
+			assert_int_equal(json_array_size(choices), 6);
+		if (!strcmp(name, "place"))
+			assert_string_equal(json_string_value(json_object_get(c, "description")),
+					    "Place a piece (Bagh Chal)");
+	}
+	json_decref(set);
+}
+
 static void test_config_plain_names(void **state)
 {
 	struct config c;
@@ -2334,6 +2389,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_register_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_binary_serves_discord, setup, teardown),
 		cmocka_unit_test(test_message_and_component_limits),
+		cmocka_unit_test(test_commands_are_the_router_table),
 		cmocka_unit_test(test_config_plain_names),
 	};
 

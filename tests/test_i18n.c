@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "bot/games.h"
 #include "bot/i18n.h"
 #include "games/strbuf.h"
 
@@ -150,40 +151,69 @@ static const char *const latin_ok[] = {
 	"en", "ne", "QS", "c", "b", NULL,
 };
 
+/* The Latin words of Nepali text s that are not allowed, each printed under name. */
+static int latin_words(const char *name, const char *s)
+{
+	int bad = 0;
+
+	/* seat marks and piece letters are single letters by design; none is Latin */
+	for (size_t i = 0; s[i];) {
+		size_t j = i;
+
+		while ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z'))
+			j++;
+		if (j == i) {
+			i++;
+			continue;
+		}
+		/* commands ("/next") and conversions ("%s") are not words */
+		if (!(i > 0 && (s[i - 1] == '/' || s[i - 1] == '%'))) {
+			bool ok = false;
+
+			for (int w = 0; latin_ok[w]; w++)
+				if (strlen(latin_ok[w]) == j - i && strncmp(latin_ok[w], s + i, j - i) == 0)
+					ok = true;
+			if (!ok) {
+				print_error("%s: Latin word \"%.*s\" in \"%s\"\n", name, (int)(j - i),
+					    s + i, s);
+				bad++;
+			}
+		}
+		i = j;
+	}
+	return bad;
+}
+
 static void test_nepali_has_no_english_words(void **state)
 {
 	int bad = 0;
 
 	(void)state;
-	for (int k = 0; k < M_COUNT; k++) {
-		const char *s = msg_catalogue(LANG_NE, k);
+	for (int k = 0; k < M_COUNT; k++)
+		bad += latin_words(msg_key_name(k), msg_catalogue(LANG_NE, k));
+	assert_int_equal(bad, 0);
+}
 
-		/* seat marks and piece letters are single letters by design; none is Latin */
-		for (size_t i = 0; s[i];) {
-			size_t j = i;
+/* So do the Nepali texts of every game's row: its title, how it is played, its sides. */
+static void test_game_rows_speak_nepali(void **state)
+{
+	int bad = 0, rows = 0;
 
-			while ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z'))
-				j++;
-			if (j == i) {
-				i++;
-				continue;
-			}
-			/* commands ("/next") and conversions ("%s") are not words */
-			if (!(i > 0 && (s[i - 1] == '/' || s[i - 1] == '%'))) {
-				bool ok = false;
+	(void)state;
+	for (int i = 0; gb_games[i]; i++) {
+		const struct bot_game *r = bot_game_of(gb_games[i]);
 
-				for (int w = 0; latin_ok[w]; w++)
-					if (strlen(latin_ok[w]) == j - i && strncmp(latin_ok[w], s + i, j - i) == 0)
-						ok = true;
-				if (!ok) {
-					print_error("%s: Latin word \"%.*s\" in \"%s\"\n", msg_key_name(k),
-						    (int)(j - i), s + i, s);
-					bad++;
-				}
-			}
-			i = j;
-		}
+		assert_non_null(r);
+		rows++;
+		bad += latin_words(gb_games[i]->name, r->title[LANG_NE]);
+		bad += latin_words(gb_games[i]->name, r->rules[LANG_NE]);
+		for (int s = 0; s < GB_MAX_SEATS && r->sides[s][LANG_NE]; s++)
+			bad += latin_words(gb_games[i]->name, r->sides[s][LANG_NE]);
+		/* /rules opens with the title */
+		assert_true(strncmp(r->rules[LANG_NE], r->title[LANG_NE], strlen(r->title[LANG_NE])) == 0);
+		assert_true(strncmp(r->rules[LANG_EN], r->title[LANG_EN], strlen(r->title[LANG_EN])) == 0);
 	}
+	assert_int_equal(rows, 4);
 	assert_int_equal(bad, 0);
 }
 
@@ -279,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_conversions_parser),
 		cmocka_unit_test(test_placeholders_match),
 		cmocka_unit_test(test_nepali_has_no_english_words),
+		cmocka_unit_test(test_game_rows_speak_nepali),
 		cmocka_unit_test(test_nepali_one_voice),
 		cmocka_unit_test(test_nepali_vocabulary),
 		cmocka_unit_test(test_lookup),

@@ -174,7 +174,7 @@ static const struct {
 	/* the next timer: the first entry of the index in its order */
 	{ "TIMER_NEXT:", "SCAN timers USING INDEX timers_due" },
 	/* one chat's newest rows (at most the few asked for), put back in order */
-	{ "OUT_CHAT:", "SCAN (subquery-1)" },
+	{ "OUT_CHAT:", "SCAN newest" },
 	{ "OUT_CHAT:", "USE TEMP B-TREE FOR ORDER BY" },
 	{ "OUT_CHAT:", "Sort" },
 	/* one person's open tables, in order */
@@ -226,7 +226,7 @@ static void check_plans(struct fixture *f, bool pg)
 			bad++;
 		}
 		/* the claim walks the queue's own index */
-		if (!strcmp(name, "OUT_CLAIM_QUEUE:") && strstr(line, "outbox_queue"))
+		if (!strcmp(name, "OUT_CLAIM:") && strstr(line, "outbox_queue"))
 			claim_walks_queue = true;
 	}
 	free(plans);

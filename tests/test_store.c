@@ -10,8 +10,6 @@
  * guarantee is about the file rather than one handle (compare-and-swap,
  * schema version, a write seen by another connection) the test opens a
  * second store handle or a raw sqlite3 connection on the same file.
- * test_typical_command_time prints the mean time of one command's
- * transaction; GAMEBOT_STORE_BENCH=N changes how many it runs.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>

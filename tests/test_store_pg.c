@@ -76,6 +76,30 @@ static long long raw_int(const char *target, const char *sql)
 	return v;
 }
 
+/*
+ * Wait, at most 10 s, until sql on target gives want (polling every
+ * 2 ms): the event a test waits for instead of sleeping. The last answer.
+ */
+static long long wait_int(const char *target, const char *sql, long long want)
+{
+	long long v = raw_int(target, sql);
+
+	for (int i = 0; i < 5000 && v != want; i++) {
+		struct timespec ts = { 0, 2000000 };
+
+		nanosleep(&ts, NULL);
+		v = raw_int(target, sql);
+	}
+	return v;
+}
+
+/* Wait until n transactions of this database wait for a lock another holds. */
+static void wait_lock_waiters(const char *target, int n)
+{
+	assert_int_equal(wait_int(target, "SELECT count(*) FROM pg_stat_activity WHERE"
+				  " datname = current_database() AND wait_event_type = 'Lock'", n), n);
+}
+
 /* A fresh schema and its URL, without opening the store. */
 static int setup_empty(void **state)
 {
@@ -194,7 +218,7 @@ static void test_many_open_at_once_migrate_once(void **state)
 	for (int i = 0; i < 6; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 		assert_int_equal(o[i].rc, GB_OK);
-		assert_int_equal(o[i].version, 4);
+		assert_int_equal(o[i].version, 5);
 	}
 	assert_int_equal(raw_int(f->url, "SELECT count(*) FROM gamebot_schema"), 1);
 	assert_int_equal(store_open(&f->s, f->url), GB_OK);
@@ -207,11 +231,15 @@ static void drop_connections(const struct fixture *f)
 {
 	char sql[256];
 
-	snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+	/* each waits (at most 10 s) for its connection's process to end */
+	snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity"
 		 " WHERE pid <> pg_backend_pid() AND datname = current_database()"
-		 " AND application_name <> 'keep'");
+		 " AND application_name <> 'keep' AND backend_type = 'client backend'");
 	assert_int_equal(raw_exec(f->url, sql), 0);
-	usleep(50000);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_stat_activity"
+		 " WHERE pid <> pg_backend_pid() AND datname = current_database()"
+		 " AND application_name <> 'keep' AND backend_type = 'client backend'");
+	assert_int_equal(wait_int(f->url, sql, 0), 0);
 }
 
 static void test_lost_connection(void **state)
@@ -358,7 +386,7 @@ static void test_concurrent_compare_and_swap(void **state)
 	assert_int_equal(store_table_get(f->s, id, &t), GB_OK);
 	assert_int_equal(store_table_update(f->s, &t), GB_OK);
 	assert_int_equal(pthread_create(&th, NULL, cas_writer, &w), 0);
-	usleep(200000); /* the other is now waiting on the row */
+	wait_lock_waiters(f->url, 1); /* the other is now waiting on the row */
 	assert_int_equal(store_commit(f->s), GB_OK);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(w.rc, GB_ECONFLICT);
@@ -469,7 +497,7 @@ static void test_chat_read_in_a_transaction_holds_it(void **state)
 	assert_int_equal(store_begin(f->s), GB_OK);
 	assert_int_equal(store_chat_get_by_id(f->s, r.chat, &c), GB_OK);
 	assert_int_equal(pthread_create(&th, NULL, chat_reader, &r), 0);
-	usleep(200000);
+	wait_lock_waiters(f->url, 1); /* the reader waits for the chat's row */
 	free(c.settings);
 	c.settings = strdup("{\"x\":1}");
 	assert_int_equal(store_chat_save(f->s, &c), GB_OK);
@@ -516,7 +544,7 @@ static void test_outbox_rows_follow_commit_order(void **state)
 	assert_int_equal(store_begin(f->s), GB_OK);
 	assert_int_equal(store_out_add(f->s, "telegram", "c1", 0, NULL, "{\"n\":\"a\"}", 0), GB_OK);
 	assert_int_equal(pthread_create(&th, NULL, add_b, &a), 0);
-	usleep(200000);
+	wait_lock_waiters(f->url, 1);
 	/* "b" is not there yet: it waits for "a" */
 	assert_int_equal(store_out_claim(worker, "telegram", 10, 1000, o, 4, &n), GB_OK);
 	assert_int_equal(n, 0);

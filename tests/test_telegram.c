@@ -30,6 +30,7 @@
 #include "games/utf8.h"
 #include "bot/metrics.h"
 #include "bot/choices.h"
+#include "bot/commands.h"
 #include "bot/limit.h"
 #include "bot/config.h"
 #include "games/callbreak.h"
@@ -1541,6 +1542,62 @@ static void setup_webhook_and_commands(void **state)
 	json_decref(b);
 }
 
+/*
+ * The menus are the router's command table: in each language, every row
+ * with a menu line, in the table's order, each with its own line; a play
+ * verb names the games that know it, and /new the games' names.
+ */
+static void setup_menus_are_the_command_table(void **state)
+{
+	struct dfix *x = *state;
+	char *argv[] = { "telegram-setup", "--polling" };
+	char *out, *err;
+	size_t n, k = 0;
+	const struct bot_command *cmds = bot_commands(&n);
+
+	assert_int_equal(run_setup(x, 2, argv, &out, &err), 0);
+	free(out);
+	free(err);
+	assert_int_equal(fake_tg_count(x->f, "setMyCommands"), LANG_COUNT);
+	for (int lang = 0; lang < LANG_COUNT; lang++) {
+		json_t *b = fake_tg_nth(x->f, "setMyCommands", lang), *list = json_object_get(b, "commands");
+
+		k = 0;
+		for (size_t i = 0; i < n; i++) {
+			json_t *c = json_array_get(list, k);
+			struct strbuf line = { 0 };
+
+			if (!cmds[i].desc[lang])
+				continue;
+			bot_command_describe(&cmds[i], lang, false, &line);
+			assert_string_equal(json_string_value(json_object_get(c, "command")), cmds[i].name);
+			assert_string_equal(json_string_value(json_object_get(c, "description")), sb_str(&line));
+			sb_release(&line);
+			k++;
+		}
+		assert_int_equal(json_array_size(list), k);
+		json_decref(b);
+	}
+	{
+		json_t *b = fake_tg_nth(x->f, "setMyCommands", LANG_NE);
+		json_t *list = json_object_get(b, "commands");
+		size_t i;
+		json_t *c;
+
+		json_array_foreach(list, i, c) {
+			const char *d = json_string_value(json_object_get(c, "description"));
+
+			if (!strcmp(json_string_value(json_object_get(c, "command")), "new"))
+				assert_string_equal(d, "नयाँ खेल: snakes, ludo, baghchal वा callbreak");
+			if (!strcmp(json_string_value(json_object_get(c, "command")), "bid"))
+				assert_string_equal(d, "हात बोल्नुहोस् (कल ब्रेक)");
+		}
+		json_decref(b);
+	}
+	/* every typeable command but /seat is in the menu; the scheduler's own is not */
+	assert_int_equal(k, n - 2);
+}
+
 static void setup_polling_and_refusals(void **state)
 {
 	struct dfix *x = *state;
@@ -1826,31 +1883,41 @@ static int wfix_teardown(void **state)
 	return dfix_teardown(state);
 }
 
-/* POST an update to the webhook with the given secret (NULL: no header); returns the status. */
-static long hook(struct wfix *w, const char *secret, const char *json)
+/*
+ * POST an update to the webhook with the given secret (NULL: no header);
+ * returns the status, and the answer's body in out when out is not NULL.
+ */
+static long hook_body(struct wfix *w, const char *secret, const char *json, struct body *out)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-	struct body out;
+	struct body scratch;
 	char header[300];
 	long code = 0;
 
+	if (!out)
+		out = &scratch;
 	if (secret) {
 		snprintf(header, sizeof(header), "X-Telegram-Bot-Api-Secret-Token: %s", secret);
 		h = curl_slist_append(h, header);
 	}
-	memset(&out, 0, sizeof(out));
+	memset(out, 0, sizeof(*out));
 	curl_easy_setopt(c, CURLOPT_URL, w->url);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
 	if (curl_easy_perform(c) == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 	return code;
+}
+
+static long hook(struct wfix *w, const char *secret, const char *json)
+{
+	return hook_body(w, secret, json, NULL);
 }
 
 static void hook_text(struct wfix *w, long long id, const char *user, const char *name, const char *text)
@@ -1979,6 +2046,47 @@ static void webhook_lookups_limited(void **state)
 		assert_int_equal(hook(w, "s3cret", buf), 200);
 	}
 	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+}
+
+/*
+ * Presses past the rate limit's one warning write nothing and cost no
+ * call: the webhook's own answer closes each (answerCallbackQuery as the
+ * answer's method), so the presser's client stops waiting.
+ */
+static void webhook_press_over_limit_closed_in_answer(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	struct body out;
+	char buf[512];
+	json_t *ans;
+	int before;
+
+	limit_reset();
+	/* a press on no table of ours counts against the limit (5 a minute here) */
+	for (int i = 0; i < 8; i++)
+		hook_press(w, 98000 + i, "77", "2:0:start");
+	wait_delivered_within(x, 10000);
+	before = fake_tg_count(x->f, "answerCallbackQuery");
+	snprintf(buf, sizeof(buf), "{\"update_id\":98100,\"callback_query\":{\"id\":\"cqflood\",\"from\":"
+		 "{\"id\":77,\"first_name\":\"P\"},\"message\":{\"message_id\":100,\"chat\":{\"id\":-1001,"
+		 "\"type\":\"supergroup\"}},\"chat_instance\":\"1\",\"data\":\"2:0:start\"}}");
+	assert_int_equal(hook_body(w, "s3cret", buf, &out), 200);
+	ans = json_loads(out.buf, 0, NULL);
+	assert_non_null(ans);
+	assert_string_equal(json_string_value(json_object_get(ans, "method")), "answerCallbackQuery");
+	assert_string_equal(json_string_value(json_object_get(ans, "callback_query_id")), "cqflood");
+	json_decref(ans);
+	/* a typed command over the limit is answered plainly */
+	snprintf(buf, sizeof(buf), "{\"update_id\":98101,\"message\":{\"message_id\":98101,\"from\":{\"id\":77,"
+		 "\"first_name\":\"P\"},\"chat\":{\"id\":-1001,\"type\":\"supergroup\"},\"date\":1,"
+		 "\"text\":\"/board\"}}");
+	assert_int_equal(hook_body(w, "s3cret", buf, &out), 200);
+	assert_null(strstr(out.buf, "method"));
+	/* the next press's answer is the proof that nothing else went out for the flood */
+	hook_press(w, 98102, "78", "2:0:start");
+	wait_delivered_within(x, 10000);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), before + 1);
 }
 
 /* A failed getChatMember is remembered for a while: a flood of admin commands asks once. */
@@ -2464,6 +2572,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_press_delivered_again_answered_once, wfix_setup,
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_lookups_limited, wfix_setup_limited, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_press_over_limit_closed_in_answer, wfix_setup_limited,
+						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_rights_failure_cached, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_inline_answer_short_timeout, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_store_failure, wfix_setup, wfix_teardown),
@@ -2473,6 +2583,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(leases_of_a_stopped_service_taken_back, dfix_setup_unpaced,
 						dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_webhook_and_commands, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(setup_menus_are_the_command_table, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(setup_polling_and_refusals, dfix_setup_unpaced, dfix_teardown),
 	};
 

@@ -1,6 +1,8 @@
 /*
- * ai.c - dispatch to the computer players of each game. Snakes and Ladders
- * has no choices, so every level rolls.
+ * ai.c - the computer players' entry point: the level names, the random
+ * level every game has, and the hand-over to the players a game's
+ * descriptor names (a game without any - Snakes and Ladders has no choices
+ * to make - plays every level at random).
  */
 #include "ai.h"
 
@@ -39,13 +41,7 @@ int gb_ai_random(const struct gb_game *g, const void *st, uint64_t seed, struct 
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
 		 int budget_ms, struct gb_action *out)
 {
-	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT)
+	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT || !g->ai || !g->ai->choose)
 		return gb_ai_random(g, st, seed, out);
-	if (strcmp(g->name, "ludo") == 0)
-		return ludo_ai_choose(st, level, seed, budget_ms, out);
-	if (strcmp(g->name, "baghchal") == 0)
-		return baghchal_ai_choose(st, level, seed, budget_ms, out);
-	if (strcmp(g->name, "callbreak") == 0)
-		return callbreak_ai_choose(st, level, seed, budget_ms, out);
-	return gb_ai_random(g, st, seed, out);
+	return g->ai->choose(st, level, seed, budget_ms, out);
 }

@@ -21,6 +21,22 @@ enum gb_level {
 	GB_LEVEL_COUNT
 };
 
+/*
+ * A game's computer players, named by its descriptor (struct gb_game's
+ * `ai`). choose() plays the levels easy to hard for the seat whose turn it
+ * is, with the same contract as gb_ai_choose(). A game may add a reference
+ * opponent that people never meet: a level of its own name that only the
+ * arena seats (`gamebot arena callbreak --seats ismcts,...`), as a
+ * yardstick for the others.
+ */
+struct gb_ai {
+	int (*choose)(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
+	const char *reference;       /* the reference opponent's level name, or NULL */
+	/* its choice with a budget of 1..reference_budget_max (0: its default) */
+	int (*reference_choose)(const void *st, int budget, uint64_t seed, struct gb_action *out);
+	int reference_budget_max;
+};
+
 /* "random", "easy", "medium", "hard" -> level, or -1. */
 int gb_level_parse(const char *name);
 
@@ -37,8 +53,9 @@ int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t se
 		 int budget_ms, struct gb_action *out);
 
 /*
- * Per-game players (games/ai/<game>_ai.c), same contract as gb_ai_choose.
- * Levels a game does not implement fall back to gb_ai_random().
+ * Per-game players (games/ai/<game>_ai.c), same contract as gb_ai_choose,
+ * named by their games' descriptors. Levels a game does not implement fall
+ * back to gb_ai_random().
  */
 int ludo_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
 int baghchal_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);

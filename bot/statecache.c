@@ -1,6 +1,6 @@
 /*
- * states.c - decoded table states, kept between commands (internal.h:
- * decoded_get(), decoded_put(); bot.h: bot_state_cache_size()).
+ * statecache.c - decoded table states, kept between commands (internal.h:
+ * statecache_get(), statecache_put(); bot.h: bot_state_cache_size()).
  *
  * A saved state is decoded once, not once per command. An entry answers
  * only for the very text it was decoded from (or encoded to), so whatever
@@ -176,7 +176,7 @@ void bot_state_cache_size(size_t entries)
 	pthread_mutex_unlock(&lock);
 }
 
-bool decoded_get(struct ctx *c)
+bool statecache_get(struct ctx *c)
 {
 	struct decoded *d;
 	bool hit = false;
@@ -277,7 +277,7 @@ static bool entry_reuse(const struct ctx *c, const char *text, bool has_owner)
 	return true;
 }
 
-void decoded_put(const struct ctx *c, const char *text, bool has_owner)
+void statecache_put(const struct ctx *c, const char *text, bool has_owner)
 {
 	struct decoded *d, *old;
 	size_t b;

@@ -1,0 +1,212 @@
+/*
+ * render_text.c - the text helpers every board shares: numbers in the
+ * chat's digits, display widths, lines padded and wrapped, names cut to
+ * fit, catalogue texts.
+ */
+#include "render_text.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "games/utf8.h"
+#include "i18n.h"
+#include "width.h"
+
+/* ---- numbers ---- */
+
+const char *render_num(const struct render_ctx *rc, int v, char *buf, size_t n)
+{
+	static const char *const deva[10] = { "०", "१", "२", "३", "४", "५", "६", "७", "८", "९" };
+	char ascii[16];
+	size_t len = 0;
+
+	if (!n)
+		return buf;
+	snprintf(ascii, sizeof(ascii), "%d", v);
+	if (!rc->devanagari) {
+		snprintf(buf, n, "%s", ascii);
+		return buf;
+	}
+	buf[0] = '\0';
+	for (const char *p = ascii; *p; p++) {
+		const char *piece = *p >= '0' && *p <= '9' ? deva[*p - '0'] : *p == '-' ? "−" : "?";
+		size_t k = strlen(piece);
+
+		if (len + k + 1 > n)
+			break;
+		memcpy(buf + len, piece, k);
+		len += k;
+		buf[len] = '\0';
+	}
+	return buf;
+}
+
+void render_int(const struct render_ctx *rc, int v, struct strbuf *out)
+{
+	char buf[48];
+
+	sb_add(out, render_num(rc, v, buf, sizeof(buf)));
+}
+
+void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out)
+{
+	int a = tenths < 0 ? -tenths : tenths;
+
+	if (tenths < 0)
+		sb_add(out, rc->devanagari ? "−" : "-");
+	render_int(rc, a / 10, out);
+	sb_add(out, ".");
+	render_int(rc, a % 10, out);
+}
+
+/* ---- display width ---- */
+
+int render_widthn(const char *s, size_t n)
+{
+	size_t i = 0;
+	int w = 0;
+
+	while (i < n && s[i]) {
+		uint32_t c;
+
+		i += utf8_decode(s + i, &c);
+		w += width_of(c);
+	}
+	return w;
+}
+
+int render_width(const char *s)
+{
+	return render_widthn(s, strlen(s));
+}
+
+int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
+{
+	int total, w = 0, marks = 0;
+	size_t i = 0;
+
+	if (!s)
+		s = "";
+	total = render_width(s);
+	while (s[i]) {
+		uint32_t c;
+		size_t k = utf8_decode(s + i, &c);
+		int cw = width_of(c);
+
+		/* when cut, keep one column for the ellipsis */
+		if (w + cw > (total > cols ? cols - 1 : cols))
+			break;
+		if (c < 0x20 || c == 0x7f) {
+			sb_add(out, " ");
+			w++;
+			marks = 0;
+		} else if (cw > 0) {
+			sb_addn(out, s + i, k);
+			w += cw;
+			marks = 0;
+		} else if (++marks <= RENDER_MAX_MARKS) {
+			/* a few marks per letter are writing; hundreds are a prank on the byte limit */
+			sb_addn(out, s + i, k);
+		}
+		i += k;
+	}
+	if (s[i] && cols > 0) {
+		sb_add(out, "…");
+		w++;
+	}
+	while (pad && w < cols) {
+		sb_add(out, " ");
+		w++;
+	}
+	return w;
+}
+
+void render_add_right(struct strbuf *out, const char *s, int cols)
+{
+	for (int w = render_width(s); w < cols; w++)
+		sb_add(out, " ");
+	sb_add(out, s);
+}
+
+int render_line_cols(const struct strbuf *out)
+{
+	const char *s = sb_str(out), *nl = strrchr(s, '\n');
+
+	return render_width(nl ? nl + 1 : s);
+}
+
+void render_pad_to(struct strbuf *out, int col)
+{
+	for (int w = render_line_cols(out); w < col; w++)
+		sb_add(out, " ");
+}
+
+void render_newline(struct strbuf *out)
+{
+	while (out->len > 0 && out->buf[out->len - 1] == ' ')
+		out->buf[--out->len] = '\0';
+	sb_add(out, "\n");
+}
+
+void render_add_wrapped(struct strbuf *out, const char *prefix, const char *const *items, int n)
+{
+	int indent = render_width(prefix), col = indent;
+
+	sb_add(out, prefix);
+	for (int i = 0; i < n; i++) {
+		int w = render_width(items[i]);
+
+		if (col > indent && col + 1 + w > RENDER_MAX_COLS) {
+			render_newline(out);
+			for (int k = 0; k < indent; k++)
+				sb_add(out, " ");
+			col = indent;
+		}
+		if (col > 0) {
+			sb_add(out, " ");
+			col++;
+		}
+		sb_add(out, items[i]);
+		col += w;
+	}
+	render_newline(out);
+}
+
+/* ---- names and catalogue texts ---- */
+
+static const int seat_marks[GB_MAX_SEATS] = { M_MARK_1, M_MARK_2, M_MARK_3, M_MARK_4 };
+
+void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf *out)
+{
+	const char *name = NULL;
+
+	if (seat >= 0 && seat < rc->nseats && seat < GB_MAX_SEATS)
+		name = rc->names[seat];
+	if (!name || !name[0])
+		name = seat >= 0 && seat < GB_MAX_SEATS ? tr(rc->lang, seat_marks[seat]) : "?";
+	render_add_fit(out, name, cols, false);
+}
+
+const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	if (!n)
+		return buf;
+	render_name(rc, seat, cols, &sb);
+	/* never end inside a UTF-8 sequence */
+	utf8_copy(buf, n, sb_str(&sb), sb.len);
+	sb_release(&sb);
+	return buf;
+}
+
+void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...)
+{
+	va_list ap;
+
+	va_start(ap, key);
+	sb_vaddf(out, tr(rc->lang, key), ap);
+	va_end(ap);
+}

@@ -1,0 +1,143 @@
+/*
+ * sql.c - the SQL text every database runs as it is.
+ *
+ * One text per statement of enum store_sql (store/backend.h) that SQLite
+ * and PostgreSQL both take word for word, parameters written ?1, ?2 ...
+ * (store/pg.c writes them $1, $2 ... as it prepares them). Where the
+ * databases differ (locking, a clock, an insert that must not fail, a
+ * sequence) the entry is NULL and each backend's own sql_text[] gives
+ * its text; a backend's own text, where it has one, wins.
+ */
+#include "store/backend.h"
+
+const char *const store_sql_common[SQL_COUNT] = {
+	/* no row inserted: already processed (GB_EDUP), the transaction intact */
+	[SQL_PROCESSED_ADD] = "INSERT INTO processed (platform, update_id) VALUES (?1, ?2)"
+		" ON CONFLICT DO NOTHING",
+	[SQL_PROCESSED_HAS] = "SELECT 1 FROM processed WHERE platform = ?1 AND update_id = ?2",
+	[SQL_PROCESSED_PRUNE] = "DELETE FROM processed WHERE at < ?1",
+	[SQL_CHAT_FIND] = "SELECT id, platform, chat, lang, settings FROM chats"
+		" WHERE platform = ?1 AND chat = ?2",
+	[SQL_CHAT_BY_ID] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
+	/* where a transaction holds the write lock, what it read stays so until it ends */
+	[SQL_CHAT_BY_ID_LOCK] = "SELECT id, platform, chat, lang, settings FROM chats WHERE id = ?1",
+	[SQL_CHAT_ADD] = "INSERT INTO chats (platform, chat, lang, settings)"
+		" VALUES (?1, ?2, ?3, '{}') ON CONFLICT (platform, chat) DO NOTHING",
+	[SQL_CHAT_SAVE] = "UPDATE chats SET lang = ?1, settings = ?2 WHERE id = ?3",
+	/* The chat (platform ?1, chat ?2) if nothing would be lost with it. */
+	[SQL_CHAT_DROP_EMPTY] = "DELETE FROM chats WHERE platform = ?1 AND chat = ?2"
+		" AND settings = '{}'"
+		" AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.chat_id = chats.id)"
+		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
+		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
+	[SQL_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
+	[SQL_TABLE_OPEN_GET] = "SELECT " STORE_TABLE_COLS " FROM tables"
+		" WHERE chat_id = ?1 AND status < 2",
+	[SQL_TABLE_GET] = "SELECT " STORE_TABLE_COLS " FROM tables WHERE id = ?1",
+	[SQL_TABLE_EXISTS] = "SELECT 1 FROM tables WHERE id = ?1",
+	[SQL_TABLE_INSERT] = "INSERT INTO tables (chat_id, game, status, version, seed,"
+		" creator, message, turn_started_ms, rules, state, watch, created_ms)"
+		" VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+	/* Not message: store_table_set_message() owns it. */
+	[SQL_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
+		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
+		" WHERE id = ?5 AND version = ?6",
+	[SQL_TABLE_SET_MESSAGE] = "UPDATE tables SET message = ?2 WHERE id = ?1",
+	/*
+	 * A scan of seats: asked only when someone opens inline mode, and
+	 * seats of finished tables are few per table.
+	 */
+	[SQL_TABLES_OF_USER] = "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id"
+		" JOIN chats c ON c.id = t.chat_id"
+		" WHERE c.platform = ?1 AND s.user_id = ?2 AND s.level < 0 AND t.status < 2"
+		" GROUP BY t.id ORDER BY t.id LIMIT ?3",
+	[SQL_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
+		" GROUP BY game ORDER BY game LIMIT ?1",
+	[SQL_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
+		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
+	[SQL_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
+	[SQL_SEAT_ADD] = "INSERT INTO seats (table_id, seat, user_id, name, level)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQL_MOVE_COUNT] = "SELECT count(*) FROM moves WHERE table_id = ?1",
+	/* one seek down the primary key: a NULL (no moves) reads as 0 */
+	[SQL_MOVE_LAST] = "SELECT max(seq) FROM moves WHERE table_id = ?1",
+	[SQL_MOVES_GET] = "SELECT seq, actor, action, events FROM moves"
+		" WHERE table_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+	[SQL_OUT_DUE] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE platform = ?1"
+		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
+	/* the chat's newest ?3 pending rows, oldest of them first */
+	[SQL_OUT_CHAT] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
+		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
+		" AS newest ORDER BY id",
+	/* where a transaction holds the write lock, no worker claims them until it ends */
+	[SQL_OUT_CHAT_LOCK] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
+		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
+		" AS newest ORDER BY id",
+	[SQL_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
+	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
+		" attempts = attempts + CAST(?3 AS INTEGER) WHERE id = ?1 AND aside_ms IS NULL",
+	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
+		" AND aside_ms IS NULL",
+	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"
+		" AND aside_ms IS NULL",
+	[SQL_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
+		" WHERE table_id = ?1 AND kind = ?2 RETURNING attempts",
+	[SQL_TIMER_DROP] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
+	[SQL_TIMER_DUE] = "SELECT " STORE_TIMER_COLS " FROM timers WHERE due_ms <= ?1"
+		" ORDER BY due_ms, table_id, kind LIMIT ?2",
+	[SQL_TIMER_NEXT] = "SELECT " STORE_TIMER_COLS " FROM timers"
+		" ORDER BY due_ms, table_id, kind LIMIT 1",
+	/* A user's latest display name on all their rows, so the aggregated
+	 * leaderboard shows one current name. */
+	[SQL_STAT_NAME] = "UPDATE stats SET name = ?3 WHERE chat_id = ?1 AND user_id = ?2"
+		" AND name <> ?3",
+	[SQL_STATS_GAME] = "SELECT user_id, name, game, games, wins, points FROM stats"
+		" WHERE chat_id = ?1 AND game = ?2"
+		" ORDER BY wins DESC, points DESC, games ASC, name, user_id LIMIT ?3",
+	[SQL_STATS_ALL] = "SELECT user_id, max(name) AS n, CAST('' AS TEXT), sum(games) AS g,"
+		" sum(wins) AS w, sum(points) AS p FROM stats WHERE chat_id = ?1"
+		" GROUP BY user_id ORDER BY w DESC, p DESC, g ASC, n, user_id LIMIT ?2",
+	[SQL_META_GET] = "SELECT value FROM meta WHERE name = ?1",
+	[SQL_META_SET] = "INSERT INTO meta (name, value) VALUES (?1, ?2)"
+		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+	[SQL_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = ?1",
+	[SQL_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
+		" WHERE chat_id = ?1 AND account = ?2",
+	/* Each account's latest name (the row with the highest id names it). */
+	[SQL_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
+		" AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount) AS b"
+		" FROM ledger AS l WHERE chat_id = ?1 AND substr(account, 1, length(?2)) = ?2"
+		" GROUP BY chat_id, account ORDER BY b DESC, account LIMIT ?3",
+	/* ?1 = 0: every chat. */
+	[SQL_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1"
+		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
+	[SQL_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1"
+		" GROUP BY movement HAVING count(*) <> 2 OR sum(amount) <> 0 OR min(amount) >= 0"
+		" OR count(DISTINCT chat_id) <> 1 OR count(DISTINCT table_id) <> 1"
+		" OR count(DISTINCT reason) <> 1 OR count(DISTINCT at_ms) <> 1"
+		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
+	[SQL_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
+		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
+	/* A pot holds coins only while its table is being played. */
+	[SQL_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l WHERE (CAST(?1 AS BIGINT) = 0 OR l.chat_id = ?1)"
+		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
+		" AND NOT EXISTS (SELECT 1 FROM tables AS t WHERE 'pot:' || t.id = l.account"
+		" AND t.chat_id = l.chat_id AND t.status = 1) LIMIT 1",
+	/* Grants come from the chat's bank, and only grants move the bank's coins. */
+	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
+		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
+		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
+	/*
+	 * At most ?2 tables over whose last move (or end) and opening were
+	 * before ?1, oldest first through tables_created; their seats, terms,
+	 * timers and move log go with them (ON DELETE CASCADE). Never the
+	 * newest table: a new one would take its id again (the largest id
+	 * plus one), and a table's id is in old buttons, coins and logs.
+	 */
+	[SQL_TABLES_PRUNE] = "DELETE FROM tables WHERE id IN (SELECT id FROM tables"
+		" WHERE created_ms < ?1 AND status = 2 AND turn_started_ms < ?1"
+		" AND id < (SELECT max(id) FROM tables) ORDER BY created_ms LIMIT ?2)",
+	/* at most ?2 rows set aside before ?1, oldest first through outbox_aside */
+	[SQL_OUT_ASIDE_PRUNE] = "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
+		" WHERE aside_ms IS NOT NULL AND aside_ms < ?1 ORDER BY aside_ms LIMIT ?2)",
+};
