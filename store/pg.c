@@ -401,14 +401,16 @@ static const char *const sql_text[ST_COUNT] = {
 		" FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
 		" AND aside_ms IS NULL) FROM chat_lock",
 	/*
-	 * Each chat's head (its pending row of the highest class, the oldest
-	 * of them), if due at $2, not under a live lease, and no other row of
+	 * Each chat's head (its pending row of the highest class, the first
+	 * of them in queue order: a turn-critical row's place, then its id),
+	 * if due at $2, not under a live lease, and no other row of
 	 * its chat is; locked SKIP LOCKED (a row another worker is claiming is
 	 * its), its conditions checked again on the row as locked; leased
 	 * until $3.
 	 */
 	[ST_OUT_CLAIM] = "WITH head AS (SELECT DISTINCT ON (chat) id FROM outbox"
-		" WHERE platform = $1 AND aside_ms IS NULL ORDER BY chat, prio DESC, id),"
+		" WHERE platform = $1 AND aside_ms IS NULL ORDER BY chat, prio DESC,"
+		" CASE WHEN prio > 0 THEN coalesce(place, id) ELSE id END, id),"
 		" pick AS (SELECT o.id FROM outbox AS o JOIN head ON head.id = o.id"
 		" WHERE o.aside_ms IS NULL AND o.due_ms <= $2 AND o.lease_until_ms <= $2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = $1 AND p.chat = o.chat"

@@ -398,10 +398,11 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL",
 	[ST_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
 		" place) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	/* Each chat's head (its pending row of the highest class, the oldest
-	 * of them) if due at ?2 and no row of its chat is under a live lease
+	/* Each chat's head (its pending row of the highest class, the first
+	 * of them in queue order: for turn-critical rows a row's place, see
+	 * ST_OUT_PLACE, then its id; else its id) if due at ?2 and no row of its chat is under a live lease
 	 * (a turn-critical row queued while an older informational one is out
-	 * waits for it), in queue order (a row's place, see ST_OUT_PLACE);
+	 * waits for it), in queue order;
 	 * leased until ?3. A chat's rows are
 	 * few: the NOT EXISTS reads them through outbox_chat. RETURNING order
 	 * is arbitrary: sq_out_claim() sorts. */
@@ -410,7 +411,10 @@ static const char *const sql_text[ST_COUNT] = {
 		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
 		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
-		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
+		" OR (p.prio = o.prio"
+		" AND (CASE WHEN p.prio > 0 THEN ifnull(p.place, p.id) ELSE p.id END, p.id)"
+		" < (CASE WHEN o.prio > 0 THEN ifnull(o.place, o.id) ELSE o.id END, o.id))"
+		" OR p.lease_until_ms > ?2))"
 		" ORDER BY ifnull(o.place, o.id) LIMIT ?4) RETURNING " OUT_COLS,
 	[ST_OUT_DUE] = "SELECT " OUT_COLS " FROM outbox WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms <= ?2 ORDER BY due_ms, id LIMIT ?3",
