@@ -69,7 +69,12 @@ struct outbox_opts {
 	int64_t backoff_ms;             /* first retry delay, doubled per attempt (default 500 ms) */
 	int64_t backoff_max_ms;         /* cap of the delay (default 60 s) */
 	int64_t poll_ms;                /* idle wait between claims when not woken (default 50 ms) */
-	int batch;                      /* rows claimed at once (default 32) */
+	/*
+	 * Rows claimed at once, at most (default 32): a worker claims about
+	 * what it delivered in a quarter second on its last pass, so rows
+	 * paced to a steady stream are not held while newer ones queue.
+	 */
+	int batch;
 	int workers;                    /* delivery threads per adapter (default 2) */
 	int64_t linger_ms;              /* after a wake-up, wait this long to claim a fuller batch (default 2 ms) */
 	/*

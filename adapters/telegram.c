@@ -563,6 +563,18 @@ out:
  * room for the time a call takes to reach Telegram, and the ring of the
  * last twenty sends is kept as the hard limit all the same. The chat's
  * second and the overall second carry the same room.
+ *
+ * The rate is the boards': a group's other messages (a line saying who
+ * won, who left) go in the room the boards leave in the minute, without
+ * moving the boards' next step, while the minute has that room for them
+ * and for every board to come (group_spare()); past it a line spends a
+ * step as a board does.
+ *
+ * Overall, the thirty a second are spent evenly too: after a burst (an
+ * idle service sends up to thirty at once), one message every
+ * PACE_ALL_STEP_MS, so that the chats waiting share a steady stream in
+ * the order they are handed over, rather than thirty at once and then
+ * every chat waiting out the rest of the second.
  */
 /*
  * Groups whose sends still count (the last minute's): at most 1,800 under
@@ -577,6 +589,7 @@ out:
 #define PACE_CHAT_MS 1100       /* about one message a second in a chat */
 #define PACE_ALL_N 30           /* messages a second overall */
 #define PACE_ALL_MS 1050        /* the overall second, with room */
+#define PACE_ALL_STEP_MS 36     /* overall, after a burst: one every this many ms (27.8 a second) */
 #define PACE_KEY_LEN 32
 
 struct pace_chat {
@@ -584,7 +597,7 @@ struct pace_chat {
 	int64_t sent[PACE_GROUP_N]; /* ring of the last sends */
 	int next;
 	int64_t last;
-	int64_t due;                /* the rate's theoretical next send */
+	int64_t due;                /* the boards' rate's theoretical next send */
 };
 
 struct tg_pace {
@@ -592,6 +605,7 @@ struct tg_pace {
 	struct pace_chat chats[PACE_SLOTS];
 	int64_t all[PACE_ALL_N];
 	int all_next;
+	int64_t all_due;            /* the overall rate's theoretical next send */
 };
 
 struct tg_pace *tg_pace_new(void)
@@ -643,16 +657,69 @@ static struct pace_chat *pace_slot(struct tg_pace *p, const char *chat)
 	return c;
 }
 
-/* How long a group must wait for its budget at now_ms (0: it may send). Lock held. */
+/* How long a group must wait for its minute's hard limit at now_ms (0: none). Lock held. */
+static int64_t minute_wait(const struct pace_chat *c, int64_t now_ms)
+{
+	int64_t oldest = c->sent[c->next];
+
+	return oldest && now_ms - oldest < 60000 ? 60000 - (now_ms - oldest) : 0;
+}
+
+/* How long a group must wait for its boards' rate at now_ms (0: it may send). Lock held. */
 static int64_t group_wait(const struct pace_chat *c, int64_t now_ms)
 {
-	int64_t oldest = c->sent[c->next], wait = 0;
+	int64_t wait = 0, hard = minute_wait(c, now_ms);
 
 	if (c->due - now_ms > (int64_t)(PACE_GROUP_BURST - 1) * PACE_GROUP_MS)
 		wait = c->due - now_ms - (int64_t)(PACE_GROUP_BURST - 1) * PACE_GROUP_MS;
-	if (oldest && now_ms - oldest < 60000 && 60000 - (now_ms - oldest) > wait)
-		wait = 60000 - (now_ms - oldest);
-	return wait;
+	return hard > wait ? hard : wait;
+}
+
+/*
+ * May a line go now aside the boards' steps? Only if every board the
+ * boards' rate may send in the minute to come (each at its earliest: its
+ * step, and a chat's second after the one before, the line first) still
+ * finds room in the group's twenty with the line counted: a line never
+ * holds a board back, and many lines do not fill the minute. Lock held.
+ */
+static bool group_spare(const struct pace_chat *c, int64_t now_ms)
+{
+	int64_t due = c->due, at = now_ms;
+
+	for (int k = 1; k <= PACE_GROUP_N; k++) {
+		int64_t ready = due - (int64_t)(PACE_GROUP_BURST - 1) * PACE_GROUP_MS;
+		int recent = 0;
+
+		at = at + PACE_CHAT_MS > ready ? at + PACE_CHAT_MS : ready;
+		if (at - now_ms >= 60000)
+			break;
+		due = (due > at ? due : at) + PACE_GROUP_MS;
+		for (int i = 0; i < PACE_GROUP_N; i++)
+			if (c->sent[i] && at - c->sent[i] < 60000)
+				recent++;
+		if (recent + 1 + k > PACE_GROUP_N)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * How long the next message must wait for the overall limit at now_ms (0:
+ * none). Lock held. When the second's thirty are spent (a burst), the
+ * rate's bucket is emptied as well: after the wait the stream goes on at
+ * one message a step, not with another burst saved up during the wait.
+ */
+static int64_t all_wait(struct tg_pace *p, int64_t now_ms)
+{
+	int64_t oldest = p->all[p->all_next], wait = 0, room = (int64_t)(PACE_ALL_N - 1) * PACE_ALL_STEP_MS;
+
+	if (oldest && now_ms - oldest < PACE_ALL_MS) {
+		wait = PACE_ALL_MS - (now_ms - oldest);
+		if (p->all_due < now_ms + wait + room)
+			p->all_due = now_ms + wait + room;
+		return wait;
+	}
+	return p->all_due - now_ms > room ? p->all_due - now_ms - room : 0;
 }
 
 /* A forum topic ("GROUP#THREAD") spends its group's budget: the group's key into key. */
@@ -663,39 +730,54 @@ static void pace_key(const char *chat, char key[PACE_KEY_LEN])
 	snprintf(key, PACE_KEY_LEN, "%.*s", (int)(len < PACE_KEY_LEN ? len : PACE_KEY_LEN - 1), chat);
 }
 
-int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
+static int64_t pace_take(struct tg_pace *p, const char *chat, bool line, int64_t now_ms,
+			 bool *global)
 {
 	struct pace_chat *c;
-	int64_t wait = 0, oldest;
+	int64_t wait = 0;
 	char key[PACE_KEY_LEN];
-	bool group = chat[0] == '-';
+	bool group = chat[0] == '-', aside = false;
 
 	pace_key(chat, key);
 	*global = false;
 	pthread_mutex_lock(&p->lock);
-	oldest = p->all[p->all_next];
-	if (oldest && now_ms - oldest < PACE_ALL_MS) {
-		wait = PACE_ALL_MS - (now_ms - oldest);
-		*global = true;
-		goto out;
-	}
 	c = pace_slot(p, key);
 	if (c->last && now_ms - c->last < PACE_CHAT_MS) {
 		wait = PACE_CHAT_MS - (now_ms - c->last);
 		goto out;
 	}
-	wait = group ? group_wait(c, now_ms) : 0;
-	if (wait)
+	if (group) {
+		aside = line && group_spare(c, now_ms);
+		wait = aside ? minute_wait(c, now_ms) : group_wait(c, now_ms);
+		if (wait)
+			goto out;
+	}
+	wait = all_wait(p, now_ms);
+	if (wait) {
+		*global = true;
 		goto out;
+	}
 	c->sent[c->next] = now_ms;
 	c->next = (c->next + 1) % PACE_GROUP_N;
 	c->last = now_ms;
-	c->due = (c->due > now_ms ? c->due : now_ms) + PACE_GROUP_MS;
+	if (!aside)
+		c->due = (c->due > now_ms ? c->due : now_ms) + PACE_GROUP_MS;
 	p->all[p->all_next] = now_ms;
 	p->all_next = (p->all_next + 1) % PACE_ALL_N;
+	p->all_due = (p->all_due > now_ms ? p->all_due : now_ms) + PACE_ALL_STEP_MS;
 out:
 	pthread_mutex_unlock(&p->lock);
 	return wait;
+}
+
+int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
+{
+	return pace_take(p, chat, false, now_ms, global);
+}
+
+int64_t tg_pace_take_line(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global)
+{
+	return pace_take(p, chat, true, now_ms, global);
 }
 
 void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t done_ms)
@@ -1070,22 +1152,36 @@ static bool says(const struct tg_result *res, const char *what)
 	return strstr(res->description, what) != NULL;
 }
 
+#define TG_PACE_SLEEP_MS 250   /* an overall wait this short is waited out with the row in hand */
+#define TG_PACE_TRIES 8
+
 /*
  * Must call wait for the pacing (d says how long)? Else false, and
- * *taken is when it was counted (0: not paced).
+ * *taken is when it was counted (0: not paced). A board spends its
+ * group's steps; another message (line) goes aside them where there is
+ * room. A short wait for the overall rate is waited out here: the row
+ * keeps its turn in the steady stream instead of going back to the queue.
  */
-static bool paced(struct telegram *t, const struct tg_call *call, struct delivery *d, int64_t *taken)
+static bool paced(struct telegram *t, const struct tg_call *call, bool line, struct delivery *d,
+		  int64_t *taken)
 {
 	int64_t wait = 0;
 
 	*taken = 0;
-	if (t->pace && call->chat[0]) {
+	for (int i = 0; t->pace && call->chat[0] && i < TG_PACE_TRIES; i++) {
+		struct timespec ts = { 0, 0 };
+
 		*taken = bot_now_ms();
-		wait = tg_pace_take(t->pace, call->chat, *taken, &d->global);
-		if (wait > 0) {
-			*taken = 0;
-			set_result(d, DELIVERY_WAIT, wait, "paced");
-		}
+		wait = line ? tg_pace_take_line(t->pace, call->chat, *taken, &d->global)
+			    : tg_pace_take(t->pace, call->chat, *taken, &d->global);
+		if (wait <= 0 || !d->global || wait > TG_PACE_SLEEP_MS)
+			break;
+		ts.tv_nsec = (long)wait * 1000000L;
+		nanosleep(&ts, NULL);
+	}
+	if (wait > 0) {
+		*taken = 0;
+		set_result(d, DELIVERY_WAIT, wait, "paced");
 	}
 	return wait > 0;
 }
@@ -1137,7 +1233,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	}
 	if (!call.method[0])
 		goto out;
-	if (paced(t, &call, d, &taken))
+	if (paced(t, &call, !is_table, d, &taken))
 		goto out;
 	tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
 	if (taken)

@@ -133,7 +133,8 @@ json_t *tg_chat_id(const char *chat);
  * Per-chat pacing within Telegram's limits: about one message a second in
  * a chat, at most 20 a minute in a group (a negative chat id), about 30 a
  * second overall. A group's minute is spent evenly: three at once, then
- * one every 3.6 s, never twenty and then a long silence. A forum topic's
+ * one every 3.6 s, never twenty and then a long silence; the overall
+ * second too, after a burst: one message every 36 ms. A forum topic's
  * chat ("GROUP#THREAD") counts against its group. Answers to presses and
  * inline queries are not messages and are never paced. Thread-safe.
  */
@@ -149,6 +150,14 @@ void tg_pace_free(struct tg_pace *p);
  * the overall limit, not the chat's, is the reason.
  */
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
+
+/*
+ * tg_pace_take() for a message that is not a board (a line of the chat):
+ * in a group it goes aside the boards' steady rate, not moving their next
+ * step, while the group's minute has room for it besides the boards';
+ * else it waits for a step as a board does.
+ */
+int64_t tg_pace_take_line(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
 
 /*
  * The message to chat counted at taken_ms (by tg_pace_take()) reached

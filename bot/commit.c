@@ -211,6 +211,46 @@ static int chat_unchanged(struct ctx *c)
 	return rc;
 }
 
+/* Is the command's reply i of that kind? */
+static bool reply_is(const struct ctx *c, size_t i, const char *kind)
+{
+	return !strcmp(json_string_value(json_object_get(json_array_get(c->replies, i), "kind")), kind);
+}
+
+/*
+ * The order the command's replies are queued in, into order[0..n-1];
+ * returns how many of them, from the first, are turn-critical. The board
+ * says whose turn it is, and a press waits for its answer: they go before
+ * the chat's posts queued earlier. So do the rows before the command's
+ * last board, which it shows after them - except that at a table in play
+ * or over the board goes before its lines for everyone (who won, who
+ * left, a turn played for someone away), the rest in their order: the
+ * board shows the move they tell of, and a table waiting for its board
+ * never waits for a line as well (the platform's budget spent on the
+ * board first).
+ */
+static size_t reply_order(struct ctx *c, size_t *order)
+{
+	size_t n = json_array_size(c->replies), last = n, first = n, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (reply_is(c, i, "table"))
+			last = i;
+	for (size_t i = 0; last < n && i < last && c->has_table && c->table.status != STORE_LOBBY; i++)
+		if (reply_is(c, i, "public")) {
+			first = i;
+			break;
+		}
+	/* the last board moves up to just before the first such line */
+	for (size_t i = 0; i < n; i++) {
+		if (i == first)
+			order[k++] = last;
+		if (i != last || first == n)
+			order[k++] = i;
+	}
+	return last < n ? last + 1 : 0;
+}
+
 /*
  * The command's replies into the outbox, inside the write transaction. A
  * new table's id is known only now; settling a stake has replies of its own.
@@ -218,22 +258,21 @@ static int chat_unchanged(struct ctx *c)
 static int queue_replies(struct ctx *c)
 {
 	struct store *s = c->ws;
-	size_t i, turn_rows = 0;
-	json_t *r;
+	size_t n, turn_rows, *order = NULL;
 	int rc = reply_texts(c);
 
 	if (rc)
 		goto out;
-	/*
-	 * The board says whose turn it is, and a press waits for its answer:
-	 * they go before the chat's posts queued earlier. So do the rows
-	 * before the command's last board, which it shows after them.
-	 */
-	json_array_foreach(c->replies, i, r) {
-		if (!strcmp(json_string_value(json_object_get(r, "kind")), "table"))
-			turn_rows = i + 1;
+	n = json_array_size(c->replies);
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order) {
+		rc = GB_ENOMEM;
+		goto out;
 	}
-	json_array_foreach(c->replies, i, r) {
+	turn_rows = reply_order(c, order);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = order[k];
+		json_t *r = json_array_get(c->replies, i);
 		const char *kind = json_string_value(json_object_get(r, "kind"));
 		enum store_out_prio prio = STORE_OUT_INFO;
 		char key[32] = "";
@@ -247,7 +286,7 @@ static int queue_replies(struct ctx *c)
 		/* so does a seating line: the board lists the seats (a table's opening is two rows) */
 		if (c->has_table && !strcmp(kind, "public") && json_is_true(json_object_get(r, "seating")))
 			snprintf(key, sizeof(key), "seating:%lld", (long long)c->table.id);
-		if (i < turn_rows || json_object_get(r, "reply"))
+		if (k < turn_rows || json_object_get(r, "reply"))
 			prio = STORE_OUT_TURN;
 		rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0,
 					key, c->reply_text[i], c->cmd->now_ms, prio);
@@ -255,6 +294,7 @@ static int queue_replies(struct ctx *c)
 			goto out;
 	}
 out:
+	free(order);
 	return rc;
 }
 

@@ -307,8 +307,9 @@ static const char *const sql_text[SQL_COUNT] = {
 		" FROM outbox WHERE $6::text <> '' AND platform = $1 AND chat = $2 AND merge_key = $6"
 		" AND aside_ms IS NULL) FROM chat_lock",
 	/*
-	 * Each chat's head (its pending row of the highest class, the oldest
-	 * of them), if due at $2, not under a live lease, and no other row of
+	 * Each chat's head (its pending row of the highest class, the first
+	 * of them in queue order: a turn-critical row's place, then its id),
+	 * if due at $2, not under a live lease, and no other row of
 	 * its chat is; locked SKIP LOCKED (a row another worker is claiming is
 	 * its), its conditions checked again on the row as locked; leased
 	 * until $3. Found by walking the queue order (outbox_queue) from its
@@ -319,7 +320,9 @@ static const char *const sql_text[SQL_COUNT] = {
 	[SQL_OUT_CLAIM] = "WITH pick AS (SELECT o.id FROM outbox AS o WHERE o.platform = $1"
 		" AND o.aside_ms IS NULL AND o.due_ms <= $2 AND o.lease_until_ms <= $2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = $1 AND p.chat = o.chat"
-		" AND p.aside_ms IS NULL AND (p.prio > o.prio OR (p.prio = o.prio AND p.id < o.id)"
+		" AND p.aside_ms IS NULL AND (p.prio > o.prio OR (p.prio = o.prio"
+		" AND (CASE WHEN p.prio > 0 THEN coalesce(p.place, p.id) ELSE p.id END, p.id)"
+		" < (CASE WHEN o.prio > 0 THEN coalesce(o.place, o.id) ELSE o.id END, o.id))"
 		" OR p.lease_until_ms > $2))"
 		" ORDER BY coalesce(o.place, o.id) LIMIT $4 FOR UPDATE OF o SKIP LOCKED)"
 		" UPDATE outbox SET lease_until_ms = $3 FROM pick WHERE outbox.id = pick.id"

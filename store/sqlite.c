@@ -287,10 +287,11 @@ static const char *const sql_text[SQ_COUNT] = {
 	/* the new row, once sq_out_add() has placed it and made room */
 	[SQL_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
 		" place) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	/* Each chat's head (its pending row of the highest class, the oldest
-	 * of them) if due at ?2 and no row of its chat is under a live lease
-	 * (a turn-critical row queued while an older informational one is out
-	 * waits for it), in queue order (a row's place, see SQ_OUT_PLACE);
+	/* Each chat's head (its pending row of the highest class, the first
+	 * of them in queue order: for turn-critical rows a row's place, see
+	 * SQ_OUT_PLACE, then its id; else its id) if due at ?2 and no row of
+	 * its chat is under a live lease (a turn-critical row queued while an
+	 * older informational one is out waits for it), in queue order;
 	 * leased until ?3. The queue order is walked through its own index
 	 * (outbox_queue) from its front, stopping once the batch is had,
 	 * instead of every row due read and sorted (77 ms a claim at 40,000
@@ -303,7 +304,10 @@ static const char *const sql_text[SQ_COUNT] = {
 		" AND o.due_ms <= ?2 AND o.lease_until_ms <= ?2"
 		" AND NOT EXISTS (SELECT 1 FROM outbox AS p WHERE p.platform = ?1"
 		" AND p.chat = o.chat AND p.aside_ms IS NULL AND (p.prio > o.prio"
-		" OR (p.prio = o.prio AND p.id < o.id) OR p.lease_until_ms > ?2))"
+		" OR (p.prio = o.prio"
+		" AND (CASE WHEN p.prio > 0 THEN ifnull(p.place, p.id) ELSE p.id END, p.id)"
+		" < (CASE WHEN o.prio > 0 THEN ifnull(o.place, o.id) ELSE o.id END, o.id))"
+		" OR p.lease_until_ms > ?2))"
 		" ORDER BY ifnull(o.place, o.id) LIMIT ?4) RETURNING " STORE_OUT_COLS,
 	/* Stamped with SQLite's clock in epoch milliseconds. */
 	[SQL_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = ?2,"

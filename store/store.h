@@ -377,9 +377,11 @@ int store_move_last(struct store *s, int64_t table, int *out);
  * leased until lease_until_ms, after which they are claimed again (so a
  * message may be sent twice, never lost). A chat's rows go out one at a
  * time, turn-critical rows (STORE_OUT_TURN) before informational ones
- * (STORE_OUT_INFO), each class in queue order: only the chat's head - its
- * oldest turn-critical row not set aside, or when it has none its oldest
- * informational one - is ever claimed, and only while no other row of the
+ * (STORE_OUT_INFO), each class in queue order (a turn-critical row that
+ * replaced others keeps the oldest one's place, see store_out_add(), in
+ * its chat too):
+ * only the chat's head - its first turn-critical row not set aside, or
+ * when it has none its first informational one - is ever claimed, and only while no other row of the
  * chat is under a live lease, so the next one waits until it is done or
  * set aside. A platform's retry-after for one chat is store_out_delay() of
  * that chat only.
@@ -414,7 +416,9 @@ void store_out_release(struct store_out *o);
  * pending rows' (a chat told to wait, store_out_delay(), waits for its new
  * rows too), and a row that replaces others takes the place of the oldest
  * of them (their earliest due time): a table whose board keeps changing
- * while it waits keeps its turn rather than going to the back.
+ * while it waits keeps its turn rather than going to the back, among the
+ * platform's chats, and a turn-critical one within its own chat too (a
+ * line queued after the replaced board still goes after the board).
  */
 int store_out_add(struct store *s, const char *platform, const char *chat, int64_t table,
 		  const char *key, const char *payload, int64_t due_ms);
@@ -433,8 +437,8 @@ int store_out_add_prio(struct store *s, const char *platform, const char *chat, 
 
 /*
  * Claim up to max rows of platform to send now, at most one per chat: a
- * chat's head (its oldest turn-critical row not set aside, else its oldest
- * row), if it is due (due_ms <= now_ms) and neither it nor another row of
+ * chat's head (its first turn-critical row not set aside in queue order,
+ * else its first row), if it is due (due_ms <= now_ms) and neither it nor another row of
  * its chat is under a live lease (lease_until_ms <= now_ms: an expired
  * lease is a worker that crashed, and its row is claimed again). The claimed rows get
  * lease_until_ms = now_ms + lease_ms (lease_ms > 0), in one transaction

@@ -854,8 +854,8 @@ void fake_tg_dump(struct fake_tg *f)
 	for (int i = 0; i < f->ncalls; i++) {
 		char *text = json_dumps(f->calls[i].body, JSON_COMPACT);
 
-		fprintf(stderr, "  [%d] %s %d %s\n", i, f->calls[i].method, f->calls[i].status,
-			text ? text : "?");
+		fprintf(stderr, "  [%d] %lld %s %d %s\n", i, (long long)f->calls[i].ms,
+			f->calls[i].method, f->calls[i].status, text ? text : "?");
 		free(text);
 	}
 	pthread_mutex_unlock(&f->lock);

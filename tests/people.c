@@ -262,6 +262,9 @@ static void look(struct run *x)
 				x->p[i].answered = ms;
 		}
 		chat = -json_integer_value(json_object_get(b, "chat_id")) - CHAT_BASE;
+		if (status == 200 && text && strstr(text, "leaves the table") && chat >= 0 &&
+		    chat < x->o->tables)
+			x->r->left_shown++;
 		if (status == 200 && text && !strncmp(text, "<pre>", 5) && chat >= 0 &&
 		    chat < x->o->tables && (!strcmp(method, "sendMessage") ||
 					    !strcmp(method, "editMessageText")))
@@ -385,6 +388,7 @@ static void open_tables(struct run *x)
 static void play(struct run *x, pid_t pid)
 {
 	long long t0 = fake_tg_now_ms(), now = t0, next_count = t0, next_say = t0 + 5000;
+	bool left = false;
 
 	x->t0 = t0;
 	long long end = x->o->seconds > 0 ? t0 + x->o->seconds * 1000LL : 0;
@@ -393,6 +397,12 @@ static void play(struct run *x, pid_t pid)
 	while ((!end || now < end) && x->r->over < x->o->tables) {
 		look(x);
 		act(x, now);
+		if (x->o->leave_at_s > 0 && !left && now - t0 >= x->o->leave_at_s * 1000LL) {
+			/* mid-game: the group is told, and the game goes on with a computer in the seat */
+			for (int i = 0; i < x->o->tables && x->o->persons > 1; i++)
+				say(x, i, 1, "/leave");
+			left = true;
+		}
 		if (now >= next_count) {
 			int pending = 0;
 

@@ -35,6 +35,7 @@ struct people_opts {
 	int every_ms;           /* > 0: instead, a press per table this often on its newest board */
 	int seconds;            /* play at most this long (default 20; 0: until every game ends) */
 	bool pacing;            /* the service's telegram_pacing (default on) */
+	int leave_at_s;         /* > 0: this long into play, each table's second person types /leave */
 	bool verbose;           /* a line per second on stderr */
 };
 
@@ -47,6 +48,7 @@ struct people_result {
 	long long answer_p50_ms, answer_p99_ms, answer_max_ms;  /* press to its answer, at the fake */
 	long long shown_p99_ms, shown_max_ms;   /* press to the first board that shows its move */
 	int over;               /* tables whose game ended */
+	int left_shown;         /* tables whose group was told a person left (leave_at_s) */
 	int max_pending;        /* outbox rows at most (sampled twice a second) */
 	long rss_first_kb, rss_last_kb; /* the service's memory a minute in (or at start), and at the end */
 	double seconds;         /* how long it played */

@@ -9,8 +9,13 @@
  * the group's minute in a burst freezes the table for half a minute after
  * twenty messages), every press is answered and none too late (an answer
  * queued behind the chat's boards waits out the same freeze), and the
- * platform never has to refuse a message with 429. The longer rows of the
- * same play are benchmarks (tests/bench/pace.c).
+ * platform never has to refuse a message with 429. Past the group's
+ * first minute (which the table's opening and the boards fill), one of
+ * the people leaves: the board that shows a computer taking the seat goes
+ * first, and the group is told in the room its boards leave (a line
+ * spending the group's step before that board, or before the next, would
+ * leave the table two steps without a board). The longer rows of the same
+ * play are benchmarks (tests/bench/pace.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,11 +34,13 @@ static void people_pace_snakes_strict(void **state)
 	(void)state;
 	people_opts_init(&o);
 	o.game = "snakes";
-	o.seconds = 35; /* past the twenty messages of the group's first minute */
+	o.seconds = 72; /* past the twenty messages of the group's first minute */
+	o.leave_at_s = 62; /* the table in full play: every step of the group has a board waiting */
 	assert_int_equal(people_play(&o, &r), 0);
 	fprintf(stderr, "  %.0f s: %d boards, %d presses (%d answered, %d too old), %d 429s, "
-		"longest gap %lld ms, answer p99 %lld ms\n", r.seconds, r.boards, r.presses,
-		r.answered, r.too_old, r.refused_429, r.max_gap_ms, r.answer_p99_ms);
+		"longest gap %lld ms, answer p99 %lld ms, told of the leave: %d\n", r.seconds,
+		r.boards, r.presses, r.answered, r.too_old, r.refused_429, r.max_gap_ms,
+		r.answer_p99_ms, r.left_shown);
 	/* they played: many boards, many presses */
 	assert_true(r.boards >= 5);
 	assert_true(r.presses >= 4);
@@ -41,6 +48,8 @@ static void people_pace_snakes_strict(void **state)
 	assert_int_equal(r.too_old, 0);
 	assert_int_equal(r.answered, r.presses);
 	assert_true(r.max_gap_ms <= 4000);
+	/* every line still reaches the group */
+	assert_int_equal(r.left_shown, 1);
 }
 
 int main(void)

@@ -1157,7 +1157,8 @@ static int64_t claim_one(struct store *s, int64_t now_ms)
  * A chat's turn-critical rows (its boards) go before its informational
  * ones queued earlier, each class in queue order; a turn-critical row
  * queued while an informational one is out waits for it; a board that
- * replaces a board keeps its class's place.
+ * replaces a board keeps its class's place, and its place in its chat: a
+ * line queued after the replaced board still goes after the newer one.
  */
 static void test_outbox_turn_first(void **state)
 {
@@ -1207,6 +1208,18 @@ static void test_outbox_turn_first(void **state)
 	assert_int_equal(claim_one(f->s, 400), i3);
 	assert_int_equal(store_out_done(f->s, i3), GB_OK);
 	assert_int_equal(claim_one(f->s, 400), i4);
+	assert_int_equal(store_out_done(f->s, i4), GB_OK);
+
+	/* board, the line that goes with it, then a newer board before either went */
+	t4 = queue_turn(f->s, "l", "table:8", "{\"board\":6}");
+	t3 = queue_turn(f->s, "l", NULL, "{\"left\":1}");
+	t1 = queue_turn(f->s, "l", "table:8", "{\"board\":7}");
+	assert_true(t4 < t3 && t3 < t1);
+	assert_int_equal(claim(f->s, 500, 50, o, 8), 1);
+	assert_string_equal(o[0].payload, "{\"board\":7}");
+	assert_int_equal(store_out_done(f->s, o[0].id), GB_OK);
+	release_outs(o, 1);
+	assert_int_equal(claim_one(f->s, 500), t3);
 
 	/* another chat's order is its own; a class that is not one is refused */
 	assert_int_equal(store_out_add_prio(f->s, "telegram", "b", 0, NULL, "{}", 0, 2), GB_EARGS);

@@ -652,6 +652,81 @@ static void pacing_counts_arrival(void **state)
 	tg_pace_free(p);
 }
 
+/*
+ * A group's lines go in the room its boards leave: a line between two
+ * boards does not move the next board's step, while the minute has room;
+ * a flood of lines spends the boards' steps. The overall second is spent
+ * evenly after its burst.
+ */
+static void pacing_lines_and_overall(void **state)
+{
+	struct tg_pace *p = tg_pace_new();
+	int64_t t = 1700000000000, now = t, board = 0;
+	bool global;
+	char chat[32];
+	int lines = 0;
+
+	(void)state;
+	/* a table in full play: a board at every step, each followed by a line while there is room */
+	for (int i = 0; i < 40; i++) {
+		while (tg_pace_take(p, "-5", now, &global))
+			now += 10;
+		assert_true(!board || now - board <= 3600); /* never a long silence */
+		board = now;
+		if (!tg_pace_take_line(p, "-5", now + 1100, &global))
+			lines++;
+		now += 10;
+	}
+	/* some lines went without moving a board; not all of them (the minute has 20) */
+	assert_true(lines >= 3);
+	assert_true(lines < 40);
+	tg_pace_free(p);
+
+	/*
+	 * After the burst the next board waits for its step (t + 3600); a
+	 * line goes now, and the board then waits only for the chat's second.
+	 * A board in the line's place would have put the next one a step on.
+	 */
+	p = tg_pace_new();
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(tg_pace_take(p, "-6", t + i * 1100, &global), 0);
+	assert_int_equal(tg_pace_take(p, "-6", t + 3300, &global), 300);
+	assert_int_equal(tg_pace_take_line(p, "-6", t + 3300, &global), 0);
+	assert_int_equal(tg_pace_take(p, "-6", t + 4000, &global), 400);
+	assert_int_equal(tg_pace_take(p, "-6", t + 4400, &global), 0);
+	/* the bucket: four steps taken (t + 14400), two of them may be ahead */
+	assert_int_equal(tg_pace_take(p, "-6", t + 5500, &global), 14400 - 5500 - 2 * 3600);
+	tg_pace_free(p);
+
+	/*
+	 * Overall, chats always waiting: thirty at once after a quiet spell,
+	 * never more than thirty in any second, and once the stream settles a
+	 * message every 36 ms or so, not thirty at once and then a wait.
+	 */
+	p = tg_pace_new();
+	{
+		static int64_t at[400];
+		int n = 0, settled = 0;
+
+		for (now = t; now < t + 8000 && n < 400; now++) {
+			snprintf(chat, sizeof(chat), "-%d", 1000 + n);
+			if (tg_pace_take(p, chat, now, &global))
+				continue;
+			at[n++] = now;
+		}
+		assert_true(n >= 8 * 27);
+		for (int i = 30; i < n; i++)
+			assert_true(at[i] - at[i - 30] >= 1000);
+		for (int i = 1; i < n; i++)
+			if (at[i] - t >= 4000) {
+				assert_true(at[i] - at[i - 1] >= 36 && at[i] - at[i - 1] <= 40);
+				settled++;
+			}
+		assert_true(settled > 80);
+	}
+	tg_pace_free(p);
+}
+
 static void pacing(void **state)
 {
 	struct tg_pace *p = tg_pace_new();
@@ -2549,6 +2624,7 @@ int main(void)
 		cmocka_unit_test(render_limits),
 		cmocka_unit_test(pacing),
 		cmocka_unit_test(pacing_counts_arrival),
+		cmocka_unit_test(pacing_lines_and_overall),
 		cmocka_unit_test(config_spellings),
 		cmocka_unit_test(store_tables_of_a_user),
 		cmocka_unit_test(choices_are_the_legal_actions),
