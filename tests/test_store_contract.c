@@ -2480,7 +2480,7 @@ static void test_pruning_in_batches(void **state)
 
 	/* processed ids: five old, one new, two a call */
 	for (int i = 0; i < 6; i++) {
-		char id[8];
+		char id[16];
 
 		snprintf(id, sizeof id, "p%d", i);
 		assert_int_equal(store_mark_processed(f->s, "telegram", id), GB_OK);

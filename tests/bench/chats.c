@@ -151,6 +151,7 @@ static void report(pid_t pid, int port, int chats, const char *step)
 	struct { char *buf; size_t len, cap; } b = { 0 };
 	CURL *c = curl_easy_init();
 	char url[64];
+	double hit, miss;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	/* the gauges are kept by a thread every 2 s */
@@ -160,10 +161,14 @@ static void report(pid_t pid, int port, int chats, const char *step)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	curl_easy_perform(c);
 	curl_easy_cleanup(c);
+	hit = metric(b.buf ? b.buf : "", "gamebot_cache_hits_total{cache=\"sqlite_pages\"}");
+	miss = metric(b.buf ? b.buf : "", "gamebot_cache_misses_total{cache=\"sqlite_pages\"}");
+
 	printf("chats      %6d chats %-28s RSS %6.1f MB (own %6.1f MB, files mapped %5.1f MB);"
+	       " SQLite pages found in a connection's cache %4.1f%%;"
 	       " decoded states %6.0f kept, %5.1f MB; rate-limit windows %6.0f live of %6.0f, %4.1f MB\n",
 	       chats, step, status_kb(pid, "VmRSS") / 1024.0, status_kb(pid, "RssAnon") / 1024.0,
-	       status_kb(pid, "RssFile") / 1024.0,
+	       status_kb(pid, "RssFile") / 1024.0, hit + miss > 0 ? 100 * hit / (hit + miss) : 0,
 	       metric(b.buf ? b.buf : "", "gamebot_cache_entries{cache=\"states\"}"),
 	       metric(b.buf ? b.buf : "", "gamebot_cache_bytes{cache=\"states\"}") / 1048576.0,
 	       metric(b.buf ? b.buf : "", "gamebot_cache_entries{cache=\"rate_limits\"}"),

@@ -32,12 +32,14 @@
  * compared by their medians: a shared machine's speed drifts within a run.
  *
  *   telegram [--seconds N] [--rounds R] [--chats C] [--threads T] [--workers W]
- *            [--aged GAMES [--aged-moves M] [--aged-processed P]] [--ingest-only 1] [--keep 1]
+ *            [--aged GAMES [--aged-moves M] [--aged-processed P] [--aged-file F]]
+ *            [--ingest-only 1] [--keep 1]
  *
  * --aged runs the same rows on a database a year of play left (aged.h:
  * GAMES finished games of M moves, P update ids, pruned as the service
- * prunes), --ingest-only 1 opens the tables and runs the ingest rounds
- * only (for a profiler), --keep 1 leaves the database for a look.
+ * prunes; with --aged-file, kept in F, or taken from F when an earlier
+ * run made it), --ingest-only 1 opens the tables and runs the ingest
+ * rounds only (for a profiler), --keep 1 leaves the database for a look.
  */
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -76,6 +78,7 @@ struct opts {
 	bool ingest_only;              /* no ceiling, no delivery: the tables opened and the ingest rounds (a profile) */
 	bool keep;                     /* leave the database for a look afterwards */
 	int aged_games, aged_moves, aged_processed; /* a year-old database first (aged.h); 0 games: a new one */
+	const char *aged_file;         /* a year-old database kept here, taken from here when it is */
 	char dir[64], db[128], probe_db[128];
 };
 
@@ -441,12 +444,34 @@ static int pending_rows(const char *db)
 }
 
 /* A year of play in the database, pruned as the service would (aged.h); what it took. */
+/* Copy the file from to the file to; 0 when done. */
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char buf[1 << 16];
+	size_t n;
+	int rc = in && out ? 0 : -1;
+
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
 static int age(const struct opts *o)
 {
 	struct aged a = { .chats = o->chats, .games = o->aged_games, .moves = o->aged_moves,
 			  .processed = o->aged_processed, .now_ms = bot_now_ms() };
 
-	if (aged_build(o->db, &a) || aged_prune(o->db, &a)) {
+	if (o->aged_file && access(o->aged_file, R_OK) == 0) {
+		/* made by an earlier run: every run of a comparison starts from the same file */
+		printf("telegram   aged: the year-old database of %s\n", o->aged_file);
+		return copy_file(o->aged_file, o->db);
+	}
+	if (aged_build(o->db, &a) || aged_prune(o->db, &a) || (o->aged_file && copy_file(o->db, o->aged_file))) {
 		fprintf(stderr, "telegram: cannot age the database\n");
 		return -1;
 	}
@@ -480,7 +505,9 @@ static bool parse_opts(int argc, char **argv, struct opts *o)
 		for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
 			if (!strcmp(argv[i], nums[k].name))
 				*(int *)((char *)o + nums[k].off) = (int)strtol(argv[i + 1], NULL, 10);
-		if (!strcmp(argv[i], "--ingest-only"))
+		if (!strcmp(argv[i], "--aged-file"))
+			o->aged_file = argv[i + 1];
+		else if (!strcmp(argv[i], "--ingest-only"))
 			o->ingest_only = strtol(argv[i + 1], NULL, 10) != 0;
 		else if (!strcmp(argv[i], "--keep"))
 			o->keep = strtol(argv[i + 1], NULL, 10) != 0;
