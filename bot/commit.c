@@ -224,10 +224,10 @@ static bool reply_is(const struct ctx *c, size_t i, const char *kind)
  * the chat's posts queued earlier. So do the rows before the command's
  * last board, which it shows after them - except that at a table in play
  * or over the board goes before its lines for everyone (who won, who
- * left, a turn played for someone away), the rest in their order: the
- * board shows the move they tell of, and a table waiting for its board
- * never waits for a line as well (the platform's budget spent on the
- * board first).
+ * left, a turn played for someone away; not a seating line such as the
+ * game beginning), the rest in their order: the board shows the move they
+ * tell of, and a table waiting for its board never waits for a line as
+ * well (the platform's budget spent on the board first).
  */
 static size_t reply_order(struct ctx *c, size_t *order)
 {
@@ -237,7 +237,8 @@ static size_t reply_order(struct ctx *c, size_t *order)
 		if (reply_is(c, i, "table"))
 			last = i;
 	for (size_t i = 0; last < n && i < last && c->has_table && c->table.status != STORE_LOBBY; i++)
-		if (reply_is(c, i, "public")) {
+		if (reply_is(c, i, "public") &&
+		    !json_is_true(json_object_get(json_array_get(c->replies, i), "seating"))) {
 			first = i;
 			break;
 		}
