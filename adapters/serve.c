@@ -336,104 +336,127 @@ static void nap(struct store *s, int64_t max_ms)
 	nanosleep(&ts, NULL);
 }
 
-int serve_main(const struct config *cfg)
-{
+/* What serve_main() runs, for its steps to share. */
+struct serving {
+	const struct config *cfg;
 	struct running run[MAX_ADAPTERS];
 	struct http_route routes[MAX_ROUTES];
-	struct http_server *http = NULL, *mhttp = NULL;
+	struct http_server *http, *mhttp;
 	struct health health;
-	struct outbox_opts oo;
 	struct bot b;
-	struct store_checkpointer *checkpointer = NULL;
-	struct sigaction sa;
-	char names[128] = "";
-	int nrun = 0, nroutes = 0, rc = GB_OK, status = 1;
-	int64_t last_prune = 0;
-	struct bot_pruned pruned = { 0 };
-	bool pruning = false;
+	struct store_checkpointer *checkpointer;
+	char names[128];
+	int nrun, nroutes;
+};
 
-	memset(&b, 0, sizeof(b));
-	memset(run, 0, sizeof(run));
-	health_init(&health);
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	atomic_store(&stopping, 0);
+}
 
-	serve_bot_config(cfg, &b.cfg);
+/* The store the bot writes through, and the health checker's own. */
+static int open_stores(struct serving *sv)
+{
+	const struct config *cfg = sv->cfg;
 	/* a thread of the store's copies its log back: commits never wait for it */
-	rc = store_checkpointer_start(cfg->db, &checkpointer);
+	int rc = store_checkpointer_start(cfg->db, &sv->checkpointer);
+
 	if (!rc)
-		rc = store_open(&b.store, cfg->db);
-	if (!rc && store_one_writer(b.store)) {
+		rc = store_open(&sv->b.store, cfg->db);
+	if (!rc && store_one_writer(sv->b.store)) {
 		int n = 0;
 
 		/* one process serves a SQLite file: claims still leased are a stopped one's */
-		if (store_out_unlease(b.store, bot_now_ms(), &n) == GB_OK && n)
+		if (store_out_unlease(sv->b.store, bot_now_ms(), &n) == GB_OK && n)
 			gb_log("took back %d outbox rows a stopped service had claimed", n);
 	}
 	if (!rc)
-		rc = store_open(&health.store, cfg->db);
-	if (rc) {
+		rc = store_open(&sv->health.store, cfg->db);
+	if (rc)
 		gb_log("cannot open the store '%s': %s", cfg->db, gb_strerror(rc));
-		goto out;
+	return rc;
+}
+
+/* Start one configured adapter, its outbox worker first; its routes join the listener's. */
+static int start_adapter(struct serving *sv, const struct adapter *a, const struct outbox_opts *oo)
+{
+	struct running *r = &sv->run[sv->nrun];
+	int rc;
+
+	r->a = a;
+	r->env = (struct adapter_env){ .cfg = sv->cfg, .bot = sv->b.cfg, .db = sv->cfg->db,
+				       .request_stop = request_stop };
+	if (a->deliver) {
+		/* the worker first, so the adapter's commands can wake it */
+		rc = outbox_new(&r->outbox, a, sv->cfg->db, oo);
+		if (rc)
+			return rc;
+		r->env.wake = wake_outbox;
+		r->env.wake_arg = r->outbox;
 	}
+	rc = a->start(&r->env, &r->self);
+	if (rc) {
+		gb_log("%s: cannot start: %s", a->name, gb_strerror(rc));
+		outbox_stop(r->outbox);
+		r->outbox = NULL;
+		return rc;
+	}
+	sv->nrun++;
+	if (r->outbox) {
+		rc = outbox_run(r->outbox, r->self);
+		if (rc)
+			return rc;
+	}
+	if (a->routes)
+		sv->nroutes += a->routes(r->self, sv->routes + sv->nroutes, MAX_ROUTES - sv->nroutes);
+	snprintf(sv->names + strlen(sv->names), sizeof(sv->names) - strlen(sv->names), "%s%s",
+		 sv->names[0] ? ", " : "", a->name);
+	return GB_OK;
+}
+
+static int start_adapters(struct serving *sv)
+{
+	const struct config *cfg = sv->cfg;
+	struct outbox_opts oo;
+	int rc = GB_OK;
+
 	outbox_opts_init(&oo);
 	oo.workers = cfg->outbox_workers > 0 ? cfg->outbox_workers : 1;
 	if (cfg->outbox_lease_seconds > 0)
 		oo.lease_ms = cfg->outbox_lease_seconds * 1000LL;
-	for (int i = 0; adapters[i] && nrun < MAX_ADAPTERS; i++) {
-		const struct adapter *a = adapters[i];
-		struct running *r = &run[nrun];
+	for (int i = 0; adapters[i] && sv->nrun < MAX_ADAPTERS && !rc; i++)
+		if (adapters[i]->configured(cfg))
+			rc = start_adapter(sv, adapters[i], &oo);
+	for (int i = 0; i < sv->nrun; i++)
+		if (sv->run[i].a->deliver)
+			sv->health.platforms[sv->health.nplatforms++] = sv->run[i].a->name;
+	return rc;
+}
 
-		if (!a->configured(cfg))
-			continue;
-		r->a = a;
-		r->env = (struct adapter_env){ .cfg = cfg, .bot = b.cfg, .db = cfg->db,
-					       .request_stop = request_stop };
-		if (a->deliver) {
-			/* the worker first, so the adapter's commands can wake it */
-			rc = outbox_new(&r->outbox, a, cfg->db, &oo);
-			if (rc)
-				goto out;
-			r->env.wake = wake_outbox;
-			r->env.wake_arg = r->outbox;
-		}
-		rc = a->start(&r->env, &r->self);
-		if (rc) {
-			gb_log("%s: cannot start: %s", a->name, gb_strerror(rc));
-			outbox_stop(r->outbox);
-			r->outbox = NULL;
-			goto out;
-		}
-		nrun++;
-		if (r->outbox) {
-			rc = outbox_run(r->outbox, r->self);
-			if (rc)
-				goto out;
-		}
-		if (a->routes)
-			nroutes += a->routes(r->self, routes + nroutes, MAX_ROUTES - nroutes);
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-			 names[0] ? ", " : "", a->name);
-	}
-	for (int i = 0; i < nrun; i++)
-		if (run[i].a->deliver)
-			health.platforms[health.nplatforms++] = run[i].a->name;
-	rc = health_start(&health);
+/* The health checker, /metrics and the main listener. */
+static int start_listeners(struct serving *sv)
+{
+	const struct config *cfg = sv->cfg;
+	int rc = health_start(&sv->health);
+
 	if (!rc && cfg->metrics_listen[0])
-		rc = listen_metrics(cfg, &mhttp);
-	else if (!rc && nroutes < MAX_ROUTES)
+		rc = listen_metrics(cfg, &sv->mhttp);
+	else if (!rc && sv->nroutes < MAX_ROUTES)
 		/* the token is the admission check's argument */
-		routes[nroutes++] = (struct http_route){ "GET", "/metrics", metrics_route,
-							 (void *)cfg->metrics_token, metrics_admit };
+		sv->routes[sv->nroutes++] = (struct http_route){ "GET", "/metrics", metrics_route,
+								 (void *)cfg->metrics_token, metrics_admit };
 	if (rc)
-		goto out;
-	rc = listen_main(cfg, routes, nroutes, &health, &http);
+		return rc;
+	rc = listen_main(cfg, sv->routes, sv->nroutes, &sv->health, &sv->http);
 	if (rc) {
-		bool console_only = nrun == 1 && strcmp(run[0].a->name, "console") == 0;
+		bool console_only = sv->nrun == 1 && strcmp(sv->run[0].a->name, "console") == 0;
 
 		if (rc == GB_EIO)
 			gb_log("cannot listen on %s: is another program using that port?", cfg->listen);
@@ -441,55 +464,89 @@ int serve_main(const struct config *cfg)
 			gb_log("cannot listen on %s: %s", cfg->listen, gb_strerror(rc));
 		/* a service fails (its manager restarts it); a person at the console chat plays on */
 		if (!console_only)
-			goto out;
+			return rc;
 		gb_log("the console chat goes on without the listener (no /healthz, no /metrics)");
 		rc = GB_OK;
 	}
-	metrics_set("gamebot_start_time_seconds", NULL, (double)bot_now_ms() / 1000.0);
-	if (http)
-		gb_log("started: listening on %s (GET /healthz); adapters: %s", cfg->listen,
-		       names[0] ? names
-				: "none (no platform token and no terminal: serving /healthz and timers)");
-	else
-		gb_log("started: adapters: %s", names);
+	return rc;
+}
+
+/* Timers and scheduled pruning until a signal or an adapter asks to stop. */
+static void serve_loop(struct serving *sv)
+{
+	const struct config *cfg = sv->cfg;
+	struct bot_pruned pruned = { 0 };
+	int64_t last_prune = 0;
+	bool pruning = false;
+
 	while (!atomic_load(&stopping)) {
 		int64_t now = bot_now_ms();
-		int fired = bot_run_timers(&b, now, BOT_TIMER_ALL);
+		int fired = bot_run_timers(&sv->b, now, BOT_TIMER_ALL);
 
 		if (fired > 0)
-			for (int i = 0; i < nrun; i++)
-				outbox_wake(run[i].outbox);
+			for (int i = 0; i < sv->nrun; i++)
+				outbox_wake(sv->run[i].outbox);
 		if (!pruning && cfg->prune_every_minutes > 0 &&
 		    now - last_prune >= cfg->prune_every_minutes * 60000LL) {
 			last_prune = now;
 			pruning = true;
 		}
 		/* a batch a turn of the loop, between the timers: no command waits long behind it */
-		if (pruning && !prune_step(&b, cfg, now, &pruned))
+		if (pruning && !prune_step(&sv->b, cfg, now, &pruned))
 			pruning = false;
 		if (!atomic_load(&stopping) && fired <= 0 && !pruning)
-			nap(b.store, 50);
+			nap(sv->b.store, 50);
 	}
-	gb_log("stopping");
-	status = 0;
-out:
-	/*
-	 * The listener first (it waits for handlers in flight); then each
-	 * adapter's workers, which deliver with its state; then the adapter
-	 * (a poller of its own may still wake its workers until then).
-	 */
-	http_stop(http);
-	http_stop(mhttp);
-	health_stop(&health);
-	for (int i = nrun - 1; i >= 0; i--) {
-		outbox_halt(run[i].outbox);
-		run[i].a->stop(run[i].self);
-		outbox_stop(run[i].outbox);
+}
+
+/*
+ * The listener first (it waits for handlers in flight); then each
+ * adapter's workers, which deliver with its state; then the adapter
+ * (a poller of its own may still wake its workers until then).
+ */
+static void serve_stop(struct serving *sv)
+{
+	http_stop(sv->http);
+	http_stop(sv->mhttp);
+	health_stop(&sv->health);
+	for (int i = sv->nrun - 1; i >= 0; i--) {
+		outbox_halt(sv->run[i].outbox);
+		sv->run[i].a->stop(sv->run[i].self);
+		outbox_stop(sv->run[i].outbox);
 	}
-	store_free(b.store);
-	store_free(health.store);
-	store_checkpointer_stop(checkpointer);
+	store_free(sv->b.store);
+	store_free(sv->health.store);
+	store_checkpointer_stop(sv->checkpointer);
+}
+
+int serve_main(const struct config *cfg)
+{
+	struct serving *sv = calloc(1, sizeof(*sv));
+	int status = 1;
+
+	if (!sv) {
+		gb_log("cannot start: %s", gb_strerror(GB_ENOMEM));
+		return 1;
+	}
+	sv->cfg = cfg;
+	health_init(&sv->health);
+	catch_signals();
+	serve_bot_config(cfg, &sv->b.cfg);
+	if (!open_stores(sv) && !start_adapters(sv) && !start_listeners(sv)) {
+		metrics_set("gamebot_start_time_seconds", NULL, (double)bot_now_ms() / 1000.0);
+		if (sv->http)
+			gb_log("started: listening on %s (GET /healthz); adapters: %s", cfg->listen,
+			       sv->names[0] ? sv->names
+					    : "none (no platform token and no terminal: serving /healthz and timers)");
+		else
+			gb_log("started: adapters: %s", sv->names);
+		serve_loop(sv);
+		gb_log("stopping");
+		status = 0;
+	}
+	serve_stop(sv);
 	if (!status)
 		gb_log("stopped");
+	free(sv);
 	return status;
 }
