@@ -192,7 +192,8 @@ bool statecache_get(struct ctx *c)
 			c->st = st;
 			memcpy(c->log, d->log, sizeof(c->log));
 			c->nlog = d->nlog;
-			c->log_saved = json_incref(d->log_saved);
+			/* a copy: jansson's reference counts are not shared safely between threads */
+			c->log_saved = json_deep_copy(d->log_saved);
 			c->log_changed = false;
 			c->watch = d->watch;
 			if (d->has_owner)
@@ -229,7 +230,7 @@ static void entry_fill(struct decoded *d, const struct ctx *c, const char *text,
 	d->game = c->game;
 	memcpy(d->log, c->log, sizeof(d->log));
 	d->nlog = c->nlog;
-	d->log_saved = json_incref(c->log_saved);
+	d->log_saved = json_deep_copy(c->log_saved);
 	json_decref(old);
 	d->watch = c->watch;
 	d->has_owner = has_owner;
