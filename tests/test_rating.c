@@ -19,7 +19,10 @@
 
 #include "bot/rating.h"
 
-/* "Example of the Glicko-2 system": r 1500, RD 200, sigma 0.06 beats 1400/30, loses to 1550/100 and 1700/300. */
+/*
+ * "Example of the Glicko-2 system": r 1500, RD 200, sigma 0.06 beats
+ * 1400/30, loses to 1550/100 and 1700/300 (tau 0.5).
+ */
 static void test_glickman_example(void **state)
 {
 	(void)state;
@@ -164,52 +167,62 @@ static void test_table_draw_between_equals(void **state)
 	assert_true(big[0].r == 1500.0 && big[0].games == 0);
 }
 
-/* Every order of the same four seats rates every person the same, to the bit. */
+/* The next permutation of p[0..n) in lexicographic order; false after the last. */
+static bool next_perm(int *p, int n)
+{
+	int i = n - 2, j = n - 1;
+
+	while (i >= 0 && p[i] >= p[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (p[j] <= p[i])
+		j--;
+	int t = p[i];
+
+	p[i] = p[j];
+	p[j] = t;
+	for (int a = i + 1, b = n - 1; a < b; a++, b--) {
+		t = p[a];
+		p[a] = p[b];
+		p[b] = t;
+	}
+	return true;
+}
+
+/* Every order of the same six seats rates every person the same, to the bit. */
 static void test_table_seat_order(void **state)
 {
 	(void)state;
-	const struct glicko base[4] = {
-		{ 1480.0, 90.0, 0.06, 20 },
-		{ 1650.0, 250.0, 0.061, 2 },
-		{ 1390.0, 140.0, 0.059, 9 },
-		{ 1555.0, 60.0, 0.06, 50 },
+	const struct glicko base[6] = {
+		{ 1480.3, 90.1, 0.06, 20 },  { 1650.7, 250.0, 0.061, 2 }, { 1390.2, 140.9, 0.059, 9 },
+		{ 1555.0, 60.0, 0.06, 50 },  { 1512.9, 77.7, 0.0601, 31 }, { 1720.4, 181.3, 0.062, 5 },
 	};
-	const int brank[4] = { 1, 0, 1, 3 };
-	const bool bperson[4] = { true, true, true, false };
-	struct glicko want[4];
-	int want_rank[4];
-	bool want_person[4];
+	const int brank[6] = { 1, 0, 1, 3, 4, 2 };
+	const bool bperson[6] = { true, true, true, false, true, true };
+	struct glicko want[6];
+	int at[6] = { 0, 1, 2, 3, 4, 5 }, perms = 0;
 
 	memcpy(want, base, sizeof want);
-	memcpy(want_rank, brank, sizeof want_rank);
-	memcpy(want_person, bperson, sizeof want_person);
-	glicko_table(want, want_rank, want_person, 4, GLICKO_TAU);
-	assert_true(want[0].r != base[0].r && want[1].r != base[1].r && want[2].r != base[2].r);
+	glicko_table(want, brank, bperson, 6, GLICKO_TAU);
+	for (int i = 0; i < 6; i++)
+		assert_true(bperson[i] ? want[i].r != base[i].r : want[i].r == base[i].r);
+	do {
+		struct glicko s[6];
+		int rank[6];
+		bool person[6];
 
-	int perms = 0;
-
-	for (int a = 0; a < 4; a++)
-		for (int b = 0; b < 4; b++)
-			for (int c = 0; c < 4; c++) {
-				int d = 6 - a - b - c, at[4] = { a, b, c, d };
-				struct glicko s[4];
-				int rank[4];
-				bool person[4];
-
-				if (a == b || a == c || b == c || d < 0 || d > 3 || d == a || d == b ||
-				    d == c)
-					continue;
-				for (int i = 0; i < 4; i++) {
-					s[at[i]] = base[i];
-					rank[at[i]] = brank[i];
-					person[at[i]] = bperson[i];
-				}
-				glicko_table(s, rank, person, 4, GLICKO_TAU);
-				for (int i = 0; i < 4; i++)
-					assert_memory_equal(&s[at[i]], &want[i], sizeof want[i]);
-				perms++;
-			}
-	assert_int_equal(perms, 24);
+		for (int i = 0; i < 6; i++) {
+			s[at[i]] = base[i];
+			rank[at[i]] = brank[i];
+			person[at[i]] = bperson[i];
+		}
+		glicko_table(s, rank, person, 6, GLICKO_TAU);
+		for (int i = 0; i < 6; i++)
+			assert_memory_equal(&s[at[i]], &want[i], sizeof want[i]);
+		perms++;
+	} while (next_perm(at, 6));
+	assert_int_equal(perms, 720);
 }
 
 /* With equal RDs the rating one gains the others lose (near enough). */
@@ -342,7 +355,7 @@ static void test_match_blocked(void **state)
 	assert_int_equal(out[0], 0);
 	assert_int_equal(out[1], 1);
 	assert_int_equal(out[2], 4);
-	/* Without the far one the others are all blocked with each other: no table, however long the wait. */
+	/* Without the far one the rest block each other: no table, however long the wait. */
 	assert_int_equal(match_pick(q, 4, 3, is_blocked, &k, out), 0);
 	/* The caller may seat the next waiter instead. */
 	q[3].waited_ms = 10000;
@@ -449,8 +462,8 @@ static void test_match_ties(void **state)
 }
 
 /* The reference: the first (lexicographic) set of candidates in closeness order free of blocks. */
-static bool ref_fill(const int *cand, int m, int need, const struct blocks *k, int *chosen, int depth,
-		     int from)
+static bool ref_fill(const int *cand, int m, int need, const struct blocks *k, int *chosen,
+		     int depth, int from)
 {
 	if (depth == need)
 		return true;
