@@ -111,7 +111,13 @@ static int setup(void **state)
 		assert_non_null(mkdtemp(f->dir));
 		snprintf(f->path, sizeof f->path, "%s/db/game.db", f->dir);
 	}
-	assert_int_equal(store_open(&f->s, f->path), GB_OK);
+	{
+		int rc = store_open(&f->s, f->path);
+
+		if (rc != GB_OK)
+			print_error("store_open(%s): %d: %s\n", f->path, rc, store_last_error());
+		assert_int_equal(rc, GB_OK);
+	}
 	*state = f;
 	return 0;
 }
