@@ -13,6 +13,7 @@
 #include "bot.h"
 #include "games/game.h"
 #include "i18n.h"
+#include "jsontext.h"
 #include "render.h"
 #include "games/strbuf.h"
 
