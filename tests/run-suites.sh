@@ -13,7 +13,7 @@ jobs=${TEST_JOBS:-2}
 case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
 
 # the suites that take longest, longest first
-slow="test_store test_pace test_plans test_telegram test_hidden_hands test_fifth_game test_discord test_callbreak_ai test_serve test_forum test_arena test_scaleout"
+slow="test_callbreak_ai test_pace test_store test_plans test_arena test_console test_callbreak_search test_callbreak test_telegram test_hidden_hands test_fifth_game test_discord test_ludo test_render test_serve test_forum test_scaleout"
 
 if [ "${1:-}" = "--one" ]; then
 	# one suite (called by the run below): its output and exit status

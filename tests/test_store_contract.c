@@ -2434,7 +2434,7 @@ static void test_coins_balances_kept(void **state)
 	struct fixture *f = *state;
 	struct store_balance top[8];
 	int64_t chat, coins[5], balance, sum, rows;
-	char why[160], acct[5][16];
+	char why[160], acct[5][24];
 	unsigned seed = 7;
 	int n = 0, entries = 0;
 
@@ -2523,7 +2523,7 @@ static void test_open_tables_counted(void **state)
 	int n = 0;
 
 	for (int i = 0; i < 6; i++) {
-		char name[16];
+		char name[24];
 
 		snprintf(name, sizeof name, "open-%d", i);
 		ids[i] = make_table(f->s, name, &chat);
