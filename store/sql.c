@@ -52,7 +52,7 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" WHERE c.platform = ?1 AND s.user_id = ?2 AND s.level < 0 AND t.status < 2"
 		" GROUP BY t.id ORDER BY t.id LIMIT ?3",
 	/* counted as tables open and close (schema 6), not read table by table */
-	[SQL_TABLES_BY_GAME] = "SELECT game, tables FROM open_tables ORDER BY game LIMIT ?1",
+	[SQL_TABLES_BY_GAME] = "SELECT game, sum(tables) FROM open_tables GROUP BY game ORDER BY game LIMIT ?1",
 	[SQL_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
 		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
 	[SQL_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",

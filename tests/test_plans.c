@@ -189,7 +189,7 @@ static const struct {
 	 */
 	{ "OUT_COUNT:", "SCAN CONSTANT ROW" },
 	{ "OUT_COUNT:", "Seq Scan on outbox  (" },
-	/* the open tables' counts: a row a game */
+	/* the open tables' counts: 16 rows a game, summed */
 	{ "TABLES_BY_GAME:", "SCAN open_tables" },
 	{ "TABLES_BY_GAME:", "Seq Scan on open_tables" },
 	/* one person's open tables, in order */
