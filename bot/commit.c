@@ -353,7 +353,9 @@ static int commit(struct ctx *c)
 	rc = coins_commit(c);
 	if (rc)
 		goto out;
-	if (c->has_table && (c->clear_timers || c->ntimers)) {
+	/* a table known to have no timers, and given none, has none to clear */
+	c->timers_none = c->has_table && !c->ntimers && (c->clear_timers || c->timers_quiet);
+	if (c->has_table && (c->clear_timers || c->ntimers) && !(c->timers_none && c->timers_quiet)) {
 		rc = store_timer_clear(s, c->table.id, NULL);
 		if (rc)
 			goto out;
@@ -494,6 +496,14 @@ static struct pending *group_take(const char *db)
 }
 
 /* Write c's work, with whatever else is ready; *held_us gets the transaction's time. */
+/* A command's write is done (rc): what the next command on its table may know. */
+static int written(struct ctx *c, int rc)
+{
+	if (!rc && c->timers_none && !c->table_new)
+		statecache_quiet(c->table.id, c->table.state, c->table.version);
+	return rc;
+}
+
 int commit_write(struct bot *b, struct ctx *c, int64_t *held_us)
 {
 	struct pending me = { .c = c, .db = store_target(b->store), .wake = PTHREAD_COND_INITIALIZER };
@@ -502,7 +512,7 @@ int commit_write(struct bot *b, struct ctx *c, int64_t *held_us)
 	if (!store_one_writer(b->store)) {
 		/* a database with row locks and many writers (PostgreSQL): each command writes alone */
 		*held_us = write_batch(b->store, &me);
-		return me.rc;
+		return written(c, me.rc);
 	}
 	pthread_mutex_lock(&group_lock);
 	for (pp = &group_head; *pp; pp = &(*pp)->next)
@@ -537,5 +547,5 @@ int commit_write(struct bot *b, struct ctx *c, int64_t *held_us)
 	}
 	pthread_mutex_unlock(&group_lock);
 	pthread_cond_destroy(&me.wake);
-	return me.rc;
+	return written(c, me.rc);
 }

@@ -81,7 +81,9 @@ static void hex_lines(struct strbuf *sb, const char *label, int cols, const char
 {
 	sb_add(sb, "\n");
 	render_add_fit(sb, label, cols, true);
-	sb_addf(sb, " %.32s\n", hex);
+	sb_add(sb, " ");
+	sb_addn(sb, hex, strnlen(hex, 32));
+	sb_add(sb, "\n");
 	for (int i = 0; i <= cols; i++)
 		sb_add(sb, " ");
 	sb_add(sb, hex + 32);

@@ -72,6 +72,8 @@ struct ctx {
 	struct pending_timer timers[4];
 	int ntimers;
 	bool clear_timers;
+	bool timers_quiet;                   /* the table had no timers at the version read */
+	bool timers_none;                    /* ... and has none once this command is written */
 	bool record_stats;                   /* a game ended: commit adds each person's result */
 	struct gb_outcome final;             /* how it ended */
 	struct {
@@ -206,6 +208,14 @@ void statecache_put(const struct ctx *c, const char *text, bool has_owner);
  * when no entry holds that text or it has no game.
  */
 bool statecache_turn(int64_t table, const struct gb_game *game, const char *text, int *turn);
+/*
+ * statecache_quiet(): table, whose row holds text at version, has no
+ * timers; statecache_get() tells the next command that reads that very
+ * version (c->timers_quiet), which then clears no timers it has none of.
+ * Only a command writing the row sets a timer (or sets again one that
+ * is there), and each bumps the version.
+ */
+void statecache_quiet(int64_t table, const char *text, int64_t version);
 
 /* ---- a command's writes (commit.c) ---- */
 

@@ -560,23 +560,77 @@ static void table_buttons(struct ctx *c, const struct render_ctx *rc, struct gb_
 	}
 }
 
+#define WIDEST_CUT 24 /* the first cut render_log_cols() tries */
+#define STRIP_MAX 32  /* events drawn ahead for the strip; more are drawn again */
+
+/*
+ * The log strip's events and the status drawn once at the widest cut of
+ * names, newest event first: when every one fits the screen, that is the
+ * cut render_log_cols() settles on, and these are the very lines the
+ * table message shows.
+ */
+struct strip {
+	struct strbuf line[STRIP_MAX];
+	int n;               /* lines drawn, for c->log[nlog - 1] back */
+	struct strbuf status;
+	bool fit;            /* all drawn at WIDEST_CUT and each fits */
+};
+
+static void strip_release(struct strip *sp)
+{
+	for (int i = 0; i < sp->n; i++)
+		sb_release(&sp->line[i]);
+	sb_release(&sp->status);
+	sp->n = 0;
+	sp->fit = false;
+}
+
 /*
  * The cut of names for the lines under the board (the log strip's last
  * LOG_LINES lines and the status): one for all, so that a name reads the
- * same on each.
+ * same on each. A line shows or not whatever the cut, so the widest cut
+ * finds where the strip starts.
  */
-static int log_cols(struct ctx *c, const struct render_ctx *rc)
+static int log_cols(struct ctx *c, const struct render_ctx *rc, struct strip *sp)
 {
+	struct render_ctx wide = *rc;
 	int from = c->nlog;
 
+	wide.name_cols = WIDEST_CUT;
+	sp->fit = rc->name_cols <= 0;
 	for (int shown = 0; from > 0 && shown < LOG_LINES; from--) {
-		struct strbuf probe = { 0 };
+		struct strbuf line = { 0 };
 
-		render_event(rc, &c->log[from - 1], &probe);
-		shown += probe.len > 0;
-		sb_release(&probe);
+		render_event(&wide, &c->log[from - 1], &line);
+		shown += line.len > 0;
+		sp->fit = sp->fit && sp->n < STRIP_MAX && render_width(sb_str(&line)) <= RENDER_MAX_COLS;
+		if (sp->n < STRIP_MAX)
+			sp->line[sp->n++] = line;
+		else
+			sb_release(&line);
 	}
+	if (sp->fit) {
+		render_status(&wide, &sp->status);
+		sp->fit = render_width(sb_str(&sp->status)) <= RENDER_MAX_COLS;
+	}
+	if (sp->fit)
+		return WIDEST_CUT;
+	strip_release(sp);
 	return render_log_cols(rc, &c->log[from], c->nlog - from);
+}
+
+/* Event i's line at rc's cut: the one drawn ahead if there is one. */
+static void strip_event(struct ctx *c, const struct render_ctx *rc, struct strip *sp, int i,
+			struct strbuf *out)
+{
+	int k = c->nlog - 1 - i;
+
+	if (sp->fit && k < sp->n) {
+		*out = sp->line[k];
+		sp->line[k] = (struct strbuf){ 0 };
+		return;
+	}
+	render_event(rc, &c->log[i], out);
 }
 
 void table_message(struct ctx *c)
@@ -598,9 +652,10 @@ void table_message(struct ctx *c)
 		struct gb_action acts[GB_MAX_LEGAL];
 		int n = c->game->legal(c->st, acts), turn = c->game->turn(c->st);
 		struct strbuf lines[LOG_LINES] = { { 0 } };
+		struct strip strip = { 0 };
 		int nlines = 0;
 		render_board(&rc, &sb);
-		rc.name_cols = log_cols(c, &rc);
+		rc.name_cols = log_cols(c, &rc, &strip);
 		/*
 		 * The last LOG_LINES lines of the log strip (some events show no
 		 * line): newest first. A new deal (Call Break's) starts the strip afresh:
@@ -608,7 +663,7 @@ void table_message(struct ctx *c)
 		 * score sheet has told how it ended.
 		 */
 		for (int i = c->nlog; i-- > 0 && nlines < LOG_LINES;) {
-			render_event(&rc, &c->log[i], &lines[nlines]);
+			strip_event(c, &rc, &strip, i, &lines[nlines]);
 			if (lines[nlines].len)
 				nlines++;
 			else
@@ -625,7 +680,11 @@ void table_message(struct ctx *c)
 		}
 		/* playing: whose turn; over: who won, under the final board or sheet */
 		sb_add(&sb, "\n");
-		render_status(&rc, &sb);
+		if (strip.fit)
+			sb_add(&sb, sb_str(&strip.status));
+		else
+			render_status(&rc, &sb);
+		strip_release(&strip);
 		if (c->table.status == STORE_OVER) {
 			char cmd[40];
 

@@ -19,25 +19,36 @@
 const char *render_num(const struct render_ctx *rc, int v, char *buf, size_t n)
 {
 	static const char *const deva[10] = { "०", "१", "२", "३", "४", "५", "६", "७", "८", "९" };
-	char ascii[16];
+	char ascii[16], *d = ascii + sizeof(ascii);
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
 	size_t len = 0;
 
 	if (!n)
 		return buf;
-	snprintf(ascii, sizeof(ascii), "%d", v);
+	/* the digits of v, as "%d" writes them */
+	*--d = '\0';
+	do
+		*--d = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		*--d = '-';
 	if (!rc->devanagari) {
-		snprintf(buf, n, "%s", ascii);
+		len = (size_t)(ascii + sizeof(ascii) - 1 - d);
+		if (len >= n)
+			len = n - 1;
+		memcpy(buf, d, len);
+		buf[len] = '\0';
 		return buf;
 	}
 	buf[0] = '\0';
-	for (const char *p = ascii; *p; p++) {
-		const char *piece = *p >= '0' && *p <= '9' ? deva[*p - '0'] : *p == '-' ? "−" : "?";
-		size_t k = strlen(piece);
+	for (const char *p = d; *p; p++) {
+		/* every Devanagari digit and the minus sign are three bytes */
+		const char *piece = *p >= '0' && *p <= '9' ? deva[*p - '0'] : "−";
 
-		if (len + k + 1 > n)
+		if (len + 3 + 1 > n)
 			break;
-		memcpy(buf + len, piece, k);
-		len += k;
+		memcpy(buf + len, piece, 3);
+		len += 3;
 		buf[len] = '\0';
 	}
 	return buf;
@@ -61,6 +72,19 @@ void render_tenths(const struct render_ctx *rc, int tenths, struct strbuf *out)
 	render_int(rc, a % 10, out);
 }
 
+/* n blanks, appended at once. */
+static void add_blanks(struct strbuf *out, int n)
+{
+	static const char blanks[] = "                                        "; /* RENDER_MAX_COLS */
+
+	while (n > 0) {
+		int k = n < (int)sizeof(blanks) - 1 ? n : (int)sizeof(blanks) - 1;
+
+		sb_addn(out, blanks, (size_t)k);
+		n -= k;
+	}
+}
+
 /* ---- display width ---- */
 
 int render_widthn(const char *s, size_t n)
@@ -69,8 +93,15 @@ int render_widthn(const char *s, size_t n)
 	int w = 0;
 
 	while (i < n && s[i]) {
+		unsigned char b = (unsigned char)s[i];
 		uint32_t c;
 
+		if (b < 0x80) {
+			/* ASCII: a control draws nothing, the rest one column */
+			w += b >= 0x20 && b != 0x7f;
+			i++;
+			continue;
+		}
 		i += utf8_decode(s + i, &c);
 		w += width_of(c);
 	}
@@ -85,7 +116,7 @@ int render_width(const char *s)
 int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
 {
 	int total, w = 0, marks = 0;
-	size_t i = 0;
+	size_t i = 0, run = 0; /* s[run..i) is kept as it is, appended at once */
 
 	if (!s)
 		s = "";
@@ -99,48 +130,53 @@ int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
 		if (w + cw > (total > cols ? cols - 1 : cols))
 			break;
 		if (c < 0x20 || c == 0x7f) {
+			sb_addn(out, s + run, i - run);
 			sb_add(out, " ");
+			run = i + k;
 			w++;
 			marks = 0;
 		} else if (cw > 0) {
-			sb_addn(out, s + i, k);
 			w += cw;
 			marks = 0;
-		} else if (++marks <= RENDER_MAX_MARKS) {
+		} else if (++marks > RENDER_MAX_MARKS) {
 			/* a few marks per letter are writing; hundreds are a prank on the byte limit */
-			sb_addn(out, s + i, k);
+			sb_addn(out, s + run, i - run);
+			run = i + k;
 		}
 		i += k;
 	}
+	sb_addn(out, s + run, i - run);
 	if (s[i] && cols > 0) {
 		sb_add(out, "…");
 		w++;
 	}
-	while (pad && w < cols) {
-		sb_add(out, " ");
-		w++;
+	if (pad && w < cols) {
+		add_blanks(out, cols - w);
+		w = cols;
 	}
 	return w;
 }
 
 void render_add_right(struct strbuf *out, const char *s, int cols)
 {
-	for (int w = render_width(s); w < cols; w++)
-		sb_add(out, " ");
+	add_blanks(out, cols - render_width(s));
 	sb_add(out, s);
 }
 
 int render_line_cols(const struct strbuf *out)
 {
-	const char *s = sb_str(out), *nl = strrchr(s, '\n');
+	const char *s = sb_str(out);
+	size_t start = out->len;
 
-	return render_width(nl ? nl + 1 : s);
+	/* from the end back to the last newline: only the last line is read */
+	while (start > 0 && s[start - 1] != '\n')
+		start--;
+	return render_widthn(s + start, out->len - start);
 }
 
 void render_pad_to(struct strbuf *out, int col)
 {
-	for (int w = render_line_cols(out); w < col; w++)
-		sb_add(out, " ");
+	add_blanks(out, col - render_line_cols(out));
 }
 
 void render_newline(struct strbuf *out)
@@ -160,8 +196,7 @@ void render_add_wrapped(struct strbuf *out, const char *prefix, const char *cons
 
 		if (col > indent && col + 1 + w > RENDER_MAX_COLS) {
 			render_newline(out);
-			for (int k = 0; k < indent; k++)
-				sb_add(out, " ");
+			add_blanks(out, indent);
 			col = indent;
 		}
 		if (col > 0) {

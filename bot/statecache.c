@@ -46,6 +46,7 @@ struct decoded {
 	json_t *log_saved;
 	bool watch;
 	bool has_owner;
+	int64_t quiet;                 /* the row's version with no timers (0: not known) */
 	char owner[STORE_ID_LEN];
 	size_t bytes;                  /* what it holds, itself included */
 };
@@ -197,6 +198,7 @@ bool statecache_get(struct ctx *c)
 			c->log_saved = json_deep_copy(d->log_saved);
 			c->log_changed = false;
 			c->watch = d->watch;
+			c->timers_quiet = d->quiet != 0 && d->quiet == c->table.version;
 			if (d->has_owner)
 				snprintf(c->owner, sizeof(c->owner), "%s", d->owner);
 			hit = true;
@@ -210,6 +212,17 @@ bool statecache_get(struct ctx *c)
 		misses++;
 	pthread_mutex_unlock(&lock);
 	return hit;
+}
+
+void statecache_quiet(int64_t table, const char *text, int64_t version)
+{
+	struct decoded *d;
+
+	pthread_mutex_lock(&lock);
+	d = find(table);
+	if (d && text && !strcmp(d->text, text))
+		d->quiet = version;
+	pthread_mutex_unlock(&lock);
 }
 
 bool statecache_turn(int64_t table, const struct gb_game *game, const char *text, int *turn)
@@ -255,6 +268,7 @@ static void entry_fill(struct decoded *d, const struct ctx *c, const char *text,
 	d->log_saved = json_deep_copy(c->log_saved);
 	json_decref(old);
 	d->watch = c->watch;
+	d->quiet = 0;
 	d->has_owner = has_owner;
 	snprintf(d->owner, sizeof(d->owner), "%s", c->owner);
 }

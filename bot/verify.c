@@ -50,8 +50,10 @@ void verify_seal(const char *seed, char out[65])
 {
 	unsigned char bytes[32], hash[crypto_hash_sha256_BYTES];
 
+	bool ok = verify_seed_ok(seed); /* once: the seed is read 32 times below */
+
 	memset(bytes, 0, sizeof(bytes));
-	for (int i = 0; i < 32 && verify_seed_ok(seed); i++)
+	for (int i = 0; i < 32 && ok; i++)
 		bytes[i] = (unsigned char)(hexval(seed[2 * i]) << 4 | hexval(seed[2 * i + 1]));
 	crypto_hash_sha256(hash, bytes, sizeof(bytes));
 	sodium_bin2hex(out, 65, hash, sizeof(hash));

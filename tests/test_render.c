@@ -638,6 +638,64 @@ static void test_numbers(void **state)
 	sb_release(&sb);
 }
 
+/* v as "%d" writes it, into buf. */
+static const char *edges_text(int v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%d", v);
+	return buf;
+}
+
+/* sb_addtr()'s text, and the C library's for the same format and values. */
+static void same_as_printf(const char *fmt, ...)
+{
+	struct strbuf sb = { 0 };
+	char want[512];
+	va_list ap, cp;
+
+	va_start(ap, fmt);
+	va_copy(cp, ap);
+	vsnprintf(want, sizeof(want), fmt, cp);
+	va_end(cp);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	assert_string_equal(sb_str(&sb), want);
+	sb_release(&sb);
+}
+
+/* Catalogue texts and numbers are written byte for byte as printf writes them. */
+static void test_format_as_printf(void **state)
+{
+	const int edges[] = { 0, 7, -7, 10, -10, 99, 1000, INT32_MAX, INT32_MIN, INT32_MIN + 1 };
+	struct render_ctx en, ne;
+	char buf[64], want[64];
+
+	(void)state;
+	same_as_printf("plain text, no conversion");
+	same_as_printf("");
+	same_as_printf("%s", "");
+	same_as_printf("%s rolled %s.", "Asha", "६");
+	same_as_printf("%s→%s%%", "a", "b");
+	same_as_printf("100%% %s", "sure");
+	same_as_printf("%s: %d of %d", "x", -42, INT32_MIN);
+	same_as_printf("%d%d%s", INT32_MAX, 0, "end");
+	same_as_printf("%5s|%-3d|%x|%.2f", "ab", 4, 255, 1.5); /* other conversions: the C library's */
+	same_as_printf("%1$s %1$s", "twice");
+	ctx_init(&en, &snakes_game, NULL, LANG_EN, false, NULL, 0);
+	ctx_init(&ne, &snakes_game, NULL, LANG_NE, true, NULL, 0);
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		snprintf(want, sizeof(want), "%d", edges[i]);
+		assert_string_equal(render_num(&en, edges[i], buf, sizeof(buf)), want);
+		/* a short buffer keeps what fits, as snprintf() does */
+		snprintf(want, 4, "%d", edges[i]);
+		assert_string_equal(render_num(&en, edges[i], buf, 4), want);
+		render_num(&ne, edges[i], buf, sizeof(buf));
+		assert_int_equal(strlen(buf), 3 * strlen(edges_text(edges[i], want, sizeof(want))));
+	}
+	assert_string_equal(render_num(&ne, INT32_MIN, buf, sizeof(buf)), "−२१४७४८३६४८");
+	/* a short buffer never splits a digit */
+	assert_string_equal(render_num(&ne, 1234, buf, 8), "१२");
+}
+
 static void test_fit_and_width(void **state)
 {
 	struct strbuf sb = { 0 };
@@ -1444,6 +1502,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_format_as_printf),
 		cmocka_unit_test(test_fit_and_width),
 		cmocka_unit_test(test_marks_one_column),
 		cmocka_unit_test(test_snakes_known),
