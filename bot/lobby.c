@@ -46,6 +46,11 @@ static int open_table(struct ctx *c, const struct gb_game *g)
 	return GB_OK;
 }
 
+int table_open(struct ctx *c, const struct gb_game *g)
+{
+	return open_table(c, g);
+}
+
 static void add_seat(struct ctx *c, const char *user, const char *name, int level)
 {
 	struct store_seat *s = &c->seats[c->nseats];

@@ -174,6 +174,10 @@ void bot_config_init(struct bot_config *cfg)
 	cfg->bot_delay_ms[0] = 2500;
 	cfg->bot_delay_ms[1] = 1200;
 	cfg->bot_delay_ms[2] = 300;
+	cfg->online = true;
+	cfg->online_fill_ms = 30000;
+	cfg->online_autoplay_s = 45;
+	cfg->online_coins = 1000;
 }
 
 int64_t bot_now_ms(void)

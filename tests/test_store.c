@@ -397,7 +397,7 @@ static void test_migrate_from_version_1(void **state)
 		"INSERT INTO stats VALUES (7, 'u1', 'ludo', 'Asha', 4, 3, 0);"), SQLITE_OK);
 
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 5);
+	assert_int_equal(store_schema_version(s), 6);
 	assert_int_equal(store_chat_get(s, "telegram", "-100", "en", &c), GB_OK);
 	assert_int_equal(c.id, 7);
 	assert_string_equal(c.lang, "ne");
@@ -442,7 +442,7 @@ static void test_migrate_from_version_1(void **state)
 
 	/* reopening migrates nothing more; the schema is a new file's */
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 5);
+	assert_int_equal(store_schema_version(s), 6);
 	store_free(s);
 	schema_text(f->path, fresh, sizeof fresh);
 	schema_text(path, migrated, sizeof migrated);
