@@ -114,6 +114,7 @@ static void read_gauges(struct health *h)
 				 metrics_label(games[i].game, game, sizeof(game)));
 			metrics_set("gamebot_open_tables", labels, games[i].tables);
 		}
+	bot_online_publish(h->store, now);
 }
 
 static void health_once(struct health *h)

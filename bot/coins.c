@@ -132,7 +132,16 @@ int cmd_top(struct ctx *c)
 {
 	struct store_balance rows[10];
 	struct strbuf sb = { 0 };
+	char word[16] = "";
+	const char *rest = arg_word(c->cmd->args, word, sizeof(word));
 	int n = 0, rc;
+
+	if (!strcmp(word, "online"))
+		return online_top(c, rest);
+	if (word[0]) {
+		reply_usage(c, "/top  or  /top online %s");
+		return GB_OK;
+	}
 
 	rc = store_coins_top(c->b->store, c->chat.id, "user:", rows, 10, &n);
 	if (rc)

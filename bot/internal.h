@@ -97,7 +97,7 @@ struct ctx {
 		bool queue_add;              /* queue ow.queue */
 		struct store_queue queue;
 		bool queue_leave;            /* the caller leaves the queue */
-		int queue_fill;              /* 0 or 1: the caller's answer about computers; -1 none */
+		int queue_fill;              /* the caller's answer about computers: 1 yes, 2 no, 0 none */
 		bool name_set;               /* the caller plays under ow.name from now on */
 		char name[STORE_NAME_LEN];
 		struct store_oseat block[GB_MAX_SEATS]; /* the caller never meets these again */
@@ -275,7 +275,7 @@ int cmd_online_open(struct ctx *c);
 /* /top online GAME: the best ratings of the game */
 int online_top(struct ctx *c, const char *args);
 /* "PLATFORM:USER", a person at an online table; and back (false when key is none) */
-void online_key(const char *platform, const char *user, char *out, size_t cap);
+bool online_key(const char *platform, const char *user, char *out, size_t cap);
 bool online_key_split(const char *key, char *platform, size_t pcap, char *user, size_t ucap);
 /* Is the context's place an online table's? */
 bool ctx_is_online(const struct ctx *c);
@@ -298,6 +298,8 @@ void online_reaction_buttons(struct ctx *c, json_t *rows);
 int online_queue_replies(struct ctx *c, const size_t *order, size_t n, size_t turn_rows);
 /* In commit(): the queue, names, blocks, claims, online seats and, at a game's end, ratings. */
 int online_commit(struct ctx *c);
+/* A finished online table moves its people's ratings (in the write transaction). */
+int online_rate(struct ctx *c);
 /* lobby.c: open a new table of game g in the context's place (not yet seated) */
 int table_open(struct ctx *c, const struct gb_game *g);
 

@@ -29,20 +29,25 @@
 
 #include "games/ai/ai.h"
 #include "games/utf8.h"
+#include "commands.h"
 #include "games.h"
 #include "internal.h"
 #include "log.h"
 #include "metrics.h"
+#include "rating.h"
 
 #define ONLINE_WORLD "world"
-#define QUEUE_MAX 512            /* queue entries the matcher reads at once */
-#define MATCH_EVERY_MS 200       /* how often an instance looks at the queue */
+#define QUEUE_MAX 512            /* queue entries /online shows the queues from */
 
 /* ---- people ---- */
 
-void online_key(const char *platform, const char *user, char *out, size_t cap)
+bool online_key(const char *platform, const char *user, char *out, size_t cap)
 {
-	snprintf(out, cap, "%s:%s", platform, user);
+	/* platform ids are far shorter than a seat's user field: a key that does not fit is none */
+	if ((size_t)snprintf(out, cap, "%s:%s", platform, user) < cap)
+		return true;
+	out[0] = '\0';
+	return false;
 }
 
 bool online_key_split(const char *key, char *platform, size_t pcap, char *user, size_t ucap)
@@ -137,7 +142,7 @@ int online_load_seats(struct ctx *c)
 /* The online seat of person key, or NULL. */
 static const struct store_oseat *oseat_of(const struct ctx *c, const char *key)
 {
-	char k[STORE_ID_LEN + 20];
+	char k[STORE_ID_LEN];
 
 	for (int i = 0; i < c->noseats; i++) {
 		online_key(c->oseats[i].platform, c->oseats[i].user, k, sizeof(k));
@@ -150,7 +155,7 @@ static const struct store_oseat *oseat_of(const struct ctx *c, const char *key)
 /* Does the online seat o still belong to its person (not left to a computer)? */
 static bool oseat_seated(const struct ctx *c, const struct store_oseat *o)
 {
-	char k[STORE_ID_LEN + 20];
+	char k[STORE_ID_LEN];
 
 	if (o->seat < 0 || o->seat >= c->nseats)
 		return false;
@@ -179,7 +184,7 @@ static int route_to(struct bot *b, const struct command *in, int64_t table, stru
 	struct store_table t = { 0 };
 	struct store_chat place = { 0 };
 	struct store_oseat os[GB_MAX_SEATS];
-	char key[STORE_ID_LEN + 20];
+	char key[STORE_ID_LEN];
 	int n = 0, rc = store_table_get(b->store, table, &t);
 
 	if (!rc)
@@ -409,7 +414,7 @@ static int online_status(struct ctx *c)
 {
 	struct store_queue *q = calloc(QUEUE_MAX, sizeof(*q));
 	struct strbuf sb = { 0 };
-	char key[STORE_ID_LEN + 20], name[STORE_NAME_LEN], a[24], b2[24], d[24];
+	char key[STORE_ID_LEN], name[STORE_NAME_LEN], a[24], b2[24], d[24];
 	int n = 0, rc, shown = 0;
 	int64_t coins = 0;
 
@@ -476,7 +481,7 @@ static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 {
 	struct store_queue *e = &c->ow.queue;
 	struct store_rating r;
-	char word[32], key[STORE_ID_LEN + 20], a[24], b2[24];
+	char word[32], key[STORE_ID_LEN], a[24], b2[24];
 	int seats = seats_default(g), stake = 0, rc;
 	int64_t coins = 0;
 	struct strbuf part = { 0 }, text = { 0 };
@@ -563,8 +568,8 @@ int cmd_online(struct ctx *c)
 			c->ow.queue_leave = true;
 			reply_alert(c, M_ONLINE_LEFT, g ? game_title(c, g) : mine.game);
 		} else {
-			c->ow.queue_fill = !strcmp(word, "fill") ? 1 : 0;
-			reply_alert(c, c->ow.queue_fill ? M_ONLINE_FILL_ON : M_ONLINE_FILL_OFF);
+			c->ow.queue_fill = !strcmp(word, "fill") ? 1 : 2;
+			reply_alert(c, c->ow.queue_fill == 1 ? M_ONLINE_FILL_ON : M_ONLINE_FILL_OFF);
 		}
 		return GB_OK;
 	}
@@ -622,7 +627,7 @@ int cmd_name(struct ctx *c)
 		reply_alert(c, M_NAME_BAD, c->cmd->args);
 		return GB_OK;
 	}
-	snprintf(c->ow.name, sizeof(c->ow.name), "%s", c->cmd->args);
+	utf8_copy(c->ow.name, sizeof(c->ow.name), c->cmd->args, strlen(c->cmd->args));
 	c->ow.name_set = true;
 	reply_alert(c, M_NAME_SET, c->ow.name);
 	return GB_OK;
@@ -742,7 +747,9 @@ int cmd_react(struct ctx *c)
 /* A rating as people read it: whole points, "?" after a provisional one. */
 static void rating_text(const struct store_rating *r, char *out, size_t cap, bool *provisional)
 {
-	*provisional = r->games < 5 || r->rd > 110000;
+	struct glicko g = { (double)r->r / 1000.0, (double)r->rd / 1000.0, (double)r->sigma / 1e6, r->games };
+
+	*provisional = glicko_provisional(&g);
 	snprintf(out, cap, "%lld", (long long)((r->r + 500) / 1000));
 }
 

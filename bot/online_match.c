@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "log.h"
 #include "metrics.h"
+#include "rating.h"
 
 #define QUEUE_MAX 512            /* queue entries the matcher reads at once */
 #define MATCH_EVERY_MS 200       /* how often an instance looks at the queues */
@@ -61,7 +62,7 @@ static void seat_people(struct ctx *c, const struct store_queue *e, int n, int c
  */
 static bool drop_short(struct ctx *c, const struct store_queue *e, int n)
 {
-	char acct[STORE_ACCOUNT_LEN], key[STORE_ID_LEN + 20], a[24];
+	char acct[STORE_ACCOUNT_LEN], key[STORE_ID_LEN], a[24];
 
 	for (int i = 0; i < n; i++) {
 		int64_t coins = 0;
@@ -178,12 +179,71 @@ int online_commit(struct ctx *c)
 	return rc;
 }
 
+/* ---- ratings ---- */
+
+/* Each seat's place at the finished table: the points' order (Call Break), else the winner first. */
+static void places(const struct ctx *c, int *rank)
+{
+	const struct gb_outcome *oc = &c->final;
+
+	for (int i = 0; i < c->nseats; i++) {
+		if (c->game->flags & GB_POINTS) {
+			rank[i] = 0;
+			for (int k = 0; k < c->nseats; k++)
+				rank[i] += oc->score[k] > oc->score[i];
+		} else {
+			rank[i] = oc->draw || oc->winner < 0 || oc->winner == i ? 0 : 1;
+		}
+	}
+}
+
+int online_rate(struct ctx *c)
+{
+	struct glicko g[GB_MAX_SEATS];
+	struct store_rating r[GB_MAX_SEATS];
+	int rank[GB_MAX_SEATS], rc = GB_OK;
+	bool person[GB_MAX_SEATS];
+
+	places(c, rank);
+	for (int i = 0; !rc && i < c->nseats; i++) {
+		/* who sat down counts, who left to a computer too (they lost their game); computers never */
+		person[i] = c->seats[i].user[0] != '\0' &&
+			    online_key_split(c->seats[i].user, r[i].platform, sizeof(r[i].platform), r[i].user,
+					     sizeof(r[i].user));
+		g[i] = GLICKO_NEW;
+		if (!person[i])
+			continue;
+		rc = store_rating_get(c->ws, r[i].platform, r[i].user, c->game->name, &r[i]);
+		if (rc == GB_ENOTFOUND) {
+			rc = GB_OK;
+			continue;
+		}
+		g[i] = (struct glicko){ (double)r[i].r / 1000.0, (double)r[i].rd / 1000.0,
+					(double)r[i].sigma / 1e6, r[i].games };
+	}
+	if (rc)
+		return rc;
+	glicko_table(g, rank, person, c->nseats, GLICKO_TAU);
+	for (int i = 0; !rc && i < c->nseats; i++) {
+		if (!person[i])
+			continue;
+		snprintf(r[i].name, sizeof(r[i].name), "%s", c->seats[i].name);
+		r[i].r = (int64_t)(g[i].r * 1000.0 + 0.5);
+		r[i].rd = (int64_t)(g[i].rd * 1000.0 + 0.5);
+		r[i].sigma = (int64_t)(g[i].sigma * 1e6 + 0.5);
+		r[i].games = g[i].games;
+		rc = store_rating_set(c->ws, c->game->name, &r[i]);
+	}
+	return rc;
+}
+
 /* ---- the matcher ---- */
 
 struct group {
 	struct bot *b;
 	struct store_queue *e;         /* the group's entries, longest waiting first */
 	int n;
+	const int *map;                /* a pick's entries: their index in e */
 };
 
 static bool blocked(void *arg, int a, int b)
@@ -191,6 +251,8 @@ static bool blocked(void *arg, int a, int b)
 	struct group *g = arg;
 	int yes = 0;
 
+	a = g->map[a];
+	b = g->map[b];
 	if (store_blocked(g->b->store, g->e[a].platform, g->e[a].user, g->e[b].platform, g->e[b].user, &yes))
 		return true; /* unknown: not seated together this time */
 	return yes != 0;
@@ -238,42 +300,35 @@ static bool open_for(struct bot *b, struct group *g, const int *idx, int n, int 
 }
 
 /*
- * Of the group's entries not yet used, seats of them (only those who
- * accept computers when fill): the longest waiting one and those whose
- * ratings are closest to theirs, none blocked by another. Returns how
- * many were picked into idx (the longest waiter first).
+ * Of the group's entries not yet used (only those who accept computers
+ * when fill), up to want of them for one table (rating.h's match_pick():
+ * the longest waiting one and the closest ratings to theirs, none blocked
+ * by another). Returns how many were picked into idx (0: none).
  */
-static int pick(struct group *g, const bool *used, int seats, bool fill, int *idx)
+static int pick(struct group *g, const bool *used, int want, bool fill, int64_t now_ms, int *idx)
 {
-	int n = 0, first = -1;
+	struct match_entry *m = calloc((size_t)g->n, sizeof(*m));
+	int *map = calloc((size_t)g->n, sizeof(int)), n = 0, got = 0, out[MATCH_SEATS_MAX];
+	struct group sub = *g;
 
-	for (int i = 0; i < g->n && first < 0; i++)
-		if (!used[i])
-			first = i;
-	if (first < 0 || (fill && !g->e[first].fill))
-		return 0;
-	idx[n++] = first;
-	while (n < seats) {
-		int best = -1;
-		int64_t best_d = 0;
-
-		for (int i = 0; i < g->n; i++) {
-			bool ok = !used[i] && (!fill || g->e[i].fill);
-			int64_t d = g->e[i].rating - g->e[first].rating;
-
-			for (int k = 0; ok && k < n; k++)
-				ok = idx[k] != i && !blocked(g, idx[k], i);
-			d = d < 0 ? -d : d;
-			if (ok && (best < 0 || d < best_d)) {
-				best = i;
-				best_d = d;
-			}
-		}
-		if (best < 0)
-			break;
-		idx[n++] = best;
+	if (!m || !map)
+		goto out;
+	for (int i = 0; i < g->n; i++) {
+		if (used[i] || (fill && !g->e[i].fill))
+			continue;
+		m[n] = (struct match_entry){ g->e[i].id, (double)g->e[i].rating / 1000.0,
+					     now_ms - g->e[i].since_ms };
+		map[n++] = i;
 	}
-	return n;
+	sub.map = map;
+	if (n >= want)
+		got = match_pick(m, n, want, blocked, &sub, out);
+	for (int k = 0; k < got; k++)
+		idx[k] = map[out[k]];
+out:
+	free(m);
+	free(map);
+	return got;
 }
 
 /* Open the tables one group (a game, a table size and a stake) allows. */
@@ -285,19 +340,26 @@ static int match_group(struct bot *b, struct group *g, int64_t now_ms)
 	if (!used)
 		return 0;
 	/* full tables of people, the longest waiter's first */
-	while ((n = pick(g, used, seats, false, idx)) == seats) {
+	while ((n = pick(g, used, seats, false, now_ms, idx)) == seats) {
 		for (int i = 0; i < n; i++)
 			used[idx[i]] = true;
 		opened += open_for(b, g, idx, n, 0, now_ms);
 	}
 	/* past the wait, the longest waiter's table with computers, when they all accept them */
 	for (int i = 0; i < g->n; i++) {
+		int want = 0;
+
 		if (used[i])
 			continue;
 		if (now_ms - g->e[i].since_ms < b->cfg.online_fill_ms || !g->e[i].fill)
 			break;
-		n = pick(g, used, seats, true, idx);
-		if (n <= 0 || n >= seats)
+		for (int k = i; k < g->n; k++)
+			want += !used[k] && g->e[k].fill;
+		want = want < seats - 1 ? want : seats - 1;
+		n = 0;
+		while (want > 0 && !(n = pick(g, used, want, true, now_ms, idx)))
+			want--;
+		if (n <= 0)
 			break;
 		for (int k = 0; k < n; k++)
 			used[idx[k]] = true;
@@ -321,7 +383,7 @@ int bot_online_match(struct bot *b, int64_t now_ms)
 		return -GB_ENOMEM;
 	rc = store_queue_list(b->store, q, QUEUE_MAX, &n);
 	for (int i = 0; !rc && i < n;) {
-		struct group g = { b, &q[i], 0 };
+		struct group g = { b, &q[i], 0, NULL };
 
 		while (i + g.n < n && !strcmp(q[i + g.n].game, q[i].game) && q[i + g.n].seats == q[i].seats &&
 		       q[i + g.n].stake == q[i].stake)
