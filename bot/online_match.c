@@ -213,13 +213,17 @@ int online_rate(struct ctx *c)
 		g[i] = GLICKO_NEW;
 		if (!person[i])
 			continue;
-		rc = store_rating_get(c->ws, r[i].platform, r[i].user, c->game->name, &r[i]);
-		if (rc == GB_ENOTFOUND) {
-			rc = GB_OK;
-			continue;
+		{
+			struct store_rating was;
+
+			rc = store_rating_get(c->ws, r[i].platform, r[i].user, c->game->name, &was);
+			if (rc == GB_ENOTFOUND) {
+				rc = GB_OK;
+				continue;
+			}
+			g[i] = (struct glicko){ (double)was.r / 1000.0, (double)was.rd / 1000.0,
+						(double)was.sigma / 1e6, was.games };
 		}
-		g[i] = (struct glicko){ (double)r[i].r / 1000.0, (double)r[i].rd / 1000.0,
-					(double)r[i].sigma / 1e6, r[i].games };
 	}
 	if (rc)
 		return rc;
