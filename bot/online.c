@@ -476,7 +476,7 @@ static void add_btn(json_t *rows, const char *label, const char *cmd)
 	json_array_append_new(rows, row);
 }
 
-/* /online GAME [2p|4p] [STAKE]: into the game's queue. */
+/* /online GAME [STAKE] [2p|4p]: into the game's queue. */
 static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 {
 	struct store_queue *e = &c->ow.queue;
@@ -498,7 +498,7 @@ static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 				return GB_OK;
 			}
 		} else if (gb_parse_uint(word, 1000000, &stake) != GB_OK) {
-			reply_usage(c, "/online %s [2p|4p] [STAKE]");
+			reply_usage(c, "/online %s [STAKE] [2p|4p]");
 			return GB_OK;
 		}
 	}
