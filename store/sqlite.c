@@ -226,8 +226,9 @@ static const char *const migrations[] = {
 	 * chats, each seat of a table played from its own private chat (and
 	 * its own table message there), the names people chose for online
 	 * play, whom they never want to meet again, and their ratings */
+	/* ids never used twice (AUTOINCREMENT): an online table's place is named after one */
 	"CREATE TABLE online_queue ("
-	"  id INTEGER PRIMARY KEY,"
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	"  game TEXT NOT NULL,"
 	"  seats INTEGER NOT NULL,"
 	"  stake INTEGER NOT NULL DEFAULT 0 CHECK (stake >= 0),"
