@@ -264,7 +264,8 @@ void online_views(struct ctx *c)
 		size_t n;
 		json_t *r;
 
-		if (!oseat_seated(c, o))
+		/* /board: the table afresh in the asker's chat alone */
+		if (!oseat_seated(c, o) || (c->repost_table && o->seat != c->my_seat))
 			continue;
 		c->viewer = o->seat;
 		c->lang = lang_parse(o->lang) < 0 ? lang : lang_parse(o->lang);
@@ -273,6 +274,8 @@ void online_views(struct ctx *c)
 		r = json_array_get(c->replies, n - 1);
 		json_object_set_new(r, "dest", json_integer(i));
 		json_object_set_new(r, "seat", json_true());
+		if (c->repost_table)
+			json_object_set_new(r, "repost", json_true());
 	}
 	c->viewer = -1;
 	c->lang = lang;

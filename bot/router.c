@@ -584,6 +584,8 @@ int bot_handle(struct bot *b, const struct command *in)
 	/* from a private chat, to the person's seat at an online table */
 	if (b->cfg.online && online_route(b, &clean, bc, &routed))
 		cmd = &routed;
+	else if (clean.private_chat && bc && bc->handler == cmd_online)
+		clean.button_table = 0; /* "Play again" under a finished online table: a new queue */
 	started = mono_us();
 
 	/*

@@ -340,8 +340,18 @@ static void test_ludo_cross_platform_idle(void **state)
 	assert_non_null(strstr(a->lines, "Ludo"));
 	say(f, b, "/top online ludo");
 	assert_non_null(strstr(b->lines, "Asha"));
-	/* blocked: the two queue again and are never seated together */
-	say(f, a, "/online ludo");
+	/* blocked: the two queue again ("Play again" under the finished table) and are never seated together */
+	{
+		json_t *rows = json_object_get(a->view, "buttons");
+		const char *again = json_string_value(json_object_get(json_array_get(json_array_get(rows, 0), 0), "cmd"));
+
+		assert_string_equal(again, "/online ludo");
+		free(a->lines);
+		a->lines = NULL;
+		assert_int_equal(send_cmd(f, a, again, true, json_integer_value(json_object_get(a->view, "table")),
+					  (int)json_integer_value(json_object_get(a->view, "turn"))), GB_OK);
+		assert_non_null(strstr(a->lines, "queue for Ludo"));
+	}
 	say(f, b, "/online ludo");
 	wait_ms(f, 1000);
 	say(f, a, "/online");

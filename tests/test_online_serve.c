@@ -51,7 +51,7 @@ struct person {
 };
 
 struct world {
-	char dir[64], db[128], tg_url[96], dc_url[96];
+	char dir[64], db[128], tg_url[96], dc_url[96], metrics_url[96];
 	struct fake_tg *tg;
 	struct fake_dc *dc;
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
@@ -405,6 +405,7 @@ static int setup(void **state)
 	snprintf(health, sizeof(health), "http://127.0.0.1:%d/healthz", port);
 	snprintf(w->tg_url, sizeof(w->tg_url), "http://127.0.0.1:%d/telegram", port);
 	snprintf(w->dc_url, sizeof(w->dc_url), "http://127.0.0.1:%d/discord", port);
+	snprintf(w->metrics_url, sizeof(w->metrics_url), "http://127.0.0.1:%d/metrics", port);
 	{
 		const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen, "GAMEBOT_TELEGRAM_TOKEN=" TG_TOKEN,
 				      e_tg, "GAMEBOT_TELEGRAM_MODE=webhook", "GAMEBOT_TELEGRAM_SECRET=" SECRET,
@@ -552,6 +553,27 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 			if (k != i)
 				assert_null(strstr(p->seen, w->p[k].id));
 		}
+	}
+	/* /metrics: the table opened here, the queues' gauges (the health thread sets them every 2 s) */
+	{
+		struct strbuf m = { 0 };
+		long long t0 = wall_ms();
+
+		do {
+			sb_release(&m);
+			curl_easy_reset(w->c);
+			curl_easy_setopt(w->c, CURLOPT_URL, w->metrics_url);
+			curl_easy_setopt(w->c, CURLOPT_WRITEFUNCTION, keep);
+			curl_easy_setopt(w->c, CURLOPT_WRITEDATA, &m);
+			assert_int_equal(curl_easy_perform(w->c), CURLE_OK);
+			if (strstr(sb_str(&m), "gamebot_online_waiting{game=\"callbreak\"} 0"))
+				break;
+			ms_sleep(100);
+		} while (wall_ms() - t0 < 10000);
+		assert_non_null(strstr(sb_str(&m), "gamebot_online_tables_opened_total{game=\"callbreak\"} 1"));
+		assert_non_null(strstr(sb_str(&m), "gamebot_online_waiting{game=\"callbreak\"} 0"));
+		assert_non_null(strstr(sb_str(&m), "gamebot_online_wait_ms_count{game=\"callbreak\"} 4"));
+		sb_release(&m);
 	}
 	/* coins settled (every pot empty, every wallet adds up) and ratings moved */
 	assert_int_equal(store_open(&s, w->db), GB_OK);
