@@ -107,11 +107,37 @@ static bool drop_short(struct ctx *c, const struct store_queue *e, int n)
 	return false;
 }
 
+/* "An online table of GAME opens: NAMES", in each language with its own title and computers' names. */
+static void opened_line(struct ctx *c, const struct gb_game *g)
+{
+	json_t *r = reply_push(c, "public", NULL, ""), *texts = json_array();
+	int lang = c->lang;
+
+	for (int l = 0; l < LANG_COUNT; l++) {
+		struct strbuf names = { 0 }, line = { 0 };
+
+		c->lang = l;
+		for (int i = 0; i < c->nseats; i++) {
+			char name[STORE_NAME_LEN];
+
+			sb_add(&names, i ? ", " : "");
+			sb_add(&names, seat_name(c, i, name, sizeof(name)));
+		}
+		sb_addtr(&line, tr(l, M_ONLINE_OPENED), game_title(c, g), sb_str(&names));
+		json_array_append_new(texts, json_text(sb_str(&line)));
+		if (l == lang)
+			json_object_set_new(r, "text", json_text(sb_str(&line)));
+		sb_release(&names);
+		sb_release(&line);
+	}
+	c->lang = lang;
+	json_object_set_new(r, "texts", texts);
+}
+
 int cmd_online_open(struct ctx *c)
 {
 	const struct command *cmd = c->cmd;
 	const struct gb_game *g;
-	struct strbuf names = { 0 };
 	int rc;
 
 	if (c->has_table || !cmd->match || cmd->nmatch < 1 || cmd->nmatch > GB_MAX_SEATS)
@@ -131,14 +157,7 @@ int cmd_online_open(struct ctx *c)
 	c->terms.stake = cmd->match[0].stake;
 	if (coins_start_refused(c, &rc))
 		return rc;
-	for (int i = 0; i < c->nseats; i++) {
-		char name[STORE_NAME_LEN];
-
-		sb_add(&names, i ? ", " : "");
-		sb_add(&names, seat_name(c, i, name, sizeof(name)));
-	}
-	reply_public(c, M_ONLINE_OPENED, game_title(c, g), sb_str(&names));
-	sb_release(&names);
+	opened_line(c, g);
 	return table_start_game(c);
 }
 

@@ -290,6 +290,8 @@ static void test_ludo_cross_platform_idle(void **state)
 
 	say(f, a, "/name Asha");
 	say(f, b, "/name Bikash");
+	/* Bikash reads Nepali: his table and every line to him in it, whatever the others read */
+	say(f, b, "/lang ne");
 	say(f, a, "/online ludo");
 	assert_int_equal(wait_ms(f, 1000), 0);
 	assert_null(a->view);
@@ -300,7 +302,8 @@ static void test_ludo_cross_platform_idle(void **state)
 	/* each sees the other's chosen name, and only that */
 	assert_non_null(strstr(json_string_value(json_object_get(a->view, "text")), "Bikash"));
 	assert_non_null(strstr(json_string_value(json_object_get(b->view, "text")), "Asha"));
-	assert_non_null(strstr(b->lines, "An online table of Ludo opens"));
+	assert_non_null(strstr(a->lines, "An online table of Ludo opens"));
+	assert_non_null(strstr(b->lines, "लुडोको अनलाइन टेबल खुल्यो"));
 	/* seated: a second /online is refused */
 	say(f, a, "/online ludo");
 	assert_non_null(strstr(a->lines, "seated at an online table"));
@@ -333,7 +336,7 @@ static void test_ludo_cross_platform_idle(void **state)
 	assert_int_equal(r.games, 1);
 	/* after the game: a reaction still reaches the table, and /block remembers them */
 	say(f, a, "/react gg");
-	assert_non_null(strstr(b->lines, "Asha: good game!"));
+	assert_non_null(strstr(b->lines, "Asha: राम्रो खेल!"));
 	say(f, a, "/block");
 	assert_non_null(strstr(a->lines, "Bikash"));
 	say(f, a, "/rating");
