@@ -18,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include "adapters/serve.h"
 #include "bot/bot.h"
+#include "bot/config.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
 
@@ -418,6 +420,38 @@ static void test_fill_with_computers(void **state)
 	assert_non_null(strstr(a->lines, "queue for Snakes"));
 }
 
+/* The operator's keys: online = off takes /online away; the waits and the grant are read. */
+static void test_operator_settings(void **state)
+{
+	struct config c;
+	struct bot_config bc;
+	char err[256];
+
+	(void)state;
+	setenv("GAMEBOT_ONLINE", "off", 1);
+	setenv("GAMEBOT_ONLINE_FILL_AFTER", "5", 1);
+	setenv("GAMEBOT_ONLINE_AUTOPLAY_AFTER", "20", 1);
+	setenv("GAMEBOT_ONLINE_STARTING_COINS", "250", 1);
+	assert_int_equal(config_load(&c, "/dev/null", err, sizeof(err)), GB_OK);
+	serve_bot_config(&c, &bc);
+	assert_false(bc.online);
+	assert_int_equal(bc.online_fill_ms, 5000);
+	assert_int_equal(bc.online_autoplay_s, 20);
+	assert_int_equal(bc.online_coins, 250);
+	setenv("GAMEBOT_ONLINE", "maybe", 1);
+	assert_int_not_equal(config_load(&c, "/dev/null", err, sizeof(err)), GB_OK);
+	assert_non_null(strstr(err, "online must be on or off"));
+	unsetenv("GAMEBOT_ONLINE");
+	unsetenv("GAMEBOT_ONLINE_FILL_AFTER");
+	unsetenv("GAMEBOT_ONLINE_AUTOPLAY_AFTER");
+	unsetenv("GAMEBOT_ONLINE_STARTING_COINS");
+	assert_int_equal(config_load(&c, "/dev/null", err, sizeof(err)), GB_OK);
+	serve_bot_config(&c, &bc);
+	assert_true(bc.online);
+	assert_int_equal(bc.online_fill_ms, 30000);
+	assert_int_equal(bc.online_autoplay_s, 45);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +459,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ludo_cross_platform_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callbreak_hands_and_pot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
+		cmocka_unit_test(test_operator_settings),
 	};
 
 	if (getenv("TEST_FILTER"))

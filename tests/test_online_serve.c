@@ -466,7 +466,7 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 	struct world *w = *state;
 	struct store *s = NULL;
 	char why[256];
-	int presses = 0;
+	int presses = 0, tg_presses = 0;
 
 	for (int i = 0; i < NP; i++) {
 		struct person *p = &w->p[i];
@@ -504,6 +504,7 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 				json_decref(p->buttons);
 				p->buttons = NULL;
 				tg_press(w, p, copy);
+				tg_presses++;
 			}
 			presses++;
 			pressed = true;
@@ -535,6 +536,11 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 		}
 	assert_true(game_over(w));
 	assert_true(presses > 60);
+	/* every Telegram press answered (its spinner stopped), in its own private chat */
+	for (long long t0 = wall_ms(); fake_tg_count(w->tg, "answerCallbackQuery") < tg_presses &&
+				       wall_ms() - t0 < 5000;)
+		ms_sleep(20);
+	assert_int_equal(fake_tg_count(w->tg, "answerCallbackQuery"), tg_presses);
 	/* what each one was sent: their own hand, the others' chosen names, nobody's platform name or id */
 	for (int i = 0; i < NP; i++) {
 		struct person *p = &w->p[i];
