@@ -1095,6 +1095,24 @@ static int set_message(struct store *s, const struct store_out *row, const json_
 	return store_table_set_message(s, row->table, message);
 }
 
+/*
+ * The table of a table row and its moves so far; its message the one in
+ * the row's chat (an online seat's own, in its private chat, for a view
+ * marked "seat").
+ */
+static int table_of_row(struct store *s, const struct store_out *row, const json_t *view,
+			struct store_table *table, int *moves)
+{
+	int rc = store_table_get(s, row->table, table);
+
+	if (!rc)
+		rc = store_move_last(s, row->table, moves);
+	if (!rc && json_is_true(json_object_get(view, "seat")))
+		rc = store_view_message(s, row->table, "telegram", row->chat, table->message,
+					sizeof(table->message), &(int){ 0 });
+	return rc;
+}
+
 /* Did the table's message go (sendMessage): record its id, without bumping the version. */
 static void record_message(struct store *s, const struct store_out *row, const json_t *view,
 			   const struct tg_result *res)
@@ -1222,13 +1240,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	if (is_table && row->table) {
 		int moves = 0;
 
-		rc = store_table_get(s, row->table, &table);
-		if (!rc)
-			rc = store_move_last(s, row->table, &moves);
-		/* an online table's seat has a table message of its own, in its private chat */
-		if (!rc && json_is_true(json_object_get(view, "seat")))
-			rc = store_view_message(s, row->table, "telegram", row->chat, table.message,
-						sizeof(table.message), &(int){ 0 });
+		rc = table_of_row(s, row, view, &table, &moves);
 		if (rc && rc != GB_ENOTFOUND) {
 			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 			goto out;

@@ -486,7 +486,8 @@ int ctx_load_seats(struct ctx *c)
 	for (int i = 0; !rc && i < c->nseats; i++)
 		if (c->seats[i].level < 0 && strcmp(c->seats[i].user, c->cmd->user) == 0)
 			c->my_seat = i;
-	return rc;
+	/* an online table's seats are shown in their own private chats */
+	return rc ? rc : online_load_seats(c);
 }
 
 int ctx_load_finished(struct ctx *c)

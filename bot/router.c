@@ -425,8 +425,6 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		}
 		if (!rc)
 			rc = ctx_load_seats(c);
-		if (!rc)
-			rc = online_load_seats(c);
 		if (rc)
 			return rc;
 	}

@@ -461,13 +461,9 @@ static bool all_seated(struct world *w, int ms)
 	return false;
 }
 
-static void test_callbreak_three_telegram_one_discord(void **state)
+/* Everyone names themselves and queues for Call Break at a stake of 50. */
+static void queue_everyone(struct world *w)
 {
-	struct world *w = *state;
-	struct store *s = NULL;
-	char why[256];
-	int presses = 0, tg_presses = 0;
-
 	for (int i = 0; i < NP; i++) {
 		struct person *p = &w->p[i];
 
@@ -480,7 +476,14 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 			say(w, p, "online", "callbreak 50");
 		}
 	}
-	assert_true(all_seated(w, 20000));
+}
+
+/* Whoever has a move on their table message presses it, until the game is over; *tg the Telegram presses. */
+static int play_to_the_end(struct world *w, int *tg)
+{
+	int presses = 0;
+
+	*tg = 0;
 	for (int guard = 0; guard < 6000 && !game_over(w); guard++) {
 		bool pressed = false;
 
@@ -488,23 +491,19 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 		for (int i = 0; i < NP && !pressed; i++) {
 			struct person *p = &w->p[i];
 			const char *data = move_button(p);
+			char copy[128];
 
 			if (!data)
 				continue;
+			snprintf(copy, sizeof(copy), "%s", data);
+			/* pressed: spent until the table message is shown again */
+			json_decref(p->buttons);
+			p->buttons = NULL;
 			if (p->discord) {
-				json_t *d = json_pack("{sssi}", "custom_id", data, "component_type", 2);
-
-				json_decref(p->buttons);
-				p->buttons = NULL;
-				dc_send(w, p, 3, d);
+				dc_send(w, p, 3, json_pack("{sssi}", "custom_id", copy, "component_type", 2));
 			} else {
-				char copy[128];
-
-				snprintf(copy, sizeof(copy), "%s", data);
-				json_decref(p->buttons);
-				p->buttons = NULL;
 				tg_press(w, p, copy);
-				tg_presses++;
+				(*tg)++;
 			}
 			presses++;
 			pressed = true;
@@ -513,35 +512,12 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 			ms_sleep(10);
 	}
 	look(w);
-	if (!game_over(w) && getenv("ONLINE_DEBUG")) {
-		int n = fake_tg_count(w->tg, NULL);
+	return presses;
+}
 
-		for (int i = n > 40 ? n - 40 : 0; i < n; i++) {
-			char method[64];
-			json_t *b = fake_tg_call(w->tg, i, method, sizeof(method), NULL);
-			const char *text = json_string_value(json_object_get(b, "text"));
-
-			fprintf(stderr, "tg %d %s chat %lld: %.*s | %s\n", i, method,
-				(long long)json_integer_value(json_object_get(b, "chat_id")), 40,
-				text ? text + (strlen(text) > 300 ? 300 : 0) : "", json_string_value(json_object_get(b, "callback_query_id")));
-			json_decref(b);
-		}
-	}
-	if (!game_over(w))
-		for (int i = 0; i < NP; i++) {
-			char *b = json_dumps(w->p[i].buttons, JSON_COMPACT);
-
-			fprintf(stderr, "%s (%d presses in all):\n%s\n%s\n", w->p[i].name, presses, w->p[i].text, b);
-			free(b);
-		}
-	assert_true(game_over(w));
-	assert_true(presses > 60);
-	/* every Telegram press answered (its spinner stopped), in its own private chat */
-	for (long long t0 = wall_ms(); fake_tg_count(w->tg, "answerCallbackQuery") < tg_presses &&
-				       wall_ms() - t0 < 5000;)
-		ms_sleep(20);
-	assert_int_equal(fake_tg_count(w->tg, "answerCallbackQuery"), tg_presses);
-	/* what each one was sent: their own hand, the others' chosen names, nobody's platform name or id */
+/* What each one was sent: their own hand, the others' chosen names, nobody's platform name or id. */
+static void check_privacy(struct world *w)
+{
 	for (int i = 0; i < NP; i++) {
 		struct person *p = &w->p[i];
 		char mine[64];
@@ -560,27 +536,53 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 				assert_null(strstr(p->seen, w->p[k].id));
 		}
 	}
-	/* /metrics: the table opened here, the queues' gauges (the health thread sets them every 2 s) */
-	{
-		struct strbuf m = { 0 };
-		long long t0 = wall_ms();
+}
 
-		do {
-			sb_release(&m);
-			curl_easy_reset(w->c);
-			curl_easy_setopt(w->c, CURLOPT_URL, w->metrics_url);
-			curl_easy_setopt(w->c, CURLOPT_WRITEFUNCTION, keep);
-			curl_easy_setopt(w->c, CURLOPT_WRITEDATA, &m);
-			assert_int_equal(curl_easy_perform(w->c), CURLE_OK);
-			if (strstr(sb_str(&m), "gamebot_online_waiting{game=\"callbreak\"} 0"))
-				break;
-			ms_sleep(100);
-		} while (wall_ms() - t0 < 10000);
-		assert_non_null(strstr(sb_str(&m), "gamebot_online_tables_opened_total{game=\"callbreak\"} 1"));
-		assert_non_null(strstr(sb_str(&m), "gamebot_online_waiting{game=\"callbreak\"} 0"));
-		assert_non_null(strstr(sb_str(&m), "gamebot_online_wait_ms_count{game=\"callbreak\"} 4"));
+/* /metrics: the table opened here, the queues' gauges (the health thread sets them every 2 s). */
+static void check_metrics(struct world *w)
+{
+	struct strbuf m = { 0 };
+	long long t0 = wall_ms();
+
+	do {
 		sb_release(&m);
-	}
+		curl_easy_reset(w->c);
+		curl_easy_setopt(w->c, CURLOPT_URL, w->metrics_url);
+		curl_easy_setopt(w->c, CURLOPT_WRITEFUNCTION, keep);
+		curl_easy_setopt(w->c, CURLOPT_WRITEDATA, &m);
+		assert_int_equal(curl_easy_perform(w->c), CURLE_OK);
+		if (strstr(sb_str(&m), "gamebot_online_waiting{game=\"callbreak\"} 0"))
+			break;
+		ms_sleep(100);
+	} while (wall_ms() - t0 < 10000);
+	assert_non_null(strstr(sb_str(&m), "gamebot_online_tables_opened_total{game=\"callbreak\"} 1"));
+	assert_non_null(strstr(sb_str(&m), "gamebot_online_waiting{game=\"callbreak\"} 0"));
+	assert_non_null(strstr(sb_str(&m), "gamebot_online_wait_ms_count{game=\"callbreak\"} 4"));
+	sb_release(&m);
+}
+
+static void test_callbreak_three_telegram_one_discord(void **state)
+{
+	struct world *w = *state;
+	struct store *s = NULL;
+	char why[256];
+	int presses, tg_presses;
+
+	queue_everyone(w);
+	assert_true(all_seated(w, 20000));
+	presses = play_to_the_end(w, &tg_presses);
+	if (!game_over(w))
+		for (int i = 0; i < NP; i++)
+			fprintf(stderr, "%s (%d presses in all):\n%s\n", w->p[i].name, presses, w->p[i].text);
+	assert_true(game_over(w));
+	assert_true(presses > 60);
+	/* every Telegram press answered (its spinner stopped), in its own private chat */
+	for (long long t0 = wall_ms(); fake_tg_count(w->tg, "answerCallbackQuery") < tg_presses &&
+				       wall_ms() - t0 < 5000;)
+		ms_sleep(20);
+	assert_int_equal(fake_tg_count(w->tg, "answerCallbackQuery"), tg_presses);
+	check_privacy(w);
+	check_metrics(w);
 	/* coins settled (every pot empty, every wallet adds up) and ratings moved */
 	assert_int_equal(store_open(&s, w->db), GB_OK);
 	if (store_coins_audit(s, 0, why, sizeof(why)))
