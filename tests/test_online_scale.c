@@ -246,8 +246,12 @@ static void open_run(struct run *r, const char *db)
 	else
 		snprintf(r->db, sizeof(r->db), "%s/o.db", r->dir);
 	assert_int_equal(fake_tg_start(&r->f, TOKEN, "scale_bot"), 0);
-	for (int i = 0; i < MAXI; i++)
-		snprintf(r->in[i].log, sizeof(r->in[i].log), "%s/instance-%d.log", r->dir, i);
+	for (int i = 0; i < MAXI; i++) {
+		char dir[64];
+
+		memcpy(dir, r->dir, sizeof(dir));
+		snprintf(r->in[i].log, sizeof(r->in[i].log), "%s/instance-%d.log", dir, i);
+	}
 	r->update = 1000;
 }
 
@@ -284,6 +288,17 @@ static int wait_queue(struct store *s, const char *game, int left, int ms)
 	return waiting;
 }
 
+/* The two at the Ludo table play a few turns: whatever the die says, one of these is a move. */
+static void play_a_while(struct run *r)
+{
+	static const char *const tries[] = { "/roll", "/move 1", "/move 2", "/move 3", "/move 4" };
+
+	for (int i = 0; i < 4; i++)
+		for (int who = 300; who <= 301; who++)
+			for (size_t k = 0; k < sizeof(tries) / sizeof(tries[0]); k++)
+				type(r, who, tries[k]);
+}
+
 static void killed_while_queueing_and_playing(void **state)
 {
 	struct run r;
@@ -306,10 +321,7 @@ static void killed_while_queueing_and_playing(void **state)
 		if (store_oseat_open(s, "telegram", "300", &ludo))
 			ludo = 0;
 	assert_true(ludo > 0);
-	for (int i = 0; i < 6; i++) {
-		type(&r, 300, "/roll");
-		type(&r, 301, "/roll");
-	}
+	play_a_while(&r);
 	assert_int_equal(store_move_last(s, ludo, &moves), GB_OK);
 	assert_true(moves >= 1);
 	/* a crowd queues for Snakes and Ladders; the service is killed while it is being seated */
@@ -333,10 +345,7 @@ static void killed_while_queueing_and_playing(void **state)
 	census(s, 200, 3, "callbreak", 4, &queued, &seated);
 	assert_int_equal(queued, 3);
 	assert_int_equal(seated, 0);
-	for (int i = 0; i < 6; i++) {
-		type(&r, 300, "/roll");
-		type(&r, 301, "/roll");
-	}
+	play_a_while(&r);
 	assert_int_equal(store_move_last(s, ludo, &after), GB_OK);
 	assert_true(after > moves);
 	/* and the fourth seats them */
