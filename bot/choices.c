@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "internal.h"
 #include "render.h"
 
 #define CHOICE_TABLES 16   /* tables of one person looked at */
@@ -214,10 +215,14 @@ bool bot_press_is_own_turn(struct bot *b, const struct command *cmd)
 	struct store_seat seats[GB_MAX_SEATS];
 	const struct gb_game *g;
 	void *st = NULL;
-	int nseats = 0, moves = -1, seat = -1;
-	bool own = false;
+	int nseats = 0, moves = -1, seat = -1, turn = -1;
+	bool own = false, known;
 
-	if (!cmd->button_table || store_table_get(b->store, cmd->button_table, &t))
+	if (!cmd->button_table)
+		return false;
+	/* the reads of one moment */
+	store_read_begin(b->store);
+	if (store_table_get(b->store, cmd->button_table, &t))
 		goto out;
 	g = gb_game_find(t.game);
 	/* the table of this very place (a button of another chat's table is foreign) */
@@ -230,10 +235,19 @@ bool bot_press_is_own_turn(struct bot *b, const struct command *cmd)
 	for (int i = 0; i < nseats; i++)
 		if (seats[i].level < 0 && strcmp(seats[i].user, cmd->user) == 0)
 			seat = i;
-	st = seat >= 0 ? table_state(g, &t) : NULL;
+	if (seat < 0)
+		goto out;
+	/* the state the command itself is about to use, decoded once for both */
+	known = statecache_turn(t.id, g, t.state, &turn);
+	if (!known) {
+		st = table_state(g, &t);
+		known = st != NULL;
+		turn = st ? g->turn(st) : -1;
+	}
 	/* Call Break between rounds (turn -1): /next is anyone's at the table */
-	own = st && (g->turn(st) == seat || g->turn(st) < 0);
+	own = known && (turn == seat || turn < 0);
 out:
+	store_read_end(b->store);
 	free(st);
 	store_table_release(&t);
 	store_chat_release(&place);

@@ -76,7 +76,7 @@ static int table_text(struct ctx *c)
 	json_object_set_new(w, "watch", json_boolean(c->watch));
 	json_object_set_new(w, "owner", json_string(c->owner));
 	free(c->table.state);
-	c->table.state = json_dumps(w, JSON_COMPACT);
+	c->table.state = json_compact(w);
 	json_decref(w);
 	if (!c->table.state)
 		return GB_ENOMEM;
@@ -143,7 +143,7 @@ static int reply_texts(struct ctx *c)
 		/* every row names the command it came from, for an adapter answering in place */
 		if (c->cmd->reply[0])
 			json_object_set_new(r, "origin", json_string(c->cmd->reply));
-		c->reply_text[i] = json_dumps(r, JSON_COMPACT);
+		c->reply_text[i] = json_compact(r);
 		if (!c->reply_text[i])
 			return GB_ENOMEM;
 		c->nreply_text = i + 1;
@@ -164,7 +164,7 @@ int commit_prepare(struct ctx *c)
 	json_t *r;
 
 	if (c->chat_changed) {
-		c->settings_text = json_dumps(c->settings, JSON_COMPACT);
+		c->settings_text = json_compact(c->settings);
 		if (!c->settings_text)
 			return GB_ENOMEM;
 	}

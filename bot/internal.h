@@ -13,6 +13,7 @@
 #include "bot.h"
 #include "games/game.h"
 #include "i18n.h"
+#include "jsontext.h"
 #include "render.h"
 #include "games/strbuf.h"
 
@@ -218,6 +219,12 @@ int64_t mono_us(void);
  */
 bool statecache_get(struct ctx *c);
 void statecache_put(const struct ctx *c, const char *text, bool has_owner);
+/*
+ * statecache_turn(): the seat to move (game's turn()) of table as decoded
+ * from its very text, read in the entry without copying the game; false
+ * when no entry holds that text or it has no game.
+ */
+bool statecache_turn(int64_t table, const struct gb_game *game, const char *text, int *turn);
 
 /* ---- a command's writes (commit.c) ---- */
 

@@ -242,7 +242,7 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 		c->moves[c->nmoves].move_seq = c->seq;
 		snprintf(c->moves[c->nmoves].actor, sizeof(c->moves[0].actor), "%d", seat);
 		snprintf(c->moves[c->nmoves].action, sizeof(c->moves[0].action), "%s", text);
-		c->moves[c->nmoves].events = json_dumps(evj, JSON_COMPACT);
+		c->moves[c->nmoves].events = json_compact(evj);
 		json_decref(evj);
 		c->nmoves++;
 	}

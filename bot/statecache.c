@@ -1,6 +1,7 @@
 /*
  * statecache.c - decoded table states, kept between commands (internal.h:
- * statecache_get(), statecache_put(); bot.h: bot_state_cache_size()).
+ * statecache_get(), statecache_put(), statecache_turn(); bot.h:
+ * bot_state_cache_size()).
  *
  * A saved state is decoded once, not once per command. An entry answers
  * only for the very text it was decoded from (or encoded to), so whatever
@@ -202,6 +203,27 @@ bool statecache_get(struct ctx *c)
 			list_unlink(d);
 			list_push(d);
 		}
+	}
+	if (hit)
+		hits++;
+	else
+		misses++;
+	pthread_mutex_unlock(&lock);
+	return hit;
+}
+
+bool statecache_turn(int64_t table, const struct gb_game *game, const char *text, int *turn)
+{
+	struct decoded *d;
+	bool hit = false;
+
+	pthread_mutex_lock(&lock);
+	d = find(table);
+	if (d && d->game == game && d->st && text && !strcmp(d->text, text)) {
+		*turn = game->turn(d->st);
+		hit = true;
+		list_unlink(d);
+		list_push(d);
 	}
 	if (hit)
 		hits++;

@@ -396,8 +396,8 @@ int store_out_aside_prune(struct store *s, int64_t before_ms, int max, int *n)
 /* ---- plans ---- */
 
 /*
- * The statements every command, delivery, timer and pruning step runs,
- * with representative arguments, whose plans store_explain() shows: each
+ * The statements every command, delivery, timer and pruning step and
+ * /metrics run, with representative arguments, whose plans store_explain() shows: each
  * must find its rows through an index, however many rows the tables hold.
  */
 #define HOT(x, ...) { x, #x, { __VA_ARGS__ } }
@@ -430,6 +430,10 @@ static const struct {
 	HOT(SQL_TERMS_GET, "1"),
 	HOT(SQL_STAT_ADD, "1", "u1", "ludo", "P", "1", "0"),
 	HOT(SQL_COINS_BALANCE, "1", "user:1"),
+	HOT(SQL_COINS_TOP, "1", "user:", "10"),
+	/* /metrics' gauges, every 2 s */
+	HOT(SQL_OUT_COUNT, "telegram"),
+	HOT(SQL_TABLES_BY_GAME, "16"),
 	HOT(SQL_TABLES_OF_USER, "telegram", "u1", "8"),
 	HOT(SQL_PROCESSED_PRUNE_SOME, "1000", "1000"),
 	HOT(SQL_TABLES_PRUNE, "1000", "20"),
@@ -1624,6 +1628,7 @@ static const struct {
 	{ SQL_AUDIT_NEGATIVE, "an account below 0", 2 },
 	{ SQL_AUDIT_POTS, "a pot holds coins of a table not being played", 2 },
 	{ SQL_AUDIT_GRANTS, "bank coins moved other than by a grant", 1 },
+	{ SQL_AUDIT_BALANCES, "a kept balance is not its ledger rows' sum (account, balance)", 2 },
 };
 
 /* Run audits[i] for chat (0: every chat); a row found is GB_EINVARIANT, described in why. */

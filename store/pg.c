@@ -251,7 +251,57 @@ static const char *const migrations[] = {
 	"CREATE INDEX seats_user ON seats(user_id) WHERE level < 0;"
 	"UPDATE gamebot_schema SET version = 5;",
 
-	/* 6: online tables - people queueing for a game from their private
+	/* 6: what /metrics and a wallet read without reading row after row:
+	 * the open tables of each game counted as tables open and close, each
+	 * account's balance kept beside the ledger by the same statement that
+	 * writes its rows (the ledger stays append only; store_coins_audit()
+	 * checks that the two agree), a platform's rows set aside by index */
+	"CREATE TABLE open_tables ("
+	"  game TEXT PRIMARY KEY,"
+	"  tables INTEGER NOT NULL DEFAULT 0"
+	");"
+	"INSERT INTO open_tables (game, tables) SELECT game, count(*) FROM tables"
+	"  WHERE status < 2 GROUP BY game;"
+	"CREATE FUNCTION gamebot_open_tables() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+	"  IF TG_OP <> 'DELETE' AND NEW.status < 2 THEN"
+	"    INSERT INTO open_tables (game, tables) VALUES (NEW.game, 1)"
+	"    ON CONFLICT (game) DO UPDATE SET tables = open_tables.tables + 1;"
+	"  END IF;"
+	"  IF TG_OP <> 'INSERT' AND OLD.status < 2 THEN"
+	"    UPDATE open_tables SET tables = tables - 1 WHERE game = OLD.game;"
+	"  END IF;"
+	"  RETURN NULL; END$$;"
+	"CREATE TRIGGER open_tables_insert AFTER INSERT ON tables FOR EACH ROW"
+	"  WHEN (NEW.status < 2) EXECUTE FUNCTION gamebot_open_tables();"
+	/* a move rewrites status with the same value: only a table opening or closing counts */
+	"CREATE TRIGGER open_tables_status AFTER UPDATE OF status ON tables FOR EACH ROW"
+	"  WHEN ((OLD.status < 2) <> (NEW.status < 2)) EXECUTE FUNCTION gamebot_open_tables();"
+	"CREATE TRIGGER open_tables_delete AFTER DELETE ON tables FOR EACH ROW"
+	"  WHEN (OLD.status < 2) EXECUTE FUNCTION gamebot_open_tables();"
+	"CREATE TABLE balances ("
+	"  chat_id BIGINT NOT NULL,"
+	"  account TEXT NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  balance BIGINT NOT NULL,"
+	"  entries BIGINT NOT NULL,"
+	"  PRIMARY KEY (chat_id, account)"
+	");"
+	"INSERT INTO balances (chat_id, account, name, balance, entries)"
+	"  SELECT chat_id, account, (SELECT n.name FROM ledger AS n WHERE n.chat_id = l.chat_id"
+	"  AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount), count(*)"
+	"  FROM ledger AS l GROUP BY chat_id, account;"
+	"CREATE FUNCTION gamebot_balance() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+	"  INSERT INTO balances (chat_id, account, name, balance, entries)"
+	"  VALUES (NEW.chat_id, NEW.account, NEW.name, NEW.amount, 1)"
+	"  ON CONFLICT (chat_id, account) DO UPDATE SET name = excluded.name,"
+	"  balance = balances.balance + excluded.balance, entries = balances.entries + 1;"
+	"  RETURN NULL; END$$;"
+	"CREATE TRIGGER ledger_balance AFTER INSERT ON ledger FOR EACH ROW"
+	"  EXECUTE FUNCTION gamebot_balance();"
+	"CREATE INDEX outbox_aside_platform ON outbox(platform) WHERE aside_ms IS NOT NULL;"
+	"UPDATE gamebot_schema SET version = 6;",
+
+	/* 7: online tables - people queueing for a game from their private
 	 * chats, each seat of a table played from its own private chat (and
 	 * its own table message there), the names people chose for online
 	 * play, whom they never want to meet again, and their ratings */
@@ -311,7 +361,7 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (platform, user_id, game)"
 	");"
 	"CREATE INDEX ratings_top ON ratings(game, r);"
-	"UPDATE gamebot_schema SET version = 6;",
+	"UPDATE gamebot_schema SET version = 7;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -324,10 +374,6 @@ static const char *const migrations[] = {
 	" AND created_ms >= $2 AND ($3::int = 0 OR status < 2) AND ($4::int = 0 OR watch = 1)"
 #define OUT_DELAY_SQL "UPDATE outbox SET due_ms = $3 WHERE platform = $1" \
 	" AND ($2::text IS NULL OR chat = $2) AND aside_ms IS NULL AND due_ms < $3"
-#define OUT_COUNT_SQL "SELECT count(*) FILTER (WHERE aside_ms IS NULL)," \
-	" count(*) FILTER (WHERE aside_ms IS NOT NULL)," \
-	" min(due_ms) FILTER (WHERE aside_ms IS NULL) FROM outbox" \
-	" WHERE $1::text IS NULL OR platform = $1"
 #define TIMER_CLEAR_SQL "DELETE FROM timers WHERE table_id = $1 AND ($2::text IS NULL OR kind = $2)"
 
 /*
@@ -401,8 +447,6 @@ static const char *const sql_text[SQL_COUNT] = {
 	[SQL_OUT_DELAY] = OUT_DELAY_SQL,
 	[SQL_OUT_DELAY_ALL] = OUT_DELAY_SQL,
 	/* $1 NULL: every platform. */
-	[SQL_OUT_COUNT] = OUT_COUNT_SQL,
-	[SQL_OUT_COUNT_ALL] = OUT_COUNT_SQL,
 	/* no row: no such table (GB_ENOTFOUND) */
 	[SQL_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
 		" SELECT $1::bigint, $2::text, $3::bigint, $4::bigint"

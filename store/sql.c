@@ -51,8 +51,8 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" JOIN chats c ON c.id = t.chat_id"
 		" WHERE c.platform = ?1 AND s.user_id = ?2 AND s.level < 0 AND t.status < 2"
 		" GROUP BY t.id ORDER BY t.id LIMIT ?3",
-	[SQL_TABLES_BY_GAME] = "SELECT game, count(*) FROM tables WHERE status < 2"
-		" GROUP BY game ORDER BY game LIMIT ?1",
+	/* counted as tables open and close (schema 6), not read table by table */
+	[SQL_TABLES_BY_GAME] = "SELECT game, tables FROM open_tables ORDER BY game LIMIT ?1",
 	[SQL_SEATS_GET] = "SELECT seat, user_id, name, level FROM seats"
 		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
 	[SQL_SEATS_CLEAR] = "DELETE FROM seats WHERE table_id = ?1",
@@ -73,6 +73,17 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_OUT_CHAT_LOCK] = "SELECT " STORE_OUT_COLS " FROM (SELECT " STORE_OUT_COLS " FROM outbox"
 		" WHERE platform = ?1 AND chat = ?2 AND aside_ms IS NULL ORDER BY id DESC LIMIT ?3)"
 		" AS newest ORDER BY id",
+	/*
+	 * A platform's pending rows counted in an index of pending rows only
+	 * (never the rows' payloads, nor the rows set aside or gone), its
+	 * rows set aside in theirs, the earliest due time one seek.
+	 */
+	[SQL_OUT_COUNT] = "SELECT (SELECT count(*) FROM outbox WHERE platform = ?1 AND aside_ms IS NULL),"
+		" (SELECT count(*) FROM outbox WHERE platform = ?1 AND aside_ms IS NOT NULL),"
+		" (SELECT min(due_ms) FROM outbox WHERE platform = ?1 AND aside_ms IS NULL)",
+	[SQL_OUT_COUNT_ALL] = "SELECT (SELECT count(*) FROM outbox WHERE aside_ms IS NULL),"
+		" (SELECT count(*) FROM outbox WHERE aside_ms IS NOT NULL),"
+		" (SELECT min(due_ms) FROM outbox WHERE aside_ms IS NULL)",
 	[SQL_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
 	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + CAST(?3 AS INTEGER) WHERE id = ?1 AND aside_ms IS NULL",
@@ -101,13 +112,12 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_META_SET] = "INSERT INTO meta (name, value) VALUES (?1, ?2)"
 		" ON CONFLICT (name) DO UPDATE SET value = excluded.value",
 	[SQL_TERMS_GET] = "SELECT seed, stake FROM table_terms WHERE table_id = ?1",
-	[SQL_COINS_BALANCE] = "SELECT coalesce(sum(amount), 0), count(*) FROM ledger"
-		" WHERE chat_id = ?1 AND account = ?2",
-	/* Each account's latest name (the row with the highest id names it). */
-	[SQL_COINS_TOP] = "SELECT account, (SELECT name FROM ledger AS n WHERE n.chat_id = l.chat_id"
-		" AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount) AS b"
-		" FROM ledger AS l WHERE chat_id = ?1 AND substr(account, 1, length(?2)) = ?2"
-		" GROUP BY chat_id, account ORDER BY b DESC, account LIMIT ?3",
+	/* the balance kept beside the ledger (schema 6): one row, however long the account's history */
+	[SQL_COINS_BALANCE] = "SELECT balance, entries FROM balances WHERE chat_id = ?1 AND account = ?2",
+	/* Each account with its latest name (the last ledger row written for it names it). */
+	[SQL_COINS_TOP] = "SELECT account, name, balance FROM balances"
+		" WHERE chat_id = ?1 AND substr(account, 1, length(?2)) = ?2"
+		" ORDER BY balance DESC, account LIMIT ?3",
 	/* ?1 = 0: every chat. */
 	[SQL_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1"
 		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
@@ -129,6 +139,17 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
 		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
 		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
+	/* Each kept balance is its account's ledger rows' sum and count, and every account has one. */
+	[SQL_AUDIT_BALANCES] = "SELECT b.account, b.balance FROM balances AS b"
+		" WHERE (CAST(?1 AS BIGINT) = 0 OR b.chat_id = ?1)"
+		" AND (b.balance <> (SELECT coalesce(sum(l.amount), 0) FROM ledger AS l"
+		" WHERE l.chat_id = b.chat_id AND l.account = b.account)"
+		" OR b.entries <> (SELECT count(*) FROM ledger AS l"
+		" WHERE l.chat_id = b.chat_id AND l.account = b.account))"
+		" UNION ALL SELECT l.account, sum(l.amount) FROM ledger AS l"
+		" WHERE (CAST(?1 AS BIGINT) = 0 OR l.chat_id = ?1) AND NOT EXISTS (SELECT 1 FROM balances AS b"
+		" WHERE b.chat_id = l.chat_id AND b.account = l.account)"
+		" GROUP BY l.chat_id, l.account LIMIT 1",
 	/*
 	 * At most ?2 tables over whose last move (or end) and opening were
 	 * before ?1, oldest first through tables_created; their seats, terms,

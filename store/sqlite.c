@@ -222,7 +222,50 @@ static const char *const migrations[] = {
 	"CREATE INDEX seats_user ON seats(user_id) WHERE level < 0;"
 	"PRAGMA user_version = 5;",
 
-	/* 6: online tables - people queueing for a game from their private
+	/* 6: what /metrics and a wallet read without reading row after row:
+	 * the open tables of each game counted as tables open and close, each
+	 * account's balance kept beside the ledger by the same statement that
+	 * writes its rows (the ledger stays append only; store_coins_audit()
+	 * checks that the two agree), a platform's rows set aside by index */
+	"CREATE TABLE open_tables ("
+	"  game TEXT PRIMARY KEY,"
+	"  tables INTEGER NOT NULL DEFAULT 0"
+	") WITHOUT ROWID;"
+	"INSERT INTO open_tables (game, tables) SELECT game, count(*) FROM tables"
+	"  WHERE status < 2 GROUP BY game;"
+	"CREATE TRIGGER open_tables_insert AFTER INSERT ON tables WHEN new.status < 2 BEGIN"
+	"  INSERT INTO open_tables (game, tables) VALUES (new.game, 1)"
+	"  ON CONFLICT (game) DO UPDATE SET tables = tables + 1; END;"
+	/* a move rewrites status with the same value: only a table opening or closing counts */
+	"CREATE TRIGGER open_tables_status AFTER UPDATE OF status ON tables"
+	"  WHEN (old.status < 2) <> (new.status < 2) BEGIN"
+	"  INSERT INTO open_tables (game, tables) VALUES (new.game, 0)"
+	"  ON CONFLICT (game) DO NOTHING;"
+	"  UPDATE open_tables SET tables = tables + CASE WHEN new.status < 2 THEN 1 ELSE -1 END"
+	"  WHERE game = new.game; END;"
+	"CREATE TRIGGER open_tables_delete AFTER DELETE ON tables WHEN old.status < 2 BEGIN"
+	"  UPDATE open_tables SET tables = tables - 1 WHERE game = old.game; END;"
+	"CREATE TABLE balances ("
+	"  chat_id INTEGER NOT NULL,"
+	"  account TEXT NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  balance INTEGER NOT NULL,"
+	"  entries INTEGER NOT NULL,"
+	"  PRIMARY KEY (chat_id, account)"
+	") WITHOUT ROWID;"
+	"INSERT INTO balances (chat_id, account, name, balance, entries)"
+	"  SELECT chat_id, account, (SELECT n.name FROM ledger AS n WHERE n.chat_id = l.chat_id"
+	"  AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount), count(*)"
+	"  FROM ledger AS l GROUP BY chat_id, account;"
+	"CREATE TRIGGER ledger_balance AFTER INSERT ON ledger BEGIN"
+	"  INSERT INTO balances (chat_id, account, name, balance, entries)"
+	"  VALUES (new.chat_id, new.account, new.name, new.amount, 1)"
+	"  ON CONFLICT (chat_id, account) DO UPDATE SET name = excluded.name,"
+	"  balance = balance + excluded.balance, entries = entries + 1; END;"
+	"CREATE INDEX outbox_aside_platform ON outbox(platform) WHERE aside_ms IS NOT NULL;"
+	"PRAGMA user_version = 6;",
+
+	/* 7: online tables - people queueing for a game from their private
 	 * chats, each seat of a table played from its own private chat (and
 	 * its own table message there), the names people chose for online
 	 * play, whom they never want to meet again, and their ratings */
@@ -283,7 +326,7 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (platform, user_id, game)"
 	") WITHOUT ROWID;"
 	"CREATE INDEX ratings_top ON ratings(game, r);"
-	"PRAGMA user_version = 6;",
+	"PRAGMA user_version = 7;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -381,10 +424,6 @@ static const char *const sql_text[SQ_COUNT] = {
 		" AND aside_ms IS NULL AND +due_ms < ?3",
 	[SQL_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms < ?3",
-	[SQL_OUT_COUNT] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
-		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox WHERE platform = ?1",
-	[SQL_OUT_COUNT_ALL] = "SELECT sum(aside_ms IS NULL), sum(aside_ms IS NOT NULL),"
-		" min(CASE WHEN aside_ms IS NULL THEN due_ms END) FROM outbox",
 	[SQL_TIMER_SET] = "INSERT INTO timers (table_id, kind, due_ms, version)"
 		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT (table_id, kind) DO UPDATE"
 		" SET due_ms = excluded.due_ms, version = excluded.version, attempts = 0",

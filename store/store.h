@@ -319,7 +319,11 @@ int store_table_set_message(struct store *s, int64_t table, const char *message)
 int store_tables_count(struct store *s, int64_t chat, int64_t since_ms, int open_only,
 		       int watch_only, int *n);
 
-/* Open tables (lobby or playing) per game, up to max games; *n gets the count. */
+/*
+ * Open tables (lobby or playing) per game, up to max games; *n gets the
+ * count. Counted as tables open and close, not read table by table: a game
+ * that had open tables and has none now is there with 0.
+ */
 struct store_game_count {
 	char game[16];
 	int tables;

@@ -49,7 +49,13 @@ if start; then
 	GAMEBOT_TEST_PG="postgresql://gamebot@/postgres?host=$dir"
 	export GAMEBOT_TEST_PG
 	"$@"
-	exit $?
+	rc=$?
+	# a failed run shows what the server said of it (refused clients among them)
+	if [ "$rc" -ne 0 ] && grep -qE 'FATAL|PANIC' "$dir/server.log" 2>/dev/null; then
+		echo "tests/pg.sh: the server's complaints during the run:" >&2
+		grep -E 'FATAL|PANIC' "$dir/server.log" | sort | uniq -c | sort -rn | head -n 20 >&2
+	fi
+	exit $rc
 fi
 echo "tests/pg.sh: COULD NOT START POSTGRESQL: the PostgreSQL suites will fail" >&2
 "$@"

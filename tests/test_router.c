@@ -553,6 +553,40 @@ static void test_own_turn_presses_not_limited(void **state)
 	limit_reset();
 }
 
+/*
+ * Whether a press is its presser's turn is read from the decoded state the
+ * command itself uses (the state cache), not decoded again: a press on a
+ * table in play is one cache hit and no miss, and the answer is the same.
+ */
+static void test_own_turn_press_reads_decoded_state(void **state)
+{
+	static const char *const who[2] = { "alice", "bob" };
+	struct fixture *f = *state;
+	struct bot_cache_stats before, after;
+	struct command cmd;
+	int64_t id;
+	int moves = 0, own = 0;
+
+	assert_int_equal(say(f, "alice", "/new snakes"), GB_OK);
+	assert_int_equal(say(f, "bob", "/join"), GB_OK);
+	assert_int_equal(say(f, "alice", "/start"), GB_OK);
+	json_decref(drain(f));
+	table_now(f, &id, &moves);
+	for (int k = 0; k < 2; k++) {
+		make(&cmd, who[k], "/roll", 2000);
+		cmd.button_table = id;
+		cmd.button_turn = moves;
+		bot_state_cache_stats(&before);
+		own += bot_press_is_own_turn(&f->b, &cmd);
+		bot_state_cache_stats(&after);
+		assert_int_equal(after.hits, before.hits + 1);
+		assert_int_equal(after.misses, before.misses);
+	}
+	/* one of the two is to move */
+	assert_int_equal(own, 1);
+	json_decref(drain(f));
+}
+
 /* Many people in one chat: the chat's own limit, once per window. */
 static void test_chat_limit(void **state)
 {
@@ -848,6 +882,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_over_limit_press_writes_nothing, setup, teardown),
 		cmocka_unit_test(test_limit_table_full_refuses),
 		cmocka_unit_test_setup_teardown(test_own_turn_presses_not_limited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_turn_press_reads_decoded_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_change_in_between_not_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_write_in_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_databases_one_process, setup, teardown),

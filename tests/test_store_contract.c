@@ -111,7 +111,13 @@ static int setup(void **state)
 		assert_non_null(mkdtemp(f->dir));
 		snprintf(f->path, sizeof f->path, "%s/db/game.db", f->dir);
 	}
-	assert_int_equal(store_open(&f->s, f->path), GB_OK);
+	{
+		int rc = store_open(&f->s, f->path);
+
+		if (rc != GB_OK)
+			print_error("store_open(%s): %d: %s\n", f->path, rc, store_last_error());
+		assert_int_equal(rc, GB_OK);
+	}
 	*state = f;
 	return 0;
 }
@@ -2402,6 +2408,163 @@ static void test_typical_command(void **state)
 	assert_int_equal(store_was_processed(f->s, "telegram", "5000000"), GB_EDUP);
 }
 
+/* The coins of account in chat's ledger, summed from its rows (what a balance must equal). */
+static int64_t ledger_sum(struct fixture *f, int64_t chat, const char *account, int64_t *rows)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM ledger WHERE chat_id = %lld AND account = '%s'",
+		 (long long)chat, account);
+	*rows = raw_int(f->path, sql);
+	snprintf(sql, sizeof sql, "SELECT coalesce(sum(amount), 0) FROM ledger WHERE chat_id = %lld"
+		 " AND account = '%s'", (long long)chat, account);
+	return raw_int(f->path, sql);
+}
+
+/*
+ * A balance is kept beside the append-only ledger, written with each
+ * movement: after many movements among five wallets (grants, then random
+ * transfers, names changing) every balance and row count is the sum and
+ * count of the account's ledger rows, the richest list reads them with the
+ * latest names, and the audit finds a kept balance that strays from its
+ * ledger (changed, or missing) as a broken invariant.
+ */
+static void test_coins_balances_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct store_balance top[8];
+	int64_t chat, coins[5], balance, sum, rows;
+	char why[160], acct[5][16];
+	unsigned seed = 7;
+	int n = 0, entries = 0;
+
+	make_table(f->s, "coins", &chat);
+	for (int i = 0; i < 5; i++) {
+		struct store_coin_move m = { .from = "bank", .amount = 1000, .reason = "grant", .at_ms = 1 };
+
+		snprintf(acct[i], sizeof acct[i], "user:%d", i);
+		snprintf(m.to, sizeof m.to, "%s", acct[i]);
+		snprintf(m.to_name, sizeof m.to_name, "P%d", i);
+		assert_int_equal(store_coins_move(f->s, chat, &m), GB_OK);
+		coins[i] = 1000;
+	}
+	assert_int_equal(store_begin(f->s), GB_OK);
+	for (int k = 0; k < 400; k++) {
+		int from = (int)(rand_r(&seed) % 5), to = (int)(rand_r(&seed) % 5);
+		struct store_coin_move m = { .reason = "win", .at_ms = 10 + k };
+
+		if (from == to || coins[from] == 0)
+			continue;
+		m.amount = 1 + rand_r(&seed) % coins[from];
+		snprintf(m.from, sizeof m.from, "%s", acct[from]);
+		snprintf(m.from_name, sizeof m.from_name, "P%d-%d", from, k);
+		snprintf(m.to, sizeof m.to, "%s", acct[to]);
+		snprintf(m.to_name, sizeof m.to_name, "P%d-%d", to, k);
+		assert_int_equal(store_coins_move(f->s, chat, &m), GB_OK);
+		coins[from] -= m.amount;
+		coins[to] += m.amount;
+		/* a movement that fails undoes its balances with its rows */
+		if (k % 50 == 0)
+			assert_int_equal(store_coins_move(f->s, chat + 1000, &m), GB_ENOTFOUND);
+	}
+	assert_int_equal(store_commit(f->s), GB_OK);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(store_coins_balance(f->s, chat, acct[i], &balance, &entries), GB_OK);
+		sum = ledger_sum(f, chat, acct[i], &rows);
+		assert_int_equal(balance, sum);
+		assert_int_equal(balance, coins[i]);
+		assert_int_equal(entries, rows);
+	}
+	assert_int_equal(store_coins_balance(f->s, chat, "bank", &balance, &entries), GB_OK);
+	assert_int_equal(balance, -5000);
+	assert_int_equal(entries, 5);
+	assert_int_equal(store_coins_balance(f->s, chat, "user:none", &balance, &entries), GB_OK);
+	assert_int_equal(balance, 0);
+	assert_int_equal(entries, 0);
+	assert_int_equal(store_coins_top(f->s, chat, "user:", top, 8, &n), GB_OK);
+	assert_int_equal(n, 5);
+	for (int i = 0; i < n; i++) {
+		char sql[4096];
+		int k = top[i].account[5] - '0';
+
+		assert_int_equal(top[i].balance, coins[k]);
+		assert_true(i == 0 || top[i - 1].balance >= top[i].balance);
+		/* the name of the account's newest row */
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM ledger WHERE account = '%s' AND name = '%s'"
+			 " AND id = (SELECT max(id) FROM ledger WHERE account = '%s')", top[i].account,
+			 top[i].name, top[i].account);
+		assert_int_equal(raw_int(f->path, sql), 1);
+	}
+	assert_int_equal(store_coins_audit(f->s, chat, why, sizeof why), GB_OK);
+	/* a kept balance changed behind the ledger's back */
+	assert_int_equal(raw_exec(f->path, "UPDATE balances SET balance = balance + 1 WHERE account = 'user:1'"),
+			 RAW_OK);
+	assert_int_equal(store_coins_audit(f->s, 0, why, sizeof why), GB_EINVARIANT);
+	assert_non_null(strstr(why, "user:1"));
+	assert_int_equal(raw_exec(f->path, "UPDATE balances SET balance = balance - 1 WHERE account = 'user:1'"),
+			 RAW_OK);
+	assert_int_equal(store_coins_audit(f->s, 0, why, sizeof why), GB_OK);
+	/* or gone */
+	assert_int_equal(raw_exec(f->path, "DELETE FROM balances WHERE account = 'user:2'"), RAW_OK);
+	assert_int_equal(store_coins_audit(f->s, chat, why, sizeof why), GB_EINVARIANT);
+	assert_non_null(strstr(why, "user:2"));
+}
+
+/*
+ * Open tables are counted per game as they open and close (a move that
+ * keeps a table open changes nothing; a game with none open shows 0),
+ * always what counting the rows gives.
+ */
+static void test_open_tables_counted(void **state)
+{
+	struct fixture *f = *state;
+	struct store_game_count g[4];
+	int64_t ids[6], chat;
+	int n = 0;
+
+	for (int i = 0; i < 6; i++) {
+		char name[16];
+
+		snprintf(name, sizeof name, "open-%d", i);
+		ids[i] = make_table(f->s, name, &chat);
+	}
+	/* two of them another game's */
+	assert_int_equal(raw_exec(f->path, "UPDATE tables SET game = 'snakes' WHERE id IN (SELECT id FROM tables"
+				  " ORDER BY id DESC LIMIT 2)"), RAW_OK);
+	assert_int_equal(raw_exec(f->path, "DELETE FROM open_tables;"
+				  " INSERT INTO open_tables (game, tables) VALUES ('ludo', 4), ('snakes', 2)"), RAW_OK);
+	for (int step = 0; step < 4; step++) {
+		struct store_table t;
+
+		assert_int_equal(store_table_get(f->s, ids[step], &t), GB_OK);
+		/* lobby to playing, a move, then over */
+		t.status = STORE_PLAYING;
+		assert_int_equal(store_table_update(f->s, &t), GB_OK);
+		assert_int_equal(store_table_update(f->s, &t), GB_OK);
+		assert_int_equal(store_tables_open_by_game(f->s, g, 4, &n), GB_OK);
+		assert_int_equal(n, 2);
+		assert_string_equal(g[0].game, "ludo");
+		assert_int_equal(g[0].tables, 4 - step);
+		t.status = STORE_OVER;
+		assert_int_equal(store_table_update(f->s, &t), GB_OK);
+		store_table_release(&t);
+		assert_int_equal(store_tables_open_by_game(f->s, g, 4, &n), GB_OK);
+		assert_int_equal(n, 2);
+		assert_int_equal(g[0].tables, 3 - step);
+		assert_int_equal(g[0].tables, raw_int(f->path, "SELECT count(*) FROM tables WHERE game = 'ludo'"
+						      " AND status < 2"));
+		assert_string_equal(g[1].game, "snakes");
+		assert_int_equal(g[1].tables, 2);
+	}
+	/* every Ludo table over: Ludo is there with 0 */
+	assert_string_equal(g[0].game, "ludo");
+	assert_int_equal(g[0].tables, 0);
+	/* a new table counts at once */
+	make_table(f->s, "open-new", &chat);
+	assert_int_equal(store_tables_open_by_game(f->s, g, 4, &n), GB_OK);
+	assert_int_equal(g[0].tables, 1);
+}
+
 /* A table of chat opened at created and (when over) ended at ended, with two seats, terms, two moves and a timer. */
 static int64_t aged_table(struct store *s, int64_t chat, int status, int64_t created, int64_t ended)
 {
@@ -2551,6 +2714,8 @@ int main(void)
 		T(test_long_strings),
 		T(test_name_cut_inside_character),
 		T(test_typical_command),
+		T(test_coins_balances_kept),
+		T(test_open_tables_counted),
 #undef T
 	};
 	int failed;

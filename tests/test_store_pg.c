@@ -113,8 +113,9 @@ static int setup_empty(void **state)
 	snprintf(sql, sizeof sql, "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", f->schema,
 		 f->schema);
 	assert_int_equal(raw_exec(b, sql), 0);
-	snprintf(f->url, sizeof f->url, "%s%soptions=-csearch_path%%3D%s", b,
-		 strchr(b, '?') ? "&" : "?", f->schema);
+	/* named after its schema, so that dropping its connections drops no other suite's */
+	snprintf(f->url, sizeof f->url, "%s%soptions=-csearch_path%%3D%s&application_name=%s", b,
+		 strchr(b, '?') ? "&" : "?", f->schema, f->schema);
 	*state = f;
 	return 0;
 }
@@ -180,7 +181,7 @@ static void test_newer_schema_refused(void **state)
 	struct fixture *f = *state;
 	struct store *s = NULL;
 
-	assert_int_equal(store_schema_version(f->s), 6);
+	assert_int_equal(store_schema_version(f->s), 7);
 	assert_int_equal(raw_exec(f->url, "UPDATE gamebot_schema SET version = 999"), 0);
 	assert_int_equal(store_open(&s, f->url), GB_ESTORE);
 	assert_null(s);
@@ -218,7 +219,7 @@ static void test_many_open_at_once_migrate_once(void **state)
 	for (int i = 0; i < 6; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 		assert_int_equal(o[i].rc, GB_OK);
-		assert_int_equal(o[i].version, 6);
+		assert_int_equal(o[i].version, 7);
 	}
 	assert_int_equal(raw_int(f->url, "SELECT count(*) FROM gamebot_schema"), 1);
 	assert_int_equal(store_open(&f->s, f->url), GB_OK);
@@ -226,19 +227,23 @@ static void test_many_open_at_once_migrate_once(void **state)
 
 /* ---- connections ---- */
 
-/* The server drops the store's connections (a restart, a failover, an admin). */
+/*
+ * The server drops the store's connections (a restart, a failover, an
+ * admin): those of this fixture only, named by its schema, as other
+ * suites may be using the same server at the same time.
+ */
 static void drop_connections(const struct fixture *f)
 {
-	char sql[256];
+	char sql[512];
 
 	/* each waits (at most 10 s) for its connection's process to end */
 	snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity"
 		 " WHERE pid <> pg_backend_pid() AND datname = current_database()"
-		 " AND application_name <> 'keep' AND backend_type = 'client backend'");
+		 " AND application_name = '%s' AND backend_type = 'client backend'", f->schema);
 	assert_int_equal(raw_exec(f->url, sql), 0);
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_stat_activity"
 		 " WHERE pid <> pg_backend_pid() AND datname = current_database()"
-		 " AND application_name <> 'keep' AND backend_type = 'client backend'");
+		 " AND application_name = '%s' AND backend_type = 'client backend'", f->schema);
 	assert_int_equal(wait_int(f->url, sql, 0), 0);
 }
 
