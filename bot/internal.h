@@ -299,6 +299,8 @@ bool online_route(struct bot *b, const struct command *in, const struct bot_comm
 		  struct command *out);
 /* The table message drawn for each seat in its own language (commit_prepare()). */
 void online_views(struct ctx *c);
+/* A public line whose one argument is game g's name, in every language for an online table's seats. */
+void online_titled_line(struct ctx *c, int key, const struct gb_game *g);
 /* The row of reaction buttons under a seat's table. */
 void online_reaction_buttons(struct ctx *c, json_t *rows);
 /* The replies, in order[0..n), to the seats' private chats (inside the write transaction). */

@@ -670,6 +670,23 @@ int cmd_block(struct ctx *c)
 	return GB_OK;
 }
 
+void online_titled_line(struct ctx *c, int key, const struct gb_game *g)
+{
+	json_t *r = reply_push(c, "public", NULL, ""), *texts = json_array();
+
+	for (int l = 0; l < LANG_COUNT; l++) {
+		struct strbuf sb = { 0 };
+
+		i18n_format(&sb, l == LANG_NE && strcmp(setting_str(c, "digits", "devanagari"), "ascii"), tr(l, key),
+			    bot_game_title(g, l));
+		json_array_append_new(texts, json_text(sb_str(&sb)));
+		if (l == c->lang)
+			json_object_set_new(r, "text", json_text(sb_str(&sb)));
+		sb_release(&sb);
+	}
+	json_object_set_new(r, "texts", texts);
+}
+
 /* The reactions: the word typed, and its line in each language. */
 static const struct {
 	const char *word;

@@ -323,7 +323,10 @@ int table_start_game(struct ctx *c)
 	c->table.turn_started_ms = c->cmd->now_ms;
 	c->table_changed = true;
 	c->show_table = true;
-	reply_public(c, M_STARTED, game_title(c, c->game));
+	if (c->online)
+		online_titled_line(c, M_STARTED, c->game); /* each seat reads the game's name in its language */
+	else
+		reply_public(c, M_STARTED, game_title(c, c->game));
 	reply_mark_seating(c);
 	send_hands(c);
 	table_schedule(c);

@@ -306,6 +306,7 @@ static void test_ludo_cross_platform_idle(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(b->view, "text")), "Asha"));
 	assert_non_null(strstr(a->lines, "An online table of Ludo opens"));
 	assert_non_null(strstr(b->lines, "लुडोको अनलाइन टेबल खुल्यो"));
+	assert_null(strstr(b->lines, "Ludo"));
 	/* seated: a second /online is refused */
 	say(f, a, "/online ludo");
 	assert_non_null(strstr(a->lines, "seated at an online table"));
