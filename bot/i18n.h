@@ -356,7 +356,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_RATING_PROV) \
 	X(M_TOP_ONLINE_HEAD) /* %s: game */ \
 	X(M_TOP_ONLINE_ROW) /* %s: rank, %s: name, %s: rating, %s: mark */ \
-	X(M_TOP_ONLINE_EMPTY) /* %s: game */
+	X(M_TOP_ONLINE_EMPTY) /* %s: game */ \
+	X(M_ONLINE_NO_STOP)
 
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };

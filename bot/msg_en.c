@@ -349,4 +349,5 @@ const char *const msg_en[M_COUNT] = {
 	[M_TOP_ONLINE_HEAD] = "Best online at %s",
 	[M_TOP_ONLINE_ROW] = "%s. %s %s%s",
 	[M_TOP_ONLINE_EMPTY] = "Nobody has an online rating at %s yet.",
+	[M_ONLINE_NO_STOP] = "An online table plays on to its end: /leave hands your seat to a computer.",
 };

@@ -362,4 +362,5 @@ const char *const msg_ne[M_COUNT] = {
 	[M_TOP_ONLINE_HEAD] = "अनलाइन %sका उत्कृष्ट",
 	[M_TOP_ONLINE_ROW] = "%s. %s %s%s",
 	[M_TOP_ONLINE_EMPTY] = "अहिलेसम्म कसैको %s अनलाइन रेटिङ छैन।",
+	[M_ONLINE_NO_STOP] = "अनलाइन टेबल अन्त्यसम्म चल्छ: /leave ले तपाईंको सिट कम्प्युटरलाई दिन्छ।",
 };

@@ -307,6 +307,9 @@ static void test_ludo_cross_platform_idle(void **state)
 	assert_non_null(strstr(a->lines, "An online table of Ludo opens"));
 	assert_non_null(strstr(b->lines, "लुडोको अनलाइन टेबल खुल्यो"));
 	assert_null(strstr(b->lines, "Ludo"));
+	/* nobody stops a table of strangers */
+	say(f, a, "/stop");
+	assert_non_null(strstr(a->lines, "plays on to its end"));
 	/* seated: a second /online is refused */
 	say(f, a, "/online ludo");
 	assert_non_null(strstr(a->lines, "seated at an online table"));

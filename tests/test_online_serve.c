@@ -538,6 +538,42 @@ static void check_privacy(struct world *w)
 	}
 }
 
+/*
+ * Each seat's table message was posted once and edited from then on: the
+ * service kept every seat's own message in its own chat.
+ */
+static void check_one_message_each(struct world *w)
+{
+	int tg_posts[NP] = { 0 }, tg_edits = 0, dc_posts = 0, dc_edits = 0;
+
+	for (int i = 0, n = fake_tg_count(w->tg, NULL); i < n; i++) {
+		char method[64];
+		json_t *b = fake_tg_call(w->tg, i, method, sizeof(method), NULL);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if (text && strstr(text, "Seal ") && !strcmp(method, "sendMessage"))
+			tg_posts[tg_person(w, json_object_get(b, "chat_id")) - w->p]++;
+		tg_edits += text && strstr(text, "Seal ") && !strcmp(method, "editMessageText");
+		json_decref(b);
+	}
+	for (int i = 0, n = fake_dc_count(w->dc, NULL, NULL); i < n; i++) {
+		char method[16], path[256];
+		json_t *b = fake_dc_call(w->dc, i, method, sizeof(method), path, sizeof(path), NULL, 0, NULL);
+		const char *text = json_string_value(json_object_get(b, "content"));
+
+		if (text && strstr(text, "Seal ") && !strncmp(path, "/channels/", 10)) {
+			dc_posts += !strcmp(method, "POST");
+			dc_edits += !strcmp(method, "PATCH");
+		}
+		json_decref(b);
+	}
+	for (int i = 0; i < NP - 1; i++)
+		assert_int_equal(tg_posts[i], 1);
+	assert_true(tg_edits > 100);
+	assert_int_equal(dc_posts, 1);
+	assert_true(dc_edits > 10);
+}
+
 /* /metrics: the table opened here, the queues' gauges (the health thread sets them every 2 s). */
 static void check_metrics(struct world *w)
 {
@@ -582,6 +618,7 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 		ms_sleep(20);
 	assert_int_equal(fake_tg_count(w->tg, "answerCallbackQuery"), tg_presses);
 	check_privacy(w);
+	check_one_message_each(w);
 	check_metrics(w);
 	/* coins settled (every pot empty, every wallet adds up) and ratings moved */
 	assert_int_equal(store_open(&s, w->db), GB_OK);
