@@ -620,6 +620,10 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 	check_privacy(w);
 	check_one_message_each(w);
 	check_metrics(w);
+	/* the ratings' table, asked for with Discord's options */
+	dc_slash(w, &w->p[NP - 1], "top", json_pack("[{sssiss},{sssiss}]", "name", "online", "type", 3, "value",
+						      "online", "name", "game", "type", 3, "value", "callbreak"));
+	assert_non_null(strstr(w->p[NP - 1].seen, "Best online at Call Break"));
 	/* coins settled (every pot empty, every wallet adds up) and ratings moved */
 	assert_int_equal(store_open(&s, w->db), GB_OK);
 	if (store_coins_audit(s, 0, why, sizeof(why)))
