@@ -836,6 +836,32 @@ static int find_kind(struct taken *t, int n, const char *kind, const char *user)
 }
 
 /*
+ * The table message of a table in channel: the table's own, or, for a
+ * view marked "seat" (an online table's seat, shown in that person's
+ * direct messages), the seat's own message there.
+ */
+static int message_get(struct store *s, int64_t table, const char *channel, bool seat, struct store_table *t)
+{
+	int rc = store_table_get(s, table, t);
+
+	if (!rc && seat)
+		rc = store_view_message(s, table, "discord", channel, t->message, sizeof(t->message), &(int){ 0 });
+	return rc;
+}
+
+static int message_set(struct store *s, int64_t table, const char *channel, bool seat, const char *id)
+{
+	if (seat)
+		return store_view_set_message(s, table, "discord", channel, id, NULL);
+	return store_table_set_message(s, table, id);
+}
+
+static bool view_seat(const json_t *view)
+{
+	return json_is_true(json_object_get(view, "seat"));
+}
+
+/*
  * A typed command's answer becomes the table message (a repost at the
  * bottom of the channel, /board's or any command's that shows the table):
  * the message it replaces loses its buttons, so the channel has one table
@@ -844,14 +870,14 @@ static int find_kind(struct taken *t, int n, const char *kind, const char *user)
  * interaction's token when the old message is an interaction's answer not
  * yet known by its id (it is edited through its token while that lives).
  */
-static int queue_unbutton(struct store *s, const char *channel, int64_t table, const char *now)
+static int queue_unbutton(struct store *s, const char *channel, int64_t table, bool seat, const char *now)
 {
 	struct store_table t = { 0 };
 	char key[96], val[CMD_REPLY_LEN] = "";
 	const char *colon;
 	json_t *view = NULL;
 	char *text = NULL;
-	int rc = store_table_get(s, table, &t);
+	int rc = message_get(s, table, channel, seat, &t);
 
 	if (rc) {
 		rc = rc == GB_ENOTFOUND ? GB_OK : rc;
@@ -887,6 +913,7 @@ out:
 struct plan {
 	json_t *answer;                 /* the HTTP answer (owned) */
 	int64_t table;                  /* the table whose message it records, 0 none */
+	bool seat;                      /* an online seat's message, in this channel */
 	char message[STORE_ID_LEN];     /* its new id ("@IID": this interaction's answer) */
 };
 
@@ -912,6 +939,7 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 		p->answer = answer(7, message_data(t[table].view, true, false));
 		t[table].used = true;
 		p->table = json_integer_value(json_object_get(t[table].view, "table"));
+		p->seat = view_seat(t[table].view);
 		snprintf(p->message, sizeof(p->message), "%s", ia->message_id ? ia->message_id : "");
 		if (!id_ok(p->message))
 			p->table = 0;
@@ -938,6 +966,7 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 		p->answer = answer(4, message_data(t[table].view, true, false));
 		t[table].used = true;
 		p->table = json_integer_value(json_object_get(t[table].view, "table"));
+		p->seat = view_seat(t[table].view);
 		snprintf(p->message, sizeof(p->message), "@%s", ia->id);
 	} else if (pub >= 0) {
 		p->answer = answer(4, joined_data(t, n, "public", false));
@@ -1046,9 +1075,9 @@ static int take_answer(struct bot *b, const struct interaction *ia, const struct
 		if (t[i].used)
 			rc = store_out_done(s, t[i].id);
 	if (!rc && p.table && p.message[0] == '@')
-		rc = queue_unbutton(s, ia->channel, p.table, p.message);
+		rc = queue_unbutton(s, ia->channel, p.table, p.seat, p.message);
 	if (!rc && p.table) {
-		rc = store_table_set_message(s, p.table, p.message);
+		rc = message_set(s, p.table, ia->channel, p.seat, p.message);
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK;
 	}
@@ -1109,6 +1138,8 @@ static int run_interaction(struct discord *d, struct bot *b, const struct intera
 	snprintf(cmd.user_name, sizeof(cmd.user_name), "%s", ia->user_name);
 	snprintf(cmd.update_id, sizeof(cmd.update_id), "%s", ia->id);
 	cmd.is_admin = ia->is_admin;
+	/* a direct message: no server member behind it */
+	cmd.private_chat = !json_object_get(ia->root, "member") && !json_object_get(ia->root, "guild_id");
 	cmd.now_ms = bot_now_ms();
 	handle_make(ia, handle, sizeof(handle));
 	snprintf(cmd.reply, sizeof(cmd.reply), "%s", handle);
@@ -1559,14 +1590,15 @@ static json_t *channel_body(const json_t *view, bool code, bool edit)
 }
 
 /* A message just posted (res) is table's message now, when table and it went. */
-static void record_posted(struct store *s, int64_t table, const struct dc_result *res)
+static void record_posted(struct store *s, int64_t table, const char *channel, const json_t *view,
+			  const struct dc_result *res)
 {
 	const char *id = json_string_value(json_object_get(res->body, "id"));
 	int rc;
 
 	if (!table || !ok_status(res) || !id_ok(id))
 		return;
-	rc = store_table_set_message(s, table, id);
+	rc = message_set(s, table, channel, view_seat(view), id);
 	if (rc && rc != GB_ENOTFOUND)
 		/* posted all the same: sending it again would show the table twice */
 		gb_log("discord: table %lld: message %s posted but not recorded: %s", (long long)table, id,
@@ -1594,7 +1626,7 @@ static void post_channel(struct discord *d, struct store *s, const struct store_
 	}
 	sb_addf(&path, "/channels/%s/messages", row->chat);
 	dc_api(d, "POST", sb_str(&path), body, true, res);
-	record_posted(s, table, res);
+	record_posted(s, table, row->chat, view, res);
 	json_decref(body);
 	sb_release(&path);
 }
@@ -1613,11 +1645,11 @@ static void post_followup(struct discord *d, const struct handle *h, const json_
 }
 
 /* A follow-up seen by everyone in the channel; recorded as the table's message when table. */
-static void post_hook(struct discord *d, struct store *s, const struct handle *h,
+static void post_hook(struct discord *d, struct store *s, const struct handle *h, const char *channel,
 		      const json_t *view, bool code, int64_t table, struct dc_result *res)
 {
 	post_followup(d, h, view, code, false, res);
-	record_posted(s, table, res);
+	record_posted(s, table, channel, view, res);
 }
 
 /*
@@ -1635,7 +1667,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 	json_t *body = channel_body(view, true, true);
 	char key[96], val[CMD_REPLY_LEN];
 	bool as_bot = false;
-	int rc = row->table ? store_table_get(s, row->table, &t) : GB_ENOTFOUND;
+	int rc = row->table ? message_get(s, row->table, row->chat, view_seat(view), &t) : GB_ENOTFOUND;
 
 	memset(res, 0, sizeof(*res));
 	if (rc && rc != GB_ENOTFOUND)
@@ -1662,7 +1694,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		if (ok_status(res) && t.message[0] == '@') {
 			const char *id = json_string_value(json_object_get(res->body, "id"));
 
-			if (id_ok(id) && store_table_set_message(s, row->table, id))
+			if (id_ok(id) && message_set(s, row->table, row->chat, view_seat(view), id))
 				gb_log("discord: table %lld: message id %s not recorded", (long long)row->table, id);
 		}
 		if (res->transport ||
@@ -1673,7 +1705,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		dc_result_release(res);
 	}
 	if (hook)
-		post_hook(d, s, hook, view, true, row->table, res);
+		post_hook(d, s, hook, row->chat, view, true, row->table, res);
 	else
 		post_channel(d, s, row, view, true, row->table, res);
 out:

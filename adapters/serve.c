@@ -114,6 +114,7 @@ static void read_gauges(struct health *h)
 				 metrics_label(games[i].game, game, sizeof(game)));
 			metrics_set("gamebot_open_tables", labels, games[i].tables);
 		}
+	bot_online_publish(h->store, now);
 }
 
 static void health_once(struct health *h)
@@ -245,6 +246,10 @@ void serve_bot_config(const struct config *cfg, struct bot_config *out)
 	out->watch_per_hour = cfg->watch_per_hour;
 	out->rate_user_per_min = cfg->rate_user_per_min;
 	out->rate_chat_per_min = cfg->rate_chat_per_min;
+	out->online = strcmp(cfg->online, "off") != 0;
+	out->online_fill_ms = (int64_t)cfg->online_fill_after * 1000;
+	out->online_autoplay_s = cfg->online_autoplay_after;
+	out->online_coins = cfg->online_starting_coins;
 	/* process-wide, like the caches themselves */
 	bot_state_cache_size((size_t)cfg->state_cache);
 	limit_size((size_t)cfg->rate_limit_slots);

@@ -1084,15 +1084,45 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	sb_release(&text);
 }
 
+/*
+ * Record message as the table's message in the row's chat: the table's
+ * own, or an online seat's in its private chat (a view marked "seat").
+ */
+static int set_message(struct store *s, const struct store_out *row, const json_t *view, const char *message)
+{
+	if (json_is_true(json_object_get(view, "seat")))
+		return store_view_set_message(s, row->table, "telegram", row->chat, message, NULL);
+	return store_table_set_message(s, row->table, message);
+}
+
+/*
+ * The table of a table row and its moves so far; its message the one in
+ * the row's chat (an online seat's own, in its private chat, for a view
+ * marked "seat").
+ */
+static int table_of_row(struct store *s, const struct store_out *row, const json_t *view,
+			struct store_table *table, int *moves)
+{
+	int rc = store_table_get(s, row->table, table);
+
+	if (!rc)
+		rc = store_move_last(s, row->table, moves);
+	if (!rc && json_is_true(json_object_get(view, "seat")))
+		rc = store_view_message(s, row->table, "telegram", row->chat, table->message,
+					sizeof(table->message), &(int){ 0 });
+	return rc;
+}
+
 /* Did the table's message go (sendMessage): record its id, without bumping the version. */
-static void record_message(struct store *s, const struct store_out *row, const struct tg_result *res)
+static void record_message(struct store *s, const struct store_out *row, const json_t *view,
+			   const struct tg_result *res)
 {
 	char id[32];
 	int rc;
 
 	if (!row->table || !id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
 		return;
-	rc = store_table_set_message(s, row->table, id);
+	rc = set_message(s, row, view, id);
 	if (rc && rc != GB_ENOTFOUND)
 		/* posted all the same: sending it again would show the table twice */
 		tg_log("table %lld: message %s posted but not recorded: %s", (long long)row->table, id,
@@ -1140,7 +1170,7 @@ static bool superseded(struct telegram *t, struct store *s, const struct store_o
 		return false;
 	if (json_is_true(json_object_get(view, "repost")) && message[0]) {
 		strip_buttons(t, row->chat, message);
-		rc = store_table_set_message(s, row->table, "");
+		rc = set_message(s, row, view, "");
 		if (rc && rc != GB_ENOTFOUND)
 			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 	}
@@ -1210,9 +1240,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	if (is_table && row->table) {
 		int moves = 0;
 
-		rc = store_table_get(s, row->table, &table);
-		if (!rc)
-			rc = store_move_last(s, row->table, &moves);
+		rc = table_of_row(s, row, view, &table, &moves);
 		if (rc && rc != GB_ENOTFOUND) {
 			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 			goto out;
@@ -1253,7 +1281,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	describe(call.method, &res, why, sizeof(why));
 	if (res.ok) {
 		if (is_table && strcmp(call.method, "sendMessage") == 0)
-			record_message(s, row, &res);
+			record_message(s, row, view, &res);
 		if (repost)
 			strip_buttons(t, row->chat, table.message);
 	} else if (res.transport || res.status >= 500) {
@@ -1630,6 +1658,7 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 			return 200;
 	}
 	to_command(u, &cmd);
+	cmd.private_chat = strcmp(u->chat_type, "private") == 0;
 	if (strcmp(u->chat_type, "private") == 0 && !u->button)
 		cmd.is_admin = true; /* their own chat with the bot */
 	else if (cmd.anonymous)

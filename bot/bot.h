@@ -82,6 +82,25 @@ struct command {
 	 */
 	bool has_choice;
 	struct gb_action choice;
+	/*
+	 * Sent in a private chat with the bot (a Telegram private chat, a
+	 * Discord direct message): online play is asked for there, and a
+	 * command there that concerns no table of the chat's own goes to the
+	 * person's seat at an online table (online.c).
+	 */
+	bool private_chat;
+	/*
+	 * A command taken to an online table: the platform, private chat and
+	 * user id it came from (platform, chat and user then name the table's
+	 * place and the person as the table knows them). "" otherwise.
+	 */
+	char from_platform[16];
+	char from_chat[STORE_ID_LEN];
+	char from_user[STORE_ID_LEN];
+	/* Internal: the queue entries an online table is opened for (the matcher's own). */
+	const struct store_queue *match;
+	int nmatch;
+	int match_computers;           /* seats left to computers */
 };
 
 /*
@@ -145,6 +164,11 @@ struct bot_config {
 	int watch_per_hour;            /* computer-only games a chat may start per hour (0 = no limit) */
 	int rate_user_per_min;         /* commands one user may send in a chat per minute (0 = no limit) */
 	int rate_chat_per_min;         /* commands a chat may send per minute (0 = no limit) */
+	/* online tables (online.c) */
+	bool online;                   /* /online offered at all */
+	int64_t online_fill_ms;        /* after this wait, computers may fill the free seats */
+	int online_autoplay_s;         /* an away player's turn is played after this (0: never) */
+	int online_coins;              /* a new online wallet's starting grant */
 };
 
 struct bot {
@@ -153,6 +177,7 @@ struct bot {
 	uint64_t tables_opened;        /* tables opened by this process (seed derivation) */
 	int64_t lock_max_us;           /* longest write transaction this bot held (benchmarks) */
 	int64_t conflicts;             /* version conflicts met (tests, metrics) */
+	int64_t online_matched_ms;     /* when this bot last looked for online tables to open */
 };
 
 /* Fill cfg with defaults. */
@@ -186,7 +211,8 @@ int bot_handle(struct bot *b, const struct command *cmd);
 #define BOT_TIMER_BOT 1
 #define BOT_TIMER_IDLE 2
 #define BOT_TIMER_NEXT 4
-#define BOT_TIMER_ALL 7
+#define BOT_TIMER_MATCH 8   /* online tables opened for the people queueing */
+#define BOT_TIMER_ALL 15
 int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask);
 
 /*
@@ -240,6 +266,18 @@ struct bot_pruned {
  * waiting to be sent, stats and the coins ledger are never pruned.
  */
 int bot_prune_step(struct store *s, const struct bot_prune *p, int64_t now_ms, struct bot_pruned *done);
+
+/*
+ * Open the online tables the queue allows at now_ms (each its own
+ * transaction, the queue entries claimed once however many instances
+ * look): full tables of people first, then, past the fill-in wait,
+ * tables whose free seats computers take. Returns the tables opened, or
+ * a negative gb_error. bot_run_timers() calls it (BOT_TIMER_MATCH).
+ */
+int bot_online_match(struct bot *b, int64_t now_ms);
+
+/* Set the /metrics gauges of the online queues (people waiting, longest wait) from s. */
+void bot_online_publish(struct store *s, int64_t now_ms);
 
 /* Current wall-clock time in epoch milliseconds. */
 int64_t bot_now_ms(void);

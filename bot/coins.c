@@ -132,7 +132,16 @@ int cmd_top(struct ctx *c)
 {
 	struct store_balance rows[10];
 	struct strbuf sb = { 0 };
+	char word[16] = "";
+	const char *rest = arg_word(c->cmd->args, word, sizeof(word));
 	int n = 0, rc;
+
+	if (!strcmp(word, "online"))
+		return online_top(c, rest);
+	if (word[0]) {
+		reply_usage(c, "/top  or  /top online %s");
+		return GB_OK;
+	}
 
 	rc = store_coins_top(c->b->store, c->chat.id, "user:", rows, 10, &n);
 	if (rc)
@@ -420,8 +429,17 @@ int coins_commit(struct ctx *c)
 			goto out;
 	}
 	for (int i = 0; i < c->ncoins; i++) {
-		if (!c->coins[i].table && c->has_table)
+		if (!c->coins[i].table && c->has_table) {
+			char pot[STORE_ACCOUNT_LEN];
+
+			/* a table opened and started by one command (online): its pot's id is known only now */
 			c->coins[i].table = c->table.id;
+			pot_of(c, pot);
+			if (!strcmp(c->coins[i].to, "pot:0"))
+				snprintf(c->coins[i].to, sizeof(c->coins[i].to), "%s", pot);
+			if (!strcmp(c->coins[i].from, "pot:0"))
+				snprintf(c->coins[i].from, sizeof(c->coins[i].from), "%s", pot);
+		}
 		rc = store_coins_move(c->ws, c->chat.id, &c->coins[i]);
 		if (rc)
 			goto out;

@@ -122,7 +122,8 @@ static int reply_texts(struct ctx *c)
 	size_t n = json_array_size(c->replies);
 	char **texts;
 
-	if (c->nreply_text == n)
+	/* an online table's rows are made for each seat's chat (online_queue_replies()) */
+	if (c->nreply_text == n || c->online)
 		return GB_OK;
 	texts = realloc(c->reply_text, n * sizeof(char *));
 	if (!texts)
@@ -171,7 +172,9 @@ int commit_prepare(struct ctx *c)
 		rc = table_text(c);
 	if (rc)
 		return rc;
-	if (c->show_table && c->has_table) {
+	if (c->show_table && c->has_table && c->online) {
+		online_views(c);
+	} else if (c->show_table && c->has_table) {
 		table_message(c);
 		/*
 		 * Asked for again: a new message at the bottom of the chat,
@@ -271,6 +274,10 @@ static int queue_replies(struct ctx *c)
 		goto out;
 	}
 	turn_rows = reply_order(c, order);
+	if (c->online) {
+		rc = online_queue_replies(c, order, n, turn_rows);
+		goto out;
+	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = order[k];
 		json_t *r = json_array_get(c->replies, i);
@@ -351,6 +358,8 @@ static int commit(struct ctx *c)
 	}
 	/* coins move in the same transaction as the move that moved them */
 	rc = coins_commit(c);
+	if (!rc)
+		rc = online_commit(c);
 	if (rc)
 		goto out;
 	/* a table known to have no timers, and given none, has none to clear */

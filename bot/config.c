@@ -62,6 +62,10 @@ static const struct key keys[] = {
 	N(aside_keep_days, "30", 36500),
 	N(prune_every_minutes, "10", 1440),
 	N(prune_batch, "1000", 1000000),
+	K(online, "on"),
+	N(online_fill_after, "30", 3600),
+	N(online_autoplay_after, "45", 3600),
+	N(online_starting_coins, "1000", 1000000),
 };
 #undef K
 #undef N
@@ -197,6 +201,10 @@ int config_load(struct config *c, const char *path, char *err, size_t errlen)
 	}
 	if (strcmp(c->telegram_pacing, "on") && strcmp(c->telegram_pacing, "off")) {
 		snprintf(err, errlen, "telegram_pacing must be on or off, not '%s'", c->telegram_pacing);
+		return GB_ECONFIG;
+	}
+	if (strcmp(c->online, "on") && strcmp(c->online, "off")) {
+		snprintf(err, errlen, "online must be on or off, not '%s'", c->online);
 		return GB_ECONFIG;
 	}
 	if (strcmp(c->lang, "en") && strcmp(c->lang, "ne")) {

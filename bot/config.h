@@ -58,6 +58,11 @@ struct config {
 	int aside_keep_days;                       /* outbox rows set aside kept: 30; 0 = forever */
 	int prune_every_minutes;                   /* how often pruning runs: 10 */
 	int prune_batch;                           /* rows deleted per transaction: 1000 */
+	/* online tables: people from different chats and platforms at one table */
+	char online[8];                            /* "on" (default) or "off" */
+	int online_fill_after;                     /* seconds before computers may fill free seats: 30 */
+	int online_autoplay_after;                 /* seconds before an away player's turn is played: 45 */
+	int online_starting_coins;                 /* a new online wallet's grant: 1000 */
 };
 
 /* Defaults only. */

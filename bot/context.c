@@ -87,10 +87,31 @@ static void reply_v(struct ctx *c, const char *kind, const char *user, int key, 
 {
 	struct strbuf sb = { 0 };
 
+	va_list again;
+	json_t *r;
+
 	/* one style of digits per message, the echo of what was typed included */
+	va_copy(again, ap);
 	i18n_vformat(&sb, chat_digits_devanagari(c), tr(c->lang, key), ap);
-	reply_push(c, kind, user, sb_str(&sb));
+	r = reply_push(c, kind, user, sb_str(&sb));
 	sb_release(&sb);
+	if (c->online) {
+		/* an online table's seats each read it in their own language */
+		json_t *texts = json_array();
+
+		for (int l = 0; l < LANG_COUNT; l++) {
+			va_list each;
+
+			va_copy(each, again);
+			i18n_vformat(&sb, l == LANG_NE && strcmp(setting_str(c, "digits", "devanagari"), "ascii"),
+				     tr(l, key), each);
+			va_end(each);
+			json_array_append_new(texts, json_text(sb_str(&sb)));
+			sb_release(&sb);
+		}
+		json_object_set_new(r, "texts", texts);
+	}
+	va_end(again);
 }
 
 void reply_public(struct ctx *c, int key, ...)
@@ -465,7 +486,8 @@ int ctx_load_seats(struct ctx *c)
 	for (int i = 0; !rc && i < c->nseats; i++)
 		if (c->seats[i].level < 0 && strcmp(c->seats[i].user, c->cmd->user) == 0)
 			c->my_seat = i;
-	return rc;
+	/* an online table's seats are shown in their own private chats */
+	return rc ? rc : online_load_seats(c);
 }
 
 int ctx_load_finished(struct ctx *c)

@@ -315,7 +315,49 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_VERIFY_WHY_LOG) /* %s: line */ \
 	X(M_VERIFY_LOG_PART) /* %s: table, %s: part, %s: parts */ \
 	X(M_SET_COINS)        /* /settings: what a new wallet gets */ \
-	X(M_NO_HOUSE_RULES)   /* %s: game title; /rules and /settings for a game without house rules */
+	X(M_NO_HOUSE_RULES)   /* %s: game title; /rules and /settings for a game without house rules */ \
+	X(M_ONLINE_PRIVATE) /* %s: /online GAME choices */ \
+	X(M_ONLINE_OFF) \
+	X(M_ONLINE_QUEUED) /* %s: game, %s: seats, %s: stake part, %s: name */ \
+	X(M_ONLINE_STAKE_PART) /* %s: coins */ \
+	X(M_ONLINE_FILL_HINT) /* %s: seconds */ \
+	X(M_ONLINE_STATUS_HEAD) \
+	X(M_ONLINE_STATUS_ROW) /* %s: game, %s: people */ \
+	X(M_ONLINE_STATUS_NONE) /* %s: games */ \
+	X(M_ONLINE_YOUR_PLACE) /* %s: game, %s: place, %s: people, %s: seconds */ \
+	X(M_ONLINE_YOUR_COINS) /* %s: coins, %s: name */ \
+	X(M_ONLINE_LEFT) /* %s: game */ \
+	X(M_ONLINE_NOT_QUEUED) \
+	X(M_ONLINE_ALREADY) /* %s: game */ \
+	X(M_ONLINE_SEATED) /* %s: game */ \
+	X(M_ONLINE_SHORT) /* %s: coins, %s: stake */ \
+	X(M_ONLINE_SHORT_DROPPED) /* %s: stake */ \
+	X(M_ONLINE_BAD_SEATS) /* %s: game, %s: seat counts */ \
+	X(M_ONLINE_FILL_ON) \
+	X(M_ONLINE_FILL_OFF) \
+	X(M_ONLINE_OPENED) /* %s: game, %s: names */ \
+	X(M_ONLINE_BTN_FILL) \
+	X(M_ONLINE_BTN_LEAVE) \
+	X(M_ONLINE_BTN_AGAIN) \
+	X(M_NAME_SET) /* %s: name */ \
+	X(M_NAME_BAD) /* %s: given */ \
+	X(M_BLOCK_NONE) \
+	X(M_BLOCK_DONE) /* %s: names */ \
+	X(M_BLOCK_NOBODY) \
+	X(M_REACT_NONE) \
+	X(M_REACT_BAD) /* %s: what can be sent */ \
+	X(M_REACT_GG) \
+	X(M_REACT_WP) \
+	X(M_REACT_HURRY) \
+	X(M_REACT_LINE) /* %s: name, %s: reaction */ \
+	X(M_RATING_HEAD) /* %s: name */ \
+	X(M_RATING_ROW) /* %s: game, %s: rating, %s: games, %s: provisional mark */ \
+	X(M_RATING_NONE) \
+	X(M_RATING_PROV) \
+	X(M_TOP_ONLINE_HEAD) /* %s: game */ \
+	X(M_TOP_ONLINE_ROW) /* %s: rank, %s: name, %s: rating, %s: mark */ \
+	X(M_TOP_ONLINE_EMPTY) /* %s: game */ \
+	X(M_ONLINE_NO_STOP)
 
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };

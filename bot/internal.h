@@ -90,6 +90,25 @@ struct ctx {
 	bool terms_changed;                  /* write terms with the table */
 	struct store_coin_move coins[2 * GB_MAX_SEATS + 4]; /* movements to write */
 	int ncoins;
+
+	/* online tables (online.c); commit() writes ow through online_commit() */
+	bool online;                         /* the place is an online table's */
+	struct store_oseat oseats[GB_MAX_SEATS]; /* its seats' private chats */
+	int noseats;
+	int viewer;                          /* the seat a table view is drawn for; -1: the chat's */
+	struct {
+		bool queue_add;              /* queue ow.queue */
+		struct store_queue queue;
+		bool queue_leave;            /* the caller leaves the queue */
+		int queue_fill;              /* the caller's answer about computers: 1 yes, 2 no, 0 none */
+		bool name_set;               /* the caller plays under ow.name from now on */
+		char name[STORE_NAME_LEN];
+		struct store_oseat block[GB_MAX_SEATS]; /* the caller never meets these again */
+		int nblock;
+		int64_t claim[GB_MAX_SEATS]; /* queue entries this table seats */
+		int nclaim;
+		bool oseats_new;             /* write c->oseats with the new table */
+	} ow;
 };
 
 /*
@@ -262,6 +281,46 @@ int cmd_lang(struct ctx *c);
 int cmd_rules(struct ctx *c);
 int cmd_help(struct ctx *c);
 int cmd_stats(struct ctx *c);
+
+/* online.c */
+int cmd_online(struct ctx *c);
+int cmd_name(struct ctx *c);
+int cmd_block(struct ctx *c);
+int cmd_react(struct ctx *c);
+int cmd_rating(struct ctx *c);
+int cmd_online_open(struct ctx *c);
+/* /top online GAME: the best ratings of the game */
+int online_top(struct ctx *c, const char *args);
+/* "PLATFORM:USER", a person at an online table; and back (false when key is none) */
+bool online_key(const char *platform, const char *user, char *out, size_t cap);
+bool online_key_split(const char *key, char *platform, size_t pcap, char *user, size_t ucap);
+/* Is the context's place an online table's? */
+bool ctx_is_online(const struct ctx *c);
+/* After the chat is read: mark an online context and give it the operator's settings. */
+void online_ctx_load(struct ctx *c);
+/* After the seats: the online seats of the table. */
+int online_load_seats(struct ctx *c);
+/*
+ * A command from a private chat that concerns the person's online table:
+ * true, with out the command as the table takes it (bot.h, from_*).
+ */
+struct bot_command;
+bool online_route(struct bot *b, const struct command *in, const struct bot_command *bc,
+		  struct command *out);
+/* The table message drawn for each seat in its own language (commit_prepare()). */
+void online_views(struct ctx *c);
+/* A public line whose one argument is game g's name, in every language for an online table's seats. */
+void online_titled_line(struct ctx *c, int key, const struct gb_game *g);
+/* The row of reaction buttons under a seat's table. */
+void online_reaction_buttons(struct ctx *c, json_t *rows);
+/* The replies, in order[0..n), to the seats' private chats (inside the write transaction). */
+int online_queue_replies(struct ctx *c, const size_t *order, size_t n, size_t turn_rows);
+/* In commit(): the queue, names, blocks, claims, online seats and, at a game's end, ratings. */
+int online_commit(struct ctx *c);
+/* A finished online table moves its people's ratings (in the write transaction). */
+int online_rate(struct ctx *c);
+/* lobby.c: open a new table of game g in the context's place (not yet seated) */
+int table_open(struct ctx *c, const struct gb_game *g);
 
 /* coins.c */
 int cmd_wallet(struct ctx *c);

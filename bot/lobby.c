@@ -46,6 +46,11 @@ static int open_table(struct ctx *c, const struct gb_game *g)
 	return GB_OK;
 }
 
+int table_open(struct ctx *c, const struct gb_game *g)
+{
+	return open_table(c, g);
+}
+
 static void add_seat(struct ctx *c, const char *user, const char *name, int level)
 {
 	struct store_seat *s = &c->seats[c->nseats];
@@ -456,6 +461,11 @@ int cmd_stop(struct ctx *c)
 {
 	bool runs = c->owner[0] && strcmp(c->cmd->user, c->owner) == 0 && c->my_seat >= 0;
 
+	if (c->online) {
+		/* strangers' game: nobody stops it for the others */
+		reply_alert(c, M_ONLINE_NO_STOP);
+		return GB_OK;
+	}
 	if (!c->cmd->is_admin && !runs) {
 		char name[STORE_NAME_LEN] = "";
 

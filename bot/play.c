@@ -130,7 +130,8 @@ static bool all_computers(struct ctx *c)
 
 static void send_hands(struct ctx *c)
 {
-	if (!(c->game->flags & GB_PRIVATE_HANDS))
+	/* at an online table each seat's hand is in its own table message */
+	if (!(c->game->flags & GB_PRIVATE_HANDS) || c->online)
 		return;
 	for (int i = 0; i < c->nseats; i++) {
 		struct render_ctx rc;
@@ -196,7 +197,9 @@ static void finish_game(struct ctx *c)
 	/* the players' results are written with the rest of the transaction */
 	c->record_stats = true;
 	c->final = oc;
-	/* /board shows the finished table until the next game */
+	/* /board shows the finished table until the next game (an online table's seats have theirs) */
+	if (c->online)
+		return;
 	json_object_set_new(c->settings, "last_table", json_integer(c->table.id));
 	c->chat_changed = true;
 }
@@ -320,7 +323,10 @@ int table_start_game(struct ctx *c)
 	c->table.turn_started_ms = c->cmd->now_ms;
 	c->table_changed = true;
 	c->show_table = true;
-	reply_public(c, M_STARTED, game_title(c, c->game));
+	if (c->online)
+		online_titled_line(c, M_STARTED, c->game); /* each seat reads the game's name in its language */
+	else
+		reply_public(c, M_STARTED, game_title(c, c->game));
 	reply_mark_seating(c);
 	send_hands(c);
 	table_schedule(c);
@@ -544,15 +550,15 @@ static void table_buttons(struct ctx *c, const struct render_ctx *rc, struct gb_
 	for (int k = 0; k < n && k < 40; k++) {
 		char label[128], cmd[GB_ACTION_TEXT + 1];
 
-		/* a card still in a hand; a move that does what an earlier button does */
-		if (is_card(c, &acts[k]) || !render_action_shown(rc, &acts[k]))
+		/* a card still in a hand (but in its holder's own view); a move that does what an earlier button does */
+		if ((is_card(c, &acts[k]) && c->viewer < 0) || !render_action_shown(rc, &acts[k]))
 			continue;
 		render_action_label(rc, &acts[k], label, sizeof(label));
 		cmd[0] = '/';
 		c->game->format(c->st, &acts[k], cmd + 1, sizeof(cmd) - 1);
 		add_button(buttons, label, cmd);
 	}
-	if (cards && c->game->turn(c->st) >= 0) {
+	if (cards && c->game->turn(c->st) >= 0 && c->viewer < 0) {
 		/* a row of their own: pressed by anyone seated, answered to each alone */
 		json_array_append_new(buttons, json_array());
 		add_inline_button(buttons, tr(c->lang, M_BTN_MY_CARDS), "/hand", "");
@@ -685,14 +691,22 @@ void table_message(struct ctx *c)
 		else
 			render_status(&rc, &sb);
 		strip_release(&strip);
+		if (c->viewer >= 0 && (c->game->flags & GB_PRIVATE_HANDS) && c->table.status == STORE_PLAYING) {
+			/* an online seat's own view: its hand, seen in its private chat alone */
+			sb_add(&sb, "\n\n");
+			render_hand(&rc, c->viewer, &sb);
+		}
 		if (c->table.status == STORE_OVER) {
 			char cmd[40];
 
-			snprintf(cmd, sizeof(cmd), "/new %s", c->game->name);
-			add_button(buttons, tr(c->lang, M_BTN_NEW), cmd);
+			snprintf(cmd, sizeof(cmd), "%s %s", c->viewer >= 0 ? "/online" : "/new", c->game->name);
+			add_button(buttons, tr(c->lang, c->viewer >= 0 ? M_ONLINE_BTN_AGAIN : M_BTN_NEW), cmd);
 		}
-		if (c->table.status == STORE_PLAYING && (turn < 0 || c->seats[turn].level < 0))
+		if (c->table.status == STORE_PLAYING && (turn < 0 || c->seats[turn].level < 0) &&
+		    (c->viewer < 0 || turn < 0 || turn == c->viewer))
 			table_buttons(c, &rc, acts, n, buttons);
+		if (c->viewer >= 0)
+			online_reaction_buttons(c, buttons);
 	}
 	fair_table_lines(c, &sb);
 	r = reply_push(c, "table", NULL, sb_str(&sb));

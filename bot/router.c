@@ -82,7 +82,9 @@ static const struct bot_command commands[] = {
 	  { { "game", .choices = CHOICES_GAMES, .desc = "Which game" } } },
 	{ "help", cmd_help, 0, 1, 0, "/help", { "Every command", "सबै आदेश" } },
 	{ "wallet", cmd_wallet, 0, 0, 0, "/wallet", { "Your coins in this chat", "यहाँ तपाईंका सिक्का" } },
-	{ "top", cmd_top, 0, 0, 0, "/top", { "Who holds the most coins here", "यहाँ सबैभन्दा धेरै सिक्का कोसँग छन्" } },
+	{ "top", cmd_top, 0, 3, 0, "/top  or  /top online GAME", { "Who holds the most coins here", "यहाँ सबैभन्दा धेरै सिक्का कोसँग छन्" },
+	  { { "online", .desc = "\"online\" for the best online ratings" },
+	    { "game", .choices = CHOICES_GAMES, .desc = "Which game (online ratings)" } } },
 	{ "grant", cmd_grant, 2, 2, CMD_ADMIN_ONLY, "/grant @name 100",
 	  { "Give coins from the chat's bank", "च्याटको बैंकबाट सिक्का दिनुहोस्" },
 	  { { "member", .required = true, .desc = "Their name as the table shows it: @name" },
@@ -95,7 +97,22 @@ static const struct bot_command commands[] = {
 	    "सकिएको टेबलका पासा र बाँडाइ खुलेको बीजबाट जाँच्नुहोस्" },
 	  { { "table", .desc = "Table number (default: the last one)" },
 	    { "log", .desc = "\"log\" to get its move log" } } },
+	{ "online", cmd_online, 0, 4, 0, "/online %s [STAKE] [2p|4p]  or  /online leave",
+	  { "Play people from anywhere (in a private chat with me)", "जहाँसुकैका मान्छेसँग खेल्नुहोस् (मसँग निजी च्याटमा)" },
+	  { { "game", .choices = CHOICES_GAMES, .listed = true, .desc = "Which game; none: the queues" },
+	    { "stake", .number = true, .min = 0, .max = 1000000, .desc = "Coins each seat stakes" },
+	    { "seats", .desc = "2p or 4p (Ludo, Snakes and Ladders)" } } },
+	{ "name", cmd_name, 0, 4, 0, "/name NAME", { "Your name at online tables", "अनलाइन टेबलमा तपाईंको नाम" },
+	  { { "name", .desc = "2 to 20 letters" } } },
+	{ "react", cmd_react, 1, 2, 0, "/react gg|wp|hurry",
+	  { "Say good game, well played or hurry up at your online table",
+	    "अनलाइन टेबलमा राम्रो खेल, राम्रो खेल्नुभयो वा छिटो भन्नुहोस्" },
+	  { { "reaction", .required = true, .desc = "gg, wp or hurry" } } },
+	{ "block", cmd_block, 0, 0, 0, "/block", { "Never meet your last online table's players again",
+	  "अन्तिम अनलाइन टेबलका खेलाडीलाई फेरि नभेट्नुहोस्" } },
+	{ "rating", cmd_rating, 0, 0, 0, "/rating", { "Your online ratings", "तपाईंको अनलाइन रेटिङ" } },
 	{ "_timer", cmd_timer, 3, 3, CMD_INTERNAL, "" },
+	{ "_online", cmd_online_open, 1, 1, CMD_INTERNAL, "" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -174,6 +191,10 @@ void bot_config_init(struct bot_config *cfg)
 	cfg->bot_delay_ms[0] = 2500;
 	cfg->bot_delay_ms[1] = 1200;
 	cfg->bot_delay_ms[2] = 300;
+	cfg->online = true;
+	cfg->online_fill_ms = 30000;
+	cfg->online_autoplay_s = 45;
+	cfg->online_coins = 1000;
 }
 
 int64_t bot_now_ms(void)
@@ -385,6 +406,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		reply_usage(c, bc->usage);
 		return GB_OK;
 	}
+	online_ctx_load(c);
 	rc = store_table_open_get(b->store, c->place, &c->table);
 	if (rc && rc != GB_ENOTFOUND)
 		return rc;
@@ -408,7 +430,8 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		if (rc)
 			return rc;
 	}
-	if (cmd->button_table &&
+	/* a reaction's button stays good while the table moves on */
+	if (cmd->button_table && bc->handler != cmd_react &&
 	    (!c->has_table || c->table.id != cmd->button_table || c->seq != cmd->button_turn)) {
 		/*
 		 * A button of an earlier turn, of another table, or forged:
@@ -456,6 +479,19 @@ static void queue_alert(struct bot *b, const struct command *cmd, int key)
 
 	if (!r || store_begin(b->store))
 		goto out;
+	if (cmd->from_platform[0]) {
+		/* a command taken to an online table: told in the private chat it came from */
+		struct command back = *cmd;
+
+		snprintf(back.platform, sizeof(back.platform), "%s", cmd->from_platform);
+		snprintf(back.chat, sizeof(back.chat), "%s", cmd->from_chat);
+		snprintf(back.user, sizeof(back.user), "%s", cmd->from_user);
+		back.from_platform[0] = '\0';
+		store_rollback(b->store);
+		json_decref(r);
+		queue_alert(b, &back, key);
+		return;
+	}
 	place_chat(cmd->chat, group, sizeof(group));
 	if (!store_chat_get(b->store, cmd->platform, group, b->cfg.default_lang, &chat))
 		lang = lang_parse(chat.lang) < 0 ? LANG_EN : lang_parse(chat.lang);
@@ -531,7 +567,7 @@ static bool rate_limited(struct bot *b, const struct command *cmd, int *rc)
 
 int bot_handle(struct bot *b, const struct command *in)
 {
-	struct command clean = *in;
+	struct command clean = *in, routed;
 	const struct command *cmd = &clean;
 	const struct bot_command *bc;
 	struct ctx c;
@@ -545,6 +581,11 @@ int bot_handle(struct bot *b, const struct command *in)
 		return GB_OK;
 	if (rate_limited(b, cmd, &rc))
 		return rc;
+	/* from a private chat, to the person's seat at an online table */
+	if (b->cfg.online && online_route(b, &clean, bc, &routed))
+		cmd = &routed;
+	else if (clean.private_chat && bc && bc->handler == cmd_online)
+		clean.button_table = 0; /* "Play again" under a finished online table: a new queue */
 	started = mono_us();
 
 	/*

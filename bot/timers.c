@@ -92,9 +92,14 @@ int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
 	struct store_timer due[16];
 	int n = 0, fired = 0, rc;
 
+	if (kinds_mask & BOT_TIMER_MATCH) {
+		rc = bot_online_match(b, now_ms);
+		if (rc > 0)
+			fired += rc;
+	}
 	rc = store_timer_due(b->store, now_ms, due, 16, &n);
 	if (rc)
-		return -rc;
+		return fired ? fired : -rc;
 	for (int i = 0; i < n; i++) {
 		struct command cmd;
 		struct store_table t = { 0 };

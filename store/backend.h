@@ -109,6 +109,27 @@ enum store_sql {
 	SQL_PROCESSED_PRUNE_SOME,
 	SQL_TABLES_PRUNE,
 	SQL_OUT_ASIDE_PRUNE,
+	/* online tables (store/online.c) */
+	SQL_QUEUE_ADD,
+	SQL_QUEUE_LEAVE,
+	SQL_QUEUE_OF,
+	SQL_QUEUE_LIST,
+	SQL_QUEUE_FILL,
+	SQL_QUEUE_CLAIM,
+	SQL_QUEUE_BY_GAME,
+	SQL_OSEAT_ADD,
+	SQL_OSEATS_GET,
+	SQL_OSEAT_OPEN,
+	SQL_OSEAT_MESSAGE,
+	SQL_OSEAT_SET_MESSAGE,
+	SQL_PERSON_GET,
+	SQL_PERSON_NAME,
+	SQL_PERSON_LAST,
+	SQL_BLOCK_ADD,
+	SQL_BLOCKED,
+	SQL_RATING_GET,
+	SQL_RATING_SET,
+	SQL_RATING_TOP,
 	SQL_COUNT
 };
 
@@ -122,6 +143,8 @@ extern const char *const store_sql_common[SQL_COUNT];
 #define STORE_TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
 	" turn_started_ms, rules, state, watch, created_ms"
 #define STORE_TIMER_COLS "table_id, kind, due_ms, version, attempts"
+#define STORE_QUEUE_COLS "id, game, seats, stake, platform, user_id, chat, name, lang, fill," \
+	" rating, since_ms"
 #define STORE_OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
 	" lease_until_ms, prio"
 

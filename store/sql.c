@@ -128,11 +128,13 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
 	[SQL_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
 		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
-	/* A pot holds coins only while its table is being played. */
+	/* A pot holds coins only while its table is being played (in the chat, or a place of it). */
 	[SQL_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l WHERE (CAST(?1 AS BIGINT) = 0 OR l.chat_id = ?1)"
 		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
-		" AND NOT EXISTS (SELECT 1 FROM tables AS t WHERE 'pot:' || t.id = l.account"
-		" AND t.chat_id = l.chat_id AND t.status = 1) LIMIT 1",
+		" AND NOT EXISTS (SELECT 1 FROM tables AS t JOIN chats AS p ON p.id = t.chat_id"
+		" JOIN chats AS c ON c.id = l.chat_id WHERE 'pot:' || t.id = l.account AND t.status = 1"
+		" AND (p.id = c.id OR (p.platform = c.platform"
+		" AND substr(p.chat, 1, length(c.chat) + 1) = c.chat || '#'))) LIMIT 1",
 	/* Grants come from the chat's bank, and only grants move the bank's coins. */
 	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
 		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
@@ -161,4 +163,56 @@ const char *const store_sql_common[SQL_COUNT] = {
 	/* at most ?2 rows set aside before ?1, oldest first through outbox_aside */
 	[SQL_OUT_ASIDE_PRUNE] = "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
 		" WHERE aside_ms IS NOT NULL AND aside_ms < ?1 ORDER BY aside_ms LIMIT ?2)",
+
+	/* ---- online tables ---- */
+	/* one queue at a time per person: no row inserted when already waiting */
+	[SQL_QUEUE_ADD] = "INSERT INTO online_queue (game, seats, stake, platform, user_id, chat, name,"
+		" lang, fill, rating, since_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+		" ON CONFLICT (platform, user_id) DO NOTHING",
+	[SQL_QUEUE_LEAVE] = "DELETE FROM online_queue WHERE platform = ?1 AND user_id = ?2",
+	[SQL_QUEUE_OF] = "SELECT " STORE_QUEUE_COLS " FROM online_queue WHERE platform = ?1 AND user_id = ?2",
+	[SQL_QUEUE_LIST] = "SELECT " STORE_QUEUE_COLS " FROM online_queue"
+		" ORDER BY game, seats, stake, since_ms, id LIMIT ?1",
+	[SQL_QUEUE_FILL] = "UPDATE online_queue SET fill = ?3 WHERE platform = ?1 AND user_id = ?2",
+	/*
+	 * The claim: the entries of one table taken out of the queue in one
+	 * statement. Two instances claiming the same entry: the second finds
+	 * it gone (PostgreSQL waits for the first's row lock, then skips the
+	 * row deleted), gets fewer rows back and gives the table up.
+	 */
+	[SQL_QUEUE_CLAIM] = "DELETE FROM online_queue WHERE id IN (?1, ?2, ?3, ?4) RETURNING id",
+	[SQL_QUEUE_BY_GAME] = "SELECT game, count(*), min(since_ms) FROM online_queue GROUP BY game"
+		" ORDER BY game LIMIT ?1",
+	[SQL_OSEAT_ADD] = "INSERT INTO online_seats (table_id, seat, platform, user_id, chat, name, lang)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[SQL_OSEATS_GET] = "SELECT seat, platform, user_id, chat, name, lang, message FROM online_seats"
+		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
+	/* the open online table where the person holds a seat (not one they left to a computer) */
+	[SQL_OSEAT_OPEN] = "SELECT o.table_id FROM online_seats AS o JOIN tables AS t ON t.id = o.table_id"
+		" JOIN seats AS s ON s.table_id = o.table_id AND s.seat = o.seat"
+		" WHERE o.platform = ?1 AND o.user_id = ?2 AND t.status < 2 AND s.level < 0"
+		" ORDER BY o.table_id DESC LIMIT 1",
+	[SQL_OSEAT_MESSAGE] = "SELECT message FROM online_seats WHERE table_id = ?1 AND platform = ?2"
+		" AND chat = ?3 LIMIT 1",
+	[SQL_OSEAT_SET_MESSAGE] = "UPDATE online_seats SET message = ?4 WHERE table_id = ?1"
+		" AND platform = ?2 AND chat = ?3",
+	[SQL_PERSON_GET] = "SELECT name, last_table FROM online_people WHERE platform = ?1 AND user_id = ?2",
+	[SQL_PERSON_NAME] = "INSERT INTO online_people (platform, user_id, name) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT (platform, user_id) DO UPDATE SET name = excluded.name",
+	[SQL_PERSON_LAST] = "INSERT INTO online_people (platform, user_id, last_table) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT (platform, user_id) DO UPDATE SET last_table = excluded.last_table",
+	[SQL_BLOCK_ADD] = "INSERT INTO online_blocks (platform, user_id, other_platform, other_user)"
+		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	/* either one blocked the other */
+	[SQL_BLOCKED] = "SELECT 1 FROM online_blocks WHERE (platform = ?1 AND user_id = ?2"
+		" AND other_platform = ?3 AND other_user = ?4) OR (platform = ?3 AND user_id = ?4"
+		" AND other_platform = ?1 AND other_user = ?2) LIMIT 1",
+	[SQL_RATING_GET] = "SELECT r, rd, sigma, games FROM ratings WHERE platform = ?1 AND user_id = ?2"
+		" AND game = ?3",
+	[SQL_RATING_SET] = "INSERT INTO ratings (platform, user_id, game, name, r, rd, sigma, games)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (platform, user_id, game) DO UPDATE"
+		" SET name = excluded.name, r = excluded.r, rd = excluded.rd, sigma = excluded.sigma,"
+		" games = excluded.games",
+	[SQL_RATING_TOP] = "SELECT platform, user_id, name, r, rd, sigma, games FROM ratings WHERE game = ?1"
+		" ORDER BY r DESC, games DESC, name LIMIT ?2",
 };

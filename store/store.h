@@ -668,4 +668,115 @@ int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct st
  */
 int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap);
 
+/* ---- online tables: a queue per game, seats in private chats, names, blocks, ratings ---- */
+/*
+ * A person is a platform and a user id on it; the store keeps both apart
+ * (a Telegram and a Discord person may have the same id). An online
+ * table is an ordinary table in a place of its own; each of its seats
+ * also has an online seat: the person's private chat with the bot (where
+ * the table is shown, in its own message), the name they play under and
+ * their language.
+ */
+struct store_queue {
+	int64_t id;
+	char game[16];
+	int seats;                     /* the table size waited for */
+	int64_t stake;                 /* coins each seat stakes, 0 none */
+	char platform[16];
+	char user[STORE_ID_LEN];
+	char chat[STORE_ID_LEN];       /* their private chat with the bot */
+	char name[STORE_NAME_LEN];     /* the name they play under */
+	char lang[8];
+	int fill;                      /* 1: computers may fill the free seats after the wait */
+	int64_t rating;                /* their rating for the game, in thousandths */
+	int64_t since_ms;              /* when they started waiting */
+};
+
+/* Queue q (id and since set by the caller's clock). GB_EEXISTS when the person already waits. */
+int store_queue_add(struct store *s, const struct store_queue *q);
+
+/* The person leaves the queue; *left (may be NULL) 1 when they were in it. */
+int store_queue_leave(struct store *s, const char *platform, const char *user, int *left);
+
+/* The person's queue entry. GB_ENOTFOUND when they wait for nothing. */
+int store_queue_of(struct store *s, const char *platform, const char *user, struct store_queue *out);
+
+/* Up to max queue entries, by game, seats, stake, then longest waiting first; *n gets the count. */
+int store_queue_list(struct store *s, struct store_queue *out, int max, int *n);
+
+/* The person accepts (1) or refuses (0) computers filling the free seats. GB_ENOTFOUND: not queued. */
+int store_queue_fill(struct store *s, const char *platform, const char *user, int fill);
+
+/*
+ * Take the n entries ids[0..n-1] (n 1 to 4) out of the queue in one
+ * statement: GB_OK when every one of them was still there, else
+ * GB_ECONFLICT (someone else claimed one first; roll back).
+ */
+int store_queue_claim(struct store *s, const int64_t *ids, int n);
+
+/* People waiting per game, up to max games: game, count, and since when the longest waits. */
+struct store_queue_count {
+	char game[16];
+	int waiting;
+	int64_t oldest_ms;
+};
+int store_queue_by_game(struct store *s, struct store_queue_count *out, int max, int *n);
+
+struct store_oseat {
+	int seat;
+	char platform[16];
+	char user[STORE_ID_LEN];
+	char chat[STORE_ID_LEN];
+	char name[STORE_NAME_LEN];
+	char lang[8];
+	char message[STORE_ID_LEN];    /* the table message in that chat, "" until posted */
+};
+
+/* Record the online seat o of table. */
+int store_oseat_add(struct store *s, int64_t table, const struct store_oseat *o);
+
+/* Up to max online seats of table, by seat; *n gets the count. */
+int store_oseats_get(struct store *s, int64_t table, struct store_oseat *out, int max, int *n);
+
+/* The open online table where the person holds a seat (not left). GB_ENOTFOUND when none. */
+int store_oseat_open(struct store *s, const char *platform, const char *user, int64_t *table);
+
+/*
+ * The table message of table in chat of platform: the online seat's own
+ * when the chat is one (*found 1), else *found 0 and message "".
+ * store_view_set_message() records it; *found 0 when no seat has that chat.
+ */
+int store_view_message(struct store *s, int64_t table, const char *platform, const char *chat,
+		       char *message, size_t cap, int *found);
+int store_view_set_message(struct store *s, int64_t table, const char *platform, const char *chat,
+			   const char *message, int *found);
+
+/* The name the person chose ("" none) and their last online table (0 none). */
+int store_person_get(struct store *s, const char *platform, const char *user, char *name, size_t cap,
+		     int64_t *last_table);
+int store_person_name(struct store *s, const char *platform, const char *user, const char *name);
+int store_person_last(struct store *s, const char *platform, const char *user, int64_t table);
+
+/* The person never meets the other at an online table again. */
+int store_block_add(struct store *s, const char *platform, const char *user, const char *other_platform,
+		    const char *other_user);
+/* *blocked 1 when either of the two blocked the other. */
+int store_blocked(struct store *s, const char *platform_a, const char *user_a, const char *platform_b,
+		  const char *user_b, int *blocked);
+
+/* A Glicko-2 rating (thousandths; sigma in millionths) of a person in a game. */
+struct store_rating {
+	char platform[16];
+	char user[STORE_ID_LEN];
+	char name[STORE_NAME_LEN];
+	int64_t r, rd, sigma;
+	int games;
+};
+/* GB_ENOTFOUND when the person has no rating in game yet. */
+int store_rating_get(struct store *s, const char *platform, const char *user, const char *game,
+		     struct store_rating *out);
+int store_rating_set(struct store *s, const char *game, const struct store_rating *r);
+/* Up to max ratings of game, highest first. */
+int store_rating_top(struct store *s, const char *game, struct store_rating *out, int max, int *n);
+
 #endif

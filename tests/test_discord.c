@@ -2211,8 +2211,8 @@ static void test_register_commands(void **state)
 						   !strcmp(name, "lang") || !strcmp(name, "grant"));
 	}
 	assert_int_equal(admin, 4);
-	assert_non_null(strstr(out_text, "commands registered globally: 26"));
-	assert_non_null(strstr(out_text, "commands registered in guild " GUILD ": 26"));
+	assert_non_null(strstr(out_text, "commands registered globally: 31"));
+	assert_non_null(strstr(out_text, "commands registered in guild " GUILD ": 31"));
 	assert_non_null(strstr(out_text, "/new game - Open a table"));
 	assert_non_null(strstr(out_text, "/settings [game] [key] [value] (admins) -"));
 	assert_non_null(strstr(err_text, "unknown option '--guild'"));

@@ -1,0 +1,472 @@
+/*
+ * test_online.c - online tables through the router in-process on a real
+ * SQLite file, on a virtual clock: people queue from their private chats
+ * on two platforms, the matcher seats them, each seat's private chat gets
+ * its own table message (its own hand, its own buttons, the others'
+ * chosen names only), they play to the end, coins settle and ratings
+ * move; a silent player is played for after the online wait and comes
+ * back; reactions, blocks and every refusal.
+ */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "adapters/serve.h"
+#include "bot/bot.h"
+#include "bot/config.h"
+#include "bot/metrics.h"
+#include "games/strbuf.h"
+
+#define MAXP 4
+
+struct person {
+	const char *platform, *user, *name;
+	char chat[32];
+	json_t *view;        /* the newest table message shown in their chat */
+	int views;
+	char *lines;         /* every other text their chat was sent */
+};
+
+struct fixture {
+	char dir[64];
+	char db[128];
+	struct bot b;
+	int64_t now;
+	struct person p[MAXP];
+	int np;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-online-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/online.db", f->dir);
+	bot_config_init(&f->b.cfg);
+	f->b.cfg.seed = 7;
+	f->b.cfg.online_fill_ms = 2000;
+	f->now = 1700000000000;
+	if (store_open(&f->b.store, f->db))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[200];
+
+	for (int i = 0; i < f->np; i++) {
+		json_decref(f->p[i].view);
+		free(f->p[i].lines);
+	}
+	store_free(f->b.store);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	free(f);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void audit(struct fixture *f)
+{
+	char why[256];
+
+	if (store_coins_audit(f->b.store, 0, why, sizeof(why)))
+		fail_msg("ledger: %s", why);
+}
+
+static struct person *add(struct fixture *f, const char *platform, const char *user, const char *name)
+{
+	struct person *p = &f->p[f->np++];
+
+	p->platform = platform;
+	p->user = user;
+	p->name = name;
+	snprintf(p->chat, sizeof(p->chat), "dm-%s", user);
+	return p;
+}
+
+static void append(char **s, const char *text)
+{
+	struct strbuf sb = { 0 };
+
+	if (*s)
+		sb_add(&sb, *s);
+	sb_add(&sb, text);
+	sb_add(&sb, "\n");
+	free(*s);
+	*s = sb_detach(&sb);
+}
+
+/*
+ * Every row queued so far, to the people's chats: no row may name anyone
+ * by a platform id or to a chat that is no one's.
+ */
+static void drain(struct fixture *f)
+{
+	static const char *const platforms[] = { "telegram", "discord" };
+
+	for (int k = 0; k < 2; k++) {
+		struct store_out rows[64];
+		int n = 0;
+
+		do {
+			assert_int_equal(store_out_due(f->b.store, platforms[k], INT64_MAX, rows, 64, &n), GB_OK);
+			for (int i = 0; i < n; i++) {
+				json_error_t err;
+				json_t *j = json_loads(rows[i].payload, 0, &err);
+				const char *kind = json_string_value(json_object_get(j, "kind"));
+				const char *text = json_string_value(json_object_get(j, "text"));
+				struct person *to = NULL;
+
+				for (int q = 0; q < f->np; q++)
+					if (!strcmp(f->p[q].platform, platforms[k]) &&
+					    (!strcmp(f->p[q].chat, rows[i].chat) ||
+					     (!strcmp(rows[i].chat, "group-1") &&
+					      !strcmp(f->p[q].user, json_string_value(json_object_get(j, "user"))))))
+						to = &f->p[q];
+				if (!to)
+					fail_msg("a row to %s:%s, nobody's chat: %s", platforms[k], rows[i].chat,
+						 rows[i].payload);
+				for (int q = 0; q < f->np; q++)
+					if (text && strstr(text, f->p[q].user))
+						fail_msg("%s's id shown to %s: %s", f->p[q].name, to->name, text);
+				if (!strcmp(kind, "table")) {
+					assert_true(json_is_true(json_object_get(j, "seat")));
+					json_decref(to->view);
+					to->view = json_incref(j);
+					to->views++;
+				} else {
+					append(&to->lines, text);
+				}
+				json_decref(j);
+				store_out_done(f->b.store, rows[i].id);
+				store_out_release(&rows[i]);
+			}
+		} while (n == 64);
+	}
+}
+
+static int send_cmd(struct fixture *f, struct person *p, const char *text, bool private_chat,
+		    int64_t table, int turn)
+{
+	struct command cmd;
+	int rc;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.platform, sizeof(cmd.platform), "%s", p->platform);
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", private_chat ? p->chat : "group-1");
+	snprintf(cmd.user, sizeof(cmd.user), "%s", p->user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "%s_platform_name", p->user);
+	cmd.private_chat = private_chat;
+	cmd.is_admin = private_chat;
+	cmd.button_table = table;
+	cmd.button_turn = turn;
+	cmd.now_ms = f->now += 500;
+	rc = bot_handle(&f->b, &cmd);
+	if (rc)
+		fprintf(stderr, "%s from %s: %s\n", text, p->name, gb_strerror(rc));
+	audit(f);
+	drain(f);
+	return rc;
+}
+
+static void say(struct fixture *f, struct person *p, const char *text)
+{
+	free(p->lines);
+	p->lines = NULL;
+	assert_int_equal(send_cmd(f, p, text, true, 0, 0), GB_OK);
+}
+
+/* Let ms pass, firing every timer (the matcher too) due by then. */
+static int wait_ms(struct fixture *f, int64_t ms)
+{
+	int all = 0;
+
+	f->now += ms;
+	for (int guard = 0; guard < 200; guard++) {
+		int fired = bot_run_timers(&f->b, f->now, BOT_TIMER_ALL);
+
+		assert_true(fired >= 0);
+		audit(f);
+		drain(f);
+		all += fired;
+		if (!fired)
+			break;
+	}
+	return all;
+}
+
+/* The first button of p's newest view (a reaction row is never first), or NULL. */
+static const char *first_button(struct person *p)
+{
+	json_t *rows = json_object_get(p->view, "buttons");
+	const char *cmd = json_string_value(json_object_get(json_array_get(json_array_get(rows, 0), 0), "cmd"));
+
+	return cmd && strncmp(cmd, "/react", 6) && strncmp(cmd, "/online", 7) ? cmd : NULL;
+}
+
+static bool over(struct fixture *f)
+{
+	for (int i = 0; i < f->np; i++) {
+		json_t *rows = json_object_get(f->p[i].view, "buttons");
+		const char *cmd = json_string_value(json_object_get(json_array_get(json_array_get(rows, 0), 0), "cmd"));
+
+		if (cmd && !strncmp(cmd, "/online", 7))
+			return true;
+	}
+	return false;
+}
+
+/* Play on: whoever has buttons presses the first; computers' and idle turns as the clock passes. */
+static void play_out(struct fixture *f, int limit)
+{
+	for (int step = 0; step < limit && !over(f); step++) {
+		bool pressed = false;
+
+		for (int i = 0; i < f->np && !pressed; i++) {
+			const char *cmd = first_button(&f->p[i]);
+
+			if (!cmd)
+				continue;
+			assert_int_equal(send_cmd(f, &f->p[i], cmd, true,
+						  json_integer_value(json_object_get(f->p[i].view, "table")),
+						  (int)json_integer_value(json_object_get(f->p[i].view, "turn"))),
+					 GB_OK);
+			pressed = true;
+		}
+		if (!pressed)
+			wait_ms(f, 3000);
+	}
+	assert_true(over(f));
+}
+
+static void test_refusals(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+
+	assert_int_equal(send_cmd(f, a, "/online ludo", false, 0, 0), GB_OK);
+	/* a group gets nothing from the online queue: the answer says where to go */
+	assert_non_null(strstr(a->lines ? a->lines : "", "private chat"));
+	say(f, a, "/online chess");
+	assert_non_null(strstr(a->lines, "chess"));
+	say(f, a, "/online callbreak 5000");
+	assert_non_null(strstr(a->lines, "not enough"));
+	say(f, a, "/react gg");
+	assert_non_null(strstr(a->lines, "none"));
+	say(f, a, "/block");
+	assert_non_null(strstr(a->lines, "nobody to block"));
+	say(f, a, "/online leave");
+	assert_non_null(strstr(a->lines, "not in a queue"));
+	f->b.cfg.online = false;
+	say(f, a, "/online ludo");
+	assert_non_null(strstr(a->lines, "switched off"));
+	f->b.cfg.online = true;
+	say(f, a, "/online ludo");
+	assert_non_null(strstr(a->lines, "queue for Ludo"));
+	say(f, a, "/online snakes");
+	assert_non_null(strstr(a->lines, "already wait"));
+	say(f, a, "/online");
+	assert_non_null(strstr(a->lines, "number 1 of 1"));
+}
+
+/* Two people on two platforms, Ludo; one goes silent, is played for, and comes back. */
+static void test_ludo_cross_platform_idle(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+	struct store_rating r;
+	int before;
+
+	say(f, a, "/name Asha");
+	say(f, b, "/name Bikash");
+	/* Bikash reads Nepali: his table and every line to him in it, whatever the others read */
+	say(f, b, "/lang ne");
+	say(f, a, "/online ludo");
+	assert_int_equal(wait_ms(f, 1000), 0);
+	assert_null(a->view);
+	say(f, b, "/online लुडो");
+	wait_ms(f, 1000);
+	assert_non_null(a->view);
+	assert_non_null(b->view);
+	/* each sees the other's chosen name, and only that */
+	assert_non_null(strstr(json_string_value(json_object_get(a->view, "text")), "Bikash"));
+	assert_non_null(strstr(json_string_value(json_object_get(b->view, "text")), "Asha"));
+	assert_non_null(strstr(a->lines, "An online table of Ludo opens"));
+	assert_non_null(strstr(b->lines, "लुडोको अनलाइन टेबल खुल्यो"));
+	assert_null(strstr(b->lines, "Ludo"));
+	/* nobody stops a table of strangers */
+	say(f, a, "/stop");
+	assert_non_null(strstr(a->lines, "plays on to its end"));
+	/* seated: a second /online is refused */
+	say(f, a, "/online ludo");
+	assert_non_null(strstr(a->lines, "seated at an online table"));
+
+	/* Bikash goes silent on his turn: after the online wait the computer moves for him */
+	f->b.cfg.online_autoplay_s = 45;
+	for (int i = 0; i < 40 && !first_button(b); i++) {
+		const char *cmd = first_button(a);
+
+		if (cmd)
+			assert_int_equal(send_cmd(f, a, cmd, true, json_integer_value(json_object_get(a->view, "table")),
+						  (int)json_integer_value(json_object_get(a->view, "turn"))), GB_OK);
+		else
+			wait_ms(f, 3000);
+	}
+	assert_non_null(first_button(b));
+	before = b->views;
+	wait_ms(f, 46000);
+	assert_true(b->views > before);
+	assert_non_null(strstr(a->lines ? a->lines : "", "Bikash"));
+	/* he comes back: his seat is still his, and he plays on */
+	say(f, b, "/react hurry");
+	assert_non_null(strstr(a->lines, "Bikash: hurry up!"));
+	play_out(f, 4000);
+	/* ratings moved, and the game counted for both */
+	assert_int_equal(store_rating_get(f->b.store, "telegram", "9001", "ludo", &r), GB_OK);
+	assert_true(r.r != 1500000);
+	assert_int_equal(r.games, 1);
+	assert_int_equal(store_rating_get(f->b.store, "discord", "777000111", "ludo", &r), GB_OK);
+	assert_int_equal(r.games, 1);
+	/* after the game: a reaction still reaches the table, and /block remembers them */
+	say(f, a, "/react gg");
+	assert_non_null(strstr(b->lines, "Asha: राम्रो खेल!"));
+	say(f, a, "/block");
+	assert_non_null(strstr(a->lines, "Bikash"));
+	say(f, a, "/rating");
+	assert_non_null(strstr(a->lines, "Ludo"));
+	say(f, b, "/top online ludo");
+	assert_non_null(strstr(b->lines, "Asha"));
+	/* blocked: the two queue again ("Play again" under the finished table) and are never seated together */
+	{
+		json_t *rows = json_object_get(a->view, "buttons");
+		const char *again = json_string_value(json_object_get(json_array_get(json_array_get(rows, 0), 0), "cmd"));
+
+		assert_string_equal(again, "/online ludo");
+		free(a->lines);
+		a->lines = NULL;
+		assert_int_equal(send_cmd(f, a, again, true, json_integer_value(json_object_get(a->view, "table")),
+					  (int)json_integer_value(json_object_get(a->view, "turn"))), GB_OK);
+		assert_non_null(strstr(a->lines, "queue for Ludo"));
+	}
+	say(f, b, "/online ludo");
+	wait_ms(f, 1000);
+	say(f, a, "/online");
+	assert_non_null(strstr(a->lines, "number 1 of 2"));
+}
+
+/* Four people, Call Break for a stake: each sees only their own hand; the pot settles. */
+static void test_callbreak_hands_and_pot(void **state)
+{
+	struct fixture *f = *state;
+	struct person *p[4] = { add(f, "telegram", "101", "Asha"), add(f, "telegram", "102", "Bina"),
+				add(f, "telegram", "103", "Chiri"), add(f, "discord", "904", "Dawa") };
+	char prefix[64];
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(prefix, sizeof(prefix), "/name %s", p[i]->name);
+		say(f, p[i], prefix);
+		say(f, p[i], "/online callbreak 100");
+	}
+	wait_ms(f, 500);
+	for (int i = 0; i < 4; i++) {
+		const char *text = json_string_value(json_object_get(p[i]->view, "text"));
+
+		assert_non_null(text);
+		snprintf(prefix, sizeof(prefix), "%s, your cards", p[i]->name);
+		assert_non_null(strstr(text, prefix));
+		for (int k = 0; k < 4; k++) {
+			snprintf(prefix, sizeof(prefix), "%s, your cards", p[k]->name);
+			if (k != i)
+				assert_null(strstr(text, prefix));
+		}
+	}
+	play_out(f, 2000);
+	for (int i = 0; i < 4; i++) {
+		struct store_rating r;
+
+		assert_int_equal(store_rating_get(f->b.store, p[i]->platform, p[i]->user, "callbreak", &r), GB_OK);
+		assert_int_equal(r.games, 3);
+	}
+}
+
+/* Nobody else comes: after the fill-in wait, computers take the seats of who accepted them. */
+static void test_fill_with_computers(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+
+	metrics_reset();
+	say(f, a, "/online baghchal");
+	wait_ms(f, 3000);
+	assert_null(a->view);
+	say(f, a, "/online fill");
+	assert_non_null(strstr(a->lines, "Computers may take"));
+	wait_ms(f, 500);
+	assert_non_null(a->view);
+	assert_true(metrics_value("gamebot_online_computer_seats_total", "game=\"baghchal\"") >= 1);
+	assert_true(metrics_value("gamebot_online_tables_opened_total", "game=\"baghchal\"") >= 1);
+	/* who leaves hands the seat to a computer; with nobody left the table closes */
+	say(f, a, "/leave");
+	say(f, a, "/online snakes");
+	assert_non_null(strstr(a->lines, "queue for Snakes"));
+}
+
+/* The operator's keys: online = off takes /online away; the waits and the grant are read. */
+static void test_operator_settings(void **state)
+{
+	struct config c;
+	struct bot_config bc;
+	char err[256];
+
+	(void)state;
+	setenv("GAMEBOT_ONLINE", "off", 1);
+	setenv("GAMEBOT_ONLINE_FILL_AFTER", "5", 1);
+	setenv("GAMEBOT_ONLINE_AUTOPLAY_AFTER", "20", 1);
+	setenv("GAMEBOT_ONLINE_STARTING_COINS", "250", 1);
+	assert_int_equal(config_load(&c, "/dev/null", err, sizeof(err)), GB_OK);
+	serve_bot_config(&c, &bc);
+	assert_false(bc.online);
+	assert_int_equal(bc.online_fill_ms, 5000);
+	assert_int_equal(bc.online_autoplay_s, 20);
+	assert_int_equal(bc.online_coins, 250);
+	setenv("GAMEBOT_ONLINE", "maybe", 1);
+	assert_int_not_equal(config_load(&c, "/dev/null", err, sizeof(err)), GB_OK);
+	assert_non_null(strstr(err, "online must be on or off"));
+	unsetenv("GAMEBOT_ONLINE");
+	unsetenv("GAMEBOT_ONLINE_FILL_AFTER");
+	unsetenv("GAMEBOT_ONLINE_AUTOPLAY_AFTER");
+	unsetenv("GAMEBOT_ONLINE_STARTING_COINS");
+	assert_int_equal(config_load(&c, "/dev/null", err, sizeof(err)), GB_OK);
+	serve_bot_config(&c, &bc);
+	assert_true(bc.online);
+	assert_int_equal(bc.online_fill_ms, 30000);
+	assert_int_equal(bc.online_autoplay_s, 45);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ludo_cross_platform_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callbreak_hands_and_pot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
+		cmocka_unit_test(test_operator_settings),
+	};
+
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
