@@ -75,7 +75,13 @@
 #include "tests/fake_telegram.h"
 
 #define CHAT "-1001"
-#define BUSY_MS 400
+/*
+ * The store's busy timeout here: long enough that one wait of it is told
+ * from two on a loaded machine (a scheduling delay is far shorter).
+ */
+#define BUSY_MS 1000
+/* A pause of ms milliseconds as a struct timespec. */
+#define MS_SPEC(ms) { (ms) / 1000, ((ms) % 1000) * 1000000L }
 #define TOKEN "123:faults"
 #define SECRET "s3cret"
 
@@ -494,7 +500,7 @@ static void busy_beyond_timeout(void **state)
 static void *release_later(void *arg)
 {
 	sqlite3 *other = arg;
-	struct timespec ms = { 0, (BUSY_MS / 3) * 1000000L };
+	struct timespec ms = MS_SPEC(BUSY_MS / 3);
 
 	nanosleep(&ms, NULL);
 	sqlite3_exec(other, "COMMIT", NULL, NULL, NULL);
@@ -532,7 +538,7 @@ struct holder {
 static void *let_go(void *arg)
 {
 	struct holder *h = arg;
-	struct timespec ms = { 0, (BUSY_MS * 3 / 2) * 1000000L };
+	struct timespec ms = MS_SPEC(BUSY_MS * 3 / 2);
 
 	nanosleep(&ms, NULL);
 	sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
