@@ -404,7 +404,7 @@ int store_out_aside_prune(struct store *s, int64_t before_ms, int max, int *n)
 static const struct {
 	enum store_sql id;
 	const char *name;
-	const char *args[10];          /* NULL after the last */
+	const char *args[12];          /* NULL after the last */
 } hot[] = {
 	HOT(SQL_PROCESSED_HAS, "telegram", "123456"),
 	HOT(SQL_PROCESSED_ADD, "telegram", "123456"),
@@ -438,6 +438,32 @@ static const struct {
 	HOT(SQL_PROCESSED_PRUNE_SOME, "1000", "1000"),
 	HOT(SQL_TABLES_PRUNE, "1000", "20"),
 	HOT(SQL_OUT_ASIDE_PRUNE, "1000", "1000"),
+	/*
+	 * online tables: a command in a private chat (its seat found first),
+	 * the queue's commands, the matcher's round (the queue read, entries
+	 * claimed, blocks checked, seats and ratings written), /metrics' queue
+	 * gauges, a seat's own table message
+	 */
+	HOT(SQL_OSEAT_OPEN, "telegram", "u1"),
+	HOT(SQL_OSEATS_GET, "1", "8"),
+	HOT(SQL_OSEAT_ADD, "1", "0", "telegram", "u1", "1", "P", "en"),
+	HOT(SQL_OSEAT_MESSAGE, "1", "telegram", "1"),
+	HOT(SQL_OSEAT_SET_MESSAGE, "1", "telegram", "1", "7"),
+	HOT(SQL_QUEUE_ADD, "ludo", "2", "0", "telegram", "u1", "1", "P", "en", "0", "1500000", "1000"),
+	HOT(SQL_QUEUE_LEAVE, "telegram", "u1"),
+	HOT(SQL_QUEUE_OF, "telegram", "u1"),
+	HOT(SQL_QUEUE_FILL, "telegram", "u1", "1"),
+	HOT(SQL_QUEUE_LIST, "512"),
+	HOT(SQL_QUEUE_CLAIM, "1", "2", "3", "4"),
+	HOT(SQL_QUEUE_BY_GAME, "8"),
+	HOT(SQL_PERSON_GET, "telegram", "u1"),
+	HOT(SQL_PERSON_NAME, "telegram", "u1", "P"),
+	HOT(SQL_PERSON_LAST, "telegram", "u1", "1"),
+	HOT(SQL_BLOCK_ADD, "telegram", "u1", "telegram", "u2"),
+	HOT(SQL_BLOCKED, "telegram", "u1", "telegram", "u2"),
+	HOT(SQL_RATING_GET, "telegram", "u1", "ludo"),
+	HOT(SQL_RATING_SET, "telegram", "u1", "ludo", "P", "1500000", "350000", "60000", "1"),
+	HOT(SQL_RATING_TOP, "ludo", "10"),
 };
 #undef HOT
 

@@ -367,6 +367,39 @@ static const char *const migrations[] = {
 	");"
 	"CREATE INDEX ratings_top ON ratings(game, r);"
 	"UPDATE gamebot_schema SET version = 7;",
+
+	/* 8: what online play reads without reading row after row: the queue
+	 * in the matcher's order to the last tie (a round reads its first
+	 * entries and stops), the people waiting counted per game as they
+	 * join and leave (in 16 stripes, as open tables are) with the longest
+	 * wait the first entry of a game's own index, and a game's ratings in
+	 * the order the best are listed */
+	"DROP INDEX online_queue_game;"
+	"CREATE INDEX online_queue_order ON online_queue(game, seats, stake, since_ms, id);"
+	"CREATE INDEX online_queue_since ON online_queue(game, since_ms);"
+	"CREATE TABLE online_waiting ("
+	"  game TEXT NOT NULL,"
+	"  stripe INTEGER NOT NULL,"
+	"  waiting BIGINT NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (game, stripe)"
+	");"
+	"INSERT INTO online_waiting (game, stripe, waiting) SELECT game, id % 16, count(*)"
+	"  FROM online_queue GROUP BY game, id % 16;"
+	"CREATE FUNCTION gamebot_online_waiting() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+	"  IF TG_OP = 'INSERT' THEN"
+	"    INSERT INTO online_waiting (game, stripe, waiting) VALUES (NEW.game, NEW.id % 16, 1)"
+	"    ON CONFLICT (game, stripe) DO UPDATE SET waiting = online_waiting.waiting + 1;"
+	"  ELSE"
+	"    UPDATE online_waiting SET waiting = waiting - 1 WHERE game = OLD.game AND stripe = OLD.id % 16;"
+	"  END IF;"
+	"  RETURN NULL; END$$;"
+	"CREATE TRIGGER online_waiting_insert AFTER INSERT ON online_queue FOR EACH ROW"
+	"  EXECUTE FUNCTION gamebot_online_waiting();"
+	"CREATE TRIGGER online_waiting_delete AFTER DELETE ON online_queue FOR EACH ROW"
+	"  EXECUTE FUNCTION gamebot_online_waiting();"
+	"DROP INDEX ratings_top;"
+	"CREATE INDEX ratings_best ON ratings(game, r DESC, games DESC, name);"
+	"UPDATE gamebot_schema SET version = 8;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -181,8 +181,10 @@ const char *const store_sql_common[SQL_COUNT] = {
 	 * row deleted), gets fewer rows back and gives the table up.
 	 */
 	[SQL_QUEUE_CLAIM] = "DELETE FROM online_queue WHERE id IN (?1, ?2, ?3, ?4) RETURNING id",
-	[SQL_QUEUE_BY_GAME] = "SELECT game, count(*), min(since_ms) FROM online_queue GROUP BY game"
-		" ORDER BY game LIMIT ?1",
+	/* the people waiting counted as they join and leave, the longest wait a game's first entry */
+	[SQL_QUEUE_BY_GAME] = "SELECT w.game, sum(w.waiting), (SELECT min(q.since_ms) FROM online_queue AS q"
+		" WHERE q.game = w.game) FROM online_waiting AS w GROUP BY w.game HAVING sum(w.waiting) > 0"
+		" ORDER BY w.game LIMIT ?1",
 	[SQL_OSEAT_ADD] = "INSERT INTO online_seats (table_id, seat, platform, user_id, chat, name, lang)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_OSEATS_GET] = "SELECT seat, platform, user_id, chat, name, lang, message FROM online_seats"

@@ -331,6 +331,32 @@ static const char *const migrations[] = {
 	") WITHOUT ROWID;"
 	"CREATE INDEX ratings_top ON ratings(game, r);"
 	"PRAGMA user_version = 7;",
+
+	/* 8: what online play reads without reading row after row: the queue
+	 * in the matcher's order to the last tie (a round reads its first
+	 * entries and stops), the people waiting counted per game as they
+	 * join and leave (in 16 stripes, as open tables are) with the longest
+	 * wait the first entry of a game's own index, and a game's ratings in
+	 * the order the best are listed */
+	"DROP INDEX online_queue_game;"
+	"CREATE INDEX online_queue_order ON online_queue(game, seats, stake, since_ms, id);"
+	"CREATE INDEX online_queue_since ON online_queue(game, since_ms);"
+	"CREATE TABLE online_waiting ("
+	"  game TEXT NOT NULL,"
+	"  stripe INTEGER NOT NULL,"
+	"  waiting INTEGER NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (game, stripe)"
+	") WITHOUT ROWID;"
+	"INSERT INTO online_waiting (game, stripe, waiting) SELECT game, id % 16, count(*)"
+	"  FROM online_queue GROUP BY game, id % 16;"
+	"CREATE TRIGGER online_waiting_insert AFTER INSERT ON online_queue BEGIN"
+	"  INSERT INTO online_waiting (game, stripe, waiting) VALUES (new.game, new.id % 16, 1)"
+	"  ON CONFLICT (game, stripe) DO UPDATE SET waiting = waiting + 1; END;"
+	"CREATE TRIGGER online_waiting_delete AFTER DELETE ON online_queue BEGIN"
+	"  UPDATE online_waiting SET waiting = waiting - 1 WHERE game = old.game AND stripe = old.id % 16; END;"
+	"DROP INDEX ratings_top;"
+	"CREATE INDEX ratings_best ON ratings(game, r DESC, games DESC, name);"
+	"PRAGMA user_version = 8;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -181,7 +181,7 @@ static void test_newer_schema_refused(void **state)
 	struct fixture *f = *state;
 	struct store *s = NULL;
 
-	assert_int_equal(store_schema_version(f->s), 7);
+	assert_int_equal(store_schema_version(f->s), 8);
 	assert_int_equal(raw_exec(f->url, "UPDATE gamebot_schema SET version = 999"), 0);
 	assert_int_equal(store_open(&s, f->url), GB_ESTORE);
 	assert_null(s);
