@@ -2605,6 +2605,79 @@ static int64_t rows_of(struct fixture *f, const char *table, int64_t id)
  * open tables and the newest table stay however old; processed ids and
  * rows set aside go the same way.
  */
+/*
+ * The people waiting, counted as they join and leave (the claim of a
+ * table's entries included), with the longest wait of each game; the
+ * queue read in the matcher's order to the last tie; a game's best
+ * ratings first.
+ */
+static void test_queue_counted_and_ordered(void **state)
+{
+	struct fixture *f = *state;
+	struct store_queue q = { .seats = 2, .platform = "telegram", .chat = "1", .name = "P", .lang = "en" };
+	struct store_queue list[8];
+	struct store_queue_count c[4];
+	struct store_rating top[4];
+	int64_t claim[2];
+	int n = 0, left = 0;
+
+	/* ludo: four people, two of them at the same moment; snakes: one */
+	for (int i = 0; i < 5; i++) {
+		snprintf(q.game, sizeof q.game, "%s", i < 4 ? "ludo" : "snakes");
+		snprintf(q.user, sizeof q.user, "p%d", i);
+		q.since_ms = i == 1 || i == 3 ? 100 : 400 - 50 * i;
+		assert_int_equal(store_queue_add(f->s, &q), GB_OK);
+	}
+	assert_int_equal(store_queue_add(f->s, &q), GB_EEXISTS);
+	assert_int_equal(store_queue_by_game(f->s, c, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(c[0].game, "ludo");
+	assert_int_equal(c[0].waiting, 4);
+	assert_int_equal(c[0].oldest_ms, 100);
+	assert_string_equal(c[1].game, "snakes");
+	assert_int_equal(c[1].waiting, 1);
+	assert_int_equal(c[1].oldest_ms, 200);
+	/* the matcher's order: since, then who came first of those waiting as long */
+	assert_int_equal(store_queue_list(f->s, list, 8, &n), GB_OK);
+	assert_int_equal(n, 5);
+	assert_string_equal(list[0].user, "p1");
+	assert_string_equal(list[1].user, "p3");
+	assert_string_equal(list[2].user, "p2");
+	assert_string_equal(list[3].user, "p0");
+	assert_string_equal(list[4].user, "p4");
+	/* p3 leaves, p1 and p2 are seated together: p0 waits alone, the longest */
+	assert_int_equal(store_queue_leave(f->s, "telegram", "p3", &left), GB_OK);
+	assert_int_equal(left, 1);
+	claim[0] = list[0].id;
+	claim[1] = list[2].id;
+	assert_int_equal(store_queue_claim(f->s, claim, 2), GB_OK);
+	assert_int_equal(store_queue_claim(f->s, claim, 2), GB_ECONFLICT);
+	assert_int_equal(store_queue_by_game(f->s, c, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(c[0].waiting, 1);
+	assert_int_equal(c[0].oldest_ms, 400);
+	/* the last of a game gone: the game no longer listed */
+	assert_int_equal(store_queue_leave(f->s, "telegram", "p4", &left), GB_OK);
+	assert_int_equal(store_queue_by_game(f->s, c, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(c[0].game, "ludo");
+	/* ratings: the highest first, then the one with more games, then by name */
+	for (int i = 0; i < 4; i++) {
+		struct store_rating r = { .platform = "telegram", .r = i == 3 ? 1400000 : 1600000,
+					  .rd = 350000, .sigma = 60000, .games = i == 2 ? 9 : 3 };
+
+		snprintf(r.user, sizeof r.user, "r%d", i);
+		snprintf(r.name, sizeof r.name, "%s", i == 0 ? "Bina" : "Asha");
+		assert_int_equal(store_rating_set(f->s, "ludo", &r), GB_OK);
+	}
+	assert_int_equal(store_rating_top(f->s, "ludo", top, 4, &n), GB_OK);
+	assert_int_equal(n, 4);
+	assert_string_equal(top[0].user, "r2");
+	assert_string_equal(top[1].user, "r1");
+	assert_string_equal(top[2].user, "r0");
+	assert_string_equal(top[3].user, "r3");
+}
+
 static void test_pruning_in_batches(void **state)
 {
 	struct fixture *f = *state;
@@ -2716,6 +2789,7 @@ int main(void)
 		T(test_long_strings),
 		T(test_name_cut_inside_character),
 		T(test_typical_command),
+		T(test_queue_counted_and_ordered),
 		T(test_coins_balances_kept),
 		T(test_open_tables_counted),
 #undef T
