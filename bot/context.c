@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -62,9 +63,13 @@ json_t *json_text(const char *text)
 {
 	json_t *j;
 	struct strbuf sb = { 0 };
+	size_t len;
 
-	if (!text || utf8_valid(text))
-		return json_string(text);
+	if (!text)
+		return NULL;
+	/* checked here already: jansson need not look at every byte again */
+	if (utf8_valid_len(text, &len))
+		return json_stringn_nocheck(text, len);
 	sb_add_utf8(&sb, text);
 	j = json_string(sb_str(&sb));
 	sb_release(&sb);
@@ -347,21 +352,37 @@ void ctx_render_init(struct ctx *c, struct render_ctx *rc, char names[][STORE_NA
 
 /* ---- load, commit, release ---- */
 
+void ctx_init(struct ctx *c, struct bot *b, const struct command *cmd)
+{
+	memset(c, 0, offsetof(struct ctx, moves));
+	memset(&c->ow, 0, offsetof(struct ctx, ow.block) - offsetof(struct ctx, ow));
+	c->b = b;
+	c->cmd = cmd;
+	c->my_seat = -1;
+}
+
 void ctx_release(struct ctx *c)
 {
 	store_chat_release(&c->chat);
 	store_table_release(&c->table);
 	json_decref(c->settings);
+	c->settings = NULL;
 	free(c->settings_text);
+	c->settings_text = NULL;
 	json_decref(c->log_saved);
+	c->log_saved = NULL;
 	for (size_t i = 0; i < c->nreply_text; i++)
 		free(c->reply_text[i]);
 	free(c->reply_text);
+	c->reply_text = NULL;
+	c->nreply_text = 0;
 	json_decref(c->replies);
+	c->replies = NULL;
 	free(c->st);
+	c->st = NULL;
 	for (int i = 0; i < c->nmoves; i++)
 		free(c->moves[i].events);
-	memset(c, 0, sizeof(*c));
+	c->nmoves = 0;
 }
 
 /* One number of a saved event, clamped to int (anything else reads as 0). */

@@ -76,26 +76,32 @@ struct ctx {
 	bool timers_none;                    /* ... and has none once this command is written */
 	bool record_stats;                   /* a game ended: commit adds each person's result */
 	struct gb_outcome final;             /* how it ended */
+	int nmoves;                          /* moves[] in use */
+
+	/* coins and the sealed seed (coins.c, fair.c); commit() writes them */
+	struct store_terms terms;            /* the table's seed and stake */
+	bool terms_loaded;                   /* terms read (or made) for c->table */
+	bool terms_changed;                  /* write terms with the table */
+	int ncoins;                          /* coins[] in use */
+
+	/* online tables (online.c); commit() writes ow through online_commit() */
+	bool online;                         /* the place is an online table's */
+	int noseats;                         /* oseats[] in use */
+	int viewer;                          /* the seat a table view is drawn for; -1: the chat's */
+
+	/*
+	 * From here on, arrays read only as far as their counts above (and
+	 * ow.nblock) say: ctx_init() leaves them as they are, each entry
+	 * written whole before it is counted (15 KB a command not cleared).
+	 */
 	struct {
 		int move_seq;
 		char actor[STORE_ID_LEN];
 		char action[GB_ACTION_TEXT];
 		char *events;                /* JSON text, owned */
 	} moves[64];
-	int nmoves;
-
-	/* coins and the sealed seed (coins.c, fair.c); commit() writes them */
-	struct store_terms terms;            /* the table's seed and stake */
-	bool terms_loaded;                   /* terms read (or made) for c->table */
-	bool terms_changed;                  /* write terms with the table */
 	struct store_coin_move coins[2 * GB_MAX_SEATS + 4]; /* movements to write */
-	int ncoins;
-
-	/* online tables (online.c); commit() writes ow through online_commit() */
-	bool online;                         /* the place is an online table's */
 	struct store_oseat oseats[GB_MAX_SEATS]; /* its seats' private chats */
-	int noseats;
-	int viewer;                          /* the seat a table view is drawn for; -1: the chat's */
 	struct {
 		bool queue_add;              /* queue ow.queue */
 		struct store_queue queue;
@@ -103,11 +109,12 @@ struct ctx {
 		int queue_fill;              /* the caller's answer about computers: 1 yes, 2 no, 0 none */
 		bool name_set;               /* the caller plays under ow.name from now on */
 		char name[STORE_NAME_LEN];
-		struct store_oseat block[GB_MAX_SEATS]; /* the caller never meets these again */
 		int nblock;
 		int64_t claim[GB_MAX_SEATS]; /* queue entries this table seats */
 		int nclaim;
 		bool oseats_new;             /* write c->oseats with the new table */
+		/* (last: ctx_init() clears ow up to here) */
+		struct store_oseat block[GB_MAX_SEATS]; /* the caller never meets these again */
 	} ow;
 };
 
@@ -203,7 +210,12 @@ void ctx_timer(struct ctx *c, const char *kind, int64_t due_ms);
 int ctx_load_table(struct ctx *c);
 /* The table's seats into c, and which is the caller's. */
 int ctx_load_seats(struct ctx *c);
-/* Free everything c holds and zero it. */
+/*
+ * A context for cmd on b: every field cleared but the arrays read only as
+ * far as their counts say (cleared to zero entries); the caller's seat -1.
+ */
+void ctx_init(struct ctx *c, struct bot *b, const struct command *cmd);
+/* Free everything c holds; what it held left empty (releasing again frees nothing). */
 void ctx_release(struct ctx *c);
 /* A JSON string of text, any invalid UTF-8 in it shown as U+FFFD (caller owns). */
 json_t *json_text(const char *text);

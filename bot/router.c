@@ -375,10 +375,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	json_error_t jerr;
 	int rc, nargs;
 
-	memset(c, 0, sizeof(*c));
-	c->b = b;
-	c->cmd = cmd;
-	c->my_seat = -1;
+	ctx_init(c, b, cmd);
 	c->replies = json_array();
 	if (!c->replies)
 		return GB_ENOMEM;

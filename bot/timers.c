@@ -29,10 +29,7 @@ static void prechoose(struct bot *b, const struct store_timer *tm, struct comman
 	struct ctx c;
 	int turn, level;
 
-	memset(&c, 0, sizeof(c));
-	c.b = b;
-	c.cmd = cmd;
-	c.my_seat = -1;
+	ctx_init(&c, b, cmd);
 	if (strcmp(tm->kind, "bot") && strcmp(tm->kind, "idle"))
 		goto out;
 	if (store_table_get(b->store, tm->table, &c.table) || c.table.version != tm->version ||

@@ -38,16 +38,31 @@ size_t utf8_char_len(const char *str)
 	return len;
 }
 
+bool utf8_valid_len(const char *str, size_t *len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (;;) {
+		size_t n;
+
+		while (*s && *s < 0x80)
+			s++;
+		if (!*s)
+			break;
+		n = utf8_char_len((const char *)s);
+		if (!n)
+			return false;
+		s += n;
+	}
+	*len = (size_t)((const char *)s - str);
+	return true;
+}
+
 bool utf8_valid(const char *s)
 {
-	while (*s) {
-		size_t len = utf8_char_len(s);
+	size_t len;
 
-		if (!len)
-			return false;
-		s += len;
-	}
-	return true;
+	return utf8_valid_len(s, &len);
 }
 
 size_t utf8_decode(const char *s, uint32_t *cp)

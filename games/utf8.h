@@ -22,6 +22,9 @@ size_t utf8_char_len(const char *s);
 /* Is the NUL-terminated s valid UTF-8 throughout? */
 bool utf8_valid(const char *s);
 
+/* The same, *len getting s's length in bytes when it is (runs of ASCII skipped at once). */
+bool utf8_valid_len(const char *s, size_t *len);
+
 /*
  * Decode the character at s leniently, for display: *cp gets its code
  * point, or U+FFFD for a byte that does not start a well-formed sequence.

@@ -90,11 +90,18 @@ static void test_invalid_forms_refused(void **state)
 		"ab\xff",
 	};
 	uint32_t cp;
+	size_t len = 0;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_false(utf8_valid(bad[i]));
+		assert_false(utf8_valid_len(bad[i], &len));
 	}
+	/* a valid text's length, ASCII runs and characters of each length alike */
+	assert_true(utf8_valid_len("ab\xc3\xa9" "cd\xe0\xa4\x95\xf0\x9f\x8e\xb2" "e", &len));
+	assert_int_equal(len, 14);
+	assert_true(utf8_valid_len("", &len));
+	assert_int_equal(len, 0);
 	/* decoding for display shows U+FFFD and moves one byte on */
 	assert_int_equal(utf8_decode("\xc0\xaf", &cp), 1);
 	assert_int_equal(cp, 0xfffd);
