@@ -146,7 +146,7 @@ margin() { # game seats_a seats_b games target
 parts_rows() {
 	dir=${BENCH_BIN_DIR:-build/bench}
 	n=$(games 2000)
-	for v in full no-exact count-bid uniform small; do
+	for v in full no-exact count-bid uniform points small; do
 		"$dir/cbparts" "$v" medium "$n" 1 || true
 	done
 }
