@@ -97,7 +97,7 @@ row() { # game seats games op target [entry: 1-based seat entry measured, defaul
 
 rows() {
 	row ludo hard,random,random,random 2000 ">=" 0.85
-	row ludo hard,medium,medium,medium 2000 ">=" 0.35
+	row ludo hard,medium,medium,medium 2000 ">=" 0.40
 	row ludo medium,random,random,random 2000 ">=" 0.75
 	row ludo easy,random,random,random 2000 ">=" 0.40
 	row ludo easy,random 2000 beats 0

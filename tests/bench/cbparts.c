@@ -9,7 +9,8 @@
  * solution of the last tricks), count-bid (bids by counting, as medium,
  * not by playing the round out), uniform (deals of the unseen cards not
  * weighted by the bids and the cards played), points (plays and bids for
- * the round's points, not for the chance of winning the game), small (the
+ * the round's expected points, not for the chance of winning the game, and
+ * so without the charge for a failed bid on top), small (the
  * search sizes of the earlier hard level: 200 deals, 1,000 play-outs a
  * card, 300 deals a bid). OPPONENT: medium or ismcts (1,000 iterations a decision). Decision
  * times are the CPU time of the deciding thread, what a decision costs on
@@ -72,6 +73,7 @@ static int variant(const char *name, struct callbreak_ai_params *p)
 	} else if (strcmp(name, "points") == 0) {
 		p->game_aware = 0;
 		p->game_sigma = 0;
+		p->bid_risk = 0; /* its charge is in chances of winning the game: none on points */
 	} else if (strcmp(name, "small") == 0) {
 		p->dets = 200;
 		p->rollouts = 1000;
