@@ -97,7 +97,7 @@ row() { # game seats games op target [entry: 1-based seat entry measured, defaul
 
 rows() {
 	row ludo hard,random,random,random 2000 ">=" 0.85
-	row ludo hard,medium,medium,medium 2000 ">=" 0.35
+	row ludo hard,medium,medium,medium 2000 ">=" 0.40
 	row ludo medium,random,random,random 2000 ">=" 0.75
 	row ludo easy,random,random,random 2000 ">=" 0.40
 	row ludo easy,random 2000 beats 0
@@ -146,7 +146,7 @@ margin() { # game seats_a seats_b games target
 parts_rows() {
 	dir=${BENCH_BIN_DIR:-build/bench}
 	n=$(games 2000)
-	for v in full no-exact count-bid uniform small; do
+	for v in full no-exact count-bid uniform points small; do
 		"$dir/cbparts" "$v" medium "$n" 1 || true
 	done
 }

@@ -15,7 +15,9 @@
  *
  * The hard level searches: most tests use it with a small search
  * (cheap_hard) so that the suite stays fast under the sanitizers, a few use
- * the real default with a budget large enough never to stop it early.
+ * the real default. A budget_ms below the default's scales the search
+ * sizes down in proportion and never reads the clock: the decision is the
+ * one the scaled sizes give, on every call.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,7 +37,7 @@
 
 static const struct gb_game *G = &callbreak_game;
 
-#define NO_CAP 1000000 /* a budget_ms the hard level never reaches */
+#define NO_CAP 1000000 /* a budget_ms above the default: the hard level's full search */
 
 /*
  * The hard level with a small search: same code, fewer play-outs (deals
@@ -202,6 +204,46 @@ static void test_same_seed_same_action(void **state)
 	}
 	printf("determinism: %ld decisions compared\n", compared);
 	assert_true(compared > 5000);
+}
+
+/*
+ * A small budget_ms gives the decision of the hard level's search sizes
+ * scaled to it (deals per card and per bid, play-outs), the same on every
+ * call however long the search takes on this machine: the clock decides
+ * nothing.
+ */
+static void test_budget_scales_the_search(void **state)
+{
+	struct callbreak st;
+	struct gb_rng r;
+	long compared = 0;
+	const int budget = 9; /* of the default 450 ms: a fiftieth of the search */
+
+	(void)state;
+	gb_rng_seed(&r, 77);
+	for (int g = 0; g < 6; g++) {
+		start(&st, gb_rng_next(&r), 1, NULL, g % 4);
+		while (st.phase == CB_PHASE_BID || st.phase == CB_PHASE_PLAY) {
+			struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+			struct gb_action a, b, c;
+			uint64_t seed = gb_rng_next(&r);
+
+			p.dets = p.dets * budget / 450;
+			p.rollouts = p.rollouts * budget / 450;
+			p.min_dets = p.min_dets * budget / 450;
+			p.bid_deals = p.bid_deals * budget / 450;
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_HARD, seed, budget, &a), GB_OK);
+			assert_int_equal(callbreak_ai_play(&st, &p, seed, NO_CAP, &b), GB_OK);
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_HARD, seed, budget, &c), GB_OK);
+			assert_memory_equal(&a, &b, sizeof(a));
+			assert_memory_equal(&a, &c, sizeof(a));
+			compared++;
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, seed, 0, &b), GB_OK);
+			apply_ok(&st, &b);
+		}
+	}
+	printf("budget: %ld decisions of the scaled search compared\n", compared);
+	assert_true(compared > 250);
 }
 
 /* ---- no peeking -------------------------------------------------------------- */
@@ -549,6 +591,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_levels_play_legally),
 		cmocka_unit_test(test_same_seed_same_action),
+		cmocka_unit_test(test_budget_scales_the_search),
 		cmocka_unit_test(test_no_level_peeks),
 		cmocka_unit_test(test_deals_respect_the_view),
 		cmocka_unit_test(test_hard_deals_explain_the_play),

@@ -46,7 +46,8 @@ const char *gb_level_name(int level);
 /*
  * Choose an action for the seat whose turn it is (for callbreak between
  * rounds: `next`). budget_ms bounds the thinking time of searching levels
- * (0 = the level's default). Returns GB_OK, or GB_EOVER when there is
+ * (0 = the level's default; Ludo and Call Break scale their search sizes to
+ * it and never read the clock). Returns GB_OK, or GB_EOVER when there is
  * nothing to do.
  */
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,

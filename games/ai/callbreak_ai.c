@@ -38,22 +38,22 @@
  *
  * Guarantees: every level reads only callbreak_view() of the seat to move
  * (never the other hands in the state); pure and deterministic from (state,
- * level, seed): the hard level does a fixed number of play-outs, and the
- * clock (monotonic) is read only to stop early when budget_ms runs out, which
- * the default budget leaves room enough never to do on an idle core. No
- * allocation: play-outs run on small copies on the stack.
+ * level, seed, budget_ms): the hard level does a fixed number of play-outs
+ * (a budget_ms below the default's 450 ms scales them down in proportion)
+ * and never reads the clock, so a seed replays a decision exactly, however
+ * loaded the machine. The default sizes keep a decision far inside 500 ms.
+ * No allocation: play-outs run on small copies on the stack.
  */
 #include "callbreak_ai.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
-#include <time.h>
 
 #include "ai.h"
 
 #define SPADES_MASK CB_SUIT_MASK(CB_SPADES)
-#define DEFAULT_BUDGET_MS 450 /* the hard level's cap when none is given: under 500 ms a decision */
+#define DEFAULT_BUDGET_MS 450 /* the budget the default search sizes are for: under 500 ms a decision */
 #define MEDIUM_SHIFT 5        /* medium's bid_shift: how play-outs guess the bids to come */
 
 /*
@@ -656,14 +656,6 @@ int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t ha
 
 /* ---- the hard level ------------------------------------------------------- */
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
 /*
  * What a finished play-out is worth to `me`. For a player that is not game
  * aware: the round score in points, less a share of the opponents'. For a
@@ -909,7 +901,7 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 }
 
 static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-		     struct gb_rng *r, double deadline)
+		     struct gb_rng *r)
 {
 	struct sim base, s0, s;
 	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
@@ -963,8 +955,6 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 			rollout(&s, v, p, exact);
 			sum[i] += w * outcome_value(&s, v, p);
 		}
-		if ((d & 7) == 7 && now_ms() > deadline)
-			break;
 	}
 	prev = 0;
 	for (int i = 1; i < nc; i++)
@@ -974,7 +964,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 }
 
 static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-		    struct gb_rng *r, double deadline)
+		    struct gb_rng *r)
 {
 	int me = v->seat, b0 = count_bid(v->hand, CB_AI_MEDIUM, MEDIUM_SHIFT), lo, hi, best = b0;
 	double val[CB_MAX_BID + 1] = { 0 }, wsum = 0, bestv = -1e30;
@@ -1012,8 +1002,6 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 			u += outcome_value(&s, v, p) * p->bid_bonus / 10.0;
 			val[b] += w * u;
 		}
-		if ((d & 15) == 15 && now_ms() > deadline)
-			break;
 	}
 	if (wsum <= 0)
 		return b0;
@@ -1027,6 +1015,14 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 
 /* ---- entry points ------------------------------------------------------------ */
 
+/* A search size n cut to a budget of budget_ms out of the default's (never below 1 when n is not 0). */
+static int scale(int n, int budget_ms)
+{
+	long k = (long)n * budget_ms / DEFAULT_BUDGET_MS;
+
+	return n > 0 && k < 1 ? 1 : (int)k;
+}
+
 int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint64_t seed,
 		      int budget_ms, struct gb_action *out)
 {
@@ -1035,7 +1031,18 @@ int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint
 	struct gb_rng r;
 	struct sim s;
 	int rc = GB_OK, turn = callbreak_turn(st);
-	double deadline = now_ms() + (budget_ms > 0 ? budget_ms : DEFAULT_BUDGET_MS);
+	struct callbreak_ai_params scaled;
+
+	if (budget_ms > 0 && budget_ms < DEFAULT_BUDGET_MS) {
+		/* a smaller budget than the default searches proportionally fewer
+		 * deals: deterministic for a given budget_ms, the clock is never read */
+		scaled = *p;
+		scaled.dets = scale(p->dets, budget_ms);
+		scaled.rollouts = scale(p->rollouts, budget_ms);
+		scaled.min_dets = scale(p->min_dets, budget_ms);
+		scaled.bid_deals = scale(p->bid_deals, budget_ms);
+		p = &scaled;
+	}
 
 	memset(out, 0, sizeof(*out));
 	callbreak_view(st, turn, &v);
@@ -1047,14 +1054,14 @@ int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint
 	case CB_PHASE_BID:
 		out->kind = GB_ACT_BID;
 		if (p->bid_deals > 0)
-			out->a = hard_bid(&v, p, &r, deadline);
+			out->a = hard_bid(&v, p, &r);
 		else
 			out->a = count_bid(v.hand, p->policy, p->bid_shift);
 		break;
 	case CB_PHASE_PLAY:
 		out->kind = GB_ACT_PLAY;
 		if (p->dets > 0) {
-			out->a = hard_card(&v, p, &r, deadline);
+			out->a = hard_card(&v, p, &r);
 		} else {
 			sim_from_view(&v, &s);
 			out->a = policy_card(&s, p);

@@ -8,20 +8,24 @@
  * VARIANT: full (the hard level as it plays), no-exact (no double-dummy
  * solution of the last tricks), count-bid (bids by counting, as medium,
  * not by playing the round out), uniform (deals of the unseen cards not
- * weighted by the bids and the cards played), small (the search sizes of
- * the earlier hard level: 200 deals, 1,000 play-outs a card, 300 deals a
- * bid). OPPONENT: medium or ismcts (1,000 iterations a decision). Decision
+ * weighted by the bids and the cards played), points (plays and bids for
+ * the round's expected points, not for the chance of winning the game, and
+ * so without the charge for a failed bid on top), small (the
+ * search sizes of the earlier hard level: 200 deals, 1,000 play-outs a
+ * card, 300 deals a bid). OPPONENT: medium or ismcts (1,000 iterations a decision). Decision
  * times are the CPU time of the deciding thread, what a decision costs on
  * an idle core.
  *
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
- * mcmc) on top of the variant, for tuning runs.
+ * mcmc, bid_sigma, play_sigma, bid_bonus, game_sigma, game_aware,
+ * opp_weight) on top of the variant, for tuning runs.
  *
  * The hard seat sits at each of the four places in turn and the deals come
  * from the seed, so two variants meet the same deals. Prints one line: the
  * win share of the hard seat with its 95% Wilson interval, its share of
- * bids made and its decision p99 in ms.
+ * bids made, its decision p99 in ms, the tricks it takes over its bid when
+ * it makes it, and its points a round.
  */
 #include <math.h>
 #include <stddef.h>
@@ -66,6 +70,10 @@ static int variant(const char *name, struct callbreak_ai_params *p)
 		p->model_eps = 0;
 		p->bid_sigma = 0;
 		p->play_sigma = 0;
+	} else if (strcmp(name, "points") == 0) {
+		p->game_aware = 0;
+		p->game_sigma = 0;
+		p->bid_risk = 0; /* its charge is in chances of winning the game: none on points */
 	} else if (strcmp(name, "small") == 0) {
 		p->dets = 200;
 		p->rollouts = 1000;
@@ -91,6 +99,12 @@ static const struct {
 	{ "dd_root", offsetof(struct callbreak_ai_params, dd_root) },
 	{ "model_eps", offsetof(struct callbreak_ai_params, model_eps) },
 	{ "mcmc", offsetof(struct callbreak_ai_params, mcmc) },
+	{ "bid_sigma", offsetof(struct callbreak_ai_params, bid_sigma) },
+	{ "play_sigma", offsetof(struct callbreak_ai_params, play_sigma) },
+	{ "bid_bonus", offsetof(struct callbreak_ai_params, bid_bonus) },
+	{ "game_sigma", offsetof(struct callbreak_ai_params, game_sigma) },
+	{ "game_aware", offsetof(struct callbreak_ai_params, game_aware) },
+	{ "opp_weight", offsetof(struct callbreak_ai_params, opp_weight) },
 };
 
 /* Apply one WEIGHT=VALUE; -1 when it names no weight. */
@@ -110,7 +124,7 @@ static int set_weight(struct callbreak_ai_params *p, const char *kv)
 int main(int argc, char **argv)
 {
 	struct callbreak_ai_params p;
-	long games, won = 0, bids = 0, made = 0;
+	long games, won = 0, bids = 0, made = 0, over = 0, points = 0;
 	size_t nt = 0, cap = 1 << 16;
 	double *t = malloc(cap * sizeof(double));
 	uint64_t seed = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
@@ -118,7 +132,7 @@ int main(int argc, char **argv)
 
 	games = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
 	if (argc < 4 || games <= 0 || variant(argv[1], &p) || (!ismcts && strcmp(argv[2], "medium") != 0) || !t) {
-		fprintf(stderr, "usage: cbparts full|no-exact|count-bid|uniform|small medium|ismcts GAMES [SEED]\n");
+		fprintf(stderr, "usage: cbparts full|no-exact|count-bid|uniform|points|small medium|ismcts GAMES [SEED]\n");
 		status = 2;
 		goto out;
 	}
@@ -167,6 +181,9 @@ int main(int argc, char **argv)
 		for (int r = 0; r < st.nhist; r++) {
 			bids++;
 			made += st.hist[r][me].tricks >= st.hist[r][me].bid;
+			if (st.hist[r][me].tricks >= st.hist[r][me].bid)
+				over += st.hist[r][me].tricks - st.hist[r][me].bid;
+			points += callbreak_score(st.hist[r][me].bid, st.hist[r][me].tricks);
 		}
 	}
 	qsort(t, nt, sizeof(double), cmp_double);
@@ -175,9 +192,11 @@ int main(int argc, char **argv)
 		double c = (ph + z * z / (2 * n)) / (1 + z * z / n);
 		double h = z * sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / (1 + z * z / n);
 
-		printf("hard %-9s vs 3 %-6s %5ld games  wins %5.1f%% [%4.1f, %4.1f]  bids made %5.1f%%  p99 %.0f ms\n",
+		printf("hard %-9s vs 3 %-6s %5ld games  wins %5.1f%% [%4.1f, %4.1f]  bids made %5.1f%%  p99 %.0f ms"
+		       "  overtricks %.2f  points a round %.2f\n",
 		       argv[1], argv[2], games, 100 * ph, 100 * (c - h), 100 * (c + h),
-		       100.0 * (double)made / (double)(bids ? bids : 1), nt ? t[(size_t)((double)(nt - 1) * 0.99)] : 0.0);
+		       100.0 * (double)made / (double)(bids ? bids : 1), nt ? t[(size_t)((double)(nt - 1) * 0.99)] : 0.0,
+		       (double)over / (double)(made ? made : 1), (double)points / 10.0 / (double)(bids ? bids : 1));
 	}
 out:
 	free(t);
