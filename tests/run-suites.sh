@@ -6,14 +6,18 @@
 # waiting on the service they start, its fake platform servers or its
 # clocks, not on a core, so two at a time roughly halves the run. The
 # suites known to take longest start first, so the run does not end on
-# one of them alone. A line is printed as each suite ends; each suite's
+# one of them alone; the few that measure time run alone at the end. A line is printed as each suite ends; each suite's
 # own output follows in full, in the order given, once all have ended.
 # TEST_JOBS=1 runs them one after another.
 jobs=${TEST_JOBS:-2}
 case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
 
+# the suites that measure the pace of the platform's limits on the wall
+# clock (a group's longest wait between boards): run by themselves once
+# the others have ended, so that no other suite shares the cores then
+alone="test_pace"
 # the suites that take longest, longest first
-slow="test_callbreak_ai test_pace test_store test_plans test_arena test_console test_callbreak_search test_callbreak test_telegram test_hidden_hands test_fifth_game test_discord test_ludo test_render test_serve test_forum test_scaleout"
+slow="test_callbreak_ai test_store test_plans test_arena test_console test_callbreak_search test_callbreak test_telegram test_hidden_hands test_fifth_game test_discord test_ludo test_render test_serve test_forum test_scaleout"
 
 if [ "${1:-}" = "--one" ]; then
 	# one suite (called by the run below): its output and exit status
@@ -31,19 +35,26 @@ fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gamebot-suites-XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT INT TERM
 
-# the order to start them in: the slow ones given, then the others as given
+# the order to start them in: the slow ones given, then the others as
+# given; the ones to run alone apart
 order=""
+last=""
 for s in $slow; do
 	for t in "$@"; do
+		case " $alone " in *" $s "*) continue ;; esac
 		[ "$(basename "$t")" = "$s" ] && order="$order $t"
 	done
 done
 for t in "$@"; do
+	case " $alone " in *" $(basename "$t") "*) last="$last $t"; continue ;; esac
 	case " $slow " in *" $(basename "$t") "*) ;; *) order="$order $t" ;; esac
 done
 
 # xargs runs the suites jobs at a time, each through --one above
-printf '%s\n' $order | xargs -P "$jobs" -n 1 env dir="$dir" sh "$0" --one
+[ -z "$order" ] || printf '%s\n' $order | xargs -P "$jobs" -n 1 env dir="$dir" sh "$0" --one
+for t in $last; do
+	dir="$dir" sh "$0" --one "$t"
+done
 
 passed=0
 failed=0
