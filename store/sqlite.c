@@ -28,10 +28,10 @@
  * belongs to one thread at a time; open one handle per thread.
  *
  * Locks: a call of several statements runs in a savepoint (atomic whether
- * or not the caller has a transaction open) and starts with a write, so
- * outside a transaction it takes the write lock, waiting on the busy
- * timeout, before it reads anything. (A read then a write would fail at
- * once, SQLITE_BUSY_SNAPSHOT, whenever another handle wrote in between.)
+ * or not the caller has a transaction open); outside a transaction, in one
+ * of its own begun IMMEDIATE, so it takes the write lock, waiting on the
+ * busy timeout, before it reads anything. (A read then a write would fail
+ * at once, SQLITE_BUSY_SNAPSHOT, whenever another handle wrote in between.)
  * store_out_claim() picks and leases its rows in one UPDATE ... RETURNING
  * for the same reason: two workers never claim one row.
  *
@@ -704,11 +704,27 @@ static int sp_begin(struct store_backend *s, int *outer)
 
 	read_end(s);
 	*outer = sqlite3_get_autocommit(s->db);
-	if (*outer)
+	if (*outer) {
+		/*
+		 * Outside a transaction the call is one of its own, begun
+		 * IMMEDIATE: the write lock first (waiting on the busy
+		 * timeout), whatever its first statement is. A savepoint alone
+		 * would begin it DEFERRED, and a read before the write would
+		 * fail at once (SQLITE_BUSY_SNAPSHOT) whenever another handle
+		 * committed in between.
+		 */
 		writer_acquire(s);
+		rc = run(s, SQ_BEGIN);
+		if (rc) {
+			writer_release(s);
+			return rc;
+		}
+	}
 	rc = run(s, SQ_SAVEPOINT);
-	if (rc && *outer)
+	if (rc && *outer) {
+		run(s, SQ_ROLLBACK);
 		writer_release(s);
+	}
 	return rc;
 }
 
@@ -717,16 +733,19 @@ static int sp_end(struct store_backend *s, int outer, int rc)
 {
 	if (rc)
 		run(s, SQ_ROLLBACK_TO);
-	if (run(s, SQ_RELEASE) != GB_OK) {
-		/* Only an outermost RELEASE commits, so only it can fail: do not
-		 * leave the handle inside a transaction nobody will end. */
-		if (outer && !sqlite3_get_autocommit(s->db))
-			run(s, SQ_ROLLBACK);
-		if (!rc)
-			rc = GB_ESTORE;
-	}
-	if (outer)
+	if (run(s, SQ_RELEASE) != GB_OK && !rc)
+		rc = GB_ESTORE;
+	if (outer) {
+		/* the call's own transaction: kept whole or not at all, and
+		 * never left open for nobody to end */
+		if (rc || run(s, SQ_COMMIT) != GB_OK) {
+			if (!sqlite3_get_autocommit(s->db))
+				run(s, SQ_ROLLBACK);
+			if (!rc)
+				rc = GB_ESTORE;
+		}
 		writer_release(s);
+	}
 	return rc;
 }
 

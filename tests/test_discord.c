@@ -1600,9 +1600,11 @@ static void test_table_edited_through_original_then_by_id(void **state)
 		snprintf(payload, sizeof(payload),
 			 "{\"kind\":\"table\",\"text\":\"board\",\"table\":%lld,\"turn\":0,\"lang\":\"en\"}",
 			 (long long)id);
-		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload,
-					       bot_now_ms()),
-				 GB_OK);
+		int rc = store_out_add(w->b.store, "discord", CHANNEL, id, "", payload, bot_now_ms());
+
+		if (rc != GB_OK)
+			print_error("store_out_add: %d: %s\n", rc, store_last_error());
+		assert_int_equal(rc, GB_OK);
 		outbox_wake(w->outbox);
 	}
 	assert_int_equal(fake_dc_wait(w->fake, "PATCH", "/webhooks/", 1, 10000), 1);
@@ -1638,9 +1640,11 @@ static void test_table_edited_through_original_then_by_id(void **state)
 		snprintf(payload, sizeof(payload),
 			 "{\"kind\":\"table\",\"text\":\"board 2\",\"table\":%lld,\"turn\":1}", (long long)id);
 		assert_int_equal(store_table_set_message(w->b.store, id, real), GB_OK);
-		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload,
-					       bot_now_ms()),
-				 GB_OK);
+		int rc = store_out_add(w->b.store, "discord", CHANNEL, id, "", payload, bot_now_ms());
+
+		if (rc != GB_OK)
+			print_error("store_out_add: %d: %s\n", rc, store_last_error());
+		assert_int_equal(rc, GB_OK);
 		outbox_wake(w->outbox);
 	}
 	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 10000), 1);
@@ -1665,9 +1669,11 @@ static void test_table_edited_through_original_then_by_id(void **state)
 
 		snprintf(payload, sizeof(payload),
 			 "{\"kind\":\"table\",\"text\":\"board 3\",\"table\":%lld,\"turn\":2}", (long long)id);
-		assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, id, "", payload,
-					       bot_now_ms()),
-				 GB_OK);
+		int rc = store_out_add(w->b.store, "discord", CHANNEL, id, "", payload, bot_now_ms());
+
+		if (rc != GB_OK)
+			print_error("store_out_add: %d: %s\n", rc, store_last_error());
+		assert_int_equal(rc, GB_OK);
 		outbox_wake(w->outbox);
 	}
 	assert_int_equal(fake_dc_wait(w->fake, "POST", "/channels/" CHANNEL "/messages", 1, 10000), 1);

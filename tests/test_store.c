@@ -876,6 +876,55 @@ static void test_checkpointer_copies_when_full(void **state)
 	store_checkpointer_stop(NULL);
 }
 
+struct marker {
+	const char *path;
+	atomic_bool stop;
+	int failed;
+};
+
+/* Single-statement writes without pause from a handle of its own, as the outbox worker's. */
+static void *mark_on(void *arg)
+{
+	struct marker *m = arg;
+	struct store *s = NULL;
+	char id[32];
+
+	if (store_open(&s, m->path))
+		return NULL;
+	for (long i = 0; !atomic_load(&m->stop); i++) {
+		snprintf(id, sizeof(id), "u%ld", i);
+		if (store_mark_processed(s, "p", id) != GB_OK)
+			m->failed++;
+	}
+	store_free(s);
+	return NULL;
+}
+
+/*
+ * A call of several statements outside a transaction, its first a read
+ * (adding an outbox row reads the chat's queue first), while another
+ * handle commits single writes without pause: every call still goes
+ * through, waiting for the lock rather than failing at once because a
+ * commit came between its read and its write.
+ */
+static void test_read_then_write_outside_a_transaction(void **state)
+{
+	struct fixture *f = *state;
+	struct marker m = { .path = f->path };
+	pthread_t th;
+	int failed = 0;
+
+	atomic_init(&m.stop, false);
+	assert_int_equal(pthread_create(&th, NULL, mark_on, &m), 0);
+	for (int i = 0; i < 3000; i++)
+		if (store_out_add(f->s, "p", "c", 0, "", "{\"kind\":\"public\"}", i) != GB_OK)
+			failed++;
+	atomic_store(&m.stop, true);
+	pthread_join(th, NULL);
+	assert_int_equal(failed, 0);
+	assert_int_equal(m.failed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -884,6 +933,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoint_restarts_busy_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpointer_copies_when_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_then_write_outside_a_transaction, setup, teardown),
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_open_creates_folder_and_schema),
 		T(test_reopen_keeps_data_and_migrates_once),
