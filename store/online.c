@@ -6,90 +6,11 @@
  * on the same statement slots of the handle's backend.
  */
 #include "store/backend.h"
+#include "store/query.h"
 #include "games/utf8.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define CAP(type, field) sizeof(((struct type *)0)->field)
-
-static int fits(const char *str, size_t cap)
-{
-	return str && strnlen(str, cap) < cap;
-}
-
-static int id_ok(const char *str, size_t cap)
-{
-	return fits(str, cap) && str[0] != '\0';
-}
-
-/* One statement in use and the first failure met with it (as in ops.c). */
-struct q {
-	struct store *s;
-	struct store_stmt *st;
-	int rc;
-};
-
-static struct q q_get(struct store *s, enum store_sql id)
-{
-	struct q q = { s, NULL, GB_OK };
-
-	q.rc = s->ops->stmt(s->b, id, &q.st);
-	return q;
-}
-
-static void q_i64(struct q *q, int i, int64_t v)
-{
-	if (!q->rc)
-		q->rc = q->s->ops->bind_i64(q->st, i, v);
-}
-
-static void q_text(struct q *q, int i, const char *text)
-{
-	if (!q->rc)
-		q->rc = q->s->ops->bind_text(q->st, i, text, text ? strlen(text) : 0);
-}
-
-static void q_name(struct q *q, int i, const char *name)
-{
-	if (!q->rc)
-		q->rc = q->s->ops->bind_text(q->st, i, name,
-					     utf8_cut(name, strlen(name), STORE_NAME_LEN - 1));
-}
-
-static int q_row(struct q *q)
-{
-	int row = 0;
-
-	if (!q->rc)
-		q->rc = q->s->ops->step(q->st, &row);
-	return !q->rc && row;
-}
-
-static int q_end(struct q *q)
-{
-	q->s->ops->stmt_done(q->st);
-	q->st = NULL;
-	return q->rc;
-}
-
-static int64_t col_i64(const struct q *q, int col)
-{
-	return q->s->ops->col_i64(q->st, col);
-}
-
-static void col_copy(struct q *q, int col, char *dst, size_t cap)
-{
-	const char *text = NULL;
-	size_t len = 0;
-
-	dst[0] = '\0';
-	if (q->rc || (q->rc = q->s->ops->col_text(q->st, col, &text, &len)) || !text)
-		return;
-	len = utf8_cut(text, strnlen(text, len), cap - 1);
-	memcpy(dst, text, len);
-	dst[len] = '\0';
-}
 
 /* A person's platform and user id, both fitting their buffers. */
 static int person_ok(const char *platform, const char *user)
