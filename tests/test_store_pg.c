@@ -93,11 +93,16 @@ static long long wait_int(const char *target, const char *sql, long long want)
 	return v;
 }
 
-/* Wait until n transactions of this database wait for a lock another holds. */
+/*
+ * Wait until n transactions of this fixture (its connections are named
+ * after its schema, as target's is) wait for a lock another holds; other
+ * suites' transactions on the same server are not counted.
+ */
 static void wait_lock_waiters(const char *target, int n)
 {
 	assert_int_equal(wait_int(target, "SELECT count(*) FROM pg_stat_activity WHERE"
-				  " datname = current_database() AND wait_event_type = 'Lock'", n), n);
+				  " datname = current_database() AND wait_event_type = 'Lock'"
+				  " AND application_name = current_setting('application_name')", n), n);
 }
 
 /* A fresh schema and its URL, without opening the store. */
