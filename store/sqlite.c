@@ -1163,6 +1163,26 @@ static void sq_checkpoint_wake(void)
 	pthread_mutex_unlock(&checkpoint_lock);
 }
 
+/*
+ * The restart's wait for readers still in the log's old part. SQLite's
+ * own busy handler sleeps 1, 2, 5, then 10 ms between its tries, so a
+ * reader that ends within a millisecond still held every writer for 3 or
+ * 8 ms; here the tries are RESTART_TRY_US apart, for RESTART_WAIT_MS in
+ * all: the writers wait about as long as the last such reader reads.
+ */
+#define RESTART_TRY_US 100
+
+static int restart_busy(void *arg, int tries)
+{
+	struct timespec gap = { 0, RESTART_TRY_US * 1000L };
+
+	(void)arg;
+	if (tries >= RESTART_WAIT_MS * 1000 / RESTART_TRY_US)
+		return 0;
+	nanosleep(&gap, NULL);
+	return 1;
+}
+
 static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 {
 	int log = 0, done = 0, src;
@@ -1180,7 +1200,7 @@ static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 	 */
 	if (src == SQLITE_OK && log >= CHECKPOINT_PAGES) {
 		writer_acquire(s);
-		sqlite3_busy_timeout(s->db, RESTART_WAIT_MS);
+		sqlite3_busy_handler(s->db, restart_busy, NULL);
 		src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &done);
 		sqlite3_busy_timeout(s->db, busy_timeout_ms);
 		writer_release(s);
