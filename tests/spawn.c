@@ -84,19 +84,45 @@ pid_t spawn_in(const char *path, char *const argv[], const char *const env[], in
 	return pid;
 }
 
-int free_port(void)
+/* Can a listener bind port on 127.0.0.1 now (0: the kernel picks one)? The port bound, or 0. */
+static int try_port(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), got = 0;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
 	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-		port = ntohs(a.sin_port);
+		got = ntohs(a.sin_port);
 	if (fd >= 0)
 		close(fd);
-	return port;
+	return got;
+}
+
+/*
+ * Ports below Linux's ephemeral range (32768 and up): the kernel never
+ * hands them to an outgoing connection, so a suite's own HTTP clients, or
+ * another suite's running beside it, cannot take the port between this
+ * check and the service binding it. Each process walks them from its own
+ * random start.
+ */
+#define PORT_LOW 20000
+#define PORT_SPAN 12000
+
+int free_port(void)
+{
+	static unsigned seed;
+	int port;
+
+	if (!seed)
+		seed = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL);
+	for (int i = 0; i < 200; i++) {
+		port = try_port(PORT_LOW + (int)(rand_r(&seed) % PORT_SPAN));
+		if (port)
+			return port;
+	}
+	return try_port(0);
 }
 
 static size_t discard(char *p, size_t size, size_t n, void *arg)
