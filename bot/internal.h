@@ -133,6 +133,28 @@ void reply_alert(struct ctx *c, int key, ...);
 void reply_private(struct ctx *c, const char *user, const char *text);
 
 /*
+ * A line whose arguments are words of a language too (a computer's name,
+ * a game's title): at an online table each seat reads it in its own
+ * language, so call (one reply_public() or reply_alert()) is made once per
+ * language with c->lang set to it, and reply_merge_langs() keeps one reply
+ * per line with each language's text in "texts". Elsewhere call is made
+ * once, in the chat's language.
+ */
+#define REPLY_EACH_LANG(c, call)                                                   \
+	do {                                                                       \
+		size_t at_ = json_array_size((c)->replies);                        \
+		int lang_ = (c)->lang;                                             \
+		for (int l_ = 0; l_ < ((c)->online ? LANG_COUNT : 1); l_++) {      \
+			if ((c)->online)                                           \
+				(c)->lang = l_;                                    \
+			call;                                                      \
+		}                                                                  \
+		(c)->lang = lang_;                                                 \
+		reply_merge_langs((c), at_);                                       \
+	} while (0)
+void reply_merge_langs(struct ctx *c, size_t at);
+
+/*
  * Mark the reply queued last as a seating line (who opened, sat down,
  * moved, left, the start): the board shows the seats too, so a newer
  * seating line of the table replaces one still waiting to be sent.
@@ -311,6 +333,10 @@ bool ctx_is_online(const struct ctx *c);
 /* After the chat is read: mark an online context and give it the operator's settings. */
 void online_ctx_load(struct ctx *c);
 /* After the seats: the online seats of the table. */
+/*
+ * The online seats of the table (c->oseats); a seated person's command is
+ * answered in their own language (c->lang).
+ */
 int online_load_seats(struct ctx *c);
 /*
  * A command from a private chat that concerns the person's online table:
@@ -321,8 +347,6 @@ bool online_route(struct bot *b, const struct command *in, const struct bot_comm
 		  struct command *out);
 /* The table message drawn for each seat in its own language (commit_prepare()). */
 void online_views(struct ctx *c);
-/* A public line whose one argument is game g's name, in every language for an online table's seats. */
-void online_titled_line(struct ctx *c, int key, const struct gb_game *g);
 /* The row of reaction buttons under a seat's table. */
 void online_reaction_buttons(struct ctx *c, json_t *rows);
 /* The replies, in order[0..n), to the seats' private chats (inside the write transaction). */

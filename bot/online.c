@@ -134,9 +134,17 @@ void online_ctx_load(struct ctx *c)
 
 int online_load_seats(struct ctx *c)
 {
+	int rc;
+
 	if (!c->online || !c->has_table)
 		return GB_OK;
-	return store_oseats_get(c->b->store, c->table.id, c->oseats, GB_MAX_SEATS, &c->noseats);
+	rc = store_oseats_get(c->b->store, c->table.id, c->oseats, GB_MAX_SEATS, &c->noseats);
+	/* who typed or pressed it reads the answers in their own language, the words in them too */
+	for (int i = 0; !rc && i < c->noseats; i++)
+		if (c->cmd->from_platform[0] && !strcmp(c->oseats[i].platform, c->cmd->from_platform) &&
+		    !strcmp(c->oseats[i].user, c->cmd->from_user) && lang_parse(c->oseats[i].lang) >= 0)
+			c->lang = lang_parse(c->oseats[i].lang);
+	return rc;
 }
 
 /* The online seat of person key, or NULL. */
@@ -668,23 +676,6 @@ int cmd_block(struct ctx *c)
 		reply_alert(c, M_BLOCK_DONE, sb_str(&names));
 	sb_release(&names);
 	return GB_OK;
-}
-
-void online_titled_line(struct ctx *c, int key, const struct gb_game *g)
-{
-	json_t *r = reply_push(c, "public", NULL, ""), *texts = json_array();
-
-	for (int l = 0; l < LANG_COUNT; l++) {
-		struct strbuf sb = { 0 };
-
-		i18n_format(&sb, l == LANG_NE && strcmp(setting_str(c, "digits", "devanagari"), "ascii"), tr(l, key),
-			    bot_game_title(g, l));
-		json_array_append_new(texts, json_text(sb_str(&sb)));
-		if (l == c->lang)
-			json_object_set_new(r, "text", json_text(sb_str(&sb)));
-		sb_release(&sb);
-	}
-	json_object_set_new(r, "texts", texts);
 }
 
 /* The reactions: the word typed, and its line in each language. */

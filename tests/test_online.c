@@ -32,6 +32,8 @@ struct person {
 	json_t *view;        /* the newest table message shown in their chat */
 	int views;
 	char *lines;         /* every other text their chat was sent */
+	const char *reads;   /* "en" or "ne": every text to them is checked to be in it; NULL none */
+	int checked;         /* texts so checked */
 };
 
 struct fixture {
@@ -107,6 +109,32 @@ static void append(char **s, const char *text)
 	*s = sb_detach(&sb);
 }
 
+/* Does text hold a Devanagari letter (U+0900 to U+097F)? */
+static bool devanagari(const char *text)
+{
+	return strstr(text, "\xe0\xa4") || strstr(text, "\xe0\xa5");
+}
+
+/* A text to p is in the language p reads: the games' titles and the computers' names too. */
+static void check_language(struct person *p, const char *text)
+{
+	static const char *const english[] = { "Ludo", "Call Break", "Bagh Chal", "Snakes", "Bot ", "wins", NULL };
+
+	if (!p->reads || !text || !text[0])
+		return;
+	p->checked++;
+	if (!strcmp(p->reads, "en")) {
+		if (devanagari(text))
+			fail_msg("Nepali in a text to %s, who reads English: %s", p->name, text);
+		return;
+	}
+	if (!devanagari(text))
+		fail_msg("a text to %s, who reads Nepali, has no Nepali: %s", p->name, text);
+	for (int i = 0; english[i]; i++)
+		if (strstr(text, english[i]))
+			fail_msg("\"%s\" in a text to %s, who reads Nepali: %s", english[i], p->name, text);
+}
+
 /*
  * Every row queued so far, to the people's chats: no row may name anyone
  * by a platform id or to a chat that is no one's.
@@ -140,6 +168,7 @@ static void drain(struct fixture *f)
 				for (int q = 0; q < f->np; q++)
 					if (text && strstr(text, f->p[q].user))
 						fail_msg("%s's id shown to %s: %s", f->p[q].name, to->name, text);
+				check_language(to, text);
 				if (!strcmp(kind, "table")) {
 					assert_true(json_is_true(json_object_get(j, "seat")));
 					json_decref(to->view);
@@ -367,6 +396,58 @@ static void test_ludo_cross_platform_idle(void **state)
 	assert_non_null(strstr(a->lines, "number 1 of 2"));
 }
 
+/*
+ * A Nepali reader and an English reader at one table with two computers,
+ * for a stake: every text each is sent, from the queue to the pot, is in
+ * their own language - the game's title and the computers' names too,
+ * in the lines and in the answers to what they type.
+ */
+static void test_each_seat_own_language(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+
+	say(f, a, "/name Asha");
+	say(f, b, "/name Bikash");
+	say(f, b, "/lang ne");
+	a->reads = "en";
+	b->reads = "ne";
+	say(f, a, "/online ludo 50 4p");
+	say(f, b, "/online ludo 50 4p");
+	say(f, a, "/online fill");
+	say(f, b, "/online fill");
+	wait_ms(f, 3000);
+	assert_non_null(a->view);
+	assert_non_null(b->view);
+	assert_non_null(strstr(json_string_value(json_object_get(b->view, "text")), "कम्प्युटर"));
+	assert_non_null(strstr(json_string_value(json_object_get(a->view, "text")), "Bot "));
+	/* a verb the game has not: the game is named in the reader's language */
+	say(f, b, "/bid 3");
+	assert_non_null(strstr(b->lines, "लुडोमा /bid हुँदैन"));
+	say(f, a, "/bid 3");
+	assert_non_null(strstr(a->lines, "Ludo has no /bid"));
+	/* the people play their turns; on a computer's, each asks to roll and is told whose turn it is */
+	for (int i = 0; i < 200; i++) {
+		struct person *p = first_button(a) ? a : first_button(b) ? b : NULL;
+
+		if (!p)
+			break;
+		assert_int_equal(send_cmd(f, p, first_button(p), true,
+					  json_integer_value(json_object_get(p->view, "table")),
+					  (int)json_integer_value(json_object_get(p->view, "turn"))), GB_OK);
+	}
+	assert_null(first_button(a));
+	assert_null(first_button(b));
+	say(f, b, "/roll");
+	assert_non_null(strstr(b->lines, "अहिले कम्प्युटर"));
+	say(f, a, "/roll");
+	assert_non_null(strstr(a->lines, "it is Bot "));
+	play_out(f, 4000);
+	assert_true(a->checked > 20);
+	assert_true(b->checked > 20);
+}
+
 /* Four people, Call Break for a stake: each sees only their own hand; the pot settles. */
 static void test_callbreak_hands_and_pot(void **state)
 {
@@ -461,6 +542,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ludo_cross_platform_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_seat_own_language, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callbreak_hands_and_pot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
