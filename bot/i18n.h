@@ -344,6 +344,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BLOCK_NONE) \
 	X(M_BLOCK_DONE) /* %s: names */ \
 	X(M_BLOCK_NOBODY) \
+	X(M_BLOCK_GONE) \
 	X(M_REACT_NONE) \
 	X(M_REACT_BAD) /* %s: what can be sent */ \
 	X(M_REACT_GG) \

@@ -336,6 +336,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_BLOCK_NONE] = "You have not played at an online table yet: nobody to block.",
 	[M_BLOCK_DONE] = "You will not meet %s at an online table again.",
 	[M_BLOCK_NOBODY] = "Only computers sat with you at your last table.",
+	[M_BLOCK_GONE] = "Your online tables are too old to be kept any more: there is no recent table to block someone from. /block after your next online game blocks the people at it.",
 	[M_REACT_NONE] = "Reactions go to the people at your online table, and you have none.",
 	[M_REACT_BAD] = "You can send: %s.",
 	[M_REACT_GG] = "good game",

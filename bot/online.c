@@ -644,23 +644,33 @@ int cmd_name(struct ctx *c)
 	return GB_OK;
 }
 
+/*
+ * /block: the people of the person's newest online table still kept
+ * (their last one, unless old tables were pruned since) are never seated
+ * with them again. When every table they sat at is gone, nobody is
+ * blocked, and the answer says there is no recent table.
+ */
 int cmd_block(struct ctx *c)
 {
 	struct store_oseat os[GB_MAX_SEATS];
 	struct strbuf names = { 0 };
 	char name[8];
-	int64_t last = 0;
+	int64_t last = 0, kept = 0;
 	int n = 0, rc;
 
 	if (online_refused(c))
 		return GB_OK;
 	rc = store_person_get(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name), &last);
 	if (!rc && last)
-		rc = store_oseats_get(c->b->store, last, os, GB_MAX_SEATS, &n);
+		rc = store_oseat_last(c->b->store, c->cmd->platform, c->cmd->user, &kept);
+	if (rc == GB_ENOTFOUND)
+		rc = GB_OK;
+	if (!rc && kept)
+		rc = store_oseats_get(c->b->store, kept, os, GB_MAX_SEATS, &n);
 	if (rc)
 		return rc;
-	if (!last) {
-		reply_alert(c, M_BLOCK_NONE);
+	if (!last || !kept) {
+		reply_alert(c, last ? M_BLOCK_GONE : M_BLOCK_NONE);
 		return GB_OK;
 	}
 	for (int i = 0; i < n && c->ow.nblock < GB_MAX_SEATS; i++) {

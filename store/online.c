@@ -243,6 +243,25 @@ int store_oseat_open(struct store *s, const char *platform, const char *user, in
 	return q_end(&q);
 }
 
+int store_oseat_last(struct store *s, const char *platform, const char *user, int64_t *table)
+{
+	struct q q;
+
+	if (!table)
+		return GB_EARGS;
+	*table = 0;
+	if (!s || !person_ok(platform, user))
+		return GB_EARGS;
+	q = q_get(s, SQL_OSEAT_LAST);
+	q_text(&q, 1, platform);
+	q_text(&q, 2, user);
+	if (q_row(&q))
+		*table = col_i64(&q, 0);
+	else if (!q.rc)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
 int store_view_message(struct store *s, int64_t table, const char *platform, const char *chat,
 		       char *message, size_t cap, int *found)
 {

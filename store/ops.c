@@ -301,6 +301,7 @@ static const struct {
 	 * gauges, a seat's own table message
 	 */
 	HOT(SQL_OSEAT_OPEN, "telegram", "u1"),
+	HOT(SQL_OSEAT_LAST, "telegram", "u1"),
 	HOT(SQL_OSEATS_GET, "1", "8"),
 	HOT(SQL_OSEAT_ADD, "1", "0", "telegram", "u1", "1", "P", "en"),
 	HOT(SQL_OSEAT_MESSAGE, "1", "telegram", "1"),

@@ -194,6 +194,9 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" JOIN seats AS s ON s.table_id = o.table_id AND s.seat = o.seat"
 		" WHERE o.platform = ?1 AND o.user_id = ?2 AND t.status < 2 AND s.level < 0"
 		" ORDER BY o.table_id DESC LIMIT 1",
+	/* the newest online table the person sat at that is still kept (a pruned table takes its seats along) */
+	[SQL_OSEAT_LAST] = "SELECT table_id FROM online_seats WHERE platform = ?1 AND user_id = ?2"
+		" ORDER BY table_id DESC LIMIT 1",
 	[SQL_OSEAT_MESSAGE] = "SELECT message FROM online_seats WHERE table_id = ?1 AND platform = ?2"
 		" AND chat = ?3 LIMIT 1",
 	[SQL_OSEAT_SET_MESSAGE] = "UPDATE online_seats SET message = ?4 WHERE table_id = ?1"

@@ -742,6 +742,12 @@ int store_oseats_get(struct store *s, int64_t table, struct store_oseat *out, in
 int store_oseat_open(struct store *s, const char *platform, const char *user, int64_t *table);
 
 /*
+ * The newest online table the person sat at that is still kept (open, or
+ * over and not yet pruned), whether or not they left it. GB_ENOTFOUND when none.
+ */
+int store_oseat_last(struct store *s, const char *platform, const char *user, int64_t *table);
+
+/*
  * The table message of table in chat of platform: the online seat's own
  * when the chat is one (*found 1), else *found 0 and message "".
  * store_view_set_message() records it; *found 0 when no seat has that chat.

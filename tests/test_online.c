@@ -505,6 +505,53 @@ static void test_fill_with_computers(void **state)
 	assert_non_null(strstr(a->lines, "queue for Snakes"));
 }
 
+/*
+ * /block once the person's online tables were pruned (verify_keep_days):
+ * nobody is blocked, and the answer says there is no recent table to
+ * block someone from, in the person's language.
+ */
+static void test_block_after_prune(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+	struct person *c = add(f, "telegram", "9003", "Chiri");
+	struct person *d = add(f, "telegram", "9004", "Dawa");
+	struct bot_prune keep = { .verify_keep_days = 30, .batch = 100 };
+	struct bot_pruned done = { 0 };
+	int yes = 1;
+
+	say(f, b, "/lang ne");
+	say(f, a, "/online baghchal");
+	say(f, b, "/online baghchal");
+	wait_ms(f, 500);
+	assert_non_null(a->view);
+	/* both leave: the table stops, and is over */
+	say(f, a, "/leave");
+	say(f, b, "/leave");
+	/* a month and more later another table is in play (the newest table is never pruned anyway) */
+	f->now += 31LL * 24 * 3600 * 1000;
+	say(f, c, "/online baghchal");
+	say(f, d, "/online baghchal");
+	wait_ms(f, 500);
+	assert_non_null(c->view);
+	while (bot_prune_step(f->b.store, &keep, f->now, &done) > 0)
+		;
+	assert_int_equal(done.tables, 1);
+	say(f, a, "/block");
+	assert_non_null(strstr(a->lines, "no recent table to block someone from"));
+	assert_null(strstr(a->lines, "Only computers"));
+	say(f, b, "/block");
+	assert_non_null(strstr(b->lines, "रोक्ने हालको टेबल छैन"));
+	assert_int_equal(store_blocked(f->b.store, "telegram", "9001", "discord", "777000111", &yes), GB_OK);
+	assert_int_equal(yes, 0);
+	/* the table still kept is the one /block takes its people from */
+	say(f, c, "/block");
+	assert_non_null(strstr(c->lines, "You will not meet Player"));
+	assert_int_equal(store_blocked(f->b.store, "telegram", "9003", "telegram", "9004", &yes), GB_OK);
+	assert_int_equal(yes, 1);
+}
+
 /* The operator's keys: online = off takes /online away; the waits and the grant are read. */
 static void test_operator_settings(void **state)
 {
@@ -545,6 +592,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_each_seat_own_language, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callbreak_hands_and_pot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
 	};
 
