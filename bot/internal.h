@@ -102,6 +102,7 @@ struct ctx {
 	} moves[64];
 	struct store_coin_move coins[2 * GB_MAX_SEATS + 4]; /* movements to write */
 	struct store_oseat oseats[GB_MAX_SEATS]; /* its seats' private chats */
+#define ONLINE_SHOWN_MAX 64                      /* queue messages one command redraws */
 	struct {
 		bool queue_add;              /* queue ow.queue */
 		struct store_queue queue;
@@ -113,6 +114,11 @@ struct ctx {
 		int64_t claim[GB_MAX_SEATS]; /* queue entries this table seats */
 		int nclaim;
 		bool oseats_new;             /* write c->oseats with the new table */
+		struct {
+			int64_t id;
+			int n;
+		} shown[ONLINE_SHOWN_MAX];   /* queue messages redrawn: how many wait, as each now says */
+		int nshown;
 		/* (last: ctx_init() clears ow up to here) */
 		struct store_oseat block[GB_MAX_SEATS]; /* the caller never meets these again */
 	} ow;
@@ -323,6 +329,17 @@ int cmd_block(struct ctx *c);
 int cmd_react(struct ctx *c);
 int cmd_rating(struct ctx *c);
 int cmd_online_open(struct ctx *c);
+int cmd_online_queue(struct ctx *c);
+/*
+ * The queue message of entry e (kind "table", marked "queue": edited in
+ * place in the person's private chat), in e's language: waiting people
+ * wait for its table, you included; seated, it says the table is ready;
+ * left, that they left. From an online context it names e's chat.
+ */
+enum queue_view_is { QUEUE_WAITING, QUEUE_SEATED, QUEUE_LEFT };
+void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, enum queue_view_is is);
+/* How many of the queue's n entries q wait for the table entry e waits for (game, size, stake). */
+int online_waiting_for(const struct store_queue *q, int n, const struct store_queue *e);
 /* /top online GAME: the best ratings of the game */
 int online_top(struct ctx *c, const char *args);
 /* "PLATFORM:USER", a person at an online table; and back (false when key is none) */

@@ -337,6 +337,28 @@ static int queue_one(struct ctx *c, json_t *r, const char *platform, const char 
 	return rc;
 }
 
+/* A person's queue message (online_queue_view()), to the private chat it names; it replaces one not yet sent. */
+static int queue_view_out(struct ctx *c, json_t *r)
+{
+	json_t *row = json_deep_copy(r);
+	char platform[16], chat[STORE_ID_LEN], *text;
+	int rc;
+
+	if (!row)
+		return GB_ENOMEM;
+	snprintf(platform, sizeof(platform), "%s", json_string_value(json_object_get(r, "to_platform")));
+	snprintf(chat, sizeof(chat), "%s", json_string_value(json_object_get(r, "to_chat")));
+	json_object_del(row, "to_platform");
+	json_object_del(row, "to_chat");
+	text = json_dumps(row, JSON_COMPACT);
+	json_decref(row);
+	if (!text)
+		return GB_ENOMEM;
+	rc = store_out_add_prio(c->ws, platform, chat, 0, "queue", text, c->cmd->now_ms, STORE_OUT_INFO);
+	free(text);
+	return rc;
+}
+
 /* Is the online seat o the command's caller (in the private chat it came from)? */
 static bool is_caller(const struct ctx *c, const struct store_oseat *o)
 {
@@ -356,7 +378,9 @@ int online_queue_replies(struct ctx *c, const size_t *order, size_t n, size_t tu
 		enum store_out_prio prio = k < turn_rows ? STORE_OUT_TURN : STORE_OUT_INFO;
 		const struct store_oseat *o;
 
-		if (json_is_integer(dest)) {
+		if (json_object_get(r, "to_chat")) {
+			rc = queue_view_out(c, r);
+		} else if (json_is_integer(dest)) {
 			/* a seat's own table view */
 			o = &c->oseats[json_integer_value(dest)];
 			rc = queue_one(c, r, o->platform, o->chat, NULL, lang_parse(o->lang) < 0 ? c->lang :
@@ -487,16 +511,97 @@ static void add_btn(json_t *rows, const char *label, const char *cmd)
 	json_array_append_new(rows, row);
 }
 
+int online_waiting_for(const struct store_queue *q, int n, const struct store_queue *e)
+{
+	int waiting = 0;
+
+	for (int i = 0; i < n; i++)
+		waiting += !strcmp(q[i].game, e->game) && q[i].seats == e->seats && q[i].stake == e->stake;
+	return waiting;
+}
+
+void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, enum queue_view_is is)
+{
+	const struct gb_game *g = gb_game_find(e->game);
+	struct strbuf part = { 0 }, text = { 0 };
+	char a[24], b2[24];
+	int lang = c->lang;
+	json_t *r, *buttons;
+
+	if (!g)
+		return;
+	/* from the online world: in the language of the person it goes to */
+	if (c->online && lang_parse(e->lang) >= 0)
+		c->lang = lang_parse(e->lang);
+	if (is == QUEUE_SEATED) {
+		sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUE_SEATED), game_title(c, g));
+	} else if (is == QUEUE_LEFT) {
+		sb_addtr(&text, tr(c->lang, M_ONLINE_LEFT), game_title(c, g));
+	} else {
+		if (e->stake)
+			sb_addtr(&part, tr(c->lang, M_ONLINE_STAKE_PART), ctx_num(c, (int)e->stake, a));
+		sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUED), game_title(c, g), ctx_num(c, e->seats, b2),
+			 sb_str(&part), e->name);
+		sb_add(&text, "\n");
+		sb_addtr(&text, tr(c->lang, M_ONLINE_WAITING), ctx_num(c, waiting, a));
+		sb_add(&text, "\n");
+		sb_addtr(&text, tr(c->lang, M_ONLINE_FILL_HINT),
+			 ctx_num(c, (int)(c->b->cfg.online_fill_ms / 1000), a));
+	}
+	r = reply_push(c, "table", NULL, sb_str(&text));
+	json_object_set_new(r, "queue", json_true());
+	/* the id it has in the chat, for when the entry is gone by the time it is sent */
+	if (e->message[0])
+		json_object_set_new(r, "message", json_text(e->message));
+	if (c->online) {
+		json_object_set_new(r, "to_platform", json_text(e->platform));
+		json_object_set_new(r, "to_chat", json_text(e->chat));
+	}
+	if (is == QUEUE_WAITING) {
+		buttons = json_array();
+		add_btn(buttons, tr(c->lang, M_ONLINE_BTN_FILL), "/online fill");
+		add_btn(buttons, tr(c->lang, M_ONLINE_BTN_LEAVE), "/online leave");
+		json_object_set_new(r, "buttons", buttons);
+	}
+	c->lang = lang;
+	sb_release(&part);
+	sb_release(&text);
+}
+
+/*
+ * The queue messages that no longer say how many wait for their table,
+ * drawn again (at most ONLINE_SHOWN_MAX a command; the matcher's next
+ * round does the rest): a person joined, left or was seated.
+ */
+int cmd_online_queue(struct ctx *c)
+{
+	struct store_queue *q = calloc(QUEUE_MAX, sizeof(*q));
+	int n = 0, rc;
+
+	if (!q)
+		return GB_ENOMEM;
+	rc = store_queue_list(c->b->store, q, QUEUE_MAX, &n);
+	for (int i = 0; !rc && i < n && c->ow.nshown < ONLINE_SHOWN_MAX; i++) {
+		int waiting = online_waiting_for(q, n, &q[i]);
+
+		if (q[i].shown == waiting)
+			continue;
+		online_queue_view(c, &q[i], waiting, QUEUE_WAITING);
+		c->ow.shown[c->ow.nshown].id = q[i].id;
+		c->ow.shown[c->ow.nshown++].n = waiting;
+	}
+	free(q);
+	return rc;
+}
+
 /* /online GAME [STAKE] [2p|4p]: into the game's queue. */
 static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 {
-	struct store_queue *e = &c->ow.queue;
+	struct store_queue *e = &c->ow.queue, *q;
 	struct store_rating r;
 	char word[32], key[STORE_ID_LEN], a[24], b2[24];
-	int seats = seats_default(g), stake = 0, rc;
+	int seats = seats_default(g), stake = 0, rc, n = 0;
 	int64_t coins = 0;
-	struct strbuf part = { 0 }, text = { 0 };
-	json_t *reply, *buttons;
 
 	while ((rest = arg_word(rest, word, sizeof(word))) != NULL) {
 		size_t len = strlen(word);
@@ -537,19 +642,16 @@ static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 		e->rating = r.r;
 	e->since_ms = c->cmd->now_ms;
 	c->ow.queue_add = true;
-	if (stake)
-		sb_addtr(&part, tr(c->lang, M_ONLINE_STAKE_PART), ctx_num(c, stake, a));
-	sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUED), game_title(c, g), ctx_num(c, seats, b2), sb_str(&part),
-		 e->name);
-	sb_add(&text, "\n");
-	sb_addtr(&text, tr(c->lang, M_ONLINE_FILL_HINT), ctx_num(c, (int)(c->b->cfg.online_fill_ms / 1000), a));
-	reply = reply_push(c, "public", NULL, sb_str(&text));
-	buttons = json_array();
-	add_btn(buttons, tr(c->lang, M_ONLINE_BTN_FILL), "/online fill");
-	add_btn(buttons, tr(c->lang, M_ONLINE_BTN_LEAVE), "/online leave");
-	json_object_set_new(reply, "buttons", buttons);
-	sb_release(&part);
-	sb_release(&text);
+	/* the queue message says how many wait for this table, the newcomer too */
+	q = calloc(QUEUE_MAX, sizeof(*q));
+	if (!q)
+		return GB_ENOMEM;
+	rc = store_queue_list(c->b->store, q, QUEUE_MAX, &n);
+	e->shown = online_waiting_for(q, n, e) + 1;
+	free(q);
+	if (rc)
+		return rc;
+	online_queue_view(c, e, e->shown, QUEUE_WAITING);
 	return GB_OK;
 }
 
@@ -578,6 +680,8 @@ int cmd_online(struct ctx *c)
 		if (!strcmp(word, "leave")) {
 			c->ow.queue_leave = true;
 			reply_alert(c, M_ONLINE_LEFT, g ? game_title(c, g) : mine.game);
+			/* the queue message says so too, its buttons gone */
+			online_queue_view(c, &mine, 0, QUEUE_LEFT);
 		} else {
 			c->ow.queue_fill = !strcmp(word, "fill") ? 1 : 2;
 			reply_alert(c, c->ow.queue_fill == 1 ? M_ONLINE_FILL_ON : M_ONLINE_FILL_OFF);

@@ -154,6 +154,9 @@ int cmd_online_open(struct ctx *c)
 	c->table.creator[0] = '\0';
 	c->owner[0] = '\0';
 	seat_people(c, cmd->match, cmd->nmatch, cmd->match_computers);
+	/* each queue message says the table is ready */
+	for (int i = 0; i < cmd->nmatch; i++)
+		online_queue_view(c, &cmd->match[i], 0, QUEUE_SEATED);
 	c->terms.stake = cmd->match[0].stake;
 	if (coins_start_refused(c, &rc))
 		return rc;
@@ -193,6 +196,8 @@ int online_commit(struct ctx *c)
 		if (!rc)
 			rc = store_person_last(s, c->oseats[i].platform, c->oseats[i].user, c->table.id);
 	}
+	for (int i = 0; !rc && i < c->ow.nshown; i++)
+		rc = store_queue_shown(s, c->ow.shown[i].id, c->ow.shown[i].n);
 	if (!rc && c->online && c->record_stats)
 		rc = online_rate(c);
 	return rc;
@@ -392,6 +397,30 @@ static int match_group(struct bot *b, struct group *g, int64_t now_ms)
 	return opened;
 }
 
+/*
+ * Does a queue message no longer say how many wait for its table (someone
+ * joined, left or was seated)? Then they are drawn again, in a command of
+ * their own: at most once a round for each, so a burst of changes is one edit.
+ */
+static void queue_views(struct bot *b, const struct store_queue *q, int n, int64_t now_ms)
+{
+	struct command cmd;
+
+	for (int i = 0; i < n; i++) {
+		if (q[i].shown == online_waiting_for(q, n, &q[i]))
+			continue;
+		memset(&cmd, 0, sizeof(cmd));
+		snprintf(cmd.platform, sizeof(cmd.platform), "online");
+		snprintf(cmd.chat, sizeof(cmd.chat), "world");
+		snprintf(cmd.verb, sizeof(cmd.verb), "_online_queue");
+		cmd.internal = true;
+		cmd.now_ms = now_ms;
+		if (bot_handle(b, &cmd))
+			gb_log("online: the queue messages were not drawn again this round");
+		return;
+	}
+}
+
 int bot_online_match(struct bot *b, int64_t now_ms)
 {
 	struct store_queue *q;
@@ -414,6 +443,11 @@ int bot_online_match(struct bot *b, int64_t now_ms)
 		opened += match_group(b, &g, now_ms);
 		i += g.n;
 	}
+	/* the queue as it is now: who was seated is out of it */
+	if (!rc && opened > 0)
+		rc = store_queue_list(b->store, q, QUEUE_MAX, &n);
+	if (!rc)
+		queue_views(b, q, n, now_ms);
 	free(q);
 	return rc ? -rc : opened;
 }

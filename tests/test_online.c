@@ -32,6 +32,9 @@ struct person {
 	json_t *view;        /* the newest table message shown in their chat */
 	int views;
 	char *lines;         /* every other text their chat was sent */
+	json_t *queue;       /* the newest queue message shown in their chat */
+	int queue_rows;      /* queue messages sent to their chat (each an edit of the one message) */
+	char queue_key[32];  /* the outbox key they all came under */
 	const char *reads;   /* "en" or "ne": every text to them is checked to be in it; NULL none */
 	int checked;         /* texts so checked */
 };
@@ -70,6 +73,7 @@ static int teardown(void **state)
 
 	for (int i = 0; i < f->np; i++) {
 		json_decref(f->p[i].view);
+		json_decref(f->p[i].queue);
 		free(f->p[i].lines);
 	}
 	store_free(f->b.store);
@@ -169,7 +173,16 @@ static void drain(struct fixture *f)
 					if (text && strstr(text, f->p[q].user))
 						fail_msg("%s's id shown to %s: %s", f->p[q].name, to->name, text);
 				check_language(to, text);
-				if (!strcmp(kind, "table")) {
+				if (json_is_true(json_object_get(j, "queue"))) {
+					/* the queue message: one per chat, edited in place (its rows share a key) */
+					assert_string_equal(kind, "table");
+					assert_null(json_object_get(j, "table"));
+					assert_string_equal(rows[i].key, "queue");
+					json_decref(to->queue);
+					to->queue = json_incref(j);
+					to->queue_rows++;
+					append(&to->lines, text);
+				} else if (!strcmp(kind, "table")) {
 					assert_true(json_is_true(json_object_get(j, "seat")));
 					json_decref(to->view);
 					to->view = json_incref(j);
@@ -505,6 +518,76 @@ static void test_fill_with_computers(void **state)
 	assert_non_null(strstr(a->lines, "queue for Snakes"));
 }
 
+/* The text of p's queue message. */
+static const char *queue_text(struct person *p)
+{
+	return json_string_value(json_object_get(p->queue, "text"));
+}
+
+/*
+ * The queue message says how many wait for the same table (game, size,
+ * stake) and is edited in place as that changes - once a matcher round
+ * however many joined or left in it - and when the person leaves or is
+ * seated; in the person's language.
+ */
+static void test_queue_message_counts(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "telegram", "9002", "Bina");
+	struct person *c = add(f, "discord", "9003", "Chiri");
+	struct person *d = add(f, "telegram", "9004", "Dawa");
+	int found = 0;
+
+	say(f, b, "/lang ne");
+	say(f, a, "/online callbreak");
+	assert_int_equal(a->queue_rows, 1);
+	assert_non_null(strstr(queue_text(a), "Waiting for this table now: 1, you included."));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_array_get(
+				    json_object_get(a->queue, "buttons"), 1), 0), "cmd")), "/online leave");
+	/* the platform's id of the message, as the adapter records it once sent */
+	assert_int_equal(store_queue_set_message(f->b.store, "telegram", a->chat, "4242", &found), GB_OK);
+	assert_int_equal(found, 1);
+	/* two join before the matcher's next round: Asha's message is edited once, to three */
+	say(f, b, "/online callbreak");
+	assert_non_null(strstr(queue_text(b), "यो टेबल अहिले पर्खिरहेका: तपाईंसहित २ जना।"));
+	say(f, c, "/online callbreak");
+	assert_non_null(strstr(queue_text(c), "Waiting for this table now: 3, you included."));
+	assert_int_equal(a->queue_rows, 1);
+	wait_ms(f, 300);
+	assert_int_equal(a->queue_rows, 2);
+	assert_non_null(strstr(queue_text(a), "Waiting for this table now: 3, you included."));
+	assert_string_equal(json_string_value(json_object_get(a->queue, "message")), "4242");
+	assert_non_null(strstr(queue_text(b), "तपाईंसहित ३ जना"));
+	assert_int_equal(b->queue_rows, 2);
+	assert_int_equal(c->queue_rows, 1);
+	/* one leaves (the message says so, its buttons gone); one waits at another stake: two wait for Asha's table */
+	say(f, c, "/online leave");
+	assert_non_null(strstr(queue_text(c), "You left the queue for Call Break."));
+	assert_null(json_object_get(c->queue, "buttons"));
+	say(f, d, "/online callbreak 100");
+	assert_non_null(strstr(queue_text(d), "Waiting for this table now: 1, you included."));
+	wait_ms(f, 300);
+	assert_int_equal(a->queue_rows, 3);
+	assert_non_null(strstr(queue_text(a), "Waiting for this table now: 2, you included."));
+	assert_non_null(strstr(queue_text(b), "तपाईंसहित २ जना"));
+	assert_int_equal(d->queue_rows, 1);
+	/* four for the table: seated, each queue message says the table is ready, buttons gone */
+	say(f, d, "/online leave");
+	say(f, c, "/online callbreak");
+	say(f, d, "/online callbreak");
+	wait_ms(f, 300);
+	assert_non_null(a->view);
+	assert_non_null(d->view);
+	assert_non_null(strstr(queue_text(a), "Your table of Call Break is ready"));
+	assert_string_equal(json_string_value(json_object_get(a->queue, "message")), "4242");
+	assert_null(json_object_get(a->queue, "buttons"));
+	assert_non_null(strstr(queue_text(b), "तपाईंको कल ब्रेकको टेबल तयार भयो"));
+	assert_non_null(strstr(queue_text(c), "Your table of Call Break is ready"));
+	assert_non_null(strstr(queue_text(d), "Your table of Call Break is ready"));
+	assert_int_equal(a->queue_rows, 4);
+}
+
 /*
  * /block once the person's online tables were pruned (verify_keep_days):
  * nobody is blocked, and the answer says there is no recent table to
@@ -592,6 +675,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_each_seat_own_language, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callbreak_hands_and_pot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_message_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
 	};
