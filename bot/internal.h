@@ -338,8 +338,12 @@ int cmd_online_queue(struct ctx *c);
  */
 enum queue_view_is { QUEUE_WAITING, QUEUE_SEATED, QUEUE_LEFT };
 void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, enum queue_view_is is);
-/* How many of the queue's n entries q wait for the table entry e waits for (game, size, stake). */
-int online_waiting_for(const struct store_queue *q, int n, const struct store_queue *e);
+/*
+ * The end of the group of entries from q[i] on that wait for one table
+ * (game, size, stake):
+ * the queue read in the matcher's order (store_queue_list()) has them together.
+ */
+int online_group_end(const struct store_queue *q, int n, int i);
 /* /top online GAME: the best ratings of the game */
 int online_top(struct ctx *c, const char *args);
 /* "PLATFORM:USER", a person at an online table; and back (false when key is none) */

@@ -511,13 +511,29 @@ static void add_btn(json_t *rows, const char *label, const char *cmd)
 	json_array_append_new(rows, row);
 }
 
-int online_waiting_for(const struct store_queue *q, int n, const struct store_queue *e)
+/* Do entries a and b wait for one table (game, size, stake)? */
+static bool same_table(const struct store_queue *a, const struct store_queue *b)
+{
+	return !strcmp(a->game, b->game) && a->seats == b->seats && a->stake == b->stake;
+}
+
+/* How many of the queue's n entries q wait for the table entry e waits for. */
+static int waiting_for(const struct store_queue *q, int n, const struct store_queue *e)
 {
 	int waiting = 0;
 
 	for (int i = 0; i < n; i++)
-		waiting += !strcmp(q[i].game, e->game) && q[i].seats == e->seats && q[i].stake == e->stake;
+		waiting += same_table(&q[i], e);
 	return waiting;
+}
+
+int online_group_end(const struct store_queue *q, int n, int i)
+{
+	int end = i;
+
+	while (end < n && same_table(&q[end], &q[i]))
+		end++;
+	return end;
 }
 
 void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, enum queue_view_is is)
@@ -581,14 +597,16 @@ int cmd_online_queue(struct ctx *c)
 	if (!q)
 		return GB_ENOMEM;
 	rc = store_queue_list(c->b->store, q, QUEUE_MAX, &n);
-	for (int i = 0; !rc && i < n && c->ow.nshown < ONLINE_SHOWN_MAX; i++) {
-		int waiting = online_waiting_for(q, n, &q[i]);
-
-		if (q[i].shown == waiting)
+	for (int i = 0, start = 0, end = 0; !rc && i < n && c->ow.nshown < ONLINE_SHOWN_MAX; i++) {
+		if (i == end) {
+			start = i;
+			end = online_group_end(q, n, i);
+		}
+		if (q[i].shown == end - start)
 			continue;
-		online_queue_view(c, &q[i], waiting, QUEUE_WAITING);
+		online_queue_view(c, &q[i], end - start, QUEUE_WAITING);
 		c->ow.shown[c->ow.nshown].id = q[i].id;
-		c->ow.shown[c->ow.nshown++].n = waiting;
+		c->ow.shown[c->ow.nshown++].n = end - start;
 	}
 	free(q);
 	return rc;
@@ -647,7 +665,7 @@ static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 	if (!q)
 		return GB_ENOMEM;
 	rc = store_queue_list(c->b->store, q, QUEUE_MAX, &n);
-	e->shown = online_waiting_for(q, n, e) + 1;
+	e->shown = waiting_for(q, n, e) + 1;
 	free(q);
 	if (rc)
 		return rc;

@@ -88,17 +88,23 @@ static bool drop_short(struct ctx *c, const struct store_queue *e, int n)
 		snprintf(c->oseats[0].user, sizeof(c->oseats[0].user), "%s", e[i].user);
 		snprintf(c->oseats[0].chat, sizeof(c->oseats[0].chat), "%s", e[i].chat);
 		snprintf(c->oseats[0].lang, sizeof(c->oseats[0].lang), "%s", e[i].lang);
+		/* their queue message says they left it */
+		online_queue_view(c, &e[i], 0, QUEUE_LEFT);
 		reply_push(c, "alert", key, "");
 		{
 			struct strbuf sb = { 0 };
 			json_t *r = json_array_get(c->replies, json_array_size(c->replies) - 1);
 			json_t *texts = json_array();
+			int lang = c->lang;
 
+			/* the number too in each language's digits */
 			for (int l = 0; l < LANG_COUNT; l++) {
+				c->lang = l;
 				sb_addtr(&sb, tr(l, M_ONLINE_SHORT_DROPPED), ctx_num(c, (int)e[i].stake, a));
 				json_array_append_new(texts, json_text(sb_str(&sb)));
 				sb_release(&sb);
 			}
+			c->lang = lang;
 			json_object_set_new(r, "texts", texts);
 			sb_release(&sb);
 		}
@@ -406,8 +412,12 @@ static void queue_views(struct bot *b, const struct store_queue *q, int n, int64
 {
 	struct command cmd;
 
-	for (int i = 0; i < n; i++) {
-		if (q[i].shown == online_waiting_for(q, n, &q[i]))
+	for (int i = 0, start = 0, end = 0; i < n; i++) {
+		if (i == end) {
+			start = i;
+			end = online_group_end(q, n, i);
+		}
+		if (q[i].shown == end - start)
 			continue;
 		memset(&cmd, 0, sizeof(cmd));
 		snprintf(cmd.platform, sizeof(cmd.platform), "online");

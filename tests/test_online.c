@@ -550,7 +550,7 @@ static void test_queue_message_counts(void **state)
 	assert_int_equal(found, 1);
 	/* two join before the matcher's next round: Asha's message is edited once, to three */
 	say(f, b, "/online callbreak");
-	assert_non_null(strstr(queue_text(b), "यो टेबल अहिले पर्खिरहेका: तपाईंसहित २ जना।"));
+	assert_non_null(strstr(queue_text(b), "यो टेबलका लागि अहिले पर्खिरहेका: तपाईंसहित २ जना।"));
 	say(f, c, "/online callbreak");
 	assert_non_null(strstr(queue_text(c), "Waiting for this table now: 3, you included."));
 	assert_int_equal(a->queue_rows, 1);
