@@ -835,30 +835,51 @@ static int find_kind(struct taken *t, int n, const char *kind, const char *user)
 	return -1;
 }
 
+/* Whose message a view edits in place: a table's, an online seat's, a person's queue message. */
+enum view_of { VIEW_TABLE, VIEW_SEAT, VIEW_QUEUE };
+
 /*
  * The table message of a table in channel: the table's own, or, for a
  * view marked "seat" (an online table's seat, shown in that person's
- * direct messages), the seat's own message there.
+ * direct messages), the seat's own message there; for a view marked
+ * "queue", the person's queue message there (no table).
  */
-static int message_get(struct store *s, int64_t table, const char *channel, bool seat, struct store_table *t)
+static int message_get(struct store *s, int64_t table, const char *channel, enum view_of of,
+		       struct store_table *t)
 {
-	int rc = store_table_get(s, table, t);
+	int found = 0, rc;
 
-	if (!rc && seat)
-		rc = store_view_message(s, table, "discord", channel, t->message, sizeof(t->message), &(int){ 0 });
+	if (of == VIEW_QUEUE) {
+		memset(t, 0, sizeof(*t));
+		rc = store_queue_message(s, "discord", channel, t->message, sizeof(t->message), &found);
+		return rc ? rc : found ? GB_OK : GB_ENOTFOUND;
+	}
+	rc = store_table_get(s, table, t);
+	if (!rc && of == VIEW_SEAT)
+		rc = store_view_message(s, table, "discord", channel, t->message, sizeof(t->message), &found);
 	return rc;
 }
 
-static int message_set(struct store *s, int64_t table, const char *channel, bool seat, const char *id)
+static int message_set(struct store *s, int64_t table, const char *channel, enum view_of of, const char *id)
 {
-	if (seat)
+	if (of == VIEW_QUEUE)
+		return store_queue_set_message(s, "discord", channel, id, NULL);
+	if (of == VIEW_SEAT)
 		return store_view_set_message(s, table, "discord", channel, id, NULL);
 	return store_table_set_message(s, table, id);
 }
 
-static bool view_seat(const json_t *view)
+static enum view_of view_of(const json_t *view)
 {
-	return json_is_true(json_object_get(view, "seat"));
+	if (json_is_true(json_object_get(view, "queue")))
+		return VIEW_QUEUE;
+	return json_is_true(json_object_get(view, "seat")) ? VIEW_SEAT : VIEW_TABLE;
+}
+
+/* Has the view a message of its own to record (a table's, or a queue message)? */
+static bool view_kept(int64_t table, enum view_of of)
+{
+	return table || of == VIEW_QUEUE;
 }
 
 /*
@@ -870,14 +891,14 @@ static bool view_seat(const json_t *view)
  * interaction's token when the old message is an interaction's answer not
  * yet known by its id (it is edited through its token while that lives).
  */
-static int queue_unbutton(struct store *s, const char *channel, int64_t table, bool seat, const char *now)
+static int queue_unbutton(struct store *s, const char *channel, int64_t table, enum view_of of, const char *now)
 {
 	struct store_table t = { 0 };
 	char key[96], val[CMD_REPLY_LEN] = "";
 	const char *colon;
 	json_t *view = NULL;
 	char *text = NULL;
-	int rc = message_get(s, table, channel, seat, &t);
+	int rc = message_get(s, table, channel, of, &t);
 
 	if (rc) {
 		rc = rc == GB_ENOTFOUND ? GB_OK : rc;
@@ -913,7 +934,7 @@ out:
 struct plan {
 	json_t *answer;                 /* the HTTP answer (owned) */
 	int64_t table;                  /* the table whose message it records, 0 none */
-	bool seat;                      /* an online seat's message, in this channel */
+	enum view_of of;                /* whose message: the table's, a seat's, a queue message */
 	char message[STORE_ID_LEN];     /* its new id ("@IID": this interaction's answer) */
 };
 
@@ -936,13 +957,15 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 			t[i].used = true; /* the answer is the ack */
 	if (ia->type == IT_COMPONENT && !ia->message_ephemeral && table >= 0) {
 		/* a press on the table message: updated in place, and now known by its id */
-		p->answer = answer(7, message_data(t[table].view, true, false));
+		p->answer = answer(7, message_data(t[table].view, view_of(t[table].view) != VIEW_QUEUE, false));
 		t[table].used = true;
 		p->table = json_integer_value(json_object_get(t[table].view, "table"));
-		p->seat = view_seat(t[table].view);
+		p->of = view_of(t[table].view);
 		snprintf(p->message, sizeof(p->message), "%s", ia->message_id ? ia->message_id : "");
-		if (!id_ok(p->message))
+		if (!id_ok(p->message)) {
 			p->table = 0;
+			p->of = VIEW_TABLE;
+		}
 	} else if (ia->type == IT_COMPONENT && ia->message_ephemeral && mine >= 0) {
 		p->answer = answer(7, message_data(t[mine].view, true, true));
 		t[mine].used = true;
@@ -963,10 +986,10 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 		free(content);
 	} else if (ia->type == IT_COMMAND && table >= 0) {
 		/* a typed command showing the table: the answer is the table message now */
-		p->answer = answer(4, message_data(t[table].view, true, false));
+		p->answer = answer(4, message_data(t[table].view, view_of(t[table].view) != VIEW_QUEUE, false));
 		t[table].used = true;
 		p->table = json_integer_value(json_object_get(t[table].view, "table"));
-		p->seat = view_seat(t[table].view);
+		p->of = view_of(t[table].view);
 		snprintf(p->message, sizeof(p->message), "@%s", ia->id);
 	} else if (pub >= 0) {
 		p->answer = answer(4, joined_data(t, n, "public", false));
@@ -1074,14 +1097,14 @@ static int take_answer(struct bot *b, const struct interaction *ia, const struct
 	for (int i = 0; i < nt && !rc; i++)
 		if (t[i].used)
 			rc = store_out_done(s, t[i].id);
-	if (!rc && p.table && p.message[0] == '@')
-		rc = queue_unbutton(s, ia->channel, p.table, p.seat, p.message);
-	if (!rc && p.table) {
-		rc = message_set(s, p.table, ia->channel, p.seat, p.message);
+	if (!rc && view_kept(p.table, p.of) && p.message[0] == '@')
+		rc = queue_unbutton(s, ia->channel, p.table, p.of, p.message);
+	if (!rc && view_kept(p.table, p.of)) {
+		rc = message_set(s, p.table, ia->channel, p.of, p.message);
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK;
 	}
-	if (!rc && p.table && p.message[0] == '@') {
+	if (!rc && view_kept(p.table, p.of) && p.message[0] == '@') {
 		snprintf(meta_key, sizeof(meta_key), "discord.orig.%s", ia->channel);
 		snprintf(meta_val, sizeof(meta_val), "%s:%s", ia->id, ia->token);
 		rc = store_meta_set(s, meta_key, meta_val);
@@ -1596,9 +1619,9 @@ static void record_posted(struct store *s, int64_t table, const char *channel, c
 	const char *id = json_string_value(json_object_get(res->body, "id"));
 	int rc;
 
-	if (!table || !ok_status(res) || !id_ok(id))
+	if (!view_kept(table, view_of(view)) || !ok_status(res) || !id_ok(id))
 		return;
-	rc = message_set(s, table, channel, view_seat(view), id);
+	rc = message_set(s, table, channel, view_of(view), id);
 	if (rc && rc != GB_ENOTFOUND)
 		/* posted all the same: sending it again would show the table twice */
 		gb_log("discord: table %lld: message %s posted but not recorded: %s", (long long)table, id,
@@ -1664,15 +1687,20 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 {
 	struct store_table t = { 0 };
 	struct strbuf path = { 0 };
-	json_t *body = channel_body(view, true, true);
+	bool code = view_of(view) != VIEW_QUEUE; /* a table in a code block; a queue message is prose */
+	json_t *body = channel_body(view, code, true);
 	char key[96], val[CMD_REPLY_LEN];
 	bool as_bot = false;
-	int rc = row->table ? message_get(s, row->table, row->chat, view_seat(view), &t) : GB_ENOTFOUND;
+	int rc = view_kept(row->table, view_of(view)) ? message_get(s, row->table, row->chat, view_of(view), &t)
+						    : GB_ENOTFOUND;
 
 	memset(res, 0, sizeof(*res));
 	if (rc && rc != GB_ENOTFOUND)
 		goto out;
 	rc = GB_OK;
+	/* a queue message whose entry is gone (the person was seated): its id came with the view */
+	if (!t.message[0] && view_of(view) == VIEW_QUEUE)
+		snprintf(t.message, sizeof(t.message), "%s", str_or(json_object_get(view, "message"), ""));
 	snprintf(key, sizeof(key), "discord.orig.%s", row->chat);
 	val[0] = '\0';
 	if (t.message[0] == '@' && !store_meta_get(s, key, val, sizeof(val))) {
@@ -1694,7 +1722,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		if (ok_status(res) && t.message[0] == '@') {
 			const char *id = json_string_value(json_object_get(res->body, "id"));
 
-			if (id_ok(id) && message_set(s, row->table, row->chat, view_seat(view), id))
+			if (id_ok(id) && message_set(s, row->table, row->chat, view_of(view), id))
 				gb_log("discord: table %lld: message id %s not recorded", (long long)row->table, id);
 		}
 		if (res->transport ||
@@ -1705,9 +1733,9 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		dc_result_release(res);
 	}
 	if (hook)
-		post_hook(d, s, hook, row->chat, view, true, row->table, res);
+		post_hook(d, s, hook, row->chat, view, code, row->table, res);
 	else
-		post_channel(d, s, row, view, true, row->table, res);
+		post_channel(d, s, row, view, code, row->table, res);
 out:
 	sodium_memzero(val, sizeof(val));
 	json_decref(body);

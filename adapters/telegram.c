@@ -493,6 +493,8 @@ int tg_render(const json_t *view, const char *chat, const char *message_id, stru
 	const char *reply = json_string_value(json_object_get(view, "reply"));
 	int64_t table = json_integer_value(json_object_get(view, "table"));
 	int turn = (int)json_integer_value(json_object_get(view, "turn"));
+	/* a table is drawn in monospace; a queue message (also edited in place) is prose */
+	bool pre = kind && strcmp(kind, "table") == 0 && !json_is_true(json_object_get(view, "queue"));
 	json_t *kb;
 	int rc = GB_OK;
 
@@ -517,7 +519,7 @@ int tg_render(const json_t *view, const char *chat, const char *message_id, stru
 	if (strcmp(kind, "table") == 0 && message_id && message_id[0]) {
 		snprintf(out->method, sizeof(out->method), "editMessageText");
 		place_chat(chat, out->chat, sizeof(out->chat));
-		out->body = send_body(chat, text, true);
+		out->body = send_body(chat, text, pre);
 		/* a message is found by its chat and id; an edit takes no topic */
 		json_object_del(out->body, "message_thread_id");
 		json_object_set_new(out->body, "message_id", tg_chat_id(message_id));
@@ -526,7 +528,7 @@ int tg_render(const json_t *view, const char *chat, const char *message_id, stru
 		snprintf(out->method, sizeof(out->method), "sendMessage");
 		/* paced per chat: Telegram's limits count a forum's topics together */
 		place_chat(chat, out->chat, sizeof(out->chat));
-		out->body = send_body(chat, text, strcmp(kind, "table") == 0);
+		out->body = send_body(chat, text, pre);
 	} else if (strcmp(kind, "private") == 0 && user && user[0]) {
 		/* a user's private chat with the bot has the user's id */
 		snprintf(out->method, sizeof(out->method), "sendMessage");
@@ -1088,8 +1090,16 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
  * Record message as the table's message in the row's chat: the table's
  * own, or an online seat's in its private chat (a view marked "seat").
  */
+/* A view marked "queue": a person's queue message, edited in place as the queue changes (no table). */
+static bool queue_view(const json_t *view)
+{
+	return json_is_true(json_object_get(view, "queue"));
+}
+
 static int set_message(struct store *s, const struct store_out *row, const json_t *view, const char *message)
 {
+	if (queue_view(view))
+		return store_queue_set_message(s, "telegram", row->chat, message, NULL);
 	if (json_is_true(json_object_get(view, "seat")))
 		return store_view_set_message(s, row->table, "telegram", row->chat, message, NULL);
 	return store_table_set_message(s, row->table, message);
@@ -1120,7 +1130,7 @@ static void record_message(struct store *s, const struct store_out *row, const j
 	char id[32];
 	int rc;
 
-	if (!row->table || !id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
+	if ((!row->table && !queue_view(view)) || !id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
 		return;
 	rc = set_message(s, row, view, id);
 	if (rc && rc != GB_ENOTFOUND)
@@ -1252,6 +1262,17 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		 */
 		if (superseded(t, s, row, view, moves, table.message, d))
 			goto out;
+	} else if (is_table && queue_view(view)) {
+		/* the queue message: its id as recorded, or, the entry gone (seated), as the view brings it */
+		rc = store_queue_message(s, "telegram", row->chat, table.message, sizeof(table.message), &(int){ 0 });
+		if (rc) {
+			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+			goto out;
+		}
+		if (!table.message[0])
+			snprintf(table.message, sizeof(table.message), "%s",
+				 json_string_value(json_object_get(view, "message")) ?
+				 json_string_value(json_object_get(view, "message")) : "");
 	}
 	rc = tg_render(view, row->chat, repost ? "" : table.message, &call);
 	if (rc) {

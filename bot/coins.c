@@ -405,7 +405,7 @@ static int settle(struct ctx *c)
 	if (why == M_POT_COMPUTER) {
 		char name[STORE_NAME_LEN];
 
-		reply_public(c, why, seat_name(c, c->final.winner, name, sizeof(name)));
+		REPLY_EACH_LANG(c, reply_public(c, why, seat_name(c, c->final.winner, name, sizeof(name))));
 	} else {
 		reply_public(c, why);
 	}

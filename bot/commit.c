@@ -132,7 +132,8 @@ static int reply_texts(struct ctx *c)
 	for (size_t i = c->nreply_text; i < n; i++) {
 		json_t *r = json_array_get(c->replies, i);
 
-		if (c->has_table) {
+		/* a queue message belongs to no table, whatever the chat plays */
+		if (c->has_table && !json_is_true(json_object_get(r, "queue"))) {
 			json_object_set_new(r, "table", json_integer(c->table.id));
 			json_object_set_new(r, "turn", json_integer(c->seq));
 		}
@@ -291,13 +292,17 @@ static int queue_replies(struct ctx *c)
 		 */
 		if (c->has_table && !strcmp(kind, "table") && !json_is_true(json_object_get(r, "repost")))
 			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
+		/* a person's queue message: only the newest of it goes out */
+		if (!strcmp(kind, "table") && json_is_true(json_object_get(r, "queue")))
+			snprintf(key, sizeof(key), "queue");
 		/* so does a seating line: the board lists the seats (a table's opening is two rows) */
 		if (c->has_table && !strcmp(kind, "public") && json_is_true(json_object_get(r, "seating")))
 			snprintf(key, sizeof(key), "seating:%lld", (long long)c->table.id);
 		if (k < turn_rows || json_object_get(r, "reply"))
 			prio = STORE_OUT_TURN;
-		rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat, c->has_table ? c->table.id : 0,
-					key, c->reply_text[i], c->cmd->now_ms, prio);
+		rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat,
+					c->has_table && strcmp(key, "queue") ? c->table.id : 0, key, c->reply_text[i],
+					c->cmd->now_ms, prio);
 		if (rc)
 			goto out;
 	}

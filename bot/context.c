@@ -137,6 +137,35 @@ void reply_alert(struct ctx *c, int key, ...)
 	va_end(ap);
 }
 
+void reply_merge_langs(struct ctx *c, size_t at)
+{
+	size_t n = json_array_size(c->replies), each = (n - at) / LANG_COUNT;
+	json_t *merged;
+
+	/* one pass per language, each the same lines: the line i of pass l is at + l * each + i */
+	if (!c->online || n <= at || (n - at) % LANG_COUNT)
+		return;
+	merged = json_array();
+	for (size_t i = 0; i < each; i++) {
+		json_t *r = json_array_get(c->replies, at + (size_t)c->lang * each + i), *texts = json_array();
+
+		for (int l = 0; l < LANG_COUNT; l++) {
+			json_t *t = json_object_get(json_array_get(c->replies, at + (size_t)l * each + i), "text");
+
+			if (t)
+				json_array_append(texts, t);
+			else
+				json_array_append_new(texts, json_string(""));
+		}
+		json_object_set_new(r, "texts", texts);
+		json_array_append(merged, r);
+	}
+	while (json_array_size(c->replies) > at)
+		json_array_remove(c->replies, at);
+	json_array_extend(c->replies, merged);
+	json_decref(merged);
+}
+
 void reply_private(struct ctx *c, const char *user, const char *text)
 {
 	reply_push(c, "private", user, text);

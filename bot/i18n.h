@@ -321,6 +321,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_ONLINE_QUEUED) /* %s: game, %s: seats, %s: stake part, %s: name */ \
 	X(M_ONLINE_STAKE_PART) /* %s: coins */ \
 	X(M_ONLINE_FILL_HINT) /* %s: seconds */ \
+	X(M_ONLINE_WAITING) /* %s: people */ \
+	X(M_ONLINE_QUEUE_SEATED) /* %s: game */ \
 	X(M_ONLINE_STATUS_HEAD) \
 	X(M_ONLINE_STATUS_ROW) /* %s: game, %s: people */ \
 	X(M_ONLINE_STATUS_NONE) /* %s: games */ \
@@ -344,6 +346,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_BLOCK_NONE) \
 	X(M_BLOCK_DONE) /* %s: names */ \
 	X(M_BLOCK_NOBODY) \
+	X(M_BLOCK_GONE) \
 	X(M_REACT_NONE) \
 	X(M_REACT_BAD) /* %s: what can be sent */ \
 	X(M_REACT_GG) \

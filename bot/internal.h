@@ -102,6 +102,7 @@ struct ctx {
 	} moves[64];
 	struct store_coin_move coins[2 * GB_MAX_SEATS + 4]; /* movements to write */
 	struct store_oseat oseats[GB_MAX_SEATS]; /* its seats' private chats */
+#define ONLINE_SHOWN_MAX 64                      /* queue messages one command redraws */
 	struct {
 		bool queue_add;              /* queue ow.queue */
 		struct store_queue queue;
@@ -113,6 +114,11 @@ struct ctx {
 		int64_t claim[GB_MAX_SEATS]; /* queue entries this table seats */
 		int nclaim;
 		bool oseats_new;             /* write c->oseats with the new table */
+		struct {
+			int64_t id;
+			int n;
+		} shown[ONLINE_SHOWN_MAX];   /* queue messages redrawn: how many wait, as each now says */
+		int nshown;
 		/* (last: ctx_init() clears ow up to here) */
 		struct store_oseat block[GB_MAX_SEATS]; /* the caller never meets these again */
 	} ow;
@@ -131,6 +137,28 @@ void ctx_log_keep(struct ctx *c, const struct gb_event *e);
 void reply_public(struct ctx *c, int key, ...);
 void reply_alert(struct ctx *c, int key, ...);
 void reply_private(struct ctx *c, const char *user, const char *text);
+
+/*
+ * A line whose arguments are words of a language too (a computer's name,
+ * a game's title): at an online table each seat reads it in its own
+ * language, so call (one reply_public() or reply_alert()) is made once per
+ * language with c->lang set to it, and reply_merge_langs() keeps one reply
+ * per line with each language's text in "texts". Elsewhere call is made
+ * once, in the chat's language.
+ */
+#define REPLY_EACH_LANG(c, call)                                                   \
+	do {                                                                       \
+		size_t at_ = json_array_size((c)->replies);                        \
+		int lang_ = (c)->lang;                                             \
+		for (int l_ = 0; l_ < ((c)->online ? LANG_COUNT : 1); l_++) {      \
+			if ((c)->online)                                           \
+				(c)->lang = l_;                                    \
+			call;                                                      \
+		}                                                                  \
+		(c)->lang = lang_;                                                 \
+		reply_merge_langs((c), at_);                                       \
+	} while (0)
+void reply_merge_langs(struct ctx *c, size_t at);
 
 /*
  * Mark the reply queued last as a seating line (who opened, sat down,
@@ -301,6 +329,21 @@ int cmd_block(struct ctx *c);
 int cmd_react(struct ctx *c);
 int cmd_rating(struct ctx *c);
 int cmd_online_open(struct ctx *c);
+int cmd_online_queue(struct ctx *c);
+/*
+ * The queue message of entry e (kind "table", marked "queue": edited in
+ * place in the person's private chat), in e's language: waiting people
+ * wait for its table, you included; seated, it says the table is ready;
+ * left, that they left. From an online context it names e's chat.
+ */
+enum queue_view_is { QUEUE_WAITING, QUEUE_SEATED, QUEUE_LEFT };
+void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, enum queue_view_is is);
+/*
+ * The end of the group of entries from q[i] on that wait for one table
+ * (game, size, stake):
+ * the queue read in the matcher's order (store_queue_list()) has them together.
+ */
+int online_group_end(const struct store_queue *q, int n, int i);
 /* /top online GAME: the best ratings of the game */
 int online_top(struct ctx *c, const char *args);
 /* "PLATFORM:USER", a person at an online table; and back (false when key is none) */
@@ -311,6 +354,10 @@ bool ctx_is_online(const struct ctx *c);
 /* After the chat is read: mark an online context and give it the operator's settings. */
 void online_ctx_load(struct ctx *c);
 /* After the seats: the online seats of the table. */
+/*
+ * The online seats of the table (c->oseats); a seated person's command is
+ * answered in their own language (c->lang).
+ */
 int online_load_seats(struct ctx *c);
 /*
  * A command from a private chat that concerns the person's online table:
@@ -321,8 +368,6 @@ bool online_route(struct bot *b, const struct command *in, const struct bot_comm
 		  struct command *out);
 /* The table message drawn for each seat in its own language (commit_prepare()). */
 void online_views(struct ctx *c);
-/* A public line whose one argument is game g's name, in every language for an online table's seats. */
-void online_titled_line(struct ctx *c, int key, const struct gb_game *g);
 /* The row of reaction buttons under a seat's table. */
 void online_reaction_buttons(struct ctx *c, json_t *rows);
 /* The replies, in order[0..n), to the seats' private chats (inside the write transaction). */

@@ -134,9 +134,17 @@ void online_ctx_load(struct ctx *c)
 
 int online_load_seats(struct ctx *c)
 {
+	int rc;
+
 	if (!c->online || !c->has_table)
 		return GB_OK;
-	return store_oseats_get(c->b->store, c->table.id, c->oseats, GB_MAX_SEATS, &c->noseats);
+	rc = store_oseats_get(c->b->store, c->table.id, c->oseats, GB_MAX_SEATS, &c->noseats);
+	/* who typed or pressed it reads the answers in their own language, the words in them too */
+	for (int i = 0; !rc && i < c->noseats; i++)
+		if (c->cmd->from_platform[0] && !strcmp(c->oseats[i].platform, c->cmd->from_platform) &&
+		    !strcmp(c->oseats[i].user, c->cmd->from_user) && lang_parse(c->oseats[i].lang) >= 0)
+			c->lang = lang_parse(c->oseats[i].lang);
+	return rc;
 }
 
 /* The online seat of person key, or NULL. */
@@ -329,6 +337,28 @@ static int queue_one(struct ctx *c, json_t *r, const char *platform, const char 
 	return rc;
 }
 
+/* A person's queue message (online_queue_view()), to the private chat it names; it replaces one not yet sent. */
+static int queue_view_out(struct ctx *c, json_t *r)
+{
+	json_t *row = json_deep_copy(r);
+	char platform[16], chat[STORE_ID_LEN], *text;
+	int rc;
+
+	if (!row)
+		return GB_ENOMEM;
+	snprintf(platform, sizeof(platform), "%s", json_string_value(json_object_get(r, "to_platform")));
+	snprintf(chat, sizeof(chat), "%s", json_string_value(json_object_get(r, "to_chat")));
+	json_object_del(row, "to_platform");
+	json_object_del(row, "to_chat");
+	text = json_dumps(row, JSON_COMPACT);
+	json_decref(row);
+	if (!text)
+		return GB_ENOMEM;
+	rc = store_out_add_prio(c->ws, platform, chat, 0, "queue", text, c->cmd->now_ms, STORE_OUT_INFO);
+	free(text);
+	return rc;
+}
+
 /* Is the online seat o the command's caller (in the private chat it came from)? */
 static bool is_caller(const struct ctx *c, const struct store_oseat *o)
 {
@@ -348,7 +378,9 @@ int online_queue_replies(struct ctx *c, const size_t *order, size_t n, size_t tu
 		enum store_out_prio prio = k < turn_rows ? STORE_OUT_TURN : STORE_OUT_INFO;
 		const struct store_oseat *o;
 
-		if (json_is_integer(dest)) {
+		if (json_object_get(r, "to_chat")) {
+			rc = queue_view_out(c, r);
+		} else if (json_is_integer(dest)) {
 			/* a seat's own table view */
 			o = &c->oseats[json_integer_value(dest)];
 			rc = queue_one(c, r, o->platform, o->chat, NULL, lang_parse(o->lang) < 0 ? c->lang :
@@ -479,16 +511,115 @@ static void add_btn(json_t *rows, const char *label, const char *cmd)
 	json_array_append_new(rows, row);
 }
 
+/* Do entries a and b wait for one table (game, size, stake)? */
+static bool same_table(const struct store_queue *a, const struct store_queue *b)
+{
+	return !strcmp(a->game, b->game) && a->seats == b->seats && a->stake == b->stake;
+}
+
+/* How many of the queue's n entries q wait for the table entry e waits for. */
+static int waiting_for(const struct store_queue *q, int n, const struct store_queue *e)
+{
+	int waiting = 0;
+
+	for (int i = 0; i < n; i++)
+		waiting += same_table(&q[i], e);
+	return waiting;
+}
+
+int online_group_end(const struct store_queue *q, int n, int i)
+{
+	int end = i;
+
+	while (end < n && same_table(&q[end], &q[i]))
+		end++;
+	return end;
+}
+
+void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, enum queue_view_is is)
+{
+	const struct gb_game *g = gb_game_find(e->game);
+	struct strbuf part = { 0 }, text = { 0 };
+	char a[24], b2[24];
+	int lang = c->lang;
+	json_t *r, *buttons;
+
+	if (!g)
+		return;
+	/* from the online world: in the language of the person it goes to */
+	if (c->online && lang_parse(e->lang) >= 0)
+		c->lang = lang_parse(e->lang);
+	if (is == QUEUE_SEATED) {
+		sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUE_SEATED), game_title(c, g));
+	} else if (is == QUEUE_LEFT) {
+		sb_addtr(&text, tr(c->lang, M_ONLINE_LEFT), game_title(c, g));
+	} else {
+		if (e->stake)
+			sb_addtr(&part, tr(c->lang, M_ONLINE_STAKE_PART), ctx_num(c, (int)e->stake, a));
+		sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUED), game_title(c, g), ctx_num(c, e->seats, b2),
+			 sb_str(&part), e->name);
+		sb_add(&text, "\n");
+		sb_addtr(&text, tr(c->lang, M_ONLINE_WAITING), ctx_num(c, waiting, a));
+		sb_add(&text, "\n");
+		sb_addtr(&text, tr(c->lang, M_ONLINE_FILL_HINT),
+			 ctx_num(c, (int)(c->b->cfg.online_fill_ms / 1000), a));
+	}
+	r = reply_push(c, "table", NULL, sb_str(&text));
+	json_object_set_new(r, "queue", json_true());
+	/* the id it has in the chat, for when the entry is gone by the time it is sent */
+	if (e->message[0])
+		json_object_set_new(r, "message", json_text(e->message));
+	if (c->online) {
+		json_object_set_new(r, "to_platform", json_text(e->platform));
+		json_object_set_new(r, "to_chat", json_text(e->chat));
+	}
+	if (is == QUEUE_WAITING) {
+		buttons = json_array();
+		add_btn(buttons, tr(c->lang, M_ONLINE_BTN_FILL), "/online fill");
+		add_btn(buttons, tr(c->lang, M_ONLINE_BTN_LEAVE), "/online leave");
+		json_object_set_new(r, "buttons", buttons);
+	}
+	c->lang = lang;
+	sb_release(&part);
+	sb_release(&text);
+}
+
+/*
+ * The queue messages that no longer say how many wait for their table,
+ * drawn again (at most ONLINE_SHOWN_MAX a command; the matcher's next
+ * round does the rest): a person joined, left or was seated.
+ */
+int cmd_online_queue(struct ctx *c)
+{
+	struct store_queue *q = calloc(QUEUE_MAX, sizeof(*q));
+	int n = 0, rc;
+
+	if (!q)
+		return GB_ENOMEM;
+	rc = store_queue_list(c->b->store, q, QUEUE_MAX, &n);
+	for (int i = 0, start = 0, end = 0; !rc && i < n && c->ow.nshown < ONLINE_SHOWN_MAX; i++) {
+		if (i == end) {
+			start = i;
+			end = online_group_end(q, n, i);
+		}
+		if (q[i].shown == end - start)
+			continue;
+		online_queue_view(c, &q[i], end - start, QUEUE_WAITING);
+		c->ow.shown[c->ow.nshown].id = q[i].id;
+		c->ow.shown[c->ow.nshown++].n = end - start;
+	}
+	free(q);
+	return rc;
+}
+
 /* /online GAME [STAKE] [2p|4p]: into the game's queue. */
 static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 {
-	struct store_queue *e = &c->ow.queue;
+	struct store_queue *e = &c->ow.queue, *q;
 	struct store_rating r;
 	char word[32], key[STORE_ID_LEN], a[24], b2[24];
-	int seats = seats_default(g), stake = 0, rc;
+	int seats = seats_default(g), stake = 0, rc, n = 0;
 	int64_t coins = 0;
-	struct strbuf part = { 0 }, text = { 0 };
-	json_t *reply, *buttons;
 
 	while ((rest = arg_word(rest, word, sizeof(word))) != NULL) {
 		size_t len = strlen(word);
@@ -529,19 +660,16 @@ static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 		e->rating = r.r;
 	e->since_ms = c->cmd->now_ms;
 	c->ow.queue_add = true;
-	if (stake)
-		sb_addtr(&part, tr(c->lang, M_ONLINE_STAKE_PART), ctx_num(c, stake, a));
-	sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUED), game_title(c, g), ctx_num(c, seats, b2), sb_str(&part),
-		 e->name);
-	sb_add(&text, "\n");
-	sb_addtr(&text, tr(c->lang, M_ONLINE_FILL_HINT), ctx_num(c, (int)(c->b->cfg.online_fill_ms / 1000), a));
-	reply = reply_push(c, "public", NULL, sb_str(&text));
-	buttons = json_array();
-	add_btn(buttons, tr(c->lang, M_ONLINE_BTN_FILL), "/online fill");
-	add_btn(buttons, tr(c->lang, M_ONLINE_BTN_LEAVE), "/online leave");
-	json_object_set_new(reply, "buttons", buttons);
-	sb_release(&part);
-	sb_release(&text);
+	/* the queue message says how many wait for this table, the newcomer too */
+	q = calloc(QUEUE_MAX, sizeof(*q));
+	if (!q)
+		return GB_ENOMEM;
+	rc = store_queue_list(c->b->store, q, QUEUE_MAX, &n);
+	e->shown = waiting_for(q, n, e) + 1;
+	free(q);
+	if (rc)
+		return rc;
+	online_queue_view(c, e, e->shown, QUEUE_WAITING);
 	return GB_OK;
 }
 
@@ -570,6 +698,8 @@ int cmd_online(struct ctx *c)
 		if (!strcmp(word, "leave")) {
 			c->ow.queue_leave = true;
 			reply_alert(c, M_ONLINE_LEFT, g ? game_title(c, g) : mine.game);
+			/* the queue message says so too, its buttons gone */
+			online_queue_view(c, &mine, 0, QUEUE_LEFT);
 		} else {
 			c->ow.queue_fill = !strcmp(word, "fill") ? 1 : 2;
 			reply_alert(c, c->ow.queue_fill == 1 ? M_ONLINE_FILL_ON : M_ONLINE_FILL_OFF);
@@ -636,23 +766,33 @@ int cmd_name(struct ctx *c)
 	return GB_OK;
 }
 
+/*
+ * /block: the people of the person's newest online table still kept
+ * (their last one, unless old tables were pruned since) are never seated
+ * with them again. When every table they sat at is gone, nobody is
+ * blocked, and the answer says there is no recent table.
+ */
 int cmd_block(struct ctx *c)
 {
 	struct store_oseat os[GB_MAX_SEATS];
 	struct strbuf names = { 0 };
 	char name[8];
-	int64_t last = 0;
+	int64_t last = 0, kept = 0;
 	int n = 0, rc;
 
 	if (online_refused(c))
 		return GB_OK;
 	rc = store_person_get(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name), &last);
 	if (!rc && last)
-		rc = store_oseats_get(c->b->store, last, os, GB_MAX_SEATS, &n);
+		rc = store_oseat_last(c->b->store, c->cmd->platform, c->cmd->user, &kept);
+	if (rc == GB_ENOTFOUND)
+		rc = GB_OK;
+	if (!rc && kept)
+		rc = store_oseats_get(c->b->store, kept, os, GB_MAX_SEATS, &n);
 	if (rc)
 		return rc;
-	if (!last) {
-		reply_alert(c, M_BLOCK_NONE);
+	if (!last || !kept) {
+		reply_alert(c, last ? M_BLOCK_GONE : M_BLOCK_NONE);
 		return GB_OK;
 	}
 	for (int i = 0; i < n && c->ow.nblock < GB_MAX_SEATS; i++) {
@@ -668,23 +808,6 @@ int cmd_block(struct ctx *c)
 		reply_alert(c, M_BLOCK_DONE, sb_str(&names));
 	sb_release(&names);
 	return GB_OK;
-}
-
-void online_titled_line(struct ctx *c, int key, const struct gb_game *g)
-{
-	json_t *r = reply_push(c, "public", NULL, ""), *texts = json_array();
-
-	for (int l = 0; l < LANG_COUNT; l++) {
-		struct strbuf sb = { 0 };
-
-		i18n_format(&sb, l == LANG_NE && strcmp(setting_str(c, "digits", "devanagari"), "ascii"), tr(l, key),
-			    bot_game_title(g, l));
-		json_array_append_new(texts, json_text(sb_str(&sb)));
-		if (l == c->lang)
-			json_object_set_new(r, "text", json_text(sb_str(&sb)));
-		sb_release(&sb);
-	}
-	json_object_set_new(r, "texts", texts);
 }
 
 /* The reactions: the word typed, and its line in each language. */

@@ -88,17 +88,23 @@ static bool drop_short(struct ctx *c, const struct store_queue *e, int n)
 		snprintf(c->oseats[0].user, sizeof(c->oseats[0].user), "%s", e[i].user);
 		snprintf(c->oseats[0].chat, sizeof(c->oseats[0].chat), "%s", e[i].chat);
 		snprintf(c->oseats[0].lang, sizeof(c->oseats[0].lang), "%s", e[i].lang);
+		/* their queue message says they left it */
+		online_queue_view(c, &e[i], 0, QUEUE_LEFT);
 		reply_push(c, "alert", key, "");
 		{
 			struct strbuf sb = { 0 };
 			json_t *r = json_array_get(c->replies, json_array_size(c->replies) - 1);
 			json_t *texts = json_array();
+			int lang = c->lang;
 
+			/* the number too in each language's digits */
 			for (int l = 0; l < LANG_COUNT; l++) {
+				c->lang = l;
 				sb_addtr(&sb, tr(l, M_ONLINE_SHORT_DROPPED), ctx_num(c, (int)e[i].stake, a));
 				json_array_append_new(texts, json_text(sb_str(&sb)));
 				sb_release(&sb);
 			}
+			c->lang = lang;
 			json_object_set_new(r, "texts", texts);
 			sb_release(&sb);
 		}
@@ -154,6 +160,9 @@ int cmd_online_open(struct ctx *c)
 	c->table.creator[0] = '\0';
 	c->owner[0] = '\0';
 	seat_people(c, cmd->match, cmd->nmatch, cmd->match_computers);
+	/* each queue message says the table is ready */
+	for (int i = 0; i < cmd->nmatch; i++)
+		online_queue_view(c, &cmd->match[i], 0, QUEUE_SEATED);
 	c->terms.stake = cmd->match[0].stake;
 	if (coins_start_refused(c, &rc))
 		return rc;
@@ -193,6 +202,8 @@ int online_commit(struct ctx *c)
 		if (!rc)
 			rc = store_person_last(s, c->oseats[i].platform, c->oseats[i].user, c->table.id);
 	}
+	for (int i = 0; !rc && i < c->ow.nshown; i++)
+		rc = store_queue_shown(s, c->ow.shown[i].id, c->ow.shown[i].n);
 	if (!rc && c->online && c->record_stats)
 		rc = online_rate(c);
 	return rc;
@@ -392,6 +403,34 @@ static int match_group(struct bot *b, struct group *g, int64_t now_ms)
 	return opened;
 }
 
+/*
+ * Does a queue message no longer say how many wait for its table (someone
+ * joined, left or was seated)? Then they are drawn again, in a command of
+ * their own: at most once a round for each, so a burst of changes is one edit.
+ */
+static void queue_views(struct bot *b, const struct store_queue *q, int n, int64_t now_ms)
+{
+	struct command cmd;
+
+	for (int i = 0, start = 0, end = 0; i < n; i++) {
+		if (i == end) {
+			start = i;
+			end = online_group_end(q, n, i);
+		}
+		if (q[i].shown == end - start)
+			continue;
+		memset(&cmd, 0, sizeof(cmd));
+		snprintf(cmd.platform, sizeof(cmd.platform), "online");
+		snprintf(cmd.chat, sizeof(cmd.chat), "world");
+		snprintf(cmd.verb, sizeof(cmd.verb), "_online_queue");
+		cmd.internal = true;
+		cmd.now_ms = now_ms;
+		if (bot_handle(b, &cmd))
+			gb_log("online: the queue messages were not drawn again this round");
+		return;
+	}
+}
+
 int bot_online_match(struct bot *b, int64_t now_ms)
 {
 	struct store_queue *q;
@@ -414,6 +453,11 @@ int bot_online_match(struct bot *b, int64_t now_ms)
 		opened += match_group(b, &g, now_ms);
 		i += g.n;
 	}
+	/* the queue as it is now: who was seated is out of it */
+	if (!rc && opened > 0)
+		rc = store_queue_list(b->store, q, QUEUE_MAX, &n);
+	if (!rc)
+		queue_views(b, q, n, now_ms);
 	free(q);
 	return rc ? -rc : opened;
 }

@@ -193,7 +193,7 @@ static void finish_game(struct ctx *c)
 	if (oc.draw || oc.winner < 0)
 		reply_public(c, M_DRAW);
 	else
-		reply_public(c, M_WINNER, seat_name(c, oc.winner, name, sizeof(name)));
+		REPLY_EACH_LANG(c, reply_public(c, M_WINNER, seat_name(c, oc.winner, name, sizeof(name))));
 	/* the players' results are written with the rest of the transaction */
 	c->record_stats = true;
 	c->final = oc;
@@ -222,7 +222,7 @@ int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_
 		if (turn < 0)
 			reply_alert(c, M_GAME_OVER);
 		else
-			reply_alert(c, M_NOT_YOUR_TURN, seat_name(c, turn, name, sizeof(name)));
+			REPLY_EACH_LANG(c, reply_alert(c, M_NOT_YOUR_TURN, seat_name(c, turn, name, sizeof(name))));
 		return GB_OK;
 	}
 	c->game->format(c->st, act, text, sizeof(text));
@@ -323,10 +323,7 @@ int table_start_game(struct ctx *c)
 	c->table.turn_started_ms = c->cmd->now_ms;
 	c->table_changed = true;
 	c->show_table = true;
-	if (c->online)
-		online_titled_line(c, M_STARTED, c->game); /* each seat reads the game's name in its language */
-	else
-		reply_public(c, M_STARTED, game_title(c, c->game));
+	REPLY_EACH_LANG(c, reply_public(c, M_STARTED, game_title(c, c->game)));
 	reply_mark_seating(c);
 	send_hands(c);
 	table_schedule(c);
@@ -420,7 +417,7 @@ int cmd_timer(struct ctx *c)
 		{
 			char name[STORE_NAME_LEN];
 
-			reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name)));
+			REPLY_EACH_LANG(c, reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name))));
 		}
 		level = TIMER_IDLE_LEVEL;
 	} else if (strcmp(kind, "next") == 0) {

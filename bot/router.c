@@ -113,6 +113,7 @@ static const struct bot_command commands[] = {
 	{ "rating", cmd_rating, 0, 0, 0, "/rating", { "Your online ratings", "तपाईंको अनलाइन रेटिङ" } },
 	{ "_timer", cmd_timer, 3, 3, CMD_INTERNAL, "" },
 	{ "_online", cmd_online_open, 1, 1, CMD_INTERNAL, "" },
+	{ "_online_queue", cmd_online_queue, 0, 0, CMD_INTERNAL, "" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -120,6 +120,10 @@ enum store_sql {
 	SQL_OSEAT_ADD,
 	SQL_OSEATS_GET,
 	SQL_OSEAT_OPEN,
+	SQL_OSEAT_LAST,
+	SQL_QUEUE_MESSAGE,
+	SQL_QUEUE_SET_MESSAGE,
+	SQL_QUEUE_SHOWN,
 	SQL_OSEAT_MESSAGE,
 	SQL_OSEAT_SET_MESSAGE,
 	SQL_PERSON_GET,
@@ -144,7 +148,7 @@ extern const char *const store_sql_common[SQL_COUNT];
 	" turn_started_ms, rules, state, watch, created_ms"
 #define STORE_TIMER_COLS "table_id, kind, due_ms, version, attempts"
 #define STORE_QUEUE_COLS "id, game, seats, stake, platform, user_id, chat, name, lang, fill," \
-	" rating, since_ms"
+	" rating, since_ms, message, shown"
 #define STORE_OUT_COLS "id, platform, chat, payload, attempts, due_ms, table_id, merge_key," \
 	" lease_until_ms, prio"
 

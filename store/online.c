@@ -40,6 +40,7 @@ int store_queue_add(struct store *s, const struct store_queue *e)
 	q_i64(&q, 9, e->fill != 0);
 	q_i64(&q, 10, e->rating);
 	q_i64(&q, 11, e->since_ms);
+	q_i64(&q, 12, e->shown);
 	q_row(&q);
 	if (!q.rc && q.s->ops->changes(s->b) == 0)
 		q.rc = GB_EEXISTS;
@@ -78,6 +79,61 @@ static void queue_read(struct q *q, struct store_queue *e)
 	e->fill = (int)col_i64(q, 9);
 	e->rating = col_i64(q, 10);
 	e->since_ms = col_i64(q, 11);
+	col_copy(q, 12, e->message, sizeof(e->message));
+	e->shown = (int)col_i64(q, 13);
+}
+
+int store_queue_message(struct store *s, const char *platform, const char *chat, char *message, size_t cap,
+			int *found)
+{
+	struct q q;
+
+	if (!message || !cap || !found)
+		return GB_EARGS;
+	message[0] = '\0';
+	*found = 0;
+	if (!s || !fits(platform, 16) || !fits(chat, STORE_ID_LEN))
+		return GB_EARGS;
+	q = q_get(s, SQL_QUEUE_MESSAGE);
+	q_text(&q, 1, platform);
+	q_text(&q, 2, chat);
+	if (q_row(&q)) {
+		col_copy(&q, 0, message, cap);
+		*found = 1;
+	}
+	return q_end(&q);
+}
+
+int store_queue_set_message(struct store *s, const char *platform, const char *chat, const char *message,
+			    int *found)
+{
+	struct q q;
+
+	if (found)
+		*found = 0;
+	if (!s || !fits(platform, 16) || !fits(chat, STORE_ID_LEN) || !message || !fits(message, 32))
+		return GB_EARGS;
+	q = q_get(s, SQL_QUEUE_SET_MESSAGE);
+	q_text(&q, 1, platform);
+	q_text(&q, 2, chat);
+	q_text(&q, 3, message);
+	q_row(&q);
+	if (!q.rc && found)
+		*found = q.s->ops->changes(s->b) > 0;
+	return q_end(&q);
+}
+
+int store_queue_shown(struct store *s, int64_t id, int shown)
+{
+	struct q q;
+
+	if (!s || shown < 0)
+		return GB_EARGS;
+	q = q_get(s, SQL_QUEUE_SHOWN);
+	q_i64(&q, 1, id);
+	q_i64(&q, 2, shown);
+	q_row(&q);
+	return q_end(&q);
 }
 
 int store_queue_of(struct store *s, const char *platform, const char *user, struct store_queue *out)
@@ -234,6 +290,25 @@ int store_oseat_open(struct store *s, const char *platform, const char *user, in
 	if (!s || !person_ok(platform, user))
 		return GB_EARGS;
 	q = q_get(s, SQL_OSEAT_OPEN);
+	q_text(&q, 1, platform);
+	q_text(&q, 2, user);
+	if (q_row(&q))
+		*table = col_i64(&q, 0);
+	else if (!q.rc)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
+int store_oseat_last(struct store *s, const char *platform, const char *user, int64_t *table)
+{
+	struct q q;
+
+	if (!table)
+		return GB_EARGS;
+	*table = 0;
+	if (!s || !person_ok(platform, user))
+		return GB_EARGS;
+	q = q_get(s, SQL_OSEAT_LAST);
 	q_text(&q, 1, platform);
 	q_text(&q, 2, user);
 	if (q_row(&q))

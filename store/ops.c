@@ -301,6 +301,10 @@ static const struct {
 	 * gauges, a seat's own table message
 	 */
 	HOT(SQL_OSEAT_OPEN, "telegram", "u1"),
+	HOT(SQL_OSEAT_LAST, "telegram", "u1"),
+	HOT(SQL_QUEUE_MESSAGE, "telegram", "1"),
+	HOT(SQL_QUEUE_SET_MESSAGE, "telegram", "1", "7"),
+	HOT(SQL_QUEUE_SHOWN, "1", "2"),
 	HOT(SQL_OSEATS_GET, "1", "8"),
 	HOT(SQL_OSEAT_ADD, "1", "0", "telegram", "u1", "1", "P", "en"),
 	HOT(SQL_OSEAT_MESSAGE, "1", "telegram", "1"),

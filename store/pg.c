@@ -400,6 +400,14 @@ static const char *const migrations[] = {
 	"DROP INDEX ratings_top;"
 	"CREATE INDEX ratings_best ON ratings(game, r DESC, games DESC, name);"
 	"UPDATE gamebot_schema SET version = 8;",
+
+	/* 9: the queue message each person waiting sees in their private chat,
+	 * edited as the queue changes: its id there (found by the chat), and
+	 * how many people it last said were waiting for that table */
+	"ALTER TABLE online_queue ADD COLUMN message TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE online_queue ADD COLUMN shown INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX online_queue_chat ON online_queue(platform, chat);"
+	"UPDATE gamebot_schema SET version = 9;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

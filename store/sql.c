@@ -167,7 +167,7 @@ const char *const store_sql_common[SQL_COUNT] = {
 	/* ---- online tables ---- */
 	/* one queue at a time per person: no row inserted when already waiting */
 	[SQL_QUEUE_ADD] = "INSERT INTO online_queue (game, seats, stake, platform, user_id, chat, name,"
-		" lang, fill, rating, since_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+		" lang, fill, rating, since_ms, shown) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
 		" ON CONFLICT (platform, user_id) DO NOTHING",
 	[SQL_QUEUE_LEAVE] = "DELETE FROM online_queue WHERE platform = ?1 AND user_id = ?2",
 	[SQL_QUEUE_OF] = "SELECT " STORE_QUEUE_COLS " FROM online_queue WHERE platform = ?1 AND user_id = ?2",
@@ -194,6 +194,13 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" JOIN seats AS s ON s.table_id = o.table_id AND s.seat = o.seat"
 		" WHERE o.platform = ?1 AND o.user_id = ?2 AND t.status < 2 AND s.level < 0"
 		" ORDER BY o.table_id DESC LIMIT 1",
+	/* the newest online table the person sat at that is still kept (a pruned table takes its seats along) */
+	[SQL_OSEAT_LAST] = "SELECT table_id FROM online_seats WHERE platform = ?1 AND user_id = ?2"
+		" ORDER BY table_id DESC LIMIT 1",
+	/* the queue message in a private chat (one person's: they wait in one queue at a time) */
+	[SQL_QUEUE_MESSAGE] = "SELECT message FROM online_queue WHERE platform = ?1 AND chat = ?2 LIMIT 1",
+	[SQL_QUEUE_SET_MESSAGE] = "UPDATE online_queue SET message = ?3 WHERE platform = ?1 AND chat = ?2",
+	[SQL_QUEUE_SHOWN] = "UPDATE online_queue SET shown = ?2 WHERE id = ?1",
 	[SQL_OSEAT_MESSAGE] = "SELECT message FROM online_seats WHERE table_id = ?1 AND platform = ?2"
 		" AND chat = ?3 LIMIT 1",
 	[SQL_OSEAT_SET_MESSAGE] = "UPDATE online_seats SET message = ?4 WHERE table_id = ?1"

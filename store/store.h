@@ -690,10 +690,24 @@ struct store_queue {
 	int fill;                      /* 1: computers may fill the free seats after the wait */
 	int64_t rating;                /* their rating for the game, in thousandths */
 	int64_t since_ms;              /* when they started waiting */
+	char message[32];              /* the queue message's id in their chat, "" not yet sent */
+	int shown;                     /* the people waiting that message last said */
 };
 
 /* Queue q (id and since set by the caller's clock). GB_EEXISTS when the person already waits. */
 int store_queue_add(struct store *s, const struct store_queue *q);
+
+/*
+ * The queue message in the private chat of platform: its id ("" not
+ * sent yet, or nobody there waits: *found 0); store_queue_set_message()
+ * records it (*found 0 when nobody there waits any more).
+ * store_queue_shown(): the entry's message now says shown people wait.
+ */
+int store_queue_message(struct store *s, const char *platform, const char *chat, char *message, size_t cap,
+			int *found);
+int store_queue_set_message(struct store *s, const char *platform, const char *chat, const char *message,
+			    int *found);
+int store_queue_shown(struct store *s, int64_t id, int shown);
 
 /* The person leaves the queue; *left (may be NULL) 1 when they were in it. */
 int store_queue_leave(struct store *s, const char *platform, const char *user, int *left);
@@ -740,6 +754,12 @@ int store_oseats_get(struct store *s, int64_t table, struct store_oseat *out, in
 
 /* The open online table where the person holds a seat (not left). GB_ENOTFOUND when none. */
 int store_oseat_open(struct store *s, const char *platform, const char *user, int64_t *table);
+
+/*
+ * The newest online table the person sat at that is still kept (open, or
+ * over and not yet pruned), whether or not they left it. GB_ENOTFOUND when none.
+ */
+int store_oseat_last(struct store *s, const char *platform, const char *user, int64_t *table);
 
 /*
  * The table message of table in chat of platform: the online seat's own

@@ -32,6 +32,11 @@ struct person {
 	json_t *view;        /* the newest table message shown in their chat */
 	int views;
 	char *lines;         /* every other text their chat was sent */
+	json_t *queue;       /* the newest queue message shown in their chat */
+	int queue_rows;      /* queue messages sent to their chat (each an edit of the one message) */
+	char queue_key[32];  /* the outbox key they all came under */
+	const char *reads;   /* "en" or "ne": every text to them is checked to be in it; NULL none */
+	int checked;         /* texts so checked */
 };
 
 struct fixture {
@@ -68,6 +73,7 @@ static int teardown(void **state)
 
 	for (int i = 0; i < f->np; i++) {
 		json_decref(f->p[i].view);
+		json_decref(f->p[i].queue);
 		free(f->p[i].lines);
 	}
 	store_free(f->b.store);
@@ -107,6 +113,32 @@ static void append(char **s, const char *text)
 	*s = sb_detach(&sb);
 }
 
+/* Does text hold a Devanagari letter (U+0900 to U+097F)? */
+static bool devanagari(const char *text)
+{
+	return strstr(text, "\xe0\xa4") || strstr(text, "\xe0\xa5");
+}
+
+/* A text to p is in the language p reads: the games' titles and the computers' names too. */
+static void check_language(struct person *p, const char *text)
+{
+	static const char *const english[] = { "Ludo", "Call Break", "Bagh Chal", "Snakes", "Bot ", "wins", NULL };
+
+	if (!p->reads || !text || !text[0])
+		return;
+	p->checked++;
+	if (!strcmp(p->reads, "en")) {
+		if (devanagari(text))
+			fail_msg("Nepali in a text to %s, who reads English: %s", p->name, text);
+		return;
+	}
+	if (!devanagari(text))
+		fail_msg("a text to %s, who reads Nepali, has no Nepali: %s", p->name, text);
+	for (int i = 0; english[i]; i++)
+		if (strstr(text, english[i]))
+			fail_msg("\"%s\" in a text to %s, who reads Nepali: %s", english[i], p->name, text);
+}
+
 /*
  * Every row queued so far, to the people's chats: no row may name anyone
  * by a platform id or to a chat that is no one's.
@@ -140,7 +172,17 @@ static void drain(struct fixture *f)
 				for (int q = 0; q < f->np; q++)
 					if (text && strstr(text, f->p[q].user))
 						fail_msg("%s's id shown to %s: %s", f->p[q].name, to->name, text);
-				if (!strcmp(kind, "table")) {
+				check_language(to, text);
+				if (json_is_true(json_object_get(j, "queue"))) {
+					/* the queue message: one per chat, edited in place (its rows share a key) */
+					assert_string_equal(kind, "table");
+					assert_null(json_object_get(j, "table"));
+					assert_string_equal(rows[i].key, "queue");
+					json_decref(to->queue);
+					to->queue = json_incref(j);
+					to->queue_rows++;
+					append(&to->lines, text);
+				} else if (!strcmp(kind, "table")) {
 					assert_true(json_is_true(json_object_get(j, "seat")));
 					json_decref(to->view);
 					to->view = json_incref(j);
@@ -367,6 +409,58 @@ static void test_ludo_cross_platform_idle(void **state)
 	assert_non_null(strstr(a->lines, "number 1 of 2"));
 }
 
+/*
+ * A Nepali reader and an English reader at one table with two computers,
+ * for a stake: every text each is sent, from the queue to the pot, is in
+ * their own language - the game's title and the computers' names too,
+ * in the lines and in the answers to what they type.
+ */
+static void test_each_seat_own_language(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+
+	say(f, a, "/name Asha");
+	say(f, b, "/name Bikash");
+	say(f, b, "/lang ne");
+	a->reads = "en";
+	b->reads = "ne";
+	say(f, a, "/online ludo 50 4p");
+	say(f, b, "/online ludo 50 4p");
+	say(f, a, "/online fill");
+	say(f, b, "/online fill");
+	wait_ms(f, 3000);
+	assert_non_null(a->view);
+	assert_non_null(b->view);
+	assert_non_null(strstr(json_string_value(json_object_get(b->view, "text")), "कम्प्युटर"));
+	assert_non_null(strstr(json_string_value(json_object_get(a->view, "text")), "Bot "));
+	/* a verb the game has not: the game is named in the reader's language */
+	say(f, b, "/bid 3");
+	assert_non_null(strstr(b->lines, "लुडोमा /bid हुँदैन"));
+	say(f, a, "/bid 3");
+	assert_non_null(strstr(a->lines, "Ludo has no /bid"));
+	/* the people play their turns; on a computer's, each asks to roll and is told whose turn it is */
+	for (int i = 0; i < 200; i++) {
+		struct person *p = first_button(a) ? a : first_button(b) ? b : NULL;
+
+		if (!p)
+			break;
+		assert_int_equal(send_cmd(f, p, first_button(p), true,
+					  json_integer_value(json_object_get(p->view, "table")),
+					  (int)json_integer_value(json_object_get(p->view, "turn"))), GB_OK);
+	}
+	assert_null(first_button(a));
+	assert_null(first_button(b));
+	say(f, b, "/roll");
+	assert_non_null(strstr(b->lines, "अहिले कम्प्युटर"));
+	say(f, a, "/roll");
+	assert_non_null(strstr(a->lines, "it is Bot "));
+	play_out(f, 4000);
+	assert_true(a->checked > 20);
+	assert_true(b->checked > 20);
+}
+
 /* Four people, Call Break for a stake: each sees only their own hand; the pot settles. */
 static void test_callbreak_hands_and_pot(void **state)
 {
@@ -424,6 +518,123 @@ static void test_fill_with_computers(void **state)
 	assert_non_null(strstr(a->lines, "queue for Snakes"));
 }
 
+/* The text of p's queue message. */
+static const char *queue_text(struct person *p)
+{
+	return json_string_value(json_object_get(p->queue, "text"));
+}
+
+/*
+ * The queue message says how many wait for the same table (game, size,
+ * stake) and is edited in place as that changes - once a matcher round
+ * however many joined or left in it - and when the person leaves or is
+ * seated; in the person's language.
+ */
+static void test_queue_message_counts(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "telegram", "9002", "Bina");
+	struct person *c = add(f, "discord", "9003", "Chiri");
+	struct person *d = add(f, "telegram", "9004", "Dawa");
+	int found = 0;
+
+	say(f, b, "/lang ne");
+	say(f, a, "/online callbreak");
+	assert_int_equal(a->queue_rows, 1);
+	assert_non_null(strstr(queue_text(a), "Waiting for this table now: 1, you included."));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_array_get(
+				    json_object_get(a->queue, "buttons"), 1), 0), "cmd")), "/online leave");
+	/* the platform's id of the message, as the adapter records it once sent */
+	assert_int_equal(store_queue_set_message(f->b.store, "telegram", a->chat, "4242", &found), GB_OK);
+	assert_int_equal(found, 1);
+	/* two join before the matcher's next round: Asha's message is edited once, to three */
+	say(f, b, "/online callbreak");
+	assert_non_null(strstr(queue_text(b), "यो टेबलका लागि अहिले पर्खिरहेका: तपाईंसहित २ जना।"));
+	say(f, c, "/online callbreak");
+	assert_non_null(strstr(queue_text(c), "Waiting for this table now: 3, you included."));
+	assert_int_equal(a->queue_rows, 1);
+	wait_ms(f, 300);
+	assert_int_equal(a->queue_rows, 2);
+	assert_non_null(strstr(queue_text(a), "Waiting for this table now: 3, you included."));
+	assert_string_equal(json_string_value(json_object_get(a->queue, "message")), "4242");
+	assert_non_null(strstr(queue_text(b), "तपाईंसहित ३ जना"));
+	assert_int_equal(b->queue_rows, 2);
+	assert_int_equal(c->queue_rows, 1);
+	/* one leaves (the message says so, its buttons gone); one waits at another stake: two wait for Asha's table */
+	say(f, c, "/online leave");
+	assert_non_null(strstr(queue_text(c), "You left the queue for Call Break."));
+	assert_null(json_object_get(c->queue, "buttons"));
+	say(f, d, "/online callbreak 100");
+	assert_non_null(strstr(queue_text(d), "Waiting for this table now: 1, you included."));
+	wait_ms(f, 300);
+	assert_int_equal(a->queue_rows, 3);
+	assert_non_null(strstr(queue_text(a), "Waiting for this table now: 2, you included."));
+	assert_non_null(strstr(queue_text(b), "तपाईंसहित २ जना"));
+	assert_int_equal(d->queue_rows, 1);
+	/* four for the table: seated, each queue message says the table is ready, buttons gone */
+	say(f, d, "/online leave");
+	say(f, c, "/online callbreak");
+	say(f, d, "/online callbreak");
+	wait_ms(f, 300);
+	assert_non_null(a->view);
+	assert_non_null(d->view);
+	assert_non_null(strstr(queue_text(a), "Your table of Call Break is ready"));
+	assert_string_equal(json_string_value(json_object_get(a->queue, "message")), "4242");
+	assert_null(json_object_get(a->queue, "buttons"));
+	assert_non_null(strstr(queue_text(b), "तपाईंको कल ब्रेकको टेबल तयार भयो"));
+	assert_non_null(strstr(queue_text(c), "Your table of Call Break is ready"));
+	assert_non_null(strstr(queue_text(d), "Your table of Call Break is ready"));
+	assert_int_equal(a->queue_rows, 4);
+}
+
+/*
+ * /block once the person's online tables were pruned (verify_keep_days):
+ * nobody is blocked, and the answer says there is no recent table to
+ * block someone from, in the person's language.
+ */
+static void test_block_after_prune(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+	struct person *c = add(f, "telegram", "9003", "Chiri");
+	struct person *d = add(f, "telegram", "9004", "Dawa");
+	struct bot_prune keep = { .verify_keep_days = 30, .batch = 100 };
+	struct bot_pruned done = { 0 };
+	int yes = 1;
+
+	say(f, b, "/lang ne");
+	say(f, a, "/online baghchal");
+	say(f, b, "/online baghchal");
+	wait_ms(f, 500);
+	assert_non_null(a->view);
+	/* both leave: the table stops, and is over */
+	say(f, a, "/leave");
+	say(f, b, "/leave");
+	/* a month and more later another table is in play (the newest table is never pruned anyway) */
+	f->now += 31LL * 24 * 3600 * 1000;
+	say(f, c, "/online baghchal");
+	say(f, d, "/online baghchal");
+	wait_ms(f, 500);
+	assert_non_null(c->view);
+	while (bot_prune_step(f->b.store, &keep, f->now, &done) > 0)
+		;
+	assert_int_equal(done.tables, 1);
+	say(f, a, "/block");
+	assert_non_null(strstr(a->lines, "no recent table to block someone from"));
+	assert_null(strstr(a->lines, "Only computers"));
+	say(f, b, "/block");
+	assert_non_null(strstr(b->lines, "रोक्ने हालको टेबल छैन"));
+	assert_int_equal(store_blocked(f->b.store, "telegram", "9001", "discord", "777000111", &yes), GB_OK);
+	assert_int_equal(yes, 0);
+	/* the table still kept is the one /block takes its people from */
+	say(f, c, "/block");
+	assert_non_null(strstr(c->lines, "You will not meet Player"));
+	assert_int_equal(store_blocked(f->b.store, "telegram", "9003", "telegram", "9004", &yes), GB_OK);
+	assert_int_equal(yes, 1);
+}
+
 /* The operator's keys: online = off takes /online away; the waits and the grant are read. */
 static void test_operator_settings(void **state)
 {
@@ -461,8 +672,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ludo_cross_platform_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_seat_own_language, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callbreak_hands_and_pot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_message_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
 	};
 

@@ -8,6 +8,7 @@
  * message each one receives is read: their own hand only, the others
  * named only by the names they chose (never a platform id, a username or
  * a platform name); the stakes settle, the ledger adds up, ratings move.
+ * The queue messages are edited in place until they say the table is ready.
  */
 #include <curl/curl.h>
 #include <jansson.h>
@@ -461,11 +462,27 @@ static bool all_seated(struct world *w, int ms)
 	return false;
 }
 
-/* Everyone names themselves and queues for Call Break at a stake of 50. */
+/* Wait (at most ms) until p was shown a text holding what. */
+static bool seen_by(struct world *w, struct person *p, const char *what, int ms)
+{
+	for (int t = 0; t < ms; t += 20) {
+		look(w);
+		if (p->seen && strstr(p->seen, what))
+			return true;
+		ms_sleep(20);
+	}
+	return false;
+}
+
+/*
+ * Everyone names themselves and queues for Call Break at a stake of 50:
+ * the Discord person first, then the first Telegram person, whose queue
+ * message is up before the others come (both are edited from then on).
+ */
 static void queue_everyone(struct world *w)
 {
-	for (int i = 0; i < NP; i++) {
-		struct person *p = &w->p[i];
+	for (int k = 0; k < NP; k++) {
+		struct person *p = &w->p[k == 0 ? NP - 1 : k - 1];
 
 		if (p->discord) {
 			dc_slash(w, p, "name", json_pack("[{sssiss}]", "name", "name", "type", 3, "value", p->name));
@@ -474,6 +491,8 @@ static void queue_everyone(struct world *w)
 		} else {
 			say(w, p, "name", p->name);
 			say(w, p, "online", "callbreak 50");
+			if (k == 1)
+				assert_true(seen_by(w, p, "queue for Call Break", 10000));
 		}
 	}
 }
@@ -574,6 +593,47 @@ static void check_one_message_each(struct world *w)
 	assert_true(dc_edits > 10);
 }
 
+/*
+ * The queue messages of the two who waited first were posted once and
+ * edited in place from then on, to say their table is ready in the end.
+ */
+static void check_queue_messages(struct world *w)
+{
+	int tg_posts = 0, tg_ready_edits = 0, tg_ready_posts = 0, dc_ready_edits = 0, dc_ready_posts = 0;
+
+	for (int i = 0, n = fake_tg_count(w->tg, NULL); i < n; i++) {
+		char method[64];
+		json_t *b = fake_tg_call(w->tg, i, method, sizeof(method), NULL);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if (text && (!strcmp(method, "sendMessage") || !strcmp(method, "editMessageText")) &&
+		    tg_person(w, json_object_get(b, "chat_id")) == &w->p[0]) {
+			tg_posts += strstr(text, "queue for Call Break") && !strcmp(method, "sendMessage");
+			tg_ready_edits += strstr(text, "Your table of Call Break is ready") &&
+					  !strcmp(method, "editMessageText");
+			tg_ready_posts += strstr(text, "Your table of Call Break is ready") &&
+					  !strcmp(method, "sendMessage");
+		}
+		json_decref(b);
+	}
+	for (int i = 0, n = fake_dc_count(w->dc, NULL, NULL); i < n; i++) {
+		char method[16], path[256];
+		json_t *b = fake_dc_call(w->dc, i, method, sizeof(method), path, sizeof(path), NULL, 0, NULL);
+		const char *text = json_string_value(json_object_get(b, "content"));
+
+		if (text && strstr(text, "Your table of Call Break is ready")) {
+			dc_ready_edits += !strcmp(method, "PATCH");
+			dc_ready_posts += !strcmp(method, "POST");
+		}
+		json_decref(b);
+	}
+	assert_int_equal(tg_posts, 1);
+	assert_int_equal(tg_ready_edits, 1);
+	assert_int_equal(tg_ready_posts, 0);
+	assert_int_equal(dc_ready_edits, 1);
+	assert_int_equal(dc_ready_posts, 0);
+}
+
 /* /metrics: the table opened here, the queues' gauges (the health thread sets them every 2 s). */
 static void check_metrics(struct world *w)
 {
@@ -619,6 +679,7 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 	assert_int_equal(fake_tg_count(w->tg, "answerCallbackQuery"), tg_presses);
 	check_privacy(w);
 	check_one_message_each(w);
+	check_queue_messages(w);
 	check_metrics(w);
 	/* the ratings' table, asked for with Discord's options */
 	dc_slash(w, &w->p[NP - 1], "top", json_pack("[{sssiss},{sssiss}]", "name", "online", "type", 3, "value",

@@ -1669,8 +1669,11 @@ static void setup_menus_are_the_command_table(void **state)
 		}
 		json_decref(b);
 	}
-	/* every typeable command but /seat is in the menu; the scheduler's own two (timers, online tables) are not */
-	assert_int_equal(k, n - 3);
+	/*
+	 * every typeable command but /seat is in the menu; the scheduler's own
+	 * three (timers, online tables, the queue messages drawn again) are not
+	 */
+	assert_int_equal(k, n - 4);
 }
 
 static void setup_polling_and_refusals(void **state)
