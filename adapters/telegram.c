@@ -1226,6 +1226,51 @@ static bool paced(struct telegram *t, const struct tg_call *call, bool line, str
 	return wait > 0;
 }
 
+static void settle(struct telegram *t, struct store *s, const struct store_out *row, json_t *view,
+		   const char *message, const struct tg_call *call, const struct tg_result *res,
+		   struct delivery *d);
+
+/*
+ * The message a table view edits, into table->message ("" posts a new
+ * one): a board's as recorded with its table, the queue message's as
+ * recorded with the queue entry (or, the entry gone once seated, as the
+ * view brings it). False when the row is settled here (d): the store
+ * failed, or the board was superseded by a later move's.
+ */
+static bool message_to_edit(struct telegram *t, struct store *s, const struct store_out *row, json_t *view,
+			    struct store_table *table, struct delivery *d)
+{
+	const char *given;
+	int rc;
+
+	if (row->table) {
+		int moves = 0;
+
+		rc = table_of_row(s, row, view, table, &moves);
+		if (rc && rc != GB_ENOTFOUND) {
+			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+			return false;
+		}
+		/*
+		 * Every move queues a new board: one drawn before the last
+		 * move (a row re-claimed after a crash, or one claimed just
+		 * before the next move) is superseded, and is not sent.
+		 */
+		return !superseded(t, s, row, view, moves, table->message, d);
+	}
+	if (!queue_view(view))
+		return true;
+	rc = store_queue_message(s, "telegram", row->chat, table->message, sizeof(table->message), &(int){ 0 });
+	if (rc) {
+		set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+		return false;
+	}
+	given = json_string_value(json_object_get(view, "message"));
+	if (!table->message[0])
+		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
+	return true;
+}
+
 static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
 {
 	struct telegram *t = self;
@@ -1247,33 +1292,8 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		set_result(d, DELIVERY_GIVE_UP, 0, "unreadable reply view");
 		goto out;
 	}
-	if (is_table && row->table) {
-		int moves = 0;
-
-		rc = table_of_row(s, row, view, &table, &moves);
-		if (rc && rc != GB_ENOTFOUND) {
-			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-			goto out;
-		}
-		/*
-		 * Every move queues a new board: one drawn before the last
-		 * move (a row re-claimed after a crash, or one claimed just
-		 * before the next move) is superseded, and is not sent.
-		 */
-		if (superseded(t, s, row, view, moves, table.message, d))
-			goto out;
-	} else if (is_table && queue_view(view)) {
-		/* the queue message: its id as recorded, or, the entry gone (seated), as the view brings it */
-		rc = store_queue_message(s, "telegram", row->chat, table.message, sizeof(table.message), &(int){ 0 });
-		if (rc) {
-			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-			goto out;
-		}
-		if (!table.message[0])
-			snprintf(table.message, sizeof(table.message), "%s",
-				 json_string_value(json_object_get(view, "message")) ?
-				 json_string_value(json_object_get(view, "message")) : "");
-	}
+	if (is_table && !message_to_edit(t, s, row, view, &table, d))
+		goto out;
 	rc = tg_render(view, row->chat, repost ? "" : table.message, &call);
 	if (rc) {
 		snprintf(why, sizeof(why), "cannot render a reply of kind '%s'", kind);
@@ -1299,38 +1319,52 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		}
 		tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
 	}
-	describe(call.method, &res, why, sizeof(why));
-	if (res.ok) {
-		if (is_table && strcmp(call.method, "sendMessage") == 0)
-			record_message(s, row, view, &res);
-		if (repost)
-			strip_buttons(t, row->chat, table.message);
-	} else if (res.transport || res.status >= 500) {
-		set_result(d, DELIVERY_RETRY, 0, why);
-		d->platform_down = res.no_connection;
-	} else if (res.status == 429) {
-		set_result(d, DELIVERY_WAIT, (res.retry_after > 0 ? res.retry_after : 1) * 1000, why);
-	} else if (res.status == 400 && says(&res, "message is not modified")) {
-		/* the same board again (a repeat after a lost lease): already shown */
-	} else if (res.migrate_to[0]) {
-		/* the group became a supergroup: move the chat, and this row goes there next */
-		rc = store_chat_move(s, "telegram", row->chat, res.migrate_to);
-		if (rc && rc != GB_ENOTFOUND)
-			set_result(d, DELIVERY_GIVE_UP, 0, why);
-		else
-			set_result(d, DELIVERY_WAIT, 0, "chat moved to a supergroup");
-	} else if (res.status == 403 && strcmp(kind, "private") == 0) {
-		private_fallback(t, s, row, view, d);
-	} else if (strcmp(call.method, "answerCallbackQuery") == 0 && res.status == 400) {
-		/* too old, or answered already: the press is over, nothing left to tell */
-	} else {
-		set_result(d, DELIVERY_GIVE_UP, 0, why);
-	}
+	settle(t, s, row, view, table.message, &call, &res, d);
 out:
 	tg_result_release(&res);
 	tg_call_release(&call);
 	store_table_release(&table);
 	json_decref(view);
+}
+
+/* What Telegram's answer res to call makes of the row: done, again later, or given up (d). */
+static void settle(struct telegram *t, struct store *s, const struct store_out *row, json_t *view,
+		   const char *message, const struct tg_call *call, const struct tg_result *res,
+		   struct delivery *d)
+{
+	const char *kind = json_string_value(json_object_get(view, "kind"));
+	bool is_table = strcmp(kind, "table") == 0;
+	bool repost = is_table && json_is_true(json_object_get(view, "repost"));
+	char why[200];
+	int rc;
+
+	describe(call->method, res, why, sizeof(why));
+	if (res->ok) {
+		if (is_table && strcmp(call->method, "sendMessage") == 0)
+			record_message(s, row, view, res);
+		if (repost)
+			strip_buttons(t, row->chat, message);
+	} else if (res->transport || res->status >= 500) {
+		set_result(d, DELIVERY_RETRY, 0, why);
+		d->platform_down = res->no_connection;
+	} else if (res->status == 429) {
+		set_result(d, DELIVERY_WAIT, (res->retry_after > 0 ? res->retry_after : 1) * 1000, why);
+	} else if (res->status == 400 && says(res, "message is not modified")) {
+		/* the same board again (a repeat after a lost lease): already shown */
+	} else if (res->migrate_to[0]) {
+		/* the group became a supergroup: move the chat, and this row goes there next */
+		rc = store_chat_move(s, "telegram", row->chat, res->migrate_to);
+		if (rc && rc != GB_ENOTFOUND)
+			set_result(d, DELIVERY_GIVE_UP, 0, why);
+		else
+			set_result(d, DELIVERY_WAIT, 0, "chat moved to a supergroup");
+	} else if (res->status == 403 && strcmp(kind, "private") == 0) {
+		private_fallback(t, s, row, view, d);
+	} else if (strcmp(call->method, "answerCallbackQuery") == 0 && res->status == 400) {
+		/* too old, or answered already: the press is over, nothing left to tell */
+	} else {
+		set_result(d, DELIVERY_GIVE_UP, 0, why);
+	}
 }
 
 /* ---- answers to presses: their own lane ---- */

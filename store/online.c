@@ -280,7 +280,8 @@ int store_oseats_get(struct store *s, int64_t table, struct store_oseat *out, in
 	return q_end(&q);
 }
 
-int store_oseat_open(struct store *s, const char *platform, const char *user, int64_t *table)
+/* The table of one statement that takes a person and returns a table id (sql: SQL_OSEAT_OPEN, SQL_OSEAT_LAST). */
+static int oseat_table(struct store *s, enum store_sql sql, const char *platform, const char *user, int64_t *table)
 {
 	struct q q;
 
@@ -289,7 +290,7 @@ int store_oseat_open(struct store *s, const char *platform, const char *user, in
 	*table = 0;
 	if (!s || !person_ok(platform, user))
 		return GB_EARGS;
-	q = q_get(s, SQL_OSEAT_OPEN);
+	q = q_get(s, sql);
 	q_text(&q, 1, platform);
 	q_text(&q, 2, user);
 	if (q_row(&q))
@@ -299,23 +300,14 @@ int store_oseat_open(struct store *s, const char *platform, const char *user, in
 	return q_end(&q);
 }
 
+int store_oseat_open(struct store *s, const char *platform, const char *user, int64_t *table)
+{
+	return oseat_table(s, SQL_OSEAT_OPEN, platform, user, table);
+}
+
 int store_oseat_last(struct store *s, const char *platform, const char *user, int64_t *table)
 {
-	struct q q;
-
-	if (!table)
-		return GB_EARGS;
-	*table = 0;
-	if (!s || !person_ok(platform, user))
-		return GB_EARGS;
-	q = q_get(s, SQL_OSEAT_LAST);
-	q_text(&q, 1, platform);
-	q_text(&q, 2, user);
-	if (q_row(&q))
-		*table = col_i64(&q, 0);
-	else if (!q.rc)
-		q.rc = GB_ENOTFOUND;
-	return q_end(&q);
+	return oseat_table(s, SQL_OSEAT_LAST, platform, user, table);
 }
 
 int store_view_message(struct store *s, int64_t table, const char *platform, const char *chat,
