@@ -9,9 +9,15 @@
  * named only by the names they chose (never a platform id, a username or
  * a platform name); the stakes settle, the ledger adds up, ratings move.
  * The queue messages are edited in place until they say the table is ready.
+ *
+ * A queue message is posted once even when the platform is slow to answer
+ * its post and the table opens meanwhile (Telegram and Discord, then two
+ * instances on one PostgreSQL database: GAMEBOT_TEST_PG, tests/pg.sh), and
+ * its "Leave the queue" pressed afterwards says the table is ready.
  */
 #include <curl/curl.h>
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sodium.h>
@@ -62,6 +68,9 @@ struct world {
 	unsigned seq;
 	int tg_seen, dc_seen;
 	char dc_token[48];        /* the last interaction's token */
+	/* a second instance on the same PostgreSQL database, when there is one */
+	pid_t pid2;
+	char tg_url2[96], schema[64];
 	long long dc_posts;
 	struct person p[NP];
 };
@@ -232,6 +241,12 @@ static void look(struct world *w)
 
 /* ---- what they send ---- */
 
+/* The webhook an update goes to: with two instances, each in turn. */
+static const char *tg_url_for(struct world *w, long long update)
+{
+	return w->tg_url2[0] && update % 2 ? w->tg_url2 : w->tg_url;
+}
+
 static void tg_send(struct world *w, struct person *p, const char *text)
 {
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
@@ -245,7 +260,7 @@ static void tg_send(struct world *w, struct person *p, const char *text)
 		      p->id, "first_name", p->secret_name, "username", p->secret_name, "chat", "id", p->id, "type",
 		      "private", "text", text);
 	body = json_dumps(u, JSON_COMPACT);
-	assert_int_equal(post(w, w->tg_url, body, h, &in), 200);
+	assert_int_equal(post(w, tg_url_for(w, id), body, h, &in), 200);
 	free(body);
 	json_decref(u);
 	sb_release(&in);
@@ -269,7 +284,7 @@ static void tg_press_on(struct world *w, struct person *p, const char *data, lon
 		      "id", p->id, "first_name", p->secret_name, "message", "message_id", message_id, "chat", "id",
 		      p->id, "type", "private", "chat_instance", "1", "data", data);
 	body = json_dumps(u, JSON_COMPACT);
-	assert_int_equal(post(w, w->tg_url, body, h, &in), 200);
+	assert_int_equal(post(w, tg_url_for(w, id), body, h, &in), 200);
 	free(body);
 	json_decref(u);
 	sb_release(&in);
@@ -382,7 +397,58 @@ static bool game_over(struct world *w)
 
 /* ---- the service ---- */
 
-static int setup(void **state)
+static void quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* Run sql on the PostgreSQL server base as it is (outside any test schema); 0 or -1. */
+static int pg_admin(const char *base, const char *sql)
+{
+	PGconn *c = PQconnectdb(base);
+	PGresult *res = NULL;
+	int rc;
+
+	PQsetNoticeProcessor(c, quiet, NULL);
+	if (PQstatus(c) == CONNECTION_OK)
+		res = PQexec(c, sql);
+	rc = res && PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
+
+	if (rc)
+		fprintf(stderr, "postgresql: %s", PQerrorMessage(c));
+	PQclear(res);
+	PQfinish(c);
+	return rc;
+}
+
+/* Start instance k (0 or 1) of the service on db, listening on port; its pid, or -1. */
+static pid_t start_instance(struct world *w, int k, const char *db, int port)
+{
+	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1], e_db[1200], e_listen[64], e_tg[160], e_dc[160], e_pk[160];
+	char log[128], health[64];
+	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
+	const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen, "GAMEBOT_TELEGRAM_TOKEN=" TG_TOKEN,
+			      e_tg, "GAMEBOT_TELEGRAM_MODE=webhook", "GAMEBOT_TELEGRAM_SECRET=" SECRET,
+			      "GAMEBOT_TELEGRAM_PACING=off", e_pk, "DISCORD_APP_ID=" APP,
+			      "DISCORD_TOKEN=" DC_TOKEN, e_dc, "GAMEBOT_ONLINE_FILL_AFTER=1",
+			      "GAMEBOT_RATE_USER_PER_MIN=0", "GAMEBOT_RATE_CHAT_PER_MIN=0", NULL };
+	pid_t pid;
+
+	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
+	snprintf(e_tg, sizeof(e_tg), "GAMEBOT_TELEGRAM_API_URL=%s", fake_tg_url(w->tg));
+	snprintf(e_dc, sizeof(e_dc), "DISCORD_API_URL=%s", fake_dc_url(w->dc));
+	snprintf(e_pk, sizeof(e_pk), "DISCORD_PUBLIC_KEY=%s", hex);
+	snprintf(log, sizeof(log), "%s/serve%d.log", w->dir, k);
+	snprintf(health, sizeof(health), "http://127.0.0.1:%d/healthz", port);
+	pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, log, false);
+	return pid > 0 && wait_serving(pid, health, 20000) ? pid : -1;
+}
+
+/* The fakes, the people and the service: one instance on SQLite, or two on PostgreSQL (pg). */
+static int setup_as(void **state, bool pg)
 {
 	static const struct person people[NP] = {
 		{ false, "70001", NULL, "TgSecretAsha", "Asha", "", NULL, NULL, NULL },
@@ -391,9 +457,8 @@ static int setup(void **state)
 		{ true, "880000000000000004", "660000000000000004", "DcSecretDawa", "Dawa", "", NULL, NULL, NULL },
 	};
 	struct world *w = calloc(1, sizeof(*w));
-	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1], e_db[200], e_listen[64], e_tg[160], e_dc[160], e_pk[160];
-	char log[128], health[64];
-	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
+	const char *base = getenv("GAMEBOT_TEST_PG");
+	char sql[256], db[1100];
 	int port = free_port();
 
 	if (!w || sodium_init() < 0)
@@ -403,32 +468,48 @@ static int setup(void **state)
 	if (!mkdtemp(w->dir) || fake_tg_start(&w->tg, TG_TOKEN, "online_bot") || fake_dc_start(&w->dc, DC_TOKEN))
 		return -1;
 	crypto_sign_keypair(w->pk, w->sk);
-	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
 	snprintf(w->db, sizeof(w->db), "%s/o.db", w->dir);
-	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", w->db);
-	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
-	snprintf(e_tg, sizeof(e_tg), "GAMEBOT_TELEGRAM_API_URL=%s", fake_tg_url(w->tg));
-	snprintf(e_dc, sizeof(e_dc), "DISCORD_API_URL=%s", fake_dc_url(w->dc));
-	snprintf(e_pk, sizeof(e_pk), "DISCORD_PUBLIC_KEY=%s", hex);
-	snprintf(log, sizeof(log), "%s/serve.log", w->dir);
-	snprintf(health, sizeof(health), "http://127.0.0.1:%d/healthz", port);
+	snprintf(db, sizeof(db), "%s", w->db);
+	if (pg) {
+		if (!base || !base[0]) {
+			fprintf(stderr, "GAMEBOT_TEST_PG is not set: no PostgreSQL server (make test starts one"
+					" through tests/pg.sh)\n");
+			return -1;
+		}
+		snprintf(w->schema, sizeof(w->schema), "online_serve_%ld", (long)getpid());
+		snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", w->schema, w->schema);
+		if (pg_admin(base, sql))
+			return -1;
+		snprintf(db, sizeof(db), "%s%soptions=-csearch_path%%3D%s", base, strchr(base, '?') ? "&" : "?",
+			 w->schema);
+	}
 	snprintf(w->tg_url, sizeof(w->tg_url), "http://127.0.0.1:%d/telegram", port);
 	snprintf(w->dc_url, sizeof(w->dc_url), "http://127.0.0.1:%d/discord", port);
 	snprintf(w->metrics_url, sizeof(w->metrics_url), "http://127.0.0.1:%d/metrics", port);
-	{
-		const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen, "GAMEBOT_TELEGRAM_TOKEN=" TG_TOKEN,
-				      e_tg, "GAMEBOT_TELEGRAM_MODE=webhook", "GAMEBOT_TELEGRAM_SECRET=" SECRET,
-				      "GAMEBOT_TELEGRAM_PACING=off", e_pk, "DISCORD_APP_ID=" APP,
-				      "DISCORD_TOKEN=" DC_TOKEN, e_dc, "GAMEBOT_ONLINE_FILL_AFTER=1",
-				      "GAMEBOT_RATE_USER_PER_MIN=0", "GAMEBOT_RATE_CHAT_PER_MIN=0", NULL };
-
-		w->pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, log, false);
-	}
-	if (w->pid <= 0 || !wait_serving(w->pid, health, 20000))
+	w->pid = start_instance(w, 0, db, port);
+	if (w->pid <= 0)
 		return -1;
+	if (pg) {
+		/* the first migrated the empty schema; the second finds it current */
+		port = free_port();
+		snprintf(w->tg_url2, sizeof(w->tg_url2), "http://127.0.0.1:%d/telegram", port);
+		w->pid2 = start_instance(w, 1, db, port);
+		if (w->pid2 <= 0)
+			return -1;
+	}
 	w->c = curl_easy_init();
 	*state = w;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_as(state, false);
+}
+
+static int setup_pg(void **state)
+{
+	return setup_as(state, true);
 }
 
 static int teardown(void **state)
@@ -440,6 +521,16 @@ static int teardown(void **state)
 	if (w->pid > 0) {
 		kill(w->pid, SIGTERM);
 		waitpid(w->pid, &status, 0);
+	}
+	if (w->pid2 > 0) {
+		kill(w->pid2, SIGTERM);
+		waitpid(w->pid2, &status, 0);
+	}
+	if (w->schema[0]) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", w->schema);
+		pg_admin(getenv("GAMEBOT_TEST_PG"), sql);
 	}
 	fake_tg_free(w->tg);
 	fake_dc_free(w->dc);
@@ -893,11 +984,48 @@ static void test_queue_message_once_while_slow(void **state)
 	assert_int_equal(dc_calls(w, "POST", "/", "Seal ", NULL, 0, NULL), 1);
 }
 
+/*
+ * The same on two instances sharing one PostgreSQL database, the people's
+ * updates to either in turn: Asha's queue message's first post is slow,
+ * Bina comes meanwhile, whichever instance seats them and whichever's
+ * workers deliver, the message is posted once and edited to say the
+ * table is ready; so is Bina's, and each one's table message is posted once.
+ */
+static void test_queue_message_once_two_instances(void **state)
+{
+	struct world *w = *state;
+	struct person *asha = &w->p[0], *bina = &w->p[1];
+	long long t0;
+
+	fake_tg_fault(w->tg, "sendMessage", 0, 1, FAKE_TG_SLOW, 2500);
+	say(w, asha, "online", "ludo");
+	for (t0 = wall_ms(); !tg_calls(w, asha, "sendMessage", "queue for Ludo", NULL) && wall_ms() - t0 < 10000;)
+		ms_sleep(10);
+	say(w, bina, "online", "ludo");
+	for (t0 = wall_ms(); (!asha->text || !bina->text) && wall_ms() - t0 < 20000;) {
+		look(w);
+		ms_sleep(20);
+	}
+	assert_non_null(asha->text);
+	assert_non_null(bina->text);
+	assert_true(seen_by(w, asha, "Your table of Ludo is ready", 10000));
+	assert_true(seen_by(w, bina, "Your table of Ludo is ready", 10000));
+	for (int i = 0; i < 2; i++) {
+		struct person *p = &w->p[i];
+
+		assert_int_equal(tg_calls(w, p, "sendMessage", "queue for Ludo", NULL), 1);
+		assert_int_equal(tg_calls(w, p, "sendMessage", "Your table of Ludo is ready", NULL), 0);
+		assert_int_equal(tg_calls(w, p, "editMessageText", "Your table of Ludo is ready", NULL), 1);
+		assert_int_equal(tg_calls(w, p, "sendMessage", "Seal ", NULL), 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_callbreak_three_telegram_one_discord, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_message_once_while_slow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_message_once_two_instances, setup_pg, teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
