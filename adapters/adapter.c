@@ -9,6 +9,7 @@
  */
 #include "adapter.h"
 
+#include <jansson.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -210,4 +211,57 @@ int button_data_decode(const char *data, size_t max, int64_t *table, int *turn, 
 	*turn = (int)n;
 	*rest = p;
 	return GB_OK;
+}
+
+/* ---- a queue message's id, handed on ---- */
+
+#define QUEUE_HANDOFF_ROWS 32  /* a chat's newest pending rows looked through */
+
+/* Hand message to the chat's pending queue views (rows[0..n-1]) not leased at now. */
+static int queue_handoff(struct store *s, const struct store_out *rows, int n, const char *message, int64_t now)
+{
+	int rc = GB_OK;
+
+	for (int i = 0; !rc && i < n; i++) {
+		json_error_t jerr;
+		json_t *v = rows[i].lease_until_ms > now ? NULL : json_loads(rows[i].payload, 0, &jerr);
+		const char *had = json_string_value(json_object_get(v, "message"));
+		char *text;
+
+		/* an outdated message's own edit (no key) keeps its message */
+		if (!json_is_true(json_object_get(v, "queue")) || strcmp(rows[i].key, "queue") ||
+		    (had && !strcmp(had, message))) {
+			json_decref(v);
+			continue;
+		}
+		json_object_set_new(v, "message", json_string(message));
+		text = json_dumps(v, JSON_COMPACT);
+		json_decref(v);
+		rc = text ? store_out_set_payload(s, rows[i].id, text) : GB_ENOMEM;
+		free(text);
+	}
+	return rc;
+}
+
+int adapter_queue_message(struct store *s, const char *platform, const char *chat, const char *message,
+			  bool in_tx)
+{
+	struct store_out rows[QUEUE_HANDOFF_ROWS];
+	int found = 0, n = 0, rc = in_tx ? GB_OK : store_begin(s);
+
+	if (rc)
+		return rc;
+	rc = store_queue_set_message(s, platform, chat, message, &found);
+	/* in a transaction: the rows stay unclaimed and unreplaced until it ends */
+	if (!rc && !found)
+		rc = store_out_chat(s, platform, chat, rows, QUEUE_HANDOFF_ROWS, &n);
+	if (!rc && n)
+		rc = queue_handoff(s, rows, n, message, bot_now_ms());
+	for (int i = 0; i < n; i++)
+		store_out_release(&rows[i]);
+	if (!in_tx && !rc)
+		rc = store_commit(s);
+	if (!in_tx && rc)
+		store_rollback(s);
+	return rc;
 }

@@ -116,6 +116,19 @@ struct bot *adapter_bot(const struct adapter_env *env);
 void adapter_bot_release(void);
 
 /*
+ * A person's queue message in chat of platform is message now (just
+ * posted, or answered in place): recorded with their queue entry. When
+ * nobody waits in that chat any more (the entry went - seated, left -
+ * while the message was on its way), it is handed instead to the chat's
+ * pending queue views not in a worker's hands (the entry's last view,
+ * queued when it went, behind the post in the chat's order): they edit it
+ * rather than post a second message. In a transaction of its own, or in
+ * the caller's (in_tx).
+ */
+int adapter_queue_message(struct store *s, const char *platform, const char *chat, const char *message,
+			  bool in_tx);
+
+/*
  * The calling thread's libcurl handle, made on first use and kept so its
  * connections to a platform's API stay open between calls; cleaned up when
  * the thread exits. Callers curl_easy_reset() it before setting their

@@ -860,13 +860,21 @@ static int message_get(struct store *s, int64_t table, const char *channel, enum
 	return rc;
 }
 
-static int message_set(struct store *s, int64_t table, const char *channel, enum view_of of, const char *id)
+/* Record id as the message of the view (in_tx: in the caller's transaction). */
+static int message_set(struct store *s, int64_t table, const char *channel, enum view_of of, const char *id,
+		       bool in_tx)
 {
 	if (of == VIEW_QUEUE)
-		return store_queue_set_message(s, "discord", channel, id, NULL);
+		return adapter_queue_message(s, "discord", channel, id, in_tx);
 	if (of == VIEW_SEAT)
 		return store_view_set_message(s, table, "discord", channel, id, NULL);
 	return store_table_set_message(s, table, id);
+}
+
+/* A queue message whose entry is gone, pressed: edited in place, never posted afresh nor recorded. */
+static bool stale_view(const json_t *view)
+{
+	return json_is_true(json_object_get(view, "queue")) && json_is_true(json_object_get(view, "stale"));
 }
 
 static enum view_of view_of(const json_t *view)
@@ -962,7 +970,7 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 		p->table = json_integer_value(json_object_get(t[table].view, "table"));
 		p->of = view_of(t[table].view);
 		snprintf(p->message, sizeof(p->message), "%s", ia->message_id ? ia->message_id : "");
-		if (!id_ok(p->message)) {
+		if (!id_ok(p->message) || stale_view(t[table].view)) {
 			p->table = 0;
 			p->of = VIEW_TABLE;
 		}
@@ -1100,7 +1108,7 @@ static int take_answer(struct bot *b, const struct interaction *ia, const struct
 	if (!rc && view_kept(p.table, p.of) && p.message[0] == '@')
 		rc = queue_unbutton(s, ia->channel, p.table, p.of, p.message);
 	if (!rc && view_kept(p.table, p.of)) {
-		rc = message_set(s, p.table, ia->channel, p.of, p.message);
+		rc = message_set(s, p.table, ia->channel, p.of, p.message, true);
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK;
 	}
@@ -1166,10 +1174,13 @@ static int run_interaction(struct discord *d, struct bot *b, const struct intera
 	cmd.now_ms = bot_now_ms();
 	handle_make(ia, handle, sizeof(handle));
 	snprintf(cmd.reply, sizeof(cmd.reply), "%s", handle);
-	if (ia->type == IT_COMMAND)
+	if (ia->type == IT_COMMAND) {
 		command_from_slash(ia->data, &cmd);
-	else
+	} else {
 		command_from_component(ia->data, &cmd);
+		if (ia->message_id && !ia->message_ephemeral && id_ok(ia->message_id))
+			snprintf(cmd.button_message, sizeof(cmd.button_message), "%s", ia->message_id);
+	}
 
 	gate_enter(d, ia->id);
 	rc = bot_handle(b, &cmd);
@@ -1621,7 +1632,7 @@ static void record_posted(struct store *s, int64_t table, const char *channel, c
 
 	if (!view_kept(table, view_of(view)) || !ok_status(res) || !id_ok(id))
 		return;
-	rc = message_set(s, table, channel, view_of(view), id);
+	rc = message_set(s, table, channel, view_of(view), id, false);
 	if (rc && rc != GB_ENOTFOUND)
 		/* posted all the same: sending it again would show the table twice */
 		gb_log("discord: table %lld: message %s posted but not recorded: %s", (long long)table, id,
@@ -1699,7 +1710,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		goto out;
 	rc = GB_OK;
 	/* a queue message whose entry is gone (the person was seated): its id came with the view */
-	if (!t.message[0] && view_of(view) == VIEW_QUEUE)
+	if ((!t.message[0] && view_of(view) == VIEW_QUEUE) || stale_view(view))
 		snprintf(t.message, sizeof(t.message), "%s", str_or(json_object_get(view, "message"), ""));
 	snprintf(key, sizeof(key), "discord.orig.%s", row->chat);
 	val[0] = '\0';
@@ -1717,12 +1728,24 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		sb_addf(&path, "/channels/%s/messages/%s", row->chat, t.message);
 		as_bot = true;
 	}
+	if (stale_view(view) && !path.len) {
+		res->status = 204; /* nothing to edit: nothing is posted, and that is all */
+		goto out;
+	}
 	if (path.len) {
 		dc_api(d, "PATCH", sb_str(&path), body, as_bot, res);
+		if (stale_view(view) && !res->transport && res->status >= 400 && res->status < 500 &&
+		    res->status != 429) {
+			/* gone, or not ours to edit: nothing left to press on it */
+			dc_result_release(res);
+			memset(res, 0, sizeof(*res));
+			res->status = 204;
+			goto out;
+		}
 		if (ok_status(res) && t.message[0] == '@') {
 			const char *id = json_string_value(json_object_get(res->body, "id"));
 
-			if (id_ok(id) && message_set(s, row->table, row->chat, view_of(view), id))
+			if (id_ok(id) && message_set(s, row->table, row->chat, view_of(view), id, false))
 				gb_log("discord: table %lld: message id %s not recorded", (long long)row->table, id);
 		}
 		if (res->transport ||

@@ -232,6 +232,9 @@ static void read_callback(const json_t *cq, struct tg_update *u)
 		return;
 	u->button = true;
 	read_button(json_string_value(json_object_get(cq, "data")), u);
+	if (json_is_integer(json_object_get(msg, "message_id")))
+		snprintf(u->cmd.button_message, sizeof(u->cmd.button_message), "%lld",
+			 (long long)json_integer_value(json_object_get(msg, "message_id")));
 	u->kind = TG_COMMAND;
 }
 
@@ -1096,10 +1099,20 @@ static bool queue_view(const json_t *view)
 	return json_is_true(json_object_get(view, "queue"));
 }
 
+/*
+ * A view marked "stale" too: a press on a queue message whose entry is
+ * gone edits that message (the view brings its id) to say so; it is never
+ * posted afresh nor recorded.
+ */
+static bool stale_view(const json_t *view)
+{
+	return queue_view(view) && json_is_true(json_object_get(view, "stale"));
+}
+
 static int set_message(struct store *s, const struct store_out *row, const json_t *view, const char *message)
 {
 	if (queue_view(view))
-		return store_queue_set_message(s, "telegram", row->chat, message, NULL);
+		return adapter_queue_message(s, "telegram", row->chat, message, false);
 	if (json_is_true(json_object_get(view, "seat")))
 		return store_view_set_message(s, row->table, "telegram", row->chat, message, NULL);
 	return store_table_set_message(s, row->table, message);
@@ -1234,8 +1247,9 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
  * The message a table view edits, into table->message ("" posts a new
  * one): a board's as recorded with its table, the queue message's as
  * recorded with the queue entry (or, the entry gone once seated, as the
- * view brings it). False when the row is settled here (d): the store
- * failed, or the board was superseded by a later move's.
+ * view brings it; an outdated one's as the view brings it, always). False
+ * when the row is settled here (d): the store failed, the board was
+ * superseded by a later move's, or an outdated message has no id to edit.
  */
 static bool message_to_edit(struct telegram *t, struct store *s, const struct store_out *row, json_t *view,
 			    struct store_table *table, struct delivery *d)
@@ -1260,12 +1274,16 @@ static bool message_to_edit(struct telegram *t, struct store *s, const struct st
 	}
 	if (!queue_view(view))
 		return true;
+	given = json_string_value(json_object_get(view, "message"));
+	if (stale_view(view)) {
+		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
+		return table->message[0] != '\0';
+	}
 	rc = store_queue_message(s, "telegram", row->chat, table->message, sizeof(table->message), &(int){ 0 });
 	if (rc) {
 		set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 		return false;
 	}
-	given = json_string_value(json_object_get(view, "message"));
 	if (!table->message[0])
 		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
 	return true;
@@ -1307,6 +1325,8 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
 	if (taken)
 		tg_pace_sent(t->pace, call.chat, taken, bot_now_ms());
+	if (!res.ok && res.status == 400 && stale_view(view))
+		goto out; /* deleted, or too old to edit: nothing left to press on it */
 	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
 	    (says(&res, "message to edit not found") || says(&res, "message can't be edited"))) {
 		/* deleted, or too old to edit: post the table afresh and keep the new id */

@@ -76,6 +76,12 @@ struct command {
 	int64_t button_table;
 	int button_turn;
 	/*
+	 * A button press: the id of the message it was on, when the platform
+	 * says ("" typed, or unknown). A press on an outdated message (a queue
+	 * message whose entry is gone) edits that message to say so.
+	 */
+	char button_message[32];
+	/*
 	 * Internal: a computer's move chosen before the transaction (outside
 	 * the store's write lock) for the table version in the timer's
 	 * arguments. Used only if the table is still at that version.

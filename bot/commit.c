@@ -292,17 +292,17 @@ static int queue_replies(struct ctx *c)
 		 */
 		if (c->has_table && !strcmp(kind, "table") && !json_is_true(json_object_get(r, "repost")))
 			snprintf(key, sizeof(key), "table:%lld", (long long)c->table.id);
-		/* a person's queue message: only the newest of it goes out */
+		/* a person's queue message: only the newest of it goes out (an outdated one edited aside) */
 		if (!strcmp(kind, "table") && json_is_true(json_object_get(r, "queue")))
-			snprintf(key, sizeof(key), "queue");
+			snprintf(key, sizeof(key), "%s", json_is_true(json_object_get(r, "stale")) ? "" : "queue");
 		/* so does a seating line: the board lists the seats (a table's opening is two rows) */
 		if (c->has_table && !strcmp(kind, "public") && json_is_true(json_object_get(r, "seating")))
 			snprintf(key, sizeof(key), "seating:%lld", (long long)c->table.id);
 		if (k < turn_rows || json_object_get(r, "reply"))
 			prio = STORE_OUT_TURN;
 		rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat,
-					c->has_table && strcmp(key, "queue") ? c->table.id : 0, key, c->reply_text[i],
-					c->cmd->now_ms, prio);
+					c->has_table && !json_is_true(json_object_get(r, "queue")) ? c->table.id : 0,
+					key, c->reply_text[i], c->cmd->now_ms, prio);
 		if (rc)
 			goto out;
 	}

@@ -323,6 +323,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_ONLINE_FILL_HINT) /* %s: seconds */ \
 	X(M_ONLINE_WAITING) /* %s: people */ \
 	X(M_ONLINE_QUEUE_SEATED) /* %s: game */ \
+	X(M_ONLINE_QUEUE_TAKEN) /* %s: game */ \
 	X(M_ONLINE_STATUS_HEAD) \
 	X(M_ONLINE_STATUS_ROW) /* %s: game, %s: people */ \
 	X(M_ONLINE_STATUS_NONE) /* %s: games */ \

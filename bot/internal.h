@@ -107,6 +107,7 @@ struct ctx {
 		bool queue_add;              /* queue ow.queue */
 		struct store_queue queue;
 		bool queue_leave;            /* the caller leaves the queue */
+		int64_t queue_left;          /* ... their entry, as read */
 		int queue_fill;              /* the caller's answer about computers: 1 yes, 2 no, 0 none */
 		bool name_set;               /* the caller plays under ow.name from now on */
 		char name[STORE_NAME_LEN];

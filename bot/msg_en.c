@@ -313,6 +313,7 @@ const char *const msg_en[M_COUNT] = {
 	[M_ONLINE_QUEUED] = "You are in the queue for %s (%s seats)%s, playing as %s (/name changes it). Your table appears here as soon as enough people wait.",
 	[M_ONLINE_WAITING] = "Waiting for this table now: %s, you included.",
 	[M_ONLINE_QUEUE_SEATED] = "Your table of %s is ready: it is the next message.",
+	[M_ONLINE_QUEUE_TAKEN] = "Your table of %s is ready and you are seated at it: play on in its message; /leave hands your seat to a computer.",
 	[M_ONLINE_STAKE_PART] = " for %s coins a seat",
 	[M_ONLINE_FILL_HINT] = "Press «Computers may fill» and after %s s computers take the seats nobody came for.",
 	[M_ONLINE_STATUS_HEAD] = "Online queues",

@@ -566,6 +566,9 @@ void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, 
 	}
 	r = reply_push(c, "table", NULL, sb_str(&text));
 	json_object_set_new(r, "queue", json_true());
+	/* the entry it shows (none yet for a newcomer's), for the message it had when it went */
+	if (e->id)
+		json_object_set_new(r, "entry", json_integer(e->id));
 	/* the id it has in the chat, for when the entry is gone by the time it is sent */
 	if (e->message[0])
 		json_object_set_new(r, "message", json_text(e->message));
@@ -673,6 +676,36 @@ static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 	return GB_OK;
 }
 
+/*
+ * /online leave (fill, nofill) from someone in no queue: typed, or pressed
+ * on a queue message of an entry gone. Seated meanwhile, they are told
+ * their table is ready and how to leave it, and the pressed message (an
+ * outdated one: the table opened while its first post was on its way, or
+ * it could not be edited) says so too, its buttons gone.
+ */
+static int not_queued(struct ctx *c)
+{
+	const struct gb_game *g = NULL;
+	json_t *r;
+	int rc = seated_at(c, &g);
+
+	if (rc || !g) {
+		if (!rc)
+			reply_alert(c, M_ONLINE_NOT_QUEUED);
+		return rc;
+	}
+	reply_alert(c, M_ONLINE_QUEUE_TAKEN, game_title(c, g));
+	if (!c->cmd->button_message[0])
+		return GB_OK;
+	r = json_array_get(c->replies, json_array_size(c->replies) - 1);
+	r = reply_push(c, "table", NULL, json_string_value(json_object_get(r, "text")));
+	json_object_set_new(r, "queue", json_true());
+	/* that message only: edited if it can be, never posted afresh, replacing no other row */
+	json_object_set_new(r, "stale", json_true());
+	json_object_set_new(r, "message", json_text(c->cmd->button_message));
+	return GB_OK;
+}
+
 int cmd_online(struct ctx *c)
 {
 	struct store_queue mine;
@@ -690,13 +723,12 @@ int cmd_online(struct ctx *c)
 	if (!word[0])
 		return online_status(c);
 	if (!strcmp(word, "leave") || !strcmp(word, "fill") || !strcmp(word, "nofill")) {
-		if (rc == GB_ENOTFOUND) {
-			reply_alert(c, M_ONLINE_NOT_QUEUED);
-			return GB_OK;
-		}
+		if (rc == GB_ENOTFOUND)
+			return not_queued(c);
 		g = gb_game_find(mine.game);
 		if (!strcmp(word, "leave")) {
 			c->ow.queue_leave = true;
+			c->ow.queue_left = mine.id;
 			reply_alert(c, M_ONLINE_LEFT, g ? game_title(c, g) : mine.game);
 			/* the queue message says so too, its buttons gone */
 			online_queue_view(c, &mine, 0, QUEUE_LEFT);

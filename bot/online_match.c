@@ -172,22 +172,61 @@ int cmd_online_open(struct ctx *c)
 
 /* ---- the online commands' writes ---- */
 
+/*
+ * Entry id went from the queue while its queue message was message: the
+ * command's final view of it (seated, left), drawn from the entry as read
+ * before the transaction, edits that message, whatever the view knew. A
+ * first post of the message recorded after the read is no longer missed
+ * (a second message); one recorded after the entry went is handed to the
+ * view in the outbox by the adapter that posted it.
+ */
+static int queue_view_edits(struct ctx *c, int64_t id, const char *message)
+{
+	size_t i;
+	json_t *r;
+
+	if (!message[0])
+		return GB_OK;
+	json_array_foreach(c->replies, i, r) {
+		if (!json_is_true(json_object_get(r, "queue")) ||
+		    json_integer_value(json_object_get(r, "entry")) != id)
+			continue;
+		json_object_set_new(r, "message", json_text(message));
+		/* its outbox row's text is made already in a private chat's command: made again */
+		if (i < c->nreply_text) {
+			char *text = json_compact(r);
+
+			if (!text)
+				return GB_ENOMEM;
+			free(c->reply_text[i]);
+			c->reply_text[i] = text;
+		}
+	}
+	return GB_OK;
+}
+
 int online_commit(struct ctx *c)
 {
 	struct store *s = c->ws;
 	const struct command *cmd = c->cmd;
+	char messages[GB_MAX_SEATS][32];
 	int rc = GB_OK;
 
 	if (c->ow.nclaim)
-		rc = store_queue_claim(s, c->ow.claim, c->ow.nclaim);
+		rc = store_queue_claim(s, c->ow.claim, c->ow.nclaim, messages);
+	for (int i = 0; !rc && i < c->ow.nclaim; i++)
+		rc = queue_view_edits(c, c->ow.claim[i], messages[i]);
 	if (!rc && c->ow.queue_add) {
 		rc = store_queue_add(s, &c->ow.queue);
 		/* queued meanwhile (a second tap): decide again, and say so */
 		if (rc == GB_EEXISTS)
 			rc = GB_ECONFLICT;
 	}
-	if (!rc && c->ow.queue_leave)
-		rc = store_queue_leave(s, cmd->platform, cmd->user, NULL);
+	if (!rc && c->ow.queue_leave) {
+		rc = store_queue_leave(s, cmd->platform, cmd->user, NULL, messages[0], sizeof(messages[0]));
+		if (!rc)
+			rc = queue_view_edits(c, c->ow.queue_left, messages[0]);
+	}
 	if (!rc && c->ow.queue_fill) {
 		rc = store_queue_fill(s, cmd->platform, cmd->user, c->ow.queue_fill == 1);
 		if (rc == GB_ENOTFOUND)

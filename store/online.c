@@ -47,20 +47,26 @@ int store_queue_add(struct store *s, const struct store_queue *e)
 	return q_end(&q);
 }
 
-int store_queue_leave(struct store *s, const char *platform, const char *user, int *left)
+int store_queue_leave(struct store *s, const char *platform, const char *user, int *left, char *message,
+		      size_t cap)
 {
 	struct q q;
+	int row;
 
 	if (left)
 		*left = 0;
+	if (message && cap)
+		message[0] = '\0';
 	if (!s || !person_ok(platform, user))
 		return GB_EARGS;
 	q = q_get(s, SQL_QUEUE_LEAVE);
 	q_text(&q, 1, platform);
 	q_text(&q, 2, user);
-	q_row(&q);
+	row = q_row(&q);
+	if (row && message && cap)
+		col_copy(&q, 0, message, cap);
 	if (!q.rc && left)
-		*left = q.s->ops->changes(s->b) > 0;
+		*left = row;
 	return q_end(&q);
 }
 
@@ -189,18 +195,27 @@ int store_queue_fill(struct store *s, const char *platform, const char *user, in
 	return q_end(&q);
 }
 
-int store_queue_claim(struct store *s, const int64_t *ids, int n)
+int store_queue_claim(struct store *s, const int64_t *ids, int n, char (*messages)[32])
 {
 	int got = 0;
 	struct q q;
 
 	if (!s || !ids || n < 1 || n > 4)
 		return GB_EARGS;
+	for (int i = 0; messages && i < n; i++)
+		messages[i][0] = '\0';
 	q = q_get(s, SQL_QUEUE_CLAIM);
 	for (int i = 0; i < 4; i++)
 		q_i64(&q, i + 1, i < n ? ids[i] : -1);
-	while (q_row(&q))
+	while (q_row(&q)) {
+		int64_t id = col_i64(&q, 0);
+
+		/* the rows come back in no particular order */
+		for (int i = 0; messages && i < n; i++)
+			if (ids[i] == id)
+				col_copy(&q, 1, messages[i], sizeof(messages[i]));
 		got++;
+	}
 	if (!q.rc && got != n)
 		q.rc = GB_ECONFLICT;
 	return q_end(&q);

@@ -277,6 +277,7 @@ static const struct {
 	HOT(SQL_OUT_CLAIM, "telegram", "9000000000000", "9000000030000", "32"),
 	HOT(SQL_OUT_DONE, "1"),
 	HOT(SQL_OUT_RETRY, "1", "1000", "0"),
+	HOT(SQL_OUT_PAYLOAD, "1", "{}"),
 	HOT(SQL_OUT_CHAT, "telegram", "-1001000", "32"),
 	HOT(SQL_TIMER_SET, "1", "bot", "1000", "1"),
 	HOT(SQL_TIMER_CLEAR, "1", "bot"),
@@ -1086,6 +1087,20 @@ int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attem
 	int attempt = count_attempt != 0;
 
 	return out_change(s, SQL_OUT_RETRY, id, &due_ms, &attempt);
+}
+
+int store_out_set_payload(struct store *s, int64_t id, const char *payload)
+{
+	struct q q;
+
+	if (!s || !payload)
+		return GB_EARGS;
+	q = q_get(s, SQL_OUT_PAYLOAD);
+	q_i64(&q, 1, id);
+	q_text(&q, 2, payload);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
 }
 
 int store_out_set_aside(struct store *s, int64_t id, const char *why)

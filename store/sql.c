@@ -85,6 +85,8 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" (SELECT count(*) FROM outbox WHERE aside_ms IS NOT NULL),"
 		" (SELECT min(due_ms) FROM outbox WHERE aside_ms IS NULL)",
 	[SQL_OUT_DONE] = "DELETE FROM outbox WHERE id = ?1",
+	/* a pending row's view rewritten (a queue message's id handed to it): never one set aside */
+	[SQL_OUT_PAYLOAD] = "UPDATE outbox SET payload = ?2 WHERE id = ?1 AND aside_ms IS NULL",
 	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + CAST(?3 AS INTEGER) WHERE id = ?1 AND aside_ms IS NULL",
 	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
@@ -169,7 +171,8 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_QUEUE_ADD] = "INSERT INTO online_queue (game, seats, stake, platform, user_id, chat, name,"
 		" lang, fill, rating, since_ms, shown) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
 		" ON CONFLICT (platform, user_id) DO NOTHING",
-	[SQL_QUEUE_LEAVE] = "DELETE FROM online_queue WHERE platform = ?1 AND user_id = ?2",
+	/* the entry's queue message as it is when it goes: its final view edits that one */
+	[SQL_QUEUE_LEAVE] = "DELETE FROM online_queue WHERE platform = ?1 AND user_id = ?2 RETURNING message",
 	[SQL_QUEUE_OF] = "SELECT " STORE_QUEUE_COLS " FROM online_queue WHERE platform = ?1 AND user_id = ?2",
 	[SQL_QUEUE_LIST] = "SELECT " STORE_QUEUE_COLS " FROM online_queue"
 		" ORDER BY game, seats, stake, since_ms, id LIMIT ?1",
@@ -178,9 +181,11 @@ const char *const store_sql_common[SQL_COUNT] = {
 	 * The claim: the entries of one table taken out of the queue in one
 	 * statement. Two instances claiming the same entry: the second finds
 	 * it gone (PostgreSQL waits for the first's row lock, then skips the
-	 * row deleted), gets fewer rows back and gives the table up.
+	 * row deleted), gets fewer rows back and gives the table up. Each
+	 * entry's queue message as it is when the entry goes (PostgreSQL
+	 * returns the row as a concurrent recording of it left it).
 	 */
-	[SQL_QUEUE_CLAIM] = "DELETE FROM online_queue WHERE id IN (?1, ?2, ?3, ?4) RETURNING id",
+	[SQL_QUEUE_CLAIM] = "DELETE FROM online_queue WHERE id IN (?1, ?2, ?3, ?4) RETURNING id, message",
 	/* the people waiting counted as they join and leave, the longest wait a game's first entry */
 	[SQL_QUEUE_BY_GAME] = "SELECT w.game, sum(w.waiting), (SELECT min(q.since_ms) FROM online_queue AS q"
 		" WHERE q.game = w.game) FROM online_waiting AS w GROUP BY w.game HAVING sum(w.waiting) > 0"

@@ -488,6 +488,13 @@ int store_out_done(struct store *s, int64_t id);
 int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt);
 
 /*
+ * A pending row's payload replaced (a view rewritten before it is sent,
+ * inside a transaction that read it with store_out_chat()). GB_ENOTFOUND
+ * if there is no such row, or it was set aside.
+ */
+int store_out_set_payload(struct store *s, int64_t id, const char *payload);
+
+/*
  * Given up: the row stays in the database, set aside with why (NULL "")
  * and the time, and is never claimed (nor listed by store_out_due) again;
  * the rows behind it in its chat go on. GB_ENOTFOUND if there is no such
@@ -709,8 +716,13 @@ int store_queue_set_message(struct store *s, const char *platform, const char *c
 			    int *found);
 int store_queue_shown(struct store *s, int64_t id, int shown);
 
-/* The person leaves the queue; *left (may be NULL) 1 when they were in it. */
-int store_queue_leave(struct store *s, const char *platform, const char *user, int *left);
+/*
+ * The person leaves the queue; *left (may be NULL) 1 when they were in it,
+ * and message (may be NULL, cap bytes) the id of their queue message as
+ * it was when the entry went ("" none).
+ */
+int store_queue_leave(struct store *s, const char *platform, const char *user, int *left, char *message,
+		      size_t cap);
 
 /* The person's queue entry. GB_ENOTFOUND when they wait for nothing. */
 int store_queue_of(struct store *s, const char *platform, const char *user, struct store_queue *out);
@@ -724,9 +736,11 @@ int store_queue_fill(struct store *s, const char *platform, const char *user, in
 /*
  * Take the n entries ids[0..n-1] (n 1 to 4) out of the queue in one
  * statement: GB_OK when every one of them was still there, else
- * GB_ECONFLICT (someone else claimed one first; roll back).
+ * GB_ECONFLICT (someone else claimed one first; roll back). messages (may
+ * be NULL) gets each entry's queue message id as it was when the entry
+ * went, messages[i] ids[i]'s ("" none).
  */
-int store_queue_claim(struct store *s, const int64_t *ids, int n);
+int store_queue_claim(struct store *s, const int64_t *ids, int n, char (*messages)[32]);
 
 /* People waiting per game, up to max games: game, count, and since when the longest waits. */
 struct store_queue_count {

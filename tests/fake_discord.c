@@ -540,6 +540,12 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	/* a copy of its own: this thread goes on with body while a test reads the record */
 	record(f, method, path, auth, json_deep_copy(body), status);
 	pthread_mutex_unlock(&f->lock);
+	if (kind == FAKE_DC_SLOW && arg > 0) {
+		/* recorded on arrival, answered late: a thread per connection, so only this call waits */
+		struct timespec nap = { arg / 1000, (arg % 1000) * 1000000L };
+
+		nanosleep(&nap, NULL);
+	}
 
 	cur_limits = &lim;
 	switch (status) {

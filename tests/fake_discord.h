@@ -16,7 +16,7 @@
  *   - faults programmed per method and path prefix: the next `count`
  *     matching calls (after `skip` of them pass) answer 429 with a
  *     fractional retry_after (and `global`), 404 (an unknown message or
- *     webhook), 403 or 500;
+ *     webhook), 403 or 500, or are answered slowly;
  *   - channels denied to the bot (fake_dc_deny_channel): 403 as Discord
  *     answers an app added without its bot user;
  *   - interaction tokens marked expired: their webhook calls answer 404
@@ -58,6 +58,7 @@ enum fake_dc_fault {
 	FAKE_DC_404,            /* 404 "Unknown Message" (code 10008) */
 	FAKE_DC_403,            /* 403 "Missing Access" (code 50001) */
 	FAKE_DC_500,            /* 500 */
+	FAKE_DC_SLOW,           /* wait arg milliseconds, then answer as it would have */
 };
 
 struct fake_dc;

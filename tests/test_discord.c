@@ -1338,6 +1338,70 @@ static void test_answer_found_behind_a_long_queue(void **state)
 	bob_joins_and_starts(w, custom, sizeof(custom));
 }
 
+/*
+ * A person's queue message is posted once: posted by the worker (the
+ * interaction that answered with it long gone) while its entry goes
+ * (seated), the id is handed to the entry's last view waiting behind it,
+ * which edits that message as the bot. A press on it afterwards edits it
+ * in place; one that cannot be edited any more is left as it is.
+ */
+static void test_queue_message_once(void **state)
+{
+	struct world *w = *state;
+	struct store_queue e = { .game = "ludo", .seats = 2, .platform = "discord", .user = ALICE,
+				 .chat = CHANNEL, .name = "Asha", .lang = "en", .since_ms = 1 };
+	struct store_queue list[2];
+	struct store_out row, rows[4];
+	struct delivery d;
+	char path[256], want[128];
+	int64_t later = bot_now_ms() + 3600 * 1000;
+	json_t *body, *v;
+	int n = 0;
+
+	assert_int_equal(store_queue_add(w->b.store, &e), GB_OK);
+	assert_int_equal(store_queue_list(w->b.store, list, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	/* the table opens while the first post is on its way: the entry goes, its last view waits */
+	assert_int_equal(store_queue_claim(w->b.store, &list[0].id, 1, NULL), GB_OK);
+	assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, 0, "queue",
+				       "{\"kind\":\"table\",\"queue\":true,\"text\":\"ready\",\"lang\":\"en\"}",
+				       later), GB_OK);
+	row_of(&row, "{\"kind\":\"table\",\"queue\":true,\"text\":\"2 wait\",\"lang\":\"en\"}");
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/" CHANNEL "/messages"), 1);
+	assert_int_equal(store_out_chat(w->b.store, "discord", CHANNEL, rows, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	v = json_loads(rows[0].payload, 0, NULL);
+	snprintf(want, sizeof(want), "%s", json_string_value(json_object_get(v, "message")));
+	json_decref(v);
+	assert_true(want[0] != '\0');
+	/* that view edits the message posted, as the bot */
+	row_of(&row, rows[0].payload);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(store_out_done(w->b.store, rows[0].id), GB_OK);
+	store_out_release(&rows[0]);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/" CHANNEL "/messages"), 1);
+	body = fake_dc_last(w->fake, "PATCH", "/channels/", path, sizeof(path));
+	assert_non_null(body);
+	assert_string_equal(json_string_value(json_object_get(body, "content")), "ready");
+	json_decref(body);
+	assert_string_equal(path + strlen("/channels/" CHANNEL "/messages/"), want);
+	/* an outdated message edited in place; one gone is left as it is, nothing posted */
+	snprintf(path, sizeof(path), "{\"kind\":\"table\",\"queue\":true,\"stale\":true,\"message\":\"%s\","
+		 "\"text\":\"seated\",\"lang\":\"en\"}", want);
+	row_of(&row, path);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, "PATCH", "/channels/"), 2);
+	fake_dc_fault(w->fake, "PATCH", "/channels/", 0, 1, FAKE_DC_404, 0);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w->fake, "PATCH", "/channels/"), 3);
+	assert_int_equal(fake_dc_count(w->fake, "POST", NULL), 1);
+}
+
 static void test_delivery_faults(void **state)
 {
 	struct world *w = *state;
@@ -2379,6 +2443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_callbreak_one_person_three_computers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ludo_two_people, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answer_found_behind_a_long_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_message_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delivery_faults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strict_limits_paced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edited_through_original_then_by_id, setup,

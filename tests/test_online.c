@@ -34,6 +34,7 @@ struct person {
 	char *lines;         /* every other text their chat was sent */
 	json_t *queue;       /* the newest queue message shown in their chat */
 	int queue_rows;      /* queue messages sent to their chat (each an edit of the one message) */
+	json_t *stale;       /* the newest edit of an outdated queue message in their chat */
 	char queue_key[32];  /* the outbox key they all came under */
 	const char *reads;   /* "en" or "ne": every text to them is checked to be in it; NULL none */
 	int checked;         /* texts so checked */
@@ -74,6 +75,7 @@ static int teardown(void **state)
 	for (int i = 0; i < f->np; i++) {
 		json_decref(f->p[i].view);
 		json_decref(f->p[i].queue);
+		json_decref(f->p[i].stale);
 		free(f->p[i].lines);
 	}
 	store_free(f->b.store);
@@ -173,7 +175,15 @@ static void drain(struct fixture *f)
 					if (text && strstr(text, f->p[q].user))
 						fail_msg("%s's id shown to %s: %s", f->p[q].name, to->name, text);
 				check_language(to, text);
-				if (json_is_true(json_object_get(j, "queue"))) {
+				if (json_is_true(json_object_get(j, "stale"))) {
+					/* an outdated queue message edited aside: no key, replacing no other row */
+					assert_true(json_is_true(json_object_get(j, "queue")));
+					assert_string_equal(kind, "table");
+					assert_string_equal(rows[i].key, "");
+					assert_int_equal(rows[i].table, 0);
+					json_decref(to->stale);
+					to->stale = json_incref(j);
+				} else if (json_is_true(json_object_get(j, "queue"))) {
 					/* the queue message: one per chat, edited in place (its rows share a key) */
 					assert_string_equal(kind, "table");
 					assert_null(json_object_get(j, "table"));
@@ -198,6 +208,9 @@ static void drain(struct fixture *f)
 	}
 }
 
+/* The message a press is on ("" none): the next send_cmd()'s. */
+static const char *pressed_on = "";
+
 static int send_cmd(struct fixture *f, struct person *p, const char *text, bool private_chat,
 		    int64_t table, int turn)
 {
@@ -205,6 +218,8 @@ static int send_cmd(struct fixture *f, struct person *p, const char *text, bool 
 	int rc;
 
 	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.button_message, sizeof(cmd.button_message), "%s", pressed_on);
+	pressed_on = "";
 	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
 	snprintf(cmd.platform, sizeof(cmd.platform), "%s", p->platform);
 	snprintf(cmd.chat, sizeof(cmd.chat), "%s", private_chat ? p->chat : "group-1");
@@ -589,6 +604,64 @@ static void test_queue_message_counts(void **state)
 }
 
 /*
+ * "Leave the queue" (or "Computers may fill") pressed on a queue message
+ * after its person was seated - a message that could not be edited, or
+ * was posted twice: they are told their table is ready and how to leave
+ * it, in their language, and that message is edited to say so, its
+ * buttons gone (never posted afresh, replacing no other row). Typed, the
+ * same answer, and nothing to edit; in no queue and at no table, the
+ * answer says how to join one.
+ */
+static void test_outdated_queue_message_pressed(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+
+	say(f, b, "/lang ne");
+	a->reads = "en";
+	b->reads = "ne";
+	say(f, a, "/online ludo");
+	say(f, b, "/online ludo");
+	wait_ms(f, 1000);
+	assert_non_null(a->view);
+	assert_non_null(b->view);
+	assert_non_null(strstr(queue_text(a), "Your table of Ludo is ready"));
+
+	pressed_on = "4242";
+	say(f, a, "/online leave");
+	assert_non_null(strstr(a->lines, "Your table of Ludo is ready and you are seated at it"));
+	assert_non_null(strstr(a->lines, "/leave hands your seat to a computer"));
+	assert_null(strstr(a->lines, "not in a queue"));
+	assert_non_null(a->stale);
+	assert_string_equal(json_string_value(json_object_get(a->stale, "message")), "4242");
+	assert_null(json_object_get(a->stale, "buttons"));
+	assert_non_null(strstr(json_string_value(json_object_get(a->stale, "text")), "you are seated at it"));
+	pressed_on = "99887766";
+	say(f, b, "/online fill");
+	assert_non_null(strstr(b->lines, "तपाईंको लुडोको टेबल तयार छ र तपाईं त्यसमा बसिसक्नुभएको छ"));
+	assert_non_null(strstr(b->lines, "/leave ले तपाईंको सिट कम्प्युटरलाई दिन्छ"));
+	assert_non_null(b->stale);
+	assert_string_equal(json_string_value(json_object_get(b->stale, "message")), "99887766");
+	assert_non_null(strstr(json_string_value(json_object_get(b->stale, "text")), "बसिसक्नुभएको"));
+	/* typed: the same answer, nothing to edit */
+	json_decref(a->stale);
+	a->stale = NULL;
+	say(f, a, "/online leave");
+	assert_non_null(strstr(a->lines, "you are seated at it"));
+	assert_null(a->stale);
+	/* the table is theirs still: the game plays on to its end */
+	play_out(f, 4000);
+	/* over: in no queue and at no table, a press says how to queue, and edits nothing */
+	pressed_on = "4242";
+	say(f, a, "/online leave");
+	assert_non_null(strstr(a->lines, "not in a queue"));
+	assert_null(a->stale);
+	assert_true(a->checked > 5);
+	assert_true(b->checked > 5);
+}
+
+/*
  * /block once the person's online tables were pruned (verify_keep_days):
  * nobody is blocked, and the answer says there is no recent table to
  * block someone from, in the person's language.
@@ -676,6 +749,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_callbreak_hands_and_pot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_message_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outdated_queue_message_pressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
 	};

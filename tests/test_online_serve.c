@@ -9,9 +9,15 @@
  * named only by the names they chose (never a platform id, a username or
  * a platform name); the stakes settle, the ledger adds up, ratings move.
  * The queue messages are edited in place until they say the table is ready.
+ *
+ * A queue message is posted once even when the platform is slow to answer
+ * its post and the table opens meanwhile (Telegram and Discord, then two
+ * instances on one PostgreSQL database: GAMEBOT_TEST_PG, tests/pg.sh), and
+ * its "Leave the queue" pressed afterwards says the table is ready.
  */
 #include <curl/curl.h>
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sodium.h>
@@ -61,6 +67,10 @@ struct world {
 	long long update;
 	unsigned seq;
 	int tg_seen, dc_seen;
+	char dc_token[48];        /* the last interaction's token */
+	/* a second instance on the same PostgreSQL database, when there is one */
+	pid_t pid2;
+	char tg_url2[96], schema[64];
 	long long dc_posts;
 	struct person p[NP];
 };
@@ -231,6 +241,12 @@ static void look(struct world *w)
 
 /* ---- what they send ---- */
 
+/* The webhook an update goes to: with two instances, each in turn. */
+static const char *tg_url_for(struct world *w, long long update)
+{
+	return w->tg_url2[0] && update % 2 ? w->tg_url2 : w->tg_url;
+}
+
 static void tg_send(struct world *w, struct person *p, const char *text)
 {
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
@@ -244,14 +260,15 @@ static void tg_send(struct world *w, struct person *p, const char *text)
 		      p->id, "first_name", p->secret_name, "username", p->secret_name, "chat", "id", p->id, "type",
 		      "private", "text", text);
 	body = json_dumps(u, JSON_COMPACT);
-	assert_int_equal(post(w, w->tg_url, body, h, &in), 200);
+	assert_int_equal(post(w, tg_url_for(w, id), body, h, &in), 200);
 	free(body);
 	json_decref(u);
 	sb_release(&in);
 	curl_slist_free_all(h);
 }
 
-static void tg_press(struct world *w, struct person *p, const char *data)
+/* A press of the button with data on message message_id of p's chat. */
+static void tg_press_on(struct world *w, struct person *p, const char *data, long long message_id)
 {
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	struct strbuf in = { 0 };
@@ -263,15 +280,20 @@ static void tg_press(struct world *w, struct person *p, const char *data)
 	snprintf(qid, sizeof(qid), "q%lld", id);
 	fake_tg_query(w->tg, qid);
 	h = curl_slist_append(h, "X-Telegram-Bot-Api-Secret-Token: " SECRET);
-	u = json_pack("{sIs{sss{ssss}s{sis{ssss}}ssss}}", "update_id", id, "callback_query", "id", qid, "from",
-		      "id", p->id, "first_name", p->secret_name, "message", "message_id", 100, "chat", "id", p->id,
-		      "type", "private", "chat_instance", "1", "data", data);
+	u = json_pack("{sIs{sss{ssss}s{sIs{ssss}}ssss}}", "update_id", id, "callback_query", "id", qid, "from",
+		      "id", p->id, "first_name", p->secret_name, "message", "message_id", message_id, "chat", "id",
+		      p->id, "type", "private", "chat_instance", "1", "data", data);
 	body = json_dumps(u, JSON_COMPACT);
-	assert_int_equal(post(w, w->tg_url, body, h, &in), 200);
+	assert_int_equal(post(w, tg_url_for(w, id), body, h, &in), 200);
 	free(body);
 	json_decref(u);
 	sb_release(&in);
 	curl_slist_free_all(h);
+}
+
+static void tg_press(struct world *w, struct person *p, const char *data)
+{
+	tg_press_on(w, p, data, 100);
 }
 
 /* An interaction (data consumed) from the Discord person in their DM; the answer read as shown. */
@@ -288,6 +310,7 @@ static void dc_send(struct world *w, struct person *p, int type, json_t *data)
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)(((uint64_t)(wall_ms() - DC_EPOCH) << 22) |
 							   (++w->seq & 0x3fffff)));
 	snprintf(tok, sizeof(tok), "tok-%s", id);
+	snprintf(w->dc_token, sizeof(w->dc_token), "%s", tok);
 	/* a direct message: `user`, no `member`, no guild */
 	ia = json_pack("{sisssssssss{sssi}s{ssss}so}", "type", type, "id", id, "application_id", APP, "token", tok,
 		       "channel_id", p->channel, "channel", "id", p->channel, "type", 1, "user", "id", p->id,
@@ -374,7 +397,58 @@ static bool game_over(struct world *w)
 
 /* ---- the service ---- */
 
-static int setup(void **state)
+static void quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* Run sql on the PostgreSQL server base as it is (outside any test schema); 0 or -1. */
+static int pg_admin(const char *base, const char *sql)
+{
+	PGconn *c = PQconnectdb(base);
+	PGresult *res = NULL;
+	int rc;
+
+	PQsetNoticeProcessor(c, quiet, NULL);
+	if (PQstatus(c) == CONNECTION_OK)
+		res = PQexec(c, sql);
+	rc = res && PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
+
+	if (rc)
+		fprintf(stderr, "postgresql: %s", PQerrorMessage(c));
+	PQclear(res);
+	PQfinish(c);
+	return rc;
+}
+
+/* Start instance k (0 or 1) of the service on db, listening on port; its pid, or -1. */
+static pid_t start_instance(struct world *w, int k, const char *db, int port)
+{
+	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1], e_db[1200], e_listen[64], e_tg[160], e_dc[160], e_pk[160];
+	char log[128], health[64];
+	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
+	const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen, "GAMEBOT_TELEGRAM_TOKEN=" TG_TOKEN,
+			      e_tg, "GAMEBOT_TELEGRAM_MODE=webhook", "GAMEBOT_TELEGRAM_SECRET=" SECRET,
+			      "GAMEBOT_TELEGRAM_PACING=off", e_pk, "DISCORD_APP_ID=" APP,
+			      "DISCORD_TOKEN=" DC_TOKEN, e_dc, "GAMEBOT_ONLINE_FILL_AFTER=1",
+			      "GAMEBOT_RATE_USER_PER_MIN=0", "GAMEBOT_RATE_CHAT_PER_MIN=0", NULL };
+	pid_t pid;
+
+	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
+	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", db);
+	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
+	snprintf(e_tg, sizeof(e_tg), "GAMEBOT_TELEGRAM_API_URL=%s", fake_tg_url(w->tg));
+	snprintf(e_dc, sizeof(e_dc), "DISCORD_API_URL=%s", fake_dc_url(w->dc));
+	snprintf(e_pk, sizeof(e_pk), "DISCORD_PUBLIC_KEY=%s", hex);
+	snprintf(log, sizeof(log), "%s/serve%d.log", w->dir, k);
+	snprintf(health, sizeof(health), "http://127.0.0.1:%d/healthz", port);
+	pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, log, false);
+	return pid > 0 && wait_serving(pid, health, 20000) ? pid : -1;
+}
+
+/* The fakes, the people and the service: one instance on SQLite, or two on PostgreSQL (pg). */
+static int setup_as(void **state, bool pg)
 {
 	static const struct person people[NP] = {
 		{ false, "70001", NULL, "TgSecretAsha", "Asha", "", NULL, NULL, NULL },
@@ -383,9 +457,8 @@ static int setup(void **state)
 		{ true, "880000000000000004", "660000000000000004", "DcSecretDawa", "Dawa", "", NULL, NULL, NULL },
 	};
 	struct world *w = calloc(1, sizeof(*w));
-	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1], e_db[200], e_listen[64], e_tg[160], e_dc[160], e_pk[160];
-	char log[128], health[64];
-	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
+	const char *base = getenv("GAMEBOT_TEST_PG");
+	char sql[256], db[1100];
 	int port = free_port();
 
 	if (!w || sodium_init() < 0)
@@ -395,32 +468,48 @@ static int setup(void **state)
 	if (!mkdtemp(w->dir) || fake_tg_start(&w->tg, TG_TOKEN, "online_bot") || fake_dc_start(&w->dc, DC_TOKEN))
 		return -1;
 	crypto_sign_keypair(w->pk, w->sk);
-	sodium_bin2hex(hex, sizeof(hex), w->pk, sizeof(w->pk));
 	snprintf(w->db, sizeof(w->db), "%s/o.db", w->dir);
-	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s", w->db);
-	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", port);
-	snprintf(e_tg, sizeof(e_tg), "GAMEBOT_TELEGRAM_API_URL=%s", fake_tg_url(w->tg));
-	snprintf(e_dc, sizeof(e_dc), "DISCORD_API_URL=%s", fake_dc_url(w->dc));
-	snprintf(e_pk, sizeof(e_pk), "DISCORD_PUBLIC_KEY=%s", hex);
-	snprintf(log, sizeof(log), "%s/serve.log", w->dir);
-	snprintf(health, sizeof(health), "http://127.0.0.1:%d/healthz", port);
+	snprintf(db, sizeof(db), "%s", w->db);
+	if (pg) {
+		if (!base || !base[0]) {
+			fprintf(stderr, "GAMEBOT_TEST_PG is not set: no PostgreSQL server (make test starts one"
+					" through tests/pg.sh)\n");
+			return -1;
+		}
+		snprintf(w->schema, sizeof(w->schema), "online_serve_%ld", (long)getpid());
+		snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", w->schema, w->schema);
+		if (pg_admin(base, sql))
+			return -1;
+		snprintf(db, sizeof(db), "%s%soptions=-csearch_path%%3D%s", base, strchr(base, '?') ? "&" : "?",
+			 w->schema);
+	}
 	snprintf(w->tg_url, sizeof(w->tg_url), "http://127.0.0.1:%d/telegram", port);
 	snprintf(w->dc_url, sizeof(w->dc_url), "http://127.0.0.1:%d/discord", port);
 	snprintf(w->metrics_url, sizeof(w->metrics_url), "http://127.0.0.1:%d/metrics", port);
-	{
-		const char *env[] = { "GAMEBOT_CONFIG=/dev/null", e_db, e_listen, "GAMEBOT_TELEGRAM_TOKEN=" TG_TOKEN,
-				      e_tg, "GAMEBOT_TELEGRAM_MODE=webhook", "GAMEBOT_TELEGRAM_SECRET=" SECRET,
-				      "GAMEBOT_TELEGRAM_PACING=off", e_pk, "DISCORD_APP_ID=" APP,
-				      "DISCORD_TOKEN=" DC_TOKEN, e_dc, "GAMEBOT_ONLINE_FILL_AFTER=1",
-				      "GAMEBOT_RATE_USER_PER_MIN=0", "GAMEBOT_RATE_CHAT_PER_MIN=0", NULL };
-
-		w->pid = spawn(bin, (char *const[]){ (char *)bin, "serve", NULL }, env, log, false);
-	}
-	if (w->pid <= 0 || !wait_serving(w->pid, health, 20000))
+	w->pid = start_instance(w, 0, db, port);
+	if (w->pid <= 0)
 		return -1;
+	if (pg) {
+		/* the first migrated the empty schema; the second finds it current */
+		port = free_port();
+		snprintf(w->tg_url2, sizeof(w->tg_url2), "http://127.0.0.1:%d/telegram", port);
+		w->pid2 = start_instance(w, 1, db, port);
+		if (w->pid2 <= 0)
+			return -1;
+	}
 	w->c = curl_easy_init();
 	*state = w;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_as(state, false);
+}
+
+static int setup_pg(void **state)
+{
+	return setup_as(state, true);
 }
 
 static int teardown(void **state)
@@ -432,6 +521,16 @@ static int teardown(void **state)
 	if (w->pid > 0) {
 		kill(w->pid, SIGTERM);
 		waitpid(w->pid, &status, 0);
+	}
+	if (w->pid2 > 0) {
+		kill(w->pid2, SIGTERM);
+		waitpid(w->pid2, &status, 0);
+	}
+	if (w->schema[0]) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", w->schema);
+		pg_admin(getenv("GAMEBOT_TEST_PG"), sql);
 	}
 	fake_tg_free(w->tg);
 	fake_dc_free(w->dc);
@@ -701,10 +800,232 @@ static void test_callbreak_three_telegram_one_discord(void **state)
 	store_free(s);
 }
 
+/* ---- one queue message, ever ---- */
+
+/*
+ * Telegram calls of method into p's chat whose text holds what: how many,
+ * the last one's body into *last (a new reference) when last is not NULL.
+ */
+static int tg_calls(struct world *w, struct person *p, const char *method, const char *what, json_t **last)
+{
+	int n = 0;
+
+	for (int i = 0, all = fake_tg_count(w->tg, NULL); i < all; i++) {
+		char m[64];
+		json_t *b = fake_tg_call(w->tg, i, m, sizeof(m), NULL);
+		const char *text = json_string_value(json_object_get(b, "text"));
+
+		if (!strcmp(m, method) && text && strstr(text, what) && json_object_get(b, "chat_id") &&
+		    tg_person(w, json_object_get(b, "chat_id")) == p) {
+			n++;
+			if (last) {
+				json_decref(*last);
+				*last = json_incref(b);
+			}
+		}
+		json_decref(b);
+	}
+	return n;
+}
+
+/*
+ * Discord calls of method whose path starts with prefix and whose content
+ * holds what: how many; the last one's path into path, its body into
+ * *last (a new reference) when last is not NULL.
+ */
+static int dc_calls(struct world *w, const char *method, const char *prefix, const char *what, char *path,
+		    size_t np, json_t **last)
+{
+	int n = 0;
+
+	for (int i = 0, all = fake_dc_count(w->dc, NULL, NULL); i < all; i++) {
+		char m[16], p[256];
+		int status = 0;
+		json_t *b = fake_dc_call(w->dc, i, m, sizeof(m), p, sizeof(p), NULL, 0, &status);
+		const char *text = json_string_value(json_object_get(b, "content"));
+
+		if (!strcmp(m, method) && !strncmp(p, prefix, strlen(prefix)) && text && strstr(text, what) &&
+		    status < 300) {
+			n++;
+			if (path)
+				snprintf(path, np, "%s", p);
+			if (last) {
+				json_decref(*last);
+				*last = json_incref(b);
+			}
+		}
+		json_decref(b);
+	}
+	return n;
+}
+
+/* The data of the button labelled label among buttons ([[{"label", "data"}]]), into out. */
+static bool button_of(json_t *buttons, const char *label, char *out, size_t n)
+{
+	json_t *row, *b;
+	size_t i, k;
+
+	json_array_foreach(buttons, i, row) {
+		json_array_foreach(row, k, b) {
+			if (!strcmp(json_string_value(json_object_get(b, "label")), label)) {
+				snprintf(out, n, "%s", json_string_value(json_object_get(b, "data")));
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * A queue message is one message, ever: its post on its way (the platform
+ * slow to answer) while the table opens, it is edited to say the table is
+ * ready, never posted a second time. On Telegram, Asha's first post; on
+ * Discord, Dawa's, posted afresh by the service once the interaction that
+ * answered with it could no longer edit it. Several outbox workers deliver
+ * meanwhile. Pressed afterwards, its "Leave the queue" says the table is
+ * ready and how to leave it, and the message loses its buttons.
+ */
+static void test_queue_message_once_while_slow(void **state)
+{
+	struct world *w = *state;
+	struct person *asha = &w->p[0], *bina = &w->p[1], *chiri = &w->p[2], *dawa = &w->p[NP - 1];
+	json_t *b = NULL, *buttons;
+	char path[256], dm[128], leave[128], msg[32];
+	long long t0;
+
+	/* Dawa waits first: the answer to her /online is her queue message; that interaction then expires */
+	dc_slash(w, dawa, "online", json_pack("[{sssiss},{sssisi},{sssiss}]", "name", "game", "type", 3, "value",
+					      "ludo", "name", "stake", "type", 4, "value", 0, "name", "seats", "type",
+					      3, "value", "4p"));
+	assert_non_null(strstr(dawa->seen, "queue for Ludo"));
+	fake_dc_expire_token(w->dc, w->dc_token);
+	/* Chiri comes: Dawa's message is posted afresh, and Discord is slow to answer */
+	fake_dc_fault(w->dc, "POST", "/channels/", 0, 1, FAKE_DC_SLOW, 2500);
+	say(w, chiri, "online", "ludo 4p");
+	assert_true(seen_by(w, chiri, "queue for Ludo", 10000));
+	for (t0 = wall_ms(); !fake_dc_count(w->dc, "POST", "/channels/") && wall_ms() - t0 < 10000;)
+		ms_sleep(10);
+	assert_int_equal(fake_dc_count(w->dc, "POST", "/channels/"), 1);
+	/* Asha comes, and Telegram is slow to answer her queue message's first post */
+	fake_tg_fault(w->tg, "sendMessage", 0, 1, FAKE_TG_SLOW, 2500);
+	say(w, asha, "online", "ludo 4p");
+	for (t0 = wall_ms(); !tg_calls(w, asha, "sendMessage", "queue for Ludo", NULL) && wall_ms() - t0 < 10000;)
+		ms_sleep(10);
+	/* Bina comes while both posts are on their way: the table opens */
+	say(w, bina, "online", "ludo 4p");
+	assert_true(all_seated(w, 20000));
+	assert_true(seen_by(w, asha, "Your table of Ludo is ready", 10000));
+	assert_true(seen_by(w, dawa, "Your table of Ludo is ready", 10000));
+	/* each one's queue message: posted once, edited to say the table is ready */
+	snprintf(dm, sizeof(dm), "/channels/%s/messages/", dawa->channel);
+	assert_int_equal(dc_calls(w, "POST", "/channels/", "queue for Ludo", NULL, 0, NULL), 1);
+	assert_int_equal(dc_calls(w, "POST", "/", "Your table of Ludo is ready", NULL, 0, NULL), 0);
+	assert_int_equal(dc_calls(w, "PATCH", "/", "Your table of Ludo is ready", path, sizeof(path), NULL), 1);
+	/* edited as the bot: the message posted afresh, not the expired answer */
+	assert_int_equal(strncmp(path, dm, strlen(dm)), 0);
+	for (int i = 0; i < NP - 1; i++) {
+		struct person *p = &w->p[i];
+
+		assert_int_equal(tg_calls(w, p, "sendMessage", "queue for Ludo", NULL), 1);
+		assert_int_equal(tg_calls(w, p, "sendMessage", "Your table of Ludo is ready", NULL), 0);
+		assert_int_equal(tg_calls(w, p, "editMessageText", "Your table of Ludo is ready", NULL), 1);
+	}
+
+	/* Asha presses "Leave the queue" on it now: told her table is ready, the message loses its buttons */
+	assert_int_equal(tg_calls(w, asha, "sendMessage", "queue for Ludo", &b), 1);
+	buttons = tg_buttons(b);
+	assert_true(button_of(buttons, "Leave the queue", leave, sizeof(leave)));
+	json_decref(buttons);
+	assert_int_equal(tg_calls(w, asha, "editMessageText", "Your table of Ludo is ready", &b), 1);
+	tg_press_on(w, asha, leave, json_integer_value(json_object_get(b, "message_id")));
+	for (t0 = wall_ms(); tg_calls(w, asha, "editMessageText", "you are seated at it", NULL) < 1 &&
+			     wall_ms() - t0 < 10000;)
+		ms_sleep(20);
+	{
+		json_t *edit = NULL, *answer;
+		int n = fake_tg_count(w->tg, "answerCallbackQuery");
+
+		assert_int_equal(tg_calls(w, asha, "editMessageText", "you are seated at it", &edit), 1);
+		assert_int_equal(json_integer_value(json_object_get(edit, "message_id")),
+				 json_integer_value(json_object_get(b, "message_id")));
+		assert_int_equal(json_array_size(json_object_get(json_object_get(edit, "reply_markup"),
+								 "inline_keyboard")), 0);
+		assert_non_null(strstr(json_string_value(json_object_get(edit, "text")), "/leave hands your seat"));
+		json_decref(edit);
+		answer = fake_tg_nth(w->tg, "answerCallbackQuery", n - 1);
+		assert_non_null(strstr(json_string_value(json_object_get(answer, "text")),
+				       "Your table of Ludo is ready and you are seated at it"));
+		json_decref(answer);
+	}
+	/* never "you are not in a queue", and no second message */
+	assert_int_equal(tg_calls(w, asha, "sendMessage", "you are seated at it", NULL), 0);
+	json_decref(b);
+	b = NULL;
+
+	/* Dawa presses it on hers: the press's answer edits that message in place, without buttons */
+	assert_int_equal(dc_calls(w, "POST", "/channels/", "queue for Ludo", NULL, 0, &b), 1);
+	buttons = dc_buttons(b);
+	assert_true(button_of(buttons, "Leave the queue", leave, sizeof(leave)));
+	json_decref(buttons);
+	json_decref(b);
+	snprintf(msg, sizeof(msg), "%s", dawa->msg);
+	snprintf(dawa->msg, sizeof(dawa->msg), "%.31s", path + strlen(dm));
+	free(dawa->seen);
+	dawa->seen = NULL;
+	dc_send(w, dawa, 3, json_pack("{sssi}", "custom_id", leave, "component_type", 2));
+	snprintf(dawa->msg, sizeof(dawa->msg), "%s", msg);
+	assert_non_null(dawa->seen);
+	assert_non_null(strstr(dawa->seen, "Your table of Ludo is ready and you are seated at it"));
+	assert_null(strstr(dawa->seen, "not in a queue"));
+	assert_int_equal(dc_calls(w, "POST", "/channels/", "you are seated at it", NULL, 0, NULL), 0);
+	/* and each table message, posted behind those slow posts, was posted once */
+	for (int i = 0; i < NP - 1; i++)
+		assert_int_equal(tg_calls(w, &w->p[i], "sendMessage", "Seal ", NULL), 1);
+	assert_int_equal(dc_calls(w, "POST", "/", "Seal ", NULL, 0, NULL), 1);
+}
+
+/*
+ * The same on two instances sharing one PostgreSQL database, the people's
+ * updates to either in turn: Asha's queue message's first post is slow,
+ * Bina comes meanwhile, whichever instance seats them and whichever's
+ * workers deliver, the message is posted once and edited to say the
+ * table is ready; so is Bina's, and each one's table message is posted once.
+ */
+static void test_queue_message_once_two_instances(void **state)
+{
+	struct world *w = *state;
+	struct person *asha = &w->p[0], *bina = &w->p[1];
+	long long t0;
+
+	fake_tg_fault(w->tg, "sendMessage", 0, 1, FAKE_TG_SLOW, 2500);
+	say(w, asha, "online", "ludo");
+	for (t0 = wall_ms(); !tg_calls(w, asha, "sendMessage", "queue for Ludo", NULL) && wall_ms() - t0 < 10000;)
+		ms_sleep(10);
+	say(w, bina, "online", "ludo");
+	for (t0 = wall_ms(); (!asha->text || !bina->text) && wall_ms() - t0 < 20000;) {
+		look(w);
+		ms_sleep(20);
+	}
+	assert_non_null(asha->text);
+	assert_non_null(bina->text);
+	assert_true(seen_by(w, asha, "Your table of Ludo is ready", 10000));
+	assert_true(seen_by(w, bina, "Your table of Ludo is ready", 10000));
+	for (int i = 0; i < 2; i++) {
+		struct person *p = &w->p[i];
+
+		assert_int_equal(tg_calls(w, p, "sendMessage", "queue for Ludo", NULL), 1);
+		assert_int_equal(tg_calls(w, p, "sendMessage", "Your table of Ludo is ready", NULL), 0);
+		assert_int_equal(tg_calls(w, p, "editMessageText", "Your table of Ludo is ready", NULL), 1);
+		assert_int_equal(tg_calls(w, p, "sendMessage", "Seal ", NULL), 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_callbreak_three_telegram_one_discord, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_message_once_while_slow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_message_once_two_instances, setup_pg, teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);

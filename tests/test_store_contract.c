@@ -2646,18 +2646,18 @@ static void test_queue_counted_and_ordered(void **state)
 	assert_string_equal(list[3].user, "p0");
 	assert_string_equal(list[4].user, "p4");
 	/* p3 leaves, p1 and p2 are seated together: p0 waits alone, the longest */
-	assert_int_equal(store_queue_leave(f->s, "telegram", "p3", &left), GB_OK);
+	assert_int_equal(store_queue_leave(f->s, "telegram", "p3", &left, NULL, 0), GB_OK);
 	assert_int_equal(left, 1);
 	claim[0] = list[0].id;
 	claim[1] = list[2].id;
-	assert_int_equal(store_queue_claim(f->s, claim, 2), GB_OK);
-	assert_int_equal(store_queue_claim(f->s, claim, 2), GB_ECONFLICT);
+	assert_int_equal(store_queue_claim(f->s, claim, 2, NULL), GB_OK);
+	assert_int_equal(store_queue_claim(f->s, claim, 2, NULL), GB_ECONFLICT);
 	assert_int_equal(store_queue_by_game(f->s, c, 4, &n), GB_OK);
 	assert_int_equal(n, 2);
 	assert_int_equal(c[0].waiting, 1);
 	assert_int_equal(c[0].oldest_ms, 400);
 	/* the last of a game gone: the game no longer listed */
-	assert_int_equal(store_queue_leave(f->s, "telegram", "p4", &left), GB_OK);
+	assert_int_equal(store_queue_leave(f->s, "telegram", "p4", &left, NULL, 0), GB_OK);
 	assert_int_equal(store_queue_by_game(f->s, c, 4, &n), GB_OK);
 	assert_int_equal(n, 1);
 	assert_string_equal(c[0].game, "ludo");
@@ -2749,6 +2749,72 @@ static void test_pruning_in_batches(void **state)
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM outbox"), 2);
 }
 
+/*
+ * An entry's queue message as it is when the entry goes (left, or claimed
+ * for a table): its last view edits that one. A pending row's view
+ * rewritten (the message handed to it), never one set aside.
+ */
+static void test_queue_message_when_it_goes(void **state)
+{
+	struct fixture *f = *state;
+	struct store_queue q = { .game = "ludo", .seats = 2, .platform = "telegram", .name = "P", .lang = "en" };
+	struct store_queue list[4];
+	struct store_out rows[4];
+	char messages[3][32], message[32];
+	int64_t claim[3];
+	int n = 0, left = 0, found = 0;
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(q.user, sizeof q.user, "u%d", i);
+		snprintf(q.chat, sizeof q.chat, "c%d", i);
+		q.since_ms = 100 + i;
+		assert_int_equal(store_queue_add(f->s, &q), GB_OK);
+	}
+	assert_int_equal(store_queue_set_message(f->s, "telegram", "c0", "700", &found), GB_OK);
+	assert_int_equal(found, 1);
+	assert_int_equal(store_queue_set_message(f->s, "telegram", "c2", "702", &found), GB_OK);
+	assert_int_equal(store_queue_list(f->s, list, 4, &n), GB_OK);
+	assert_int_equal(n, 3);
+	/* claimed in another order than listed: each its own message, none for the one never posted */
+	claim[0] = list[2].id;
+	claim[1] = list[1].id;
+	claim[2] = list[0].id;
+	assert_int_equal(store_queue_claim(f->s, claim, 3, messages), GB_OK);
+	assert_string_equal(messages[0], "702");
+	assert_string_equal(messages[1], "");
+	assert_string_equal(messages[2], "700");
+	/* gone: a message recorded now finds nobody there */
+	assert_int_equal(store_queue_set_message(f->s, "telegram", "c1", "701", &found), GB_OK);
+	assert_int_equal(found, 0);
+	/* leaving says the message it had */
+	assert_int_equal(store_queue_add(f->s, &q), GB_OK);
+	assert_int_equal(store_queue_set_message(f->s, "telegram", "c2", "703", &found), GB_OK);
+	assert_int_equal(store_queue_leave(f->s, "telegram", "u2", &left, message, sizeof message), GB_OK);
+	assert_int_equal(left, 1);
+	assert_string_equal(message, "703");
+	assert_int_equal(store_queue_leave(f->s, "telegram", "u2", &left, message, sizeof message), GB_OK);
+	assert_int_equal(left, 0);
+	assert_string_equal(message, "");
+	/* a pending row's payload rewritten; a row set aside, or none, is not */
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, "queue", "{\"n\":1}", 100), GB_OK);
+	assert_int_equal(store_out_add(f->s, "telegram", "c2", 0, NULL, "{\"n\":2}", 100), GB_OK);
+	assert_int_equal(store_out_chat(f->s, "telegram", "c2", rows, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_out_set_payload(f->s, rows[0].id, "{\"n\":1,\"message\":\"703\"}"), GB_OK);
+	assert_int_equal(store_out_set_aside(f->s, rows[1].id, "test"), GB_OK);
+	assert_int_equal(store_out_set_payload(f->s, rows[1].id, "{}"), GB_ENOTFOUND);
+	assert_int_equal(store_out_set_payload(f->s, rows[1].id + 1000, "{}"), GB_ENOTFOUND);
+	claim[0] = rows[0].id;
+	for (int i = 0; i < 2; i++)
+		store_out_release(&rows[i]);
+	assert_int_equal(store_out_chat(f->s, "telegram", "c2", rows, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].id, claim[0]);
+	assert_string_equal(rows[0].key, "queue");
+	assert_string_equal(rows[0].payload, "{\"n\":1,\"message\":\"703\"}");
+	store_out_release(&rows[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2790,6 +2856,7 @@ int main(void)
 		T(test_name_cut_inside_character),
 		T(test_typical_command),
 		T(test_queue_counted_and_ordered),
+		T(test_queue_message_when_it_goes),
 		T(test_coins_balances_kept),
 		T(test_open_tables_counted),
 #undef T

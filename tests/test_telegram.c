@@ -1188,6 +1188,91 @@ static void deliver_table_posted_then_edited(void **state)
 	assert_int_equal(count_texts(x, "editMessageText", "board 4"), 1);
 }
 
+/* Claim chat's head row (the only one claimable there) and deliver it; its payload into *payload when given. */
+static void deliver_head(struct dfix *x, const char *chat, struct delivery *d, char **payload)
+{
+	struct store_out row[4];
+	int n = 0;
+
+	assert_int_equal(store_out_claim(x->s, "telegram", bot_now_ms(), 30000, row, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(row[0].chat, chat);
+	if (payload)
+		*payload = strdup(row[0].payload);
+	telegram_adapter.deliver(x->self, x->s, &row[0], d);
+	assert_int_equal(d->result, DELIVERY_OK);
+	assert_int_equal(store_out_done(x->s, row[0].id), GB_OK);
+	store_out_release(&row[0]);
+}
+
+/*
+ * A person's queue message is posted once: its first post still on its
+ * way when the entry goes (seated), the entry's last view - queued
+ * meanwhile behind it, not knowing its id - edits it, the id handed to it
+ * in the outbox when the post is recorded. A press on it afterwards edits
+ * that message (never posts one), and one that can no longer be edited
+ * is left as it is.
+ */
+static void deliver_queue_message_once(void **state)
+{
+	struct dfix *x = *state;
+	struct store_queue e = { .game = "ludo", .seats = 2, .platform = "telegram", .user = "77", .chat = "77",
+				 .name = "Asha", .lang = "en", .since_ms = 1 };
+	struct store_queue list[2];
+	struct store_out row[4];
+	struct delivery d;
+	char *payload = NULL;
+	int n = 0;
+	json_t *b;
+
+	assert_int_equal(store_queue_add(x->s, &e), GB_OK);
+	assert_int_equal(store_queue_list(x->s, list, 2, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_out_add(x->s, "telegram", "77", 0, "queue",
+				       "{\"kind\":\"table\",\"queue\":true,\"text\":\"2 wait\",\"buttons\":"
+				       "[[{\"label\":\"Leave the queue\",\"cmd\":\"/online leave\"}]]}", 1), GB_OK);
+	/* the first post in a worker's hands ... */
+	assert_int_equal(store_out_claim(x->s, "telegram", bot_now_ms(), 30000, row, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	/* ... when the table opens: the entry goes, its last view queued behind the post */
+	assert_int_equal(store_queue_claim(x->s, &list[0].id, 1, NULL), GB_OK);
+	assert_int_equal(store_out_add(x->s, "telegram", "77", 0, "queue",
+				       "{\"kind\":\"table\",\"queue\":true,\"text\":\"ready\"}", 2), GB_OK);
+	telegram_adapter.deliver(x->self, x->s, &row[0], &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(store_out_done(x->s, row[0].id), GB_OK);
+	store_out_release(&row[0]);
+	deliver_head(x, "77", &d, &payload);
+	assert_non_null(strstr(payload, "\"message\":\"100\""));
+	free(payload);
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 1);
+	b = fake_tg_nth(x->f, "editMessageText", 0);
+	assert_non_null(b);
+	assert_int_equal(json_integer_value(json_object_get(b, "message_id")), 100);
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "ready");
+	json_decref(b);
+
+	/* "Leave the queue" pressed on it once seated: that message edited, its buttons gone */
+	assert_int_equal(store_out_add(x->s, "telegram", "77", 0, "",
+				       "{\"kind\":\"table\",\"queue\":true,\"stale\":true,\"message\":\"100\","
+				       "\"text\":\"seated\"}", 3), GB_OK);
+	deliver_head(x, "77", &d, NULL);
+	b = fake_tg_nth(x->f, "editMessageText", 1);
+	assert_non_null(b);
+	assert_int_equal(json_integer_value(json_object_get(b, "message_id")), 100);
+	assert_string_equal(json_string_value(json_object_get(b, "text")), "seated");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(b, "reply_markup"), "inline_keyboard")), 0);
+	json_decref(b);
+	/* one too old to edit is left as it is: nothing posted */
+	fake_tg_fault(x->f, "editMessageText", 0, 1, FAKE_TG_NOT_FOUND, 0);
+	assert_int_equal(store_out_add(x->s, "telegram", "77", 0, "",
+				       "{\"kind\":\"table\",\"queue\":true,\"stale\":true,\"message\":\"99\","
+				       "\"text\":\"seated\"}", 4), GB_OK);
+	deliver_head(x, "77", &d, NULL);
+	assert_int_equal(fake_tg_count(x->f, "editMessageText"), 3);
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 1);
+}
+
 static void deliver_faults(void **state)
 {
 	struct dfix *x = *state;
@@ -2631,6 +2716,7 @@ int main(void)
 		cmocka_unit_test(config_spellings),
 		cmocka_unit_test(store_tables_of_a_user),
 		cmocka_unit_test(choices_are_the_legal_actions),
+		cmocka_unit_test_setup_teardown(deliver_queue_message_once, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_table_posted_then_edited, dfix_setup_unpaced,
 						dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_faults, dfix_setup_unpaced, dfix_teardown),
