@@ -16,7 +16,6 @@
  */
 #include <curl/curl.h>
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -35,6 +34,7 @@
 
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/pgadmin.h"
 #include "tests/spawn.h"
 
 #define TOKEN "777:online-scale"
@@ -355,30 +355,6 @@ static void killed_while_queueing_and_playing(void **state)
 	assert_int_equal(seated, 4);
 	store_free(s);
 	close_run(&r);
-}
-
-static void quiet(void *arg, const char *message)
-{
-	(void)arg;
-	(void)message;
-}
-
-static int pg_admin(const char *base, const char *sql)
-{
-	PGconn *c = PQconnectdb(base);
-	PGresult *res = NULL;
-	int rc = -1;
-
-	PQsetNoticeProcessor(c, quiet, NULL);
-	if (PQstatus(c) == CONNECTION_OK) {
-		res = PQexec(c, sql);
-		rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
-	}
-	if (rc)
-		fprintf(stderr, "postgresql: %s", PQerrorMessage(c));
-	PQclear(res);
-	PQfinish(c);
-	return rc;
 }
 
 static void two_instances_seat_a_crowd_once(void **state)

@@ -17,7 +17,6 @@
  */
 #include <curl/curl.h>
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sodium.h>
@@ -36,6 +35,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
+#include "tests/pgadmin.h"
 #include "tests/spawn.h"
 
 #define TG_TOKEN "555:online-test"
@@ -396,31 +396,6 @@ static bool game_over(struct world *w)
 }
 
 /* ---- the service ---- */
-
-static void quiet(void *arg, const char *message)
-{
-	(void)arg;
-	(void)message;
-}
-
-/* Run sql on the PostgreSQL server base as it is (outside any test schema); 0 or -1. */
-static int pg_admin(const char *base, const char *sql)
-{
-	PGconn *c = PQconnectdb(base);
-	PGresult *res = NULL;
-	int rc;
-
-	PQsetNoticeProcessor(c, quiet, NULL);
-	if (PQstatus(c) == CONNECTION_OK)
-		res = PQexec(c, sql);
-	rc = res && PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
-
-	if (rc)
-		fprintf(stderr, "postgresql: %s", PQerrorMessage(c));
-	PQclear(res);
-	PQfinish(c);
-	return rc;
-}
 
 /* Start instance k (0 or 1) of the service on db, listening on port; its pid, or -1. */
 static pid_t start_instance(struct world *w, int k, const char *db, int port)

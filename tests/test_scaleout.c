@@ -27,7 +27,6 @@
  */
 #include <curl/curl.h>
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,6 +47,7 @@
 #include "games/game.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/pgadmin.h"
 #include "tests/spawn.h"
 
 #define TOKEN "123456:TEST-token_xyz"
@@ -89,31 +89,6 @@ static int64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void quiet(void *arg, const char *message)
-{
-	(void)arg;
-	(void)message;
-}
-
-/* Run sql on the test server as it is; 0 or -1. */
-static int pg_admin(const char *base, const char *sql)
-{
-	PGconn *c = PQconnectdb(base);
-	PGresult *res = NULL;
-	int rc = -1;
-
-	PQsetNoticeProcessor(c, quiet, NULL);
-	if (PQstatus(c) == CONNECTION_OK) {
-		res = PQexec(c, sql);
-		rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
-	}
-	if (rc)
-		fprintf(stderr, "postgresql: %s", PQerrorMessage(c));
-	PQclear(res);
-	PQfinish(c);
-	return rc;
 }
 
 static size_t discard(char *p, size_t size, size_t n, void *arg)

@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sodium.h>
@@ -47,6 +46,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
+#include "tests/pgadmin.h"
 #include "tests/spawn.h"
 
 #define PG_PASSWORD "Pg-pass-7f3c9e"
@@ -195,30 +195,6 @@ static void with_password(const char *base, char *out, size_t n)
 		snprintf(out, n, "%.*s:" PG_PASSWORD "%s", (int)(at - base), base, at);
 	else
 		snprintf(out, n, "%.*spostgres:" PG_PASSWORD "@%s", (int)(a + 3 - base), base, a + 3);
-}
-
-static void quiet(void *arg, const char *message)
-{
-	(void)arg;
-	(void)message;
-}
-
-static int pg_admin(const char *base, const char *sql)
-{
-	PGconn *c = PQconnectdb(base);
-	PGresult *res = NULL;
-	int rc = -1;
-
-	PQsetNoticeProcessor(c, quiet, NULL);
-	if (PQstatus(c) == CONNECTION_OK) {
-		res = PQexec(c, sql);
-		rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
-	}
-	if (rc)
-		fprintf(stderr, "postgresql: %s", PQerrorMessage(c));
-	PQclear(res);
-	PQfinish(c);
-	return rc;
 }
 
 struct svc {
