@@ -269,6 +269,7 @@ static const struct {
 	HOT(SQL_TABLE_OPEN_GET, "1"),
 	HOT(SQL_TABLE_GET, "1"),
 	HOT(SQL_TABLE_UPDATE, "1", "1000", "{}", "{}", "1", "1"),
+	HOT(SQL_TABLE_UPDATE_SAME, "1", "1000", "{}", "{}", "1", "1"),
 	HOT(SQL_SEATS_GET, "1", "8"),
 	HOT(SQL_MOVE_ADD, "1", "1", "0", "roll", "[]"),
 	HOT(SQL_MOVE_LAST, "1"),
@@ -644,18 +645,25 @@ int store_table_update(struct store *s, struct store_table *t)
 
 	if (!s || !t || !table_ok(t))
 		return GB_EARGS;
-	q = q_get(s, SQL_TABLE_UPDATE);
-	q_i64(&q, 1, t->status);
-	q_i64(&q, 2, t->turn_started_ms);
-	q_text(&q, 3, t->rules ? t->rules : "{}");
-	q_text(&q, 4, t->state);
-	q_i64(&q, 5, t->id);
-	q_i64(&q, 6, t->version);
-	if (!q_run(&q) && q_changes(&q) == 0)
-		q.rc = GB_ECONFLICT;
-	if (!q_end(&q))
-		t->version++;
-	return q.rc;
+	/* most updates are moves, the status as it was: first without it */
+	for (int pass = 0; pass < 2; pass++) {
+		q = q_get(s, pass ? SQL_TABLE_UPDATE : SQL_TABLE_UPDATE_SAME);
+		q_i64(&q, 1, t->status);
+		q_i64(&q, 2, t->turn_started_ms);
+		q_text(&q, 3, t->rules ? t->rules : "{}");
+		q_text(&q, 4, t->state);
+		q_i64(&q, 5, t->id);
+		q_i64(&q, 6, t->version);
+		if (!q_run(&q) && q_changes(&q) == 0)
+			q.rc = GB_ECONFLICT;
+		if (!q_end(&q)) {
+			t->version++;
+			return GB_OK;
+		}
+		if (q.rc != GB_ECONFLICT)
+			return q.rc;
+	}
+	return GB_ECONFLICT;
 }
 
 int store_table_set_message(struct store *s, int64_t table, const char *message)

@@ -42,6 +42,15 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_TABLE_UPDATE] = "UPDATE tables SET status = ?1,"
 		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
 		" WHERE id = ?5 AND version = ?6",
+	/*
+	 * SQL_TABLE_UPDATE for a table whose status stays: status is not
+	 * set, so SQLite leaves the open-table index (tables_open, partial on
+	 * status) and the open-table count's trigger alone. No row changed:
+	 * the status moved, or the version (SQL_TABLE_UPDATE decides which).
+	 */
+	[SQL_TABLE_UPDATE_SAME] = "UPDATE tables SET"
+		" turn_started_ms = ?2, rules = ?3, state = ?4, version = version + 1"
+		" WHERE id = ?5 AND version = ?6 AND status = ?1",
 	[SQL_TABLE_SET_MESSAGE] = "UPDATE tables SET message = ?2 WHERE id = ?1",
 	/*
 	 * A scan of seats: asked only when someone opens inline mode, and

@@ -385,6 +385,7 @@ enum {
 	SQ_OUT_PLACE,
 	SQ_OUT_COALESCE,
 	SQ_OUT_REPLACE,
+	SQ_OUT_REWRITE,
 	SQ_COUNT
 };
 
@@ -428,6 +429,16 @@ static const char *const sql_text[SQ_COUNT] = {
 		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND prio = ?7"
 		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL",
+	/* SQ_OUT_REPLACE when the row keeps its due time and its place in
+	 * the queue (the common case: the chat's one pending row, rewritten):
+	 * the payload alone is set, so SQLite leaves the row's index entries
+	 * (outbox_due, outbox_queue) as they are instead of deleting and
+	 * inserting them again. No row changed: SQ_OUT_REPLACE decides. */
+	[SQ_OUT_REWRITE] = "UPDATE outbox SET payload = ?3"
+		" WHERE id = (SELECT max(id) FROM outbox WHERE platform = ?1 AND chat = ?2"
+		" AND aside_ms IS NULL) AND table_id = ?5 AND merge_key = ?6 AND prio = ?7"
+		" AND lease_until_ms = 0 AND attempts = 0 AND aside_ms IS NULL"
+		" AND due_ms = ?4 AND ifnull(place, id) = coalesce(?8, place, id)",
 	/* the new row, once sq_out_add() has placed it and made room */
 	[SQL_OUT_ADD] = "INSERT INTO outbox (platform, chat, payload, due_ms, table_id, merge_key, prio,"
 		" place) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -824,7 +835,8 @@ static int sq_in_transaction(struct store_backend *s)
 static int sq_explain(struct store_backend *s, enum store_sql id, const char *const *args,
 		      void (*line)(void *arg, const char *text), void *arg)
 {
-	static const int out_add[] = { SQ_OUT_PLACE, SQ_OUT_COALESCE, SQ_OUT_REPLACE, SQL_OUT_ADD };
+	static const int out_add[] = { SQ_OUT_PLACE, SQ_OUT_COALESCE, SQ_OUT_REWRITE, SQ_OUT_REPLACE,
+				       SQL_OUT_ADD };
 	const int one = (int)id;
 	const int *ids = id == SQL_OUT_ADD ? out_add : &one;
 	size_t n = id == SQL_OUT_ADD ? sizeof out_add / sizeof out_add[0] : 1;
@@ -1367,7 +1379,7 @@ static void sq_rollback(struct store_backend *s)
 
 /* ---- the outbox: a row queued in several statements ---- */
 
-/* Run id (SQL_OUT_ADD or SQ_OUT_REPLACE), which take a row's fields in this order (place: none). */
+/* Run id (SQL_OUT_ADD, SQ_OUT_REWRITE or SQ_OUT_REPLACE), which take a row's fields in this order (place: none). */
 static int out_write(struct store_backend *s, int id, const char *platform, const char *chat,
 		     const char *payload, int64_t due_ms, int64_t table, const char *key, int prio,
 		     int64_t place)
@@ -1474,8 +1486,17 @@ static int sq_out_add(struct store_backend *s, const char *platform, const char 
 		return rc;
 	rc = out_place(s, platform, chat, key, &at, &place);
 	if (!rc && key[0]) {
-		/* most often the row to replace is the chat's last and still unsent: rewrite it */
-		rc = out_write(s, SQ_OUT_REPLACE, platform, chat, payload, at, table, key, prio, place);
+		/*
+		 * Most often the row to replace is the chat's last and still
+		 * unsent: rewrite it, its payload alone when it keeps its due
+		 * time and place.
+		 */
+		rc = out_write(s, SQ_OUT_REWRITE, platform, chat, payload, at, table, key, prio, place);
+		if (!rc && sqlite3_changes(s->db) == 1)
+			return sp_end(s, outer, rc);
+		if (!rc)
+			rc = out_write(s, SQ_OUT_REPLACE, platform, chat, payload, at, table, key, prio,
+				      place);
 		if (!rc && sqlite3_changes(s->db) == 1)
 			return sp_end(s, outer, rc);
 		if (!rc)
