@@ -109,8 +109,10 @@ $(BUILD)/crash/%: $(BUILD)/tests/crash/%.o $(TEST_HELP_OBJ) $(LIB)
 run: $(BIN)
 	$(BIN) serve
 
+# GAMEBOT_CACHE_CHECK: every command also reads from the store what its
+# decoded-state cache handed it, and the process stops at a difference.
 test: $(BIN) $(TEST_BIN) $(GAMES_BIN)
-	@GAMEBOT_BIN=$(BIN) GAMEBOT_GAMES_BIN=$(GAMES_BIN) GAMEBOT_SRC=$(CURDIR) sh tests/pg.sh sh tests/run-suites.sh $(TEST_BIN)
+	@GAMEBOT_CACHE_CHECK=1 GAMEBOT_BIN=$(BIN) GAMEBOT_GAMES_BIN=$(GAMES_BIN) GAMEBOT_SRC=$(CURDIR) sh tests/pg.sh sh tests/run-suites.sh $(TEST_BIN)
 
 # The suites whose code runs on several threads (the listener's workers,
 # the outbox workers, the adapters' pollers, the store's checkpointer),

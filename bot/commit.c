@@ -12,6 +12,7 @@
 
 #include "games/game.h"
 #include "internal.h"
+#include "log.h"
 
 /*
  * The log strip as saved: "type seat a b c" per event, oldest first, comma
@@ -51,10 +52,43 @@ static json_t *log_text(const struct ctx *c)
 	return text ? text : json_null();
 }
 
+/*
+ * The wrapper's text as json_compact() writes it, without building it as
+ * JSON values, for a game that writes its state as text
+ * (gb_state_text()): NULL when it cannot (the game, a log strip that is
+ * not a string, an owner whose name needs an escape).
+ */
+static char *wrapper_text(const struct ctx *c)
+{
+	struct strbuf sb = { 0 };
+
+	if (!c->st || !json_is_string(c->log_saved))
+		return NULL;
+	sb_add(&sb, "{\"game\":");
+	if (!gb_state_text(c->game, c->st, &sb))
+		goto fail;
+	sb_add(&sb, ",\"log\":");
+	if (!gb_text_str(&sb, json_string_value(c->log_saved)))
+		goto fail;
+	sb_add(&sb, ",\"seq\":");
+	gb_text_int(&sb, c->seq);
+	sb_add(&sb, c->watch ? ",\"watch\":true,\"owner\":" : ",\"watch\":false,\"owner\":");
+	if (!gb_text_str(&sb, c->owner))
+		goto fail;
+	sb_addn(&sb, "}", 1);
+	if (sb.failed)
+		goto fail;
+	return sb_detach(&sb);
+fail:
+	sb_release(&sb);
+	return NULL;
+}
+
 /* The table's wrapper JSON text into c->table.state (before the write transaction). */
 static int table_text(struct ctx *c)
 {
 	json_t *w;
+	char *text;
 
 	/*
 	 * A saved state this instance cannot read stays as it is when only
@@ -63,14 +97,20 @@ static int table_text(struct ctx *c)
 	 */
 	if (c->broken && !c->st)
 		return GB_OK;
-	w = json_object();
-	if (c->st)
-		json_object_set_new(w, "game", gb_state_json(c->game, c->st));
 	if (c->log_changed || !c->log_saved) {
 		json_decref(c->log_saved);
 		c->log_saved = log_text(c);
 		c->log_changed = false;
 	}
+	text = wrapper_text(c);
+	if (text && !statecache_checking()) {
+		free(c->table.state);
+		c->table.state = text;
+		goto done;
+	}
+	w = json_object();
+	if (c->st)
+		json_object_set_new(w, "game", gb_state_json(c->game, c->st));
 	json_object_set(w, "log", c->log_saved);
 	json_object_set_new(w, "seq", json_integer(c->seq));
 	json_object_set_new(w, "watch", json_boolean(c->watch));
@@ -78,8 +118,18 @@ static int table_text(struct ctx *c)
 	free(c->table.state);
 	c->table.state = json_compact(w);
 	json_decref(w);
-	if (!c->table.state)
+	if (!c->table.state) {
+		free(text);
 		return GB_ENOMEM;
+	}
+	/* the test suites: the text written directly must be the very same */
+	if (text && strcmp(text, c->table.state) != 0) {
+		gb_log("table %lld: the state's text written directly differs: %s against %s",
+		       (long long)c->table.id, text, c->table.state);
+		abort();
+	}
+	free(text);
+done:
 	/* the next command on this table starts from this text: decoded already */
 	if (c->st && !c->table_new)
 		statecache_put(c, c->table.state, true);
@@ -103,6 +153,8 @@ static int save_table(struct ctx *c)
 	} else {
 		rc = store_table_update(c->ws, &c->table);
 	}
+	if (!rc)
+		c->table_saved = true;
 	return rc;
 }
 
@@ -333,7 +385,12 @@ static int commit(struct ctx *c)
 		if (rc)
 			goto out;
 	}
-	if (c->has_table && (c->table_changed || c->table_new || c->seats_changed)) {
+	/*
+	 * Seats, moves and terms are written only with the row, so that its
+	 * version tells them (statecache_known()).
+	 */
+	if (c->has_table && (c->table_changed || c->table_new || c->seats_changed || c->nmoves ||
+			     c->terms_changed)) {
 		rc = save_table(c);
 		if (rc)
 			goto out;
@@ -515,6 +572,8 @@ static int written(struct ctx *c, int rc)
 {
 	if (!rc && c->timers_none && !c->table_new)
 		statecache_quiet(c->table.id, c->table.state, c->table.version);
+	if (!rc && c->table_saved && !c->table_new)
+		statecache_known(c);
 	return rc;
 }
 

@@ -17,6 +17,7 @@
 #include "games/utf8.h"
 #include "games.h"
 #include "internal.h"
+#include "log.h"
 
 int count_words(const char *s)
 {
@@ -490,6 +491,21 @@ int ctx_load_table(struct ctx *c)
 	c->game = gb_game_find(c->table.game);
 	if (!c->game)
 		return GB_ESTATE;
+	c->nlog = 0;
+	snprintf(c->owner, sizeof(c->owner), "%s", c->table.creator);
+	if (c->table.state && statecache_get(c)) {
+		/*
+		 * The row at a version this process wrote: its last move's
+		 * number came with it (c->facts_known), else read below.
+		 */
+		if (!c->facts_known) {
+			rc = store_move_last(c->b->store, c->table.id, &c->seq);
+			if (rc)
+				return rc;
+		}
+		/* past the lobby the wrapper must hold the game: without it the state is unreadable too */
+		return c->table.status != STORE_LOBBY && !c->st ? GB_ESTATE : GB_OK;
+	}
 	/*
 	 * Moves are numbered after the log itself, not after the wrapper's
 	 * copy of the count: a damaged copy would make every later move
@@ -498,14 +514,8 @@ int ctx_load_table(struct ctx *c)
 	rc = store_move_last(c->b->store, c->table.id, &c->seq);
 	if (rc)
 		return rc;
-	c->nlog = 0;
-	snprintf(c->owner, sizeof(c->owner), "%s", c->table.creator);
 	if (!c->table.state)
 		return GB_OK;
-	if (statecache_get(c)) {
-		/* past the lobby the wrapper must hold the game: without it the state is unreadable too */
-		return c->table.status != STORE_LOBBY && !c->st ? GB_ESTATE : GB_OK;
-	}
 	w = json_loads(c->table.state, 0, &err);
 	if (!json_is_object(w) || (c->table.status != STORE_LOBBY && !json_object_get(w, "game"))) {
 		json_decref(w);
@@ -528,10 +538,50 @@ int ctx_load_table(struct ctx *c)
 	return rc;
 }
 
+/*
+ * With GAMEBOT_CACHE_CHECK set (the test suites): what came with the
+ * decoded state (statecache_known()) read from the store as well, the
+ * process stopped at the first difference.
+ */
+static int check_facts(struct ctx *c)
+{
+	struct store_seat seats[GB_MAX_SEATS];
+	struct store_terms terms = { 0 };
+	int n = 0, seq = 0;
+	int rc = store_move_last(c->b->store, c->table.id, &seq);
+
+	if (!rc)
+		rc = store_seats_get(c->b->store, c->table.id, seats, GB_MAX_SEATS, &n);
+	if (!rc && c->terms_loaded) {
+		rc = store_terms_get(c->b->store, c->table.id, &terms);
+		if (rc == GB_ENOTFOUND)
+			rc = GB_OK;
+	}
+	if (rc)
+		return rc;
+	bool same = seq == c->seq && n == c->nseats &&
+		    (!c->terms_loaded || (!strcmp(terms.seed, c->terms.seed) && terms.stake == c->terms.stake));
+
+	for (int i = 0; same && i < n; i++)
+		same = seats[i].seat == c->seats[i].seat && seats[i].level == c->seats[i].level &&
+		       !strcmp(seats[i].user, c->seats[i].user) && !strcmp(seats[i].name, c->seats[i].name);
+	if (!same) {
+		gb_log("table %lld at version %lld: the cached seats, last move (%d, stored %d) or terms"
+		       " differ from the store", (long long)c->table.id, (long long)c->table.version,
+		       c->seq, seq);
+		abort();
+	}
+	return GB_OK;
+}
+
 int ctx_load_seats(struct ctx *c)
 {
-	int rc = store_seats_get(c->b->store, c->table.id, c->seats, GB_MAX_SEATS, &c->nseats);
+	int rc = GB_OK;
 
+	if (!c->facts_known)
+		rc = store_seats_get(c->b->store, c->table.id, c->seats, GB_MAX_SEATS, &c->nseats);
+	else if (statecache_checking())
+		rc = check_facts(c);
 	c->my_seat = -1;
 	for (int i = 0; !rc && i < c->nseats; i++)
 		if (c->seats[i].level < 0 && strcmp(c->seats[i].user, c->cmd->user) == 0)

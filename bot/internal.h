@@ -74,6 +74,10 @@ struct ctx {
 	bool clear_timers;
 	bool timers_quiet;                   /* the table had no timers at the version read */
 	bool timers_none;                    /* ... and has none once this command is written */
+	bool facts_known;                    /* seats, seq (and terms, if loaded) came with the
+	                                        decoded state: the version read is one this
+	                                        process wrote (statecache_known()) */
+	bool table_saved;                    /* the row was written (its version bumped) */
 	bool record_stats;                   /* a game ended: commit adds each person's result */
 	struct gb_outcome final;             /* how it ended */
 	int nmoves;                          /* moves[] in use */
@@ -276,6 +280,21 @@ bool statecache_turn(int64_t table, const struct gb_game *game, const char *text
  * is there), and each bumps the version.
  */
 void statecache_quiet(int64_t table, const char *text, int64_t version);
+/*
+ * statecache_known(): c has just written its table's row (c->table.state
+ * at c->table.version) with the seats, last move number (c->seq) and, when
+ * loaded, terms it holds: statecache_get() hands them to the next command
+ * that reads that very version (c->facts_known), which then reads none of
+ * them from the store. Seats, moves and terms are written only with the
+ * row, each write bumping its version (commit()).
+ */
+void statecache_known(const struct ctx *c);
+/*
+ * Whether every command also reads what statecache_get() handed it from
+ * the store and stops the process on a difference (GAMEBOT_CACHE_CHECK
+ * set: the test suites run so).
+ */
+bool statecache_checking(void);
 
 /* ---- a command's writes (commit.c) ---- */
 

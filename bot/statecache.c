@@ -47,6 +47,18 @@ struct decoded {
 	bool watch;
 	bool has_owner;
 	int64_t quiet;                 /* the row's version with no timers (0: not known) */
+	/*
+	 * What else the row's version `known` goes with (0: none known): its
+	 * seats, its last move's number and its terms, as this process wrote
+	 * them. Each of them changes only in a write of the row, which bumps
+	 * the version (commit()), so they hold for exactly that version.
+	 */
+	int64_t known;
+	struct store_seat seats[GB_MAX_SEATS];
+	int nseats;
+	int seq;
+	bool has_terms;
+	struct store_terms terms;
 	char owner[STORE_ID_LEN];
 	size_t bytes;                  /* what it holds, itself included */
 };
@@ -199,6 +211,16 @@ bool statecache_get(struct ctx *c)
 			c->log_changed = false;
 			c->watch = d->watch;
 			c->timers_quiet = d->quiet != 0 && d->quiet == c->table.version;
+			if (d->known != 0 && d->known == c->table.version) {
+				memcpy(c->seats, d->seats, (size_t)d->nseats * sizeof(d->seats[0]));
+				c->nseats = d->nseats;
+				c->seq = d->seq;
+				c->facts_known = true;
+				if (d->has_terms && !c->terms_loaded) {
+					c->terms = d->terms;
+					c->terms_loaded = true;
+				}
+			}
 			if (d->has_owner)
 				snprintf(c->owner, sizeof(c->owner), "%s", d->owner);
 			hit = true;
@@ -222,6 +244,42 @@ void statecache_quiet(int64_t table, const char *text, int64_t version)
 	d = find(table);
 	if (d && text && !strcmp(d->text, text))
 		d->quiet = version;
+	pthread_mutex_unlock(&lock);
+}
+
+static pthread_once_t checking_once = PTHREAD_ONCE_INIT;
+static bool checking;
+
+static void checking_read(void)
+{
+	const char *v = getenv("GAMEBOT_CACHE_CHECK");
+
+	checking = v && v[0] && strcmp(v, "0") != 0;
+}
+
+bool statecache_checking(void)
+{
+	pthread_once(&checking_once, checking_read);
+	return checking;
+}
+
+void statecache_known(const struct ctx *c)
+{
+	struct decoded *d;
+
+	if (c->nseats < 0 || c->nseats > GB_MAX_SEATS)
+		return;
+	pthread_mutex_lock(&lock);
+	d = find(c->table.id);
+	if (d && c->table.state && !strcmp(d->text, c->table.state)) {
+		d->known = c->table.version;
+		memcpy(d->seats, c->seats, (size_t)c->nseats * sizeof(d->seats[0]));
+		d->nseats = c->nseats;
+		d->seq = c->seq;
+		d->has_terms = c->terms_loaded;
+		if (c->terms_loaded)
+			d->terms = c->terms;
+	}
 	pthread_mutex_unlock(&lock);
 }
 
@@ -269,6 +327,7 @@ static void entry_fill(struct decoded *d, const struct ctx *c, const char *text,
 	json_decref(old);
 	d->watch = c->watch;
 	d->quiet = 0;
+	d->known = 0;
 	d->has_owner = has_owner;
 	snprintf(d->owner, sizeof(d->owner), "%s", c->owner);
 }

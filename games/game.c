@@ -182,6 +182,94 @@ json_t *gb_legal_json(const struct gb_game *g, const void *st)
 	return arr;
 }
 
+bool gb_text_str(struct strbuf *sb, const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e || s[n] == '"' || s[n] == '\\')
+			return false;
+	sb_addn(sb, "\"", 1);
+	sb_addn(sb, s, n);
+	sb_addn(sb, "\"", 1);
+	return true;
+}
+
+void gb_text_int(struct strbuf *sb, long long v)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	sb_addn(sb, p, (size_t)(digits + sizeof(digits) - p));
+}
+
+bool gb_rules_text(const struct gb_game *g, const struct gb_rules *r, struct strbuf *sb)
+{
+	bool ok = true;
+
+	sb_addn(sb, "{", 1);
+	for (int i = 0; ok && i < g->nrules; i++) {
+		if (i)
+			sb_addn(sb, ",", 1);
+		ok = gb_text_str(sb, g->rules[i].key);
+		sb_addn(sb, ":", 1);
+		ok = ok && gb_text_str(sb, gb_rule_value(g, r, i));
+	}
+	sb_addn(sb, "}", 1);
+	return ok;
+}
+
+bool gb_state_text(const struct gb_game *g, const void *st, struct strbuf *sb)
+{
+	struct gb_action acts[GB_MAX_LEGAL];
+	char text[GB_MAX_LEGAL][GB_ACTION_TEXT];
+	const char *ptr[GB_MAX_LEGAL];
+	struct gb_outcome oc;
+	size_t start = sb->len;
+	int turn, n;
+	bool ok;
+
+	if (!g->to_text)
+		return false;
+	turn = g->turn(st);
+	g->outcome(st, &oc);
+	sb_addn(sb, "{\"game\":", 8);
+	ok = gb_text_str(sb, g->name);
+	sb_add(sb, oc.over ? ",\"over\":true,\"turn\":" : ",\"over\":false,\"turn\":");
+	if (turn < 0)
+		sb_addn(sb, "null", 4);
+	else
+		gb_text_int(sb, turn);
+	ok = ok && g->to_text(st, sb);
+	n = g->legal(st, acts);
+	for (int i = 0; i < n; i++) {
+		g->format(st, &acts[i], text[i], sizeof(text[i]));
+		ptr[i] = text[i];
+	}
+	qsort(ptr, (size_t)n, sizeof(ptr[0]), cmp_str);
+	sb_addn(sb, ",\"legal\":[", 10);
+	for (int i = 0; ok && i < n; i++) {
+		if (i)
+			sb_addn(sb, ",", 1);
+		ok = gb_text_str(sb, ptr[i]);
+	}
+	sb_addn(sb, "]}", 2);
+	if (!ok || sb->failed) {
+		if (!sb->failed && sb->buf) {
+			sb->len = start;
+			sb->buf[start] = '\0';
+		}
+		return false;
+	}
+	return true;
+}
+
 json_t *gb_state_json(const struct gb_game *g, const void *st)
 {
 	struct gb_outcome oc;

@@ -33,6 +33,7 @@
 
 #include "error.h"
 #include "rng.h"
+#include "strbuf.h"
 
 #define GB_MAX_SEATS 4
 #define GB_MAX_RULES 8      /* house rules per game */
@@ -154,6 +155,15 @@ struct gb_game {
 	void (*format_event)(const struct gb_event *ev, char *buf, size_t n);
 	/* Game-specific state fields as a new JSON object (caller owns; json_decref). */
 	json_t *(*to_json)(const void *st);
+	/*
+	 * Optional (NULL: none): the same fields as to_json(), in its order,
+	 * appended to sb as the compact JSON text of its object would hold
+	 * them, each field preceded by a comma (",\"players\":2,..."), so that
+	 * gb_state_text() writes a table's state without building it as JSON
+	 * values first. false when a value would need more than gb_text_str()
+	 * and gb_text_int() write (gb_state_text() then answers false).
+	 */
+	bool (*to_text)(const void *st, struct strbuf *sb);
 	/* Restore from to_json() output (extra keys ignored). GB_OK or GB_ESTATE. */
 	int (*from_json)(void *st, const json_t *j);
 	/* Invariant check: GB_OK or GB_EINVARIANT. */
@@ -216,6 +226,20 @@ int gb_rules_from_json(const struct gb_game *g, struct gb_rules *r, const json_t
  * Caller owns the result.
  */
 json_t *gb_state_json(const struct gb_game *g, const void *st);
+
+/*
+ * gb_state_json()'s compact text (exactly the bytes json_dumps() gives
+ * with JSON_COMPACT), appended to sb, for a game with to_text(); false,
+ * sb as it was, for one without, or when a string of it would need an
+ * escape. gb_text_str() appends s as a JSON string when it needs none
+ * (printable ASCII but the quote and the backslash), else false;
+ * gb_text_int() appends an integer as jansson writes it; gb_rules_text()
+ * the rules object as gb_rules_to_json() gives it.
+ */
+bool gb_state_text(const struct gb_game *g, const void *st, struct strbuf *sb);
+bool gb_text_str(struct strbuf *sb, const char *s);
+void gb_text_int(struct strbuf *sb, long long v);
+bool gb_rules_text(const struct gb_game *g, const struct gb_rules *r, struct strbuf *sb);
 
 /* Legal actions as sorted canonical strings (caller owns the JSON array). */
 json_t *gb_legal_json(const struct gb_game *g, const void *st);

@@ -528,6 +528,55 @@ static json_t *ludo_to_json(const void *vst)
 	return o;
 }
 
+/* ludo_to_json()'s fields as text, in its order (struct gb_game's to_text). */
+static bool ludo_to_text(const void *vst, struct strbuf *sb)
+{
+	const struct ludo *st = vst;
+	char hex[65];
+
+	sb_add(sb, ",\"players\":");
+	gb_text_int(sb, st->players);
+	sb_add(sb, ",\"corners\":[");
+	for (int s = 0; s < st->players; s++) {
+		if (s)
+			sb_addn(sb, ",", 1);
+		gb_text_int(sb, st->corner[s]);
+	}
+	sb_add(sb, "],\"tokens\":[");
+	for (int s = 0; s < st->players; s++) {
+		sb_add(sb, s ? ",[" : "[");
+		for (int t = 0; t < LUDO_TOKENS; t++) {
+			if (t)
+				sb_addn(sb, ",", 1);
+			gb_text_int(sb, st->pos[s][t]);
+		}
+		sb_addn(sb, "]", 1);
+	}
+	sb_add(sb, st->phase == LUDO_PHASE_MOVE ? "],\"phase\":\"move\",\"dice\":" :
+						  "],\"phase\":\"roll\",\"dice\":");
+	if (st->phase != LUDO_PHASE_MOVE)
+		sb_addn(sb, "null", 4);
+	else
+		gb_text_int(sb, st->die);
+	sb_add(sb, ",\"winner\":");
+	if (st->winner < 0)
+		sb_addn(sb, "null", 4);
+	else
+		gb_text_int(sb, st->winner);
+	sb_add(sb, ",\"seat\":");
+	gb_text_int(sb, st->seat);
+	sb_add(sb, ",\"sixes\":");
+	gb_text_int(sb, st->sixes);
+	sb_add(sb, ",\"turns\":");
+	gb_text_int(sb, st->turns);
+	sb_add(sb, ",\"rules\":");
+	if (!gb_rules_text(&ludo_game, &st->rules, sb))
+		return false;
+	gb_rng_to_hex(&st->rng, hex);
+	sb_add(sb, ",\"rng\":");
+	return gb_text_str(sb, hex);
+}
+
 /* An integer min..max at key; null_ok: a JSON null gives *out = -1. */
 static int get_int(const json_t *j, const char *key, long long min, long long max, bool null_ok,
 		   int *out)
@@ -742,6 +791,7 @@ const struct gb_game ludo_game = {
 	.format = ludo_format,
 	.format_event = ludo_format_event,
 	.to_json = ludo_to_json,
+	.to_text = ludo_to_text,
 	.from_json = ludo_from_json,
 	.check = ludo_check,
 	.outcome = ludo_outcome,

@@ -654,14 +654,15 @@ int store_table_update(struct store *s, struct store_table *t)
 		q_text(&q, 4, t->state);
 		q_i64(&q, 5, t->id);
 		q_i64(&q, 6, t->version);
-		if (!q_run(&q) && q_changes(&q) == 0)
-			q.rc = GB_ECONFLICT;
-		if (!q_end(&q)) {
-			t->version++;
-			return GB_OK;
+		if (!q_run(&q) && q_changes(&q) == 0) {
+			/* no row of that status and version: of that version at all? (a failed
+			   statement, a deadlock's victim among them, is not asked again) */
+			q_end(&q);
+			continue;
 		}
-		if (q.rc != GB_ECONFLICT)
-			return q.rc;
+		if (!q_end(&q))
+			t->version++;
+		return q.rc;
 	}
 	return GB_ECONFLICT;
 }

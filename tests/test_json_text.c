@@ -18,6 +18,8 @@
 #include <jansson.h>
 
 #include "bot/jsontext.h"
+#include "games/game.h"
+#include "games/strbuf.h"
 
 /* Both texts of j are equal (or both NULL). */
 static void same(const json_t *j)
@@ -178,6 +180,106 @@ static void test_random_values(void **state)
 	}
 }
 
+/*
+ * A game's state written as text directly (gb_state_text()) is byte for
+ * byte json_compact(gb_state_json()): every position of 300 Ludo games of
+ * two to four players, under every combination of its house rules.
+ */
+static void test_state_text_is_the_json_text(void **state)
+{
+	const struct gb_game *g = gb_game_find("ludo");
+	void *st;
+	int positions = 0;
+
+	(void)state;
+	assert_non_null(g);
+	assert_non_null(g->to_text);
+	st = malloc(g->state_size);
+	assert_non_null(st);
+	for (int game = 0; game < 300; game++) {
+		struct gb_setup su;
+
+		gb_setup_init(&su, g);
+		su.players = 2 + game % 3;
+		su.seed = 1000 + (uint64_t)game;
+		for (int i = 0; i < g->nrules; i++)
+			su.rules.v[i] = (game >> i) % 2 && g->rules[i].values[1] ? 1 : 0;
+		assert_int_equal(g->init(st, &su), GB_OK);
+		for (int step = 0; step < 2000; step++) {
+			struct gb_action acts[GB_MAX_LEGAL];
+			struct strbuf sb = { 0 };
+			json_t *j = gb_state_json(g, st);
+			char *want = json_compact(j);
+			int n;
+
+			sb_add(&sb, "x"); /* appended to what is there */
+			assert_true(gb_state_text(g, st, &sb));
+			assert_non_null(want);
+			assert_string_equal(sb_str(&sb) + 1, want);
+			positions++;
+			free(want);
+			json_decref(j);
+			sb_release(&sb);
+			n = g->turn(st) < 0 ? 0 : g->legal(st, acts);
+			if (n <= 0)
+				break;
+			assert_int_equal(g->apply(st, &acts[(unsigned)(step * 7 + game) % (unsigned)n], NULL), GB_OK);
+		}
+	}
+	assert_true(positions > 10000);
+	free(st);
+}
+
+/* A game without to_text(): false, and the text as it was. */
+static void test_state_text_without_the_hook(void **state)
+{
+	const struct gb_game *g = gb_game_find("callbreak");
+	struct gb_setup su;
+	struct strbuf sb = { 0 };
+	void *st;
+
+	(void)state;
+	assert_non_null(g);
+	assert_null(g->to_text);
+	st = malloc(g->state_size);
+	assert_non_null(st);
+	gb_setup_init(&su, g);
+	su.players = 4;
+	su.seed = 7;
+	assert_int_equal(g->init(st, &su), GB_OK);
+	sb_add(&sb, "kept");
+	assert_false(gb_state_text(g, st, &sb));
+	assert_string_equal(sb_str(&sb), "kept");
+	sb_release(&sb);
+	free(st);
+}
+
+/* Strings that need an escape are refused, integers written as jansson writes them. */
+static void test_text_pieces(void **state)
+{
+	struct strbuf sb = { 0 };
+	const long long ints[] = { 0, 7, -1, 10, -10, 123456789, LLONG_MAX, LLONG_MIN };
+
+	(void)state;
+	assert_true(gb_text_str(&sb, "plain text 0-9 ~"));
+	assert_false(gb_text_str(&sb, "a \"quote\""));
+	assert_false(gb_text_str(&sb, "back\\slash"));
+	assert_false(gb_text_str(&sb, "tab\there"));
+	assert_false(gb_text_str(&sb, "\xe0\xa4\x95")); /* not ASCII */
+	assert_string_equal(sb_str(&sb), "\"plain text 0-9 ~\"");
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		json_t *j = json_integer(ints[i]);
+		char *want = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		sb_release(&sb);
+		gb_text_int(&sb, ints[i]);
+		assert_string_equal(sb_str(&sb), want);
+		free(want);
+		json_decref(j);
+	}
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +287,9 @@ int main(void)
 		cmocka_unit_test(test_utf8_lengths_and_edges),
 		cmocka_unit_test(test_values_and_nesting),
 		cmocka_unit_test(test_random_values),
+		cmocka_unit_test(test_state_text_is_the_json_text),
+		cmocka_unit_test(test_state_text_without_the_hook),
+		cmocka_unit_test(test_text_pieces),
 	};
 
 	return cmocka_run_group_tests_name("json text", tests, NULL, NULL);
