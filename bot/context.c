@@ -492,6 +492,7 @@ int ctx_load_table(struct ctx *c)
 	if (!c->game)
 		return GB_ESTATE;
 	c->nlog = 0;
+	c->facts_known = false; /* until the cache hands over this table's */
 	snprintf(c->owner, sizeof(c->owner), "%s", c->table.creator);
 	if (c->table.state && statecache_get(c)) {
 		/*
