@@ -235,6 +235,9 @@ struct bot_cache_stats {
 	uint64_t hits, misses, evictions;
 	size_t entries, capacity;
 	size_t bytes;                  /* memory its entries hold */
+	/* of the hits, those that handed over the table's seats, last move and
+	   terms too (a version this process wrote), and those that did not */
+	uint64_t facts_hits, facts_misses;
 };
 void bot_state_cache_stats(struct bot_cache_stats *out);
 

@@ -70,7 +70,7 @@ static size_t capacity = BOT_STATE_CACHE_DEFAULT;
 static size_t count;
 static size_t bytes;
 static struct decoded *newest, *oldest;
-static uint64_t hits, misses, evictions;
+static uint64_t hits, misses, evictions, facts_hits, facts_misses;
 
 
 void bot_state_cache_stats(struct bot_cache_stats *out)
@@ -82,6 +82,8 @@ void bot_state_cache_stats(struct bot_cache_stats *out)
 	out->entries = count;
 	out->capacity = capacity;
 	out->bytes = bytes;
+	out->facts_hits = facts_hits;
+	out->facts_misses = facts_misses;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -220,6 +222,9 @@ bool statecache_get(struct ctx *c)
 					c->terms = d->terms;
 					c->terms_loaded = true;
 				}
+				facts_hits++;
+			} else {
+				facts_misses++;
 			}
 			if (d->has_owner)
 				snprintf(c->owner, sizeof(c->owner), "%s", d->owner);
@@ -422,6 +427,8 @@ void bot_caches_publish(int64_t now_ms)
 	metrics_set("gamebot_cache_entries", states, (double)cs.entries);
 	metrics_set("gamebot_cache_capacity", states, (double)cs.capacity);
 	metrics_set("gamebot_cache_bytes", states, (double)cs.bytes);
+	metrics_set("gamebot_cache_hits_total", "cache=\"table_facts\"", (double)cs.facts_hits);
+	metrics_set("gamebot_cache_misses_total", "cache=\"table_facts\"", (double)cs.facts_misses);
 	/* a key that finds its window is a hit; one that opens a window a miss */
 	limit_stats(now_ms, &ls);
 	metrics_set("gamebot_cache_hits_total", limits, (double)ls.found);

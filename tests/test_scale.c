@@ -72,6 +72,17 @@ static long long count_in(struct fixture *f, const char *query)
 	return n;
 }
 
+/* Run sql on the file as another program would (another instance's writes). */
+static void exec_in(struct fixture *f, const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
 /* user says text in chat number chat at now. */
 static int say_in(struct fixture *f, int chat, const char *user, const char *text, int64_t now)
 {
@@ -234,6 +245,51 @@ static void test_limit_windows_hold_twenty_thousand_chats(void **state)
 	limit_reset();
 }
 
+/*
+ * A table's seats, last move and terms come with its decoded state only
+ * at a version this process wrote: another instance's write of the row
+ * (another version, the same state text) is read from the store.
+ */
+static void test_table_facts_follow_the_version(void **state)
+{
+	struct fixture *f = *state;
+	struct bot_cache_stats s0, s1;
+	char *board;
+
+	open_tables(f, 1);
+	assert_int_equal(say_in(f, 0, "alice", "/roll", 2000), GB_OK);
+	free(last_board(f, 0));
+	bot_state_cache_stats(&s0);
+	assert_int_equal(say_in(f, 0, "bob", "/board", 2100), GB_OK);
+	bot_state_cache_stats(&s1);
+	assert_int_equal(s1.facts_hits - s0.facts_hits, 1);
+	assert_int_equal(s1.facts_misses - s0.facts_misses, 0);
+	board = last_board(f, 0);
+	assert_non_null(board);
+	assert_null(strstr(board, "Zed"));
+	free(board);
+
+	exec_in(f, "UPDATE seats SET name = 'Zed' WHERE seat = 1;"
+		   " UPDATE tables SET version = version + 1");
+	bot_state_cache_stats(&s0);
+	assert_int_equal(say_in(f, 0, "bob", "/board", 2200), GB_OK);
+	bot_state_cache_stats(&s1);
+	assert_int_equal(s1.hits - s0.hits, 1); /* the same text: still decoded, not read again */
+	assert_int_equal(s1.facts_hits - s0.facts_hits, 0);
+	assert_int_equal(s1.facts_misses - s0.facts_misses, 1);
+	board = last_board(f, 0);
+	assert_non_null(board);
+	assert_non_null(strstr(board, "Zed"));
+	free(board);
+
+	/* the next moves are numbered after the log: 1..N, no gap, none twice */
+	assert_int_equal(say_in(f, 0, "bob", "/roll", 2300), GB_OK);
+	assert_int_equal(say_in(f, 0, "alice", "/roll", 2400), GB_OK);
+	assert_true(count_in(f, "SELECT max(seq) FROM moves") >= 2);
+	assert_int_equal(count_in(f, "SELECT max(seq) - count(*) FROM moves"), 0);
+	free(last_board(f, 0));
+}
+
 /* /metrics shows each cache's counts as the caches keep them. */
 static void test_cache_series_in_metrics(void **state)
 {
@@ -251,6 +307,9 @@ static void test_cache_series_in_metrics(void **state)
 	assert_true(metrics_value("gamebot_cache_entries", "cache=\"states\"") == (double)cs.entries);
 	assert_true(metrics_value("gamebot_cache_capacity", "cache=\"states\"") == BOT_STATE_CACHE_DEFAULT);
 	assert_true(metrics_value("gamebot_cache_bytes", "cache=\"states\"") == (double)cs.bytes);
+	assert_true(metrics_value("gamebot_cache_hits_total", "cache=\"table_facts\"") == (double)cs.facts_hits);
+	assert_true(metrics_value("gamebot_cache_misses_total", "cache=\"table_facts\"") ==
+		    (double)cs.facts_misses);
 	assert_true(metrics_value("gamebot_cache_capacity", "cache=\"rate_limits\"") == LIMIT_SLOTS_DEFAULT);
 	/* SQLite's pages, found in a connection's cache or read */
 	assert_true(metrics_value("gamebot_cache_hits_total", "cache=\"sqlite_pages\"") > 0);
@@ -474,6 +533,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_states_kept_for_every_table_in_play, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_states_bounded_and_right_when_pushed_out, setup, teardown),
 		cmocka_unit_test(test_limit_windows_hold_twenty_thousand_chats),
+		cmocka_unit_test_setup_teardown(test_table_facts_follow_the_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_series_in_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aged_database_pruned_to_what_it_keeps, setup, teardown),
 	};
