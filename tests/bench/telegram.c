@@ -639,11 +639,12 @@ static void measure_ingest(const struct opts *o, struct load *l, struct chat *ch
 	looked = found + (double)(cs.misses - cs0.misses);
 	printf("telegram   ingest: %.0f commands, %.3f ms each in the router (%.3f ms of it in the write"
 	       " transaction), %.0f us of CPU each, clients included; decoded states found %.1f%%"
-	       " (%zu kept, %.0f bytes each)\n",
+	       " (%zu kept, %.0f bytes each), with their seats and last move %.1f%%\n",
 	       n, metrics_sum("gamebot_command_latency_ms", NULL) / (n ? n : 1),
 	       metrics_sum("gamebot_store_transaction_ms", NULL) / (n ? n : 1), r->ingest_cpu,
 	       100.0 * found / (looked > 0 ? looked : 1),
-	       cs.entries, cs.entries ? (double)cs.bytes / (double)cs.entries : 0);
+	       cs.entries, cs.entries ? (double)cs.bytes / (double)cs.entries : 0,
+	       100.0 * (double)(cs.facts_hits - cs0.facts_hits) / (found > 0 ? found : 1));
 	/* ingest at a fixed offered load */
 	if (o->ingest_only)
 		return;
