@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "games/game.h"
 #include "games/strbuf.h"
 
 #define MAX_DEPTH 64
@@ -89,17 +90,7 @@ static bool add_string(struct strbuf *sb, const char *s, size_t len)
 
 static void add_integer(struct strbuf *sb, json_int_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
-	/* the magnitude as unsigned: the most negative value has no positive twin */
-	unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-
-	do {
-		*--p = (char)('0' + m % 10);
-		m /= 10;
-	} while (m);
-	if (v < 0)
-		*--p = '-';
-	sb_addn(sb, p, (size_t)(buf + sizeof(buf) - p));
+	gb_text_int(sb, v);
 }
 
 static bool add_value(struct strbuf *sb, const json_t *j, int depth);

@@ -164,19 +164,28 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-json_t *gb_legal_json(const struct gb_game *g, const void *st)
+/* The legal actions' canonical texts into text[], ptr[] pointing at them sorted; their count. */
+static int legal_sorted(const struct gb_game *g, const void *st, char text[][GB_ACTION_TEXT],
+			const char *ptr[])
 {
 	struct gb_action acts[GB_MAX_LEGAL];
-	char text[GB_MAX_LEGAL][GB_ACTION_TEXT];
-	const char *ptr[GB_MAX_LEGAL];
 	int n = g->legal(st, acts);
-	json_t *arr = json_array();
 
 	for (int i = 0; i < n; i++) {
-		g->format(st, &acts[i], text[i], sizeof(text[i]));
+		g->format(st, &acts[i], text[i], GB_ACTION_TEXT);
 		ptr[i] = text[i];
 	}
-	qsort(ptr, (size_t)n, sizeof(ptr[0]), cmp_str);
+	qsort(ptr, (size_t)(n > 0 ? n : 0), sizeof(ptr[0]), cmp_str);
+	return n;
+}
+
+json_t *gb_legal_json(const struct gb_game *g, const void *st)
+{
+	char text[GB_MAX_LEGAL][GB_ACTION_TEXT];
+	const char *ptr[GB_MAX_LEGAL];
+	int n = legal_sorted(g, st, text, ptr);
+	json_t *arr = json_array();
+
 	for (int i = 0; arr && i < n; i++)
 		json_array_append_new(arr, json_string(ptr[i]));
 	return arr;
@@ -198,6 +207,7 @@ bool gb_text_str(struct strbuf *sb, const char *s)
 void gb_text_int(struct strbuf *sb, long long v)
 {
 	char digits[24], *p = digits + sizeof(digits);
+	/* the magnitude as unsigned: the most negative value has no positive twin */
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 
 	do {
@@ -227,7 +237,6 @@ bool gb_rules_text(const struct gb_game *g, const struct gb_rules *r, struct str
 
 bool gb_state_text(const struct gb_game *g, const void *st, struct strbuf *sb)
 {
-	struct gb_action acts[GB_MAX_LEGAL];
 	char text[GB_MAX_LEGAL][GB_ACTION_TEXT];
 	const char *ptr[GB_MAX_LEGAL];
 	struct gb_outcome oc;
@@ -247,12 +256,7 @@ bool gb_state_text(const struct gb_game *g, const void *st, struct strbuf *sb)
 	else
 		gb_text_int(sb, turn);
 	ok = ok && g->to_text(st, sb);
-	n = g->legal(st, acts);
-	for (int i = 0; i < n; i++) {
-		g->format(st, &acts[i], text[i], sizeof(text[i]));
-		ptr[i] = text[i];
-	}
-	qsort(ptr, (size_t)n, sizeof(ptr[0]), cmp_str);
+	n = legal_sorted(g, st, text, ptr);
 	sb_addn(sb, ",\"legal\":[", 10);
 	for (int i = 0; ok && i < n; i++) {
 		if (i)
