@@ -487,6 +487,7 @@ int ctx_load_table(struct ctx *c)
 	json_error_t err;
 	json_t *w;
 	int rc = GB_OK;
+	bool hit;
 
 	c->game = gb_game_find(c->table.game);
 	if (!c->game)
@@ -494,27 +495,22 @@ int ctx_load_table(struct ctx *c)
 	c->nlog = 0;
 	c->facts_known = false; /* until the cache hands over this table's */
 	snprintf(c->owner, sizeof(c->owner), "%s", c->table.creator);
-	if (c->table.state && statecache_get(c)) {
-		/*
-		 * The row at a version this process wrote: its last move's
-		 * number came with it (c->facts_known), else read below.
-		 */
-		if (!c->facts_known) {
-			rc = store_move_last(c->b->store, c->table.id, &c->seq);
-			if (rc)
-				return rc;
-		}
-		/* past the lobby the wrapper must hold the game: without it the state is unreadable too */
-		return c->table.status != STORE_LOBBY && !c->st ? GB_ESTATE : GB_OK;
-	}
+	hit = c->table.state && statecache_get(c);
 	/*
 	 * Moves are numbered after the log itself, not after the wrapper's
 	 * copy of the count: a damaged copy would make every later move
 	 * collide with the log (or break its 1..N) and the table unplayable.
+	 * At a version this process wrote, the number came with the decoded
+	 * state (c->facts_known).
 	 */
-	rc = store_move_last(c->b->store, c->table.id, &c->seq);
-	if (rc)
-		return rc;
+	if (!c->facts_known) {
+		rc = store_move_last(c->b->store, c->table.id, &c->seq);
+		if (rc)
+			return rc;
+	}
+	/* past the lobby the wrapper must hold the game: without it the state is unreadable too */
+	if (hit)
+		return c->table.status != STORE_LOBBY && !c->st ? GB_ESTATE : GB_OK;
 	if (!c->table.state)
 		return GB_OK;
 	w = json_loads(c->table.state, 0, &err);

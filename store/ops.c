@@ -639,32 +639,42 @@ int store_table_insert(struct store *s, struct store_table *t)
  * not exist (any more): either way t is stale. GB_EEXISTS when reopening a
  * finished table would give its chat two open tables.
  */
+/* Run update id (SQL_TABLE_UPDATE or _SAME) of t; *changed: a row was. */
+static int table_write(struct store *s, enum store_sql id, const struct store_table *t, bool *changed)
+{
+	struct q q = q_get(s, id);
+
+	q_i64(&q, 1, t->status);
+	q_i64(&q, 2, t->turn_started_ms);
+	q_text(&q, 3, t->rules ? t->rules : "{}");
+	q_text(&q, 4, t->state);
+	q_i64(&q, 5, t->id);
+	q_i64(&q, 6, t->version);
+	*changed = !q_run(&q) && q_changes(&q) > 0;
+	return q_end(&q);
+}
+
 int store_table_update(struct store *s, struct store_table *t)
 {
-	struct q q;
+	bool changed = false;
+	int rc;
 
 	if (!s || !t || !table_ok(t))
 		return GB_EARGS;
-	/* most updates are moves, the status as it was: first without it */
-	for (int pass = 0; pass < 2; pass++) {
-		q = q_get(s, pass ? SQL_TABLE_UPDATE : SQL_TABLE_UPDATE_SAME);
-		q_i64(&q, 1, t->status);
-		q_i64(&q, 2, t->turn_started_ms);
-		q_text(&q, 3, t->rules ? t->rules : "{}");
-		q_text(&q, 4, t->state);
-		q_i64(&q, 5, t->id);
-		q_i64(&q, 6, t->version);
-		if (!q_run(&q) && q_changes(&q) == 0) {
-			/* no row of that status and version: of that version at all? (a failed
-			   statement, a deadlock's victim among them, is not asked again) */
-			q_end(&q);
-			continue;
-		}
-		if (!q_end(&q))
-			t->version++;
-		return q.rc;
-	}
-	return GB_ECONFLICT;
+	/*
+	 * Most updates are moves, the status as it was: first without it.
+	 * No row changed there (and no error): the status moved, or the
+	 * version did, and the full statement tells which. A failed
+	 * statement (a deadlock's victim among them) is not asked again.
+	 */
+	rc = table_write(s, SQL_TABLE_UPDATE_SAME, t, &changed);
+	if (!rc && !changed)
+		rc = table_write(s, SQL_TABLE_UPDATE, t, &changed);
+	if (!rc && !changed)
+		rc = GB_ECONFLICT;
+	if (!rc)
+		t->version++;
+	return rc;
 }
 
 int store_table_set_message(struct store *s, int64_t table, const char *message)

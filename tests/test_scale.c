@@ -56,14 +56,23 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* A connection of its own to the file, as another program would have. */
+static sqlite3 *open_file(struct fixture *f)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
 /* What one SQL query of a single number gives on the file. */
 static long long count_in(struct fixture *f, const char *query)
 {
-	sqlite3 *db = NULL;
+	sqlite3 *db = open_file(f);
 	sqlite3_stmt *st = NULL;
 	long long n;
 
-	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, query, -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	n = sqlite3_column_int64(st, 0);
@@ -75,10 +84,8 @@ static long long count_in(struct fixture *f, const char *query)
 /* Run sql on the file as another program would (another instance's writes). */
 static void exec_in(struct fixture *f, const char *sql)
 {
-	sqlite3 *db = NULL;
+	sqlite3 *db = open_file(f);
 
-	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
 	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 }
