@@ -149,6 +149,11 @@ parts_rows() {
 	for v in full no-exact count-bid uniform points small; do
 		"$dir/cbparts" "$v" medium "$n" 1 || true
 	done
+	# what reading the unseen cards perfectly would add: the true hands
+	# for the cards played, then for the bids as well
+	for o in 2 3; do
+		"$dir/cbparts" full medium "$n" 1 oracle=$o || true
+	done
 }
 
 # The Telegram rows at 200, 2,000 and 20,000 chats, and at 200 and 20,000

@@ -11,7 +11,9 @@
  * scrambled: the same seed must give the same decision. Also that ismcts
  * only ever bids and plays what the rules allow, is deterministic from its
  * seed and leaves the state untouched, and that between rounds both say
- * `next`. And that in the last three tricks the hard level plays, on the
+ * `next`. That the check has teeth: the measurement that hands hard the
+ * true hands (params.oracle) changes its decisions when they are redealt.
+ * And that in the last three tricks the hard level plays, on the
  * deal it searches, a card as good for itself as the best one a naive
  * double-dummy search through the rules core finds (every seat playing for
  * itself): the exact endgame, where medium's rules would often play
@@ -42,9 +44,9 @@ static const struct gb_game *G = &callbreak_game;
 
 #define NO_CAP 1000000 /* a budget_ms above the default: the hard level's full search */
 
-enum kind { MEDIUM, HARD_SMALL, HARD, ISMCTS };
+enum kind { MEDIUM, HARD_SMALL, HARD, ISMCTS, ORACLE };
 
-static const char *const kind_names[] = { "medium", "hard (small search)", "hard", "ismcts" };
+static const char *const kind_names[] = { "medium", "hard (small search)", "hard", "ismcts", "oracle" };
 
 static int choose(const struct callbreak *st, enum kind k, uint64_t seed, struct gb_action *a)
 {
@@ -61,6 +63,9 @@ static int choose(const struct callbreak *st, enum kind k, uint64_t seed, struct
 		return gb_ai_choose(G, st, GB_LEVEL_HARD, seed, NO_CAP, a);
 	case ISMCTS:
 		return callbreak_ismcts_choose(st, 40, seed, a);
+	case ORACLE:
+		p.oracle = 3;
+		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
 	default:
 		return gb_ai_choose(G, st, GB_LEVEL_MEDIUM, seed, 0, a);
 	}
@@ -149,6 +154,48 @@ static void test_nothing_reads_another_hand(void **state)
 	assert_true(compared[HARD_SMALL] >= 200);
 	assert_true(compared[ISMCTS] >= 250);
 	assert_true(changed > total * 3 / 4);
+}
+
+/*
+ * The measurement that hands the hard search the true hands (params.oracle)
+ * does read them: the redealing above tells its decisions apart, so that
+ * check would catch a level that read another seat's hand.
+ */
+static void test_oracle_reads_the_hands(void **state)
+{
+	struct gb_rng r;
+	long compared = 0, differ = 0;
+
+	(void)state;
+	gb_rng_seed(&r, 77);
+	for (int g = 0; g < 4; g++) {
+		struct callbreak st;
+
+		start(&st, gb_rng_next(&r), 1, g);
+		for (long k = 0; st.phase != CB_PHASE_GAME_OVER; k++) {
+			int seat = G->turn(&st);
+			uint64_t seed = gb_seed_derive((uint64_t)g, (uint64_t)k);
+			struct gb_action a, b;
+			struct callbreak other;
+
+			if (seat != g % CB_SEATS) {
+				assert_int_equal(choose(&st, MEDIUM, seed, &a), GB_OK);
+				apply_ok(&st, &a);
+				continue;
+			}
+			assert_int_equal(choose(&st, ORACLE, seed, &a), GB_OK);
+			if (hide(&st, seat, &r, &other)) {
+				assert_int_equal(choose(&other, ORACLE, seed, &b), GB_OK);
+				assert_true(gb_action_is_legal(G, &other, &b));
+				differ += memcmp(&a, &b, sizeof(a)) != 0;
+				compared++;
+			}
+			apply_ok(&st, &a);
+		}
+	}
+	printf("oracle: %ld of %ld decisions changed with the hidden hands\n", differ, compared);
+	assert_true(compared >= 40);
+	assert_true(differ >= compared / 10);
 }
 
 /* ismcts bids and plays only what the rules allow, from any seat, any rounds value. */
@@ -337,6 +384,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_reads_another_hand),
+		cmocka_unit_test(test_oracle_reads_the_hands),
 		cmocka_unit_test(test_ismcts_plays_legally),
 		cmocka_unit_test(test_between_rounds_next),
 		cmocka_unit_test(test_last_tricks_solved_exactly),

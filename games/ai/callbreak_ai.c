@@ -37,7 +37,8 @@
  *           winning the game, so the exact play keeps the bid first).
  *
  * Guarantees: every level reads only callbreak_view() of the seat to move
- * (never the other hands in the state); pure and deterministic from (state,
+ * (never the other hands in the state: only params.oracle, a measurement
+ * that no level sets, hands the search the true hands); pure and deterministic from (state,
  * level, seed, budget_ms): the hard level does a fixed number of play-outs
  * (a budget_ms below the default's 450 ms scales them down in proportion)
  * and never reads the clock, so a seed replays a decision exactly, however
@@ -901,7 +902,7 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 }
 
 static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-		     struct gb_rng *r)
+		     struct gb_rng *r, const uint64_t *truth)
 {
 	struct sim base, s0, s;
 	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
@@ -936,10 +937,15 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 	if (dets > p->dets)
 		dets = p->dets;
 	round_memory(v, &ch.m);
-	if (p->mcmc > 0 && chain_start(v, p, r, &ch))
+	if (truth)
+		dets = 1;
+	else if (p->mcmc > 0 && chain_start(v, p, r, &ch))
 		dets = 0;
 	for (int d = 0; d < dets; d++) {
-		if (p->mcmc > 0) {
+		if (truth) {
+			memcpy(hand, truth, sizeof(hand));
+			w = 1.0;
+		} else if (p->mcmc > 0) {
 			for (int t = 0; t < p->mcmc; t++)
 				chain_step(v, p, r, &ch);
 			memcpy(hand, ch.hand, sizeof(hand));
@@ -964,7 +970,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 }
 
 static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-		    struct gb_rng *r)
+		    struct gb_rng *r, const uint64_t *truth)
 {
 	int me = v->seat, b0 = count_bid(v->hand, CB_AI_MEDIUM, MEDIUM_SHIFT), lo, hi, best = b0;
 	double val[CB_MAX_BID + 1] = { 0 }, wsum = 0, bestv = -1e30;
@@ -974,12 +980,14 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 	/* candidate bids around the count; each is played out on the same deals */
 	lo = clamp_bid(b0 - 2);
 	hi = clamp_bid(b0 + 2);
-	for (int d = 0; d < p->bid_deals; d++) {
+	for (int d = 0; d < (truth ? 1 : p->bid_deals); d++) {
 		uint64_t hand[CB_SEATS];
 		struct sim s0, s;
-		double w = draw_deal(v, p, &m, r, hand);
+		double w = 1.0;
 
-		if (w < 0)
+		if (truth)
+			memcpy(hand, truth, sizeof(hand));
+		else if ((w = draw_deal(v, p, &m, r, hand)) < 0)
 			break;
 		memset(&s0, 0, sizeof(s0));
 		memcpy(s0.hand, hand, sizeof(hand));
@@ -1054,14 +1062,14 @@ int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint
 	case CB_PHASE_BID:
 		out->kind = GB_ACT_BID;
 		if (p->bid_deals > 0)
-			out->a = hard_bid(&v, p, &r);
+			out->a = hard_bid(&v, p, &r, (p->oracle & 1) ? st->hand : NULL);
 		else
 			out->a = count_bid(v.hand, p->policy, p->bid_shift);
 		break;
 	case CB_PHASE_PLAY:
 		out->kind = GB_ACT_PLAY;
 		if (p->dets > 0) {
-			out->a = hard_card(&v, p, &r);
+			out->a = hard_card(&v, p, &r, (p->oracle & 2) ? st->hand : NULL);
 		} else {
 			sim_from_view(&v, &s);
 			out->a = policy_card(&s, p);

@@ -63,6 +63,10 @@ struct callbreak_ai_params {
 	                    cards (0: medium's rules to the end) */
 	int dd_root;     /* hard: with no hand holding more than this many cards, each
 	                    candidate card is followed by the exact solution at once */
+	int oracle;      /* measurement only, never at a table: the hard search is given
+	                    the true hands instead of deals of the unseen cards, for
+	                    its bids (1), its cards (2) or both (3), to bound what
+	                    reading the cards better could win */
 };
 
 /* The weights level `level` (enum gb_level, easy..hard) plays with. Never NULL. */

@@ -25,7 +25,17 @@
  * from the seed, so two variants meet the same deals. Prints one line: the
  * win share of the hard seat with its 95% Wilson interval, its share of
  * bids made, its decision p99 in ms, the tricks it takes over its bid when
- * it makes it, and its points a round.
+ * it makes it, and its points a round; then its mean bid and the
+ * opponents' mean bid, tricks and share of bids made.
+ *
+ * With CBPARTS_WINS=FILE it also writes one character a game to FILE, '1'
+ * where the hard seat won; with CBPARTS_VS=FILE (such a file of an earlier
+ * run on the same GAMES and SEED) it prints the difference from that run
+ * game by game with its 95% interval.
+ *
+ * oracle=1, 2 or 3 (a measurement, never a level) gives the hard search the
+ * true hands for its bids, its cards or both: what reading the unseen cards
+ * perfectly would win.
  */
 #include <math.h>
 #include <stddef.h>
@@ -40,21 +50,7 @@
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* the deciding thread alone: other load on the machine does not count */
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
+#include "tune.h"
 
 /* The hard level's weights with the part `name` turned off; -1 for an unknown name. */
 static int variant(const char *name, struct callbreak_ai_params *p)
@@ -95,6 +91,7 @@ static const struct {
 	{ "min_dets", offsetof(struct callbreak_ai_params, min_dets) },
 	{ "bid_deals", offsetof(struct callbreak_ai_params, bid_deals) },
 	{ "bid_risk", offsetof(struct callbreak_ai_params, bid_risk) },
+	{ "oracle", offsetof(struct callbreak_ai_params, oracle) },
 	{ "dd_cards", offsetof(struct callbreak_ai_params, dd_cards) },
 	{ "dd_root", offsetof(struct callbreak_ai_params, dd_root) },
 	{ "model_eps", offsetof(struct callbreak_ai_params, model_eps) },
@@ -124,14 +121,19 @@ static int set_weight(struct callbreak_ai_params *p, const char *kv)
 int main(int argc, char **argv)
 {
 	struct callbreak_ai_params p;
-	long games, won = 0, bids = 0, made = 0, over = 0, points = 0;
+	long games, won = 0, bids = 0, made = 0, over = 0, points = 0, bidsum = 0;
+	long obids = 0, omade = 0, obidsum = 0, otricks = 0;
 	size_t nt = 0, cap = 1 << 16;
 	double *t = malloc(cap * sizeof(double));
 	uint64_t seed = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
 	int ismcts = argc > 2 && strcmp(argv[2], "ismcts") == 0, status = 0;
+	char *mine = NULL;
 
 	games = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
-	if (argc < 4 || games <= 0 || variant(argv[1], &p) || (!ismcts && strcmp(argv[2], "medium") != 0) || !t) {
+	if (games > 0)
+		mine = calloc((size_t)games + 1, 1);
+	if (argc < 4 || games <= 0 || variant(argv[1], &p) || (!ismcts && strcmp(argv[2], "medium") != 0) || !t ||
+	    !mine) {
 		fprintf(stderr, "usage: cbparts full|no-exact|count-bid|uniform|points|small medium|ismcts GAMES [SEED]\n");
 		status = 2;
 		goto out;
@@ -178,12 +180,22 @@ int main(int argc, char **argv)
 			}
 		}
 		won += oc.winner == me;
+		mine[g] = oc.winner == me ? '1' : '0';
 		for (int r = 0; r < st.nhist; r++) {
 			bids++;
 			made += st.hist[r][me].tricks >= st.hist[r][me].bid;
 			if (st.hist[r][me].tricks >= st.hist[r][me].bid)
 				over += st.hist[r][me].tricks - st.hist[r][me].bid;
 			points += callbreak_score(st.hist[r][me].bid, st.hist[r][me].tricks);
+			bidsum += st.hist[r][me].bid;
+			for (int q = 0; q < CB_SEATS; q++) {
+				if (q == me)
+					continue;
+				obids++;
+				omade += st.hist[r][q].tricks >= st.hist[r][q].bid;
+				obidsum += st.hist[r][q].bid;
+				otricks += st.hist[r][q].tricks;
+			}
 		}
 	}
 	qsort(t, nt, sizeof(double), cmp_double);
@@ -192,13 +204,32 @@ int main(int argc, char **argv)
 		double c = (ph + z * z / (2 * n)) / (1 + z * z / n);
 		double h = z * sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / (1 + z * z / n);
 
-		printf("hard %-9s vs 3 %-6s %5ld games  wins %5.1f%% [%4.1f, %4.1f]  bids made %5.1f%%  p99 %.0f ms"
+		printf("hard %-9s", argv[1]);
+		for (int i = 5; i < argc; i++)
+			printf(" %s", argv[i]);
+		printf(" vs 3 %-6s %5ld games  wins %5.1f%% [%4.1f, %4.1f]  bids made %5.1f%%  p99 %.0f ms"
 		       "  overtricks %.2f  points a round %.2f\n",
-		       argv[1], argv[2], games, 100 * ph, 100 * (c - h), 100 * (c + h),
+		       argv[2], games, 100 * ph, 100 * (c - h), 100 * (c + h),
 		       100.0 * (double)made / (double)(bids ? bids : 1), nt ? t[(size_t)((double)(nt - 1) * 0.99)] : 0.0,
 		       (double)over / (double)(made ? made : 1), (double)points / 10.0 / (double)(bids ? bids : 1));
+		printf("  bid %.2f; opponents: bid %.2f, tricks %.2f, bids made %.1f%%\n",
+		       (double)bidsum / (double)(bids ? bids : 1), (double)obidsum / (double)(obids ? obids : 1),
+		       (double)otricks / (double)(obids ? obids : 1), 100.0 * (double)omade / (double)(obids ? obids : 1));
+	}
+	if (getenv("CBPARTS_VS"))
+		compare_wins(getenv("CBPARTS_VS"), mine, games);
+	if (getenv("CBPARTS_WINS")) {
+		FILE *wf = fopen(getenv("CBPARTS_WINS"), "w");
+
+		if (!wf || fputs(mine, wf) == EOF) {
+			perror(getenv("CBPARTS_WINS"));
+			status = 1;
+		}
+		if (wf)
+			fclose(wf);
 	}
 out:
+	free(mine);
 	free(t);
 	return status;
 }

@@ -38,21 +38,7 @@
 #include "games/game.h"
 #include "games/ludo.h"
 #include "games/rng.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
+#include "tune.h"
 
 /* Apply one WEIGHT=VALUE; -1 when it names no weight. */
 static int set_weight(struct ludo_ai_params *p, const char *kv)
@@ -80,36 +66,6 @@ static int set_weight(struct ludo_ai_params *p, const char *kv)
 	W(max_nodes, long)
 #undef W
 	return -1;
-}
-
-/*
- * The paired difference (this run less the one in path, game by game) and
- * its 95% interval, from the '0'/'1' strings of two runs on the same seed.
- */
-static void compare(const char *path, const char *mine, long games)
-{
-	FILE *f = fopen(path, "r");
-	long n = 0, sum = 0, sq = 0;
-	int ch;
-
-	if (!f) {
-		perror(path);
-		return;
-	}
-	while (n < games && (ch = fgetc(f)) != EOF) {
-		int d = (mine[n] == '1') - (ch == '1');
-
-		sum += d;
-		sq += d * d;
-		n++;
-	}
-	fclose(f);
-	if (n > 1) {
-		double m = (double)sum / n, var = ((double)sq - n * m * m) / (n - 1);
-
-		printf("  vs %s: %+.1f points [%+.1f, %+.1f] over %ld paired games\n", path, 100 * m,
-		       100 * (m - 1.96 * sqrt(var / n)), 100 * (m + 1.96 * sqrt(var / n)), n);
-	}
 }
 
 int main(int argc, char **argv)
@@ -185,7 +141,7 @@ int main(int argc, char **argv)
 		       100 * (c - h), 100 * (c + h), nt ? t[(size_t)((double)(nt - 1) * 0.99)] : 0.0);
 	}
 	if (vs_path)
-		compare(vs_path, mine, games);
+		compare_wins(vs_path, mine, games);
 	if (wins_path) {
 		FILE *wf = fopen(wins_path, "w");
 
