@@ -38,11 +38,11 @@
  *
  * Guarantees: every level reads only callbreak_view() of the seat to move
  * (never the other hands in the state: only params.oracle, a measurement
- * that no level sets, hands the search the true hands); pure and deterministic from (state,
- * level, seed, budget_ms): the hard level does a fixed number of play-outs
- * (a budget_ms below the default's 450 ms scales them down in proportion)
- * and never reads the clock, so a seed replays a decision exactly, however
- * loaded the machine. The default sizes keep a decision far inside 500 ms.
+ * that no level sets, hands the search the true hands); pure and
+ * deterministic from (state, level, seed, budget_ms): the hard level does a
+ * fixed number of play-outs (a budget_ms below the default's 450 ms scales
+ * them down in proportion) and never reads the clock, so a seed replays a
+ * decision exactly, however loaded the machine. The default sizes keep a decision far inside 500 ms.
  * No allocation: play-outs run on small copies on the stack.
  */
 #include "callbreak_ai.h"
@@ -936,11 +936,13 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		dets = p->min_dets;
 	if (dets > p->dets)
 		dets = p->dets;
-	round_memory(v, &ch.m);
-	if (truth)
-		dets = 1;
-	else if (p->mcmc > 0 && chain_start(v, p, r, &ch))
-		dets = 0;
+	if (truth) {
+		dets = 1; /* the one true deal */
+	} else {
+		round_memory(v, &ch.m);
+		if (p->mcmc > 0 && chain_start(v, p, r, &ch))
+			dets = 0;
+	}
 	for (int d = 0; d < dets; d++) {
 		if (truth) {
 			memcpy(hand, truth, sizeof(hand));
@@ -980,7 +982,7 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 	/* candidate bids around the count; each is played out on the same deals */
 	lo = clamp_bid(b0 - 2);
 	hi = clamp_bid(b0 + 2);
-	for (int d = 0; d < (truth ? 1 : p->bid_deals); d++) {
+	for (int d = 0, deals = truth ? 1 : p->bid_deals; d < deals; d++) {
 		uint64_t hand[CB_SEATS];
 		struct sim s0, s;
 		double w = 1.0;

@@ -198,19 +198,17 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	qsort(t, nt, sizeof(double), cmp_double);
 	{
-		double n = (double)games, ph = (double)won / n, z = 1.96;
-		double c = (ph + z * z / (2 * n)) / (1 + z * z / n);
-		double h = z * sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+		double lo, hi;
 
+		wilson(won, games, &lo, &hi);
 		printf("hard %-9s", argv[1]);
 		for (int i = 5; i < argc; i++)
 			printf(" %s", argv[i]);
 		printf(" vs 3 %-6s %5ld games  wins %5.1f%% [%4.1f, %4.1f]  bids made %5.1f%%  p99 %.0f ms"
 		       "  overtricks %.2f  points a round %.2f\n",
-		       argv[2], games, 100 * ph, 100 * (c - h), 100 * (c + h),
-		       100.0 * (double)made / (double)(bids ? bids : 1), nt ? t[(size_t)((double)(nt - 1) * 0.99)] : 0.0,
+		       argv[2], games, 100.0 * (double)won / (double)games, 100 * lo, 100 * hi,
+		       100.0 * (double)made / (double)(bids ? bids : 1), p99_ms(t, nt),
 		       (double)over / (double)(made ? made : 1), (double)points / 10.0 / (double)(bids ? bids : 1));
 		printf("  bid %.2f; opponents: bid %.2f, tricks %.2f, bids made %.1f%%\n",
 		       (double)bidsum / (double)(bids ? bids : 1), (double)obidsum / (double)(obids ? obids : 1),
@@ -218,16 +216,8 @@ int main(int argc, char **argv)
 	}
 	if (getenv("CBPARTS_VS"))
 		compare_wins(getenv("CBPARTS_VS"), mine, games);
-	if (getenv("CBPARTS_WINS")) {
-		FILE *wf = fopen(getenv("CBPARTS_WINS"), "w");
-
-		if (!wf || fputs(mine, wf) == EOF) {
-			perror(getenv("CBPARTS_WINS"));
-			status = 1;
-		}
-		if (wf)
-			fclose(wf);
-	}
+	if (getenv("CBPARTS_WINS") && write_wins(getenv("CBPARTS_WINS"), mine))
+		status = 1;
 out:
 	free(mine);
 	free(t);

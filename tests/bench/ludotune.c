@@ -131,29 +131,16 @@ int main(int argc, char **argv)
 		mine[g] = oc.winner == me ? '1' : '0';
 	}
 	mine[games] = '\0';
-	qsort(t, nt, sizeof(double), cmp_double);
 	{
-		double n = (double)games, ph = (double)won / n, z = 1.96;
-		double c = (ph + z * z / (2 * n)) / (1 + z * z / n);
-		double h = z * sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+		double lo, hi;
 
-		printf("ludo hard vs 3 medium %5ld games  wins %5.1f%% [%4.1f, %4.1f]  p99 %.2f ms\n", games, 100 * ph,
-		       100 * (c - h), 100 * (c + h), nt ? t[(size_t)((double)(nt - 1) * 0.99)] : 0.0);
+		wilson(won, games, &lo, &hi);
+		printf("ludo hard vs 3 medium %5ld games  wins %5.1f%% [%4.1f, %4.1f]  p99 %.2f ms\n", games,
+		       100.0 * (double)won / (double)games, 100 * lo, 100 * hi, p99_ms(t, nt));
 	}
 	if (vs_path)
 		compare_wins(vs_path, mine, games);
-	if (wins_path) {
-		FILE *wf = fopen(wins_path, "w");
-
-		if (!wf || fputs(mine, wf) == EOF) {
-			perror(wins_path);
-			if (wf)
-				fclose(wf);
-			goto out;
-		}
-		fclose(wf);
-	}
-	rc = 0;
+	rc = wins_path && write_wins(wins_path, mine) ? 2 : 0;
 out:
 	free(mine);
 	free(t);

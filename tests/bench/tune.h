@@ -1,13 +1,16 @@
 /*
  * tune.h - what the tuning programs of tests/bench/ (ludotune, cbparts)
- * share: the CPU clock of the deciding thread, and the paired difference of
- * two runs on the same games. Header only (static inline).
+ * share: the CPU clock of the deciding thread, a win share's 95% Wilson
+ * interval, the p99 of the decision times, and the games won as a string
+ * of '0'/'1' written to a file and paired with an earlier run's. Header
+ * only (static inline).
  */
 #ifndef GB_TUNE_H
 #define GB_TUNE_H
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* CPU time of the calling thread in ms: other load on the machine does not count. */
@@ -24,6 +27,37 @@ static inline int cmp_double(const void *x, const void *y)
 	double a = *(const double *)x, b = *(const double *)y;
 
 	return a < b ? -1 : a > b;
+}
+
+/* The 95% Wilson interval [*lo, *hi] of won out of games (games > 0). */
+static inline void wilson(long won, long games, double *lo, double *hi)
+{
+	double n = (double)games, ph = (double)won / n, z = 1.96;
+	double c = (ph + z * z / (2 * n)) / (1 + z * z / n);
+	double h = z * sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+
+	*lo = c - h;
+	*hi = c + h;
+}
+
+/* The 99th percentile of the n times t[] (sorted in place), 0 with none. */
+static inline double p99_ms(double *t, size_t n)
+{
+	qsort(t, n, sizeof(double), cmp_double);
+	return n ? t[(size_t)((double)(n - 1) * 0.99)] : 0.0;
+}
+
+/* Write the string of games won to path; -1 (said on stderr) when it cannot. */
+static inline int write_wins(const char *path, const char *mine)
+{
+	FILE *f = fopen(path, "w");
+	int rc = f && fputs(mine, f) != EOF ? 0 : -1;
+
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc)
+		perror(path);
+	return rc;
 }
 
 /*
