@@ -44,9 +44,10 @@ static const struct gb_game *G = &callbreak_game;
 
 #define NO_CAP 1000000 /* a budget_ms above the default: the hard level's full search */
 
-enum kind { MEDIUM, HARD_SMALL, HARD, ISMCTS, ORACLE };
+enum kind { MEDIUM, HARD_SMALL, HARD, ISMCTS, ORACLE, ORACLE_CHAIN };
 
-static const char *const kind_names[] = { "medium", "hard (small search)", "hard", "ismcts", "oracle" };
+static const char *const kind_names[] = { "medium", "hard (small search)", "hard", "ismcts", "oracle",
+					   "oracle (chain)" };
 
 static int choose(const struct callbreak *st, enum kind k, uint64_t seed, struct gb_action *a)
 {
@@ -65,6 +66,13 @@ static int choose(const struct callbreak *st, enum kind k, uint64_t seed, struct
 		return callbreak_ismcts_choose(st, 40, seed, a);
 	case ORACLE:
 		p.oracle = 3;
+		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
+	case ORACLE_CHAIN:
+		p.oracle = 4;
+		p.dets = 8;
+		p.rollouts = 30;
+		p.min_dets = 4;
+		p.bid_deals = 8;
 		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
 	default:
 		return gb_ai_choose(G, st, GB_LEVEL_MEDIUM, seed, 0, a);
@@ -157,16 +165,16 @@ static void test_nothing_reads_another_hand(void **state)
 }
 
 /*
- * The measurement that hands the hard search the true hands (params.oracle)
- * does read them: the redealing above tells its decisions apart, so that
- * check would catch a level that read another seat's hand.
+ * The measurements that hand the hard search the true hands (params.oracle
+ * 3, and 4 where they only start its chain of deals) do read them: the
+ * redealing above tells their decisions apart, so that check would catch a
+ * level that read another seat's hand.
  */
-static void test_oracle_reads_the_hands(void **state)
+static void oracle_reads(enum kind kind, const char *name)
 {
 	struct gb_rng r;
 	long compared = 0, differ = 0;
 
-	(void)state;
 	gb_rng_seed(&r, 77);
 	for (int g = 0; g < 4; g++) {
 		struct callbreak st;
@@ -183,9 +191,9 @@ static void test_oracle_reads_the_hands(void **state)
 				apply_ok(&st, &a);
 				continue;
 			}
-			assert_int_equal(choose(&st, ORACLE, seed, &a), GB_OK);
+			assert_int_equal(choose(&st, kind, seed, &a), GB_OK);
 			if (hide(&st, seat, &r, &other)) {
-				assert_int_equal(choose(&other, ORACLE, seed, &b), GB_OK);
+				assert_int_equal(choose(&other, kind, seed, &b), GB_OK);
 				assert_true(gb_action_is_legal(G, &other, &b));
 				differ += memcmp(&a, &b, sizeof(a)) != 0;
 				compared++;
@@ -193,9 +201,16 @@ static void test_oracle_reads_the_hands(void **state)
 			apply_ok(&st, &a);
 		}
 	}
-	printf("oracle: %ld of %ld decisions changed with the hidden hands\n", differ, compared);
+	printf("%s: %ld of %ld decisions changed with the hidden hands\n", name, differ, compared);
 	assert_true(compared >= 40);
 	assert_true(differ >= compared / 10);
+}
+
+static void test_oracle_reads_the_hands(void **state)
+{
+	(void)state;
+	oracle_reads(ORACLE, "oracle=3");
+	oracle_reads(ORACLE_CHAIN, "oracle=4");
 }
 
 /* ismcts bids and plays only what the rules allow, from any seat, any rounds value. */

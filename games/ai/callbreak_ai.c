@@ -936,7 +936,20 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		dets = p->min_dets;
 	if (dets > p->dets)
 		dets = p->dets;
-	if (truth) {
+	if (truth && (p->oracle & 4)) {
+		/* measurement: the chain of deals starts from the true one, so
+		 * that it never has to find the deals that explain the play */
+		round_memory(v, &ch.m);
+		if (p->mcmc <= 0 || chain_start(v, p, r, &ch)) {
+			dets = 0;
+		} else {
+			memcpy(ch.hand, truth, sizeof(ch.hand));
+			ch.w = deal_fit(v, p, &ch.m, ch.hand);
+			for (int t = 0; t < 10 * p->mcmc; t++)
+				chain_step(v, p, r, &ch);
+		}
+		truth = NULL;
+	} else if (truth) {
 		dets = 1; /* the one true deal */
 	} else {
 		round_memory(v, &ch.m);
@@ -1071,7 +1084,7 @@ int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint
 	case CB_PHASE_PLAY:
 		out->kind = GB_ACT_PLAY;
 		if (p->dets > 0) {
-			out->a = hard_card(&v, p, &r, (p->oracle & 2) ? st->hand : NULL);
+			out->a = hard_card(&v, p, &r, (p->oracle & 6) ? st->hand : NULL);
 		} else {
 			sim_from_view(&v, &s);
 			out->a = policy_card(&s, p);

@@ -66,7 +66,9 @@ struct callbreak_ai_params {
 	int oracle;      /* measurement only, never at a table: the hard search is given
 	                    the true hands instead of deals of the unseen cards, for
 	                    its bids (1), its cards (2) or both (3), to bound what
-	                    reading the cards better could win */
+	                    reading the cards better could win; 4: its cards are
+	                    searched on deals as usual, but the chain that draws
+	                    them starts from the true deal */
 };
 
 /* The weights level `level` (enum gb_level, easy..hard) plays with. Never NULL. */

@@ -35,7 +35,9 @@
  *
  * oracle=1, 2 or 3 (a measurement, never a level) gives the hard search the
  * true hands for its bids, its cards or both: what reading the unseen cards
- * perfectly would win.
+ * perfectly would win. oracle=4 searches its cards on deals drawn as usual
+ * but starts their chain from the true deal: what an inference that never
+ * loses its way would win.
  */
 #include <math.h>
 #include <stddef.h>
