@@ -54,6 +54,9 @@ static int choose(const struct callbreak *st, enum kind k, uint64_t seed, struct
 	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
 
 	switch (k) {
+	case ORACLE_CHAIN:
+		p.oracle = 4; /* with the small search's sizes */
+		/* fall through */
 	case HARD_SMALL:
 		p.dets = 8;
 		p.rollouts = 30;
@@ -66,13 +69,6 @@ static int choose(const struct callbreak *st, enum kind k, uint64_t seed, struct
 		return callbreak_ismcts_choose(st, 40, seed, a);
 	case ORACLE:
 		p.oracle = 3;
-		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
-	case ORACLE_CHAIN:
-		p.oracle = 4;
-		p.dets = 8;
-		p.rollouts = 30;
-		p.min_dets = 4;
-		p.bid_deals = 8;
 		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
 	default:
 		return gb_ai_choose(G, st, GB_LEVEL_MEDIUM, seed, 0, a);

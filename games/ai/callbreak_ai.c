@@ -42,8 +42,9 @@
  * deterministic from (state, level, seed, budget_ms): the hard level does a
  * fixed number of play-outs (a budget_ms below the default's 450 ms scales
  * them down in proportion) and never reads the clock, so a seed replays a
- * decision exactly, however loaded the machine. The default sizes keep a decision far inside 500 ms.
- * No allocation: play-outs run on small copies on the stack.
+ * decision exactly, however loaded the machine. The default sizes keep a
+ * decision far inside 500 ms. No allocation: play-outs run on small copies
+ * on the stack.
  */
 #include "callbreak_ai.h"
 
@@ -861,13 +862,19 @@ static void chain_step(const struct callbreak_view *v, const struct callbreak_ai
 	}
 }
 
-/* Start a chain (c->m already filled) and run its burn-in; -1 when no deal fits the view. */
+/*
+ * Start a chain (c->m already filled) from a random deal, or from the deal
+ * `from` when not NULL (the oracle's measurement), and run its burn-in; -1
+ * when no deal fits the view.
+ */
 static int chain_start(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-		       struct gb_rng *r, struct chain *c)
+		       struct gb_rng *r, struct chain *c, const uint64_t *from)
 {
 	int k = 0;
 
-	if (deal_unseen(v, r, c->hand))
+	if (from)
+		memcpy(c->hand, from, sizeof(c->hand));
+	else if (deal_unseen(v, r, c->hand))
 		return -1;
 	for (int q = 0; q < CB_SEATS; q++)
 		if (q != v->seat)
@@ -886,7 +893,7 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 
 	gb_rng_seed(&r, seed);
 	round_memory(v, &c.m);
-	if (p->mcmc > 0 && chain_start(v, p, &r, &c))
+	if (p->mcmc > 0 && chain_start(v, p, &r, &c, NULL))
 		return GB_ESTATE;
 	for (int d = 0; d < n; d++) {
 		if (p->mcmc <= 0) {
@@ -936,24 +943,16 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		dets = p->min_dets;
 	if (dets > p->dets)
 		dets = p->dets;
-	if (truth && (p->oracle & 4)) {
-		/* measurement: the chain of deals starts from the true one, so
-		 * that it never has to find the deals that explain the play */
-		round_memory(v, &ch.m);
-		if (p->mcmc <= 0 || chain_start(v, p, r, &ch)) {
-			dets = 0;
-		} else {
-			memcpy(ch.hand, truth, sizeof(ch.hand));
-			ch.w = deal_fit(v, p, &ch.m, ch.hand);
-			for (int t = 0; t < 10 * p->mcmc; t++)
-				chain_step(v, p, r, &ch);
-		}
-		truth = NULL;
-	} else if (truth) {
+	if (truth && !(p->oracle & 4)) {
 		dets = 1; /* the one true deal */
 	} else {
+		/* oracle 4 (a measurement): the chain of deals starts from the true
+		 * one, so that it never has to find the deals that explain the play */
+		const uint64_t *from = truth;
+
+		truth = NULL;
 		round_memory(v, &ch.m);
-		if (p->mcmc > 0 && chain_start(v, p, r, &ch))
+		if (p->mcmc > 0 && chain_start(v, p, r, &ch, from))
 			dets = 0;
 	}
 	for (int d = 0; d < dets; d++) {
