@@ -11,7 +11,9 @@
  * check() still accepts the state) and every level must give exactly the
  * same action; the deals of unseen cards the hard level searches over
  * respect the same facts; a few situations where the right card is clear;
- * and each level beats the one below in a small sample with a wide margin.
+ * each level beats the one below in a small sample with a wide margin; and
+ * the hard level's chance of winning the game from the scores is a
+ * distribution over the seats.
  *
  * The hard level searches: most tests use it with a small search
  * (cheap_hard) so that the suite stays fast under the sanitizers, a few use
@@ -586,6 +588,68 @@ static void test_levels_beat_the_level_below(void **state)
 	assert_true(w >= 66);
 }
 
+/*
+ * The hard level's chance of winning the game from the scores: the seats'
+ * chances add up to one (each seat's rounds to come are drawn alike, so one
+ * of them finishes first), a higher score never lowers it, the last round
+ * is certain, and being behind two players is not as hopeless as two
+ * separate chases multiplied: one good round of one's own passes both.
+ */
+static void test_game_chance(void **state)
+{
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+	struct gb_rng r;
+	int score[CB_SEATS];
+
+	(void)state;
+	gb_rng_seed(&r, 41);
+	for (int model = 1; model <= 2; model++) {
+		p.game_model = model;
+		for (int i = 0; i < 400; i++) {
+			int left = 1 + (int)gb_rng_below(&r, CB_MAX_ROUNDS - 1);
+			double sum = 0, before, after;
+
+			for (int q = 0; q < CB_SEATS; q++)
+				score[q] = (int)gb_rng_below(&r, 301) - 100;
+			for (int q = 0; q < CB_SEATS; q++) {
+				double c = callbreak_ai_game_chance(&p, score, q, left);
+
+				assert_true(c >= 0.0 && c <= 1.0);
+				sum += c;
+			}
+			assert_true(sum > 0.98 && sum < 1.02);
+			before = callbreak_ai_game_chance(&p, score, 0, left);
+			score[0] += 10 + (int)gb_rng_below(&r, 40);
+			after = callbreak_ai_game_chance(&p, score, 0, left);
+			assert_true(after >= before);
+		}
+	}
+	/* the product of separate chases adds up to less: four equal scores give each an eighth */
+	p.game_model = 0;
+	score[0] = score[1] = score[2] = score[3] = 50;
+	assert_true(callbreak_ai_game_chance(&p, score, 0, 2) < 0.13);
+	/* the last round decides */
+	score[0] = 51;
+	assert_true(callbreak_ai_game_chance(&p, score, 0, 0) == 1.0);
+	assert_true(callbreak_ai_game_chance(&p, score, 1, 0) == 0.0);
+	/* five points behind two players, ahead of one, one round to go: more
+	 * than the chances of passing each, taken apart, multiplied */
+	for (int model = 1; model <= 2; model++) {
+		static const int apart_of[CB_SEATS] = { 100, 150, 150, 40 };
+		double apart = 1.0;
+
+		p.game_model = model;
+		for (int q = 1; q < CB_SEATS; q++) {
+			for (int k = 1; k < CB_SEATS; k++)
+				score[k] = k == q ? apart_of[q] : -1000;
+			score[0] = apart_of[0];
+			apart *= callbreak_ai_game_chance(&p, score, 0, 1);
+		}
+		memcpy(score, apart_of, sizeof(score));
+		assert_true(callbreak_ai_game_chance(&p, score, 0, 1) > 1.5 * apart);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_hard_deals_explain_the_play),
 		cmocka_unit_test(test_clear_situations),
 		cmocka_unit_test(test_levels_beat_the_level_below),
+		cmocka_unit_test(test_game_chance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,6 +49,7 @@
 #include "callbreak_ai.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -70,7 +71,7 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 			    .draw_len = 5, .dets = 600, .rollouts = 5000, .min_dets = 150,
 			    .bid_deals = 800, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .mcmc = 10,
 			    .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
-			    .game_sigma = 30, .opp_weight = 0, .dd_cards = 2, .dd_root = 3 },
+			    .game_sigma = 18, .game_model = 1, .opp_weight = 0, .dd_cards = 2, .dd_root = 3 },
 };
 
 const struct callbreak_ai_params *callbreak_ai_defaults(int level)
@@ -659,36 +660,144 @@ int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t ha
 /* ---- the hard level ------------------------------------------------------- */
 
 /*
+ * What the rounds to come may bring one player: a medium player's round
+ * score in games of four medium players, in whole points -8..8, counted
+ * over 400,000 rounds; its sums over 1..4 rounds (pmf) and their running
+ * totals (cdf), made once.
+ */
+static const int round_counts[17] = { 14,    115,    490,   1657,  4027,  6842, 7511, 11694, 0,
+				      104925, 112864, 81307, 42691, 17867, 6163, 1549, 284 };
+
+#define OUTLOOK_SPAN (8 * (CB_MAX_ROUNDS - 1))
+
+struct outlook {
+	double pmf[CB_MAX_ROUNDS][2 * OUTLOOK_SPAN + 1];
+	double cdf[CB_MAX_ROUNDS][2 * OUTLOOK_SPAN + 1];
+};
+
+static struct outlook outlook_table;
+static pthread_once_t outlook_once = PTHREAD_ONCE_INIT;
+
+static void outlook_make(void)
+{
+	struct outlook *o = &outlook_table;
+	double one[17], total = 0;
+
+	for (int i = 0; i < 17; i++)
+		total += round_counts[i];
+	for (int i = 0; i < 17; i++)
+		one[i] = round_counts[i] / total;
+	o->pmf[0][OUTLOOK_SPAN] = 1.0;
+	for (int l = 1; l < CB_MAX_ROUNDS; l++)
+		for (int x = 0; x <= 2 * OUTLOOK_SPAN; x++)
+			for (int i = 0; i < 17; i++) {
+				int y = x + i - 8;
+
+				if (o->pmf[l - 1][x] > 0 && y >= 0 && y <= 2 * OUTLOOK_SPAN)
+					o->pmf[l][y] += o->pmf[l - 1][x] * one[i];
+			}
+	for (int l = 0; l < CB_MAX_ROUNDS; l++)
+		for (int x = 0; x <= 2 * OUTLOOK_SPAN; x++)
+			o->cdf[l][x] = (x ? o->cdf[l][x - 1] : 0.0) + o->pmf[l][x];
+}
+
+static const struct outlook *outlook_get(void)
+{
+	pthread_once(&outlook_once, outlook_make);
+	return &outlook_table;
+}
+
+/* The chance that an opponent's sum over `left` rounds, in points, is below x/10 (ties half). */
+static double outlook_ahead(const struct outlook *o, int left, int x)
+{
+	int fl = x >= 0 ? x / 10 : -((-x + 9) / 10), i;
+	double below;
+
+	i = (x % 10 == 0 ? fl - 1 : fl) + OUTLOOK_SPAN;
+	below = i < 0 ? 0.0 : i > 2 * OUTLOOK_SPAN ? 1.0 : o->cdf[left][i];
+	if (x % 10 == 0 && fl + OUTLOOK_SPAN >= 0 && fl + OUTLOOK_SPAN <= 2 * OUTLOOK_SPAN)
+		below += 0.5 * o->pmf[left][fl + OUTLOOK_SPAN];
+	return below;
+}
+
+double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int score[CB_SEATS], int me,
+				int left)
+{
+	double win = 1.0;
+	int diffs[CB_SEATS], nd = 0;
+
+	if (left > 0 && p->game_model != 2 && p->game_sigma <= 0)
+		return 1.0 / CB_SEATS; /* no width: nothing told apart */
+	for (int q = 0; q < CB_SEATS; q++) {
+		int diff = score[me] - score[q];
+
+		if (q == me)
+			continue;
+		diffs[nd++] = diff;
+		if (left <= 0)
+			win *= diff > 0 ? 1.0 : diff == 0 ? 0.5 : 0.0;
+		else if (p->game_model == 0)
+			win *= 0.5 * erfc(-diff / (p->game_sigma * sqrt(2.0 * left) * M_SQRT2));
+	}
+	if (left <= 0 || p->game_model == 0)
+		return win;
+	if (left > CB_MAX_ROUNDS - 1)
+		left = CB_MAX_ROUNDS - 1;
+	win = 0.0;
+	if (p->game_model == 2) {
+		/* over one's own sum to come, in whole points */
+		const struct outlook *o = outlook_get();
+
+		for (int f = -8 * left; f <= 8 * left; f++) {
+			double pr = o->pmf[left][f + OUTLOOK_SPAN];
+
+			for (int k = 0; k < nd && pr > 0; k++)
+				pr *= outlook_ahead(o, left, f * 10 + diffs[k]);
+			win += pr;
+		}
+		return win;
+	}
+	{
+		/* over one's own sum to come, normal: Gauss-Hermite quadrature, 8 nodes */
+		static const double gx[4] = { 0.381186990207322, 1.157193712446780, 1.981656756695843,
+					      2.930637420257244 };
+		static const double gw[4] = { 0.661147012558241, 0.207802325814892, 0.017077983007413,
+					      0.000199604072211 };
+		double sd = p->game_sigma * sqrt((double)left);
+
+		for (int i = 0; i < 8; i++) {
+			double z = (i & 1 ? -1.0 : 1.0) * gx[i / 2] * M_SQRT2, pr = 1.0;
+
+			for (int k = 0; k < nd; k++)
+				pr *= 0.5 * erfc(-(diffs[k] + sd * z) / (sd * M_SQRT2));
+			win += gw[i / 2] * pr;
+		}
+		return win / sqrt(M_PI);
+	}
+}
+
+/*
  * What a finished play-out is worth to `me`. For a player that is not game
  * aware: the round score in points, less a share of the opponents'. For a
- * game-aware one: its chance of winning the game, as 1000 times the
- * product over opponents of the chance of finishing ahead of each (certain
- * in the last round; in earlier rounds a normal curve whose width grows
- * with the rounds still to come, game_sigma tenths per round), plus a
- * hundredth of the round score so that points still break ties.
+ * game-aware one: its chance of winning the game (callbreak_ai_game_chance)
+ * as 1000 times it, plus a hundredth of the round score so that points
+ * still break ties.
  */
 static double outcome_value(const struct sim *s, const struct callbreak_view *v,
 			    const struct callbreak_ai_params *p)
 {
 	int me = v->seat, mine = callbreak_score(s->bid[me], s->tricks[me]), opp = 0;
-	int left = v->rounds - v->round;
-	double win = 1.0;
+	int left = v->rounds - v->round, score[CB_SEATS];
 
 	for (int q = 0; q < CB_SEATS; q++) {
-		int sc, diff;
+		int sc = callbreak_score(s->bid[q], s->tricks[q]);
 
-		if (q == me)
-			continue;
-		sc = callbreak_score(s->bid[q], s->tricks[q]);
-		opp += sc;
-		diff = v->total[me] + mine - v->total[q] - sc;
-		if (left == 0)
-			win *= diff > 0 ? 1.0 : diff == 0 ? 0.5 : 0.0;
-		else if (p->game_sigma > 0)
-			win *= 0.5 * erfc(-diff / (p->game_sigma * sqrt(2.0 * left) * M_SQRT2));
+		score[q] = v->total[q] + sc;
+		if (q != me)
+			opp += sc;
 	}
 	if (p->game_aware && (left == 0 || p->game_sigma > 0))
-		return 1000.0 * win + mine / 100.0;
+		return 1000.0 * callbreak_ai_game_chance(p, score, me, left) + mine / 100.0;
 	return mine / 10.0 - p->opp_weight / 100.0 * opp / 30.0;
 }
 

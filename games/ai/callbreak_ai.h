@@ -56,6 +56,8 @@ struct callbreak_ai_params {
 	int game_sigma;  /* hard, game aware: earlier rounds too, with the final
 	                    totals uncertain by this many tenths per round to come
 	                    (0: earlier rounds are played for points) */
+	int game_model;  /* hard, game aware: how the chance of winning the game is
+	                    reckoned from the scores (callbreak_ai_game_chance) */
 	int opp_weight;  /* hard: percent of the opponents' mean round score taken off
 	                    the own score in the play-outs */
 	int dd_cards;    /* hard: play-outs solve the round exactly (double dummy, every
@@ -99,6 +101,21 @@ int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t ha
  */
 int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
 		       int n, uint64_t (*hands)[CB_SEATS]);
+
+/*
+ * Seat me's chance of winning the game, as the hard level reckons it, when
+ * the seats have scored score[] tenths and `left` rounds are still to play:
+ * certain once none is left (a tie counts half); else by p->game_model
+ * (with game_sigma 0, models 0 and 1 give every seat a quarter):
+ * 0, the product over opponents of the chance of finishing ahead of each,
+ * on a normal curve of width game_sigma tenths a round to come for the
+ * difference of two scores; 1, the chance of finishing ahead of them all at
+ * once, every seat's rounds to come a normal curve of width game_sigma
+ * tenths a round, taken over one's own; 2, the same with every seat's
+ * rounds to come scored as medium players score them (in whole points).
+ */
+double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int score[CB_SEATS], int me,
+				int left);
 
 /*
  * The tricks a hand is expected to take, in tenths, by the counting rules

@@ -18,8 +18,8 @@
  *
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
- * mcmc, bid_sigma, play_sigma, bid_bonus, game_sigma, game_aware,
- * opp_weight) on top of the variant, for tuning runs.
+ * mcmc, bid_sigma, play_sigma, bid_bonus, game_sigma, game_model,
+ * game_aware, opp_weight) on top of the variant, for tuning runs.
  *
  * The hard seat sits at each of the four places in turn and the deals come
  * from the seed, so two variants meet the same deals. Prints one line: the
@@ -103,6 +103,7 @@ static const struct {
 	{ "bid_bonus", offsetof(struct callbreak_ai_params, bid_bonus) },
 	{ "game_sigma", offsetof(struct callbreak_ai_params, game_sigma) },
 	{ "game_aware", offsetof(struct callbreak_ai_params, game_aware) },
+	{ "game_model", offsetof(struct callbreak_ai_params, game_model) },
 	{ "opp_weight", offsetof(struct callbreak_ai_params, opp_weight) },
 };
 
