@@ -689,13 +689,9 @@ static void outlook_make(void)
 		one[i] = round_counts[i] / total;
 	o->pmf[0][OUTLOOK_SPAN] = 1.0;
 	for (int l = 1; l < CB_MAX_ROUNDS; l++)
-		for (int x = 0; x <= 2 * OUTLOOK_SPAN; x++)
-			for (int i = 0; i < 17; i++) {
-				int y = x + i - 8;
-
-				if (o->pmf[l - 1][x] > 0 && y >= 0 && y <= 2 * OUTLOOK_SPAN)
-					o->pmf[l][y] += o->pmf[l - 1][x] * one[i];
-			}
+		for (int x = 8; x <= 2 * OUTLOOK_SPAN - 8; x++)
+			for (int i = 0; i < 17; i++)
+				o->pmf[l][x + i - 8] += o->pmf[l - 1][x] * one[i];
 	for (int l = 0; l < CB_MAX_ROUNDS; l++)
 		for (int x = 0; x <= 2 * OUTLOOK_SPAN; x++)
 			o->cdf[l][x] = (x ? o->cdf[l][x - 1] : 0.0) + o->pmf[l][x];
@@ -741,13 +737,14 @@ double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int s
 	}
 	if (left <= 0 || p->game_model == 0)
 		return win;
-	if (left > CB_MAX_ROUNDS - 1)
-		left = CB_MAX_ROUNDS - 1;
 	win = 0.0;
 	if (p->game_model == 2) {
-		/* over one's own sum to come, in whole points */
+		/* over one's own sum to come, in whole points (the tables reach
+		 * the most rounds a game can have left) */
 		const struct outlook *o = outlook_get();
 
+		if (left > CB_MAX_ROUNDS - 1)
+			left = CB_MAX_ROUNDS - 1;
 		for (int f = -8 * left; f <= 8 * left; f++) {
 			double pr = o->pmf[left][f + OUTLOOK_SPAN];
 
