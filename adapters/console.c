@@ -141,7 +141,8 @@ static void print_reply(struct console *c, const char *payload)
 	kind = json_string_value(json_object_get(r, "kind"));
 	text = json_string_value(json_object_get(r, "text"));
 	user = json_string_value(json_object_get(r, "user"));
-	if (!kind || !text)
+	/* a line standing in the chat for someone's private answer: here that answer is shown itself */
+	if (!kind || !text || json_is_true(json_object_get(r, "cover")))
 		goto out;
 	if (strcmp(kind, "alert") == 0 && user && c->unnamed && strcmp(user, c->unnamed) == 0) {
 		fprintf(c->out, "%s\n", text); /* the answer to a line typed without a name */

@@ -526,6 +526,12 @@ int tg_render(const json_t *view, const char *chat, const char *message_id, stru
 		/* a message is found by its chat and id; an edit takes no topic */
 		json_object_del(out->body, "message_thread_id");
 		json_object_set_new(out->body, "message_id", tg_chat_id(message_id));
+	} else if (strcmp(kind, "alert") == 0 && json_is_true(json_object_get(view, "secret")) && user &&
+		   user[0]) {
+		/* it tells of a hand: to the user's private chat, never the group (a cover line says it went) */
+		snprintf(out->method, sizeof(out->method), "sendMessage");
+		snprintf(out->chat, sizeof(out->chat), "%s", user);
+		out->body = send_body(user, text, false);
 	} else if (strcmp(kind, "table") == 0 || strcmp(kind, "public") == 0 ||
 		   strcmp(kind, "alert") == 0) {
 		snprintf(out->method, sizeof(out->method), "sendMessage");
@@ -1380,6 +1386,9 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 			set_result(d, DELIVERY_WAIT, 0, "chat moved to a supergroup");
 	} else if (res->status == 403 && strcmp(kind, "private") == 0) {
 		private_fallback(t, s, row, view, d);
+	} else if ((res->status == 403 || res->status == 400) && strcmp(kind, "alert") == 0 &&
+		   json_is_true(json_object_get(view, "secret"))) {
+		/* their private chat is closed: the group's cover line is all that is said */
 	} else if (strcmp(call->method, "answerCallbackQuery") == 0 && res->status == 400) {
 		/* too old, or answered already: the press is over, nothing left to tell */
 	} else {
@@ -1647,7 +1656,8 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 		json_object_set_new(r, "id", json_string(id));
 		json_object_set_new(r, "title", json_string(ch[i].label));
 		json_object_set_new(r, "description", json_string(ch[i].cmd));
-		json_object_set_new(content, "message_text", json_string(ch[i].label));
+		/* posted in the group as soon as it is picked, played or not: it names no card of a hand */
+		json_object_set_new(content, "message_text", json_string(ch[i].posted));
 		json_object_set_new(r, "input_message_content", content);
 		json_array_append_new(results, r);
 	}

@@ -114,7 +114,8 @@ void tg_call_release(struct tg_call *c);
  * chat - or, carrying a reply handle (a "My hand" press), an
  * answerCallbackQuery alert with the text cut to TG_ALERT_MAX; "alert"
  * answerCallbackQuery with show_alert when it carries a reply handle, else
- * sendMessage in the chat; "ack" answerCallbackQuery (no text), nothing
+ * sendMessage in the chat - or, marked "secret" (it tells of a hand), in
+ * the user's own chat; "ack" answerCallbackQuery (no text), nothing
  * without a handle. Buttons become an inline keyboard; a button whose
  * command does not fit in callback_data is left out, and a button with
  * "inline" (bot/bot.h) opens inline mode in the chat with that query

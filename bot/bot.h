@@ -156,7 +156,13 @@ enum reply_kind {
  *             as a new message at the bottom of the chat and the earlier
  *             table message loses its buttons, so one table message has
  *             live buttons (optional; an adapter without such a notion
- *             shows it as any table)}
+ *             shows it as any table),
+ *    "secret": true on an alert that tells of the user's hand (a refused
+ *             card): never shown to the whole chat - answered in place,
+ *             else sent to the user's private chat, else not at all,
+ *    "cover": true on the public line that stands in the chat for such
+ *             an alert (it names no card); an adapter whose chat is one
+ *             person's view, who reads the alert itself, may leave it out}
  * Rows of kind "table" replace an earlier pending row of the same table:
  * only the newest board is sent. A repost is never replaced.
  */

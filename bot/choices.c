@@ -151,6 +151,10 @@ static int table_choices(struct bot *b, int64_t id, const char *user, struct bot
 		c->cmd[0] = '/';
 		g->format(s.st, &acts[k], c->cmd + 1, sizeof(c->cmd) - 1);
 		render_action_label(&s.view, &acts[k], c->label, sizeof(c->label));
+		if (acts[k].kind == GB_ACT_PLAY && (g->flags & GB_PRIVATE_HANDS))
+			snprintf(c->posted, sizeof(c->posted), "%s", tr(s.view.lang, M_CB_PICKED));
+		else
+			snprintf(c->posted, sizeof(c->posted), "%s", c->label);
 		(*n)++;
 	}
 out:

@@ -24,6 +24,13 @@ struct bot_choice {
 	char game[16];                 /* "callbreak", ... */
 	char cmd[GB_ACTION_TEXT + 1];  /* the command that takes it: "/play QS" */
 	char label[64];                /* as the chat shows it: "Q♠" */
+	/*
+	 * What the chat is shown when it is picked (Telegram posts it as the
+	 * picker's message whether the move is taken or not): the label, or
+	 * for a card of a hand words naming none ("🂠 plays a card"), in the
+	 * chat's language; the table shows the card once it is played.
+	 */
+	char posted[64];
 };
 
 /*

@@ -138,6 +138,30 @@ void reply_alert(struct ctx *c, int key, ...)
 	va_end(ap);
 }
 
+void reply_keep_secret(struct ctx *c)
+{
+	json_t *alert = json_array_get(c->replies, json_array_size(c->replies) - 1);
+	char name[STORE_NAME_LEN];
+
+	if (!alert)
+		return;
+	json_object_set_new(alert, "secret", json_true());
+	/*
+	 * Answered in place (a press's alert, a Discord interaction), in a
+	 * private chat, or at an online table (each seat's own chat): the
+	 * caller alone reads it already. Typed in a group, the chat sees that
+	 * an answer went, and nothing of it.
+	 */
+	if (c->cmd->reply[0] || c->cmd->private_chat || c->online)
+		return;
+	if (c->my_seat >= 0)
+		seat_name(c, c->my_seat, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s", c->cmd->user_name);
+	reply_public(c, M_CB_REFUSED_PRIVATELY, name);
+	json_object_set_new(json_array_get(c->replies, json_array_size(c->replies) - 1), "cover", json_true());
+}
+
 void reply_merge_langs(struct ctx *c, size_t at)
 {
 	size_t n = json_array_size(c->replies), each = (n - at) / LANG_COUNT;

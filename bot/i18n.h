@@ -267,6 +267,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CB_HAND_EMPTY)    \
 	X(M_CB_HAND_BID)      /* %s: 1, %s: 8 */ \
 	X(M_CB_FROM_HAND)     /* the cards one may play, named without showing them */ \
+	X(M_CB_REFUSED_PRIVATELY) /* %s: name (in the chat: a refused card's reason went to them alone) */ \
+	X(M_CB_PICKED)         /* what the chat is shown for a card picked in inline mode: no card */ \
 	X(M_NOTHING_TO_PLAY)  /* title of the one choice offered when there is none */ \
 	X(M_NOTHING_NO_SEAT)  \
 	X(M_CB_BTN_BID)       /* %s: bid */ \

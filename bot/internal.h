@@ -144,6 +144,15 @@ void reply_alert(struct ctx *c, int key, ...);
 void reply_private(struct ctx *c, const char *user, const char *text);
 
 /*
+ * The alert queued last tells of the caller's hand (a refused card: "2♣
+ * is not in your hand", "♦ was led: follow suit"): mark it "secret", never
+ * shown to the whole chat (bot.h). Where the chat would otherwise read it
+ * (typed in a group: no handle to answer in place), a "cover" line in the
+ * chat names the caller and no card, and says the reason went to them.
+ */
+void reply_keep_secret(struct ctx *c);
+
+/*
  * A line whose arguments are words of a language too (a computer's name,
  * a game's title): at an online table each seat reads it in its own
  * language, so call (one reply_public() or reply_alert()) is made once per

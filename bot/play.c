@@ -106,6 +106,14 @@ static void refuse(struct ctx *c, int err, const struct gb_action *act)
 	} else {
 		reply_alert(c, M_ILLEGAL, sb_str(&tried), sb_str(&legal));
 	}
+	/*
+	 * A refused card tells of the hand ("2♣ is not in your hand": she
+	 * lacks it; "♦ was led: follow suit": she holds the card and a ♦), and
+	 * words not read are echoed back, naming any card typed: the caller
+	 * alone reads why. A bid's refusal tells nothing the table does not.
+	 */
+	if ((c->game->flags & GB_PRIVATE_HANDS) && (!act || is_card(c, act)))
+		reply_keep_secret(c);
 	sb_release(&why);
 	sb_release(&legal);
 	sb_release(&tried);

@@ -432,6 +432,23 @@ static void tg_show_hand(struct tg *x, int seat)
 }
 
 /*
+ * An inline result as it is picked: Telegram posts its input_message_content
+ * in the group ("... via @bot") whether or not the move is then taken, so it
+ * is checked as every group message is, against the hands now.
+ */
+static void tg_check_posted(struct tg *x, const json_t *result)
+{
+	struct seen v;
+	struct held h;
+
+	seen_get(x->s, "telegram", GROUP, &v);
+	held_get(&v, &h);
+	assert_hidden(&h, "an inline pick's posted text",
+		      json_string_value(json_object_get(json_object_get(result, "input_message_content"),
+						       "message_text")));
+}
+
+/*
  * A card through inline mode: the table offers "My cards" (inline mode in
  * this chat); the results are exactly the seat's legal cards in the hand's
  * order; someone else asking is told there is nothing to play now; the
@@ -458,6 +475,8 @@ static void tg_inline_play(struct tg *x, int seat, int k)
 				    want[i]);
 	snprintf(id, sizeof(id), "%s",
 		 json_string_value(json_object_get(json_array_get(results, k % n), "id")));
+	/* Telegram posts the pick's text in the group as it is chosen, before the bot has played it */
+	tg_check_posted(x, json_array_get(results, k % n));
 	json_decref(results);
 	none = tg_inline(x, (seat + 1) % 4);
 	assert_int_equal(json_array_size(none), 1);
@@ -580,6 +599,311 @@ static void tg_inline_in_chat_language(void **state)
 			       tg_names[turn]));
 	json_decref(results);
 	tg_check_public(x);
+}
+
+/* ---- refusals and picks, card by card ---- */
+
+/* A card of seat's hand the seat may not play now (held, not legal), or -1. */
+static int held_illegal(const struct seen *v, int seat)
+{
+	struct callbreak_view cv;
+
+	callbreak_view(&v->st, seat, &cv);
+	for (int card = 0; cv.legal && card < CB_CARDS; card++)
+		if ((cv.hand & CB_BIT(card)) && !(cv.legal & CB_BIT(card)))
+			return card;
+	return -1;
+}
+
+/* A card another seat than seat holds now. */
+static int held_by_other(const struct seen *v, int seat)
+{
+	for (int other = 1; other < CB_SEATS; other++) {
+		struct callbreak_view cv;
+
+		callbreak_view(&v->st, (seat + other) % CB_SEATS, &cv);
+		for (int card = 0; card < CB_CARDS; card++)
+			if (cv.hand & CB_BIT(card))
+				return card;
+	}
+	fail_msg("nobody else holds a card");
+	return -1;
+}
+
+/* A card of seat's own hand. */
+static int held_by(const struct seen *v, int seat)
+{
+	struct callbreak_view cv;
+
+	callbreak_view(&v->st, seat, &cv);
+	for (int card = 0; card < CB_CARDS; card++)
+		if (cv.hand & CB_BIT(card))
+			return card;
+	fail_msg("seat %d holds nothing", seat);
+	return -1;
+}
+
+/* The refusals' words, per language: a card not held, and the line the group reads instead. */
+struct words {
+	const char *lang;
+	const char *not_held;
+	const char *cover;
+	const char *picked;
+};
+
+static const struct words en_words = { NULL, "is not in your hand", "told you why privately",
+				       "🂠 plays a card" };
+static const struct words ne_words = { "ne", "तपाईंको हातमा छैन", "निजी रूपमा पठाएँ",
+				       "🂠 एउटा पत्ती फाल्दै" };
+
+/*
+ * Four people at a Call Break table in the group (in w's language), the
+ * bids made, play begun. On the way, a bid refused and a card named while
+ * bidding: the group reads nothing of a hand.
+ */
+static void tg_to_play(struct tg *x, const struct words *w)
+{
+	char cmd[64], sym[8], code[16];
+	struct seen v;
+
+	fake_tg_member(x->f, GROUP, "1", "creator");
+	if (w->lang) {
+		snprintf(cmd, sizeof(cmd), "/lang %s", w->lang);
+		tg_text(x, 0, cmd);
+	}
+	tg_text(x, 0, "/new callbreak");
+	for (int seat = 1; seat < 4; seat++)
+		tg_text(x, seat, "/join");
+	tg_text(x, 0, "/start");
+	tg_check_public(x);
+	seen_get(x->s, "telegram", GROUP, &v);
+	tg_text(x, seen_turn(&v), "/bid 9");
+	tg_check_public(x);
+	card_names(&v.st, held_by(&v, seen_turn(&v)), sym, sizeof(sym), code, sizeof(code));
+	snprintf(cmd, sizeof(cmd), "/%s", code);
+	tg_text(x, seen_turn(&v), cmd);
+	tg_check_public(x);
+	for (seen_get(x->s, "telegram", GROUP, &v); seen_phase(&v) == CB_PHASE_BID;
+	     seen_get(x->s, "telegram", GROUP, &v))
+		tg_text(x, seen_turn(&v), "/bid 2");
+	assert_int_equal(seen_phase(&v), CB_PHASE_PLAY);
+	tg_check_public(x);
+}
+
+/* The text of the one sendMessage to seat's private chat among the calls from `from` on (NULL: none; a copy, free it). */
+static char *tg_private_text(struct tg *x, int from, int seat)
+{
+	char *text = NULL;
+
+	for (int i = from; i < fake_tg_count(x->f, NULL); i++) {
+		char method[64];
+		json_t *b = fake_tg_call(x->f, i, method, sizeof(method), NULL);
+
+		if (!strcmp(method, "sendMessage") && json_integer_value(json_object_get(b, "chat_id")) == seat + 1) {
+			assert_null(text);
+			text = strdup(json_string_value(json_object_get(b, "text")));
+		}
+		json_decref(b);
+	}
+	return text;
+}
+
+/* The texts of the group's messages among the calls from `from` on, one after another. */
+static void tg_group_texts(struct tg *x, int from, struct strbuf *out)
+{
+	for (int i = from; i < fake_tg_count(x->f, NULL); i++) {
+		char method[64];
+		json_t *b = fake_tg_call(x->f, i, method, sizeof(method), NULL);
+
+		if (tg_public(method, b)) {
+			sb_add(out, json_string_value(json_object_get(b, "text")));
+			sb_add(out, "\n");
+		}
+		json_decref(b);
+	}
+}
+
+/*
+ * seat types text, a card the table refuses: nothing moves; the group reads
+ * no card still held, and that seat's answer went privately (the cover
+ * line, with their name); the seat's private chat holds the reason, which
+ * names the card (and says why: want, when not NULL).
+ */
+static void tg_refused_typed(struct tg *x, const struct words *w, int seat, const char *text, int card,
+			     const char *want)
+{
+	int from = fake_tg_count(x->f, NULL);
+	struct strbuf group = { 0 };
+	char sym[8], code[16], *told;
+	struct seen v;
+	int moves;
+
+	seen_get(x->s, "telegram", GROUP, &v);
+	moves = v.moves;
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	tg_text(x, seat, text);
+	tg_check_public(x);
+	seen_get(x->s, "telegram", GROUP, &v);
+	assert_int_equal(v.moves, moves);
+	tg_group_texts(x, from, &group);
+	if (!strstr(sb_str(&group), w->cover) || !strstr(sb_str(&group), tg_names[seat]))
+		fail_msg("after \"%s\" the group was not told the answer went privately: %s", text, sb_str(&group));
+	told = tg_private_text(x, from, seat);
+	if (!told)
+		fail_msg("after \"%s\" nothing was sent to %s privately", text, tg_names[seat]);
+	if (!strstr(told, sym) || (want && !strstr(told, want)))
+		fail_msg("the private answer to \"%s\" does not say why: %s", text, told);
+	free(told);
+	sb_release(&group);
+}
+
+/*
+ * Every way a card is refused, in a group (in w's language): one not held,
+ * one held that may not be played, words not read that name a card, a card
+ * named out of turn, a forged press of a card, and a refusal for someone
+ * whose private chat with the bot is closed.
+ */
+static void tg_refusals(struct tg *x, const struct words *w)
+{
+	char cmd[64], sym[8], code[16], data[80];
+	struct seen v;
+	int turn, card, from, plays = 0;
+	json_t *ans;
+
+	tg_to_play(x, w);
+	/* play on until the one to move holds a card they may not play (a suit was led) */
+	for (seen_get(x->s, "telegram", GROUP, &v); held_illegal(&v, seen_turn(&v)) < 0;
+	     seen_get(x->s, "telegram", GROUP, &v)) {
+		char want[CB_CARDS][16];
+
+		assert_true(plays++ < 40);
+		legal_in_hand_order(&v, seen_turn(&v), want);
+		tg_text(x, seen_turn(&v), want[0]);
+		tg_check_public(x);
+	}
+	turn = seen_turn(&v);
+
+	card = held_by_other(&v, turn);
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	snprintf(cmd, sizeof(cmd), "/%s", code);
+	tg_refused_typed(x, w, turn, cmd, card, w->not_held);
+	/* as the table shows the card */
+	snprintf(cmd, sizeof(cmd), "/play %s", sym);
+	tg_refused_typed(x, w, turn, cmd, card, w->not_held);
+
+	card = held_illegal(&v, turn);
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	snprintf(cmd, sizeof(cmd), "/%s", code);
+	tg_refused_typed(x, w, turn, cmd, card, NULL);
+
+	/* words that are no card, naming one: echoed to the typist alone */
+	card = held_by_other(&v, turn);
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	snprintf(cmd, sizeof(cmd), "/play %s please", sym);
+	tg_refused_typed(x, w, turn, cmd, card, NULL);
+
+	/* out of turn, a card of one's own: "not your turn", no card */
+	card = held_by(&v, (turn + 1) % 4);
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	snprintf(cmd, sizeof(cmd), "/%s", code);
+	tg_text(x, (turn + 1) % 4, cmd);
+	tg_check_public(x);
+
+	/* a press of a card not held (forged: the table has no card buttons): the presser's alert alone */
+	card = held_by_other(&v, turn);
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	snprintf(cmd, sizeof(cmd), "/%s", code);
+	assert_int_equal(tg_callback_encode(v.table, v.moves, cmd, data, sizeof(data)), GB_OK);
+	from = fake_tg_count(x->f, "answerCallbackQuery");
+	tg_press(x, turn, data);
+	tg_check_public(x);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), from + 1);
+	ans = fake_tg_nth(x->f, "answerCallbackQuery", from);
+	assert_true(json_is_true(json_object_get(ans, "show_alert")));
+	assert_non_null(strstr(json_string_value(json_object_get(ans, "text")), w->not_held));
+	json_decref(ans);
+
+	/* their private chat closed (they never pressed Start): the group's card-free line only */
+	card = held_illegal(&v, turn);
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	snprintf(cmd, sizeof(cmd), "/%s", code);
+	from = fake_tg_count(x->f, NULL);
+	/* the reason is queued first: the first message sent is the private one */
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_403, 0);
+	tg_text(x, turn, cmd);
+	tg_check_public(x);
+	assert_int_equal(fake_tg_count_status(x->f, "sendMessage", 403), 1);
+	{
+		struct strbuf group = { 0 };
+
+		tg_group_texts(x, from, &group);
+		assert_non_null(strstr(sb_str(&group), w->cover));
+		sb_release(&group);
+	}
+	seen_get(x->s, "telegram", GROUP, &v);
+	assert_int_equal(seen_turn(&v), turn);
+}
+
+static void tg_refusals_en(void **state)
+{
+	tg_refusals(*state, &en_words);
+}
+
+static void tg_refusals_ne(void **state)
+{
+	tg_refusals(*state, &ne_words);
+}
+
+/*
+ * Inline picks: each result's posted text names no card (in the chat's
+ * language); a pick for an earlier turn - its card still held, another
+ * card played since - is posted by Telegram all the same, and says nothing
+ * of it, while the bot says nothing in the group.
+ */
+static void tg_inline_picks(struct tg *x, const struct words *w)
+{
+	char want[CB_CARDS][16], id[80];
+	json_t *results;
+	struct seen v;
+	int turn, n, calls;
+
+	tg_to_play(x, w);
+	seen_get(x->s, "telegram", GROUP, &v);
+	turn = seen_turn(&v);
+	n = legal_in_hand_order(&v, turn, want);
+	assert_true(n > 1);
+	results = tg_inline(x, turn);
+	assert_int_equal((int)json_array_size(results), n);
+	for (int i = 0; i < n; i++) {
+		const json_t *r = json_array_get(results, i);
+
+		tg_check_posted(x, r);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(r, "input_message_content"),
+								      "message_text")),
+				    w->picked);
+	}
+	/* the first is picked, too late: the second was typed meanwhile */
+	snprintf(id, sizeof(id), "%s", json_string_value(json_object_get(json_array_get(results, 0), "id")));
+	tg_text(x, turn, want[1]);
+	tg_check_public(x);
+	calls = fake_tg_count(x->f, NULL);
+	tg_check_posted(x, json_array_get(results, 0));
+	tg_update(x, "{\"update_id\":%lld,\"chosen_inline_result\":{\"result_id\":\"%s\",\"from\":{\"id\":%d,"
+		  "\"first_name\":\"%s\"},\"query\":\"\"}}", x->id, id, turn + 1, tg_names[turn]);
+	assert_int_equal(fake_tg_count(x->f, NULL), calls);
+	seen_get(x->s, "telegram", GROUP, &v);
+	assert_int_not_equal(seen_turn(&v), turn);
+	json_decref(results);
+}
+
+static void tg_inline_picks_en(void **state)
+{
+	tg_inline_picks(*state, &en_words);
+}
+
+static void tg_inline_picks_ne(void **state)
+{
+	tg_inline_picks(*state, &ne_words);
 }
 
 /* ---- Discord ---- */
@@ -988,13 +1312,102 @@ static void dc_whole_game(void **state)
 	assert_int_equal(nexts, 2);
 }
 
+/*
+ * A slash /play of card by seat that the table refuses: the answer is
+ * ephemeral (the presser's alone) and names the card (and says why: want,
+ * when not NULL); the channel reads no card still held; nothing moves.
+ */
+static void dc_refused(struct dc *w, int seat, int card, const char *want)
+{
+	char sym[8], code[16], opt[32];
+	const char *content;
+	struct seen v;
+	json_t *a;
+	int moves;
+
+	seen_get(w->s, "discord", CHANNEL, &v);
+	moves = v.moves;
+	card_names(&v.st, card, sym, sizeof(sym), code, sizeof(code));
+	snprintf(opt, sizeof(opt), "card=%.8s", code + 5);
+	a = dc_slash(w, seat, "play", (const char *const[]){ opt, NULL });
+	assert_int_equal(json_integer_value(json_object_get(a, "type")), 4);
+	assert_true(dc_ephemeral(json_object_get(a, "data")));
+	content = json_string_value(json_object_get(json_object_get(a, "data"), "content"));
+	if (!content || (seat == seen_turn(&v) && !strstr(content, sym)) || (want && !strstr(content, want)))
+		fail_msg("the answer to /play %s does not say why: %s", code + 5, content ? content : "(none)");
+	dc_check_public(w, a, false);
+	json_decref(a);
+	seen_get(w->s, "discord", CHANNEL, &v);
+	assert_int_equal(v.moves, moves);
+}
+
+/* Refused cards on Discord, in w's language: not held, held but not to be played, out of turn. */
+static void dc_refusals(struct dc *w, const struct words *words)
+{
+	struct seen v;
+	json_t *a;
+	int turn, plays = 0;
+
+	if (words->lang) {
+		char opt[32];
+
+		snprintf(opt, sizeof(opt), "language=%s", words->lang);
+		a = dc_slash(w, 0, "lang", (const char *const[]){ opt, NULL });
+		dc_check_public(w, a, false);
+		json_decref(a);
+	}
+	a = dc_slash(w, 0, "new", (const char *const[]){ "game=callbreak", NULL });
+	dc_check_public(w, a, false);
+	json_decref(a);
+	snprintf(w->table_msg, sizeof(w->table_msg), "%lld", w->posts++);
+	for (int seat = 1; seat < 4; seat++)
+		dc_table_press(w, seat, "join");
+	dc_table_press(w, 0, "start");
+	for (seen_get(w->s, "discord", CHANNEL, &v); seen_phase(&v) == CB_PHASE_BID;
+	     seen_get(w->s, "discord", CHANNEL, &v)) {
+		a = dc_slash(w, seen_turn(&v), "bid", (const char *const[]){ "tricks=2", NULL });
+		dc_check_public(w, a, false);
+		json_decref(a);
+	}
+	for (; held_illegal(&v, seen_turn(&v)) < 0; seen_get(w->s, "discord", CHANNEL, &v)) {
+		char want[CB_CARDS][16], opt[32];
+
+		assert_true(plays++ < 40);
+		legal_in_hand_order(&v, seen_turn(&v), want);
+		snprintf(opt, sizeof(opt), "card=%.8s", want[0] + 6);
+		a = dc_slash(w, seen_turn(&v), "play", (const char *const[]){ opt, NULL });
+		dc_check_public(w, a, false);
+		json_decref(a);
+	}
+	turn = seen_turn(&v);
+	dc_refused(w, turn, held_by_other(&v, turn), words->not_held);
+	dc_refused(w, turn, held_illegal(&v, turn), NULL);
+	dc_refused(w, (turn + 1) % 4, held_by(&v, (turn + 1) % 4), NULL);
+}
+
+static void dc_refusals_en(void **state)
+{
+	dc_refusals(*state, &en_words);
+}
+
+static void dc_refusals_ne(void **state)
+{
+	dc_refusals(*state, &ne_words);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(tg_whole_game, tg_setup, tg_teardown),
 		cmocka_unit_test_setup_teardown(tg_inline_nobody, tg_setup, tg_teardown),
 		cmocka_unit_test_setup_teardown(tg_inline_in_chat_language, tg_setup, tg_teardown),
+		cmocka_unit_test_setup_teardown(tg_refusals_en, tg_setup, tg_teardown),
+		cmocka_unit_test_setup_teardown(tg_refusals_ne, tg_setup, tg_teardown),
+		cmocka_unit_test_setup_teardown(tg_inline_picks_en, tg_setup, tg_teardown),
+		cmocka_unit_test_setup_teardown(tg_inline_picks_ne, tg_setup, tg_teardown),
 		cmocka_unit_test_setup_teardown(dc_whole_game, dc_setup, dc_teardown),
+		cmocka_unit_test_setup_teardown(dc_refusals_en, dc_setup, dc_teardown),
+		cmocka_unit_test_setup_teardown(dc_refusals_ne, dc_setup, dc_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
