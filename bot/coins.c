@@ -8,6 +8,13 @@
  * may /grant more. Nothing else makes or destroys coins, so every chat's
  * accounts, its bank included, always add up to 0 (store_coins_audit()).
  *
+ * What a handler read may be stale by the time coins_commit() writes (it
+ * reads outside the write transaction, and a forum group's topics share
+ * the wallets): the store itself refuses a second starting grant and a
+ * wallet taken below 0, the command comes back as GB_ECONFLICT, and the
+ * router runs it again on what the store holds now (the second /wallet
+ * shows the balance; the second stake is refused as short).
+ *
  * A table may carry a stake per seat (/stake N in the lobby). A person who
  * cannot cover it is not seated; at /start each person's stake moves from
  * their wallet to the table's pot ("pot:TABLE"). When the table is over
@@ -87,7 +94,8 @@ static int wallet(struct ctx *c, const char *user, const char *name, int64_t *co
 	}
 	start = setting_int(c, "starting_coins", START_COINS);
 	if (rows == 0 && !queued && start > 0) {
-		queue_move(c, "bank", "", acct, name, start, "grant");
+		/* "start": the ledger takes one per account (a unique index) */
+		queue_move(c, "bank", "", acct, name, start, "start");
 		*coins += start;
 	}
 	return GB_OK;
