@@ -291,7 +291,7 @@ static void test_two_topics_one_wallet(void **state)
 		struct start_side s[2];
 		pthread_t th[2];
 		pthread_barrier_t go;
-		char group[16], place[2][40], *out;
+		char group[24], place[2][40], *out;
 		static const char *const other[2] = { "bina", "chandra" };
 		int rows = 0, playing = 0;
 
