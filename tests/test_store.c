@@ -925,6 +925,65 @@ static void test_read_then_write_outside_a_transaction(void **state)
 	assert_int_equal(m.failed, 0);
 }
 
+/*
+ * A file of schema 9 where a wallet went below 0 (two stakes taken at
+ * once before the ledger refused it), opened by this gamebot: schema 10
+ * keeps every balance, and that wallet's as its floor: it may receive
+ * coins, never fall lower; a second starting grant is refused from then on.
+ */
+static void test_migrate_to_10_keeps_a_wallet_below_0(void **state)
+{
+	struct fixture *f = *state;
+	struct store_coin_move m = { .from = "bank", .to = "user:1", .amount = 100, .reason = "grant", .at_ms = 1 };
+	struct store_chat c;
+	struct store *s = NULL;
+	int64_t balance = 0;
+	int rows = 0;
+	char sql[2048];
+
+	assert_int_equal(store_chat_get(f->s, "telegram", "-9", "en", &c), GB_OK);
+	assert_int_equal(store_coins_move(f->s, c.id, &m), GB_OK);
+	store_free(f->s);
+	f->s = NULL;
+	/* schema 9's balances, kept by an upsert, after two stakes of 100 from a wallet of 100 */
+	snprintf(sql, sizeof sql,
+		 "DROP INDEX ledger_start; DROP TRIGGER ledger_balance; DROP TABLE balances;"
+		 "INSERT INTO ledger (chat_id, movement, account, amount, reason, at_ms) VALUES"
+		 " (%lld, 10, 'user:1', -100, 'stake', 2), (%lld, 10, 'pot:1', 100, 'stake', 2),"
+		 " (%lld, 11, 'user:1', -100, 'stake', 2), (%lld, 11, 'pot:2', 100, 'stake', 2);"
+		 "CREATE TABLE balances (chat_id INTEGER NOT NULL, account TEXT NOT NULL,"
+		 " name TEXT NOT NULL DEFAULT '', balance INTEGER NOT NULL, entries INTEGER NOT NULL,"
+		 " PRIMARY KEY (chat_id, account)) WITHOUT ROWID;"
+		 "INSERT INTO balances SELECT chat_id, account, '', sum(amount), count(*) FROM ledger"
+		 " GROUP BY chat_id, account;"
+		 "CREATE TRIGGER ledger_balance AFTER INSERT ON ledger BEGIN"
+		 " INSERT INTO balances (chat_id, account, name, balance, entries)"
+		 " VALUES (new.chat_id, new.account, new.name, new.amount, 1)"
+		 " ON CONFLICT (chat_id, account) DO UPDATE SET name = excluded.name,"
+		 " balance = balance + excluded.balance, entries = entries + 1; END;"
+		 "PRAGMA user_version = 9;", (long long)c.id, (long long)c.id, (long long)c.id, (long long)c.id);
+	assert_int_equal(raw_exec(f->path, sql), SQLITE_OK);
+	assert_int_equal(store_open(&s, f->path), GB_OK);
+	assert_int_equal(store_schema_version(s), 10);
+	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
+	assert_int_equal(balance, -100);
+	assert_int_equal(rows, 3);
+	/* never lower */
+	m = (struct store_coin_move){ .from = "user:1", .to = "pot:3", .amount = 1, .reason = "stake", .at_ms = 3 };
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_ECONFLICT);
+	/* but it may receive coins */
+	m = (struct store_coin_move){ .from = "pot:1", .to = "user:1", .amount = 100, .reason = "refund", .at_ms = 4 };
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_OK);
+	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
+	assert_int_equal(balance, 0);
+	m = (struct store_coin_move){ .from = "bank", .to = "user:1", .amount = 1000, .reason = "start", .at_ms = 5 };
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_OK);
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_ECONFLICT);
+	store_free(s);
+	store_chat_release(&c);
+	assert_int_equal(store_open(&f->s, f->path), GB_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -943,6 +1002,7 @@ int main(void)
 		T(test_two_handles_open_new_file),
 		T(test_migrate_from_version_1),
 		T(test_migrate_to_6_counts_what_is_there),
+		T(test_migrate_to_10_keeps_a_wallet_below_0),
 		T(test_not_a_database),
 		T(test_unwritable_path),
 #undef T
