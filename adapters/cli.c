@@ -11,6 +11,7 @@
  *   gamebot script GAME [...]   the rules core driven line by line (JSON out)
  *   gamebot arena GAME --seats LEVEL,...   computer players measured
  *   gamebot verify SEED MOVELOG  a finished table replayed from its revealed seed
+ *   gamebot audit [--db PATH]   the coins ledger checked against its rules
  *   gamebot discord-register [--guild ID]  Discord's slash commands registered
  */
 #include <curl/curl.h>
@@ -28,6 +29,7 @@
 #include "adapters/serve.h"
 #include "adapters/telegram.h"
 #include "bot/arena.h"
+#include "bot/audit.h"
 #include "bot/bot.h"
 #include "bot/config.h"
 #include "bot/i18n.h"
@@ -47,6 +49,7 @@ static void usage(FILE *f)
 		   "  telegram-setup [--url https://HOST/telegram | --polling] [--drop-pending]\n"
 		   "                               register the webhook (or polling) and the command menus\n"
 		   "  verify SEED MOVELOG          check a finished table's dice and deals from its seed\n"
+		   "  audit [--db PATH-or-URL]     check the coins ledger: exit 0 sound, 1 a breach (one line each)\n"
 		   "  discord-register [--guild ID] register Discord's slash commands (one guild: at once)\n");
 }
 
@@ -146,7 +149,7 @@ int gamebot_main(int argc, char **argv)
 	/* every verb answers --help with its own usage */
 	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
 	    (!strcmp(argv[1], "serve") || !strcmp(argv[1], "console") || !strcmp(argv[1], "script") ||
-	     !strcmp(argv[1], "arena") || !strcmp(argv[1], "telegram-setup") ||
+	     !strcmp(argv[1], "arena") || !strcmp(argv[1], "telegram-setup") || !strcmp(argv[1], "audit") ||
 	     !strcmp(argv[1], "discord-register"))) {
 		usage(stdout);
 		return 0;
@@ -166,7 +169,7 @@ int gamebot_main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") && strcmp(argv[1], "telegram-setup") &&
-	    strcmp(argv[1], "discord-register")) {
+	    strcmp(argv[1], "discord-register") && strcmp(argv[1], "audit")) {
 		fprintf(stderr, "unknown command '%s'\n", argv[1]);
 		usage(stderr);
 		return 2;
@@ -181,6 +184,8 @@ int gamebot_main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "console") == 0)
 		return cmd_console(argc - 1, argv + 1, &cfg);
+	if (strcmp(argv[1], "audit") == 0)
+		return audit_main(argc - 1, argv + 1, cfg.db, stdout, stderr);
 	if (strcmp(argv[1], "telegram-setup") == 0)
 		return telegram_setup_main(argc - 1, argv + 1, &cfg, stdout, stderr);
 	if (strcmp(argv[1], "discord-register") == 0)

@@ -1,6 +1,6 @@
 /*
  * cli.h - the gamebot command line as a function: `gamebot COMMAND ...`
- * (serve, console, script, arena, verify, telegram-setup,
+ * (serve, console, script, arena, verify, audit, telegram-setup,
  * discord-register). adapters/main.c is nothing but a call to it; a
  * program built with games of its own registers them first
  * (bot_game_register(), bot/games.h) and then calls it.

@@ -8,6 +8,13 @@
  * may /grant more. Nothing else makes or destroys coins, so every chat's
  * accounts, its bank included, always add up to 0 (store_coins_audit()).
  *
+ * What a handler read may be stale by the time coins_commit() writes (it
+ * reads outside the write transaction, and a forum group's topics share
+ * the wallets): the store itself refuses a second starting grant and a
+ * wallet taken below 0, the command comes back as GB_ECONFLICT, and the
+ * router runs it again on what the store holds now (the second /wallet
+ * shows the balance; the second stake is refused as short).
+ *
  * A table may carry a stake per seat (/stake N in the lobby). A person who
  * cannot cover it is not seated; at /start each person's stake moves from
  * their wallet to the table's pot ("pot:TABLE"). When the table is over
@@ -87,7 +94,8 @@ static int wallet(struct ctx *c, const char *user, const char *name, int64_t *co
 	}
 	start = setting_int(c, "starting_coins", START_COINS);
 	if (rows == 0 && !queued && start > 0) {
-		queue_move(c, "bank", "", acct, name, start, "grant");
+		/* "start": the ledger takes one per account (a unique index) */
+		queue_move(c, "bank", "", acct, name, start, "start");
 		*coins += start;
 	}
 	return GB_OK;
@@ -116,12 +124,30 @@ int ctx_terms(struct ctx *c)
 	return rc;
 }
 
+/*
+ * Is this a private chat whose coins are the person's online wallet? A
+ * private chat has no wallets of its own to speak of: what a person
+ * stakes from there is their online wallet, so /wallet and /top show that.
+ */
+static bool private_online(const struct ctx *c)
+{
+	return c->cmd->private_chat && !c->online && c->b->cfg.online;
+}
+
 int cmd_wallet(struct ctx *c)
 {
 	int64_t coins = 0;
-	char num[24];
-	int rc = wallet(c, c->cmd->user, c->cmd->user_name, &coins);
+	char num[24], key[STORE_ID_LEN];
+	int rc;
 
+	if (private_online(c)) {
+		online_key(c->cmd->platform, c->cmd->user, key, sizeof(key));
+		rc = online_coins(c, key, &coins);
+		if (!rc)
+			reply_public(c, M_WALLET_ONLINE, coins_num(c, coins, num));
+		return rc;
+	}
+	rc = wallet(c, c->cmd->user, c->cmd->user_name, &coins);
 	if (rc)
 		return rc;
 	reply_public(c, M_WALLET, c->cmd->user_name, coins_num(c, coins, num));
@@ -143,14 +169,17 @@ int cmd_top(struct ctx *c)
 		return GB_OK;
 	}
 
-	rc = store_coins_top(c->b->store, c->chat.id, "user:", rows, 10, &n);
+	if (private_online(c))
+		rc = online_wallets(c, rows, 10, &n);
+	else
+		rc = store_coins_top(c->b->store, c->chat.id, "user:", rows, 10, &n);
 	if (rc)
 		return rc;
 	if (n == 0) {
-		reply_public(c, M_TOP_EMPTY);
+		reply_public(c, private_online(c) ? M_TOP_COINS_ONLINE_EMPTY : M_TOP_EMPTY);
 		return GB_OK;
 	}
-	sb_add(&sb, tr(c->lang, M_TOP_HEAD));
+	sb_add(&sb, tr(c->lang, private_online(c) ? M_TOP_COINS_ONLINE_HEAD : M_TOP_HEAD));
 	for (int i = 0; i < n; i++) {
 		char rank[24], num[24];
 

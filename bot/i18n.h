@@ -286,6 +286,9 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_TOP_HEAD) \
 	X(M_TOP_ROW) /* %s: rank, %s: name, %s: coins */ \
 	X(M_TOP_EMPTY) \
+	X(M_WALLET_ONLINE) /* %s: coins */ \
+	X(M_TOP_COINS_ONLINE_HEAD) \
+	X(M_TOP_COINS_ONLINE_EMPTY) \
 	X(M_GRANT_BAD) /* %s: given */ \
 	X(M_GRANT_WHO) /* %s: given */ \
 	X(M_GRANTED) /* %s: admin, %s: coins, %s: name, %s: their coins now */ \

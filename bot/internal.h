@@ -375,6 +375,13 @@ void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, 
 int online_group_end(const struct store_queue *q, int n, int i);
 /* /top online GAME: the best ratings of the game */
 int online_top(struct ctx *c, const char *args);
+/*
+ * The person key's ("PLATFORM:USER") online wallet: *coins (the starting
+ * grant when they have none yet, not written); online_wallets(): the
+ * richest of them, as store_coins_top() gives them.
+ */
+int online_coins(struct ctx *c, const char *key, int64_t *coins);
+int online_wallets(struct ctx *c, struct store_balance *out, int max, int *n);
 /* "PLATFORM:USER", a person at an online table; and back (false when key is none) */
 bool online_key(const char *platform, const char *user, char *out, size_t cap);
 bool online_key_split(const char *key, char *platform, size_t pcap, char *user, size_t ucap);

@@ -88,7 +88,7 @@ static int world_chat(struct bot *b, struct store_chat *out)
 }
 
 /* The coins in the person's online wallet (the starting grant when they have none yet). */
-static int online_coins(struct ctx *c, const char *key, int64_t *coins)
+int online_coins(struct ctx *c, const char *key, int64_t *coins)
 {
 	struct store_chat w = { 0 };
 	char acct[STORE_ACCOUNT_LEN];
@@ -99,6 +99,18 @@ static int online_coins(struct ctx *c, const char *key, int64_t *coins)
 		rc = store_coins_balance(c->b->store, w.id, acct, coins, &rows);
 	if (!rc && rows == 0)
 		*coins = c->b->cfg.online_coins;
+	store_chat_release(&w);
+	return rc;
+}
+
+int online_wallets(struct ctx *c, struct store_balance *out, int max, int *n)
+{
+	struct store_chat w = { 0 };
+	int rc = world_chat(c->b, &w);
+
+	*n = 0;
+	if (!rc)
+		rc = store_coins_top(c->b->store, w.id, "user:", out, max, n);
 	store_chat_release(&w);
 	return rc;
 }

@@ -1486,6 +1486,13 @@ int store_coins_move(struct store *s, int64_t chat, const struct store_coin_move
 	q_i64(&q, 9, m->at_ms);
 	if (!q_run(&q) && q_changes(&q) == 0)
 		q.rc = GB_ENOTFOUND;
+	/*
+	 * The arguments were checked above: a unique index (a second starting
+	 * grant) or the balances' floor (an account taken below 0) refused
+	 * the rows, because someone else moved the coins since the caller read.
+	 */
+	if (q.rc == GB_EEXISTS || q.rc == GB_EARGS)
+		q.rc = GB_ECONFLICT;
 	return q_end(&q);
 }
 
@@ -1540,47 +1547,97 @@ int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct st
 /* The ledger's invariants: a row an audit query finds breaks one. */
 static const struct {
 	enum store_sql id;
-	const char *what;
-	int cols;                      /* 2: a name and a number, 1: a name */
+	const char *rule;
 } audits[] = {
-	{ SQL_AUDIT_TOTALS, "a chat's coins do not add up to 0 (chat, total)", 2 },
-	{ SQL_AUDIT_MOVEMENTS, "a movement is not one pair of rows", 1 },
-	{ SQL_AUDIT_NEGATIVE, "an account below 0", 2 },
-	{ SQL_AUDIT_POTS, "a pot holds coins of a table not being played", 2 },
-	{ SQL_AUDIT_GRANTS, "bank coins moved other than by a grant", 1 },
-	{ SQL_AUDIT_BALANCES, "a kept balance is not its ledger rows' sum (account, balance)", 2 },
+	{ SQL_AUDIT_TOTALS, "the chat's coins do not add up to 0 (total)" },
+	{ SQL_AUDIT_MOVEMENTS, "a movement is not one pair of rows (rows)" },
+	{ SQL_AUDIT_NEGATIVE, "an account below 0 (balance)" },
+	{ SQL_AUDIT_POTS, "a pot holds coins of a table not being played (coins)" },
+	{ SQL_AUDIT_GRANTS, "bank coins moved other than by a grant (movement)" },
+	{ SQL_AUDIT_STARTS, "more than one starting grant (grants)" },
+	{ SQL_AUDIT_BALANCES, "a kept balance is not its ledger rows' sum (balance)" },
 };
 
-/* Run audits[i] for chat (0: every chat); a row found is GB_EINVARIANT, described in why. */
-static int audit_one(struct store *s, size_t i, int64_t chat, char *why, size_t cap)
+/* Run audits[i] for chat (0: every chat): each of at most max breaches to fn, counted in *found. */
+static int audit_one(struct store *s, size_t i, int64_t chat, int max, store_breach_fn fn, void *arg,
+		     int *found)
 {
 	struct q q = q_get(s, audits[i].id);
 
 	q_i64(&q, 1, chat);
-	if (q_row(&q)) {
-		const char *text = NULL;
-		size_t len = 0;
+	q_i64(&q, 2, max);
+	while (q_row(&q)) {
+		struct store_breach b = { .chat = col_i64(&q, 0), .rule = audits[i].rule };
 
-		q.rc = GB_EINVARIANT;
-		if (why && cap) {
-			if (s->ops->col_text(q.st, 0, &text, &len) || !text)
-				text = "";
-			snprintf(why, cap, "%s: %.*s %lld", audits[i].what, (int)len, text,
-				 audits[i].cols > 1 ? (long long)col_i64(&q, 1) : 0LL);
-		}
+		col_copy(&q, 1, b.subject, sizeof b.subject);
+		b.value = col_i64(&q, 2);
+		if (q.rc)
+			break;
+		(*found)++;
+		if (fn)
+			fn(&b, arg);
 	}
 	return q_end(&q);
 }
 
+int store_coins_audit_each(struct store *s, int64_t chat, int max, store_breach_fn fn, void *arg, int *found)
+{
+	int rc = GB_OK, n = 0;
+
+	if (found)
+		*found = 0;
+	if (!s || max < 1)
+		return GB_EARGS;
+	for (size_t i = 0; !rc && i < sizeof audits / sizeof audits[0]; i++)
+		rc = audit_one(s, i, chat, max, fn, arg, &n);
+	if (found)
+		*found = n;
+	return rc ? rc : n ? GB_EINVARIANT : GB_OK;
+}
+
+int store_coins_census(struct store *s, int64_t chat, int64_t *chats, int64_t *accounts, int64_t *movements)
+{
+	struct q q;
+
+	*chats = *accounts = *movements = 0;
+	if (!s)
+		return GB_EARGS;
+	q = q_get(s, SQL_AUDIT_COUNT);
+	q_i64(&q, 1, chat);
+	if (q_row(&q)) {
+		*chats = col_i64(&q, 0);
+		*accounts = col_i64(&q, 1);
+		*movements = col_i64(&q, 2);
+	}
+	return q_end(&q);
+}
+
+/* The first breach, described in why (cap bytes). */
+static void first_breach(const struct store_breach *b, void *arg)
+{
+	struct { char *why; size_t cap; } *out = arg;
+
+	if (out->why && out->cap && !out->why[0])
+		snprintf(out->why, out->cap, "%s: chat %lld %s %lld", b->rule, (long long)b->chat, b->subject,
+			 (long long)b->value);
+}
+
 int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap)
 {
+	struct { char *why; size_t cap; } out = { why, cap };
 	int rc = GB_OK;
 
 	if (why && cap)
 		why[0] = '\0';
 	if (!s)
 		return GB_EARGS;
-	for (size_t i = 0; !rc && i < sizeof audits / sizeof audits[0]; i++)
-		rc = audit_one(s, i, chat, why, cap);
+	/* one breach is enough to say the ledger is broken: each rule stops at its first */
+	for (size_t i = 0; !rc && i < sizeof audits / sizeof audits[0]; i++) {
+		int n = 0;
+
+		rc = audit_one(s, i, chat, 1, first_breach, &out, &n);
+		if (!rc && n)
+			rc = GB_EINVARIANT;
+	}
 	return rc;
 }

@@ -408,6 +408,33 @@ static const char *const migrations[] = {
 	"ALTER TABLE online_queue ADD COLUMN shown INTEGER NOT NULL DEFAULT 0;"
 	"CREATE INDEX online_queue_chat ON online_queue(platform, chat);"
 	"UPDATE gamebot_schema SET version = 9;",
+
+	/* 10: what the ledger itself refuses, whatever a command read before
+	 * it wrote: a second starting grant of an account (reason 'start', a
+	 * wallet's first coins, given once: a unique index; a second
+	 * transaction inserting one waits for the first, then is refused),
+	 * and a movement that takes an account other than the bank below 0
+	 * (a check on the balance kept beside the ledger, on the row as the
+	 * ledger's trigger leaves it: the newest, locked). An account a
+	 * database from before holds below 0 already keeps that as its floor:
+	 * it may receive coins, never fall lower. */
+	"CREATE UNIQUE INDEX ledger_start ON ledger(chat_id, account) WHERE reason = 'start' AND amount > 0;"
+	"ALTER TABLE balances ADD COLUMN lowest BIGINT NOT NULL DEFAULT 0 CHECK (lowest <= 0);"
+	"UPDATE balances SET lowest = balance WHERE balance < 0;"
+	"ALTER TABLE balances ADD CONSTRAINT balances_floor CHECK (account = 'bank' OR balance >= lowest);"
+	/* an update, else a new row (an upsert would check its candidate row,
+	 * minus the debit, before finding the account's row); two
+	 * transactions making one account's row at once: the second is
+	 * refused (unique), and its command runs again */
+	"CREATE OR REPLACE FUNCTION gamebot_balance() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+	"  UPDATE balances SET name = NEW.name, balance = balance + NEW.amount, entries = entries + 1"
+	"  WHERE chat_id = NEW.chat_id AND account = NEW.account;"
+	"  IF NOT FOUND THEN"
+	"    INSERT INTO balances (chat_id, account, name, balance, entries)"
+	"    VALUES (NEW.chat_id, NEW.account, NEW.name, NEW.amount, 1);"
+	"  END IF;"
+	"  RETURN NULL; END$$;"
+	"UPDATE gamebot_schema SET version = 10;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -129,38 +129,54 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_COINS_TOP] = "SELECT account, name, balance FROM balances"
 		" WHERE chat_id = ?1 AND substr(account, 1, length(?2)) = ?2"
 		" ORDER BY balance DESC, account LIMIT ?3",
-	/* ?1 = 0: every chat. */
-	[SQL_AUDIT_TOTALS] = "SELECT chat_id, sum(amount) FROM ledger WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1"
-		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT 1",
-	[SQL_AUDIT_MOVEMENTS] = "SELECT movement FROM ledger WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1"
+	/*
+	 * The audit: each statement finds the breaches of one rule in chat ?1
+	 * (0: every chat), at most ?2 of them, each as its chat, the account
+	 * or movement at fault ("" for the chat itself) and a number.
+	 */
+	[SQL_AUDIT_TOTALS] = "SELECT chat_id, CAST('' AS TEXT), sum(amount) FROM ledger"
+		" WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1"
+		" GROUP BY chat_id HAVING sum(amount) <> 0 LIMIT ?2",
+	[SQL_AUDIT_MOVEMENTS] = "SELECT min(chat_id), 'movement ' || CAST(movement AS TEXT), count(*) FROM ledger"
+		" WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1"
 		" GROUP BY movement HAVING count(*) <> 2 OR sum(amount) <> 0 OR min(amount) >= 0"
 		" OR count(DISTINCT chat_id) <> 1 OR count(DISTINCT table_id) <> 1"
 		" OR count(DISTINCT reason) <> 1 OR count(DISTINCT at_ms) <> 1"
-		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT 1",
-	[SQL_AUDIT_NEGATIVE] = "SELECT account, sum(amount) FROM ledger WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
-		" AND account <> 'bank' GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT 1",
+		" OR count(DISTINCT account) <> 2 OR max(id) - min(id) <> 1 LIMIT ?2",
+	[SQL_AUDIT_NEGATIVE] = "SELECT chat_id, account, sum(amount) FROM ledger"
+		" WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1) AND account <> 'bank'"
+		" GROUP BY chat_id, account HAVING sum(amount) < 0 LIMIT ?2",
 	/* A pot holds coins only while its table is being played (in the chat, or a place of it). */
-	[SQL_AUDIT_POTS] = "SELECT l.account, sum(l.amount) FROM ledger AS l WHERE (CAST(?1 AS BIGINT) = 0 OR l.chat_id = ?1)"
+	[SQL_AUDIT_POTS] = "SELECT l.chat_id, l.account, sum(l.amount) FROM ledger AS l"
+		" WHERE (CAST(?1 AS BIGINT) = 0 OR l.chat_id = ?1)"
 		" AND l.account LIKE 'pot:%' GROUP BY l.chat_id, l.account HAVING sum(l.amount) <> 0"
 		" AND NOT EXISTS (SELECT 1 FROM tables AS t JOIN chats AS p ON p.id = t.chat_id"
 		" JOIN chats AS c ON c.id = l.chat_id WHERE 'pot:' || t.id = l.account AND t.status = 1"
 		" AND (p.id = c.id OR (p.platform = c.platform"
-		" AND substr(p.chat, 1, length(c.chat) + 1) = c.chat || '#'))) LIMIT 1",
-	/* Grants come from the chat's bank, and only grants move the bank's coins. */
-	[SQL_AUDIT_GRANTS] = "SELECT movement FROM ledger WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
-		" AND ((reason = 'grant' AND amount < 0 AND account <> 'bank')"
-		" OR (account = 'bank' AND reason <> 'grant')) LIMIT 1",
+		" AND substr(p.chat, 1, length(c.chat) + 1) = c.chat || '#'))) LIMIT ?2",
+	/* Grants (a wallet's starting one too) come from the chat's bank, and only they move its coins. */
+	[SQL_AUDIT_GRANTS] = "SELECT chat_id, account, movement FROM ledger"
+		" WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1)"
+		" AND ((reason IN ('grant', 'start') AND amount < 0 AND account <> 'bank')"
+		" OR (account = 'bank' AND reason NOT IN ('grant', 'start'))) LIMIT ?2",
+	/* An account is given its starting grant once. */
+	[SQL_AUDIT_STARTS] = "SELECT chat_id, account, count(*) FROM ledger"
+		" WHERE (CAST(?1 AS BIGINT) = 0 OR chat_id = ?1) AND reason = 'start' AND amount > 0"
+		" GROUP BY chat_id, account HAVING count(*) > 1 LIMIT ?2",
 	/* Each kept balance is its account's ledger rows' sum and count, and every account has one. */
-	[SQL_AUDIT_BALANCES] = "SELECT b.account, b.balance FROM balances AS b"
+	[SQL_AUDIT_BALANCES] = "SELECT b.chat_id, b.account, b.balance FROM balances AS b"
 		" WHERE (CAST(?1 AS BIGINT) = 0 OR b.chat_id = ?1)"
 		" AND (b.balance <> (SELECT coalesce(sum(l.amount), 0) FROM ledger AS l"
 		" WHERE l.chat_id = b.chat_id AND l.account = b.account)"
 		" OR b.entries <> (SELECT count(*) FROM ledger AS l"
 		" WHERE l.chat_id = b.chat_id AND l.account = b.account))"
-		" UNION ALL SELECT l.account, sum(l.amount) FROM ledger AS l"
+		" UNION ALL SELECT l.chat_id, l.account, sum(l.amount) FROM ledger AS l"
 		" WHERE (CAST(?1 AS BIGINT) = 0 OR l.chat_id = ?1) AND NOT EXISTS (SELECT 1 FROM balances AS b"
 		" WHERE b.chat_id = l.chat_id AND b.account = l.account)"
-		" GROUP BY l.chat_id, l.account LIMIT 1",
+		" GROUP BY l.chat_id, l.account LIMIT ?2",
+	/* What the audit looked at: chats with coins, their accounts, movements (two rows each). */
+	[SQL_AUDIT_COUNT] = "SELECT count(DISTINCT chat_id), count(*), CAST(coalesce(sum(entries), 0) / 2 AS BIGINT)"
+		" FROM balances WHERE CAST(?1 AS BIGINT) = 0 OR chat_id = ?1",
 	/*
 	 * At most ?2 tables over whose last move (or end) and opening were
 	 * before ?1, oldest first through tables_created; their seats, terms,

@@ -365,6 +365,39 @@ static const char *const migrations[] = {
 	"ALTER TABLE online_queue ADD COLUMN shown INTEGER NOT NULL DEFAULT 0;"
 	"CREATE INDEX online_queue_chat ON online_queue(platform, chat);"
 	"PRAGMA user_version = 9;",
+
+	/* 10: what the ledger itself refuses, whatever a command read before
+	 * it wrote: a second starting grant of an account (reason 'start', a
+	 * wallet's first coins, given once: a unique index), and a movement
+	 * that takes an account other than the bank below 0 (a check on the
+	 * balance kept beside the ledger, which SQLite adds only to a table
+	 * made anew). An account a file from before holds below 0 already
+	 * keeps that as its floor: it may receive coins, never fall lower. */
+	"CREATE UNIQUE INDEX ledger_start ON ledger(chat_id, account) WHERE reason = 'start' AND amount > 0;"
+	"DROP TRIGGER ledger_balance;"
+	"ALTER TABLE balances RENAME TO balances_before;"
+	"CREATE TABLE balances ("
+	"  chat_id INTEGER NOT NULL,"
+	"  account TEXT NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  balance INTEGER NOT NULL,"
+	"  entries INTEGER NOT NULL,"
+	"  lowest INTEGER NOT NULL DEFAULT 0 CHECK (lowest <= 0),"
+	"  PRIMARY KEY (chat_id, account),"
+	"  CHECK (account = 'bank' OR balance >= lowest)"
+	") WITHOUT ROWID;"
+	"INSERT INTO balances (chat_id, account, name, balance, entries, lowest)"
+	"  SELECT chat_id, account, name, balance, entries, min(balance, 0) FROM balances_before;"
+	"DROP TABLE balances_before;"
+	/* an update, else a new row (an upsert would check its candidate row,
+	 * minus the debit, before finding the account's row) */
+	"CREATE TRIGGER ledger_balance AFTER INSERT ON ledger BEGIN"
+	"  UPDATE balances SET name = new.name, balance = balance + new.amount, entries = entries + 1"
+	"  WHERE chat_id = new.chat_id AND account = new.account;"
+	"  INSERT INTO balances (chat_id, account, name, balance, entries)"
+	"  SELECT new.chat_id, new.account, new.name, new.amount, 1 WHERE NOT EXISTS"
+	"  (SELECT 1 FROM balances WHERE chat_id = new.chat_id AND account = new.account); END;"
+	"PRAGMA user_version = 10;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
@@ -485,11 +518,13 @@ static const char *const sql_text[SQ_COUNT] = {
 	/* The seed is fixed by the first write; later writes set the stake. */
 	[SQL_TERMS_SET] = "INSERT INTO table_terms (table_id, seed, stake) VALUES (?1, ?2, ?3)"
 		" ON CONFLICT (table_id) DO UPDATE SET stake = excluded.stake",
-	/* Both rows of a movement in one statement: ?2 gives ?6 coins to ?4. */
+	/* Both rows of a movement in one statement: ?2 gives ?6 coins to ?4.
+	 * No rows: no such chat (GB_ENOTFOUND), found before the balances'
+	 * check could take the rows for a wallet going below 0. */
 	[SQL_COINS_MOVE] = "WITH m(n) AS (SELECT coalesce(max(movement), 0) + 1 FROM ledger)"
 		" INSERT INTO ledger (chat_id, movement, account, name, amount, table_id, reason, at_ms)"
-		" SELECT ?1, n, ?2, ?3, -?6, ?7, ?8, ?9 FROM m"
-		" UNION ALL SELECT ?1, n, ?4, ?5, ?6, ?7, ?8, ?9 FROM m",
+		" SELECT ?1, n, ?2, ?3, -?6, ?7, ?8, ?9 FROM m, chats AS c WHERE c.id = ?1"
+		" UNION ALL SELECT ?1, n, ?4, ?5, ?6, ?7, ?8, ?9 FROM m, chats AS c WHERE c.id = ?1",
 	/* at most ?2 of the processed ids stamped before ?1 (epoch seconds), oldest first */
 	[SQL_PROCESSED_PRUNE_SOME] = "DELETE FROM processed WHERE (platform, update_id) IN"
 		" (SELECT platform, update_id FROM processed WHERE at < ?1 ORDER BY at LIMIT ?2)",

@@ -633,6 +633,14 @@ int store_terms_get(struct store *s, int64_t table, struct store_terms *out);
  * another: two rows written by one statement, in the caller's
  * transaction, so every chat's accounts always add up to 0. The ledger is
  * append only (a database trigger refuses updates and deletes).
+ *
+ * What the schema itself refuses, whatever the caller read before it
+ * wrote (so two commands deciding at once on old balances cannot both
+ * win): a second starting grant of an account (a movement of reason
+ * "start" from the bank: a unique index), and a movement that takes an
+ * account other than the bank below 0 (a trigger on the balance kept
+ * beside the ledger; an account already below 0 in a database from
+ * before may still receive coins). Either refusal is GB_ECONFLICT.
  */
 #define STORE_ACCOUNT_LEN 80
 
@@ -643,11 +651,17 @@ struct store_coin_move {
 	char to_name[STORE_NAME_LEN];
 	int64_t amount;                /* > 0 */
 	int64_t table;                 /* the table it concerns, 0 none */
-	char reason[16];               /* "grant", "stake", "win", "refund", "return" */
+	char reason[16];               /* "start" (a wallet's starting grant, once),
+	                                  "grant", "stake", "win", "refund", "return" */
 	int64_t at_ms;
 };
 
-/* Record one movement in chat. GB_EARGS for amount <= 0 or from == to. */
+/*
+ * Record one movement in chat. GB_EARGS for amount <= 0 or from == to;
+ * GB_ECONFLICT when the ledger refuses it (a second starting grant, an
+ * account taken below 0): someone else moved the coins first, so roll
+ * back and decide again on what the store holds now.
+ */
 int store_coins_move(struct store *s, int64_t chat, const struct store_coin_move *m);
 
 /* *balance = the coins in account of chat; *rows (may be NULL) = its ledger rows. */
@@ -665,15 +679,38 @@ int store_coins_top(struct store *s, int64_t chat, const char *prefix, struct st
 		    int max, int *n);
 
 /*
- * Check the ledger of chat (0: of every chat): each chat's accounts add
- * up to 0; each movement is exactly two rows of one chat, table, reason
- * and time, taking from one account what it gives another, written one
- * after the other; no account but the bank is below 0; only the pot of a
- * table being played holds coins; the bank pays grants and nothing else.
+ * Check the ledger of chat (0: of every chat, the online world's too):
+ * each chat's accounts add up to 0; each movement is exactly two rows of
+ * one chat, table, reason and time, taking from one account what it gives
+ * another, written one after the other; no account but the bank is below
+ * 0; only the pot of a table being played holds coins; the bank pays
+ * grants and nothing else; no account has more than one starting grant;
+ * each kept balance is the sum and count of its account's ledger rows.
  * GB_OK, or GB_EINVARIANT with the first breach described in why (cap
  * bytes; why may be NULL).
  */
 int store_coins_audit(struct store *s, int64_t chat, char *why, size_t cap);
+
+/* One breach of the ledger's rules that the audit found. */
+struct store_breach {
+	int64_t chat;                  /* the chat's store id */
+	const char *rule;              /* the rule broken, in words, naming what value is */
+	char subject[STORE_ACCOUNT_LEN]; /* the account or "movement N" at fault, "" the chat's own */
+	int64_t value;                 /* the number that breaks it: a total, balance or count */
+};
+typedef void (*store_breach_fn)(const struct store_breach *b, void *arg);
+
+/*
+ * store_coins_audit(), every breach told: fn (may be NULL) is called for
+ * each, at most max (>= 1) per rule; *found (may be NULL) gets how many.
+ * GB_OK when there are none, GB_EINVARIANT when there are, else the
+ * store's failure.
+ */
+int store_coins_audit_each(struct store *s, int64_t chat, int max, store_breach_fn fn, void *arg,
+			   int *found);
+
+/* What an audit of chat (0: every chat) covers: chats with coins, their accounts, movements. */
+int store_coins_census(struct store *s, int64_t chat, int64_t *chats, int64_t *accounts, int64_t *movements);
 
 /* ---- online tables: a queue per game, seats in private chats, names, blocks, ratings ---- */
 /*

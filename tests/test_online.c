@@ -740,6 +740,54 @@ static void test_operator_settings(void **state)
 	assert_int_equal(bc.online_autoplay_s, 45);
 }
 
+/*
+ * A private chat's coins are the person's online wallet: /wallet there
+ * says what /online says (the starting grant before any is written, 900
+ * once a stake of 100 is held), never a wallet of the private chat itself;
+ * /top there lists the richest online wallets. In English and in Nepali.
+ */
+static void test_private_chat_coins(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "5101", "Asha");
+	struct person *b = add(f, "telegram", "5102", "Bina");
+	struct store_chat dm = { 0 };
+	int64_t coins = -1;
+	int rows = -1;
+
+	say(f, a, "/name Asha");
+	say(f, b, "/name Bina");
+	say(f, b, "/lang ne");
+	a->reads = "en";
+	b->reads = "ne";
+	say(f, a, "/top");
+	assert_non_null(strstr(a->lines, "Nobody has online coins yet"));
+	say(f, a, "/wallet");
+	assert_non_null(strstr(a->lines, "Your online coins: 1000"));
+	assert_null(strstr(a->lines, "has 1000 coins"));
+	/* nothing was written for the private chat: it has no wallet of its own */
+	assert_int_equal(store_chat_get(f->b.store, "telegram", a->chat, "en", &dm), GB_OK);
+	assert_int_equal(store_coins_balance(f->b.store, dm.id, "user:5101", &coins, &rows), GB_OK);
+	assert_int_equal(rows, 0);
+	store_chat_release(&dm);
+	say(f, a, "/online ludo 100");
+	say(f, b, "/online ludo 100");
+	wait_ms(f, 500);
+	assert_non_null(a->view);
+	say(f, a, "/wallet");
+	assert_non_null(strstr(a->lines, "Your online coins: 900"));
+	say(f, a, "/online");
+	assert_non_null(strstr(a->lines, "Your online coins: 900"));
+	say(f, b, "/wallet");
+	assert_non_null(strstr(b->lines, "तपाईंका अनलाइन सिक्का: ९००"));
+	say(f, a, "/top");
+	assert_non_null(strstr(a->lines, "Richest at online tables"));
+	assert_non_null(strstr(a->lines, "Asha — 900 coins"));
+	assert_non_null(strstr(a->lines, "Bina — 900 coins"));
+	say(f, b, "/top");
+	assert_non_null(strstr(b->lines, "अनलाइन टेबलका सबैभन्दा धनी"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -751,6 +799,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue_message_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outdated_queue_message_pressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_chat_coins, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
 	};
 

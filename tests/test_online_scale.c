@@ -68,6 +68,19 @@ static const char *bin(void)
 	return b ? b : "bin/gamebot";
 }
 
+/* `gamebot audit --db db`, as an operator runs it: the coins ledger must be sound (exit 0). */
+static void audit_sound(const char *db)
+{
+	int status = -1;
+	pid_t pid = spawn(bin(), (char *const[]){ (char *)bin(), "audit", "--db", (char *)db, NULL }, NULL, NULL,
+			  false);
+
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("gamebot audit: the coins ledger breaks its rules (status %#x)", status);
+}
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -354,6 +367,7 @@ static void killed_while_queueing_and_playing(void **state)
 	census(s, 200, 4, "callbreak", 4, &queued, &seated);
 	assert_int_equal(seated, 4);
 	store_free(s);
+	audit_sound(r.db);
 	close_run(&r);
 }
 
@@ -390,6 +404,7 @@ static void two_instances_seat_a_crowd_once(void **state)
 	assert_int_equal(queued, 0);
 	assert_int_equal(seated, CROWD);
 	store_free(s);
+	audit_sound(r.db);
 	close_run(&r);
 	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", schema);
 	pg_admin(base, sql);

@@ -128,6 +128,19 @@ static const char *bin(void)
 	return b ? b : "bin/gamebot";
 }
 
+/* `gamebot audit --db db`, as an operator runs it: the coins ledger must be sound (exit 0). */
+static void audit_sound(const char *db)
+{
+	int status = -1;
+	pid_t pid = spawn(bin(), (char *const[]){ (char *)bin(), "audit", "--db", (char *)db, NULL }, NULL, NULL,
+			  false);
+
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("gamebot audit: the coins ledger breaks its rules (status %#x)", status);
+}
+
 /* The last lines of an instance's log, to stderr. */
 static void show_log(const char *path)
 {
@@ -484,6 +497,7 @@ static void instances_share_the_load_and_survive_kills(void **state)
 	print_message("%d chats, %d updates, %d kills, %d boards delivered in order\n", CHATS,
 		      CHATS * (3 + run.rolls), kills, boards);
 	store_free(s);
+	audit_sound(run.db);
 	fake_tg_free(run.f);
 	snprintf(sql, sizeof(sql), "DROP SCHEMA %s CASCADE", run.schema);
 	pg_admin(base, sql);

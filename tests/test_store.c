@@ -410,16 +410,16 @@ static void test_migrate_to_6_counts_what_is_there(void **state)
 	}
 	store_free(f->s);
 	f->s = NULL;
-	/* back to schema 5: what it kept, without what 6 adds (nor 7's online tables, 8's count of the people waiting and 9's queue messages) */
+	/* back to schema 5: what it kept, without what 6 adds (nor 7's online tables, 8's count of the people waiting, 9's queue messages and 10's ledger rules) */
 	assert_int_equal(raw_exec(f->path,
 		"DROP TABLE online_queue; DROP TABLE online_seats; DROP TABLE online_people;"
 		"DROP TABLE online_blocks; DROP TABLE ratings; DROP TABLE online_waiting;"
 		"DROP TRIGGER ledger_balance; DROP TABLE balances;"
 		"DROP TRIGGER open_tables_insert; DROP TRIGGER open_tables_status;"
 		"DROP TRIGGER open_tables_delete; DROP TABLE open_tables;"
-		"DROP INDEX outbox_aside_platform; PRAGMA user_version = 5;"), SQLITE_OK);
+		"DROP INDEX outbox_aside_platform; DROP INDEX ledger_start; PRAGMA user_version = 5;"), SQLITE_OK);
 	assert_int_equal(store_open(&s, f->path), GB_OK);
-	assert_int_equal(store_schema_version(s), 9);
+	assert_int_equal(store_schema_version(s), 10);
 	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
 	assert_int_equal(balance, 303);
 	assert_int_equal(rows, 3);
@@ -481,7 +481,7 @@ static void test_migrate_from_version_1(void **state)
 		"INSERT INTO stats VALUES (7, 'u1', 'ludo', 'Asha', 4, 3, 0);"), SQLITE_OK);
 
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 9);
+	assert_int_equal(store_schema_version(s), 10);
 	assert_int_equal(store_chat_get(s, "telegram", "-100", "en", &c), GB_OK);
 	assert_int_equal(c.id, 7);
 	assert_string_equal(c.lang, "ne");
@@ -526,7 +526,7 @@ static void test_migrate_from_version_1(void **state)
 
 	/* reopening migrates nothing more; the schema is a new file's */
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 9);
+	assert_int_equal(store_schema_version(s), 10);
 	store_free(s);
 	schema_text(f->path, fresh, sizeof fresh);
 	schema_text(path, migrated, sizeof migrated);
@@ -925,6 +925,65 @@ static void test_read_then_write_outside_a_transaction(void **state)
 	assert_int_equal(m.failed, 0);
 }
 
+/*
+ * A file of schema 9 where a wallet went below 0 (two stakes taken at
+ * once before the ledger refused it), opened by this gamebot: schema 10
+ * keeps every balance, and that wallet's as its floor: it may receive
+ * coins, never fall lower; a second starting grant is refused from then on.
+ */
+static void test_migrate_to_10_keeps_a_wallet_below_0(void **state)
+{
+	struct fixture *f = *state;
+	struct store_coin_move m = { .from = "bank", .to = "user:1", .amount = 100, .reason = "grant", .at_ms = 1 };
+	struct store_chat c;
+	struct store *s = NULL;
+	int64_t balance = 0;
+	int rows = 0;
+	char sql[2048];
+
+	assert_int_equal(store_chat_get(f->s, "telegram", "-9", "en", &c), GB_OK);
+	assert_int_equal(store_coins_move(f->s, c.id, &m), GB_OK);
+	store_free(f->s);
+	f->s = NULL;
+	/* schema 9's balances, kept by an upsert, after two stakes of 100 from a wallet of 100 */
+	snprintf(sql, sizeof sql,
+		 "DROP INDEX ledger_start; DROP TRIGGER ledger_balance; DROP TABLE balances;"
+		 "INSERT INTO ledger (chat_id, movement, account, amount, reason, at_ms) VALUES"
+		 " (%lld, 10, 'user:1', -100, 'stake', 2), (%lld, 10, 'pot:1', 100, 'stake', 2),"
+		 " (%lld, 11, 'user:1', -100, 'stake', 2), (%lld, 11, 'pot:2', 100, 'stake', 2);"
+		 "CREATE TABLE balances (chat_id INTEGER NOT NULL, account TEXT NOT NULL,"
+		 " name TEXT NOT NULL DEFAULT '', balance INTEGER NOT NULL, entries INTEGER NOT NULL,"
+		 " PRIMARY KEY (chat_id, account)) WITHOUT ROWID;"
+		 "INSERT INTO balances SELECT chat_id, account, '', sum(amount), count(*) FROM ledger"
+		 " GROUP BY chat_id, account;"
+		 "CREATE TRIGGER ledger_balance AFTER INSERT ON ledger BEGIN"
+		 " INSERT INTO balances (chat_id, account, name, balance, entries)"
+		 " VALUES (new.chat_id, new.account, new.name, new.amount, 1)"
+		 " ON CONFLICT (chat_id, account) DO UPDATE SET name = excluded.name,"
+		 " balance = balance + excluded.balance, entries = entries + 1; END;"
+		 "PRAGMA user_version = 9;", (long long)c.id, (long long)c.id, (long long)c.id, (long long)c.id);
+	assert_int_equal(raw_exec(f->path, sql), SQLITE_OK);
+	assert_int_equal(store_open(&s, f->path), GB_OK);
+	assert_int_equal(store_schema_version(s), 10);
+	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
+	assert_int_equal(balance, -100);
+	assert_int_equal(rows, 3);
+	/* never lower */
+	m = (struct store_coin_move){ .from = "user:1", .to = "pot:3", .amount = 1, .reason = "stake", .at_ms = 3 };
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_ECONFLICT);
+	/* but it may receive coins */
+	m = (struct store_coin_move){ .from = "pot:1", .to = "user:1", .amount = 100, .reason = "refund", .at_ms = 4 };
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_OK);
+	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
+	assert_int_equal(balance, 0);
+	m = (struct store_coin_move){ .from = "bank", .to = "user:1", .amount = 1000, .reason = "start", .at_ms = 5 };
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_OK);
+	assert_int_equal(store_coins_move(s, c.id, &m), GB_ECONFLICT);
+	store_free(s);
+	store_chat_release(&c);
+	assert_int_equal(store_open(&f->s, f->path), GB_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -943,6 +1002,7 @@ int main(void)
 		T(test_two_handles_open_new_file),
 		T(test_migrate_from_version_1),
 		T(test_migrate_to_6_counts_what_is_there),
+		T(test_migrate_to_10_keeps_a_wallet_below_0),
 		T(test_not_a_database),
 		T(test_unwritable_path),
 #undef T

@@ -36,6 +36,7 @@
 
 #include <cmocka.h>
 
+#include "bot/audit.h"
 #include "store/store.h"
 
 #define RAW_OK 0
@@ -2847,6 +2848,151 @@ static void test_queue_message_when_it_goes(void **state)
 	store_out_release(&rows[0]);
 }
 
+/* A movement of amount from one account to another, of reason, in chat. */
+static int coin_move(struct fixture *f, int64_t chat, const char *from, const char *to, int64_t amount,
+		     const char *reason)
+{
+	struct store_coin_move m = { .amount = amount, .at_ms = 5 };
+
+	snprintf(m.from, sizeof m.from, "%s", from);
+	snprintf(m.to, sizeof m.to, "%s", to);
+	snprintf(m.reason, sizeof m.reason, "%s", reason);
+	return store_coins_move(f->s, chat, &m);
+}
+
+static int64_t balance_of(struct fixture *f, int64_t chat, const char *account, int *rows)
+{
+	int64_t v = -1;
+
+	assert_int_equal(store_coins_balance(f->s, chat, account, &v, rows), GB_OK);
+	return v;
+}
+
+/*
+ * What the schema itself refuses, whoever read what before writing: a
+ * second starting grant of an account (an admin's grants are as many as
+ * they like), and a movement that takes an account other than the bank
+ * below 0 (to 0 exactly is fine; an account never credited cannot pay).
+ * Each refusal is a conflict and leaves the ledger as it was.
+ */
+static void test_coins_ledger_refuses(void **state)
+{
+	struct fixture *f = *state;
+	int64_t chat;
+	int rows = 0;
+
+	make_table(f->s, "refuses", &chat);
+	assert_int_equal(coin_move(f, chat, "bank", "user:1", 1000, "start"), GB_OK);
+	assert_int_equal(coin_move(f, chat, "bank", "user:1", 1000, "start"), GB_ECONFLICT);
+	assert_int_equal(balance_of(f, chat, "user:1", &rows), 1000);
+	assert_int_equal(rows, 1);
+	assert_int_equal(coin_move(f, chat, "bank", "user:1", 50, "grant"), GB_OK);
+	assert_int_equal(coin_move(f, chat, "bank", "user:1", 50, "grant"), GB_OK);
+	/* another account, and the same account in another chat, start once each */
+	assert_int_equal(coin_move(f, chat, "bank", "user:2", 1000, "start"), GB_OK);
+	{
+		int64_t other;
+
+		make_table(f->s, "refuses-2", &other);
+		assert_int_equal(coin_move(f, other, "bank", "user:1", 1000, "start"), GB_OK);
+	}
+	assert_int_equal(coin_move(f, chat, "user:1", "pot:1", 1101, "stake"), GB_ECONFLICT);
+	assert_int_equal(balance_of(f, chat, "user:1", &rows), 1100);
+	assert_int_equal(rows, 3);
+	assert_int_equal(balance_of(f, chat, "pot:1", &rows), 0);
+	assert_int_equal(rows, 0);
+	assert_int_equal(coin_move(f, chat, "user:1", "pot:1", 1100, "stake"), GB_OK);
+	assert_int_equal(balance_of(f, chat, "user:1", NULL), 0);
+	assert_int_equal(coin_move(f, chat, "user:1", "pot:1", 1, "stake"), GB_ECONFLICT);
+	assert_int_equal(coin_move(f, chat, "user:none", "user:2", 1, "win"), GB_ECONFLICT);
+	assert_int_equal(balance_of(f, chat, "user:none", &rows), 0);
+	assert_int_equal(rows, 0);
+	/* inside a transaction too: refused there, the rest of it kept */
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(coin_move(f, chat, "user:2", "pot:1", 1001, "stake"), GB_ECONFLICT);
+	assert_int_equal(store_unit_end(f->s, 0), GB_OK);
+	assert_int_equal(store_unit_begin(f->s), GB_OK);
+	assert_int_equal(coin_move(f, chat, "user:2", "pot:1", 1000, "stake"), GB_OK);
+	assert_int_equal(store_unit_end(f->s, 1), GB_OK);
+	assert_int_equal(store_commit(f->s), GB_OK);
+	assert_int_equal(balance_of(f, chat, "user:2", NULL), 0);
+	assert_int_equal(balance_of(f, chat, "pot:1", NULL), 2100);
+	/* the bank pays whatever is granted */
+	assert_int_equal(coin_move(f, chat, "bank", "user:3", 1000000, "grant"), GB_OK);
+	assert_int_equal(balance_of(f, chat, "bank", NULL), -1002100);
+	/* written by hand, past the store: the schema says no all the same */
+	assert_int_equal(raw_exec(f->path, "INSERT INTO ledger (id, chat_id, movement, account, amount, reason, at_ms)"
+				  " VALUES (1000001, 1, 1000001, 'user:1', -5, 'stake', 9)"), -1);
+	assert_int_equal(raw_exec(f->path, "UPDATE balances SET balance = -1 WHERE account = 'user:2'"), -1);
+}
+
+/* `gamebot audit --db TARGET`: its exit status, and what it printed into out (cap bytes). */
+static int run_audit(const char *target, char *out, size_t cap)
+{
+	char *argv[] = { "audit", "--db", (char *)target, NULL };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len), *e = fopen("/dev/null", "w");
+	int status;
+
+	assert_non_null(o);
+	assert_non_null(e);
+	status = audit_main(3, argv, "", o, e);
+	fclose(o);
+	fclose(e);
+	snprintf(out, cap, "%s", text ? text : "");
+	free(text);
+	return status;
+}
+
+static int lines(const char *text)
+{
+	int n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/*
+ * `gamebot audit`: a sound ledger is one line and exit 0; rows written
+ * past the store (as a person at the database's shell could) are found,
+ * one line each naming the chat and what is wrong, and exit 1.
+ */
+static void test_coins_audit_command(void **state)
+{
+	struct fixture *f = *state;
+	char out[4096], sql[512];
+	int64_t chat;
+
+	make_table(f->s, "audited", &chat);
+	assert_int_equal(coin_move(f, chat, "bank", "user:1", 1000, "start"), GB_OK);
+	assert_int_equal(coin_move(f, chat, "bank", "user:2", 1000, "start"), GB_OK);
+	assert_int_equal(coin_move(f, chat, "user:1", "user:2", 300, "win"), GB_OK);
+	assert_int_equal(run_audit(f->path, out, sizeof out), 0);
+	assert_int_equal(lines(out), 1);
+	assert_string_equal(out, "coins ledger sound: 1 chat, 3 accounts, 3 movements\n");
+	/* an unpaired row: the chat no longer adds up, and the movement is half of one */
+	snprintf(sql, sizeof sql, "INSERT INTO ledger (id, chat_id, movement, account, name, amount, table_id,"
+		 " reason, at_ms) VALUES (900001, %lld, 900001, 'user:1', '', 500, 0, 'win', 9)", (long long)chat);
+	assert_int_equal(raw_exec(f->path, sql), RAW_OK);
+	assert_int_equal(run_audit(f->path, out, sizeof out), 1);
+	assert_int_equal(lines(out), 2);
+	assert_non_null(strstr(out, "(telegram:audited): the chat's coins do not add up to 0 (total): 500\n"));
+	assert_non_null(strstr(out, "a movement is not one pair of rows (rows): movement 900001 1\n"));
+	/* a second starting grant, its index dropped first */
+	snprintf(sql, sizeof sql, "DROP INDEX ledger_start; INSERT INTO ledger (id, chat_id, movement, account,"
+		 " name, amount, table_id, reason, at_ms) VALUES (900002, %lld, 900002, 'bank', '', -1000, 0,"
+		 " 'start', 10), (900003, %lld, 900002, 'user:2', '', 1000, 0, 'start', 10)",
+		 (long long)chat, (long long)chat);
+	assert_int_equal(raw_exec(f->path, sql), RAW_OK);
+	assert_int_equal(run_audit(f->path, out, sizeof out), 1);
+	assert_int_equal(lines(out), 3);
+	assert_non_null(strstr(out, "more than one starting grant (grants): user:2 2\n"));
+	assert_int_equal(run_audit("/nonexistent/gamebot.db", out, sizeof out), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2890,6 +3036,8 @@ int main(void)
 		T(test_queue_counted_and_ordered),
 		T(test_queue_message_when_it_goes),
 		T(test_coins_balances_kept),
+		T(test_coins_ledger_refuses),
+		T(test_coins_audit_command),
 		T(test_open_tables_counted),
 #undef T
 	};

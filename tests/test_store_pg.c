@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "bot/audit.h"
 #include "store/store.h"
 
 struct fixture {
@@ -186,7 +187,7 @@ static void test_newer_schema_refused(void **state)
 	struct fixture *f = *state;
 	struct store *s = NULL;
 
-	assert_int_equal(store_schema_version(f->s), 9);
+	assert_int_equal(store_schema_version(f->s), 10);
 	assert_int_equal(raw_exec(f->url, "UPDATE gamebot_schema SET version = 999"), 0);
 	assert_int_equal(store_open(&s, f->url), GB_ESTORE);
 	assert_null(s);
@@ -224,7 +225,7 @@ static void test_many_open_at_once_migrate_once(void **state)
 	for (int i = 0; i < 6; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 		assert_int_equal(o[i].rc, GB_OK);
-		assert_int_equal(o[i].version, 9);
+		assert_int_equal(o[i].version, 10);
 	}
 	assert_int_equal(raw_int(f->url, "SELECT count(*) FROM gamebot_schema"), 1);
 	assert_int_equal(store_open(&f->s, f->url), GB_OK);
@@ -599,6 +600,114 @@ static void test_outbox_chat_rows_held_in_a_transaction(void **state)
 	store_free(worker);
 }
 
+/* ---- coins: what the ledger refuses when two handles decide at once ---- */
+
+struct mover {
+	const char *url;
+	int64_t chat;
+	const char *from, *to, *reason;
+	int64_t amount;
+	int rc;
+};
+
+/* One movement in a transaction of its own handle; rc = the movement's answer. */
+static void *coin_mover(void *arg)
+{
+	struct mover *m = arg;
+	struct store *s = NULL;
+	struct store_coin_move mv = { .amount = m->amount, .at_ms = 7 };
+
+	m->rc = -1;
+	if (store_open(&s, m->url) != GB_OK)
+		goto out;
+	snprintf(mv.from, sizeof mv.from, "%s", m->from);
+	snprintf(mv.to, sizeof mv.to, "%s", m->to);
+	snprintf(mv.reason, sizeof mv.reason, "%s", m->reason);
+	store_begin(s);
+	m->rc = store_coins_move(s, m->chat, &mv);
+	if (!m->rc)
+		m->rc = store_commit(s);
+	else
+		store_rollback(s);
+out:
+	store_free(s);
+	return NULL;
+}
+
+/* `gamebot audit --db url`: the ledger must be sound. */
+static void audit_sound(const char *url)
+{
+	char *argv[] = { "audit", "--db", (char *)url, NULL };
+
+	assert_int_equal(audit_main(3, argv, "", stdout, stderr), 0);
+}
+
+/*
+ * A movement in this handle's open transaction while another handle makes
+ * the same kind of movement: the other waits for this one (a lock on the
+ * index entry or the balance row), then is refused as a conflict.
+ */
+static void race_one(struct fixture *f, int64_t chat, struct mover *m)
+{
+	struct store_coin_move mv = { .amount = m->amount, .at_ms = 6 };
+	pthread_t th;
+
+	snprintf(mv.from, sizeof mv.from, "%s", m->from);
+	snprintf(mv.to, sizeof mv.to, "%s", m->to);
+	snprintf(mv.reason, sizeof mv.reason, "%s", m->reason);
+	assert_int_equal(store_begin(f->s), GB_OK);
+	assert_int_equal(store_coins_move(f->s, chat, &mv), GB_OK);
+	assert_int_equal(pthread_create(&th, NULL, coin_mover, m), 0);
+	wait_lock_waiters(f->url, 1);
+	assert_int_equal(store_commit(f->s), GB_OK);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(m->rc, GB_ECONFLICT);
+}
+
+/*
+ * Two handles give one new wallet its starting grant at once: the second
+ * waits for the first and is refused. Two handles take a stake each from
+ * a wallet that covers one: the second waits on the balance and is
+ * refused. The wallet holds one grant, then one stake's worth less.
+ */
+static void test_coins_two_handles(void **state)
+{
+	struct fixture *f = *state;
+	struct store_chat c;
+	struct store_table t;
+	char pot[32];
+	int64_t coins = 0, table = make_table(f->s, "coins");
+	int rows = 0;
+
+	/* a table being played: its pot may hold the stakes */
+	assert_int_equal(store_table_get(f->s, table, &t), GB_OK);
+	t.status = STORE_PLAYING;
+	assert_int_equal(store_table_update(f->s, &t), GB_OK);
+	store_table_release(&t);
+	snprintf(pot, sizeof pot, "pot:%lld", (long long)table);
+	assert_int_equal(store_chat_get(f->s, "telegram", "coins", "en", &c), GB_OK);
+	{
+		struct mover m = { .url = f->url, .chat = c.id, .from = "bank", .to = "user:1", .reason = "start",
+				   .amount = 1000 };
+
+		race_one(f, c.id, &m);
+	}
+	assert_int_equal(store_coins_balance(f->s, c.id, "user:1", &coins, &rows), GB_OK);
+	assert_int_equal(coins, 1000);
+	assert_int_equal(rows, 1);
+	{
+		struct mover m = { .url = f->url, .chat = c.id, .from = "user:1", .to = pot, .reason = "stake",
+				   .amount = 600 };
+
+		race_one(f, c.id, &m);
+	}
+	assert_int_equal(store_coins_balance(f->s, c.id, "user:1", &coins, &rows), GB_OK);
+	assert_int_equal(coins, 400);
+	assert_int_equal(rows, 2);
+	store_chat_release(&c);
+	audit_sound(f->url);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +723,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_outbox_rows_follow_commit_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_chat_rows_held_in_a_transaction, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_coins_two_handles, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("store: postgresql", tests, NULL, NULL);
