@@ -232,8 +232,12 @@ int online_commit(struct ctx *c)
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK; /* seated meanwhile */
 	}
-	if (!rc && c->ow.name_set)
-		rc = store_person_name(s, cmd->platform, cmd->user, c->ow.name);
+	if (!rc && c->ow.name_set) {
+		rc = store_person_name(s, cmd->platform, cmd->user, c->ow.name, c->ow.name_key);
+		/* claimed meanwhile by someone else: decide again, and say it is taken */
+		if (rc == GB_EEXISTS)
+			rc = GB_ECONFLICT;
+	}
 	for (int i = 0; !rc && i < c->ow.nblock; i++)
 		rc = store_block_add(s, cmd->platform, cmd->user, c->ow.block[i].platform, c->ow.block[i].user);
 	for (int i = 0; !rc && c->ow.oseats_new && c->has_table && i < c->noseats; i++) {
@@ -243,6 +247,13 @@ int online_commit(struct ctx *c)
 	}
 	for (int i = 0; !rc && i < c->ow.nshown; i++)
 		rc = store_queue_shown(s, c->ow.shown[i].id, c->ow.shown[i].n);
+	/* a seat played for at the computer's pace from now on; anything its person does takes it back */
+	for (int i = 0; !rc && c->has_table && i < c->ow.naway; i++)
+		rc = store_oseat_away(s, c->table.id, c->ow.away[i], 1);
+	if (!rc && c->cmd->from_platform[0])
+		rc = store_person_back(s, c->cmd->from_platform, c->cmd->from_user, NULL);
+	else if (!rc && c->cmd->private_chat && !c->cmd->internal)
+		rc = store_person_back(s, c->cmd->platform, c->cmd->user, NULL);
 	if (!rc && c->online && c->record_stats)
 		rc = online_rate(c);
 	return rc;

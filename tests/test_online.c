@@ -14,15 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include <pthread.h>
 
 #include "adapters/serve.h"
 #include "bot/bot.h"
 #include "bot/config.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
+#include "tests/pgadmin.h"
 
 #define MAXP 4
 
@@ -708,6 +712,264 @@ static void test_block_after_prune(void **state)
 	assert_int_equal(yes, 1);
 }
 
+/* How many times needle is in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay ? strstr(hay, needle) : NULL; p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * p's turn, from the moment it comes: the virtual milliseconds until it
+ * moves on (p's view says another turn), the clock let run 1 s at a time.
+ */
+static int64_t turn_takes(struct fixture *f, struct person *p)
+{
+	int64_t t0 = f->now;
+	json_int_t turn = json_integer_value(json_object_get(p->view, "turn"));
+
+	for (int i = 0; i < 120 && json_integer_value(json_object_get(p->view, "turn")) == turn; i++)
+		wait_ms(f, 1000);
+	return f->now - t0;
+}
+
+/* Press p's first button on p's newest view. */
+static void press(struct fixture *f, struct person *p)
+{
+	assert_int_equal(send_cmd(f, p, first_button(p), true, json_integer_value(json_object_get(p->view, "table")),
+				  (int)json_integer_value(json_object_get(p->view, "turn"))), GB_OK);
+}
+
+/*
+ * A seat a computer took over after the online wait stays the computer's,
+ * played at the computer's pace (not the wait again at every turn), said
+ * once; the away state is a store row, so a restart keeps it; the person
+ * pressing or typing something takes the seat back, and their turns wait
+ * for them again.
+ */
+static void test_away_keeps_pace(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+	int away_turns = 0;
+	bool restarted = false;
+
+	say(f, a, "/name Asha");
+	say(f, b, "/name Bikash");
+	say(f, a, "/online ludo");
+	say(f, b, "/online ludo");
+	wait_ms(f, 1000);
+	assert_non_null(a->view);
+	free(a->lines);
+	a->lines = NULL;
+	/* Bikash never presses: his first turn waits the 45 s */
+	for (int i = 0; i < 40 && !first_button(b); i++)
+		if (first_button(a))
+			press(f, a);
+		else
+			wait_ms(f, 3000);
+	assert_non_null(first_button(b));
+	assert_true(turn_takes(f, b) >= 45000);
+	assert_int_equal(count_of(a->lines, "Bikash is away"), 1);
+	/* from then on his turns go at a computer's pace, a restart in between */
+	for (int step = 0; step < 400 && away_turns < 6 && !over(f); step++) {
+		if (away_turns == 3 && !restarted) {
+			restarted = true;
+			store_free(f->b.store);
+			assert_int_equal(store_open(&f->b.store, f->db), GB_OK);
+		}
+		if (first_button(b)) {
+			assert_true(turn_takes(f, b) < 10000);
+			away_turns++;
+		} else if (first_button(a)) {
+			press(f, a);
+		} else {
+			wait_ms(f, 1000);
+		}
+	}
+	assert_true(away_turns >= 3 || over(f));
+	assert_int_equal(count_of(a->lines, "Bikash is away"), 1);
+	assert_int_equal(count_of(a->lines, "was away"), 0);
+	if (over(f))
+		return;
+	/* he types something: the seat is his again, his turn waits for him */
+	say(f, b, "/board");
+	for (int i = 0; i < 40 && !first_button(b) && !over(f); i++)
+		if (first_button(a))
+			press(f, a);
+		else
+			wait_ms(f, 1000);
+	if (over(f))
+		return;
+	wait_ms(f, 10000);
+	assert_non_null(first_button(b));
+	press(f, b);
+}
+
+/*
+ * /name as promised: 2 to 20 letters of any script (Devanagari with its
+ * marks), digits or spaces; no name that reads as a computer's; no name
+ * another player has, case aside; each refusal in the reader's language.
+ */
+static void test_name_rules(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+	char name[64];
+	static const char *const bad[] = { "/name \xf0\x9f\x8e\xb2\xf0\x9f\x8e\xb2\xf0\x9f\x8e\xb2", "/name A",
+					   "/name Asha!", "/name @asha", "/name abcdefghij abcdefghij",
+					   "/name \xe0\xa4\xbf\xe0\xa4\x95", NULL };
+	static const char *const computer[] = { "/name Bot 2", "/name bot2", "/name BOT", "/name Computer",
+						"/name कम्प्युटर ३", "/name Bot for Asha", "/name Player 1234",
+						NULL };
+
+	for (int i = 0; bad[i]; i++) {
+		say(f, a, bad[i]);
+		if (!strstr(a->lines ? a->lines : "", "A name is 2 to 20 letters"))
+			fail_msg("%s was not refused: %s", bad[i], a->lines ? a->lines : "(nothing)");
+	}
+	for (int i = 0; computer[i]; i++) {
+		say(f, a, computer[i]);
+		if (!strstr(a->lines ? a->lines : "", "reads as a computer player's name"))
+			fail_msg("%s was not refused: %s", computer[i], a->lines ? a->lines : "(nothing)");
+	}
+	assert_int_equal(store_person_get(f->b.store, "telegram", "9001", name, sizeof(name), NULL), GB_OK);
+	assert_string_equal(name, "");
+	/* letters of any script, marks and all; spaces between words one apiece */
+	say(f, b, "/name प्रविण कुमार");
+	assert_non_null(strstr(b->lines, "You play online as प्रविण कुमार"));
+	say(f, a, "/name   Asha    Rai  ");
+	assert_non_null(strstr(a->lines, "You play online as Asha Rai."));
+	say(f, a, "/name Élodie 2");
+	assert_non_null(strstr(a->lines, "You play online as Élodie 2."));
+	say(f, a, "/name Asha Rai");
+	/* taken, case aside: in either language */
+	say(f, b, "/name asha RAI");
+	assert_non_null(strstr(b->lines, "Another player already plays as \"asha RAI\""));
+	say(f, b, "/lang ne");
+	say(f, b, "/name ASHA rai");
+	assert_non_null(strstr(b->lines, "अर्को खेलाडी \"ASHA rai\" नामले"));
+	say(f, b, "/name Bot 3");
+	assert_non_null(strstr(b->lines, "कम्प्युटर खेलाडीको नामजस्तो"));
+	say(f, b, "/name 🎲🎲");
+	assert_non_null(strstr(b->lines, "नाम २ देखि २० अक्षर"));
+	assert_int_equal(store_person_get(f->b.store, "discord", "777000111", name, sizeof(name), NULL), GB_OK);
+	assert_string_equal(name, "प्रविण कुमार");
+	/* one's own name in another case is still one's own */
+	say(f, a, "/name ASHA RAI");
+	assert_non_null(strstr(a->lines, "You play online as ASHA RAI."));
+	/* a name given up is free for someone else */
+	say(f, a, "/name Asha");
+	say(f, b, "/name Asha Rai");
+	assert_non_null(strstr(b->lines, "Asha Rai"));
+	assert_int_equal(store_person_get(f->b.store, "discord", "777000111", name, sizeof(name), NULL), GB_OK);
+	assert_string_equal(name, "Asha Rai");
+}
+
+#define RACERS 8
+
+struct racer {
+	const char *db;
+	pthread_barrier_t *go;
+	char user[16];
+	char text[32];
+	int rc;
+};
+
+static void *race_name(void *arg)
+{
+	struct racer *r = arg;
+	struct command cmd;
+	struct bot b = { 0 };
+
+	/* a service's threads each have a handle of their own */
+	bot_config_init(&b.cfg);
+	r->rc = store_open(&b.store, r->db);
+	pthread_barrier_wait(r->go);
+	if (r->rc)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	command_parse_text(&cmd, r->text);
+	snprintf(cmd.platform, sizeof(cmd.platform), "telegram");
+	snprintf(cmd.chat, sizeof(cmd.chat), "dm-%s", r->user);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", r->user);
+	cmd.private_chat = true;
+	cmd.now_ms = 1700000000000;
+	r->rc = bot_handle(&b, &cmd);
+	store_free(b.store);
+	return NULL;
+}
+
+/* RACERS people claim one name at once, each through a handle of their own on db: one gets it. */
+static void name_race(const char *db, const char *name)
+{
+	struct store *s = NULL;
+	struct racer r[RACERS];
+	pthread_t th[RACERS];
+	pthread_barrier_t go;
+	static const char *const spellings[] = { "/name %s", "/name %s ", "/name  %s", "/name %s  " };
+	int holders = 0;
+
+	pthread_barrier_init(&go, NULL, RACERS);
+	for (int i = 0; i < RACERS; i++) {
+		r[i] = (struct racer){ .db = db, .go = &go };
+		snprintf(r[i].text, sizeof(r[i].text), spellings[i % 4], name);
+		/* case aside: the same name */
+		if (i % 3 == 1)
+			r[i].text[6] = (char)(r[i].text[6] ^ 0x20);
+		snprintf(r[i].user, sizeof(r[i].user), "race%d", i);
+		assert_int_equal(pthread_create(&th[i], NULL, race_name, &r[i]), 0);
+	}
+	for (int i = 0; i < RACERS; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	pthread_barrier_destroy(&go);
+	assert_int_equal(store_open(&s, db), GB_OK);
+	for (int i = 0; i < RACERS; i++) {
+		char got[64];
+
+		assert_int_equal(r[i].rc, GB_OK);
+		assert_int_equal(store_person_get(s, "telegram", r[i].user, got, sizeof(got), NULL), GB_OK);
+		holders += strcasecmp(got, name) == 0;
+	}
+	store_free(s);
+	assert_int_equal(holders, 1);
+}
+
+/* Threads on one SQLite file: of people claiming one name at once, one gets it. */
+static void test_name_race_sqlite(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const names[] = { "Sita", "Gita", "Rita", "Mina", "Tara", "Hari" };
+
+	for (int i = 0; i < 6; i++)
+		name_race(f->db, names[i]);
+}
+
+/* Two instances (two store handles) on one PostgreSQL database: of people claiming one name at once, one gets it. */
+static void test_name_race_pg(void **state)
+{
+	const char *base = getenv("GAMEBOT_TEST_PG");
+	char schema[64], sql[256], db[1100];
+
+	(void)state;
+	if (!base || !base[0])
+		fail_msg("GAMEBOT_TEST_PG is not set: no PostgreSQL server (make test starts one through tests/pg.sh)");
+	snprintf(schema, sizeof(schema), "online_names_%ld", (long)getpid());
+	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema);
+	assert_int_equal(pg_admin(base, sql), 0);
+	snprintf(db, sizeof(db), "%s%soptions=-csearch_path%%3D%s", base, strchr(base, '?') ? "&" : "?", schema);
+	name_race(db, "Sita");
+	name_race(db, "Gita");
+	name_race(db, "Rita");
+	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", schema);
+	pg_admin(base, sql);
+}
+
 /* The operator's keys: online = off takes /online away; the waits and the grant are read. */
 static void test_operator_settings(void **state)
 {
@@ -751,6 +1013,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue_message_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outdated_queue_message_pressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_away_keeps_pace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_race_sqlite, setup, teardown),
+		cmocka_unit_test(test_name_race_pg),
 		cmocka_unit_test(test_operator_settings),
 	};
 

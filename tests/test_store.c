@@ -419,7 +419,7 @@ static void test_migrate_to_6_counts_what_is_there(void **state)
 		"DROP TRIGGER open_tables_delete; DROP TABLE open_tables;"
 		"DROP INDEX outbox_aside_platform; PRAGMA user_version = 5;"), SQLITE_OK);
 	assert_int_equal(store_open(&s, f->path), GB_OK);
-	assert_int_equal(store_schema_version(s), 9);
+	assert_int_equal(store_schema_version(s), 10);
 	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
 	assert_int_equal(balance, 303);
 	assert_int_equal(rows, 3);
@@ -481,7 +481,7 @@ static void test_migrate_from_version_1(void **state)
 		"INSERT INTO stats VALUES (7, 'u1', 'ludo', 'Asha', 4, 3, 0);"), SQLITE_OK);
 
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 9);
+	assert_int_equal(store_schema_version(s), 10);
 	assert_int_equal(store_chat_get(s, "telegram", "-100", "en", &c), GB_OK);
 	assert_int_equal(c.id, 7);
 	assert_string_equal(c.lang, "ne");
@@ -526,7 +526,7 @@ static void test_migrate_from_version_1(void **state)
 
 	/* reopening migrates nothing more; the schema is a new file's */
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 9);
+	assert_int_equal(store_schema_version(s), 10);
 	store_free(s);
 	schema_text(f->path, fresh, sizeof fresh);
 	schema_text(path, migrated, sizeof migrated);
