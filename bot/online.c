@@ -389,7 +389,12 @@ static int queue_view_out(struct ctx *c, json_t *r)
 	json_decref(row);
 	if (!text)
 		return GB_ENOMEM;
-	rc = store_out_add_prio(c->ws, platform, chat, 0, "queue", text, c->cmd->now_ms, STORE_OUT_INFO);
+	/*
+	 * Turn-critical, as the table's rows are: in its chat, the message
+	 * goes in the order it was made, before the table it says is ready
+	 * (taking the place of a first post of it not yet sent)
+	 */
+	rc = store_out_add_prio(c->ws, platform, chat, 0, "queue", text, c->cmd->now_ms, STORE_OUT_TURN);
 	free(text);
 	return rc;
 }

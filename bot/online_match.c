@@ -144,6 +144,7 @@ int cmd_online_open(struct ctx *c)
 {
 	const struct command *cmd = c->cmd;
 	const struct gb_game *g;
+	size_t at;
 	int rc;
 
 	if (c->has_table || !cmd->match || cmd->nmatch < 1 || cmd->nmatch > GB_MAX_SEATS)
@@ -164,9 +165,13 @@ int cmd_online_open(struct ctx *c)
 	for (int i = 0; i < cmd->nmatch; i++)
 		online_queue_view(c, &cmd->match[i], 0, QUEUE_SEATED);
 	c->terms.stake = cmd->match[0].stake;
-	if (coins_start_refused(c, &rc))
-		return rc;
+	/* the table opens, then its stakes are held: the lines in that order */
+	at = json_array_size(c->replies);
 	opened_line(c, g);
+	if (coins_start_refused(c, &rc)) {
+		json_array_remove(c->replies, at);
+		return rc;
+	}
 	return table_start_game(c);
 }
 

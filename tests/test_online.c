@@ -970,6 +970,116 @@ static void test_name_race_pg(void **state)
 	pg_admin(base, sql);
 }
 
+/* What p's chat was sent, in the order a delivery worker sends it: one line a message. */
+struct delivered {
+	char *seq[MAXP];
+};
+
+/*
+ * Every row queued so far, claimed as the delivery workers claim them
+ * (store_out_claim(): a chat's head, one at a time), into d->seq of the
+ * person whose chat it goes to: "queue: TEXT" for the queue message,
+ * "board" for a table view, "line: TEXT" for the rest.
+ */
+static void deliver_in_order(struct fixture *f, struct delivered *d)
+{
+	static const char *const platforms[] = { "telegram", "discord" };
+
+	for (int k = 0; k < 2; k++) {
+		struct store_out rows[64];
+		int n = 0;
+
+		do {
+			assert_int_equal(store_out_claim(f->b.store, platforms[k], f->now, 30000, rows, 64, &n), GB_OK);
+			for (int i = 0; i < n; i++) {
+				json_t *j = json_loads(rows[i].payload, 0, NULL);
+				const char *kind = json_string_value(json_object_get(j, "kind"));
+				const char *text = json_string_value(json_object_get(j, "text"));
+				struct strbuf sb = { 0 };
+
+				for (int q = 0; q < f->np; q++) {
+					if (strcmp(f->p[q].platform, platforms[k]) || strcmp(f->p[q].chat, rows[i].chat))
+						continue;
+					if (json_is_true(json_object_get(j, "queue")))
+						sb_addf(&sb, "queue: %s", text);
+					else if (!strcmp(kind, "table"))
+						sb_add(&sb, "board");
+					else
+						sb_addf(&sb, "line: %s", text);
+					append(&d->seq[q], sb_str(&sb));
+				}
+				sb_release(&sb);
+				json_decref(j);
+				store_out_done(f->b.store, rows[i].id);
+				store_out_release(&rows[i]);
+			}
+		} while (n > 0);
+	}
+}
+
+/* A command from p in their private chat, its rows left in the outbox. */
+static void queue_cmd(struct fixture *f, struct person *p, const char *text)
+{
+	struct command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.platform, sizeof(cmd.platform), "%s", p->platform);
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", p->chat);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", p->user);
+	cmd.private_chat = true;
+	cmd.now_ms = f->now += 20;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+}
+
+/* Where line needle first is in the sequence seq (-1 nowhere). */
+static int line_at(const char *seq, const char *needle)
+{
+	const char *hit = seq ? strstr(seq, needle) : NULL;
+	int at = 0;
+
+	if (!hit)
+		return -1;
+	for (const char *p = seq; p < hit; p++)
+		at += *p == '\n';
+	return at;
+}
+
+/*
+ * Four people queue for Call Break for a stake and are seated in the
+ * matcher's round before any of their queue messages went out: in each
+ * chat the queue message comes first, says the table is ready before
+ * the table's first message, and the table's lines come in the order
+ * they happened (it opens, the stakes are held, the game starts).
+ */
+static void test_queue_message_first(void **state)
+{
+	struct fixture *f = *state;
+	struct person *p[4] = { add(f, "telegram", "101", "Asha"), add(f, "telegram", "102", "Bina"),
+				add(f, "discord", "103", "Chiri"), add(f, "discord", "904", "Dawa") };
+	struct delivered d = { { 0 } };
+
+	for (int i = 0; i < 4; i++)
+		queue_cmd(f, p[i], "/online callbreak 100");
+	assert_int_equal(bot_run_timers(&f->b, f->now, BOT_TIMER_ALL), 1);
+	/* the game is played on a while the first messages are still on their way */
+	for (int i = 0; i < 3; i++)
+		bot_run_timers(&f->b, f->now += 3000, BOT_TIMER_ALL);
+	deliver_in_order(f, &d);
+	for (int i = 0; i < 4; i++) {
+		const char *seq = d.seq[i];
+		int ready = line_at(seq, "queue: Your table of Call Break is ready"), board = line_at(seq, "board");
+		int opens = line_at(seq, "line: An online table of Call Break opens"), held = line_at(seq, "Stakes");
+
+		if (getenv("TEST_SHOW"))
+			fprintf(stderr, "---- %s\n%s", p[i]->name, seq);
+		assert_true(ready == 0 || (ready > 0 && !strncmp(seq, "queue: ", 7)));
+		assert_true(ready >= 0 && board > ready);
+		assert_true(opens >= 0 && held > opens);
+		free(d.seq[i]);
+	}
+}
+
 /* The operator's keys: online = off takes /online away; the waits and the grant are read. */
 static void test_operator_settings(void **state)
 {
@@ -1017,6 +1127,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_name_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name_race_sqlite, setup, teardown),
 		cmocka_unit_test(test_name_race_pg),
+		cmocka_unit_test_setup_teardown(test_queue_message_first, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
 	};
 
