@@ -70,7 +70,17 @@ static bool is_digit(uint32_t c)
 	return (c >= '0' && c <= '9') || (c >= 0x0966 && c <= 0x096F);
 }
 
-/* c in lower case, in the scripts that have case (Latin, Greek, Cyrillic, Armenian). */
+/* Pairs of capital and small letters next to each other: the capital at the even or odd code point. */
+static const struct {
+	uint32_t lo, hi;
+	uint32_t odd;                  /* 1: capitals at the odd code points */
+} pairs[] = {
+	{ 0x0100, 0x0137, 0 }, { 0x0139, 0x0148, 1 }, { 0x014A, 0x0177, 0 }, { 0x0179, 0x017E, 1 },
+	{ 0x0460, 0x0481, 0 }, { 0x048A, 0x04BF, 0 }, { 0x04C1, 0x04CE, 1 }, { 0x04D0, 0x052F, 0 },
+	{ 0x1E00, 0x1E95, 0 }, { 0x1EA0, 0x1EFF, 0 },
+};
+
+/* c in small letters, in the scripts that have case (Latin, Greek, Cyrillic, Armenian). */
 static uint32_t fold(uint32_t c)
 {
 	if ((c >= 'A' && c <= 'Z') || (c >= 0x00C0 && c <= 0x00DE && c != 0x00D7) || (c >= 0x0391 && c <= 0x03AB))
@@ -81,9 +91,9 @@ static uint32_t fold(uint32_t c)
 		return c + 0x50;
 	if (c >= 0x0531 && c <= 0x0556)
 		return c + 0x30;
-	if (((c >= 0x0100 && c <= 0x017F) || (c >= 0x1E00 && c <= 0x1EFF) || (c >= 0x0460 && c <= 0x04FF)) &&
-	    !(c & 1) && c != 0x0130 && c != 0x0138 && c != 0x0149 && c != 0x017F)
-		return c + 1;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (c >= pairs[i].lo && c <= pairs[i].hi)
+			return (c & 1) == pairs[i].odd ? c + 1 : c;
 	return c;
 }
 

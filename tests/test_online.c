@@ -869,6 +869,12 @@ static void test_name_rules(void **state)
 	assert_non_null(strstr(b->lines, "Asha Rai"));
 	assert_int_equal(store_person_get(f->b.store, "discord", "777000111", name, sizeof(name), NULL), GB_OK);
 	assert_string_equal(name, "Asha Rai");
+	/* case aside in other scripts too */
+	say(f, a, "/name Łukasz Дима");
+	assert_non_null(strstr(a->lines, "You play online as Łukasz Дима."));
+	say(f, b, "/lang en");
+	say(f, b, "/name łukasz дима");
+	assert_non_null(strstr(b->lines, "Another player already plays as"));
 }
 
 #define RACERS 8
