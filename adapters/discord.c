@@ -938,6 +938,29 @@ out:
 	return rc;
 }
 
+/*
+ * A queue message that is an interaction's answer ("@IID") may wait in
+ * its chat longer than the interaction's token lives (15 minutes): its
+ * id is asked for (learn_original()) while the token is good, so that it
+ * is edited in place as the bot from then on. Queued as a row of the
+ * adapter's own, {"kind": "original", "message": "@IID", "origin": the
+ * interaction's handle}: it waits for the answer (held()), and goes in
+ * its chat's order, before the queue message's next edit.
+ */
+static int queue_learn(struct store *s, const char *channel, const char *message, const char *handle)
+{
+	json_t *view = json_pack("{ssssss}", "kind", "original", "message", message, "origin", handle);
+	char *text = view ? json_dumps(view, JSON_COMPACT) : NULL;
+	int rc = text ? store_out_add_prio(s, "discord", channel, 0, "", text, bot_now_ms(), STORE_OUT_TURN)
+		      : GB_ENOMEM;
+
+	if (text)
+		sodium_memzero(text, strlen(text));
+	free(text);
+	json_decref(view);
+	return rc;
+}
+
 /* What the plan records about the table message. */
 struct plan {
 	json_t *answer;                 /* the HTTP answer (owned) */
@@ -1112,6 +1135,8 @@ static int take_answer(struct bot *b, const struct interaction *ia, const struct
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK;
 	}
+	if (!rc && p.of == VIEW_QUEUE && p.message[0] == '@')
+		rc = queue_learn(s, ia->channel, p.message, handle);
 	if (!rc && view_kept(p.table, p.of) && p.message[0] == '@') {
 		snprintf(meta_key, sizeof(meta_key), "discord.orig.%s", ia->channel);
 		snprintf(meta_val, sizeof(meta_val), "%s:%s", ia->id, ia->token);
@@ -1983,6 +2008,65 @@ out:
 }
 
 /*
+ * The queue message's id, learned: recorded where the message is still
+ * known as the interaction's answer ("@IID"), or handed to its views on
+ * their way once its entry has gone (the person was seated). A message
+ * recorded since (another id) stays.
+ */
+static int record_original(struct store *s, const char *channel, const char *was, const char *id)
+{
+	char now[STORE_ID_LEN];
+	int found = 0, rc = store_begin(s);
+
+	if (!rc)
+		rc = store_queue_message(s, "discord", channel, now, sizeof(now), &found);
+	if (!rc && (!found || !strcmp(now, was)))
+		rc = adapter_queue_message(s, "discord", channel, id, true);
+	if (!rc)
+		rc = store_commit(s);
+	if (rc)
+		store_rollback(s);
+	return rc;
+}
+
+/*
+ * A queue message answering an interaction: its id asked for through the
+ * interaction's token while that is good (queue_learn()). Nothing to do
+ * once the token is over, or when the answer is gone.
+ */
+static void learn_original(struct discord *d, struct store *s, const struct store_out *row, const json_t *view,
+			   const struct handle *h, struct delivery *dl)
+{
+	const char *msg = json_string_value(json_object_get(view, "message"));
+	struct strbuf path = { 0 };
+	struct dc_result res = { 0 };
+	const char *id;
+	int rc;
+
+	memset(dl, 0, sizeof(*dl));
+	dl->result = DELIVERY_OK;
+	if (!h || !msg || msg[0] != '@' || strcmp(msg + 1, h->iid))
+		goto out;
+	sb_addf(&path, "/webhooks/%s/%s/messages/@original", d->app_id, h->token);
+	dc_api(d, "GET", sb_str(&path), NULL, false, &res);
+	if (!res.transport && res.status >= 400 && res.status < 500 && res.status != 429)
+		goto out; /* gone, or the token over early: the message is posted afresh if need be */
+	if (!ok_status(&res)) {
+		settle("queue message's id", &res, dl);
+		goto out;
+	}
+	id = json_string_value(json_object_get(res.body, "id"));
+	rc = id_ok(id) ? record_original(s, row->chat, msg, id) : GB_OK;
+	if (rc) {
+		dl->result = DELIVERY_RETRY;
+		snprintf(dl->why, sizeof(dl->why), "queue message's id: %s", gb_strerror(rc));
+	}
+out:
+	adapter_sb_wipe(&path);
+	dc_result_release(&res);
+}
+
+/*
  * The outbox asks before delivering: the rows of an interaction being
  * answered are its route handler's to take, and the rest follow its answer.
  */
@@ -2057,6 +2141,9 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		goto settle_followup;
 	} else if (strcmp(kind, "unbutton") == 0) {
 		unbutton(d, s, row, view, dl);
+		goto out;
+	} else if (strcmp(kind, "original") == 0) {
+		learn_original(d, s, row, view, live ? &h : NULL, dl);
 		goto out;
 	} else {
 		goto out; /* "ack": the interaction was answered when it arrived */

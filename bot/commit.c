@@ -287,22 +287,27 @@ static bool reply_is(const struct ctx *c, size_t i, const char *kind)
  */
 static size_t reply_order(struct ctx *c, size_t *order)
 {
-	size_t n = json_array_size(c->replies), last = n, first = n, k = 0;
+	size_t n = json_array_size(c->replies), last = n, from, first = n, k = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (reply_is(c, i, "table"))
 			last = i;
-	for (size_t i = 0; last < n && i < last && c->has_table && c->table.status != STORE_LOBBY; i++)
+	/* an online table's boards, one a seat (online_views()), move together */
+	for (from = last; c->online && from < n && from > 0 &&
+	     json_is_integer(json_object_get(json_array_get(c->replies, from - 1), "dest"));)
+		from--;
+	for (size_t i = 0; last < n && i < from && c->has_table && c->table.status != STORE_LOBBY; i++)
 		if (reply_is(c, i, "public") &&
 		    !json_is_true(json_object_get(json_array_get(c->replies, i), "seating"))) {
 			first = i;
 			break;
 		}
-	/* the last board moves up to just before the first such line */
+	/* the last board (or boards) moves up to just before the first such line */
 	for (size_t i = 0; i < n; i++) {
 		if (i == first)
-			order[k++] = last;
-		if (i != last || first == n)
+			for (size_t b = from; b <= last; b++)
+				order[k++] = b;
+		if (first == n || i < from || i > last)
 			order[k++] = i;
 	}
 	return last < n ? last + 1 : 0;

@@ -92,6 +92,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_WATCH_STARTED)    /* %s: game */ \
 	X(M_AUTOPLAYED)       /* %s: name */ \
 	X(M_AUTOPLAYED_NEXT) \
+	X(M_ONLINE_AWAY)      /* %s: name */ \
 	X(M_BUSY)             \
 	X(M_INTERNAL)         \
 	X(M_BTN_ROLL)         \
@@ -349,6 +350,8 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_ONLINE_BTN_AGAIN) \
 	X(M_NAME_SET) /* %s: name */ \
 	X(M_NAME_BAD) /* %s: given */ \
+	X(M_NAME_COMPUTER) /* %s: given */ \
+	X(M_NAME_TAKEN) /* %s: given */ \
 	X(M_BLOCK_NONE) \
 	X(M_BLOCK_DONE) /* %s: names */ \
 	X(M_BLOCK_NOBODY) \

@@ -115,6 +115,10 @@ struct ctx {
 		int queue_fill;              /* the caller's answer about computers: 1 yes, 2 no, 0 none */
 		bool name_set;               /* the caller plays under ow.name from now on */
 		char name[STORE_NAME_LEN];
+		char name_key[STORE_NAME_LEN]; /* ... folded: unique among people */
+		int away[GB_MAX_SEATS];      /* seats a computer now plays for at its own pace */
+		int naway;
+		bool back;                   /* the caller pressed or typed something: their seats are theirs */
 		int nblock;
 		int64_t claim[GB_MAX_SEATS]; /* queue entries this table seats */
 		int nclaim;
@@ -410,6 +414,17 @@ void online_reaction_buttons(struct ctx *c, json_t *rows);
 int online_queue_replies(struct ctx *c, const size_t *order, size_t n, size_t turn_rows);
 /* In commit(): the queue, names, blocks, claims, online seats and, at a game's end, ratings. */
 int online_commit(struct ctx *c);
+/*
+ * /name's rules (online_name.c): given cleaned into name (single spaces,
+ * none at the ends) and folded into key (case aside), both of cap bytes;
+ * 0 when people may play under it, else the message key of the refusal
+ * (M_NAME_BAD, M_NAME_COMPUTER).
+ */
+int online_name_check(const char *given, char *name, size_t cap, char *key, size_t kcap);
+/* Is seat one a computer plays for at its own pace, its person away (online tables only)? */
+bool online_seat_away(const struct ctx *c, int seat);
+/* The person of seat is away from now on (written with the command); false when they were already. */
+bool online_mark_away(struct ctx *c, int seat);
 /* A finished online table moves its people's ratings (in the write transaction). */
 int online_rate(struct ctx *c);
 /* lobby.c: open a new table of game g in the context's place (not yet seated) */

@@ -151,12 +151,47 @@ int online_load_seats(struct ctx *c)
 	if (!c->online || !c->has_table)
 		return GB_OK;
 	rc = store_oseats_get(c->b->store, c->table.id, c->oseats, GB_MAX_SEATS, &c->noseats);
-	/* who typed or pressed it reads the answers in their own language, the words in them too */
-	for (int i = 0; !rc && i < c->noseats; i++)
-		if (c->cmd->from_platform[0] && !strcmp(c->oseats[i].platform, c->cmd->from_platform) &&
-		    !strcmp(c->oseats[i].user, c->cmd->from_user) && lang_parse(c->oseats[i].lang) >= 0)
-			c->lang = lang_parse(c->oseats[i].lang);
+	for (int i = 0; !rc && i < c->noseats; i++) {
+		struct store_oseat *o = &c->oseats[i];
+
+		if (!c->cmd->from_platform[0] || strcmp(o->platform, c->cmd->from_platform) ||
+		    strcmp(o->user, c->cmd->from_user))
+			continue;
+		/* who typed or pressed it reads the answers in their own language, the words in them too */
+		if (lang_parse(o->lang) >= 0)
+			c->lang = lang_parse(o->lang);
+		/* and is back: their seat is theirs again (online_commit() writes it) */
+		o->away = 0;
+	}
 	return rc;
+}
+
+/* The online seat of the table's seat, or NULL. */
+static struct store_oseat *oseat_at(struct ctx *c, int seat)
+{
+	for (int i = 0; i < c->noseats; i++)
+		if (c->oseats[i].seat == seat)
+			return &c->oseats[i];
+	return NULL;
+}
+
+bool online_seat_away(const struct ctx *c, int seat)
+{
+	for (int i = 0; c->online && i < c->noseats; i++)
+		if (c->oseats[i].seat == seat)
+			return c->oseats[i].away != 0;
+	return false;
+}
+
+bool online_mark_away(struct ctx *c, int seat)
+{
+	struct store_oseat *o = c->online ? oseat_at(c, seat) : NULL;
+
+	if (!o || o->away || c->ow.naway >= GB_MAX_SEATS)
+		return false;
+	o->away = 1;
+	c->ow.away[c->ow.naway++] = seat;
+	return true;
 }
 
 /* The online seat of person key, or NULL. */
@@ -366,7 +401,12 @@ static int queue_view_out(struct ctx *c, json_t *r)
 	json_decref(row);
 	if (!text)
 		return GB_ENOMEM;
-	rc = store_out_add_prio(c->ws, platform, chat, 0, "queue", text, c->cmd->now_ms, STORE_OUT_INFO);
+	/*
+	 * Turn-critical, as the table's rows are: in its chat, the message
+	 * goes in the order it was made, before the table it says is ready
+	 * (taking the place of a first post of it not yet sent)
+	 */
+	rc = store_out_add_prio(c->ws, platform, chat, 0, "queue", text, c->cmd->now_ms, STORE_OUT_TURN);
 	free(text);
 	return rc;
 }
@@ -770,41 +810,34 @@ int cmd_online(struct ctx *c)
 	return online_join(c, g, rest);
 }
 
-/* Is name one people may play under: 2 to 20 characters, letters, digits, spaces, no @? */
-static bool name_ok(const char *name)
-{
-	size_t chars = 0;
-
-	for (const char *p = name; *p;) {
-		uint32_t ch;
-		size_t n = utf8_decode(p, &ch);
-
-		if (!n || ch == '@' || ch == ':' || ch == '/' || ch == '#' || ch < 0x20)
-			return false;
-		p += n;
-		chars++;
-	}
-	return chars >= 2 && chars <= 20 && name[0] != ' ';
-}
-
 int cmd_name(struct ctx *c)
 {
-	char name[STORE_NAME_LEN];
+	char name[STORE_NAME_LEN], key[STORE_NAME_LEN], platform[16], user[STORE_ID_LEN];
+	int bad, found = 0, rc;
 
 	if (online_refused(c))
 		return GB_OK;
 	if (!c->cmd->args[0]) {
-		int rc = person_name(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name));
-
+		rc = person_name(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name));
 		if (!rc)
 			reply_alert(c, M_NAME_SET, name);
 		return rc;
 	}
-	if (!name_ok(c->cmd->args)) {
-		reply_alert(c, M_NAME_BAD, c->cmd->args);
+	bad = online_name_check(c->cmd->args, name, sizeof(name), key, sizeof(key));
+	if (bad) {
+		reply_alert(c, bad, c->cmd->args);
 		return GB_OK;
 	}
-	utf8_copy(c->ow.name, sizeof(c->ow.name), c->cmd->args, strlen(c->cmd->args));
+	/* a name is one person's, case aside (the store's unique index settles a race for it) */
+	rc = store_person_named(c->b->store, key, platform, sizeof(platform), user, sizeof(user), &found);
+	if (rc)
+		return rc;
+	if (found && (strcmp(platform, c->cmd->platform) || strcmp(user, c->cmd->user))) {
+		reply_alert(c, M_NAME_TAKEN, name);
+		return GB_OK;
+	}
+	snprintf(c->ow.name, sizeof(c->ow.name), "%s", name);
+	snprintf(c->ow.name_key, sizeof(c->ow.name_key), "%s", key);
 	c->ow.name_set = true;
 	reply_alert(c, M_NAME_SET, c->ow.name);
 	return GB_OK;

@@ -144,6 +144,7 @@ int cmd_online_open(struct ctx *c)
 {
 	const struct command *cmd = c->cmd;
 	const struct gb_game *g;
+	size_t at;
 	int rc;
 
 	if (c->has_table || !cmd->match || cmd->nmatch < 1 || cmd->nmatch > GB_MAX_SEATS)
@@ -164,9 +165,13 @@ int cmd_online_open(struct ctx *c)
 	for (int i = 0; i < cmd->nmatch; i++)
 		online_queue_view(c, &cmd->match[i], 0, QUEUE_SEATED);
 	c->terms.stake = cmd->match[0].stake;
-	if (coins_start_refused(c, &rc))
-		return rc;
+	/* the table opens, then its stakes are held: the lines in that order */
+	at = json_array_size(c->replies);
 	opened_line(c, g);
+	if (coins_start_refused(c, &rc)) {
+		json_array_remove(c->replies, at);
+		return rc;
+	}
 	return table_start_game(c);
 }
 
@@ -232,8 +237,12 @@ int online_commit(struct ctx *c)
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK; /* seated meanwhile */
 	}
-	if (!rc && c->ow.name_set)
-		rc = store_person_name(s, cmd->platform, cmd->user, c->ow.name);
+	if (!rc && c->ow.name_set) {
+		rc = store_person_name(s, cmd->platform, cmd->user, c->ow.name, c->ow.name_key);
+		/* claimed meanwhile by someone else: decide again, and say it is taken */
+		if (rc == GB_EEXISTS)
+			rc = GB_ECONFLICT;
+	}
 	for (int i = 0; !rc && i < c->ow.nblock; i++)
 		rc = store_block_add(s, cmd->platform, cmd->user, c->ow.block[i].platform, c->ow.block[i].user);
 	for (int i = 0; !rc && c->ow.oseats_new && c->has_table && i < c->noseats; i++) {
@@ -243,6 +252,13 @@ int online_commit(struct ctx *c)
 	}
 	for (int i = 0; !rc && i < c->ow.nshown; i++)
 		rc = store_queue_shown(s, c->ow.shown[i].id, c->ow.shown[i].n);
+	/* a seat played for at the computer's pace from now on; anything its person does takes it back */
+	for (int i = 0; !rc && c->has_table && i < c->ow.naway; i++)
+		rc = store_oseat_away(s, c->table.id, c->ow.away[i], 1);
+	if (!rc && c->cmd->from_platform[0])
+		rc = store_person_back(s, c->cmd->from_platform, c->cmd->from_user, NULL);
+	else if (!rc && c->cmd->private_chat && !c->cmd->internal)
+		rc = store_person_back(s, c->cmd->platform, c->cmd->user, NULL);
 	if (!rc && c->online && c->record_stats)
 		rc = online_rate(c);
 	return rc;

@@ -155,6 +155,18 @@ static void send_hands(struct ctx *c)
 	}
 }
 
+/*
+ * When the idle timer of turn fires: autoplay_after seconds into the turn,
+ * or at a computer's pace for the seat of an online person who is away
+ * (a computer plays for them until they press or type something).
+ */
+static int64_t idle_due(struct ctx *c, int turn, int idle)
+{
+	if (turn >= 0 && online_seat_away(c, turn))
+		return c->table.turn_started_ms + c->b->cfg.bot_delay_ms[speed_index(c)];
+	return c->table.turn_started_ms + (int64_t)idle * 1000;
+}
+
 void table_schedule(struct ctx *c)
 {
 	struct gb_outcome oc;
@@ -187,7 +199,7 @@ void table_schedule(struct ctx *c)
 		return;
 	}
 	if (idle > 0)
-		ctx_timer(c, "idle", c->table.turn_started_ms + (int64_t)idle * 1000);
+		ctx_timer(c, "idle", idle_due(c, turn, idle));
 }
 
 static void finish_game(struct ctx *c)
@@ -406,7 +418,7 @@ int cmd_timer(struct ctx *c)
 	if (strcmp(kind, "idle") == 0 && (turn < 0 || level < 0)) {
 		/* an away player's turn, or a round nobody moved on from */
 		int idle = setting_int(c, "autoplay_after", 0);
-		int64_t due = c->table.turn_started_ms + (int64_t)idle * 1000;
+		int64_t due = idle_due(c, turn, idle);
 
 		/* the chat may have switched autoplay off (or lengthened it) since */
 		if (idle <= 0)
@@ -425,7 +437,11 @@ int cmd_timer(struct ctx *c)
 		{
 			char name[STORE_NAME_LEN];
 
-			REPLY_EACH_LANG(c, reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name))));
+			/* an online seat: said once, and a computer plays on for them at its pace */
+			if (!c->online)
+				REPLY_EACH_LANG(c, reply_public(c, M_AUTOPLAYED, seat_name(c, turn, name, sizeof(name))));
+			else if (online_mark_away(c, turn))
+				REPLY_EACH_LANG(c, reply_public(c, M_ONLINE_AWAY, seat_name(c, turn, name, sizeof(name))));
 		}
 		level = TIMER_IDLE_LEVEL;
 	} else if (strcmp(kind, "next") == 0) {

@@ -289,6 +289,7 @@ int store_oseats_get(struct store *s, int64_t table, struct store_oseat *out, in
 		col_copy(&q, 4, o->name, sizeof(o->name));
 		col_copy(&q, 5, o->lang, sizeof(o->lang));
 		col_copy(&q, 6, o->message, sizeof(o->message));
+		o->away = (int)col_i64(&q, 7);
 	}
 	if (q.rc)
 		*n = 0;
@@ -391,17 +392,71 @@ int store_person_get(struct store *s, const char *platform, const char *user, ch
 	return q_end(&q);
 }
 
-int store_person_name(struct store *s, const char *platform, const char *user, const char *name)
+int store_person_name(struct store *s, const char *platform, const char *user, const char *name,
+		      const char *key)
 {
 	struct q q;
 
-	if (!s || !person_ok(platform, user) || !name)
+	if (!s || !person_ok(platform, user) || !name || !key || !fits(key, STORE_NAME_LEN))
 		return GB_EARGS;
 	q = q_get(s, SQL_PERSON_NAME);
 	q_text(&q, 1, platform);
 	q_text(&q, 2, user);
 	q_name(&q, 3, name);
+	q_text(&q, 4, key);
 	q_row(&q);
+	return q_end(&q);
+}
+
+int store_person_named(struct store *s, const char *key, char *platform, size_t pcap, char *user, size_t ucap,
+		       int *found)
+{
+	struct q q;
+
+	if (!found || !platform || !pcap || !user || !ucap)
+		return GB_EARGS;
+	*found = 0;
+	platform[0] = user[0] = '\0';
+	if (!s || !key || !fits(key, STORE_NAME_LEN))
+		return GB_EARGS;
+	q = q_get(s, SQL_PERSON_BY_NAME);
+	q_text(&q, 1, key);
+	if (q_row(&q)) {
+		col_copy(&q, 0, platform, pcap);
+		col_copy(&q, 1, user, ucap);
+		*found = 1;
+	}
+	return q_end(&q);
+}
+
+int store_oseat_away(struct store *s, int64_t table, int seat, int away)
+{
+	struct q q;
+
+	if (!s || seat < 0)
+		return GB_EARGS;
+	q = q_get(s, SQL_OSEAT_AWAY);
+	q_i64(&q, 1, table);
+	q_i64(&q, 2, seat);
+	q_i64(&q, 3, away != 0);
+	q_row(&q);
+	return q_end(&q);
+}
+
+int store_person_back(struct store *s, const char *platform, const char *user, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !person_ok(platform, user))
+		return GB_EARGS;
+	q = q_get(s, SQL_PERSON_BACK);
+	q_text(&q, 1, platform);
+	q_text(&q, 2, user);
+	q_row(&q);
+	if (!q.rc && n)
+		*n = (int)q.s->ops->changes(s->b);
 	return q_end(&q);
 }
 

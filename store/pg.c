@@ -435,6 +435,18 @@ static const char *const migrations[] = {
 	"  END IF;"
 	"  RETURN NULL; END$$;"
 	"UPDATE gamebot_schema SET version = 10;",
+
+	/* 11: an online seat a computer plays for at its own pace while its
+	 * person is away, until they press or type something (away); the name
+	 * each person plays under online, folded (case aside), unique among
+	 * people (name_key; '' for none: the names chosen before it are
+	 * folded where no one else shares them) */
+	"ALTER TABLE online_seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE online_people ADD COLUMN name_key TEXT NOT NULL DEFAULT '';"
+	"UPDATE online_people SET name_key = lower(name) WHERE name <> '' AND (SELECT count(*)"
+	"  FROM online_people AS o WHERE lower(o.name) = lower(online_people.name)) = 1;"
+	"CREATE UNIQUE INDEX online_people_name ON online_people(name_key) WHERE name_key <> '';"
+	"UPDATE gamebot_schema SET version = 11;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

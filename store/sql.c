@@ -217,7 +217,7 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" ORDER BY w.game LIMIT ?1",
 	[SQL_OSEAT_ADD] = "INSERT INTO online_seats (table_id, seat, platform, user_id, chat, name, lang)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[SQL_OSEATS_GET] = "SELECT seat, platform, user_id, chat, name, lang, message FROM online_seats"
+	[SQL_OSEATS_GET] = "SELECT seat, platform, user_id, chat, name, lang, message, away FROM online_seats"
 		" WHERE table_id = ?1 ORDER BY seat LIMIT ?2",
 	/* the open online table where the person holds a seat (not one they left to a computer) */
 	[SQL_OSEAT_OPEN] = "SELECT o.table_id FROM online_seats AS o JOIN tables AS t ON t.id = o.table_id"
@@ -236,8 +236,9 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_OSEAT_SET_MESSAGE] = "UPDATE online_seats SET message = ?4 WHERE table_id = ?1"
 		" AND platform = ?2 AND chat = ?3",
 	[SQL_PERSON_GET] = "SELECT name, last_table FROM online_people WHERE platform = ?1 AND user_id = ?2",
-	[SQL_PERSON_NAME] = "INSERT INTO online_people (platform, user_id, name) VALUES (?1, ?2, ?3)"
-		" ON CONFLICT (platform, user_id) DO UPDATE SET name = excluded.name",
+	/* the name's folded key is unique among people (online_people_name): a name taken meanwhile is GB_EEXISTS */
+	[SQL_PERSON_NAME] = "INSERT INTO online_people (platform, user_id, name, name_key) VALUES (?1, ?2, ?3, ?4)"
+		" ON CONFLICT (platform, user_id) DO UPDATE SET name = excluded.name, name_key = excluded.name_key",
 	[SQL_PERSON_LAST] = "INSERT INTO online_people (platform, user_id, last_table) VALUES (?1, ?2, ?3)"
 		" ON CONFLICT (platform, user_id) DO UPDATE SET last_table = excluded.last_table",
 	[SQL_BLOCK_ADD] = "INSERT INTO online_blocks (platform, user_id, other_platform, other_user)"
@@ -254,4 +255,9 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" games = excluded.games",
 	[SQL_RATING_TOP] = "SELECT platform, user_id, name, r, rd, sigma, games FROM ratings WHERE game = ?1"
 		" ORDER BY r DESC, games DESC, name LIMIT ?2",
+	/* a computer plays for the seat at its own pace (away 1) until its person is back (0) */
+	[SQL_OSEAT_AWAY] = "UPDATE online_seats SET away = ?3 WHERE table_id = ?1 AND seat = ?2",
+	/* the person pressed or typed something: every seat of theirs is theirs again */
+	[SQL_PERSON_BACK] = "UPDATE online_seats SET away = 0 WHERE platform = ?1 AND user_id = ?2 AND away <> 0",
+	[SQL_PERSON_BY_NAME] = "SELECT platform, user_id FROM online_people WHERE name_key = ?1 AND name_key <> '' LIMIT 1",
 };

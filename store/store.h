@@ -795,6 +795,8 @@ struct store_oseat {
 	char name[STORE_NAME_LEN];
 	char lang[8];
 	char message[STORE_ID_LEN];    /* the table message in that chat, "" until posted */
+	int away;                      /* a computer plays for the seat at its own pace until
+	                                  the person presses or types something */
 };
 
 /* Record the online seat o of table. */
@@ -825,7 +827,20 @@ int store_view_set_message(struct store *s, int64_t table, const char *platform,
 /* The name the person chose ("" none) and their last online table (0 none). */
 int store_person_get(struct store *s, const char *platform, const char *user, char *name, size_t cap,
 		     int64_t *last_table);
-int store_person_name(struct store *s, const char *platform, const char *user, const char *name);
+/*
+ * The person plays under name from now on, key being the name folded
+ * (case aside): GB_EEXISTS when another person holds that key (a unique
+ * index, so two people claiming one name at once never both get it).
+ */
+int store_person_name(struct store *s, const char *platform, const char *user, const char *name,
+		      const char *key);
+/* Who plays under the folded name key: *found 0 when nobody does. */
+int store_person_named(struct store *s, const char *key, char *platform, size_t pcap, char *user, size_t ucap,
+		       int *found);
+/* A computer plays for seat of table at its own pace (away 1), or no longer (0). */
+int store_oseat_away(struct store *s, int64_t table, int seat, int away);
+/* The person pressed or typed something: none of their seats is away any more; *n (may be NULL) how many were. */
+int store_person_back(struct store *s, const char *platform, const char *user, int *n);
 int store_person_last(struct store *s, const char *platform, const char *user, int64_t table);
 
 /* The person never meets the other at an online table again. */

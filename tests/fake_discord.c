@@ -281,6 +281,16 @@ static long long original_locked(struct fake_dc *f, const char *token)
 	return f->next_id++;
 }
 
+long long fake_dc_original_id(struct fake_dc *f, const char *token)
+{
+	long long id;
+
+	pthread_mutex_lock(&f->lock);
+	id = original_locked(f, token);
+	pthread_mutex_unlock(&f->lock);
+	return id;
+}
+
 /* A message object as Discord answers it: id, channel_id, content, components, flags. */
 static json_t *message(long long id, const char *channel, const json_t *body)
 {

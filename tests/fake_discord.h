@@ -99,6 +99,9 @@ void fake_dc_deny_channel(struct fake_dc *f, const char *channel, int code);
 /* From now on every webhook call with this interaction token answers 404 Unknown Webhook. */
 void fake_dc_expire_token(struct fake_dc *f, const char *token);
 
+/* The message id of the original answer of the interaction with token (given it on first use). */
+long long fake_dc_original_id(struct fake_dc *f, const char *token);
+
 /*
  * Wait, at most ms, until no client connection is open: every request a
  * client that went away had sent (a killed service's last calls) has been

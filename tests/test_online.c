@@ -14,15 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include <pthread.h>
 
 #include "adapters/serve.h"
 #include "bot/bot.h"
 #include "bot/config.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
+#include "tests/pgadmin.h"
 
 #define MAXP 4
 
@@ -708,6 +712,380 @@ static void test_block_after_prune(void **state)
 	assert_int_equal(yes, 1);
 }
 
+/* How many times needle is in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay ? strstr(hay, needle) : NULL; p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * p's turn, from the moment it comes: the virtual milliseconds until it
+ * moves on (p's view says another turn), the clock let run 1 s at a time.
+ */
+static int64_t turn_takes(struct fixture *f, struct person *p)
+{
+	int64_t t0 = f->now;
+	json_int_t turn = json_integer_value(json_object_get(p->view, "turn"));
+
+	for (int i = 0; i < 120 && json_integer_value(json_object_get(p->view, "turn")) == turn; i++)
+		wait_ms(f, 1000);
+	return f->now - t0;
+}
+
+/* Press p's first button on p's newest view. */
+static void press(struct fixture *f, struct person *p)
+{
+	assert_int_equal(send_cmd(f, p, first_button(p), true, json_integer_value(json_object_get(p->view, "table")),
+				  (int)json_integer_value(json_object_get(p->view, "turn"))), GB_OK);
+}
+
+/*
+ * A seat a computer took over after the online wait stays the computer's,
+ * played at the computer's pace (not the wait again at every turn), said
+ * once; the away state is a store row, so a restart keeps it; the person
+ * pressing or typing something takes the seat back, and their turns wait
+ * for them again.
+ */
+static void test_away_keeps_pace(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+	int away_turns = 0;
+	bool restarted = false;
+
+	say(f, a, "/name Asha");
+	say(f, b, "/name Bikash");
+	say(f, a, "/online ludo");
+	say(f, b, "/online ludo");
+	wait_ms(f, 1000);
+	assert_non_null(a->view);
+	free(a->lines);
+	a->lines = NULL;
+	/* Bikash never presses: his first turn waits the 45 s */
+	for (int i = 0; i < 40 && !first_button(b); i++)
+		if (first_button(a))
+			press(f, a);
+		else
+			wait_ms(f, 3000);
+	assert_non_null(first_button(b));
+	assert_true(turn_takes(f, b) >= 45000);
+	assert_int_equal(count_of(a->lines, "Bikash is away"), 1);
+	/* from then on his turns go at a computer's pace, a restart in between */
+	for (int step = 0; step < 400 && away_turns < 6 && !over(f); step++) {
+		if (away_turns == 3 && !restarted) {
+			restarted = true;
+			store_free(f->b.store);
+			assert_int_equal(store_open(&f->b.store, f->db), GB_OK);
+		}
+		if (first_button(b)) {
+			assert_true(turn_takes(f, b) < 10000);
+			away_turns++;
+		} else if (first_button(a)) {
+			press(f, a);
+		} else {
+			wait_ms(f, 1000);
+		}
+	}
+	assert_true(away_turns >= 3 || over(f));
+	assert_int_equal(count_of(a->lines, "Bikash is away"), 1);
+	assert_int_equal(count_of(a->lines, "was away"), 0);
+	if (over(f))
+		return;
+	/* he types something: the seat is his again, his turn waits for him */
+	say(f, b, "/board");
+	for (int i = 0; i < 40 && !first_button(b) && !over(f); i++)
+		if (first_button(a))
+			press(f, a);
+		else
+			wait_ms(f, 1000);
+	if (over(f))
+		return;
+	wait_ms(f, 10000);
+	assert_non_null(first_button(b));
+	press(f, b);
+}
+
+/*
+ * /name as promised: 2 to 20 letters of any script (Devanagari with its
+ * marks), digits or spaces; no name that reads as a computer's; no name
+ * another player has, case aside; each refusal in the reader's language.
+ */
+static void test_name_rules(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct person *b = add(f, "discord", "777000111", "Bikash");
+	char name[64];
+	static const char *const bad[] = { "/name \xf0\x9f\x8e\xb2\xf0\x9f\x8e\xb2\xf0\x9f\x8e\xb2", "/name A",
+					   "/name Asha!", "/name @asha", "/name abcdefghij abcdefghij",
+					   "/name \xe0\xa4\xbf\xe0\xa4\x95", NULL };
+	static const char *const computer[] = { "/name Bot 2", "/name bot2", "/name BOT", "/name Computer",
+						"/name कम्प्युटर ३", "/name Bot for Asha", "/name Player 1234",
+						NULL };
+
+	for (int i = 0; bad[i]; i++) {
+		say(f, a, bad[i]);
+		if (!strstr(a->lines ? a->lines : "", "A name is 2 to 20 letters"))
+			fail_msg("%s was not refused: %s", bad[i], a->lines ? a->lines : "(nothing)");
+	}
+	for (int i = 0; computer[i]; i++) {
+		say(f, a, computer[i]);
+		if (!strstr(a->lines ? a->lines : "", "reads as a computer player's name"))
+			fail_msg("%s was not refused: %s", computer[i], a->lines ? a->lines : "(nothing)");
+	}
+	assert_int_equal(store_person_get(f->b.store, "telegram", "9001", name, sizeof(name), NULL), GB_OK);
+	assert_string_equal(name, "");
+	/* letters of any script, marks and all; spaces between words one apiece */
+	say(f, b, "/name प्रविण कुमार");
+	assert_non_null(strstr(b->lines, "You play online as प्रविण कुमार"));
+	say(f, a, "/name   Asha    Rai  ");
+	assert_non_null(strstr(a->lines, "You play online as Asha Rai."));
+	say(f, a, "/name Élodie 2");
+	assert_non_null(strstr(a->lines, "You play online as Élodie 2."));
+	say(f, a, "/name Asha Rai");
+	/* taken, case aside: in either language */
+	say(f, b, "/name asha RAI");
+	assert_non_null(strstr(b->lines, "Another player already plays as \"asha RAI\""));
+	say(f, b, "/lang ne");
+	say(f, b, "/name ASHA rai");
+	assert_non_null(strstr(b->lines, "अर्को खेलाडी \"ASHA rai\" नामले"));
+	say(f, b, "/name Bot 3");
+	assert_non_null(strstr(b->lines, "कम्प्युटर खेलाडीको नामजस्तो"));
+	say(f, b, "/name 🎲🎲");
+	assert_non_null(strstr(b->lines, "नाम २ देखि २० अक्षर"));
+	assert_int_equal(store_person_get(f->b.store, "discord", "777000111", name, sizeof(name), NULL), GB_OK);
+	assert_string_equal(name, "प्रविण कुमार");
+	/* one's own name in another case is still one's own */
+	say(f, a, "/name ASHA RAI");
+	assert_non_null(strstr(a->lines, "You play online as ASHA RAI."));
+	/* a name given up is free for someone else */
+	say(f, a, "/name Asha");
+	say(f, b, "/name Asha Rai");
+	assert_non_null(strstr(b->lines, "Asha Rai"));
+	assert_int_equal(store_person_get(f->b.store, "discord", "777000111", name, sizeof(name), NULL), GB_OK);
+	assert_string_equal(name, "Asha Rai");
+	/* case aside in other scripts too */
+	say(f, a, "/name Łukasz Дима");
+	assert_non_null(strstr(a->lines, "You play online as Łukasz Дима."));
+	say(f, b, "/lang en");
+	say(f, b, "/name łukasz дима");
+	assert_non_null(strstr(b->lines, "Another player already plays as"));
+}
+
+#define RACERS 8
+
+struct racer {
+	const char *db;
+	pthread_barrier_t *go;
+	char user[16];
+	char text[32];
+	int rc;
+};
+
+static void *race_name(void *arg)
+{
+	struct racer *r = arg;
+	struct command cmd;
+	struct bot b = { 0 };
+
+	/* a service's threads each have a handle of their own */
+	bot_config_init(&b.cfg);
+	r->rc = store_open(&b.store, r->db);
+	pthread_barrier_wait(r->go);
+	if (r->rc)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	command_parse_text(&cmd, r->text);
+	snprintf(cmd.platform, sizeof(cmd.platform), "telegram");
+	snprintf(cmd.chat, sizeof(cmd.chat), "dm-%s", r->user);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", r->user);
+	cmd.private_chat = true;
+	cmd.now_ms = 1700000000000;
+	r->rc = bot_handle(&b, &cmd);
+	store_free(b.store);
+	return NULL;
+}
+
+/* RACERS people claim one name at once, each through a handle of their own on db: one gets it. */
+static void name_race(const char *db, const char *name)
+{
+	struct store *s = NULL;
+	struct racer r[RACERS];
+	pthread_t th[RACERS];
+	pthread_barrier_t go;
+	static const char *const spellings[] = { "/name %s", "/name %s ", "/name  %s", "/name %s  " };
+	int holders = 0;
+
+	pthread_barrier_init(&go, NULL, RACERS);
+	for (int i = 0; i < RACERS; i++) {
+		r[i] = (struct racer){ .db = db, .go = &go };
+		snprintf(r[i].text, sizeof(r[i].text), spellings[i % 4], name);
+		/* case aside: the same name */
+		if (i % 3 == 1)
+			r[i].text[6] = (char)(r[i].text[6] ^ 0x20);
+		snprintf(r[i].user, sizeof(r[i].user), "race%d", i);
+		assert_int_equal(pthread_create(&th[i], NULL, race_name, &r[i]), 0);
+	}
+	for (int i = 0; i < RACERS; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	pthread_barrier_destroy(&go);
+	assert_int_equal(store_open(&s, db), GB_OK);
+	for (int i = 0; i < RACERS; i++) {
+		char got[64];
+
+		assert_int_equal(r[i].rc, GB_OK);
+		assert_int_equal(store_person_get(s, "telegram", r[i].user, got, sizeof(got), NULL), GB_OK);
+		holders += strcasecmp(got, name) == 0;
+	}
+	store_free(s);
+	assert_int_equal(holders, 1);
+}
+
+/* Threads on one SQLite file: of people claiming one name at once, one gets it. */
+static void test_name_race_sqlite(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const names[] = { "Sita", "Gita", "Rita", "Mina", "Tara", "Hari" };
+
+	for (int i = 0; i < 6; i++)
+		name_race(f->db, names[i]);
+}
+
+/* Two instances (two store handles) on one PostgreSQL database: of people claiming one name at once, one gets it. */
+static void test_name_race_pg(void **state)
+{
+	const char *base = getenv("GAMEBOT_TEST_PG");
+	char schema[64], sql[256], db[1100];
+
+	(void)state;
+	if (!base || !base[0])
+		fail_msg("GAMEBOT_TEST_PG is not set: no PostgreSQL server (make test starts one through tests/pg.sh)");
+	snprintf(schema, sizeof(schema), "online_names_%ld", (long)getpid());
+	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema);
+	assert_int_equal(pg_admin(base, sql), 0);
+	snprintf(db, sizeof(db), "%s%soptions=-csearch_path%%3D%s", base, strchr(base, '?') ? "&" : "?", schema);
+	name_race(db, "Sita");
+	name_race(db, "Gita");
+	name_race(db, "Rita");
+	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", schema);
+	pg_admin(base, sql);
+}
+
+/* What p's chat was sent, in the order a delivery worker sends it: one line a message. */
+struct delivered {
+	char *seq[MAXP];
+};
+
+/*
+ * Every row queued so far, claimed as the delivery workers claim them
+ * (store_out_claim(): a chat's head, one at a time), into d->seq of the
+ * person whose chat it goes to: "queue: TEXT" for the queue message,
+ * "board" for a table view, "line: TEXT" for the rest.
+ */
+static void deliver_in_order(struct fixture *f, struct delivered *d)
+{
+	static const char *const platforms[] = { "telegram", "discord" };
+
+	for (int k = 0; k < 2; k++) {
+		struct store_out rows[64];
+		int n = 0;
+
+		do {
+			assert_int_equal(store_out_claim(f->b.store, platforms[k], f->now, 30000, rows, 64, &n), GB_OK);
+			for (int i = 0; i < n; i++) {
+				json_t *j = json_loads(rows[i].payload, 0, NULL);
+				const char *kind = json_string_value(json_object_get(j, "kind"));
+				const char *text = json_string_value(json_object_get(j, "text"));
+				struct strbuf sb = { 0 };
+
+				for (int q = 0; q < f->np; q++) {
+					if (strcmp(f->p[q].platform, platforms[k]) || strcmp(f->p[q].chat, rows[i].chat))
+						continue;
+					if (json_is_true(json_object_get(j, "queue")))
+						sb_addf(&sb, "queue: %s", text);
+					else if (!strcmp(kind, "table"))
+						sb_add(&sb, "board");
+					else
+						sb_addf(&sb, "line: %s", text);
+					append(&d->seq[q], sb_str(&sb));
+				}
+				sb_release(&sb);
+				json_decref(j);
+				store_out_done(f->b.store, rows[i].id);
+				store_out_release(&rows[i]);
+			}
+		} while (n > 0);
+	}
+}
+
+/* A command from p in their private chat, its rows left in the outbox. */
+static void queue_cmd(struct fixture *f, struct person *p, const char *text)
+{
+	struct command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.platform, sizeof(cmd.platform), "%s", p->platform);
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", p->chat);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", p->user);
+	cmd.private_chat = true;
+	cmd.now_ms = f->now += 20;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+}
+
+/* Where line needle first is in the sequence seq (-1 nowhere). */
+static int line_at(const char *seq, const char *needle)
+{
+	const char *hit = seq ? strstr(seq, needle) : NULL;
+	int at = 0;
+
+	if (!hit)
+		return -1;
+	for (const char *p = seq; p < hit; p++)
+		at += *p == '\n';
+	return at;
+}
+
+/*
+ * Four people queue for Call Break for a stake and are seated in the
+ * matcher's round before any of their queue messages went out: in each
+ * chat the queue message comes first, says the table is ready before
+ * the table's first message, and the table's lines come in the order
+ * they happened (it opens, the stakes are held, the game starts).
+ */
+static void test_queue_message_first(void **state)
+{
+	struct fixture *f = *state;
+	struct person *p[4] = { add(f, "telegram", "101", "Asha"), add(f, "telegram", "102", "Bina"),
+				add(f, "discord", "103", "Chiri"), add(f, "discord", "904", "Dawa") };
+	struct delivered d = { { 0 } };
+
+	for (int i = 0; i < 4; i++)
+		queue_cmd(f, p[i], "/online callbreak 100");
+	assert_int_equal(bot_run_timers(&f->b, f->now, BOT_TIMER_ALL), 1);
+	/* the game is played on a while the first messages are still on their way */
+	for (int i = 0; i < 3; i++)
+		bot_run_timers(&f->b, f->now += 3000, BOT_TIMER_ALL);
+	deliver_in_order(f, &d);
+	for (int i = 0; i < 4; i++) {
+		const char *seq = d.seq[i];
+		int ready = line_at(seq, "queue: Your table of Call Break is ready"), board = line_at(seq, "board");
+		int opens = line_at(seq, "line: An online table of Call Break opens"), held = line_at(seq, "Stakes");
+
+		if (getenv("TEST_SHOW"))
+			fprintf(stderr, "---- %s\n%s", p[i]->name, seq);
+		assert_true(ready == 0 || (ready > 0 && !strncmp(seq, "queue: ", 7)));
+		assert_true(ready >= 0 && board > ready);
+		assert_true(opens >= 0 && held > opens);
+		free(d.seq[i]);
+	}
+}
+
 /* The operator's keys: online = off takes /online away; the waits and the grant are read. */
 static void test_operator_settings(void **state)
 {
@@ -800,6 +1178,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_outdated_queue_message_pressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_private_chat_coins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_away_keeps_pace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_race_sqlite, setup, teardown),
+		cmocka_unit_test(test_name_race_pg),
+		cmocka_unit_test_setup_teardown(test_queue_message_first, setup, teardown),
 		cmocka_unit_test(test_operator_settings),
 	};
 

@@ -856,7 +856,7 @@ static bool button_of(json_t *buttons, const char *label, char *out, size_t n)
  * slow to answer) while the table opens, it is edited to say the table is
  * ready, never posted a second time. On Telegram, Asha's first post; on
  * Discord, Dawa's, posted afresh by the service once the interaction that
- * answered with it could no longer edit it. Several outbox workers deliver
+ * answered with it could no longer edit it (and its id was never learned). Several outbox workers deliver
  * meanwhile. Pressed afterwards, its "Leave the queue" says the table is
  * ready and how to leave it, and the message loses its buttons.
  */
@@ -868,7 +868,12 @@ static void test_queue_message_once_while_slow(void **state)
 	char path[256], dm[128], leave[128], msg[32];
 	long long t0;
 
-	/* Dawa waits first: the answer to her /online is her queue message; that interaction then expires */
+	/*
+	 * Dawa waits first: the answer to her /online is her queue message;
+	 * that interaction then expires, before the service could learn the
+	 * answer's id (Discord refuses the ask)
+	 */
+	fake_dc_fault(w->dc, "GET", "/webhooks/", 0, 1, FAKE_DC_404, 0);
 	dc_slash(w, dawa, "online", json_pack("[{sssiss},{sssisi},{sssiss}]", "name", "game", "type", 3, "value",
 					      "ludo", "name", "stake", "type", 4, "value", 0, "name", "seats", "type",
 					      3, "value", "4p"));
@@ -995,10 +1000,90 @@ static void test_queue_message_once_two_instances(void **state)
 	}
 }
 
+/* The index of the first Discord call of method whose content holds what, -1 none. */
+static int dc_first(struct world *w, const char *method, const char *what)
+{
+	int at = -1;
+
+	for (int i = 0, all = fake_dc_count(w->dc, NULL, NULL); i < all && at < 0; i++) {
+		char m[16], p[256];
+		json_t *b = fake_dc_call(w->dc, i, m, sizeof(m), p, sizeof(p), NULL, 0, NULL);
+		const char *text = json_string_value(json_object_get(b, "content"));
+
+		if (!strcmp(m, method) && text && strstr(text, what))
+			at = i;
+		json_decref(b);
+	}
+	return at;
+}
+
+/* Wait (at most ms) until the fake Discord has at least n calls of method with paths starting with prefix. */
+static bool dc_seen_calls(struct world *w, const char *method, const char *prefix, int n, int ms)
+{
+	for (long long t0 = wall_ms(); wall_ms() - t0 < ms; ms_sleep(10))
+		if (fake_dc_count(w->dc, method, prefix) >= n)
+			return true;
+	return false;
+}
+
+/*
+ * On Discord, the queue message is the answer to /online in the direct
+ * message, and it stays one message: edited in place through the
+ * interaction's token (PATCH .../messages/@original) to say the table is
+ * ready, before the table; once that token is no longer good, by its id
+ * in the channel, as the bot (the service asks for the answer's id while
+ * it may). Never a second message.
+ */
+static void test_discord_queue_message_edited_in_place(void **state)
+{
+	struct world *w = *state;
+	struct person *asha = &w->p[0], *bina = &w->p[1], *dawa = &w->p[NP - 1];
+	char orig[128], token[48], path[256], dm[128];
+	long long id;
+
+	for (int round = 0; round < 2; round++) {
+		struct person *other = round ? bina : asha;
+
+		dc_slash(w, dawa, "online", json_pack("[{sssiss}]", "name", "game", "type", 3, "value", "baghchal"));
+		assert_non_null(strstr(dawa->seen, "queue for Bagh Chal"));
+		snprintf(token, sizeof(token), "%s", w->dc_token);
+		snprintf(orig, sizeof(orig), "/webhooks/%s/%s/messages/@original", APP, token);
+		/* the service learns the answer's id while the token is good */
+		assert_true(dc_seen_calls(w, "GET", orig, 1, 10000));
+		id = fake_dc_original_id(w->dc, token);
+		if (round == 1)
+			fake_dc_expire_token(w->dc, token); /* a quarter of an hour later */
+		say(w, other, "online", "baghchal");
+		assert_true(seen_by(w, dawa, "Your table of Bagh Chal is ready", 10000));
+		assert_int_equal(dc_calls(w, "POST", "/", "Your table of Bagh Chal is ready", NULL, 0, NULL), 0);
+		assert_int_equal(dc_calls(w, "POST", "/", "queue for Bagh Chal", NULL, 0, NULL), 0);
+		/* the one message: through the token, or by its id as the bot (once the token is over, so) */
+		snprintf(dm, sizeof(dm), "/channels/%s/messages/%lld", dawa->channel, id);
+		assert_int_equal(dc_calls(w, "PATCH", "/", "Your table of Bagh Chal is ready", path, sizeof(path), NULL),
+				 1);
+		if (strcmp(path, dm) && (round == 1 || strcmp(path, orig)))
+			fail_msg("the queue message edited at %s, not %s", path, dm);
+		/* the ready edit came before the table's first message in the channel (its board's post) */
+		for (long long t0 = wall_ms(); dc_first(w, "POST", "Seal ") < 0 && wall_ms() - t0 < 10000;)
+			ms_sleep(10);
+		assert_true(dc_first(w, "POST", "Seal ") >= 0);
+		assert_true(dc_first(w, "PATCH", "Your table of Bagh Chal is ready") >= 0);
+		assert_true(dc_first(w, "PATCH", "Your table of Bagh Chal is ready") < dc_first(w, "POST", "Seal "));
+		/* both leave: the tables stop, and the two may queue again */
+		say(w, other, "leave", "");
+		dc_slash(w, dawa, "leave", json_array());
+		free(dawa->seen);
+		dawa->seen = NULL;
+		fake_dc_clear(w->dc);
+		w->dc_seen = 0;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_callbreak_three_telegram_one_discord, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_discord_queue_message_edited_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_message_once_while_slow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_message_once_two_instances, setup_pg, teardown),
 	};

@@ -410,7 +410,7 @@ static void test_migrate_to_6_counts_what_is_there(void **state)
 	}
 	store_free(f->s);
 	f->s = NULL;
-	/* back to schema 5: what it kept, without what 6 adds (nor 7's online tables, 8's count of the people waiting, 9's queue messages and 10's ledger rules) */
+	/* back to schema 5: what it kept, without what 6 adds (nor 7's online tables, 8's count of the people waiting, 9's queue messages, 10's ledger rules and 11's away seats and unique names) */
 	assert_int_equal(raw_exec(f->path,
 		"DROP TABLE online_queue; DROP TABLE online_seats; DROP TABLE online_people;"
 		"DROP TABLE online_blocks; DROP TABLE ratings; DROP TABLE online_waiting;"
@@ -419,7 +419,7 @@ static void test_migrate_to_6_counts_what_is_there(void **state)
 		"DROP TRIGGER open_tables_delete; DROP TABLE open_tables;"
 		"DROP INDEX outbox_aside_platform; DROP INDEX ledger_start; PRAGMA user_version = 5;"), SQLITE_OK);
 	assert_int_equal(store_open(&s, f->path), GB_OK);
-	assert_int_equal(store_schema_version(s), 10);
+	assert_int_equal(store_schema_version(s), 11);
 	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
 	assert_int_equal(balance, 303);
 	assert_int_equal(rows, 3);
@@ -481,7 +481,7 @@ static void test_migrate_from_version_1(void **state)
 		"INSERT INTO stats VALUES (7, 'u1', 'ludo', 'Asha', 4, 3, 0);"), SQLITE_OK);
 
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 10);
+	assert_int_equal(store_schema_version(s), 11);
 	assert_int_equal(store_chat_get(s, "telegram", "-100", "en", &c), GB_OK);
 	assert_int_equal(c.id, 7);
 	assert_string_equal(c.lang, "ne");
@@ -526,7 +526,7 @@ static void test_migrate_from_version_1(void **state)
 
 	/* reopening migrates nothing more; the schema is a new file's */
 	assert_int_equal(store_open(&s, path), GB_OK);
-	assert_int_equal(store_schema_version(s), 10);
+	assert_int_equal(store_schema_version(s), 11);
 	store_free(s);
 	schema_text(f->path, fresh, sizeof fresh);
 	schema_text(path, migrated, sizeof migrated);
@@ -927,7 +927,7 @@ static void test_read_then_write_outside_a_transaction(void **state)
 
 /*
  * A file of schema 9 where a wallet went below 0 (two stakes taken at
- * once before the ledger refused it), opened by this gamebot: schema 10
+ * once before the ledger refused it), opened by this gamebot: schema 10 and after
  * keeps every balance, and that wallet's as its floor: it may receive
  * coins, never fall lower; a second starting grant is refused from then on.
  */
@@ -947,6 +947,8 @@ static void test_migrate_to_10_keeps_a_wallet_below_0(void **state)
 	f->s = NULL;
 	/* schema 9's balances, kept by an upsert, after two stakes of 100 from a wallet of 100 */
 	snprintf(sql, sizeof sql,
+		 "DROP INDEX online_people_name; ALTER TABLE online_people DROP COLUMN name_key;"
+		 "ALTER TABLE online_seats DROP COLUMN away;"
 		 "DROP INDEX ledger_start; DROP TRIGGER ledger_balance; DROP TABLE balances;"
 		 "INSERT INTO ledger (chat_id, movement, account, amount, reason, at_ms) VALUES"
 		 " (%lld, 10, 'user:1', -100, 'stake', 2), (%lld, 10, 'pot:1', 100, 'stake', 2),"
@@ -964,7 +966,7 @@ static void test_migrate_to_10_keeps_a_wallet_below_0(void **state)
 		 "PRAGMA user_version = 9;", (long long)c.id, (long long)c.id, (long long)c.id, (long long)c.id);
 	assert_int_equal(raw_exec(f->path, sql), SQLITE_OK);
 	assert_int_equal(store_open(&s, f->path), GB_OK);
-	assert_int_equal(store_schema_version(s), 10);
+	assert_int_equal(store_schema_version(s), 11);
 	assert_int_equal(store_coins_balance(s, c.id, "user:1", &balance, &rows), GB_OK);
 	assert_int_equal(balance, -100);
 	assert_int_equal(rows, 3);

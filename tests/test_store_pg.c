@@ -187,7 +187,7 @@ static void test_newer_schema_refused(void **state)
 	struct fixture *f = *state;
 	struct store *s = NULL;
 
-	assert_int_equal(store_schema_version(f->s), 10);
+	assert_int_equal(store_schema_version(f->s), 11);
 	assert_int_equal(raw_exec(f->url, "UPDATE gamebot_schema SET version = 999"), 0);
 	assert_int_equal(store_open(&s, f->url), GB_ESTORE);
 	assert_null(s);
@@ -225,7 +225,7 @@ static void test_many_open_at_once_migrate_once(void **state)
 	for (int i = 0; i < 6; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 		assert_int_equal(o[i].rc, GB_OK);
-		assert_int_equal(o[i].version, 10);
+		assert_int_equal(o[i].version, 11);
 	}
 	assert_int_equal(raw_int(f->url, "SELECT count(*) FROM gamebot_schema"), 1);
 	assert_int_equal(store_open(&f->s, f->url), GB_OK);
