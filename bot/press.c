@@ -16,9 +16,10 @@
  * chat (Telegram's inline mode). Such a press is taken to the place of the
  * table it names, as the presser, when they hold a seat there; the rows
  * answering it go back where it was pressed. An online table's presses
- * are the person's own seat's by construction (online.c routes them by
- * the seat, not by the data). Everything else naming a table elsewhere is
- * refused: nothing changes, and the presser is told in a short alert.
+ * are its seats' own, from the private chat each seat's table message is
+ * in (online.c routes them by the seat, not by the data). Everything else
+ * naming a table elsewhere is refused: nothing changes, and the presser
+ * is told in a short alert.
  */
 #include <string.h>
 
@@ -37,6 +38,24 @@ static int seat_held(struct bot *b, int64_t table, const char *user, bool *held)
 	*held = false;
 	for (int i = 0; !rc && i < n; i++)
 		*held |= seats[i].level < 0 && user[0] && strcmp(seats[i].user, user) == 0;
+	return rc;
+}
+
+/*
+ * Does the person cmd is from hold an online seat at table, shown in the
+ * chat the press came from? (Kept after they leave: a reaction or "Play
+ * again" under the table stays theirs.) GB_OK with *held, or the store's
+ * error.
+ */
+static int oseat_held(struct bot *b, int64_t table, const struct command *cmd, bool *held)
+{
+	struct store_oseat os[GB_MAX_SEATS];
+	int n = 0, rc = store_oseats_get(b->store, table, os, GB_MAX_SEATS, &n);
+
+	*held = false;
+	for (int i = 0; !rc && i < n; i++)
+		*held |= !strcmp(os[i].platform, cmd->platform) && !strcmp(os[i].user, cmd->user) &&
+			 !strcmp(os[i].chat, cmd->chat);
 	return rc;
 }
 
@@ -70,8 +89,14 @@ int press_place(struct bot *b, struct command *cmd, const struct bot_command *bc
 		goto out;
 	if (!strcmp(place.platform, cmd->platform) && !strcmp(place.chat, cmd->chat) && !cmd->no_place)
 		goto out; /* its own place: the router checks the table and the turn */
-	if (!strcmp(place.platform, "online") && cmd->private_chat)
-		goto out; /* online.c takes it to the presser's own online seat, or refuses it */
+	if (!strcmp(place.platform, "online")) {
+		/* a seat's own private chat: online.c takes it to the person's seat there */
+		if (cmd->private_chat && !cmd->no_place)
+			rc = oseat_held(b, t.id, cmd, &held);
+		if (!rc && !held)
+			*v = PRESS_REFUSED;
+		goto out;
+	}
 	if (own && !strcmp(place.platform, cmd->platform))
 		rc = seat_held(b, t.id, cmd->user, &held);
 	if (rc)

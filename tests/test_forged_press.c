@@ -41,6 +41,7 @@
 
 #include <cmocka.h>
 
+#include "bot/bot.h"
 #include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/fake_discord.h"
@@ -380,7 +381,7 @@ static void dc_press_refused(struct fix *x, const char *channel, bool guild, con
 /* ---- the store, read only ---- */
 
 /* Everything the store holds of table that a press could change, as text into sb. */
-static void table_print(struct fix *x, int64_t table, struct strbuf *sb)
+static void table_print(const char *db, int64_t table, struct strbuf *sb)
 {
 	static const char *const sql[] = {
 		"SELECT status, version, game, state, chat_id, creator, rules, turn_started_ms FROM tables WHERE id = ?1",
@@ -391,7 +392,7 @@ static void table_print(struct fix *x, int64_t table, struct strbuf *sb)
 	sqlite3 *h;
 
 	sb_release(sb);
-	assert_int_equal(sqlite3_open_v2(x->db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	sqlite3_busy_timeout(h, 5000);
 	for (size_t k = 0; k < sizeof(sql) / sizeof(sql[0]); k++) {
 		sqlite3_stmt *q;
@@ -410,13 +411,13 @@ static void table_print(struct fix *x, int64_t table, struct strbuf *sb)
 }
 
 /* One number the store answers for table (the SQL's one ?1). */
-static long long table_num(struct fix *x, const char *sql, int64_t table)
+static long long table_num(const char *db, const char *sql, int64_t table)
 {
 	sqlite3 *h;
 	sqlite3_stmt *q;
 	long long v = -1;
 
-	assert_int_equal(sqlite3_open_v2(x->db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	sqlite3_busy_timeout(h, 5000);
 	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
 	sqlite3_bind_int64(q, 1, table);
@@ -429,13 +430,13 @@ static long long table_num(struct fix *x, const char *sql, int64_t table)
 
 static int64_t open_table(struct fix *x)
 {
-	return table_num(x, "SELECT t.id FROM tables t JOIN chats c ON c.id = t.chat_id WHERE c.platform ="
+	return table_num(x->db, "SELECT t.id FROM tables t JOIN chats c ON c.id = t.chat_id WHERE c.platform ="
 			    " 'telegram' AND c.chat = '" GROUP "#7' AND t.status < 2 AND ?1 = 0 ORDER BY t.id DESC", 0);
 }
 
 static int moves(struct fix *x, int64_t table)
 {
-	return (int)table_num(x, "SELECT count(*) FROM moves WHERE table_id = ?1", table);
+	return (int)table_num(x->db, "SELECT count(*) FROM moves WHERE table_id = ?1", table);
 }
 
 /* The user id at the seat to move (read from the state's "turn" through the game's own rules). */
@@ -510,9 +511,9 @@ static void press_everywhere_else(struct fix *x, int64_t table, const struct but
 		{ GROUP, 0 },             /* the forum's General topic */
 	};
 	struct strbuf before = { 0 }, after = { 0 };
-	long long tables = table_num(x, "SELECT count(*) FROM tables WHERE ?1 = 0", 0);
+	long long tables = table_num(x->db, "SELECT count(*) FROM tables WHERE ?1 = 0", 0);
 
-	table_print(x, table, &before);
+	table_print(x->db, table, &before);
 	for (int i = 0; i < bs->n; i++) {
 		const char *d = bs->data[i];
 
@@ -530,9 +531,9 @@ static void press_everywhere_else(struct fix *x, int64_t table, const struct but
 		dc_press_refused(x, DC_CHANNEL, true, presser, d);
 		dc_press_refused(x, DC_DM, false, presser, d);
 	}
-	table_print(x, table, &after);
+	table_print(x->db, table, &after);
 	assert_string_equal(sb_str(&before), sb_str(&after));
-	assert_int_equal(table_num(x, "SELECT count(*) FROM tables WHERE ?1 = 0", 0), tables);
+	assert_int_equal(table_num(x->db, "SELECT count(*) FROM tables WHERE ?1 = 0", 0), tables);
 	sb_release(&before);
 	sb_release(&after);
 }
@@ -565,7 +566,7 @@ static void every_game_refused_elsewhere(void **state)
 		for (int s = 1; s < seats; s++)
 			tg_text(x, &AT_TABLE, people[s], "/join");
 		tg_text(x, &AT_TABLE, people[0], "/start");
-		assert_int_equal(table_num(x, "SELECT status FROM tables WHERE id = ?1", table), 1);
+		assert_int_equal(table_num(x->db, "SELECT status FROM tables WHERE id = ?1", table), 1);
 		newest_buttons(x, GROUP, first_verb[g], &bs);
 		to_move(x, table, mover, sizeof(mover));
 		press_everywhere_else(x, table, &bs, strcmp(mover, people[0]) ? people[0] : people[1]);
@@ -693,7 +694,7 @@ static void join_from_private_chat_takes_no_seat(void **state)
 		tg_press_refused(x, &(struct where){ OTHER_GROUP, 0 }, STRANGER, bs.data[i]);
 		tg_press_refused(x, &(struct where){ GROUP, OTHER_TOPIC }, STRANGER, bs.data[i]);
 	}
-	assert_int_equal(table_num(x, "SELECT count(*) FROM seats WHERE table_id = ?1 AND user_id = '" STRANGER "'",
+	assert_int_equal(table_num(x->db, "SELECT count(*) FROM seats WHERE table_id = ?1 AND user_id = '" STRANGER "'",
 				   table),
 			 0);
 	/* in the table's own topic the same button seats him */
@@ -708,9 +709,135 @@ static void join_from_private_chat_takes_no_seat(void **state)
 		free(text);
 		break;
 	}
-	assert_int_equal(table_num(x, "SELECT count(*) FROM seats WHERE table_id = ?1 AND user_id = '" STRANGER "'",
+	assert_int_equal(table_num(x->db, "SELECT count(*) FROM seats WHERE table_id = ?1 AND user_id = '" STRANGER "'",
 				   table),
 			 1);
+}
+
+/* ---- an online table, through the bot in-process ---- */
+
+struct online_fix {
+	char dir[64], db[128];
+	struct bot b;
+	int64_t now;
+	int64_t update;
+};
+
+static int online_setup(void **state)
+{
+	struct online_fix *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-forged-online-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->db, sizeof(f->db), "%s/o.db", f->dir);
+	bot_config_init(&f->b.cfg);
+	f->b.cfg.seed = 11;
+	f->now = 1700000000000;
+	if (store_open(&f->b.store, f->db))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int online_teardown(void **state)
+{
+	struct online_fix *f = *state;
+	char cmd[128];
+
+	store_free(f->b.store);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	free(f);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/*
+ * user of Telegram sends text in chat (a private chat unless its id is
+ * negative), pressing table's button of turn (table 0: typed).
+ */
+static void online_send(struct online_fix *f, const char *user, const char *chat, const char *text, int64_t table,
+			int turn)
+{
+	struct command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.platform, sizeof(cmd.platform), "telegram");
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", chat);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "P%s", user);
+	snprintf(cmd.update_id, sizeof(cmd.update_id), "%lld", (long long)++f->update);
+	cmd.private_chat = chat[0] != '-';
+	cmd.button_table = table;
+	cmd.button_turn = turn;
+	if (table)
+		snprintf(cmd.reply, sizeof(cmd.reply), "cq%lld", (long long)f->update);
+	cmd.now_ms = f->now += 500;
+	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+}
+
+/* How many rows queued for chat hold text (and are taken out of the outbox). */
+static int online_rows(struct online_fix *f, const char *chat, const char *text)
+{
+	struct store_out rows[64];
+	int n = 0, found = 0;
+
+	assert_int_equal(store_out_chat(f->b.store, "telegram", chat, rows, 64, &n), GB_OK);
+	for (int i = 0; i < n; i++) {
+		found += strstr(rows[i].payload, text) != NULL;
+		store_out_done(f->b.store, rows[i].id);
+		store_out_release(&rows[i]);
+	}
+	return found;
+}
+
+/*
+ * An online table's buttons are its seats' own, from the private chat each
+ * seat's table message is in: a stranger's private chat, a group, or a
+ * seated person's other chat change nothing and are told so; the seats'
+ * own presses play.
+ */
+static void online_table_refused_elsewhere(void **state)
+{
+	static const char *const verbs[] = { "/roll", "/leave", "/board", "/react gg", "/online snakes" };
+	struct online_fix *f = *state;
+	struct strbuf before = { 0 }, after = { 0 };
+	int64_t table = 0;
+	int turn = -1, m;
+
+	online_send(f, "9001", "9001", "/online snakes 0 2p", 0, 0);
+	online_send(f, "9002", "9002", "/online snakes 0 2p", 0, 0);
+	for (int i = 0; i < 20 && !table; i++) {
+		f->now += 1000;
+		assert_true(bot_run_timers(&f->b, f->now, BOT_TIMER_ALL) >= 0);
+		if (store_oseat_open(f->b.store, "telegram", "9001", &table))
+			table = 0;
+	}
+	assert_true(table > 0);
+	assert_int_equal(store_move_last(f->b.store, table, &turn), GB_OK);
+	online_rows(f, STRANGER, "");
+	table_print(f->db, table, &before);
+	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
+		online_send(f, STRANGER, STRANGER, verbs[v], table, turn);
+		assert_int_equal(online_rows(f, STRANGER, REFUSED), 1);
+		online_send(f, "9001", OTHER_GROUP, verbs[v], table, turn);
+		assert_int_equal(online_rows(f, OTHER_GROUP, REFUSED), 1);
+		/* a private chat of the seat's platform that is not its table message's */
+		online_send(f, "9001", "dm-elsewhere", verbs[v], table, turn);
+		assert_int_equal(online_rows(f, "dm-elsewhere", REFUSED), 1);
+	}
+	table_print(f->db, table, &after);
+	assert_string_equal(sb_str(&before), sb_str(&after));
+	assert_int_equal(store_oseat_open(f->b.store, "telegram", STRANGER, &(int64_t){ 0 }), GB_ENOTFOUND);
+	/* the seats' own Roll, each from their private chat: the one to move rolls */
+	m = (int)table_num(f->db, "SELECT count(*) FROM moves WHERE table_id = ?1", table);
+	online_send(f, "9001", "9001", "/roll", table, turn);
+	online_send(f, "9002", "9002", "/roll", table, turn);
+	assert_int_equal(table_num(f->db, "SELECT count(*) FROM moves WHERE table_id = ?1", table), m + 1);
+	sb_release(&before);
+	sb_release(&after);
 }
 
 int main(void)
@@ -719,6 +846,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(join_from_private_chat_takes_no_seat, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_game_refused_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(callbreak_hand, setup, teardown),
+		cmocka_unit_test_setup_teardown(online_table_refused_elsewhere, online_setup, online_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
