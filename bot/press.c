@@ -71,11 +71,10 @@ int press_place(struct bot *b, struct command *cmd, const struct bot_command *bc
 	if (!cmd->button_table || cmd->internal || !bc)
 		return GB_OK;
 	own = (bc->flags & CMD_OWN_SEAT) && (cmd->private_chat || cmd->no_place);
+	/* the reads of one moment */
 	store_read_begin(b->store);
-	if (cmd->button_table > 0)
-		rc = store_table_get(b->store, cmd->button_table, &t);
-	else
-		rc = GB_ENOTFOUND; /* data that could not be read */
+	rc = cmd->button_table > 0 ? store_table_get(b->store, cmd->button_table, &t)
+				   : GB_ENOTFOUND; /* data that could not be read */
 	if (!rc)
 		rc = store_chat_get_by_id(b->store, t.chat, &place);
 	if (rc == GB_ENOTFOUND) {
