@@ -18,10 +18,16 @@
  *     table is opened anywhere, and every press with a handle to answer
  *     gets a short answer (answerCallbackQuery with text, an ephemeral
  *     Discord message);
+ *   - a Discord table's buttons pressed in another channel, in direct
+ *     messages and on Telegram: the same;
  *   - a seated player's hand pressed from their private chat, on an
  *     inline-mode message and picked as an inline result is played at
  *     the table; another seated player's card of someone else's turn
- *     changes nothing.
+ *     changes nothing;
+ *   - an online table (through the bot in-process, on a virtual clock):
+ *     its buttons pressed from a stranger's private chat, a group or
+ *     another chat of a seated person are refused, the seats' own from
+ *     their private chats play.
  */
 #include <curl/curl.h>
 #include <jansson.h>
@@ -60,6 +66,7 @@
 #define STRANGER "3003"            /* seated nowhere; his private chat has his id */
 #define DC_CHANNEL "4001"
 #define DC_DM "4002"
+#define DC_OTHER_CHANNEL "4003"
 #define REFUSED "belongs to a table elsewhere"
 
 #define MAX_DATA 64
@@ -337,29 +344,28 @@ static void dc_send(struct fix *x, json_t *ia, struct strbuf *answer)
 }
 
 /*
- * A Discord button press of custom_id by user in channel: of a server
- * (guild) when guild, else a direct message. Asserts it is answered with
- * an ephemeral message saying the refusal.
+ * A Discord interaction of type (2 a slash command, 3 a button) with data,
+ * by user in channel: of a server (guild) when guild, else a direct
+ * message. Its answer, parsed (caller json_decref()s).
  */
-static void dc_press_refused(struct fix *x, const char *channel, bool guild, const char *user,
-			     const char *custom_id)
+static json_t *dc_interact(struct fix *x, const char *channel, bool guild, const char *user, int type,
+			   json_t *data)
 {
 	char id[32], tok[48];
 	struct strbuf answer = { 0 };
-	json_t *ia, *a, *data;
+	json_t *ia = json_object(), *a;
 	uint64_t ms = (uint64_t)time(NULL) * 1000 - 1420070400000ULL;
-	const char *content;
 
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)((ms << 22) | (++x->seq & 0x3fffff)));
 	snprintf(tok, sizeof(tok), "tok-%s", id);
-	ia = json_object();
-	json_object_set_new(ia, "type", json_integer(3));
+	json_object_set_new(ia, "type", json_integer(type));
 	json_object_set_new(ia, "id", json_string(id));
 	json_object_set_new(ia, "application_id", json_string(DC_APP));
 	json_object_set_new(ia, "token", json_string(tok));
 	json_object_set_new(ia, "channel_id", json_string(channel));
-	json_object_set_new(ia, "data", json_pack("{sssi}", "custom_id", custom_id, "component_type", 2));
-	json_object_set_new(ia, "message", json_pack("{sssiss}", "id", "700", "flags", 0, "content", ""));
+	json_object_set_new(ia, "data", data);
+	if (type == 3)
+		json_object_set_new(ia, "message", json_pack("{sssiss}", "id", "700", "flags", 0, "content", ""));
 	if (guild) {
 		json_object_set_new(ia, "guild_id", json_string("5000"));
 		json_object_set_new(ia, "member", json_pack("{s{ssss}ss}", "user", "id", user, "username", user,
@@ -369,13 +375,50 @@ static void dc_press_refused(struct fix *x, const char *channel, bool guild, con
 	}
 	dc_send(x, ia, &answer);
 	a = json_loads(sb_str(&answer), 0, NULL);
-	data = json_object_get(a, "data");
-	content = json_string_value(json_object_get(data, "content"));
-	if (json_integer_value(json_object_get(a, "type")) != 4 ||
-	    !(json_integer_value(json_object_get(data, "flags")) & 64) || !content || !strstr(content, REFUSED))
-		fail_msg("Discord press of '%s' in %s: answered %s", custom_id, channel, sb_str(&answer));
-	json_decref(a);
 	sb_release(&answer);
+	assert_non_null(a);
+	return a;
+}
+
+/* user types /verb (with option opt = value when opt) in the server's channel; the answer (caller frees). */
+static json_t *dc_slash(struct fix *x, const char *channel, const char *user, const char *verb, const char *opt,
+			const char *value)
+{
+	json_t *options = json_array();
+
+	if (opt)
+		json_array_append_new(options, json_pack("{sssiss}", "name", opt, "type", 3, "value", value));
+	return dc_interact(x, channel, true, user, 2,
+			   json_pack("{sssssiso}", "id", "1", "name", verb, "type", 1, "options", options));
+}
+
+/*
+ * A Discord button press of custom_id by user in channel (of the server
+ * when guild, else a direct message) is answered with an ephemeral message
+ * holding want (NULL: any text).
+ */
+static void dc_press_answered(struct fix *x, const char *channel, bool guild, const char *user,
+			      const char *custom_id, const char *want)
+{
+	json_t *a = dc_interact(x, channel, guild, user, 3,
+				json_pack("{sssi}", "custom_id", custom_id, "component_type", 2));
+	json_t *data = json_object_get(a, "data");
+	const char *content = json_string_value(json_object_get(data, "content"));
+
+	if (json_integer_value(json_object_get(a, "type")) != 4 ||
+	    !(json_integer_value(json_object_get(data, "flags")) & 64) || !content || !content[0] ||
+	    (want && !strstr(content, want))) {
+		char *text = json_dumps(a, JSON_COMPACT);
+
+		fail_msg("Discord press of '%s' in %s by %s: answered %s", custom_id, channel, user, text);
+	}
+	json_decref(a);
+}
+
+static void dc_press_refused(struct fix *x, const char *channel, bool guild, const char *user,
+			     const char *custom_id)
+{
+	dc_press_answered(x, channel, guild, user, custom_id, REFUSED);
 }
 
 /* ---- the store, read only ---- */
@@ -428,10 +471,21 @@ static long long table_num(const char *db, const char *sql, int64_t table)
 	return v;
 }
 
+/* The open table of the table's topic (discord: of DC_CHANNEL), or -1. */
+static int64_t open_table_of(struct fix *x, bool discord)
+{
+	return table_num(x->db, discord ? "SELECT t.id FROM tables t JOIN chats c ON c.id = t.chat_id WHERE"
+					  " c.platform = 'discord' AND c.chat = '" DC_CHANNEL "' AND t.status < 2"
+					  " AND ?1 = 0 ORDER BY t.id DESC"
+					: "SELECT t.id FROM tables t JOIN chats c ON c.id = t.chat_id WHERE"
+					  " c.platform = 'telegram' AND c.chat = '" GROUP "#7' AND t.status < 2"
+					  " AND ?1 = 0 ORDER BY t.id DESC",
+			 0);
+}
+
 static int64_t open_table(struct fix *x)
 {
-	return table_num(x->db, "SELECT t.id FROM tables t JOIN chats c ON c.id = t.chat_id WHERE c.platform ="
-			    " 'telegram' AND c.chat = '" GROUP "#7' AND t.status < 2 AND ?1 = 0 ORDER BY t.id DESC", 0);
+	return open_table_of(x, false);
 }
 
 static int moves(struct fix *x, int64_t table)
@@ -530,6 +584,56 @@ static void press_everywhere_else(struct fix *x, int64_t table, const struct but
 		tg_chosen(x, presser, d);
 		dc_press_refused(x, DC_CHANNEL, true, presser, d);
 		dc_press_refused(x, DC_DM, false, presser, d);
+	}
+	table_print(x->db, table, &after);
+	assert_string_equal(sb_str(&before), sb_str(&after));
+	assert_int_equal(table_num(x->db, "SELECT count(*) FROM tables WHERE ?1 = 0", 0), tables);
+	sb_release(&before);
+	sb_release(&after);
+}
+
+/* The custom ids of the buttons of a Discord answer's message. */
+static void dc_buttons(const json_t *answer, struct buttons *out)
+{
+	json_t *rows = json_object_get(json_object_get(answer, "data"), "components"), *row, *c;
+	size_t r, k;
+
+	out->n = 0;
+	json_array_foreach(rows, r, row) json_array_foreach(json_object_get(row, "components"), k, c) {
+		const char *id = json_string_value(json_object_get(c, "custom_id"));
+		const char *colon = id ? strchr(id, ':') : NULL;
+
+		/* a menu's id names no command (its choice does): not a button */
+		colon = colon ? strchr(colon + 1, ':') : NULL;
+		if (colon && colon[1] && out->n < MAX_DATA)
+			snprintf(out->data[out->n++], sizeof(out->data[0]), "%s", id);
+	}
+}
+
+/*
+ * Every button of a Discord table in bs, pressed everywhere but its
+ * channel: another channel of the server and Telegram by presser (seated,
+ * not to move), a direct message by the stranger (refused) and by presser
+ * (answered: a move of their seat is taken there, and refused as not their
+ * turn). Nothing of the table changes and no table is opened.
+ */
+static void dc_press_everywhere_else(struct fix *x, int64_t table, const struct buttons *bs, const char *presser)
+{
+	struct strbuf before = { 0 }, after = { 0 };
+	long long tables = table_num(x->db, "SELECT count(*) FROM tables WHERE ?1 = 0", 0);
+
+	table_print(x->db, table, &before);
+	for (int i = 0; i < bs->n; i++) {
+		const char *d = bs->data[i];
+
+		dc_press_refused(x, DC_OTHER_CHANNEL, true, presser, d);
+		dc_press_refused(x, DC_DM, false, STRANGER, d);
+		dc_press_answered(x, DC_DM, false, presser, d, NULL);
+		tg_press_refused(x, &(struct where){ STRANGER, 0 }, STRANGER, d);
+		tg_press_refused(x, &(struct where){ OTHER_GROUP, 0 }, presser, d);
+		tg_press_refused(x, &AT_TABLE, presser, d);
+		tg_press_refused(x, NULL, STRANGER, d);
+		tg_chosen(x, STRANGER, d);
 	}
 	table_print(x->db, table, &after);
 	assert_string_equal(sb_str(&before), sb_str(&after));
@@ -723,6 +827,44 @@ static void join_from_private_chat_takes_no_seat(void **state)
 			 1);
 }
 
+/*
+ * A Discord table's lobby and play buttons, pressed in another channel,
+ * in direct messages and on Telegram: refused, nothing changes; in its
+ * own channel the player to move rolls.
+ */
+static void discord_table_refused_elsewhere(void **state)
+{
+	struct fix *x = *state;
+	struct buttons bs;
+	char mover[16];
+	json_t *a;
+	int64_t table;
+	int m;
+
+	a = dc_slash(x, DC_CHANNEL, "51", "new", "game", "snakes");
+	dc_buttons(a, &bs);
+	json_decref(a);
+	table = open_table_of(x, true);
+	assert_true(table > 0);
+	assert_true(bs.n > 0);
+	dc_press_everywhere_else(x, table, &bs, "51");
+	json_decref(dc_slash(x, DC_CHANNEL, "52", "join", NULL, NULL));
+	a = dc_slash(x, DC_CHANNEL, "51", "start", NULL, NULL);
+	dc_buttons(a, &bs);
+	json_decref(a);
+	assert_int_equal(table_num(x->db, "SELECT status FROM tables WHERE id = ?1", table), 1);
+	assert_true(bs.n > 0);
+	to_move(x, table, mover, sizeof(mover));
+	dc_press_everywhere_else(x, table, &bs, strcmp(mover, "51") ? "51" : "52");
+	/* in its own channel, the player to move rolls */
+	m = moves(x, table);
+	for (int i = 0; i < bs.n; i++)
+		if (strstr(bs.data[i], ":roll"))
+			json_decref(dc_interact(x, DC_CHANNEL, true, mover, 3,
+						json_pack("{sssi}", "custom_id", bs.data[i], "component_type", 2)));
+	assert_int_equal(moves(x, table), m + 1);
+}
+
 /* ---- an online table, through the bot in-process ---- */
 
 struct online_fix {
@@ -855,6 +997,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(join_from_private_chat_takes_no_seat, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_game_refused_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(callbreak_hand, setup, teardown),
+		cmocka_unit_test_setup_teardown(discord_table_refused_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(online_table_refused_elsewhere, online_setup, online_teardown),
 	};
 
