@@ -222,8 +222,16 @@ static void read_callback(const json_t *cq, struct tg_update *u)
 	str_field(chat, "type", u->chat_type, sizeof(u->chat_type));
 	str_field(cq, "id", u->reply, sizeof(u->reply));
 	if (u->reply[0] && !json_is_object(msg) && read_from(json_object_get(cq, "from"), &u->cmd)) {
-		/* a button on a message sent in inline mode: not one of our tables */
+		/*
+		 * A button on a message sent in inline mode: in no chat, so it
+		 * may act on the presser's own seat alone (the router's rule);
+		 * answered from their private chat with the bot (its id is theirs).
+		 */
 		str_field(json_object_get(cq, "from"), "language_code", u->lang, sizeof(u->lang));
+		snprintf(u->cmd.chat, sizeof(u->cmd.chat), "%s", u->cmd.user);
+		u->cmd.no_place = true;
+		u->button = true;
+		read_button(json_string_value(json_object_get(cq, "data")), u);
 		u->kind = TG_ELSEWHERE_PRESS;
 		return;
 	}
@@ -286,8 +294,12 @@ int tg_update_parse(const char *json, size_t len, const char *bot_username, int6
 
 		if (id && read_from(json_object_get(v, "from"), &u->cmd) &&
 		    !tg_callback_decode(id, &u->button_table, &u->button_turn, cmd, sizeof(cmd)) &&
-		    !command_parse_text(&u->cmd, cmd))
+		    !command_parse_text(&u->cmd, cmd)) {
+			/* picked in no chat: the router takes a move of the picker's own seat to its table */
+			snprintf(u->cmd.chat, sizeof(u->cmd.chat), "%s", u->cmd.user);
+			u->cmd.no_place = true;
 			u->kind = TG_CHOSEN;
+		}
 		goto out;
 	}
 	v = json_object_get(root, "my_chat_member");
@@ -1579,23 +1591,6 @@ static bool chat_admin(struct telegram *t, const char *chat, const char *user)
 	return admin;
 }
 
-/* The platform chat id of a table of ours; false when it is not a Telegram table. */
-static bool table_chat(struct bot *b, int64_t table, char *chat, size_t n)
-{
-	struct store_table t = { 0 };
-	struct store_chat c = { 0 };
-	bool ok = false;
-
-	if (table > 0 && !store_table_get(b->store, table, &t) &&
-	    !store_chat_get_by_id(b->store, t.chat, &c) && strcmp(c.platform, "telegram") == 0) {
-		snprintf(chat, n, "%s", c.chat);
-		ok = true;
-	}
-	store_table_release(&t);
-	store_chat_release(&c);
-	return ok;
-}
-
 /*
  * The one result shown when there is nothing to choose: why, in words for
  * the asker (an empty list would look like a bot that does not answer).
@@ -1681,36 +1676,20 @@ out:
 
 /*
  * A button on a message sent in inline mode (inline_message_id, no chat):
- * no table of ours, but the presser's client waits for an answer.
+ * every press of one is looked at (the router acts on the presser's own
+ * seat alone), within the lookups' budget. False past it: then the press
+ * is only closed, in the webhook's answer (its reply handle into close).
  */
-static void answer_elsewhere(struct telegram *t, const struct tg_update *u, char *close, size_t cap)
+static bool elsewhere_in_budget(struct telegram *t, const struct tg_update *u, char *close, size_t cap)
 {
-	int lang = lang_parse(u->lang);
-	struct tg_result res;
-	json_t *body;
-	char why[200];
 	const char *scope;
 
-	/* each answer is a call to Telegram: in the lookups' budget, and past it none */
 	if (limit_check("telegram", LIMIT_LOOKUPS, u->cmd.user, bot_now_ms(),
-			2 * t->env.bot.rate_user_per_min, 0, &scope) != LIMIT_OK) {
-		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
-		snprintf(close, cap, "%s", u->reply);
-		return;
-	}
-	if (strncmp(u->lang, "ne", 2) == 0)
-		lang = LANG_NE;
-	if (lang < 0)
-		lang = lang_parse(t->env.bot.default_lang);
-	body = answer_body(u->reply, tr(lang < 0 ? LANG_EN : lang, M_TG_USE_TABLE_BUTTONS));
-	tg_api(t, "answerCallbackQuery", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
-	if (!res.ok && (res.transport || res.status != 400)) {
-		/* a 400 is a press too old to answer: nothing left to tell */
-		describe("answerCallbackQuery", &res, why, sizeof(why));
-		tg_log("%s", why);
-	}
-	tg_result_release(&res);
-	json_decref(body);
+			2 * t->env.bot.rate_user_per_min, 0, &scope) == LIMIT_OK)
+		return true;
+	metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
+	snprintf(close, cap, "%s", u->reply);
+	return false;
 }
 
 /* The command the bot runs for an update. */
@@ -1733,19 +1712,17 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 	char group[STORE_ID_LEN];
 	int rc;
 
-	if (u->kind == TG_CHOSEN || (u->button && strcmp(u->chat_type, "private") == 0)) {
-		/*
-		 * A card picked in inline mode, or a button of a hand sent
-		 * privately: the move belongs to the table's own chat.
-		 */
-		if (!table_chat(b, u->button_table, u->cmd.chat, sizeof(u->cmd.chat)) &&
-		    u->kind == TG_CHOSEN)
-			return 200;
-	}
+	/*
+	 * A press acts where it was pressed (the chat of the message): a card
+	 * of a hand sent privately, or one picked in inline mode, is taken to
+	 * its table by the router, and only for the presser's own seat.
+	 */
 	to_command(u, &cmd);
 	cmd.private_chat = strcmp(u->chat_type, "private") == 0;
 	if (strcmp(u->chat_type, "private") == 0 && !u->button)
 		cmd.is_admin = true; /* their own chat with the bot */
+	else if (cmd.no_place)
+		cmd.is_admin = false; /* a press in no chat holds no chat's rights */
 	else if (cmd.anonymous)
 		/* only an admin can post as the group; getChatMember knows no such user */
 		cmd.is_admin = u->as_group;
@@ -1815,8 +1792,7 @@ static int receive(struct telegram *t, const char *body, size_t len, char *close
 		answer_inline(t, b, &u);
 		return 200;
 	case TG_ELSEWHERE_PRESS:
-		answer_elsewhere(t, &u, close, cap);
-		return 200;
+		return elsewhere_in_budget(t, &u, close, cap) ? run_command(t, b, &u, close, cap) : 200;
 	case TG_MIGRATE:
 		rc = store_chat_move(b->store, "telegram", u.cmd.chat, u.migrate_to);
 		if (rc == GB_OK)

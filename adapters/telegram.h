@@ -45,10 +45,11 @@ enum tg_update_kind {
 	TG_IGNORE = 0,       /* acknowledged and dropped: not for us, or a type we do not use */
 	TG_COMMAND,          /* a typed command or a button press: cmd is filled */
 	TG_INLINE_QUERY,     /* "@bot ..." being typed: list the user's choices (query_id, cmd.user) */
-	TG_CHOSEN,           /* an inline result was chosen: cmd filled except cmd.chat (from the table) */
+	TG_CHOSEN,           /* an inline result was chosen: cmd filled, chat the chooser's own, no_place */
 	TG_MEMBER,           /* my_chat_member: the bot was added to or removed from cmd.chat */
 	TG_MIGRATE,          /* a group became a supergroup: cmd.chat moved to migrate_to */
-	TG_ELSEWHERE_PRESS,  /* a button on an inline-mode message (no chat): reply is answered, lang set */
+	TG_ELSEWHERE_PRESS,  /* a button on an inline-mode message (no chat): as TG_COMMAND, chat the
+	                        presser's own, no_place; lang set */
 };
 
 struct tg_update {

@@ -67,11 +67,16 @@ struct command {
 	char reply[CMD_REPLY_LEN];
 	/*
 	 * A button press: the table and turn the button was shown for (from
-	 * the platform's button data; 0 = typed). The router refuses a press
-	 * for another table than this chat's open one, or for an earlier
-	 * turn, with an alert and changes nothing - silently when the press
-	 * has no reply handle (a Telegram inline result: no button the chat
-	 * saw was pressed, so the chat is not told).
+	 * the platform's button data; 0 = typed). Button data is the
+	 * presser's to write, so a press acts where it was pressed: chat is
+	 * the place of the message pressed on, never a place the data names.
+	 * The router refuses a press for another table than this chat's open
+	 * one, or for an earlier turn, with an alert and changes nothing -
+	 * silently when the press has no reply handle (a Telegram inline
+	 * result: no button the chat saw was pressed, so the chat is not
+	 * told). Only a move of the presser's own seat pressed in their
+	 * private chat (a Call Break hand's card) or on a message in no chat
+	 * is taken to the table's place (press.c).
 	 */
 	int64_t button_table;
 	int button_turn;
@@ -96,9 +101,18 @@ struct command {
 	 */
 	bool private_chat;
 	/*
-	 * A command taken to an online table: the platform, private chat and
-	 * user id it came from (platform, chat and user then name the table's
-	 * place and the person as the table knows them). "" otherwise.
+	 * A press on a message that is in no chat (Telegram's inline mode):
+	 * chat is then the presser's private chat with the bot, where an
+	 * answer may go, not where the press was. Such a press may act only
+	 * on the presser's own seat (press.c).
+	 */
+	bool no_place;
+	/*
+	 * A command taken to an online table, or a press of the presser's own
+	 * seat taken from their private chat to its table's place (press.c):
+	 * the platform, chat and user id it came from (platform, chat and user
+	 * then name the table's place and the person as the table knows them;
+	 * the rows answering the press go back there). "" otherwise.
 	 */
 	char from_platform[16];
 	char from_chat[STORE_ID_LEN];

@@ -25,6 +25,8 @@
 #define CMD_INTERNAL 16      /* not typeable: timers fired by the scheduler */
 #define CMD_ADMIN_MENU 32    /* menus offer it to admins only (CMD_ADMIN_ONLY ones too) */
 #define CMD_PLAY 64          /* a move: menus name the games whose verbs include it */
+#define CMD_OWN_SEAT 128     /* acts on the caller's own seat alone: its button may be pressed
+                                in their private chat or on a message in no chat (press.c) */
 
 /* The fixed choices of an argument. */
 enum cmd_choices {

@@ -357,9 +357,15 @@ static int queue_replies(struct ctx *c)
 			snprintf(key, sizeof(key), "seating:%lld", (long long)c->table.id);
 		if (k < turn_rows || json_object_get(r, "reply"))
 			prio = STORE_OUT_TURN;
-		rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat,
-					c->has_table && !json_is_true(json_object_get(r, "queue")) ? c->table.id : 0,
-					key, c->reply_text[i], c->cmd->now_ms, prio);
+		if (c->cmd->from_platform[0] && json_object_get(r, "reply"))
+			/* a press taken from the presser's private chat (press.c): answered there */
+			rc = store_out_add_prio(s, c->cmd->from_platform, c->cmd->from_chat, 0, "",
+						c->reply_text[i], c->cmd->now_ms, prio);
+		else
+			rc = store_out_add_prio(s, c->cmd->platform, c->cmd->chat,
+						c->has_table && !json_is_true(json_object_get(r, "queue")) ?
+						c->table.id : 0,
+						key, c->reply_text[i], c->cmd->now_ms, prio);
 		if (rc)
 			goto out;
 	}

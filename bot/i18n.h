@@ -21,6 +21,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_ARGS)             /* %s: usage line */ \
 	X(M_NO_TABLE)         /* %s: "/new GAME" of each game, listed */ \
 	X(M_STALE_BUTTON)     /* a button from an earlier turn or another table */ \
+	X(M_PRESS_ELSEWHERE)  /* a button naming a table of another place, pressed where it may not act */ \
 	X(M_WATCH_LIMIT)      /* %s: how many computer games per hour this chat may start */ \
 	X(M_WATCH_FULL)       /* every computer-only table the service runs is busy */ \
 	X(M_SLOW_DOWN)        /* over the per-user or per-chat command rate */ \
@@ -146,7 +147,6 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CONSOLE_NOT_COMMAND) /* %s: the line */ \
 	X(M_TG_START_PRIVATE) /* %s: name, %s: bot username, %s: bot username (Telegram: a private message could not be sent) */ \
 	X(M_POST_AS_YOURSELF) /* an anonymous admin or a channel asked for a seat */ \
-	X(M_TG_USE_TABLE_BUTTONS) /* Telegram: a button pressed on a message the bot cannot see (inline mode) */ \
 	X(M_ON)               \
 	X(M_OR)               /* the last link of a list of choices: "a, b or c" */ \
 	X(M_AND)              /* the last link of a list of all: "a, b and c" */ \

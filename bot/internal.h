@@ -309,6 +309,21 @@ void statecache_known(const struct ctx *c);
  */
 bool statecache_checking(void);
 
+/* ---- where a button press acts (press.c) ---- */
+
+enum press_verdict {
+	PRESS_HERE = 0,   /* in the place it was pressed (the router checks its table and turn) */
+	PRESS_TAKEN,      /* a move of the presser's own seat, taken to its table's place */
+	PRESS_REFUSED,    /* names a table elsewhere: nothing changes, the presser is told */
+};
+/*
+ * Where the press cmd acts: *v. When PRESS_TAKEN, cmd now names the
+ * table's place, with where it was pressed in its from_* fields (bot.h).
+ * Read only. GB_OK, or the store's error (then *v is PRESS_HERE).
+ */
+struct bot_command;
+int press_place(struct bot *b, struct command *cmd, const struct bot_command *bc, enum press_verdict *v);
+
 /* ---- a command's writes (commit.c) ---- */
 
 /*

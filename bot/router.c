@@ -45,23 +45,23 @@ static const struct bot_command commands[] = {
 	  { "Stop the game (its creator or an admin)", "खेल रोक्नुहोस् (सुरु गर्ने वा एडमिन)" } },
 	{ "watch", cmd_watch, 1, 3, 0, "/watch %s", { "Watch computers play a game", "कम्प्युटरहरूको खेल हेर्नुहोस्" },
 	  { { "game", .required = true, .choices = CHOICES_GAMES, .desc = "Which game" } } },
-	{ "roll", cmd_play_action, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/roll",
+	{ "roll", cmd_play_action, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/roll",
 	  { "Roll the die", "पासा फाल्नुहोस्" } },
-	{ "move", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/move N  or  /move b2 c3",
+	{ "move", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/move N  or  /move b2 c3",
 	  { "Move a token or a piece", "गोटी सार्नुहोस्" },
 	  { { "action", .required = true, .autocomplete = true, .desc = "Token number, or from and to: b2 c3" } } },
-	{ "place", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/place c3",
+	{ "place", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/place c3",
 	  { "Place a piece", "गोटी राख्नुहोस्" },
 	  { { "point", .required = true, .autocomplete = true, .desc = "Where: c3" } } },
-	{ "bid", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/bid 1..8",
+	{ "bid", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/bid 1..8",
 	  { "Bid tricks", "हात बोल्नुहोस्" },
 	  { { "tricks", .number = true, .required = true, .autocomplete = true, .min = 1, .max = 8,
 	      .desc = "How many tricks" } } },
 	/* two words: a card may be typed by its Nepali name, "हुकुमको एक्का" */
-	{ "play", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/play QS",
+	{ "play", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/play QS",
 	  { "Play a card", "पत्ती खेल्नुहोस्" },
 	  { { "card", .required = true, .autocomplete = true, .desc = "Which card: QS, 10H" } } },
-	{ "hand", cmd_hand, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY, "/hand",
+	{ "hand", cmd_hand, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_OWN_SEAT, "/hand",
 	  { "Show my cards (only you see them)", "मेरा पत्ती देखाउनुहोस्" } },
 	{ "next", cmd_play_action, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/next",
 	  { "Deal the next round", "अर्को चरण बाँड्नुहोस्" } },
@@ -371,7 +371,7 @@ static int load_chat(struct bot *b, const struct command *cmd, struct ctx *c)
  * chat_unchanged() catch anything that changed in between.
  */
 static int run_once(struct bot *b, const struct command *cmd, const struct bot_command *bc,
-		    struct ctx *c)
+		    bool refused, struct ctx *c)
 {
 	json_error_t jerr;
 	int rc, nargs;
@@ -397,6 +397,12 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	}
 	if (!bc || (bc->flags & CMD_INTERNAL) != (cmd->internal ? CMD_INTERNAL : 0)) {
 		reply_alert(c, M_UNKNOWN_COMMAND, cmd->verb);
+		return GB_OK;
+	}
+	if (refused) {
+		/* button data naming a table elsewhere (press.c): nothing changes there or here */
+		if (cmd->reply[0])
+			reply_alert(c, M_PRESS_ELSEWHERE);
 		return GB_OK;
 	}
 	nargs = count_words(cmd->args);
@@ -568,6 +574,7 @@ int bot_handle(struct bot *b, const struct command *in)
 	struct command clean = *in, routed;
 	const struct command *cmd = &clean;
 	const struct bot_command *bc;
+	enum press_verdict press;
 	struct ctx c;
 	int64_t started, held = 0;
 	int rc = GB_OK;
@@ -577,10 +584,14 @@ int bot_handle(struct bot *b, const struct command *in)
 	/* another bot's command, seen because the platform shows every bot all of them */
 	if (!bc && cmd->unaddressed && !cmd->internal)
 		return GB_OK;
+	/* a press acts where it was pressed; only a move of one's own seat is taken to its table */
+	rc = press_place(b, &clean, bc, &press);
+	if (rc)
+		return rc;
 	if (rate_limited(b, cmd, &rc))
 		return rc;
 	/* from a private chat, to the person's seat at an online table */
-	if (b->cfg.online && online_route(b, &clean, bc, &routed))
+	if (press == PRESS_HERE && b->cfg.online && online_route(b, &clean, bc, &routed))
 		cmd = &routed;
 	else if (clean.private_chat && bc && bc->handler == cmd_online)
 		clean.button_table = 0; /* "Play again" under a finished online table: a new queue */
@@ -596,7 +607,7 @@ int bot_handle(struct bot *b, const struct command *in)
 
 		commit_deciding(1);
 		store_read_begin(b->store);
-		rc = run_once(b, cmd, bc, &c);
+		rc = run_once(b, cmd, bc, press == PRESS_REFUSED, &c);
 		/*
 		 * A repeated delivery: commit() finds its update id taken and
 		 * keeps nothing; one the command cannot even run for (a state

@@ -405,7 +405,9 @@ static void update_inline_and_others(void **state)
 	assert_int_equal(u.button_turn, 20);
 	assert_string_equal(u.cmd.verb, "play");
 	assert_string_equal(u.cmd.args, "QS");
-	assert_string_equal(u.cmd.chat, "");
+	/* picked in no chat: answered from the chooser's own, and only their seat may move */
+	assert_string_equal(u.cmd.chat, "77");
+	assert_true(u.cmd.no_place);
 
 	parse_ok("{\"update_id\":15,\"my_chat_member\":{\"chat\":{\"id\":-5,\"type\":\"group\"},"
 		 "\"from\":{\"id\":77},\"old_chat_member\":{\"status\":\"left\"},"
