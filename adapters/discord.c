@@ -2284,11 +2284,22 @@ static int probe(void *self)
 	struct dc_result res;
 	int pr;
 
-	if (d->token[0])
-		dc_api(d, "GET", "/users/@me", NULL, true, &res);
-	else
-		dc_api(d, "GET", "/gateway", NULL, false, &res);
-	pr = res.status == 401 && res.as_bot ? PROBE_UNAUTHORIZED
+	for (int i = 0; i < 2; i++) {
+		struct timespec nap;
+
+		if (d->token[0])
+			dc_api(d, "GET", "/users/@me", NULL, true, &res);
+		else
+			dc_api(d, "GET", "/gateway", NULL, false, &res);
+		if (!res.paced || res.retry_ms > 2000 || i)
+			break;
+		/* our own pacing held it back: a probe not made says nothing, so it waits its turn once */
+		nap.tv_sec = (time_t)(res.retry_ms / 1000);
+		nap.tv_nsec = (long)(res.retry_ms % 1000) * 1000000L;
+		dc_result_release(&res);
+		nanosleep(&nap, NULL);
+	}
+	pr = res.paced ? PROBE_DOWN : res.status == 401 && res.as_bot ? PROBE_UNAUTHORIZED
 	     : platform_failure(&res)        ? PROBE_DOWN
 					     : PROBE_UP;
 	dc_result_release(&res);

@@ -1,11 +1,28 @@
 /*
- * test_outage.c - a platform that cannot be reached is down for all its
- * rows, not for each one: against the fake Bot API on 127.0.0.1 stopped
- * (connections refused) and started again, with the real Telegram adapter
- * and the outbox's worker threads on a real SQLite file. While it is down
- * no row is tried, written or counted an attempt - one probe asks, with a
- * backoff - and when it answers again every row goes out, each chat's in
- * its order, once.
+ * test_outage.c - a platform that fails as a whole is down for all its
+ * rows, not for each one, and the bot reacts to the platforms' real error
+ * answers. Against the fake Bot API and the fake Discord API on 127.0.0.1,
+ * with the real adapters and the outbox on a real SQLite file:
+ *   - the fake stopped (connections refused) and started again, with the
+ *     outbox's worker threads: while it is down no row is tried, written or
+ *     counted an attempt - one probe asks, with a backoff - and when it
+ *     answers again every row goes out, each chat's in its order, once;
+ *   - outages of 80 s and of 10 minutes on each platform (502s, calls that
+ *     get no answer in time, refused connections, a revoked token's 401s),
+ *     driven through outbox_run_once() with the outbox's own policy and a
+ *     virtual clock, so ten minutes take seconds: the replies of five
+ *     groups all arrive after it, none given up, none counted an attempt,
+ *     a table's newest board in place of the ones it overtook, and one log
+ *     line when it goes down and one when it is back;
+ *   - Discord's 401 stops calls at once (the workers' gate says so, and
+ *     so does /metrics) until a probe is let in;
+ *   - Telegram's long polling waits out a 429's retry_after;
+ *   - a chat the bot was removed from (Telegram's my_chat_member "kicked",
+ *     its 403 "bot was kicked", Discord's Unknown Channel) stops its table
+ *     with the stakes refunded and gives up its rows;
+ *   - Discord: a 429 without a JSON body waits its Retry-After, a wait of
+ *     hours is believed, and an interaction webhook that answered Unknown
+ *     Webhook is never called again.
  */
 #include <jansson.h>
 #include <setjmp.h>
@@ -19,11 +36,15 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+#include <sodium.h>
 #include <sqlite3.h>
 
+#include "adapters/discord.h"
 #include "adapters/outbox.h"
 #include "adapters/telegram.h"
 #include "bot/metrics.h"
+#include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
 
 #define TOKEN "123456:TEST-token_xyz"
@@ -194,10 +215,392 @@ static void test_platform_down_one_probe_then_in_order(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- outages through the outbox's policy, on a virtual clock ---- */
+
+#define DC_TOKEN "dc-bot-token"
+#define DC_APP "111111111111111111"
+#define GROUPS 5
+#define STEP_MS 250
+
+enum plat { TG, DC };
+
+/* What the fake answers, for either platform. */
+enum out { OUT_NONE, OUT_502, OUT_401, OUT_TIMEOUT, OUT_REFUSED };
+
+struct world {
+	enum plat p;
+	char dir[64], db[128], logpath[160];
+	struct config cfg;
+	struct adapter_env env;
+	struct bot b;
+	struct fake_tg *tg;
+	struct fake_dc *dc;
+	const struct adapter *a;
+	void *self;
+	struct outbox_gate gate;
+	struct outbox_opts o;
+	char chats[GROUPS][32];
+	int64_t now;                    /* the outbox's clock: virtual */
+	int saved_err;
+};
+
+static void world_start(struct world *w, enum plat p, bool polling)
+{
+	memset(w, 0, sizeof(*w));
+	w->p = p;
+	w->saved_err = -1;
+	snprintf(w->dir, sizeof(w->dir), "/tmp/gamebot-outage-XXXXXX");
+	assert_non_null(mkdtemp(w->dir));
+	snprintf(w->db, sizeof(w->db), "%s/o.db", w->dir);
+	snprintf(w->logpath, sizeof(w->logpath), "%s/log", w->dir);
+	assert_int_equal(store_open(&w->b.store, w->db), GB_OK);
+	bot_config_init(&w->b.cfg);
+	config_init(&w->cfg);
+	snprintf(w->cfg.db, sizeof(w->cfg.db), "%s", w->db);
+	if (p == TG) {
+		assert_int_equal(fake_tg_start(&w->tg, TOKEN, "gb_test_bot"), 0);
+		snprintf(w->cfg.telegram_token, sizeof(w->cfg.telegram_token), "%s", TOKEN);
+		snprintf(w->cfg.telegram_api, sizeof(w->cfg.telegram_api), "%s", fake_tg_url(w->tg));
+		snprintf(w->cfg.telegram_mode, sizeof(w->cfg.telegram_mode), polling ? "polling" : "webhook");
+		snprintf(w->cfg.telegram_secret, sizeof(w->cfg.telegram_secret), "s3cret");
+		snprintf(w->cfg.telegram_pacing, sizeof(w->cfg.telegram_pacing), "off");
+		w->a = &telegram_adapter;
+	} else {
+		unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+		char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+
+		assert_true(sodium_init() >= 0);
+		crypto_sign_keypair(pk, sk);
+		sodium_bin2hex(hex, sizeof(hex), pk, sizeof(pk));
+		assert_int_equal(fake_dc_start(&w->dc, DC_TOKEN), 0);
+		snprintf(w->cfg.discord_public_key, sizeof(w->cfg.discord_public_key), "%s", hex);
+		snprintf(w->cfg.discord_app_id, sizeof(w->cfg.discord_app_id), DC_APP);
+		snprintf(w->cfg.discord_token, sizeof(w->cfg.discord_token), DC_TOKEN);
+		snprintf(w->cfg.discord_api, sizeof(w->cfg.discord_api), "%s", fake_dc_url(w->dc));
+		w->a = &discord_adapter;
+	}
+	for (int g = 0; g < GROUPS; g++)
+		snprintf(w->chats[g], sizeof(w->chats[g]), p == TG ? "-100%d" : "2000000000000000%02d",
+			 700 + g);
+	w->env.cfg = &w->cfg;
+	w->env.bot = w->b.cfg;
+	w->env.db = w->db;
+	assert_int_equal(w->a->start(&w->env, &w->self), GB_OK);
+	/* the outbox's own policy: its defaults, with a gate of the test's */
+	outbox_gate_init(&w->gate);
+	outbox_opts_init(&w->o);
+	w->o.gate = &w->gate;
+	w->o.workers = 1;
+	w->now = bot_now_ms();
+	metrics_reset();
+}
+
+static void world_free(struct world *w)
+{
+	char cmd[128];
+
+	w->a->stop(w->self);
+	adapter_bot_release();
+	outbox_gate_destroy(&w->gate);
+	store_free(w->b.store);
+	fake_tg_free(w->tg);
+	fake_dc_free(w->dc);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void outage(struct world *w, enum out kind)
+{
+	static const enum fake_tg_outage tg[] = { FAKE_TG_ANSWERING, FAKE_TG_OUT_502, FAKE_TG_OUT_401,
+						  FAKE_TG_OUT_TIMEOUT, FAKE_TG_OUT_REFUSED };
+	static const enum fake_dc_outage dc[] = { FAKE_DC_ANSWERING, FAKE_DC_OUT_502, FAKE_DC_OUT_401,
+						  FAKE_DC_OUT_TIMEOUT, FAKE_DC_OUT_REFUSED };
+
+	if (w->p == TG)
+		assert_int_equal(fake_tg_outage(w->tg, tg[kind]), 0);
+	else
+		assert_int_equal(fake_dc_outage(w->dc, dc[kind]), 0);
+}
+
+/* A command typed in chat by user, handled at the world's clock. */
+static void say(struct world *w, const char *chat, const char *user, const char *line)
+{
+	struct command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.platform, sizeof(cmd.platform), "%s", w->p == TG ? "telegram" : "discord");
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", chat);
+	snprintf(cmd.user, sizeof(cmd.user), "%s", user);
+	snprintf(cmd.user_name, sizeof(cmd.user_name), "player%s", user);
+	assert_int_equal(command_parse_text(&cmd, line), GB_OK);
+	cmd.now_ms = w->now;
+	assert_int_equal(bot_handle(&w->b, &cmd), GB_OK);
+}
+
+/* Rows of chat still pending (not set aside); *tables gets its boards among them. */
+static int pending_in(struct world *w, const char *chat, int *tables)
+{
+	struct store_out rows[64];
+	int n = 0;
+
+	assert_int_equal(store_out_chat(w->b.store, w->a->name, chat, rows, 64, &n), GB_OK);
+	if (tables)
+		*tables = 0;
+	for (int i = 0; i < n; i++) {
+		if (tables && !strncmp(rows[i].key, "table:", 6))
+			(*tables)++;
+		store_out_release(&rows[i]);
+	}
+	return n;
+}
+
+/* Messages the platform accepted into chat (posts answered 200). */
+static int received_in(struct world *w, const char *chat)
+{
+	int got = 0;
+
+	for (int i = 0;; i++) {
+		char method[64] = "", path[160] = "", want[160];
+		int status = 0;
+		json_t *body = w->p == TG ? fake_tg_call(w->tg, i, method, sizeof(method), &status)
+					  : fake_dc_call(w->dc, i, method, sizeof(method), path, sizeof(path),
+							 NULL, 0, &status);
+
+		if (!body)
+			break;
+		if (w->p == TG) {
+			json_t *id = json_object_get(body, "chat_id");
+			char idtext[32] = "";
+
+			if (json_is_integer(id))
+				snprintf(idtext, sizeof(idtext), "%lld", (long long)json_integer_value(id));
+			else if (json_is_string(id))
+				snprintf(idtext, sizeof(idtext), "%s", json_string_value(id));
+			got += status == 200 && !strcmp(method, "sendMessage") && !strcmp(idtext, chat);
+		} else {
+			snprintf(want, sizeof(want), "/channels/%s/messages", chat);
+			got += status == 200 && !strcmp(method, "POST") && !strcmp(path, want);
+		}
+		json_decref(body);
+	}
+	return got;
+}
+
+/* Calls that carried a message (sendMessage, a channel post) answered with something else than 200. */
+static int refused_posts(struct world *w)
+{
+	int n = 0;
+
+	for (int i = 0;; i++) {
+		char method[64] = "", path[160] = "";
+		int status = 0;
+		json_t *body = w->p == TG ? fake_tg_call(w->tg, i, method, sizeof(method), &status)
+					  : fake_dc_call(w->dc, i, method, sizeof(method), path, sizeof(path),
+							 NULL, 0, &status);
+
+		if (!body)
+			break;
+		n += status != 200 && (w->p == TG ? !strcmp(method, "sendMessage")
+						  : !strcmp(method, "POST") && !strncmp(path, "/channels/", 10));
+		json_decref(body);
+	}
+	return n;
+}
+
+static void log_start(struct world *w)
+{
+	int fd = open(w->logpath, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+
+	assert_true(fd >= 0);
+	fflush(stderr);
+	w->saved_err = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* Stop capturing; the log's text (caller frees), echoed. */
+static char *log_stop(struct world *w)
+{
+	FILE *in;
+	char *text = calloc(1, 1 << 20);
+	size_t n;
+
+	fflush(stderr);
+	dup2(w->saved_err, 2);
+	close(w->saved_err);
+	w->saved_err = -1;
+	in = fopen(w->logpath, "r");
+	assert_non_null(in);
+	assert_non_null(text);
+	n = fread(text, 1, (1 << 20) - 1, in);
+	text[n] = '\0';
+	fclose(in);
+	fputs(text, stderr);
+	return text;
+}
+
+static int occurrences(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* Passes of the outbox over ms of virtual time. */
+static void run_for(struct world *w, int64_t ms)
+{
+	for (int64_t end = w->now + ms; w->now < end; w->now += STEP_MS)
+		assert_true(outbox_run_once(w->b.store, w->a, w->self, &w->o, w->now) >= 0);
+}
+
+/* Passes until nothing is pending (at most ten virtual minutes). */
+static void run_until_sent(struct world *w)
+{
+	int pending = 1;
+
+	for (int i = 0; pending && i < 600000 / STEP_MS; i++) {
+		assert_true(outbox_run_once(w->b.store, w->a, w->self, &w->o, w->now) >= 0);
+		w->now += STEP_MS;
+		assert_int_equal(store_out_count(w->b.store, w->a->name, &pending, NULL, NULL), GB_OK);
+	}
+	assert_int_equal(pending, 0);
+}
+
+/* A series labelled with platform and result. */
+static double metric(const char *platform, const char *name, const char *result)
+{
+	char labels[96];
+
+	snprintf(labels, sizeof(labels), "platform=\"%s\",result=\"%s\"", platform, result);
+	return metrics_value(name, labels);
+}
+
+struct phase {
+	enum out kind;
+	int64_t ms;
+};
+
+/*
+ * Five groups ask for /rules, and the first opens a table whose board two
+ * more commands replace, all while the platform is out as phases say;
+ * then it answers again. Nothing is lost or counted a try; one line each
+ * way.
+ */
+static void outage_scenario(enum plat p, const struct phase *phases, int nphases)
+{
+	struct world w;
+	int want[GROUPS], tables = 0, aside = -1;
+	int64_t total = 0;
+	const char *name = p == TG ? "telegram" : "discord";
+	char down[64], refused[64], back[64];
+	char *log;
+	int probes;
+
+	world_start(&w, p, false);
+	outage(&w, phases[0].kind);
+	for (int g = 0; g < GROUPS; g++)
+		say(&w, w.chats[g], "7", "/rules snakes");
+	say(&w, w.chats[0], "7", "/new snakes");
+	say(&w, w.chats[0], "8", "/join");
+	say(&w, w.chats[0], "7", "/addbot");
+	for (int g = 0; g < GROUPS; g++)
+		want[g] = pending_in(&w, w.chats[g], g ? NULL : &tables);
+	/* the newest board took the place of the two before it */
+	assert_int_equal(tables, 1);
+
+	log_start(&w);
+	for (int i = 0; i < nphases; i++) {
+		outage(&w, phases[i].kind);
+		run_for(&w, phases[i].ms);
+		total += phases[i].ms;
+		/* while it is out: paused, nothing given up, nothing counted a try */
+		assert_true(metrics_value("gamebot_outbox_paused", p == TG ? "platform=\"telegram\""
+									 : "platform=\"discord\"") == 1);
+		assert_true(metrics_value("gamebot_platform_unauthorized",
+					  p == TG ? "platform=\"telegram\"" : "platform=\"discord\"") ==
+			    (phases[i].kind == OUT_401 ? 1 : 0));
+	}
+	outage(&w, OUT_NONE);
+	run_until_sent(&w);
+	log = log_stop(&w);
+
+	assert_int_equal(store_out_count(w.b.store, name, NULL, &aside, NULL), GB_OK);
+	assert_int_equal(aside, 0);
+	for (int g = 0; g < GROUPS; g++)
+		assert_int_equal(received_in(&w, w.chats[g]), want[g]);
+	/* one message met the outage; after it, only probes asked */
+	assert_int_equal(refused_posts(&w), phases[0].kind == OUT_REFUSED ? 0 : 1);
+	assert_true(metric(name, "gamebot_deliveries_total", "retried") == 0);
+	assert_true(metric(name, "gamebot_deliveries_total", "set_aside") == 0);
+	probes = (int)(metric(name, "gamebot_outbox_probes_total", "up") +
+		       metric(name, "gamebot_outbox_probes_total", "down") +
+		       metric(name, "gamebot_outbox_probes_total", "unauthorized"));
+	/* a probe at least every ten seconds, and not many more (the backoff doubles to ten) */
+	assert_true(probes >= total / 10000 && probes <= total / 10000 + 12);
+	snprintf(down, sizeof(down), "%s is down", name);
+	snprintf(refused, sizeof(refused), "%s refuses the service's credentials", name);
+	snprintf(back, sizeof(back), "%s answers again", name);
+	assert_int_equal(occurrences(log, down) + occurrences(log, refused), 1);
+	assert_int_equal(occurrences(log, back), 1);
+	assert_int_equal(occurrences(log, "given up"), 0);
+	print_message("      %s out %lld s (virtual): %d probes, every reply delivered after\n", name,
+		      (long long)(total / 1000), probes);
+	free(log);
+	world_free(&w);
+}
+
+static void test_telegram_80s_timeouts_then_502(void **state)
+{
+	/* the first call and the probe at once meet no answer in time; then 502s */
+	const struct phase phases[] = { { OUT_TIMEOUT, STEP_MS }, { OUT_502, 80000 } };
+
+	(void)state;
+	outage_scenario(TG, phases, 2);
+}
+
+static void test_telegram_10min_502_refused_502(void **state)
+{
+	const struct phase phases[] = { { OUT_502, 200000 }, { OUT_REFUSED, 200000 }, { OUT_502, 200000 } };
+
+	(void)state;
+	outage_scenario(TG, phases, 3);
+}
+
+static void test_telegram_10min_revoked_token(void **state)
+{
+	const struct phase phases[] = { { OUT_401, 600000 } };
+
+	(void)state;
+	outage_scenario(TG, phases, 1);
+}
+
+static void test_discord_80s_502_then_refused(void **state)
+{
+	const struct phase phases[] = { { OUT_502, 40000 }, { OUT_REFUSED, 40000 } };
+
+	(void)state;
+	outage_scenario(DC, phases, 2);
+}
+
+static void test_discord_10min_revoked_token(void **state)
+{
+	const struct phase phases[] = { { OUT_401, 600000 } };
+
+	(void)state;
+	outage_scenario(DC, phases, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_platform_down_one_probe_then_in_order),
+		cmocka_unit_test(test_telegram_80s_timeouts_then_502),
+		cmocka_unit_test(test_telegram_10min_502_refused_502),
+		cmocka_unit_test(test_telegram_10min_revoked_token),
+		cmocka_unit_test(test_discord_80s_502_then_refused),
+		cmocka_unit_test(test_discord_10min_revoked_token),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
