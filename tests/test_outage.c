@@ -592,6 +592,293 @@ static void test_discord_10min_revoked_token(void **state)
 	outage_scenario(DC, phases, 1);
 }
 
+/* ---- Discord's 401: calls stop at once, and the workers' gate says so ---- */
+
+static void test_discord_401_stops_calls_at_once(void **state)
+{
+	struct world w;
+	struct outbox *ob = NULL;
+	struct outbox_opts oo;
+	bool unauthorized = false;
+	int posts, probes, pending = 1;
+	int64_t t0;
+
+	(void)state;
+	world_start(&w, DC, false);
+	outage(&w, OUT_401);
+	for (int g = 0; g < GROUPS; g++)
+		say(&w, w.chats[g], "7", "/rules ludo");
+	outbox_opts_init(&oo);
+	oo.workers = 2;
+	oo.backoff_ms = 20;
+	oo.probe_max_ms = 200;
+	oo.poll_ms = 10;
+	assert_int_equal(outbox_start(&ob, &discord_adapter, w.self, w.db, &oo), GB_OK);
+	t0 = mono_ms();
+	while (!outbox_paused(ob, &unauthorized) || !unauthorized) {
+		if (mono_ms() - t0 > 20000)
+			fail_msg("the outbox did not pause for the 401s");
+		usleep(2000);
+	}
+	assert_true(metrics_value("gamebot_platform_unauthorized", "platform=\"discord\"") == 1);
+	/* a few probes later: no channel call more than the ones that met the 401 */
+	probes = fake_dc_count(w.dc, "GET", "/users/@me");
+	assert_true(fake_dc_wait(w.dc, "GET", "/users/@me", probes + 3, 20000) >= probes + 3);
+	posts = fake_dc_count(w.dc, "POST", "/channels/");
+	assert_true(posts >= 1 && posts <= oo.workers);
+	assert_true(outbox_paused(ob, &unauthorized) && unauthorized);
+
+	/* the token is good again: the next probe lets the rows out */
+	outage(&w, OUT_NONE);
+	t0 = mono_ms();
+	while (pending) {
+		assert_int_equal(store_out_count(w.b.store, "discord", &pending, NULL, NULL), GB_OK);
+		if (pending && mono_ms() - t0 > 20000)
+			fail_msg("%d rows still pending", pending);
+		usleep(5000);
+	}
+	assert_false(outbox_paused(ob, &unauthorized));
+	assert_false(unauthorized);
+	assert_true(metrics_value("gamebot_platform_unauthorized", "platform=\"discord\"") == 0);
+	for (int g = 0; g < GROUPS; g++)
+		assert_int_equal(received_in(&w, w.chats[g]), 1);
+	outbox_stop(ob);
+	world_free(&w);
+}
+
+/* ---- Telegram's long polling and a 429 ---- */
+
+static void test_polling_waits_out_retry_after(void **state)
+{
+	struct world w;
+	int at429 = -1, next = -1;
+
+	(void)state;
+	world_start(&w, TG, true);
+	fake_tg_fault(w.tg, "getUpdates", 0, 1, FAKE_TG_429, 2);
+	/* ends a long poll in progress, so the fault meets the next one at once */
+	fake_tg_push_update(w.tg, "{\"edited_message\":{\"message_id\":1}}");
+	assert_true(fake_tg_wait(w.tg, "getUpdates", 3, 20000) >= 3);
+	/* wait until the call after the 429 is there */
+	for (int tries = 0; next < 0 && tries < 2000; tries++) {
+		for (int i = 0; at429 < 0 || next < 0; i++) {
+			char method[64];
+			int status = 0;
+			json_t *b = fake_tg_call(w.tg, i, method, sizeof(method), &status);
+
+			if (!b)
+				break;
+			json_decref(b);
+			if (strcmp(method, "getUpdates"))
+				continue;
+			if (at429 < 0 && status == 429)
+				at429 = i;
+			else if (at429 >= 0 && i > at429)
+				next = i;
+		}
+		if (next < 0)
+			usleep(10000);
+	}
+	assert_true(at429 >= 0 && next > at429);
+	/* asked again no sooner than the 2 s Telegram said (before: after half a second) */
+	assert_true(fake_tg_call_ms(w.tg, next) - fake_tg_call_ms(w.tg, at429) >= 1950);
+	world_free(&w);
+}
+
+/* ---- a chat the bot was removed from ---- */
+
+/* A staked table started in chat: two players, 10 coins each in its pot. */
+static int64_t staked_table(struct world *w, const char *chat)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	int64_t id;
+
+	say(w, chat, "7", "/new snakes");
+	say(w, chat, "7", "/stake 10");
+	say(w, chat, "8", "/join");
+	say(w, chat, "7", "/start");
+	assert_int_equal(store_chat_get(w->b.store, w->a->name, chat, "en", &c), GB_OK);
+	assert_int_equal(store_table_open_get(w->b.store, c.id, &t), GB_OK);
+	id = t.id;
+	store_table_release(&t);
+	store_chat_release(&c);
+	return id;
+}
+
+static int64_t balance(struct world *w, const char *chat, const char *account)
+{
+	struct store_chat c = { 0 };
+	int64_t v = -1;
+
+	assert_int_equal(store_chat_get(w->b.store, w->a->name, chat, "en", &c), GB_OK);
+	assert_int_equal(store_coins_balance(w->b.store, c.id, account, &v, NULL), GB_OK);
+	store_chat_release(&c);
+	return v;
+}
+
+/* chat's table stopped, every stake back, nothing left to send there. */
+static void assert_gone(struct world *w, const char *chat, int64_t table)
+{
+	struct store_table t = { 0 };
+	char pot[32];
+
+	assert_int_equal(store_table_get(w->b.store, table, &t), GB_OK);
+	assert_int_equal(t.status, STORE_OVER);
+	store_table_release(&t);
+	snprintf(pot, sizeof(pot), "pot:%lld", (long long)table);
+	assert_int_equal(balance(w, chat, pot), 0);
+	assert_int_equal(balance(w, chat, "user:7"), 1000);
+	assert_int_equal(balance(w, chat, "user:8"), 1000);
+	assert_int_equal(pending_in(w, chat, NULL), 0);
+}
+
+static void test_telegram_kicked_update_stops_the_table(void **state)
+{
+	struct world w;
+	int64_t table, t0;
+	struct store_table t = { 0 };
+	int aside = 0;
+
+	(void)state;
+	world_start(&w, TG, true);
+	table = staked_table(&w, w.chats[0]);
+	assert_int_equal(balance(&w, w.chats[0], "user:7"), 990);
+	assert_true(pending_in(&w, w.chats[0], NULL) > 0);
+	fake_tg_push_update(w.tg, "{\"my_chat_member\":{\"chat\":{\"id\":-100700,\"type\":\"supergroup\"},"
+			    "\"from\":{\"id\":7,\"first_name\":\"Admin\"},\"date\":1,"
+			    "\"old_chat_member\":{\"user\":{\"id\":4242,\"is_bot\":true},\"status\":\"member\"},"
+			    "\"new_chat_member\":{\"user\":{\"id\":4242,\"is_bot\":true},\"status\":\"kicked\"}}}");
+	t0 = mono_ms();
+	for (;;) {
+		assert_int_equal(store_table_get(w.b.store, table, &t), GB_OK);
+		if (t.status == STORE_OVER)
+			break;
+		store_table_release(&t);
+		if (mono_ms() - t0 > 20000)
+			fail_msg("the table was not stopped");
+		usleep(10000);
+	}
+	store_table_release(&t);
+	/* give the poller the moment it needs to finish with the chat's rows */
+	t0 = mono_ms();
+	while (pending_in(&w, w.chats[0], NULL) && mono_ms() - t0 < 20000)
+		usleep(10000);
+	assert_gone(&w, w.chats[0], table);
+	assert_int_equal(store_out_count(w.b.store, "telegram", NULL, &aside, NULL), GB_OK);
+	assert_true(aside > 0);
+	world_free(&w);
+}
+
+/* A delivery meets the platform's word that the chat is gone (fault set by the caller). */
+static void chat_gone_on_delivery(struct world *w)
+{
+	int64_t table = staked_table(w, w->chats[0]);
+
+	say(w, w->chats[1], "7", "/rules snakes");
+	run_until_sent(w);
+	assert_gone(w, w->chats[0], table);
+	assert_int_equal(received_in(w, w->chats[0]), 0);
+	assert_int_equal(received_in(w, w->chats[1]), 1);
+}
+
+static void test_telegram_kicked_403_stops_the_table(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_start(&w, TG, false);
+	fake_tg_fault(w.tg, "sendMessage", 0, 1, FAKE_TG_KICKED, 0);
+	chat_gone_on_delivery(&w);
+	world_free(&w);
+}
+
+static void test_discord_unknown_channel_stops_the_table(void **state)
+{
+	struct world w;
+	char prefix[64];
+
+	(void)state;
+	world_start(&w, DC, false);
+	snprintf(prefix, sizeof(prefix), "/channels/%s/", w.chats[0]);
+	fake_dc_fault(w.dc, NULL, prefix, 0, 100, FAKE_DC_UNKNOWN_CHANNEL, 0);
+	chat_gone_on_delivery(&w);
+	/* one call met the channel's end: none for each of its later rows */
+	assert_true(fake_dc_count(w.dc, NULL, prefix) <= 2);
+	world_free(&w);
+}
+
+/* ---- Discord's 429s and gone webhooks ---- */
+
+/* Deliver the one row due now directly; its outcome into d. */
+static void deliver_one(struct world *w, struct delivery *d)
+{
+	struct store_out row;
+	int n = 0;
+
+	assert_int_equal(store_out_claim(w->b.store, w->a->name, w->now, 30000, &row, 1, &n), GB_OK);
+	assert_int_equal(n, 1);
+	w->a->deliver(w->self, w->b.store, &row, d);
+	assert_int_equal(store_out_done(w->b.store, row.id), GB_OK);
+	store_out_release(&row);
+}
+
+static void test_discord_429_without_json_waits_retry_after(void **state)
+{
+	struct world w;
+	struct delivery d;
+
+	(void)state;
+	world_start(&w, DC, false);
+	fake_dc_fault(w.dc, "POST", "/channels/", 0, 1, FAKE_DC_429_TEXT, 3);
+	say(&w, w.chats[0], "7", "/rules snakes");
+	deliver_one(&w, &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_int_equal(d.retry_ms, 3000);
+	world_free(&w);
+}
+
+static void test_discord_429_of_hours_is_believed(void **state)
+{
+	struct world w;
+	struct delivery d;
+
+	(void)state;
+	world_start(&w, DC, false);
+	fake_dc_fault(w.dc, "POST", "/channels/", 0, 1, FAKE_DC_429, 2L * 3600 * 1000);
+	say(&w, w.chats[0], "7", "/rules snakes");
+	deliver_one(&w, &d);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_int_equal(d.retry_ms, 2LL * 3600 * 1000);
+	world_free(&w);
+}
+
+static void test_discord_gone_webhook_never_called_again(void **state)
+{
+	struct world w;
+	struct delivery d;
+	char payload[256];
+	long long iid = (long long)((bot_now_ms() - 1420070400000LL) << 22);
+
+	(void)state;
+	world_start(&w, DC, false);
+	fake_dc_expire_token(w.dc, "tok-gone");
+	snprintf(payload, sizeof(payload),
+		 "{\"kind\":\"public\",\"text\":\"one\",\"origin\":\"%lld:7:tok-gone\"}", iid);
+	assert_int_equal(store_out_add(w.b.store, "discord", w.chats[0], 0, "", payload, w.now), GB_OK);
+	deliver_one(&w, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w.dc, "POST", "/webhooks/"), 1);
+	assert_int_equal(received_in(&w, w.chats[0]), 1);
+	/* the same interaction's next row goes as the bot at once */
+	assert_int_equal(store_out_add(w.b.store, "discord", w.chats[0], 0, "", payload, w.now), GB_OK);
+	deliver_one(&w, &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	assert_int_equal(fake_dc_count(w.dc, "POST", "/webhooks/"), 1);
+	assert_int_equal(received_in(&w, w.chats[0]), 2);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,6 +888,14 @@ int main(void)
 		cmocka_unit_test(test_telegram_10min_revoked_token),
 		cmocka_unit_test(test_discord_80s_502_then_refused),
 		cmocka_unit_test(test_discord_10min_revoked_token),
+		cmocka_unit_test(test_discord_401_stops_calls_at_once),
+		cmocka_unit_test(test_polling_waits_out_retry_after),
+		cmocka_unit_test(test_telegram_kicked_update_stops_the_table),
+		cmocka_unit_test(test_telegram_kicked_403_stops_the_table),
+		cmocka_unit_test(test_discord_unknown_channel_stops_the_table),
+		cmocka_unit_test(test_discord_429_without_json_waits_retry_after),
+		cmocka_unit_test(test_discord_429_of_hours_is_believed),
+		cmocka_unit_test(test_discord_gone_webhook_never_called_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
