@@ -241,14 +241,26 @@ struct world {
 	struct outbox_opts o;
 	char chats[GROUPS][32];
 	int64_t now;                    /* the outbox's clock: virtual */
-	int saved_err;
 };
+
+/* Standard error while a test captures it (-1: not captured); a failed test's capture ends at the next start. */
+static int saved_err = -1;
+
+static void log_restore(void)
+{
+	if (saved_err < 0)
+		return;
+	fflush(stderr);
+	dup2(saved_err, 2);
+	close(saved_err);
+	saved_err = -1;
+}
 
 static void world_start(struct world *w, enum plat p, bool polling)
 {
+	log_restore();
 	memset(w, 0, sizeof(*w));
 	w->p = p;
-	w->saved_err = -1;
 	snprintf(w->dir, sizeof(w->dir), "/tmp/gamebot-outage-XXXXXX");
 	assert_non_null(mkdtemp(w->dir));
 	snprintf(w->db, sizeof(w->db), "%s/o.db", w->dir);
@@ -413,7 +425,7 @@ static void log_start(struct world *w)
 
 	assert_true(fd >= 0);
 	fflush(stderr);
-	w->saved_err = dup(2);
+	saved_err = dup(2);
 	dup2(fd, 2);
 	close(fd);
 }
@@ -425,10 +437,7 @@ static char *log_stop(struct world *w)
 	char *text = calloc(1, 1 << 20);
 	size_t n;
 
-	fflush(stderr);
-	dup2(w->saved_err, 2);
-	close(w->saved_err);
-	w->saved_err = -1;
+	log_restore();
 	in = fopen(w->logpath, "r");
 	assert_non_null(in);
 	assert_non_null(text);
