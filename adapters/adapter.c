@@ -132,8 +132,8 @@ int adapter_chat_gone(const struct adapter_env *env, const char *platform, const
 		if (rc || aside == before)
 			break;
 	}
-	gb_log("%s chat %s cannot be reached any more (%s): its open table stopped, stakes refunded,"
-	       " %d deliveries to it given up%s%s", platform, chat, why, aside, rc ? ": " : "",
+	gb_log("%s chat %s cannot be reached any more (%s): any open table there stopped with its"
+	       " stakes refunded, %d deliveries to it given up%s%s", platform, chat, why, aside, rc ? ": " : "",
 	       rc ? gb_strerror(rc) : "");
 	return rc;
 }

@@ -2299,9 +2299,12 @@ static int probe(void *self)
 		dc_result_release(&res);
 		nanosleep(&nap, NULL);
 	}
-	pr = res.paced ? PROBE_DOWN : res.status == 401 && res.as_bot ? PROBE_UNAUTHORIZED
-	     : platform_failure(&res)        ? PROBE_DOWN
-					     : PROBE_UP;
+	if (res.paced || (platform_failure(&res) && res.status != 401))
+		pr = PROBE_DOWN;
+	else if (res.status == 401 && res.as_bot)
+		pr = PROBE_UNAUTHORIZED;
+	else
+		pr = PROBE_UP;
 	dc_result_release(&res);
 	return pr;
 }

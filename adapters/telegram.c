@@ -1820,8 +1820,9 @@ static int receive(struct telegram *t, const char *body, size_t len, char *close
 		return 200;
 	if (u.kind == TG_MEMBER) {
 		tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
-		if (strcmp(u.member_status, "kicked") && strcmp(u.member_status, "left"))
-			return 200;
+		if ((strcmp(u.member_status, "kicked") && strcmp(u.member_status, "left")) ||
+		    !strcmp(u.chat_type, "private"))
+			return 200; /* in a private chat "kicked" is a block: its rows give up as they meet it */
 		/* out of the group: its tables stop (stakes back), and nothing more is sent there */
 		rc = adapter_chat_gone(&t->env, "telegram", u.cmd.chat,
 				       strcmp(u.member_status, "kicked") ? "the bot left the chat"
