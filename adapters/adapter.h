@@ -41,7 +41,7 @@ struct adapter_env {
 /* How one delivery went. */
 enum delivery_result {
 	DELIVERY_OK = 0,   /* delivered, or nothing to deliver: the row is removed */
-	DELIVERY_RETRY,    /* transient failure (network, 5xx): again after a backoff; counts an attempt */
+	DELIVERY_RETRY,    /* transient failure: again after a backoff; counts an attempt (see platform_down) */
 	DELIVERY_WAIT,     /* the platform (or our pacing) asks to wait retry_ms: not an attempt */
 	DELIVERY_GIVE_UP,  /* permanent failure: the row is set aside with `why` and a log line */
 };
