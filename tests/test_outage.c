@@ -398,6 +398,33 @@ static int received_in(struct world *w, const char *chat)
 	return got;
 }
 
+/* Boards (a lobby's "waiting to start") the platform accepted into chat; *newest: one said what. */
+static int boards_in(struct world *w, const char *chat, const char *what, bool *newest)
+{
+	int n = 0;
+
+	*newest = false;
+	for (int i = 0;; i++) {
+		char method[64] = "", path[160] = "", want[160];
+		int status = 0;
+		json_t *body = w->p == TG ? fake_tg_call(w->tg, i, method, sizeof(method), &status)
+					  : fake_dc_call(w->dc, i, method, sizeof(method), path, sizeof(path),
+							 NULL, 0, &status);
+		const char *text = json_string_value(json_object_get(body, w->p == TG ? "text" : "content"));
+
+		if (!body)
+			break;
+		snprintf(want, sizeof(want), "/channels/%s/messages", chat);
+		if (status == 200 && text && strstr(text, "waiting to start") &&
+		    (w->p == TG ? !strcmp(method, "sendMessage") : !strcmp(path, want))) {
+			n++;
+			*newest = *newest || strstr(text, what) != NULL;
+		}
+		json_decref(body);
+	}
+	return n;
+}
+
 /* Calls that carried a message (sendMessage, a channel post) answered with something else than 200. */
 static int refused_posts(struct world *w)
 {
@@ -506,6 +533,7 @@ static void outage_scenario(enum plat p, const struct phase *phases, int nphases
 	char down[64], refused[64], back[64];
 	char *log;
 	int probes;
+	bool newest = false;
 
 	world_start(&w, p, false);
 	outage(&w, phases[0].kind);
@@ -539,6 +567,9 @@ static void outage_scenario(enum plat p, const struct phase *phases, int nphases
 	assert_int_equal(aside, 0);
 	for (int g = 0; g < GROUPS; g++)
 		assert_int_equal(received_in(&w, w.chats[g]), want[g]);
+	/* one board went, the newest: the computer seated last is on it */
+	assert_int_equal(boards_in(&w, w.chats[0], "Bot 3", &newest), 1);
+	assert_true(newest);
 	/* one message met the outage; after it, only probes asked */
 	assert_int_equal(refused_posts(&w), phases[0].kind == OUT_REFUSED ? 0 : 1);
 	assert_true(metric(name, "gamebot_deliveries_total", "retried") == 0);
