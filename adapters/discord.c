@@ -1821,7 +1821,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 	}
 	if (path.len) {
 		dc_api(d, "PATCH", sb_str(&path), body, as_bot, res);
-		if (stale_view(view) && !res->transport && res->status >= 400 && res->status < 500 &&
+		if (stale_view(view) && !platform_failure(res) && res->status >= 400 && res->status < 500 &&
 		    res->status != 429) {
 			/* gone, or not ours to edit: nothing left to press on it */
 			dc_result_release(res);
@@ -2057,7 +2057,7 @@ static void unbutton(struct discord *d, struct store *s, const struct store_out 
 		goto out;
 	}
 	dc_api(d, "PATCH", sb_str(&path), body, as_bot, &res);
-	if (!res.transport && res.status >= 400 && res.status < 500 && res.status != 429)
+	if (!platform_failure(&res) && res.status >= 400 && res.status < 500 && res.status != 429)
 		goto out; /* gone, or not ours to edit: its buttons are stale all the same */
 	settle("old table message", &res, dl);
 out:
