@@ -93,6 +93,51 @@ void adapter_bot_release(void)
 	thread_bot_free(t);
 }
 
+/* ---- a chat the bot can no longer reach ---- */
+
+#define GONE_BATCH 64
+
+int adapter_chat_gone(const struct adapter_env *env, const char *platform, const char *chat,
+		      const char *why)
+{
+	struct bot *b = adapter_bot(env);
+	struct command cmd;
+	struct store_out rows[GONE_BATCH];
+	int rc, n = 0, aside = 0;
+	int64_t now = bot_now_ms();
+
+	if (!b)
+		return GB_ESTORE;
+	memset(&cmd, 0, sizeof(cmd));
+	snprintf(cmd.platform, sizeof(cmd.platform), "%s", platform);
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", chat);
+	snprintf(cmd.verb, sizeof(cmd.verb), "_gone");
+	cmd.internal = true;
+	cmd.now_ms = now;
+	rc = bot_handle(b, &cmd);
+	if (rc == GB_EDUP)
+		rc = GB_OK;
+	/* the chat's pending rows, the stop's own notices among them: nobody there can read them */
+	for (int pass = 0; !rc && pass < 64; pass++) {
+		int before = aside;
+
+		rc = store_out_chat(b->store, platform, chat, rows, GONE_BATCH, &n);
+		for (int i = 0; !rc && i < n; i++) {
+			/* one under a live lease is in a worker's hands: its own call meets the refusal */
+			if (rows[i].lease_until_ms <= now && !store_out_set_aside(b->store, rows[i].id, why))
+				aside++;
+		}
+		for (int i = 0; i < n; i++)
+			store_out_release(&rows[i]);
+		if (rc || aside == before)
+			break;
+	}
+	gb_log("%s chat %s cannot be reached any more (%s): any open table there stopped with its"
+	       " stakes refunded, %d deliveries to it given up%s%s", platform, chat, why, aside, rc ? ": " : "",
+	       rc ? gb_strerror(rc) : "");
+	return rc;
+}
+
 /* ---- the calling thread's libcurl handle ---- */
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;

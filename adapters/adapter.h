@@ -41,9 +41,16 @@ struct adapter_env {
 /* How one delivery went. */
 enum delivery_result {
 	DELIVERY_OK = 0,   /* delivered, or nothing to deliver: the row is removed */
-	DELIVERY_RETRY,    /* transient failure (network, 5xx): again after a backoff; counts an attempt */
+	DELIVERY_RETRY,    /* transient failure: again after a backoff; counts an attempt (see platform_down) */
 	DELIVERY_WAIT,     /* the platform (or our pacing) asks to wait retry_ms: not an attempt */
 	DELIVERY_GIVE_UP,  /* permanent failure: the row is set aside with `why` and a log line */
+};
+
+/* What probe() found. */
+enum probe_result {
+	PROBE_UP = 0,           /* the platform answers */
+	PROBE_DOWN,             /* it cannot be reached, does not answer in time, or answers 5xx */
+	PROBE_UNAUTHORIZED,     /* it answers, but refuses the service's credentials (401) */
 };
 
 struct delivery {
@@ -51,12 +58,22 @@ struct delivery {
 	int64_t retry_ms;               /* DELIVERY_WAIT: how long */
 	bool global;                    /* DELIVERY_WAIT for every chat of the platform, not just this one */
 	/*
-	 * DELIVERY_RETRY because no connection to the platform could be
-	 * made at all (refused, no route, its name unknown): the platform's
-	 * failure, not the row's. The outbox then pauses the platform's
-	 * deliveries behind probe() (outbox.h) instead of trying every row.
+	 * DELIVERY_RETRY for a failure of the platform, not of the row: no
+	 * connection could be made (refused, no route, its name unknown),
+	 * no answer came in time, or it answered 5xx. The outbox asks
+	 * probe() at once: when the platform does not answer it either, its
+	 * deliveries pause behind probe() (outbox.h) instead of trying every
+	 * row, and no row spends an attempt; when it does, the failure was
+	 * the row's after all, an attempt like any other.
 	 */
 	bool platform_down;
+	/*
+	 * With platform_down: the platform refused the service's own
+	 * credentials (401: a token revoked or wrong), which no row can cure.
+	 * Calls stop at once - Discord bans an address that keeps making
+	 * them - until a probe is let in again.
+	 */
+	bool unauthorized;
 	char why[160];                  /* for the log line and the set-aside row; no secrets */
 };
 
@@ -93,11 +110,15 @@ struct adapter {
 	int64_t (*held)(void *self, const struct store_out *row);
 
 	/*
-	 * One cheap call to the platform (Telegram's getMe): 0 when it
-	 * answered at all, whatever it said; nonzero when no connection
-	 * could be made. While a delivery found the platform down, the
-	 * outbox asks this, with a backoff, instead of trying rows. NULL:
-	 * the adapter's rows are each tried as any failure.
+	 * One cheap call to the platform with the service's credentials
+	 * (Telegram's getMe, Discord's /users/@me): PROBE_UP when it answered
+	 * as it does when well, whatever else it said; PROBE_DOWN when no
+	 * connection could be made, no answer came in time or it answered
+	 * 5xx; PROBE_UNAUTHORIZED when it refused the credentials (401).
+	 * When a delivery fails for the platform (platform_down) the outbox
+	 * asks this at once, and while the platform is down it asks this,
+	 * with a backoff, instead of trying rows. NULL: the adapter's rows
+	 * are each tried as any failure.
 	 */
 	int (*probe)(void *self);
 
@@ -127,6 +148,16 @@ void adapter_bot_release(void);
  */
 int adapter_queue_message(struct store *s, const char *platform, const char *chat, const char *message,
 			  bool in_tx);
+
+/*
+ * The bot can no longer reach chat of platform (removed from the group,
+ * the channel deleted; why says how it was told): the chat's open table
+ * stops as /stop stops it, every stake refunded, and the chat's pending
+ * rows not in a worker's hands are set aside with why, so no call is made
+ * for them. On the calling thread's bot (adapter_bot()); one log line.
+ */
+int adapter_chat_gone(const struct adapter_env *env, const char *platform, const char *chat,
+		      const char *why);
 
 /*
  * The calling thread's libcurl handle, made on first use and kept so its

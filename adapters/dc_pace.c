@@ -10,6 +10,7 @@
  */
 #include "adapters/dc_pace.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@ void dc_limits_init(struct dc_limits *l)
 	memset(l, 0, sizeof(*l));
 	l->remaining = -1;
 	l->reset_after_ms = -1;
+	l->retry_after_ms = -1;
 }
 
 /* A header's value (after "name:" and blanks, before CR/LF) into buf; false when too long. */
@@ -112,6 +114,17 @@ void dc_limits_header(struct dc_limits *l, const char *line, size_t len)
 	char v[64];
 	size_t plen = sizeof(prefix) - 1;
 
+	if (len > 12 && !strncasecmp(line, "retry-after:", 12) &&
+	    header_value(line, len, 12, v, sizeof(v))) {
+		/* whole seconds as a rule, fractional from Discord; a wait of hours is believed (a week at most) */
+		char *end = NULL;
+		double secs = strtod(v, &end);
+
+		if (end != v && *end == '\0' && secs > 0)
+			l->retry_after_ms = secs < 7 * 24 * 3600.0 ? (int64_t)ceil(secs * 1000.0)
+								   : 7LL * 24 * 3600 * 1000;
+		return;
+	}
 	if (len <= plen || strncasecmp(line, prefix, plen))
 		return;
 	line += plen;

@@ -47,6 +47,7 @@ struct dc_limits {
 	char bucket[64];            /* X-RateLimit-Bucket; "" when absent */
 	bool global;                /* a 429 of the global limit */
 	int64_t retry_ms;           /* a 429's retry_after */
+	int64_t retry_after_ms;     /* the Retry-After header (whole or fractional seconds); -1 when absent */
 };
 
 struct dc_pace;
@@ -62,7 +63,8 @@ void dc_limits_init(struct dc_limits *l);
 
 /*
  * Read one response header line ("Name: value\r\n", len bytes, not
- * NUL-terminated) into l when it is one of the X-RateLimit-* headers.
+ * NUL-terminated) into l when it is one of the X-RateLimit-* headers or
+ * Retry-After.
  */
 void dc_limits_header(struct dc_limits *l, const char *line, size_t len);
 

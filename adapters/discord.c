@@ -52,6 +52,11 @@
 #define DC_FROM_EPOCH 1420070400000LL
 #define DC_REACH_SLOTS 256     /* channels whose reach is remembered in memory (the store has all) */
 #define DC_PROBE_MS (60LL * 60 * 1000) /* a channel refused to the bot is tried as the bot again after this */
+#define DC_DEAD_HOOKS 256      /* interaction webhooks Discord said are gone, remembered */
+#define DC_RETRY_MAX_MS (7LL * 24 * 3600 * 1000) /* the longest 429 wait believed (longer: this) */
+#define DC_UNKNOWN_CHANNEL 10003
+#define DC_UNKNOWN_WEBHOOK 10015
+#define DC_UNKNOWN_INTERACTION 10062
 
 /* ---- pure helpers ---- */
 
@@ -666,7 +671,49 @@ struct discord {
 
 	/* Discord's rate limits as its answers state them (dc_pace.h); NULL: not paced */
 	struct dc_pace *pace;
+
+	/*
+	 * Interaction webhooks that answered 404 Unknown Webhook (10015) or
+	 * Unknown interaction (10062), under lock: never called again, the
+	 * rows they would carry go as the bot instead. Kept as hashes of the
+	 * tokens, a ring of the newest.
+	 */
+	unsigned char dead[DC_DEAD_HOOKS][16];
+	int dead_next;
 };
+
+static void hook_hash(const char *token, size_t len, unsigned char out[16])
+{
+	crypto_generichash(out, 16, (const unsigned char *)token, len, NULL, 0);
+}
+
+/* Discord said the webhook of this interaction token (len bytes) is gone. */
+static void hook_bury(struct discord *d, const char *token, size_t len)
+{
+	unsigned char h[16];
+
+	hook_hash(token, len, h);
+	pthread_mutex_lock(&d->lock);
+	memcpy(d->dead[d->dead_next], h, sizeof(h));
+	d->dead_next = (d->dead_next + 1) % DC_DEAD_HOOKS;
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* Is the webhook of this interaction token known to be gone? */
+static bool hook_dead(struct discord *d, const char *token)
+{
+	unsigned char h[16];
+	bool dead = false;
+
+	if (!token)
+		return true;
+	hook_hash(token, strlen(token), h);
+	pthread_mutex_lock(&d->lock);
+	for (int i = 0; i < DC_DEAD_HOOKS && !dead; i++)
+		dead = sodium_memcmp(d->dead[i], h, sizeof(h)) == 0;
+	pthread_mutex_unlock(&d->lock);
+	return dead;
+}
 
 static void gate_enter(struct discord *d, const char *iid)
 {
@@ -1490,6 +1537,7 @@ struct dc_result {
 	bool paced;                     /* not made: the rate limits ask to wait retry_ms (a 429 of our own) */
 	struct dc_limits limits;        /* what the answer's X-RateLimit-* headers said */
 	bool no_connection;             /* transport: no connection could be made at all */
+	long code;                      /* Discord's JSON error code (10003 Unknown Channel, ...); 0 none */
 };
 
 static void dc_result_release(struct dc_result *r)
@@ -1510,7 +1558,7 @@ static size_t limits_sink(char *p, size_t size, size_t n, void *arg)
  * Not called now: the rate limits ask to wait (res then reads as a 429 of
  * our own, paced, with retry_ms and global). Else 0, the call counted.
  */
-static bool paced(const struct discord *d, const char *method, const char *path, bool auth,
+static bool paced(struct discord *d, const char *method, const char *path, bool auth,
 		  struct dc_result *res)
 {
 	int64_t wait = dc_pace_take(d->pace, method, path, auth, bot_now_ms(), &res->global);
@@ -1525,12 +1573,36 @@ static bool paced(const struct discord *d, const char *method, const char *path,
 }
 
 /*
+ * A 429's wait into res: its JSON retry_after (fractional seconds), else
+ * (a body that is not JSON, as Cloudflare's in front of Discord) the
+ * Retry-After header, else a second; a long one is honoured (a ban of
+ * hours), up to DC_RETRY_MAX_MS.
+ */
+static void retry_of(struct dc_result *res)
+{
+	const json_t *ra = json_object_get(res->body, "retry_after");
+	double secs = json_is_number(ra) ? json_number_value(ra) : -1.0;
+	int64_t ms;
+
+	if (secs > 0 && secs * 1000.0 < (double)DC_RETRY_MAX_MS)
+		ms = (int64_t)ceil(secs * 1000.0);
+	else if (secs > 0)
+		ms = DC_RETRY_MAX_MS;
+	else if (res->limits.retry_after_ms > 0)
+		ms = res->limits.retry_after_ms;
+	else
+		ms = 1000;
+	res->retry_ms = ms < DC_RETRY_MAX_MS ? ms : DC_RETRY_MAX_MS;
+	res->global = json_is_true(json_object_get(res->body, "global")) || res->limits.global;
+}
+
+/*
  * method path (below the API URL) with body (may be NULL), as the bot when
  * auth, unless pacing asks to wait (see paced()). Webhook paths hold the
  * interaction's token and the Authorization header the bot's: neither ever
  * reaches a log line.
  */
-static void dc_api(const struct discord *d, const char *method, const char *path,
+static void dc_api(struct discord *d, const char *method, const char *path,
 		   const json_t *body, bool auth, struct dc_result *res)
 {
 	CURL *c = NULL;
@@ -1577,14 +1649,16 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 		goto out;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
 	res->body = json_loadb(sb_str(&in), in.len, 0, &jerr);
-	if (res->status == 429) {
-		const json_t *ra = json_object_get(res->body, "retry_after");
-		double secs = json_is_number(ra) ? json_number_value(ra) : 1.0;
+	res->code = (long)json_integer_value(json_object_get(res->body, "code"));
+	if (res->status == 429)
+		retry_of(res);
+	if (!auth && res->status == 404 && !strncmp(path, "/webhooks/", 10) &&
+	    (res->code == DC_UNKNOWN_WEBHOOK || res->code == DC_UNKNOWN_INTERACTION)) {
+		/* "/webhooks/APP/TOKEN[/...]": that interaction's webhook is gone for good */
+		const char *tok = strchr(path + 10, '/');
 
-		if (!(secs > 0) || secs > 3600)
-			secs = 1.0;
-		res->retry_ms = (int64_t)ceil(secs * 1000.0);
-		res->global = json_is_true(json_object_get(res->body, "global"));
+		if (tok)
+			hook_bury(d, tok + 1, strcspn(tok + 1, "/"));
 	}
 	res->limits.status = res->status;
 	res->limits.retry_ms = res->retry_ms;
@@ -1617,6 +1691,17 @@ static bool ok_status(const struct dc_result *res)
 	return !res->transport && res->status >= 200 && res->status < 300;
 }
 
+/*
+ * A failure of Discord as a whole rather than of the call: no answer
+ * (refused, timed out, cut off), 5xx, or 401 to the bot's own token (it
+ * was revoked: every call as the bot gets it, and Discord bans an address
+ * that goes on making such calls).
+ */
+static bool platform_failure(const struct dc_result *res)
+{
+	return res->transport || res->status >= 500 || (res->status == 401 && res->as_bot);
+}
+
 /* The outcome of a finished call into d. */
 static void settle(const char *what, const struct dc_result *res, struct delivery *d)
 {
@@ -1626,9 +1711,11 @@ static void settle(const char *what, const struct dc_result *res, struct deliver
 		return;
 	}
 	describe(what, res, d->why, sizeof(d->why));
-	if (res->transport || res->status >= 500) {
+	if (platform_failure(res)) {
+		/* Discord's state, not the row's: the outbox asks before it counts a try */
 		d->result = DELIVERY_RETRY;
-		d->platform_down = res->no_connection;
+		d->platform_down = true;
+		d->unauthorized = res->status == 401;
 	} else if (res->status == 429) {
 		d->result = DELIVERY_WAIT;
 		d->retry_ms = res->retry_ms;
@@ -1745,9 +1832,9 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 
 		if (colon && (size_t)(colon - val) == strlen(t.message + 1) &&
 		    strncmp(val, t.message + 1, (size_t)(colon - val)) == 0 &&
-		    fresh(t.message + 1, bot_now_ms()))
+		    fresh(t.message + 1, bot_now_ms()) && !hook_dead(d, colon + 1))
 			sb_addf(&path, "/webhooks/%s/%s/messages/@original", d->app_id, colon + 1);
-	} else if (t.message[0] && t.message[0] != '@' && hook) {
+	} else if (t.message[0] && t.message[0] != '@' && hook && !hook_dead(d, hook->token)) {
 		sb_addf(&path, "/webhooks/%s/%s/messages/%s", d->app_id, hook->token, t.message);
 	} else if (t.message[0] && t.message[0] != '@') {
 		sb_addf(&path, "/channels/%s/messages/%s", row->chat, t.message);
@@ -1759,7 +1846,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 	}
 	if (path.len) {
 		dc_api(d, "PATCH", sb_str(&path), body, as_bot, res);
-		if (stale_view(view) && !res->transport && res->status >= 400 && res->status < 500 &&
+		if (stale_view(view) && !platform_failure(res) && res->status >= 400 && res->status < 500 &&
 		    res->status != 429) {
 			/* gone, or not ours to edit: nothing left to press on it */
 			dc_result_release(res);
@@ -1780,7 +1867,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		/* deleted, or the interaction's token expired: post the table afresh */
 		dc_result_release(res);
 	}
-	if (hook)
+	if (hook && !hook_dead(d, hook->token))
 		post_hook(d, s, hook, row->chat, view, code, row->table, res);
 	else
 		post_channel(d, s, row, view, code, row->table, res);
@@ -1917,7 +2004,7 @@ static bool deliver_hooked(struct discord *d, struct store *s, const struct stor
 	if (own)
 		h = *own;
 	else if (store_meta_get(s, key, buf, sizeof(buf)) || !handle_parse(buf, &h) ||
-		 !fresh(h.iid, bot_now_ms())) {
+		 !fresh(h.iid, bot_now_ms()) || hook_dead(d, h.token)) {
 		found = false;
 		goto out;
 	}
@@ -1981,11 +2068,11 @@ static void unbutton(struct discord *d, struct store *s, const struct store_out 
 	memset(dl, 0, sizeof(*dl));
 	dl->result = DELIVERY_OK;
 	snprintf(key, sizeof(key), "discord.last.%s", row->chat);
-	if (msg && msg[0] == '@' && hook && hook[0]) {
+	if (msg && msg[0] == '@' && hook && hook[0] && !hook_dead(d, hook)) {
 		sb_addf(&path, "/webhooks/%s/%s/messages/@original", d->app_id, hook);
 	} else if (msg && id_ok(msg) && hooks_only(d, s, row->chat)) {
 		if (store_meta_get(s, key, buf, sizeof(buf)) || !handle_parse(buf, &h) ||
-		    !fresh(h.iid, bot_now_ms()))
+		    !fresh(h.iid, bot_now_ms()) || hook_dead(d, h.token))
 			goto out;
 		sb_addf(&path, "/webhooks/%s/%s/messages/%s", d->app_id, h.token, msg);
 	} else if (msg && id_ok(msg)) {
@@ -1995,7 +2082,7 @@ static void unbutton(struct discord *d, struct store *s, const struct store_out 
 		goto out;
 	}
 	dc_api(d, "PATCH", sb_str(&path), body, as_bot, &res);
-	if (!res.transport && res.status >= 400 && res.status < 500 && res.status != 429)
+	if (!platform_failure(&res) && res.status >= 400 && res.status < 500 && res.status != 429)
 		goto out; /* gone, or not ours to edit: its buttons are stale all the same */
 	settle("old table message", &res, dl);
 out:
@@ -2092,7 +2179,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	const char *what = "channel message";
 	struct handle h;
 	bool has_handle = handle_parse(origin_of(view), &h);
-	bool live = has_handle && fresh(h.iid, bot_now_ms());
+	bool live = has_handle && fresh(h.iid, bot_now_ms()) && !hook_dead(d, h.token);
 	bool hooks = false;
 
 	memset(dl, 0, sizeof(*dl));
@@ -2156,6 +2243,13 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		reach_mark(d, s, row->chat, true, why);
 		if (!deliver_hooked(d, s, row, view, kind, live ? &h : NULL, dl))
 			unreachable(dl, why);
+		goto out;
+	}
+	if (res.as_bot && !res.transport && res.status == 404 && res.code == DC_UNKNOWN_CHANNEL) {
+		/* the channel is gone: its tables stop (stakes back), and no board is sent there again */
+		describe(what, &res, dl->why, sizeof(dl->why));
+		dl->result = DELIVERY_GIVE_UP;
+		adapter_chat_gone(&d->env, "discord", row->chat, dl->why);
 		goto out;
 	}
 	if (hooks && res.as_bot && ok_status(&res))
@@ -2267,16 +2361,39 @@ static void stop(void *self)
 	dc_free(self);
 }
 
-/* Does Discord's API answer at all (GET /gateway, which needs no token)? 0 when it does. */
+/*
+ * Does Discord answer the bot (GET /users/@me with its token; /gateway,
+ * which needs none, without a token)? enum probe_result.
+ */
 static int probe(void *self)
 {
+	struct discord *d = self;
 	struct dc_result res;
-	int down;
+	int pr;
 
-	dc_api(self, "GET", "/gateway", NULL, false, &res);
-	down = res.transport != 0;
+	for (int i = 0; i < 2; i++) {
+		struct timespec nap;
+
+		if (d->token[0])
+			dc_api(d, "GET", "/users/@me", NULL, true, &res);
+		else
+			dc_api(d, "GET", "/gateway", NULL, false, &res);
+		if (!res.paced || res.retry_ms > 2000 || i)
+			break;
+		/* our own pacing held it back: a probe not made says nothing, so it waits its turn once */
+		nap.tv_sec = (time_t)(res.retry_ms / 1000);
+		nap.tv_nsec = (long)(res.retry_ms % 1000) * 1000000L;
+		dc_result_release(&res);
+		nanosleep(&nap, NULL);
+	}
+	if (res.paced || (platform_failure(&res) && res.status != 401))
+		pr = PROBE_DOWN;
+	else if (res.status == 401 && res.as_bot)
+		pr = PROBE_UNAUTHORIZED;
+	else
+		pr = PROBE_UP;
 	dc_result_release(&res);
-	return down;
+	return pr;
 }
 
 const struct adapter discord_adapter = {

@@ -142,20 +142,32 @@ void outbox_gate_destroy(struct outbox_gate *g)
 	pthread_mutex_destroy(&g->lock);
 }
 
-static void gate_gauge(const struct adapter *a, bool down)
+static void gate_gauge(const struct adapter *a, bool down, bool unauthorized)
 {
 	char labels[48];
 
 	snprintf(labels, sizeof(labels), "platform=\"%s\"", a->name);
 	metrics_set("gamebot_outbox_paused", labels, down ? 1 : 0);
+	metrics_set("gamebot_platform_unauthorized", labels, unauthorized ? 1 : 0);
+}
+
+/* Rows of a's platform waiting (for the log lines); -1 when the store cannot say. */
+static int waiting(struct store *s, const struct adapter *a)
+{
+	int pending = -1;
+
+	if (store_out_count(s, a->name, &pending, NULL, NULL))
+		pending = -1;
+	return pending;
 }
 
 /*
- * A delivery found the platform down (why): shut the gate, the first probe
- * after backoff_ms. Only the first worker to see it logs.
+ * A delivery found the platform down (why; unauthorized: it refused the
+ * credentials): shut the gate, the first probe after backoff_ms. Only the
+ * first worker to see it logs.
  */
-static void gate_shut(struct outbox_gate *g, const struct adapter *a, const struct outbox_opts *o,
-		      int64_t now_ms, const char *why)
+static void gate_shut(struct outbox_gate *g, struct store *s, const struct adapter *a,
+		      const struct outbox_opts *o, int64_t now_ms, bool unauthorized, const char *why)
 {
 	bool was;
 
@@ -163,32 +175,46 @@ static void gate_shut(struct outbox_gate *g, const struct adapter *a, const stru
 	was = g->down;
 	if (!was) {
 		g->down = true;
+		g->unauthorized = unauthorized;
 		g->failures = 0;
 		g->probe_at_ms = now_ms + o->backoff_ms;
 		g->down_since_ms = now_ms;
 		g->outages++;
 	}
 	pthread_mutex_unlock(&g->lock);
-	if (!was) {
-		gb_log("%s cannot be reached (%s): its deliveries wait, and it is asked again with a"
-		       " backoff", a->name, why);
-		gate_gauge(a, true);
-	}
+	if (was)
+		return;
+	if (unauthorized)
+		gb_log("%s refuses the service's credentials (%s): no call is made to it, %d deliveries"
+		       " wait, and it is asked again with a backoff", a->name, why, waiting(s, a));
+	else
+		gb_log("%s is down (%s): %d deliveries wait, and it is asked again with a backoff",
+		       a->name, why, waiting(s, a));
+	gate_gauge(a, true, unauthorized);
+}
+
+static void count_probe(const struct adapter *a, int pr)
+{
+	char labels[64];
+
+	snprintf(labels, sizeof(labels), "platform=\"%s\",result=\"%s\"", a->name,
+		 pr == PROBE_UP ? "up" : pr == PROBE_UNAUTHORIZED ? "unauthorized" : "down");
+	metrics_inc("gamebot_outbox_probes_total", labels, 1);
 }
 
 /*
  * May this pass claim rows? Yes while the gate is open. While it is shut,
  * no - unless the next probe is due and no other worker is probing: then
  * this one asks the platform, and an answer opens the gate (yes), no
- * answer sets the next probe further off (no). Nothing is read or
- * written in the store either way.
+ * answer sets the next probe further off (no). Nothing is written in the
+ * store either way.
  */
-static bool gate_pass(struct outbox_gate *g, const struct adapter *a, void *self,
+static bool gate_pass(struct outbox_gate *g, struct store *s, const struct adapter *a, void *self,
 		      const struct outbox_opts *o, int64_t now_ms)
 {
-	char labels[64];
 	int64_t since;
-	bool up;
+	bool up, was_unauthorized;
+	int pr;
 
 	pthread_mutex_lock(&g->lock);
 	if (!g->down || g->probing || now_ms < g->probe_at_ms) {
@@ -198,24 +224,30 @@ static bool gate_pass(struct outbox_gate *g, const struct adapter *a, void *self
 	}
 	g->probing = true;
 	pthread_mutex_unlock(&g->lock);
-	up = a->probe(self) == 0;
-	snprintf(labels, sizeof(labels), "platform=\"%s\",result=\"%s\"", a->name, up ? "up" : "down");
-	metrics_inc("gamebot_outbox_probes_total", labels, 1);
+	pr = a->probe(self);
+	up = pr == PROBE_UP;
+	count_probe(a, pr);
 	pthread_mutex_lock(&g->lock);
 	g->probing = false;
 	g->probes++;
 	since = g->down_since_ms;
+	was_unauthorized = g->unauthorized;
 	if (up) {
 		g->down = false;
+		g->unauthorized = false;
 	} else {
 		g->failures++;
+		g->unauthorized = pr == PROBE_UNAUTHORIZED;
 		g->probe_at_ms = now_ms + backoff_to(o->backoff_ms, o->probe_max_ms, g->failures);
 	}
 	pthread_mutex_unlock(&g->lock);
 	if (up) {
-		gb_log("%s answers again after %lld s: deliveries resume in order", a->name,
-		       (long long)((now_ms - since) / 1000));
-		gate_gauge(a, false);
+		gb_log("%s answers again after %lld s%s: %d deliveries resume in order", a->name,
+		       (long long)((now_ms - since) / 1000),
+		       was_unauthorized ? " and accepts the credentials" : "", waiting(s, a));
+		gate_gauge(a, false, false);
+	} else if (was_unauthorized != (pr == PROBE_UNAUTHORIZED)) {
+		gate_gauge(a, true, pr == PROBE_UNAUTHORIZED);
 	}
 	return up;
 }
@@ -228,6 +260,30 @@ static bool gate_is_shut(struct outbox_gate *g)
 	down = g->down;
 	pthread_mutex_unlock(&g->lock);
 	return down;
+}
+
+/*
+ * A delivery failed for the platform (d->platform_down): is the platform
+ * down as a whole (true: the gate is shut now, or was already)? A 401 is
+ * the platform's refusal of every call: shut at once, without another
+ * call. Otherwise the probe is asked now: no answer (or a 401) confirms
+ * it; an answer means the failure was the row's own, an attempt as any.
+ */
+static bool platform_failed(struct outbox_gate *g, struct store *s, const struct adapter *a,
+			    void *self, const struct outbox_opts *o, int64_t now_ms,
+			    const struct delivery *d)
+{
+	int pr;
+
+	if (gate_is_shut(g))
+		return true;
+	pr = d->unauthorized ? PROBE_UNAUTHORIZED : a->probe(self);
+	if (!d->unauthorized)
+		count_probe(a, pr);
+	if (pr == PROBE_UP)
+		return false;
+	gate_shut(g, s, a, o, now_ms, pr == PROBE_UNAUTHORIZED, d->why);
+	return true;
 }
 
 /*
@@ -256,7 +312,7 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 	int64_t held_until = 0, t0;
 	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
 
-	if (o->gate && a->probe && !gate_pass(o->gate, a, self, o, now_ms))
+	if (o->gate && a->probe && !gate_pass(o->gate, s, a, self, o, now_ms))
 		return 0;
 	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
 	if (rc)
@@ -300,6 +356,11 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 				log_unrecorded(a, &rows[i], "hand it back", rc);
 			continue;
 		}
+		if (o->gate && a->probe && gate_is_shut(o->gate)) {
+			/* another worker found the platform down: the rest waits behind the gate */
+			hand_back(s, a, o, rows + i, n - i, now_ms);
+			break;
+		}
 		memset(&d, 0, sizeof(d));
 		if (held_until) {
 			/* the platform asked everyone to wait: the rest of the batch waits too */
@@ -310,10 +371,10 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 			if (d.result == DELIVERY_WAIT && d.global)
 				held_until = now_ms + (d.retry_ms > 0 ? d.retry_ms : o->backoff_ms);
 		}
-		if (d.result == DELIVERY_RETRY && d.platform_down && o->gate && a->probe) {
+		if (d.result == DELIVERY_RETRY && d.platform_down && o->gate && a->probe &&
+		    platform_failed(o->gate, s, a, self, o, now_ms, &d)) {
 			/* the platform's failure, not the row's: this row and the rest wait behind the gate */
 			count(a, "platform_down");
-			gate_shut(o->gate, a, o, now_ms, d.why);
 			hand_back(s, a, o, rows + i, n - i, now_ms);
 			break;
 		}
@@ -467,6 +528,21 @@ int outbox_start(struct outbox **out, const struct adapter *a, void *self, const
 	}
 	*out = w;
 	return rc;
+}
+
+bool outbox_paused(struct outbox *w, bool *unauthorized)
+{
+	bool down = false, refused = false;
+
+	if (w) {
+		pthread_mutex_lock(&w->gate.lock);
+		down = w->gate.down;
+		refused = w->gate.unauthorized;
+		pthread_mutex_unlock(&w->gate.lock);
+	}
+	if (unauthorized)
+		*unauthorized = down && refused;
+	return down;
 }
 
 void outbox_wake(struct outbox *w)

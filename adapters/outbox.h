@@ -11,7 +11,10 @@
  *   - the platform asks to wait (429 retry_after, or the adapter's own
  *     pacing): that chat (or, when global, the platform) waits; not an
  *     attempt;
- *   - a permanent failure: set aside at once with one log line.
+ *   - a permanent failure (of that row: its chat gone, the bot blocked,
+ *     the message refused): set aside at once with one log line;
+ *   - a failure of the platform as a whole (below): nothing is set aside
+ *     or counted; every row waits behind one probe.
  * The store gives a chat's rows out one at a time, its boards before its
  * informational posts and each kind in order, and drops a table edit
  * superseded by a newer one, so a worker never reorders a chat.
@@ -33,19 +36,30 @@
 #include "adapters/adapter.h"
 
 /*
- * A platform that cannot be reached at all (a connection refused) is down
- * for all its rows, not for the one in hand: the first delivery that finds
- * it so shuts its gate. The rest of that claim is handed back untried and
- * nothing more is claimed - no row is tried, written or counted an attempt
- * while it is down - and one worker asks the adapter's probe() instead,
- * after backoff_ms, doubling to probe_max_ms. When the probe is answered
- * the gate opens and the rows go out in their order, as if nothing had
- * happened. The workers of one outbox share one gate (outbox_new() makes
- * it); a test driving outbox_run_once() may pass its own.
+ * A platform that fails as a whole - it cannot be reached, does not answer
+ * in time, answers 5xx, or refuses the service's credentials (401) - is
+ * down for all its rows, not for the one in hand. The adapter says which
+ * failures are the platform's (struct delivery's platform_down and
+ * unauthorized, its own errors classified) and the policy is this one,
+ * the same for every platform: the first delivery that meets such a
+ * failure asks the adapter's probe() at once. When the probe answers, the
+ * failure was the row's (an attempt, as any). When it does not - or at
+ * once for a 401, which no row can cure and which Discord punishes when
+ * repeated - the gate shuts, with one log line saying how many rows wait.
+ * The rest of that claim is handed back untried and nothing more is
+ * claimed: no row is tried, written or counted an attempt while it is
+ * down, however long that lasts. One worker asks probe() instead, after
+ * backoff_ms, doubling to probe_max_ms. When a probe is answered the gate
+ * opens (one log line, with the rows waiting) and the rows go out in their
+ * order, each chat's newest board replacing the ones it overtook, as if
+ * nothing had happened. The workers of one outbox share one gate
+ * (outbox_new() makes it); a test driving outbox_run_once() may pass its
+ * own.
  */
 struct outbox_gate {
 	pthread_mutex_t lock;
 	bool down;                      /* shut: nothing is claimed */
+	bool unauthorized;              /* shut for the platform's refusal of the credentials (401) */
 	bool probing;                   /* a worker is asking the platform now */
 	int failures;                   /* probes failed since it went down */
 	int64_t probe_at_ms;            /* when the next probe may go */
@@ -120,6 +134,13 @@ int outbox_run(struct outbox *w, void *self);
 /* outbox_new() and outbox_run() in one. */
 int outbox_start(struct outbox **out, const struct adapter *a, void *self, const char *db,
 		 const struct outbox_opts *o);
+
+/*
+ * Is w's platform paused behind its probe (true)? *unauthorized (may be
+ * NULL) is true when for a refusal of the service's credentials: /healthz
+ * reports that, since only an operator can cure it. False on NULL.
+ */
+bool outbox_paused(struct outbox *w, bool *unauthorized);
 
 /* Wake the workers now (a command just committed replies). Safe from any thread. */
 void outbox_wake(struct outbox *w);

@@ -49,7 +49,8 @@ static void request_stop(void *arg)
  * the thread left, so no request waits on the database. /healthz says 503
  * from the first check that fails, and when none has come back healthy
  * within HEALTH_STALE_MS (a server that stopped answering, a thread stuck
- * in its call).
+ * in its call), and while a platform refuses the service's credentials
+ * (its outbox paused for a 401: only an operator can cure that).
  */
 #define HEALTH_EVERY_MS 2000
 #define HEALTH_STALE_MS (HEALTH_EVERY_MS + 5000)
@@ -58,6 +59,7 @@ static void request_stop(void *arg)
 struct health {
 	struct store *store;
 	const char *platforms[MAX_ADAPTERS];
+	struct outbox *outboxes[MAX_ADAPTERS]; /* the platforms' workers: is one refused its credentials? */
 	int nplatforms;
 	atomic_llong ok_at;             /* monotonic ms of the last healthy check; 0 none */
 	atomic_bool failed;             /* the last check that came back failed */
@@ -81,8 +83,13 @@ static int health_check(void *arg)
 {
 	struct health *h = arg;
 	int64_t ok_at = atomic_load(&h->ok_at);
+	bool refused = false;
 
-	return !atomic_load(&h->failed) && ok_at > 0 && mono_ms() - ok_at <= HEALTH_STALE_MS ? 0 : 1;
+	/* a platform refusing the service's token (401) needs an operator: unhealthy until it accepts it */
+	for (int i = 0; i < h->nplatforms && !refused; i++)
+		outbox_paused(h->outboxes[i], &refused);
+	return !refused && !atomic_load(&h->failed) && ok_at > 0 &&
+			       mono_ms() - ok_at <= HEALTH_STALE_MS ? 0 : 1;
 }
 
 /* The store's gauges for /metrics, read on the checker's handle. */
@@ -440,8 +447,10 @@ static int start_adapters(struct serving *sv)
 		if (adapters[i]->configured(cfg))
 			rc = start_adapter(sv, adapters[i], &oo);
 	for (int i = 0; i < sv->nrun; i++)
-		if (sv->run[i].a->deliver)
+		if (sv->run[i].a->deliver) {
+			sv->health.outboxes[sv->health.nplatforms] = sv->run[i].outbox;
 			sv->health.platforms[sv->health.nplatforms++] = sv->run[i].a->name;
+		}
 	return rc;
 }
 

@@ -1092,12 +1092,15 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 		 bot[0] ? bot : "gamebot", bot[0] ? bot : "gamebot");
 	body = send_body(row->chat, sb_str(&text), false);
 	tg_api(t, "sendMessage", body, TG_CALL_TIMEOUT_S, NULL, &res);
-	if (res.transport || res.status >= 500 || res.status == 429) {
+	if (res.transport || res.status >= 500 || res.status == 429 || res.status == 401) {
 		describe("sendMessage (private fallback)", &res, why, sizeof(why));
-		if (res.status == 429)
+		if (res.status == 429) {
 			set_result(d, DELIVERY_WAIT, res.retry_after * 1000, why);
-		else
+		} else {
 			set_result(d, DELIVERY_RETRY, 0, why);
+			d->platform_down = true;
+			d->unauthorized = res.status == 401;
+		}
 	} else if (!res.ok) {
 		describe("sendMessage (private fallback)", &res, why, sizeof(why));
 		set_result(d, DELIVERY_GIVE_UP, 0, why);
@@ -1221,6 +1224,22 @@ static bool superseded(struct telegram *t, struct store *s, const struct store_o
 static bool says(const struct tg_result *res, const char *what)
 {
 	return strstr(res->description, what) != NULL;
+}
+
+/*
+ * A failure of the Bot API as a whole rather than of the call: no answer
+ * (refused, timed out, cut off), 5xx, or 401 (the token revoked: every
+ * call gets it).
+ */
+static bool platform_failure(const struct tg_result *res)
+{
+	return res->transport || res->status >= 500 || res->status == 401;
+}
+
+/* A 403 saying the bot is no longer in the group (kicked, or it left). */
+static bool removed(const struct tg_result *res)
+{
+	return says(res, "bot was kicked") || says(res, "bot is not a member");
 }
 
 #define TG_PACE_SLEEP_MS 250   /* an overall wait this short is waited out with the row in hand */
@@ -1382,11 +1401,17 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 			record_message(s, row, view, res);
 		if (repost)
 			strip_buttons(t, row->chat, message);
-	} else if (res->transport || res->status >= 500) {
+	} else if (platform_failure(res)) {
+		/* the Bot API's state, not the row's: the outbox asks getMe before it counts a try */
 		set_result(d, DELIVERY_RETRY, 0, why);
-		d->platform_down = res->no_connection;
+		d->platform_down = true;
+		d->unauthorized = res->status == 401;
 	} else if (res->status == 429) {
 		set_result(d, DELIVERY_WAIT, (res->retry_after > 0 ? res->retry_after : 1) * 1000, why);
+	} else if (res->status == 403 && removed(res)) {
+		/* the bot is out of the group: its tables stop, its rows go nowhere */
+		set_result(d, DELIVERY_GIVE_UP, 0, why);
+		adapter_chat_gone(&t->env, "telegram", row->chat, why);
 	} else if (res->status == 400 && says(res, "message is not modified")) {
 		/* the same board again (a repeat after a lost lease): already shown */
 	} else if (res->migrate_to[0]) {
@@ -1782,7 +1807,14 @@ static int receive(struct telegram *t, const char *body, size_t len, char *close
 		return 200;
 	if (u.kind == TG_MEMBER) {
 		tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
-		return 200;
+		if ((strcmp(u.member_status, "kicked") && strcmp(u.member_status, "left")) ||
+		    !strcmp(u.chat_type, "private"))
+			return 200; /* in a private chat "kicked" is a block: its rows give up as they meet it */
+		/* out of the group: its tables stop (stakes back), and nothing more is sent there */
+		rc = adapter_chat_gone(&t->env, "telegram", u.cmd.chat,
+				       strcmp(u.member_status, "kicked") ? "the bot left the chat"
+									 : "the bot was removed from the chat");
+		return rc ? 500 : 200;
 	}
 	b = adapter_bot(&t->env);
 	if (!b)
@@ -1905,7 +1937,7 @@ static void *poll_main(void *arg)
 	struct telegram *t = arg;
 	struct bot *b = NULL;
 	long long offset = 0;
-	int64_t backoff = 500;
+	int64_t backoff = 500, wait;
 	bool logged = false;
 	char buf[32], why[200];
 
@@ -1943,9 +1975,10 @@ static void *poll_main(void *arg)
 				tg_log("%s; trying again", why);
 				logged = true;
 			}
+			/* read before the release clears it: a 429 says how long to wait */
+			wait = res.status == 429 && res.retry_after > 0 ? res.retry_after * 1000 : backoff;
 			tg_result_release(&res);
-			if (pause_ms(t, res.status == 429 && res.retry_after > 0 ? res.retry_after * 1000
-										  : backoff))
+			if (pause_ms(t, wait))
 				break;
 			backoff = backoff * 2 > 30000 ? 30000 : backoff * 2;
 			continue;
@@ -2056,19 +2089,19 @@ out:
 	return rc;
 }
 
-/* Does the Bot API answer at all (getMe)? 0 when it does, whatever it says. */
+/* Does the Bot API answer getMe as it does when well (enum probe_result)? */
 static int probe(void *self)
 {
 	struct telegram *t = self;
 	struct tg_result res;
 	json_t *body = json_object();
-	int down;
+	int pr;
 
 	tg_api(t, "getMe", body, TG_LISTENER_TIMEOUT_S, NULL, &res);
-	down = res.transport != 0;
+	pr = res.status == 401 ? PROBE_UNAUTHORIZED : platform_failure(&res) ? PROBE_DOWN : PROBE_UP;
 	tg_result_release(&res);
 	json_decref(body);
-	return down;
+	return pr;
 }
 
 static int routes(void *self, struct http_route *out, int max)

@@ -352,6 +352,7 @@ int cmd_leave(struct ctx *c);
 int cmd_addbot(struct ctx *c);
 int cmd_start(struct ctx *c);
 int cmd_stop(struct ctx *c);
+int cmd_gone(struct ctx *c);
 int cmd_watch(struct ctx *c);
 int cmd_board(struct ctx *c);
 /* play.c */

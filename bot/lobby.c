@@ -486,6 +486,22 @@ int cmd_stop(struct ctx *c)
 }
 
 /*
+ * Internal: the bot can no longer reach the chat (removed from the group,
+ * the channel deleted). Its open table stops as /stop stops it - every
+ * stake back to who staked it when the pot is settled - without anyone's
+ * say, since nobody there can be asked or told.
+ */
+int cmd_gone(struct ctx *c)
+{
+	if (!c->has_table || c->online)
+		return GB_OK;
+	c->table.status = STORE_OVER;
+	c->table_changed = true;
+	c->clear_timers = true;
+	return GB_OK;
+}
+
+/*
  * Computer-only tables cost the service computer time and the chat
  * messages: at most watch_max open at once over all chats, and at most
  * watch_per_hour started by one chat in an hour. Returns true when refused.

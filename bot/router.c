@@ -114,6 +114,7 @@ static const struct bot_command commands[] = {
 	{ "_timer", cmd_timer, 3, 3, CMD_INTERNAL, "" },
 	{ "_online", cmd_online_open, 1, 1, CMD_INTERNAL, "" },
 	{ "_online_queue", cmd_online_queue, 0, 0, CMD_INTERNAL, "" },
+	{ "_gone", cmd_gone, 0, 0, CMD_INTERNAL, "" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -103,6 +103,8 @@ struct fake_dc {
 	int all_next;
 	int refused;                /* 429s answered by strict mode */
 	int late;                   /* initial responses refused as too late */
+	enum fake_dc_outage outage;
+	bool stopping;              /* held calls go */
 };
 
 static long long mono_ms(void)
@@ -179,6 +181,25 @@ static enum MHD_Result error_reply(struct MHD_Connection *conn, int status, cons
 				   int code)
 {
 	return respond(conn, status, json_pack("{sssi}", "message", message, "code", code));
+}
+
+/* A 429 from in front of Discord: a body that is not JSON, the wait only in Retry-After (secs). */
+static enum MHD_Result text_429(struct MHD_Connection *conn, long secs)
+{
+	static const char text[] = "error code: 1015";
+	struct MHD_Response *r = MHD_create_response_from_buffer(sizeof(text) - 1, (void *)text,
+								 MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+	char v[32];
+
+	if (!r)
+		return MHD_NO;
+	snprintf(v, sizeof(v), "%ld", secs);
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=UTF-8");
+	MHD_add_response_header(r, "Retry-After", v);
+	ret = MHD_queue_response(conn, 429, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 /* The fault for this call, consuming it; 0 when none. Lock held. */
@@ -373,6 +394,8 @@ static enum MHD_Result success(struct fake_dc *f, struct MHD_Connection *conn, c
 		}
 		return respond(conn, 200, out);
 	}
+	if (strcmp(path, "/users/@me") == 0 && strcmp(method, "GET") == 0)
+		return respond(conn, 200, json_pack("{sssssb}", "id", "4242", "username", "gamebot", "bot", 1));
 	return error_reply(conn, 404, "404: Not Found", 0);
 }
 
@@ -520,6 +543,16 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	if (!body)
 		body = json_null();
 	pthread_mutex_lock(&f->lock);
+	if (f->outage && (f->outage != FAKE_DC_OUT_401 || !is_webhook)) {
+		status = f->outage == FAKE_DC_OUT_401 ? 401 : 502;
+		record(f, method, path, auth, json_deep_copy(body), status);
+		while (f->outage == FAKE_DC_OUT_TIMEOUT && !f->stopping)
+			pthread_cond_wait(&f->cond, &f->lock);
+		pthread_mutex_unlock(&f->lock);
+		json_decref(body);
+		return status == 401 ? error_reply(conn, 401, "401: Unauthorized", 0)
+				     : error_reply(conn, 502, "502: Bad Gateway", 0);
+	}
 	expired = is_webhook && expired_locked(f, token);
 	kind = take_fault(f, method, path, &arg);
 	denied = is_webhook ? 0 : denied_locked(f, path);
@@ -539,9 +572,9 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 		status = 403;
 	else if (expired)
 		status = 404;
-	else if (kind == FAKE_DC_429 || kind == FAKE_DC_429_GLOBAL)
+	else if (kind == FAKE_DC_429 || kind == FAKE_DC_429_GLOBAL || kind == FAKE_DC_429_TEXT)
 		status = 429;
-	else if (kind == FAKE_DC_404)
+	else if (kind == FAKE_DC_404 || kind == FAKE_DC_UNKNOWN_CHANNEL)
 		status = 404;
 	else if (kind == FAKE_DC_403)
 		status = 403;
@@ -573,10 +606,13 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	case 404:
 		ret = late ? error_reply(conn, 404, "Unknown interaction", 10062)
 		     : expired ? error_reply(conn, 404, "Unknown Webhook", 10015)
-			       : error_reply(conn, 404, "Unknown Message", 10008);
+		     : kind == FAKE_DC_UNKNOWN_CHANNEL ? error_reply(conn, 404, "Unknown Channel", 10003)
+						       : error_reply(conn, 404, "Unknown Message", 10008);
 		break;
 	case 429:
-		if (lim.refused)
+		if (kind == FAKE_DC_429_TEXT)
+			ret = text_429(conn, arg);
+		else if (lim.refused)
 			ret = respond(conn, 429,
 				      json_pack("{sssfsbsi}", "message", "You are being rate limited.",
 						"retry_after", (double)lim.reset_after_ms / 1000.0, "global",
@@ -618,11 +654,70 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return answer(f, conn, method, url, up);
 }
 
+/* Listen on 127.0.0.1:port (0: a free one); f->port gets it. 0, or -1. */
+static int listen_on(struct fake_dc *f, int port)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	const union MHD_DaemonInfo *info;
+
+	addr.sin_port = htons((uint16_t)port);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+					MHD_USE_ERROR_LOG,
+				(uint16_t)port, NULL, NULL, on_request, f, MHD_OPTION_SOCK_ADDR,
+				(struct sockaddr *)&addr, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+				MHD_OPTION_NOTIFY_COMPLETED, fake_upload_done, NULL,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30, MHD_OPTION_END);
+	if (!f->d)
+		return -1;
+	info = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT);
+	f->port = info ? info->port : port;
+	return 0;
+}
+
+/* Stop listening; calls held by an outage go first. */
+static void stop_listening(struct fake_dc *f)
+{
+	if (!f->d)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stopping = true;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	MHD_stop_daemon(f->d);
+	f->d = NULL;
+	pthread_mutex_lock(&f->lock);
+	f->stopping = false;
+	pthread_mutex_unlock(&f->lock);
+}
+
+int fake_dc_outage(struct fake_dc *f, enum fake_dc_outage kind)
+{
+	int rc = 0;
+
+	if (kind == FAKE_DC_OUT_REFUSED) {
+		stop_listening(f);
+	} else if (!f->d) {
+		/* the port may linger a moment after the stop: try for a second */
+		rc = -1;
+		for (int i = 0; i < 100 && rc; i++) {
+			struct timespec nap = { 0, 10 * 1000000L };
+
+			rc = listen_on(f, f->port);
+			if (rc)
+				nanosleep(&nap, NULL);
+		}
+	}
+	pthread_mutex_lock(&f->lock);
+	f->outage = kind;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 int fake_dc_start(struct fake_dc **out, const char *bot_token)
 {
 	struct fake_dc *f = calloc(1, sizeof(*f));
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	const union MHD_DaemonInfo *info;
 
 	*out = NULL;
 	if (!f)
@@ -631,19 +726,10 @@ int fake_dc_start(struct fake_dc **out, const char *bot_token)
 	pthread_cond_init(&f->cond, NULL);
 	snprintf(f->bot_auth, sizeof(f->bot_auth), "Bot %s", bot_token);
 	f->next_id = 900000000000000001LL;
-	addr.sin_port = 0;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-					MHD_USE_ERROR_LOG,
-				0, NULL, NULL, on_request, f, MHD_OPTION_SOCK_ADDR,
-				(struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, fake_upload_done, NULL,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30, MHD_OPTION_END);
-	if (!f->d) {
+	if (listen_on(f, 0)) {
 		fake_dc_free(f);
 		return -1;
 	}
-	info = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT);
-	f->port = info ? info->port : 0;
 	snprintf(f->url, sizeof(f->url), "http://127.0.0.1:%d", f->port);
 	*out = f;
 	return 0;
@@ -653,8 +739,7 @@ void fake_dc_free(struct fake_dc *f)
 {
 	if (!f)
 		return;
-	if (f->d)
-		MHD_stop_daemon(f->d);
+	stop_listening(f);
 	for (int i = 0; i < f->ncalls; i++)
 		json_decref(f->calls[i].body);
 	free(f->calls);

@@ -17,6 +17,9 @@
  *     matching calls (after `skip` of them pass) answer 429 with a
  *     fractional retry_after (and `global`), 404 (an unknown message or
  *     webhook), 403 or 500, or are answered slowly;
+ *   - outages (fake_dc_outage()): every call answered 502, or 401 as to a
+ *     revoked token, or held past the client's time limit, or refused;
+ *   - GET /users/@me answers the bot user (with the bot's token);
  *   - channels denied to the bot (fake_dc_deny_channel): 403 as Discord
  *     answers an app added without its bot user;
  *   - interaction tokens marked expired: their webhook calls answer 404
@@ -59,6 +62,24 @@ enum fake_dc_fault {
 	FAKE_DC_403,            /* 403 "Missing Access" (code 50001) */
 	FAKE_DC_500,            /* 500 */
 	FAKE_DC_SLOW,           /* wait arg milliseconds, then answer as it would have */
+	/*
+	 * 429 whose body is not JSON ("error code: 1015", text/plain, as
+	 * Cloudflare in front of Discord answers) with Retry-After: arg seconds
+	 */
+	FAKE_DC_429_TEXT,
+	FAKE_DC_UNKNOWN_CHANNEL, /* 404 "Unknown Channel" (code 10003): the channel was deleted */
+};
+
+/*
+ * Discord failing as a whole (fake_dc_outage()): every call, GET
+ * /users/@me included, is recorded and answered so until the outage ends.
+ */
+enum fake_dc_outage {
+	FAKE_DC_ANSWERING = 0,  /* no outage */
+	FAKE_DC_OUT_502,        /* 502 {"message": "502: Bad Gateway", "code": 0} */
+	FAKE_DC_OUT_401,        /* 401 {"message": "401: Unauthorized", "code": 0} for every call as the bot (a revoked token) */
+	FAKE_DC_OUT_TIMEOUT,    /* held until the outage ends, then 502: past any client's time limit */
+	FAKE_DC_OUT_REFUSED,    /* the listener stopped: connections refused */
 };
 
 struct fake_dc;
@@ -86,6 +107,13 @@ void fake_dc_fault(struct fake_dc *f, const char *method, const char *prefix, in
 
 /* Remove every programmed fault. */
 void fake_dc_faults_clear(struct fake_dc *f);
+
+/*
+ * Switch into an outage of kind (or out of one: FAKE_DC_ANSWERING); out
+ * of FAKE_DC_OUT_REFUSED it listens again on the same port. 0, or -1 when
+ * it cannot listen.
+ */
+int fake_dc_outage(struct fake_dc *f, enum fake_dc_outage kind);
 
 /*
  * From now on every call as the bot into channel (/channels/CHANNEL...)

@@ -96,6 +96,7 @@ struct fake_tg {
 
 	bool strict;
 	bool held;              /* requests wait before they are recorded (fake_tg_hold()) */
+	enum fake_tg_outage outage;
 	struct sent *chats;     /* STRICT_CHATS of them */
 	int nchats;
 	long long all[ALL_N];   /* ring of the last sends overall */
@@ -211,6 +212,7 @@ static int fault_status(enum fake_tg_fault kind)
 	case FAKE_TG_500:
 		return 500;
 	case FAKE_TG_403:
+	case FAKE_TG_KICKED:
 		return 403;
 	case FAKE_TG_SLOW:
 		return 200;
@@ -442,6 +444,17 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 	pthread_mutex_lock(&f->lock);
 	while (f->held)
 		pthread_cond_wait(&f->cond, &f->lock);
+	if (f->outage == FAKE_TG_OUT_502 || f->outage == FAKE_TG_OUT_401 ||
+	    f->outage == FAKE_TG_OUT_TIMEOUT) {
+		status = f->outage == FAKE_TG_OUT_401 ? 401 : 502;
+		record(f, method, json_deep_copy(body), status);
+		/* held until the outage ends: the client's time limit comes first */
+		while (f->outage == FAKE_TG_OUT_TIMEOUT && !f->stopping)
+			pthread_cond_wait(&f->cond, &f->lock);
+		pthread_mutex_unlock(&f->lock);
+		json_decref(body);
+		return error_reply(conn, status, status == 401 ? "Unauthorized" : "Bad Gateway", NULL);
+	}
 	topic = strcmp(method, "sendMessage") ? FAKE_TG_TOPIC_OPEN : topic_state(f, body);
 	if (topic) {
 		record(f, method, json_deep_copy(body), 400);
@@ -498,6 +511,9 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 	case FAKE_TG_400:
 		json_decref(body);
 		return error_reply(conn, 400, "Bad Request: chat not found", NULL);
+	case FAKE_TG_KICKED:
+		json_decref(body);
+		return error_reply(conn, 403, "Forbidden: bot was kicked from the group chat", NULL);
 	case FAKE_TG_MIGRATE: {
 		json_t *p = json_object();
 
@@ -580,6 +596,21 @@ int fake_tg_start(struct fake_tg **out, const char *token, const char *username)
 	return 0;
 }
 
+int fake_tg_outage(struct fake_tg *f, enum fake_tg_outage kind)
+{
+	int rc = 0;
+
+	if (kind == FAKE_TG_OUT_REFUSED)
+		fake_tg_down(f);
+	else
+		rc = fake_tg_up(f);
+	pthread_mutex_lock(&f->lock);
+	f->outage = kind;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 void fake_tg_down(struct fake_tg *f)
 {
 	if (!f->d)
@@ -612,6 +643,9 @@ void fake_tg_free(struct fake_tg *f)
 {
 	if (!f)
 		return;
+	pthread_mutex_lock(&f->lock);
+	f->outage = FAKE_TG_ANSWERING;
+	pthread_mutex_unlock(&f->lock);
 	fake_tg_down(f);
 	for (int i = 0; i < f->ncalls; i++)
 		json_decref(f->calls[i].body);

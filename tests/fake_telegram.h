@@ -17,7 +17,8 @@
  *     and 403s the adapter must understand, a raw status and body, or are
  *     answered slowly;
  *   - "down": the listener stopped (connections refused) and started again
- *     on the same port;
+ *     on the same port; outages (fake_tg_outage()): every call answered
+ *     502, or 401, or held past the client's time limit, until it ends;
  *   - getChatMember answers a status set per chat and user ("member" when
  *     not set); sendMessage answers increasing message_ids from 100;
  *     getMe answers the username given at start.
@@ -54,6 +55,25 @@ enum fake_tg_fault {
 	FAKE_TG_400,            /* 400 "Bad Request: chat not found" */
 	FAKE_TG_SLOW,           /* wait arg milliseconds, then answer normally */
 	FAKE_TG_MIGRATE,        /* 400 with parameters.migrate_to_chat_id = arg */
+	FAKE_TG_KICKED,         /* 403 "Forbidden: bot was kicked from the group chat" */
+};
+
+/*
+ * The Bot API failing as a whole (fake_tg_outage()): every call, getMe
+ * and getUpdates included, is recorded and answered so until the outage
+ * ends.
+ */
+enum fake_tg_outage {
+	FAKE_TG_ANSWERING = 0,  /* no outage: calls answered as usual */
+	FAKE_TG_OUT_502,        /* 502 {"ok":false,"error_code":502,"description":"Bad Gateway"} */
+	FAKE_TG_OUT_401,        /* 401 {"ok":false,"error_code":401,"description":"Unauthorized"} (a revoked token) */
+	/*
+	 * No answer: the call is held until the outage ends (or the fake
+	 * stops) and only then answered 502, long after a client's time
+	 * limit.
+	 */
+	FAKE_TG_OUT_TIMEOUT,
+	FAKE_TG_OUT_REFUSED,    /* the listener stopped: connections refused (fake_tg_down()) */
 };
 
 struct fake_tg;
@@ -71,6 +91,13 @@ void fake_tg_free(struct fake_tg *f);
 /* "http://127.0.0.1:PORT" (no trailing slash), valid until fake_tg_free(). */
 const char *fake_tg_url(const struct fake_tg *f);
 int fake_tg_port(const struct fake_tg *f);
+
+/*
+ * Switch into an outage of kind (or out of one: FAKE_TG_ANSWERING). Going
+ * from FAKE_TG_OUT_REFUSED to anything else listens again on the same
+ * port; returns 0, or -1 when it cannot.
+ */
+int fake_tg_outage(struct fake_tg *f, enum fake_tg_outage kind);
 
 /* Stop listening (connections are refused) / listen again on the same port. */
 void fake_tg_down(struct fake_tg *f);

@@ -6,8 +6,10 @@
  * aside, rows the adapter holds back handed back before any delivery,
  * the rest of a claim handed back when the worker is halted or half its
  * lease is spent,
- * leases of a crashed worker expiring, table edits coalesced, and the
- * worker threads delivering everything in order.
+ * leases of a crashed worker expiring, table edits coalesced, the
+ * worker threads delivering everything in order, and a platform's
+ * failure pausing every row behind one probe (or, when the probe answers,
+ * counting as the row's).
  */
 #include <jansson.h>
 #include <pthread.h>
@@ -496,6 +498,129 @@ static void test_workers_deliver_everything_in_order(void **state)
 	}
 }
 
+/*
+ * A platform whose every failure says it is the platform's (platform_down,
+ * or unauthorized too), and whose probe answers what the test sets.
+ */
+struct flaky {
+	struct script sc;
+	int probe_result;               /* enum probe_result */
+	bool unauthorized;
+	int probes;
+};
+
+static void flaky_deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
+{
+	struct flaky *fl = self;
+
+	scripted_deliver(&fl->sc, s, row, d);
+	d->platform_down = d->result == DELIVERY_RETRY;
+	d->unauthorized = d->platform_down && fl->unauthorized;
+}
+
+static int flaky_probe(void *self)
+{
+	struct flaky *fl = self;
+
+	fl->probes++;
+	return fl->probe_result;
+}
+
+static const struct adapter fake_flaky = {
+	.name = "fake",
+	.configured = always,
+	.deliver = flaky_deliver,
+	.probe = flaky_probe,
+};
+
+static int attempts_of(struct fixture *f, const char *chat)
+{
+	struct store_out rows[1];
+	int n = 0, a;
+
+	assert_int_equal(store_out_chat(f->s, "fake", chat, rows, 1, &n), GB_OK);
+	assert_int_equal(n, 1);
+	a = rows[0].attempts;
+	store_out_release(&rows[0]);
+	return a;
+}
+
+/* A platform failure the probe does not confirm (it answers) is the row's: an attempt, no pause. */
+static void test_platform_failure_probe_answers_is_the_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct flaky fl = { .probe_result = PROBE_UP };
+	struct outbox_gate g;
+
+	outbox_gate_init(&g);
+	f->o.gate = &g;
+	pthread_mutex_init(&fl.sc.lock, NULL);
+	fl.sc.then = DELIVERY_OK;
+	fl.sc.results[fl.sc.nresults++] = DELIVERY_RETRY;
+	add(f, "a", "a1", 1000);
+	assert_int_equal(outbox_run_once(f->s, &fake_flaky, &fl, &f->o, 1000), 1);
+	assert_int_equal(fl.probes, 1);
+	assert_false(g.down);
+	assert_int_equal(attempts_of(f, "a"), 1);
+	assert_int_equal(outbox_run_once(f->s, &fake_flaky, &fl, &f->o, 1000 + f->o.backoff_ms), 1);
+	pending(f, 0, 0);
+	pthread_mutex_destroy(&fl.sc.lock);
+	outbox_gate_destroy(&g);
+}
+
+/*
+ * Confirmed by the probe (or a 401, at once): the gate shuts and stays shut
+ * however long - ten minutes here, far past the attempts' cap - with no
+ * row tried or counted; probes back off to probe_max_ms; then in order.
+ */
+static void run_outage(struct fixture *f, bool unauthorized)
+{
+	struct flaky fl = { .probe_result = PROBE_DOWN, .unauthorized = unauthorized };
+	struct outbox_gate g;
+	int64_t t;
+
+	outbox_gate_init(&g);
+	f->o.gate = &g;
+	pthread_mutex_init(&fl.sc.lock, NULL);
+	fl.sc.then = DELIVERY_RETRY;
+	add(f, "a", "a1", 1000);
+	add(f, "a", "a2", 1000);
+	add(f, "b", "b1", 1000);
+	assert_int_equal(outbox_run_once(f->s, &fake_flaky, &fl, &f->o, 1000), 0 + 2);
+	assert_true(g.down);
+	assert_int_equal(g.unauthorized, unauthorized);
+	/* a 401 is not asked about again at once: no call more to a platform that refuses the token */
+	assert_int_equal(fl.probes, unauthorized ? 0 : 1);
+	assert_int_equal(fl.sc.ncalls, 1);
+	for (t = 1000; t < 1000 + 600000; t += 100)
+		assert_int_equal(outbox_run_once(f->s, &fake_flaky, &fl, &f->o, t), 0);
+	assert_int_equal(fl.sc.ncalls, 1);
+	assert_int_equal(attempts_of(f, "a"), 0);
+	assert_int_equal(attempts_of(f, "b"), 0);
+	pending(f, 3, 0);
+	assert_true(fl.probes >= 600000 / f->o.probe_max_ms &&
+		    fl.probes <= 600000 / f->o.probe_max_ms + 12);
+	fl.probe_result = PROBE_UP;
+	fl.sc.then = DELIVERY_OK;
+	for (int i = 0; i < 10 && outbox_run_once(f->s, &fake_flaky, &fl, &f->o, t) >= 0; i++)
+		t += f->o.probe_max_ms;
+	pending(f, 0, 0);
+	assert_false(g.down);
+	assert_string_equal(fl.sc.calls[fl.sc.ncalls - 1], "a2");
+	pthread_mutex_destroy(&fl.sc.lock);
+	outbox_gate_destroy(&g);
+}
+
+static void test_platform_down_confirmed_pauses_without_attempts(void **state)
+{
+	run_outage(*state, false);
+}
+
+static void test_platform_401_pauses_at_once(void **state)
+{
+	run_outage(*state, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +635,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crashed_worker_lease_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edits_coalesced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_platform_failure_probe_answers_is_the_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_platform_down_confirmed_pauses_without_attempts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_platform_401_pauses_at_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1757,10 +1757,11 @@ static void setup_menus_are_the_command_table(void **state)
 		json_decref(b);
 	}
 	/*
-	 * every typeable command but /seat is in the menu; the scheduler's own
-	 * three (timers, online tables, the queue messages drawn again) are not
+	 * every typeable command but /seat is in the menu; the service's own
+	 * four (timers, online tables, the queue messages drawn again, a chat
+	 * the bot was removed from) are not
 	 */
-	assert_int_equal(k, n - 4);
+	assert_int_equal(k, n - 5);
 }
 
 static void setup_polling_and_refusals(void **state)
