@@ -1769,6 +1769,30 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 }
 
 /*
+ * Is this the first delivery of an update the adapter answers itself, not
+ * through a command (an inline query, a press on an inline-mode message,
+ * the bot's own membership)? Its id is kept as a command's is (the bot's
+ * dedupe, pruned after processed_keep_days), before it is answered, so
+ * the same update sent again - a webhook retried for want of an answer in
+ * time, a getUpdates batch asked for again before its offset was saved -
+ * is answered once, even when both arrive at once. A store that cannot
+ * keep the id lets it through: answered twice rather than never.
+ */
+static bool first_delivery(struct bot *b, const struct tg_update *u)
+{
+	int rc = store_mark_processed(b->store, "telegram", u->cmd.update_id);
+
+	if (rc == GB_EDUP) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"repeated\"", 1);
+		return false;
+	}
+	if (rc)
+		tg_log("update %lld: its id not kept (%s): a repeat would be answered again",
+		       u->update_id, gb_strerror(rc));
+	return true;
+}
+
+/*
  * Handle one update (webhook body or one element of getUpdates); returns
  * the HTTP status to answer: 200 done (or dropped), 400 malformed, 500 or
  * 503 when the store failed and Telegram should send it again. A press
@@ -1793,21 +1817,24 @@ static int receive(struct telegram *t, const char *body, size_t len, char *close
 	}
 	if (u.kind == TG_IGNORE)
 		return 200;
-	if (u.kind == TG_MEMBER) {
-		tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
-		return 200;
-	}
 	b = adapter_bot(&t->env);
 	if (!b)
 		return 503;
 	switch (u.kind) {
+	case TG_MEMBER:
+		if (first_delivery(b, &u))
+			tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
+		return 200;
 	case TG_INLINE_QUERY:
-		answer_inline(t, b, &u);
+		if (first_delivery(b, &u))
+			answer_inline(t, b, &u);
 		return 200;
 	case TG_ELSEWHERE_PRESS:
-		answer_elsewhere(t, &u, close, cap);
+		if (first_delivery(b, &u))
+			answer_elsewhere(t, &u, close, cap);
 		return 200;
 	case TG_MIGRATE:
+		/* all or nothing, and a repeat finds nothing left to move: run again, it changes nothing */
 		rc = store_chat_move(b->store, "telegram", u.cmd.chat, u.migrate_to);
 		if (rc == GB_OK)
 			tg_log("chat %s became supergroup %s: its tables, settings and stats moved",

@@ -123,6 +123,14 @@ int fake_tg_count(struct fake_tg *f, const char *method);
  */
 bool fake_tg_settle(struct fake_tg *f, int ms);
 
+/*
+ * Wait, at most ms, until no request is in the fake's hands: a long poll
+ * has returned (its offset confirmed what it confirms), a slow answer
+ * (FAKE_TG_SLOW) has been given - the call went through whether or not
+ * its client still waited. True when none is left.
+ */
+bool fake_tg_quiet(struct fake_tg *f, int ms);
+
 /* Make requests wait before they are recorded (true), or let them go on (false). */
 void fake_tg_hold(struct fake_tg *f, bool hold);
 

@@ -2330,6 +2330,78 @@ static void webhook_press_delivered_again_answered_once(void **state)
 	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
 }
 
+/*
+ * Updates the adapter answers itself, not through a command - an inline
+ * query, a press on a message sent in inline mode, the bot's own
+ * membership - delivered twice by the webhook (Telegram retrying for want
+ * of an answer in time): answered once, the repeat acknowledged and dropped.
+ */
+static void webhook_every_kind_delivered_again_run_once(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	static const char elsewhere[] = "{\"update_id\":97001,\"callback_query\":{\"id\":\"cq97001\","
+					"\"from\":{\"id\":77,\"first_name\":\"A\"},\"inline_message_id\":\"im9\","
+					"\"chat_instance\":\"1\",\"data\":\"2:0:board\"}}";
+	static const char member[] = "{\"update_id\":97002,\"my_chat_member\":{\"chat\":{\"id\":-5,"
+				     "\"type\":\"group\"},\"new_chat_member\":{\"status\":\"member\"}}}";
+
+	metrics_reset();
+	assert_int_equal(hook_inline(w, 97000, "77"), 200);
+	assert_int_equal(hook_inline(w, 97000, "77"), 200);
+	assert_int_equal(hook(w, "s3cret", elsewhere), 200);
+	assert_int_equal(hook(w, "s3cret", elsewhere), 200);
+	assert_int_equal(hook(w, "s3cret", member), 200);
+	assert_int_equal(hook(w, "s3cret", member), 200);
+	/* a new update of each kind is answered as before */
+	assert_int_equal(hook_inline(w, 97003, "77"), 200);
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), 2);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+	assert_true(metrics_value("gamebot_updates_refused_total",
+				  "platform=\"telegram\",reason=\"repeated\"") == 3);
+}
+
+/*
+ * The same updates asked for again by getUpdates (the offset was not
+ * saved: a restart, a store that failed): each answered once, a command
+ * run once.
+ */
+static void polling_batch_delivered_again_run_once(void **state)
+{
+	struct dfix *x = *state;
+	static const char *const batch[] = {
+		"{\"update_id\":9600,\"inline_query\":{\"id\":\"iq9600\",\"from\":{\"id\":77,"
+		"\"first_name\":\"A\"},\"query\":\"\"}}",
+		"{\"update_id\":9601,\"callback_query\":{\"id\":\"cq9601\",\"from\":{\"id\":77,"
+		"\"first_name\":\"A\"},\"inline_message_id\":\"im1\",\"chat_instance\":\"1\","
+		"\"data\":\"2:0:board\"}}",
+		"{\"update_id\":9602,\"my_chat_member\":{\"chat\":{\"id\":-5,\"type\":\"group\"},"
+		"\"new_chat_member\":{\"status\":\"member\"}}}",
+		"{\"update_id\":9603,\"message\":{\"message_id\":9603,\"from\":{\"id\":77,"
+		"\"first_name\":\"Asha\"},\"chat\":{\"id\":-1001,\"type\":\"supergroup\"},"
+		"\"text\":\"/new ludo\"}}",
+	};
+
+	metrics_reset();
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < sizeof(batch) / sizeof(batch[0]); i++)
+			fake_tg_push_update(x->f, batch[i]);
+		poll_start(x);
+		wait_offset(x, 9604);
+		poll_stop(x);
+		/* the stopped poll's last getUpdates has ended (its offset confirmed the batch) */
+		assert_true(fake_tg_quiet(x->f, 10000));
+		/* handled, but its offset lost: the restart asks for the same batch again */
+		assert_int_equal(store_meta_set(x->s, "telegram.offset", "9600"), GB_OK);
+	}
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), 1);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+	assert_true(metrics_value("gamebot_updates_refused_total",
+				  "platform=\"telegram\",reason=\"repeated\"") == 3);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"new\",result=\"ok\"") == 1);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"new\",result=\"duplicate\"") == 1);
+}
+
 static void webhook_secret_malformed_repeat(void **state)
 {
 	struct wfix *w = *state;
@@ -2733,6 +2805,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_press_answered_at_once, wfix_setup_paced,
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_every_kind_delivered_again_run_once, wfix_setup,
+						wfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_batch_delivered_again_run_once, pfix_setup,
+						dfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_refused_before_its_body, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_press_delivered_again_answered_once, wfix_setup,
 						wfix_teardown),
