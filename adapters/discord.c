@@ -1501,9 +1501,11 @@ static bool paced(const struct discord *d, const char *method, const char *path,
 
 /*
  * method path (below the API URL) with body (may be NULL), as the bot when
- * auth, unless pacing asks to wait (see paced()). Webhook paths hold the
- * interaction's token and the Authorization header the bot's: neither ever
- * reaches a log line.
+ * auth, unless pacing asks to wait (see paced()), for DC_CALL_TIMEOUT_S at
+ * most and never past the thread's delivery deadline (adapter_call_ms():
+ * with too little left it is not made, and reads as a wait of our own as
+ * a paced one does). Webhook paths hold the interaction's token and the
+ * Authorization header the bot's: neither ever reaches a log line.
  */
 static void dc_api(const struct discord *d, const char *method, const char *path,
 		   const json_t *body, bool auth, struct dc_result *res)
@@ -1513,10 +1515,17 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 	struct strbuf url = { 0 }, in = { 0 }, authz = { 0 };
 	char *text = NULL;
 	json_error_t jerr;
+	long timeout_ms = adapter_call_ms(DC_CALL_TIMEOUT_S * 1000);
 
 	memset(res, 0, sizeof(*res));
 	res->as_bot = auth;
 	dc_limits_init(&res->limits);
+	if (!timeout_ms) {
+		res->status = 429;
+		res->paced = true;
+		res->body = json_pack("{ss}", "message", "no time left in the lease: handed back untried");
+		goto out;
+	}
 	if (paced(d, method, path, auth, res))
 		goto out;
 	c = adapter_curl();
@@ -1543,7 +1552,7 @@ static void dc_api(const struct discord *d, const char *method, const char *path
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, limits_sink);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &res->limits);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, DC_CALL_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	res->transport = (int)curl_easy_perform(c);

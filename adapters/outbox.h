@@ -61,8 +61,10 @@ void outbox_gate_destroy(struct outbox_gate *g);
 struct outbox_opts {
 	/*
 	 * Claim lease (default 30 s). A pass sends a row only while half of
-	 * it is left, so it must be more than twice a platform call's time
-	 * limit; the rest of a slow pass's claim is handed back.
+	 * it is left (the rest of a slow pass's claim is handed back), and
+	 * every platform call of a delivery ends before the lease does, less
+	 * a tenth of it to record the outcome (adapter_deadline_set()):
+	 * no other worker can claim a row while a call for it is on its way.
 	 */
 	int64_t lease_ms;
 	int max_attempts;               /* transient failures before a row is set aside (default 8) */

@@ -815,6 +815,13 @@ void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t
 /* ---- the Bot API over HTTP ---- */
 
 #define TG_CALL_TIMEOUT_S 10L   /* one API call (not a long poll) */
+/*
+ * A new message from the outbox (sendMessage) waits for Telegram's answer
+ * as long as the row's lease allows (adapter_call_ms()), not
+ * TG_CALL_TIMEOUT_S: Telegram posts it however late it answers, and a
+ * call that gives up first leaves the message in doubt (unsettled()).
+ */
+#define TG_SEND_TIMEOUT_S 60L
 #define TG_POLL_S 25            /* long-poll wait asked of getUpdates */
 #define ADMIN_SLOTS 16384        /* rights of a person in a group, 144 bytes each */
 #define ADMIN_TTL_MS (5 * 60 * 1000)
@@ -871,6 +878,8 @@ struct tg_result {
 	int64_t retry_after;               /* seconds, with 429 */
 	char migrate_to[32];               /* with 400 when a group became a supergroup */
 	bool no_connection;                /* transport: no connection could be made at all */
+	bool not_made;                     /* no time left before the delivery's deadline: no call made */
+	bool sent;                         /* transport: it failed after the whole request went out */
 };
 
 static void tg_result_release(struct tg_result *r)
@@ -914,9 +923,11 @@ static void read_answer(const struct strbuf *sb, struct tg_result *res)
 
 /*
  * POST body (JSON) to $api/bot<token>/<method> with the calling thread's
- * handle. abort_flag (may be NULL) ends the call early when it becomes
- * non-zero. The URL holds the token: it never reaches a log line, and
- * curl's own messages (curl_easy_strerror) do not include it.
+ * handle, for timeout_s at most and never past the thread's delivery
+ * deadline (adapter_call_ms(): with too little left, no call is made and
+ * res says so). abort_flag (may be NULL) ends the call early when it
+ * becomes non-zero. The URL holds the token: it never reaches a log line,
+ * and curl's own messages (curl_easy_strerror) do not include it.
  */
 static void tg_api(struct telegram *t, const char *method, const json_t *body, long timeout_s,
 		   const atomic_int *abort_flag, struct tg_result *res)
@@ -925,8 +936,14 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	struct curl_slist *h = NULL;
 	struct strbuf url = { 0 }, in = { 0 };
 	char *text = NULL;
+	long timeout_ms = adapter_call_ms(timeout_s * 1000);
 
 	memset(res, 0, sizeof(*res));
+	if (!timeout_ms) {
+		res->transport = CURLE_OPERATION_TIMEDOUT;
+		res->not_made = true;
+		return;
+	}
 	text = json_dumps(body, JSON_COMPACT);
 	h = curl_slist_append(h, "Content-Type: application/json");
 	if (!c || !text || !h) {
@@ -940,7 +957,7 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, adapter_curl_sink);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	if (abort_flag) {
@@ -950,6 +967,7 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	}
 	res->transport = (int)curl_easy_perform(c);
 	res->no_connection = res->transport && adapter_no_connection(res->transport, c);
+	res->sent = res->transport && adapter_request_sent(res->transport, c, strlen(text));
 	if (res->transport)
 		goto out;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
@@ -1039,6 +1057,35 @@ static void set_result(struct delivery *d, enum delivery_result r, int64_t retry
 	utf8_copy(d->why, sizeof(d->why), why ? why : "", why ? strlen(why) : 0);
 }
 
+/*
+ * A call of a delivery whose outcome is not an answer of Telegram's: not
+ * made, for want of time before the row's lease ends (handed back
+ * untried, no attempt counted), or a new message (method "sendMessage
+ * ...") whose request went out and whose answer never came. That message
+ * may well be in the chat - Telegram posts it however late it answers -
+ * and Telegram takes no key to drop a repeat nor can be asked whether it
+ * has it: it is not sent again blindly but set aside, in doubt, with a log
+ * line (at most once for such a message; the chat's next board, or
+ * /board, shows the table again if it never came). An edit, a button
+ * strip or a press's answer is repeated as any failure is: a repeat of
+ * those shows nothing twice. True when d is settled here.
+ */
+static bool unsettled(const char *method, const struct tg_result *res, struct delivery *d)
+{
+	char why[200];
+
+	if (res->not_made) {
+		set_result(d, DELIVERY_WAIT, 0, "no time left in the lease: handed back untried");
+		return true;
+	}
+	if (!res->sent || strncmp(method, "sendMessage", strlen("sendMessage")))
+		return false;
+	snprintf(why, sizeof(why), "in doubt, not sent again: %s sent, no answer: %s", method,
+		 curl_easy_strerror((CURLcode)res->transport));
+	set_result(d, DELIVERY_GIVE_UP, 0, why);
+	return true;
+}
+
 /* The seat name of user at table, or the user id when it has none there. */
 static void seat_name_of(struct store *s, int64_t table, const char *user, char *buf, size_t n)
 {
@@ -1073,8 +1120,10 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE), name,
 		 bot[0] ? bot : "gamebot", bot[0] ? bot : "gamebot");
 	body = send_body(row->chat, sb_str(&text), false);
-	tg_api(t, "sendMessage", body, TG_CALL_TIMEOUT_S, NULL, &res);
-	if (res.transport || res.status >= 500 || res.status == 429) {
+	tg_api(t, "sendMessage", body, TG_SEND_TIMEOUT_S, NULL, &res);
+	if (unsettled("sendMessage (private fallback)", &res, d)) {
+		/* handed back, or in doubt: d says which */
+	} else if (res.transport || res.status >= 500 || res.status == 429) {
 		describe("sendMessage (private fallback)", &res, why, sizeof(why));
 		if (res.status == 429)
 			set_result(d, DELIVERY_WAIT, res.retry_after * 1000, why);
@@ -1289,6 +1338,12 @@ static bool message_to_edit(struct telegram *t, struct store *s, const struct st
 	return true;
 }
 
+/* The time limit of a delivery's call of method: a new message waits longer (TG_SEND_TIMEOUT_S). */
+static long send_limit(const char *method)
+{
+	return strcmp(method, "sendMessage") == 0 ? TG_SEND_TIMEOUT_S : TG_CALL_TIMEOUT_S;
+}
+
 static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
 {
 	struct telegram *t = self;
@@ -1322,9 +1377,11 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		goto out;
 	if (paced(t, &call, !is_table, d, &taken))
 		goto out;
-	tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, call.method, call.body, send_limit(call.method), NULL, &res);
 	if (taken)
 		tg_pace_sent(t->pace, call.chat, taken, bot_now_ms());
+	if (unsettled(call.method, &res, d))
+		goto out;
 	if (!res.ok && res.status == 400 && stale_view(view))
 		goto out; /* deleted, or too old to edit: nothing left to press on it */
 	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
@@ -1337,7 +1394,9 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 			set_result(d, DELIVERY_GIVE_UP, 0, "cannot render the table message");
 			goto out;
 		}
-		tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
+		tg_api(t, call.method, call.body, send_limit(call.method), NULL, &res);
+		if (unsettled(call.method, &res, d))
+			goto out;
 	}
 	settle(t, s, row, view, table.message, &call, &res, d);
 out:

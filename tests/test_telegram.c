@@ -1976,6 +1976,8 @@ static void wake(void *arg)
 
 /* The per-user rate limit the next wfix starts with (0: none). */
 static int wfix_rate;
+/* The outbox lease the next wfix starts with (0: the default). */
+static int64_t wfix_lease;
 
 static int wfix_setup_as(void **state, bool pacing)
 {
@@ -1995,6 +1997,8 @@ static int wfix_setup_as(void **state, bool pacing)
 	oo.backoff_ms = 50;
 	oo.backoff_max_ms = 200;
 	oo.max_attempts = 1000;
+	if (wfix_lease)
+		oo.lease_ms = wfix_lease;
 	assert_int_equal(outbox_new(&w->ob, &telegram_adapter, w->x->db, &oo), GB_OK);
 	w->x->env.wake = wake;
 	w->x->env.wake_arg = w->ob;
@@ -2033,6 +2037,27 @@ static int wfix_setup_limited(void **state)
 	rc = wfix_setup_as(state, false);
 	wfix_rate = 0;
 	return rc;
+}
+
+/* Leases of 4 s and of 12 s, two workers: a slow Bot API outlasts them. */
+static int wfix_setup_lease(void **state, int64_t lease_ms)
+{
+	int rc;
+
+	wfix_lease = lease_ms;
+	rc = wfix_setup_as(state, false);
+	wfix_lease = 0;
+	return rc;
+}
+
+static int wfix_setup_lease4(void **state)
+{
+	return wfix_setup_lease(state, 4000);
+}
+
+static int wfix_setup_lease12(void **state)
+{
+	return wfix_setup_lease(state, 12000);
 }
 
 static int wfix_teardown(void **state)
@@ -2430,6 +2455,77 @@ static void webhook_secret_malformed_repeat(void **state)
 	assert_int_equal(table_posts(w->x), 1);
 }
 
+/*
+ * Wait until the outbox of Telegram has nothing pending (delivered or set
+ * aside) and no call is in the fake's hands (a held one has gone through,
+ * whether or not the bot still waited for it).
+ */
+static void wait_settled(struct dfix *x, int timeout_ms)
+{
+	int64_t t0 = now_ms();
+	int pending = 1;
+
+	while (pending) {
+		assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
+		if (pending && now_ms() - t0 > timeout_ms) {
+			fake_tg_dump(x->f);
+			fail_msg("%d rows still pending", pending);
+		}
+		if (pending)
+			usleep(5000);
+	}
+	assert_true(fake_tg_quiet(x->f, timeout_ms));
+}
+
+/*
+ * One delivery making two slow calls - a table posted afresh, then its old
+ * message's buttons stripped - longer together than the row's lease (4 s),
+ * with two workers: each call ends before the lease does, so the other
+ * worker never claims the row while it is in hand, and the chat sees the
+ * table once.
+ */
+static void lease_outlasted_by_slow_calls_sent_once(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+
+	assert_int_equal(store_table_set_message(x->s, x->table, "100"), GB_OK);
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 2500);
+	fake_tg_fault(x->f, "editMessageReplyMarkup", 0, 1, FAKE_TG_SLOW, 2500);
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", x->table, NULL,
+				       "{\"kind\":\"table\",\"text\":\"board R\",\"table\":1,\"turn\":0,"
+				       "\"repost\":true}", 1), GB_OK);
+	outbox_wake(w->ob);
+	wait_settled(x, 20000);
+	assert_int_equal(count_texts(x, "sendMessage", "board R"), 1);
+}
+
+/*
+ * A sendMessage Telegram answers only after the bot's call gave up (held
+ * 12.5 s; the lease of 12 s lets the call wait 10.8 s): the message is in
+ * the chat all the same. It is not sent again - Telegram cannot be asked
+ * whether it has it, nor drop a repeat - but set aside, in doubt, and the
+ * rows behind it go on: the chat sees each message once.
+ */
+static void send_answered_after_the_call_gave_up_not_repeated(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	int nasides = 0;
+
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 12500);
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", 0, NULL,
+				       "{\"kind\":\"public\",\"text\":\"slow news\"}", 1), GB_OK);
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", 0, NULL,
+				       "{\"kind\":\"public\",\"text\":\"next news\"}", 1), GB_OK);
+	outbox_wake(w->ob);
+	wait_settled(x, 30000);
+	assert_int_equal(count_texts(x, "sendMessage", "slow news"), 1);
+	assert_int_equal(count_texts(x, "sendMessage", "next news"), 1);
+	assert_int_equal(store_out_count(x->s, "telegram", NULL, &nasides, NULL), GB_OK);
+	assert_int_equal(nasides, 1);
+}
+
 static void webhook_store_failure(void **state)
 {
 	struct wfix *w = *state;
@@ -2805,6 +2901,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_press_answered_at_once, wfix_setup_paced,
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(lease_outlasted_by_slow_calls_sent_once, wfix_setup_lease4,
+						wfix_teardown),
+		cmocka_unit_test_setup_teardown(send_answered_after_the_call_gave_up_not_repeated,
+						wfix_setup_lease12, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_every_kind_delivered_again_run_once, wfix_setup,
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_batch_delivered_again_run_once, pfix_setup,
