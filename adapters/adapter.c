@@ -147,7 +147,8 @@ bool adapter_request_sent(int curl_code, CURL *c, size_t body_len)
 {
 	curl_off_t up = 0;
 
-	if (!curl_code || !c || adapter_no_connection(curl_code, c) || curl_code == CURLE_OUT_OF_MEMORY)
+	/* the whole body went out (so a connection was made, whatever its timings say) */
+	if (!curl_code || !c || curl_code == CURLE_OUT_OF_MEMORY)
 		return false;
 	return curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK && up >= (curl_off_t)body_len;
 }

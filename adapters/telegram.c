@@ -1647,6 +1647,32 @@ static bool table_chat(struct bot *b, int64_t table, char *chat, size_t n)
 }
 
 /*
+ * Is this the first delivery of an update the adapter answers itself, not
+ * through a command (an inline query, a press on an inline-mode message,
+ * the bot's own membership)? Its id is kept as a command's is (the bot's
+ * dedupe, pruned after processed_keep_days), before it is answered, so
+ * the same update sent again - a webhook retried for want of an answer in
+ * time, a getUpdates batch asked for again before its offset was saved -
+ * is answered once, even when both arrive at once. Asked once the
+ * update is within the lookups' budget: a flood past it writes nothing. A
+ * store that cannot keep the id lets it through: answered twice rather
+ * than never.
+ */
+static bool first_delivery(struct bot *b, const struct tg_update *u)
+{
+	int rc = store_mark_processed(b->store, "telegram", u->cmd.update_id);
+
+	if (rc == GB_EDUP) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"repeated\"", 1);
+		return false;
+	}
+	if (rc)
+		tg_log("update %lld: its id not kept (%s): a repeat would be answered again",
+		       u->update_id, gb_strerror(rc));
+	return true;
+}
+
+/*
  * The one result shown when there is nothing to choose: why, in words for
  * the asker (an empty list would look like a bot that does not answer).
  * Its id is no command: picked all the same, it plays nothing.
@@ -1691,6 +1717,8 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
 		goto out;
 	}
+	if (!first_delivery(b, u))
+		goto out;
 	rc = bot_user_choices(b, "telegram", u->cmd.user, ch, 50, &n);
 	if (rc)
 		tg_log("inline query: choices not read: %s", gb_strerror(rc));
@@ -1732,7 +1760,8 @@ out:
  * A button on a message sent in inline mode (inline_message_id, no chat):
  * no table of ours, but the presser's client waits for an answer.
  */
-static void answer_elsewhere(struct telegram *t, const struct tg_update *u, char *close, size_t cap)
+static void answer_elsewhere(struct telegram *t, struct bot *b, const struct tg_update *u, char *close,
+			     size_t cap)
 {
 	int lang = lang_parse(u->lang);
 	struct tg_result res;
@@ -1747,6 +1776,8 @@ static void answer_elsewhere(struct telegram *t, const struct tg_update *u, char
 		snprintf(close, cap, "%s", u->reply);
 		return;
 	}
+	if (!first_delivery(b, u))
+		return;
 	if (strncmp(u->lang, "ne", 2) == 0)
 		lang = LANG_NE;
 	if (lang < 0)
@@ -1828,30 +1859,6 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 }
 
 /*
- * Is this the first delivery of an update the adapter answers itself, not
- * through a command (an inline query, a press on an inline-mode message,
- * the bot's own membership)? Its id is kept as a command's is (the bot's
- * dedupe, pruned after processed_keep_days), before it is answered, so
- * the same update sent again - a webhook retried for want of an answer in
- * time, a getUpdates batch asked for again before its offset was saved -
- * is answered once, even when both arrive at once. A store that cannot
- * keep the id lets it through: answered twice rather than never.
- */
-static bool first_delivery(struct bot *b, const struct tg_update *u)
-{
-	int rc = store_mark_processed(b->store, "telegram", u->cmd.update_id);
-
-	if (rc == GB_EDUP) {
-		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"repeated\"", 1);
-		return false;
-	}
-	if (rc)
-		tg_log("update %lld: its id not kept (%s): a repeat would be answered again",
-		       u->update_id, gb_strerror(rc));
-	return true;
-}
-
-/*
  * Handle one update (webhook body or one element of getUpdates); returns
  * the HTTP status to answer: 200 done (or dropped), 400 malformed, 500 or
  * 503 when the store failed and Telegram should send it again. A press
@@ -1885,12 +1892,10 @@ static int receive(struct telegram *t, const char *body, size_t len, char *close
 			tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
 		return 200;
 	case TG_INLINE_QUERY:
-		if (first_delivery(b, &u))
-			answer_inline(t, b, &u);
+		answer_inline(t, b, &u);
 		return 200;
 	case TG_ELSEWHERE_PRESS:
-		if (first_delivery(b, &u))
-			answer_elsewhere(t, &u, close, cap);
+		answer_elsewhere(t, b, &u, close, cap);
 		return 200;
 	case TG_MIGRATE:
 		/* all or nothing, and a repeat finds nothing left to move: run again, it changes nothing */

@@ -52,7 +52,12 @@ enum fake_tg_fault {
 	FAKE_TG_NOT_FOUND,      /* 400 "Bad Request: message to edit not found" */
 	FAKE_TG_403,            /* 403 "Forbidden: bot can't initiate conversation with a user" */
 	FAKE_TG_400,            /* 400 "Bad Request: chat not found" */
-	FAKE_TG_SLOW,           /* wait arg milliseconds, then answer normally */
+	/*
+	 * wait arg milliseconds, then answer normally: the call is done (a
+	 * message posted) whether or not its client still waits, as
+	 * Telegram does with a call it is slow to answer
+	 */
+	FAKE_TG_SLOW,
 	FAKE_TG_MIGRATE,        /* 400 with parameters.migrate_to_chat_id = arg */
 };
 

@@ -1400,6 +1400,38 @@ static void deliver_paced(void **state)
 	assert_int_equal(d.result, DELIVERY_OK);
 }
 
+/*
+ * A delivery's calls end by the thread's deadline: a new message whose
+ * answer has not come by then - over a connection kept from an earlier
+ * call - is in doubt and set aside, never sent again; with too little
+ * time left no call is made and the row goes back untried.
+ */
+static void deliver_within_the_deadline(void **state)
+{
+	struct dfix *x = *state;
+	struct delivery d;
+	int64_t t0;
+
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"first\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 3000);
+	t0 = now_ms();
+	adapter_deadline_set(adapter_mono_ms() + 1000);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"held\"}", &d);
+	adapter_deadline_set(0);
+	assert_true(now_ms() - t0 < 2900);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_non_null(strstr(d.why, "in doubt"));
+	/* too little time left: nothing is called, the row waits (no attempt) */
+	adapter_deadline_set(adapter_mono_ms() + ADAPTER_CALL_MIN_MS / 2);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"late\"}", &d);
+	adapter_deadline_set(0);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_true(fake_tg_quiet(x->f, 10000));
+	assert_int_equal(count_texts(x, "sendMessage", "held"), 1);
+	assert_int_equal(count_texts(x, "sendMessage", "late"), 0);
+}
+
 /* ---- receiving by long polling ---- */
 
 static int pfix_setup(void **state)
@@ -2891,6 +2923,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(deliver_private_and_callbacks, dfix_setup_unpaced,
 						dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_migrated_group, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(deliver_within_the_deadline, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_paced, dfix_setup_paced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_commands_and_offset, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_outage, pfix_setup, dfix_teardown),
