@@ -20,7 +20,12 @@
  * one message it had in hand.
  * A crashed worker's claims expire after lease_ms and are delivered again:
  * delivery is at least once, and adapters make repeats harmless where the
- * platform allows (an edit with the same text is a no-op).
+ * platform allows (an edit with the same text is a no-op). A live
+ * worker's row is never claimed by another: every platform call of a
+ * delivery ends before the row's lease does (adapter_deadline_set()). A
+ * new message whose request went out and whose answer never came is the
+ * adapter's to judge (without a key the platform drops a repeat by, it is
+ * set aside in doubt rather than sent again).
  */
 #ifndef GB_OUTBOX_H
 #define GB_OUTBOX_H
