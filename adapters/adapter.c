@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "adapters/console.h"
 #include "adapters/telegram.h"
@@ -185,6 +186,44 @@ bool adapter_no_connection(int curl_code, CURL *c)
 	default:
 		return false;
 	}
+}
+
+bool adapter_request_sent(int curl_code, CURL *c, size_t body_len)
+{
+	curl_off_t up = 0;
+
+	/* the whole body went out (so a connection was made, whatever its timings say) */
+	if (!curl_code || !c || curl_code == CURLE_OUT_OF_MEMORY)
+		return false;
+	return curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK && up >= (curl_off_t)body_len;
+}
+
+int64_t adapter_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The calling thread's delivery deadline (adapter.h); 0: none. */
+static _Thread_local int64_t deadline_ms;
+
+void adapter_deadline_set(int64_t mono_ms)
+{
+	deadline_ms = mono_ms;
+}
+
+long adapter_call_ms(long limit_ms)
+{
+	int64_t left;
+
+	if (!deadline_ms)
+		return limit_ms;
+	left = deadline_ms - adapter_mono_ms();
+	if (left < ADAPTER_CALL_MIN_MS)
+		return 0;
+	return left < limit_ms ? (long)left : limit_ms;
 }
 
 size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf)

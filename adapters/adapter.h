@@ -65,6 +65,14 @@ struct delivery {
 	 * deliveries pause behind probe() (outbox.h) instead of trying every
 	 * row, and no row spends an attempt; when it does, the failure was
 	 * the row's after all, an attempt like any other.
+	 *
+	 * With DELIVERY_GIVE_UP: a post whose whole request went out but
+	 * whose answer never came (in doubt: the platform may have posted
+	 * it, and a repeat would show it twice). The probe is asked the
+	 * same way: a platform that answers is up but was slow, so the post
+	 * most likely went through and is set aside, never sent again; one
+	 * that does not answer is down, so the post most likely never
+	 * reached it and waits behind the probe with the others.
 	 */
 	bool platform_down;
 	/*
@@ -76,6 +84,30 @@ struct delivery {
 	bool unauthorized;
 	char why[160];                  /* for the log line and the set-aside row; no secrets */
 };
+
+/* Milliseconds on the monotonic clock: the clock of delivery deadlines. */
+int64_t adapter_mono_ms(void);
+
+/*
+ * The calling thread's delivery deadline: when, on adapter_mono_ms()'s
+ * clock, every platform call of the delivery in hand must have ended. The
+ * outbox sets it before deliver() (the row's lease, less the time to
+ * record the outcome) and clears it (0: none) after: a call still running
+ * past it could meet another worker that claimed the row again, and sends
+ * it too. Other threads (a listener answering a press) have none.
+ */
+void adapter_deadline_set(int64_t mono_ms);
+
+/* A call with less than this left before the thread's deadline is not begun. */
+#define ADAPTER_CALL_MIN_MS 500
+
+/*
+ * How long the calling thread's next platform call may take: limit_ms, or
+ * less when its deadline comes sooner; 0 when less than
+ * ADAPTER_CALL_MIN_MS is left (the call is not to be made: the row goes
+ * back untried). For CURLOPT_TIMEOUT_MS.
+ */
+long adapter_call_ms(long limit_ms);
 
 struct adapter {
 	/* Platform name: the `platform` of its commands, chats and outbox rows. */
@@ -186,6 +218,15 @@ size_t adapter_curl_sink(char *p, size_t size, size_t n, void *strbuf);
  * then: the platform is down, not the request wrong.
  */
 bool adapter_no_connection(int curl_code, CURL *c);
+
+/*
+ * Did a transfer on c that ended with curl_code (not CURLE_OK) hand the
+ * whole request (headers and body_len bytes of body) to the platform
+ * before it failed - timed out waiting for the answer, the connection cut
+ * or closed with no answer? Then the platform may have done it: a call
+ * that is not safe to repeat (a new message) is in doubt, not failed.
+ */
+bool adapter_request_sent(int curl_code, CURL *c, size_t body_len);
 
 /* Clear sb's storage (it held a token: a URL, a header) and release it. */
 void adapter_sb_wipe(struct strbuf *sb);

@@ -47,6 +47,7 @@
 #define DC_GATE_SLOTS 128     /* more than the listener's threads (at most 64) */
 #define DC_GATE_GRACE_MS 300   /* rows of an answered interaction wait this long after the answer */
 #define DC_CALL_TIMEOUT_S 10L
+#define DC_POST_TIMEOUT_S 60L  /* a post waits as long as the row's lease allows (adapter_call_ms()) */
 #define DC_TAKE_MAX 64
 #define DC_TAKE_WAIT_MS 1000   /* for a row of the answer that a worker claimed */
 #define DC_FROM_EPOCH 1420070400000LL
@@ -1538,6 +1539,12 @@ struct dc_result {
 	struct dc_limits limits;        /* what the answer's X-RateLimit-* headers said */
 	bool no_connection;             /* transport: no connection could be made at all */
 	long code;                      /* Discord's JSON error code (10003 Unknown Channel, ...); 0 none */
+	/*
+	 * transport: a post that carries no enforced nonce (a follow-up
+	 * through an interaction's webhook) failed after the whole request
+	 * went out - Discord may have posted it, and would post a repeat too
+	 */
+	bool in_doubt;
 };
 
 static void dc_result_release(struct dc_result *r)
@@ -1598,9 +1605,13 @@ static void retry_of(struct dc_result *res)
 
 /*
  * method path (below the API URL) with body (may be NULL), as the bot when
- * auth, unless pacing asks to wait (see paced()). Webhook paths hold the
- * interaction's token and the Authorization header the bot's: neither ever
- * reaches a log line.
+ * auth, unless pacing asks to wait (see paced()), for DC_CALL_TIMEOUT_S at
+ * most (a post: DC_POST_TIMEOUT_S, since Discord posts it however late it
+ * answers) and never past the thread's delivery deadline
+ * (adapter_call_ms(): with too little left it is not made, and reads as a
+ * wait of our own as a paced one does). Webhook paths hold the
+ * interaction's token and the Authorization header the bot's: neither
+ * ever reaches a log line.
  */
 static void dc_api(struct discord *d, const char *method, const char *path,
 		   const json_t *body, bool auth, struct dc_result *res)
@@ -1610,10 +1621,18 @@ static void dc_api(struct discord *d, const char *method, const char *path,
 	struct strbuf url = { 0 }, in = { 0 }, authz = { 0 };
 	char *text = NULL;
 	json_error_t jerr;
+	bool post = strcmp(method, "POST") == 0;
+	long timeout_ms = adapter_call_ms((post ? DC_POST_TIMEOUT_S : DC_CALL_TIMEOUT_S) * 1000);
 
 	memset(res, 0, sizeof(*res));
 	res->as_bot = auth;
 	dc_limits_init(&res->limits);
+	if (!timeout_ms) {
+		res->status = 429;
+		res->paced = true;
+		res->body = json_pack("{ss}", "message", "no time left in the lease: handed back untried");
+		goto out;
+	}
 	if (paced(d, method, path, auth, res))
 		goto out;
 	c = adapter_curl();
@@ -1640,11 +1659,13 @@ static void dc_api(struct discord *d, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, limits_sink);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &res->limits);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, DC_CALL_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	res->transport = (int)curl_easy_perform(c);
 	res->no_connection = res->transport && adapter_no_connection(res->transport, c);
+	res->in_doubt = post && !json_is_true(json_object_get(body, "enforce_nonce")) &&
+			adapter_request_sent(res->transport, c, text ? strlen(text) : 0);
 	if (res->transport)
 		goto out;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
@@ -1711,7 +1732,20 @@ static void settle(const char *what, const struct dc_result *res, struct deliver
 		return;
 	}
 	describe(what, res, d->why, sizeof(d->why));
-	if (platform_failure(res)) {
+	if (res->in_doubt) {
+		/*
+		 * A follow-up whose answer never came may be in the channel: a
+		 * webhook takes no nonce, so it is not posted again blindly but
+		 * set aside (at most once; a channel post's nonce makes its
+		 * repeat harmless, and it is tried again as any failure).
+		 */
+		char why[sizeof(d->why)];
+
+		snprintf(why, sizeof(why), "in doubt, not sent again: %.120s", d->why);
+		snprintf(d->why, sizeof(d->why), "%s", why);
+		d->result = DELIVERY_GIVE_UP;
+		d->platform_down = true; /* unless Discord is down as a whole (adapter.h) */
+	} else if (platform_failure(res)) {
 		/* Discord's state, not the row's: the outbox asks before it counts a try */
 		d->result = DELIVERY_RETRY;
 		d->platform_down = true;

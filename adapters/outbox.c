@@ -304,16 +304,30 @@ static void hand_back(struct store *s, const struct adapter *a, const struct out
 	}
 }
 
+/*
+ * When every platform call of a delivery from a claim made at claimed
+ * (adapter_mono_ms()) must have ended: the lease, less a tenth of it to record
+ * the outcome. A call still running later could meet another worker that
+ * claimed the row again (its lease run out) and sends it a second time;
+ * each of a delivery's calls (an edit, a resend, a button strip, a
+ * fallback) is given only what is left (adapter_deadline_set()).
+ */
+static int64_t deadline(const struct outbox_opts *o, int64_t claimed)
+{
+	return claimed + o->lease_ms - o->lease_ms / 10;
+}
+
 int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		    const struct outbox_opts *o, int64_t now_ms)
 {
 	struct store_out rows[MAX_BATCH];
 	bool settled[MAX_BATCH] = { false };
-	int64_t held_until = 0, t0;
+	int64_t held_until = 0, t0, claimed;
 	int n = 0, rc, batch = o->batch > 0 && o->batch < MAX_BATCH ? o->batch : MAX_BATCH;
 
 	if (o->gate && a->probe && !gate_pass(o->gate, s, a, self, o, now_ms))
 		return 0;
+	claimed = adapter_mono_ms();
 	rc = store_out_claim(s, a->name, now_ms, o->lease_ms, rows, batch, &n);
 	if (rc)
 		return -rc;
@@ -367,11 +381,14 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 			d.result = DELIVERY_WAIT;
 			d.retry_ms = held_until - now_ms;
 		} else {
+			adapter_deadline_set(deadline(o, claimed));
 			a->deliver(self, s, &rows[i], &d);
+			adapter_deadline_set(0);
 			if (d.result == DELIVERY_WAIT && d.global)
 				held_until = now_ms + (d.retry_ms > 0 ? d.retry_ms : o->backoff_ms);
 		}
-		if (d.result == DELIVERY_RETRY && d.platform_down && o->gate && a->probe &&
+		if ((d.result == DELIVERY_RETRY || d.result == DELIVERY_GIVE_UP) && d.platform_down && o->gate &&
+		    a->probe &&
 		    platform_failed(o->gate, s, a, self, o, now_ms, &d)) {
 			/* the platform's failure, not the row's: this row and the rest wait behind the gate */
 			count(a, "platform_down");

@@ -23,7 +23,12 @@
  * one message it had in hand.
  * A crashed worker's claims expire after lease_ms and are delivered again:
  * delivery is at least once, and adapters make repeats harmless where the
- * platform allows (an edit with the same text is a no-op).
+ * platform allows (an edit with the same text is a no-op). A live
+ * worker's row is never claimed by another: every platform call of a
+ * delivery ends before the row's lease does (adapter_deadline_set()). A
+ * new message whose request went out and whose answer never came is the
+ * adapter's to judge (without a key the platform drops a repeat by, it is
+ * set aside in doubt rather than sent again).
  */
 #ifndef GB_OUTBOX_H
 #define GB_OUTBOX_H
@@ -75,8 +80,10 @@ void outbox_gate_destroy(struct outbox_gate *g);
 struct outbox_opts {
 	/*
 	 * Claim lease (default 30 s). A pass sends a row only while half of
-	 * it is left, so it must be more than twice a platform call's time
-	 * limit; the rest of a slow pass's claim is handed back.
+	 * it is left (the rest of a slow pass's claim is handed back), and
+	 * every platform call of a delivery ends before the lease does, less
+	 * a tenth of it to record the outcome (adapter_deadline_set()):
+	 * no other worker can claim a row while a call for it is on its way.
 	 */
 	int64_t lease_ms;
 	int max_attempts;               /* transient failures before a row is set aside (default 8) */

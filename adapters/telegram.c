@@ -833,6 +833,13 @@ void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t
 /* ---- the Bot API over HTTP ---- */
 
 #define TG_CALL_TIMEOUT_S 10L   /* one API call (not a long poll) */
+/*
+ * A new message from the outbox (sendMessage) waits for Telegram's answer
+ * as long as the row's lease allows (adapter_call_ms()), not
+ * TG_CALL_TIMEOUT_S: Telegram posts it however late it answers, and a
+ * call that gives up first leaves the message in doubt (unsettled()).
+ */
+#define TG_SEND_TIMEOUT_S 60L
 #define TG_POLL_S 25            /* long-poll wait asked of getUpdates */
 #define ADMIN_SLOTS 16384        /* rights of a person in a group, 144 bytes each */
 #define ADMIN_TTL_MS (5 * 60 * 1000)
@@ -889,6 +896,8 @@ struct tg_result {
 	int64_t retry_after;               /* seconds, with 429 */
 	char migrate_to[32];               /* with 400 when a group became a supergroup */
 	bool no_connection;                /* transport: no connection could be made at all */
+	bool not_made;                     /* no time left before the delivery's deadline: no call made */
+	bool sent;                         /* transport: it failed after the whole request went out */
 };
 
 static void tg_result_release(struct tg_result *r)
@@ -932,9 +941,11 @@ static void read_answer(const struct strbuf *sb, struct tg_result *res)
 
 /*
  * POST body (JSON) to $api/bot<token>/<method> with the calling thread's
- * handle. abort_flag (may be NULL) ends the call early when it becomes
- * non-zero. The URL holds the token: it never reaches a log line, and
- * curl's own messages (curl_easy_strerror) do not include it.
+ * handle, for timeout_s at most and never past the thread's delivery
+ * deadline (adapter_call_ms(): with too little left, no call is made and
+ * res says so). abort_flag (may be NULL) ends the call early when it
+ * becomes non-zero. The URL holds the token: it never reaches a log line,
+ * and curl's own messages (curl_easy_strerror) do not include it.
  */
 static void tg_api(struct telegram *t, const char *method, const json_t *body, long timeout_s,
 		   const atomic_int *abort_flag, struct tg_result *res)
@@ -943,8 +954,14 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	struct curl_slist *h = NULL;
 	struct strbuf url = { 0 }, in = { 0 };
 	char *text = NULL;
+	long timeout_ms = adapter_call_ms(timeout_s * 1000);
 
 	memset(res, 0, sizeof(*res));
+	if (!timeout_ms) {
+		res->transport = CURLE_OPERATION_TIMEDOUT;
+		res->not_made = true;
+		return;
+	}
 	text = json_dumps(body, JSON_COMPACT);
 	h = curl_slist_append(h, "Content-Type: application/json");
 	if (!c || !text || !h) {
@@ -958,7 +975,7 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, adapter_curl_sink);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	if (abort_flag) {
@@ -968,6 +985,7 @@ static void tg_api(struct telegram *t, const char *method, const json_t *body, l
 	}
 	res->transport = (int)curl_easy_perform(c);
 	res->no_connection = res->transport && adapter_no_connection(res->transport, c);
+	res->sent = res->transport && adapter_request_sent(res->transport, c, strlen(text));
 	if (res->transport)
 		goto out;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
@@ -1057,6 +1075,36 @@ static void set_result(struct delivery *d, enum delivery_result r, int64_t retry
 	utf8_copy(d->why, sizeof(d->why), why ? why : "", why ? strlen(why) : 0);
 }
 
+/*
+ * A call of a delivery whose outcome is not an answer of Telegram's: not
+ * made, for want of time before the row's lease ends (handed back
+ * untried, no attempt counted), or a new message (method "sendMessage
+ * ...") whose request went out and whose answer never came. That message
+ * may well be in the chat - Telegram posts it however late it answers -
+ * and Telegram takes no key to drop a repeat nor can be asked whether it
+ * has it: it is not sent again blindly but set aside, in doubt, with a log
+ * line (at most once for such a message; the chat's next board, or
+ * /board, shows the table again if it never came). An edit, a button
+ * strip or a press's answer is repeated as any failure is: a repeat of
+ * those shows nothing twice. True when d is settled here.
+ */
+static bool unsettled(const char *method, const struct tg_result *res, struct delivery *d)
+{
+	char why[200];
+
+	if (res->not_made) {
+		set_result(d, DELIVERY_WAIT, 0, "no time left in the lease: handed back untried");
+		return true;
+	}
+	if (!res->sent || strncmp(method, "sendMessage", strlen("sendMessage")))
+		return false;
+	snprintf(why, sizeof(why), "in doubt, not sent again: %s sent, no answer: %s", method,
+		 curl_easy_strerror((CURLcode)res->transport));
+	set_result(d, DELIVERY_GIVE_UP, 0, why);
+	d->platform_down = true; /* unless the platform is down as a whole (adapter.h) */
+	return true;
+}
+
 /* The seat name of user at table, or the user id when it has none there. */
 static void seat_name_of(struct store *s, int64_t table, const char *user, char *buf, size_t n)
 {
@@ -1091,8 +1139,10 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE), name,
 		 bot[0] ? bot : "gamebot", bot[0] ? bot : "gamebot");
 	body = send_body(row->chat, sb_str(&text), false);
-	tg_api(t, "sendMessage", body, TG_CALL_TIMEOUT_S, NULL, &res);
-	if (res.transport || res.status >= 500 || res.status == 429 || res.status == 401) {
+	tg_api(t, "sendMessage", body, TG_SEND_TIMEOUT_S, NULL, &res);
+	if (unsettled("sendMessage (private fallback)", &res, d)) {
+		/* handed back, or in doubt: d says which */
+	} else if (res.transport || res.status >= 500 || res.status == 429 || res.status == 401) {
 		describe("sendMessage (private fallback)", &res, why, sizeof(why));
 		if (res.status == 429) {
 			set_result(d, DELIVERY_WAIT, res.retry_after * 1000, why);
@@ -1326,6 +1376,12 @@ static bool message_to_edit(struct telegram *t, struct store *s, const struct st
 	return true;
 }
 
+/* The time limit of a delivery's call of method: a new message waits longer (TG_SEND_TIMEOUT_S). */
+static long send_limit(const char *method)
+{
+	return strcmp(method, "sendMessage") == 0 ? TG_SEND_TIMEOUT_S : TG_CALL_TIMEOUT_S;
+}
+
 static void deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
 {
 	struct telegram *t = self;
@@ -1359,9 +1415,11 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		goto out;
 	if (paced(t, &call, !is_table, d, &taken))
 		goto out;
-	tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
+	tg_api(t, call.method, call.body, send_limit(call.method), NULL, &res);
 	if (taken)
 		tg_pace_sent(t->pace, call.chat, taken, bot_now_ms());
+	if (unsettled(call.method, &res, d))
+		goto out;
 	if (!res.ok && res.status == 400 && stale_view(view))
 		goto out; /* deleted, or too old to edit: nothing left to press on it */
 	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
@@ -1374,7 +1432,9 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 			set_result(d, DELIVERY_GIVE_UP, 0, "cannot render the table message");
 			goto out;
 		}
-		tg_api(t, call.method, call.body, TG_CALL_TIMEOUT_S, NULL, &res);
+		tg_api(t, call.method, call.body, send_limit(call.method), NULL, &res);
+		if (unsettled(call.method, &res, d))
+			goto out;
 	}
 	settle(t, s, row, view, table.message, &call, &res, d);
 out:
@@ -1617,6 +1677,32 @@ static bool chat_admin(struct telegram *t, const char *chat, const char *user)
 }
 
 /*
+ * Is this the first delivery of an update the adapter answers itself, not
+ * through a command (an inline query, a press on an inline-mode message,
+ * the bot's own membership)? Its id is kept as a command's is (the bot's
+ * dedupe, pruned after processed_keep_days), before it is answered, so
+ * the same update sent again - a webhook retried for want of an answer in
+ * time, a getUpdates batch asked for again before its offset was saved -
+ * is answered once, even when both arrive at once. Asked once the
+ * update is within the lookups' budget: a flood past it writes nothing. A
+ * store that cannot keep the id lets it through: answered twice rather
+ * than never.
+ */
+static bool first_delivery(struct bot *b, const struct tg_update *u)
+{
+	int rc = store_mark_processed(b->store, "telegram", u->cmd.update_id);
+
+	if (rc == GB_EDUP) {
+		metrics_inc("gamebot_updates_refused_total", "platform=\"telegram\",reason=\"repeated\"", 1);
+		return false;
+	}
+	if (rc)
+		tg_log("update %lld: its id not kept (%s): a repeat would be answered again",
+		       u->update_id, gb_strerror(rc));
+	return true;
+}
+
+/*
  * The one result shown when there is nothing to choose: why, in words for
  * the asker (an empty list would look like a bot that does not answer).
  * Its id is no command: picked all the same, it plays nothing.
@@ -1661,6 +1747,8 @@ static void answer_inline(struct telegram *t, struct bot *b, const struct tg_upd
 		metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
 		goto out;
 	}
+	if (!first_delivery(b, u))
+		goto out;
 	rc = bot_user_choices(b, "telegram", u->cmd.user, ch, 50, &n);
 	if (rc)
 		tg_log("inline query: choices not read: %s", gb_strerror(rc));
@@ -1715,6 +1803,29 @@ static bool elsewhere_in_budget(struct telegram *t, const struct tg_update *u, c
 	metrics_inc("gamebot_rate_limited_total", "scope=\"lookup\"", 1);
 	snprintf(close, cap, "%s", u->reply);
 	return false;
+}
+
+/*
+ * The bot's own membership changed (my_chat_member). Out of a group
+ * (kicked, left): its tables stop (stakes back) and nothing more is sent
+ * there. Stopping is idempotent, so a repeated update (or Telegram's
+ * retry after a failure here) runs it again harmlessly; the log line is
+ * written once. In a private chat "kicked" is a block: its rows give up
+ * as they meet it.
+ */
+static int member_changed(struct telegram *t, struct bot *b, const struct tg_update *u)
+{
+	int rc;
+
+	if (first_delivery(b, u))
+		tg_log("bot is now '%s' in chat %s", u->member_status, u->cmd.chat);
+	if ((strcmp(u->member_status, "kicked") && strcmp(u->member_status, "left")) ||
+	    !strcmp(u->chat_type, "private"))
+		return 200;
+	rc = adapter_chat_gone(&t->env, "telegram", u->cmd.chat,
+			       strcmp(u->member_status, "kicked") ? "the bot left the chat"
+								 : "the bot was removed from the chat");
+	return rc ? 500 : 200;
 }
 
 /* The command the bot runs for an update. */
@@ -1805,27 +1916,19 @@ static int receive(struct telegram *t, const char *body, size_t len, char *close
 	}
 	if (u.kind == TG_IGNORE)
 		return 200;
-	if (u.kind == TG_MEMBER) {
-		tg_log("bot is now '%s' in chat %s", u.member_status, u.cmd.chat);
-		if ((strcmp(u.member_status, "kicked") && strcmp(u.member_status, "left")) ||
-		    !strcmp(u.chat_type, "private"))
-			return 200; /* in a private chat "kicked" is a block: its rows give up as they meet it */
-		/* out of the group: its tables stop (stakes back), and nothing more is sent there */
-		rc = adapter_chat_gone(&t->env, "telegram", u.cmd.chat,
-				       strcmp(u.member_status, "kicked") ? "the bot left the chat"
-									 : "the bot was removed from the chat");
-		return rc ? 500 : 200;
-	}
 	b = adapter_bot(&t->env);
 	if (!b)
 		return 503;
 	switch (u.kind) {
+	case TG_MEMBER:
+		return member_changed(t, b, &u);
 	case TG_INLINE_QUERY:
 		answer_inline(t, b, &u);
 		return 200;
 	case TG_ELSEWHERE_PRESS:
 		return elsewhere_in_budget(t, &u, close, cap) ? run_command(t, b, &u, close, cap) : 200;
 	case TG_MIGRATE:
+		/* all or nothing, and a repeat finds nothing left to move: run again, it changes nothing */
 		rc = store_chat_move(b->store, "telegram", u.cmd.chat, u.migrate_to);
 		if (rc == GB_OK)
 			tg_log("chat %s became supergroup %s: its tables, settings and stats moved",

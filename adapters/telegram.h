@@ -6,8 +6,9 @@
  * needs no public address). Either way an update is read into a struct
  * tg_update by tg_update_parse() - a pure function - and then handed to the
  * bot as a struct command. A repeated update_id is dropped by the bot's
- * dedupe; the polling offset lives in the store so a restart neither
- * repeats nor skips an update.
+ * dedupe, whatever the update's kind (one the adapter answers itself, an
+ * inline query, is kept in the same record of ids); the polling offset
+ * lives in the store so a restart neither repeats nor skips an update.
  *
  * Sending: the outbox worker hands the adapter one reply view at a time
  * (bot/bot.h); tg_render() - pure again - turns it into one Bot API call:

@@ -97,6 +97,7 @@ struct fake_tg {
 	bool strict;
 	bool held;              /* requests wait before they are recorded (fake_tg_hold()) */
 	enum fake_tg_outage outage;
+	int busy;               /* requests being answered now (a long poll, a slow answer) */
 	struct sent *chats;     /* STRICT_CHATS of them */
 	int nchats;
 	long long all[ALL_N];   /* ring of the last sends overall */
@@ -539,6 +540,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
 	struct fake_tg *f = cls;
 	struct fake_upload *up = NULL;
+	enum MHD_Result ret;
 
 	(void)version;
 	if (fake_upload_step(con_cls, data, data_size, FAKE_MAX_BODY, &up) != FAKE_UPLOAD_DONE)
@@ -547,7 +549,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return error_reply(conn, 413, "Request Entity Too Large", NULL);
 	if (strcmp(method, "POST") && strcmp(method, "GET"))
 		return error_reply(conn, 405, "Method Not Allowed", NULL);
-	return answer(f, conn, url, up);
+	pthread_mutex_lock(&f->lock);
+	f->busy++;
+	pthread_mutex_unlock(&f->lock);
+	ret = answer(f, conn, url, up);
+	pthread_mutex_lock(&f->lock);
+	f->busy--;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	return ret;
 }
 
 static int listen_on(struct fake_tg *f, int port)
@@ -802,6 +812,20 @@ bool fake_tg_settle(struct fake_tg *f, int ms)
 	while (open_connections(f->d) && mono_ms() < until)
 		ms_sleep(5);
 	return open_connections(f->d) == 0;
+}
+
+bool fake_tg_quiet(struct fake_tg *f, int ms)
+{
+	struct timespec until;
+	bool quiet;
+
+	deadline_in(&until, ms);
+	pthread_mutex_lock(&f->lock);
+	while (f->busy && pthread_cond_timedwait(&f->cond, &f->lock, &until) == 0)
+		;
+	quiet = f->busy == 0;
+	pthread_mutex_unlock(&f->lock);
+	return quiet;
 }
 
 void fake_tg_hold(struct fake_tg *f, bool hold)

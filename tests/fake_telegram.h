@@ -53,7 +53,12 @@ enum fake_tg_fault {
 	FAKE_TG_NOT_FOUND,      /* 400 "Bad Request: message to edit not found" */
 	FAKE_TG_403,            /* 403 "Forbidden: bot can't initiate conversation with a user" */
 	FAKE_TG_400,            /* 400 "Bad Request: chat not found" */
-	FAKE_TG_SLOW,           /* wait arg milliseconds, then answer normally */
+	/*
+	 * wait arg milliseconds, then answer normally: the call is done (a
+	 * message posted) whether or not its client still waits, as
+	 * Telegram does with a call it is slow to answer
+	 */
+	FAKE_TG_SLOW,
 	FAKE_TG_MIGRATE,        /* 400 with parameters.migrate_to_chat_id = arg */
 	FAKE_TG_KICKED,         /* 403 "Forbidden: bot was kicked from the group chat" */
 };
@@ -149,6 +154,14 @@ int fake_tg_count(struct fake_tg *f, const char *method);
  * those calls; taken at once, they may not.
  */
 bool fake_tg_settle(struct fake_tg *f, int ms);
+
+/*
+ * Wait, at most ms, until no request is in the fake's hands: a long poll
+ * has returned (its offset confirmed what it confirms), a slow answer
+ * (FAKE_TG_SLOW) has been given - the call went through whether or not
+ * its client still waited. True when none is left.
+ */
+bool fake_tg_quiet(struct fake_tg *f, int ms);
 
 /* Make requests wait before they are recorded (true), or let them go on (false). */
 void fake_tg_hold(struct fake_tg *f, bool hold);

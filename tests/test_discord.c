@@ -1809,6 +1809,44 @@ static void handle_aged(struct world *w, int64_t age_ms, char *buf, size_t n)
 	snprintf(buf, n, "%s:" ALICE ":tok-%s", iid, iid);
 }
 
+/*
+ * A follow-up (a webhook post: no nonce) that Discord answers only after
+ * 10.5 s: the post waits as long as the row's lease allows rather than
+ * giving up at 10 s and posting it again, and the channel sees it once.
+ * One that outlasts even that is in doubt: set aside, never posted again.
+ */
+static void test_slow_followup_posted_once(void **state)
+{
+	struct world *w = *state;
+	char handle[128], payload[256];
+	struct store_out row;
+	struct delivery d;
+	int pending = 1, aside = 0;
+
+	handle_aged(w, 0, handle, sizeof(handle));
+	snprintf(payload, sizeof(payload), "{\"kind\":\"public\",\"text\":\"slow line\",\"lang\":\"en\","
+		 "\"origin\":\"%s\"}", handle);
+	fake_dc_fault(w->fake, "POST", "/webhooks/", 0, 1, FAKE_DC_SLOW, 10500);
+	assert_int_equal(store_out_add(w->b.store, "discord", CHANNEL, 0, "", payload, 1), GB_OK);
+	outbox_wake(w->outbox);
+	drain(w, 30000);
+	assert_int_equal(store_out_count(w->b.store, "discord", &pending, &aside, NULL), GB_OK);
+	assert_int_equal(pending, 0);
+	assert_int_equal(aside, 0);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/webhooks/"), 1);
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/"), 0);
+
+	/* past the delivery's deadline: in doubt, given up, not posted again */
+	fake_dc_fault(w->fake, "POST", "/webhooks/", 0, 1, FAKE_DC_SLOW, 2500);
+	row_of(&row, payload);
+	adapter_deadline_set(adapter_mono_ms() + 1000);
+	discord_adapter.deliver(w->self, w->b.store, &row, &d);
+	adapter_deadline_set(0);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_non_null(strstr(d.why, "in doubt"));
+	assert_int_equal(fake_dc_count(w->fake, "POST", "/webhooks/"), 2);
+}
+
 static void test_commands_only_channel_rows(void **state)
 {
 	struct world *w = *state;
@@ -2450,6 +2488,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_board_reposts_and_strips_the_old_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_waits_out_429, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_followup_posted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_only_channel_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_only_channel_plays_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_message_interactions, setup, teardown),

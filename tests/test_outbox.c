@@ -5,7 +5,7 @@
  * row, a platform's wait delaying one chat (or, when global, all), rows set
  * aside, rows the adapter holds back handed back before any delivery,
  * the rest of a claim handed back when the worker is halted or half its
- * lease is spent,
+ * lease is spent, every delivery's calls given only what is left of the lease,
  * leases of a crashed worker expiring, table edits coalesced, the
  * worker threads delivering everything in order, and a platform's
  * failure pausing every row behind one probe (or, when the probe answers,
@@ -408,6 +408,47 @@ static void test_slow_pass_hands_back_before_its_leases_run_out(void **state)
 	pending(f, 0, 0);
 }
 
+/* An adapter noting the time its calls may take, as the outbox leaves it to it. */
+static long deadline_seen[4];
+static int deadline_n;
+
+static void deadline_deliver(void *self, struct store *s, const struct store_out *row,
+			     struct delivery *d)
+{
+	if (deadline_n < 4)
+		deadline_seen[deadline_n++] = adapter_call_ms(1000000L);
+	scripted_deliver(self, s, row, d);
+}
+
+static const struct adapter fake_deadline = {
+	.name = "fake",
+	.configured = always,
+	.deliver = deadline_deliver,
+};
+
+/*
+ * Every call of a delivery is to end before the row's lease does: the
+ * thread's deadline, set around deliver(), leaves a call at most the lease
+ * less a tenth to record the outcome, and is gone once the pass is over.
+ */
+static void test_deliveries_within_the_lease(void **state)
+{
+	struct fixture *f = *state;
+
+	add(f, "a", "a1", 1000);
+	add(f, "b", "b1", 1000);
+	f->o.lease_ms = 20000;
+	deadline_n = 0;
+	assert_int_equal(outbox_run_once(f->s, &fake_deadline, &f->sc, &f->o, 1000), 2);
+	assert_int_equal(deadline_n, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_true(deadline_seen[i] <= 18000);
+		assert_true(deadline_seen[i] > ADAPTER_CALL_MIN_MS);
+	}
+	assert_int_equal(adapter_call_ms(1000000L), 1000000L);
+	pending(f, 0, 0);
+}
+
 static void test_crashed_worker_lease_expires(void **state)
 {
 	struct fixture *f = *state;
@@ -632,6 +673,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_held_rows_handed_back_before_any_delivery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_halt_hands_back_the_rest_of_a_claim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_pass_hands_back_before_its_leases_run_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deliveries_within_the_lease, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crashed_worker_lease_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_edits_coalesced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),

@@ -1402,6 +1402,38 @@ static void deliver_paced(void **state)
 	assert_int_equal(d.result, DELIVERY_OK);
 }
 
+/*
+ * A delivery's calls end by the thread's deadline: a new message whose
+ * answer has not come by then - over a connection kept from an earlier
+ * call - is in doubt and set aside, never sent again; with too little
+ * time left no call is made and the row goes back untried.
+ */
+static void deliver_within_the_deadline(void **state)
+{
+	struct dfix *x = *state;
+	struct delivery d;
+	int64_t t0;
+
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"first\"}", &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 3000);
+	t0 = now_ms();
+	adapter_deadline_set(adapter_mono_ms() + 1000);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"held\"}", &d);
+	adapter_deadline_set(0);
+	assert_true(now_ms() - t0 < 2900);
+	assert_int_equal(d.result, DELIVERY_GIVE_UP);
+	assert_non_null(strstr(d.why, "in doubt"));
+	/* too little time left: nothing is called, the row waits (no attempt) */
+	adapter_deadline_set(adapter_mono_ms() + ADAPTER_CALL_MIN_MS / 2);
+	deliver_view(x, "{\"kind\":\"public\",\"text\":\"late\"}", &d);
+	adapter_deadline_set(0);
+	assert_int_equal(d.result, DELIVERY_WAIT);
+	assert_true(fake_tg_quiet(x->f, 10000));
+	assert_int_equal(count_texts(x, "sendMessage", "held"), 1);
+	assert_int_equal(count_texts(x, "sendMessage", "late"), 0);
+}
+
 /* ---- receiving by long polling ---- */
 
 static int pfix_setup(void **state)
@@ -1979,6 +2011,8 @@ static void wake(void *arg)
 
 /* The per-user rate limit the next wfix starts with (0: none). */
 static int wfix_rate;
+/* The outbox lease the next wfix starts with (0: the default). */
+static int64_t wfix_lease;
 
 static int wfix_setup_as(void **state, bool pacing)
 {
@@ -1998,6 +2032,8 @@ static int wfix_setup_as(void **state, bool pacing)
 	oo.backoff_ms = 50;
 	oo.backoff_max_ms = 200;
 	oo.max_attempts = 1000;
+	if (wfix_lease)
+		oo.lease_ms = wfix_lease;
 	assert_int_equal(outbox_new(&w->ob, &telegram_adapter, w->x->db, &oo), GB_OK);
 	w->x->env.wake = wake;
 	w->x->env.wake_arg = w->ob;
@@ -2036,6 +2072,27 @@ static int wfix_setup_limited(void **state)
 	rc = wfix_setup_as(state, false);
 	wfix_rate = 0;
 	return rc;
+}
+
+/* Leases of 4 s and of 12 s, two workers: a slow Bot API outlasts them. */
+static int wfix_setup_lease(void **state, int64_t lease_ms)
+{
+	int rc;
+
+	wfix_lease = lease_ms;
+	rc = wfix_setup_as(state, false);
+	wfix_lease = 0;
+	return rc;
+}
+
+static int wfix_setup_lease4(void **state)
+{
+	return wfix_setup_lease(state, 4000);
+}
+
+static int wfix_setup_lease12(void **state)
+{
+	return wfix_setup_lease(state, 12000);
 }
 
 static int wfix_teardown(void **state)
@@ -2211,6 +2268,8 @@ static void webhook_lookups_limited(void **state)
 			 "\"data\":\"2:0:start\"}}", 96100 + i, i, i ? "78" : "77");
 		assert_int_equal(hook(w, "s3cret", buf), 200);
 	}
+	/* answered by the listener, or by a worker that claimed its row first */
+	wait_delivered(x);
 	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
 }
 
@@ -2333,6 +2392,81 @@ static void webhook_press_delivered_again_answered_once(void **state)
 	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
 }
 
+/*
+ * Updates the adapter answers itself, not through a command - an inline
+ * query, a press on a message sent in inline mode, the bot's own
+ * membership - delivered twice by the webhook (Telegram retrying for want
+ * of an answer in time): answered once, the repeat acknowledged and dropped.
+ */
+static void webhook_every_kind_delivered_again_run_once(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	static const char elsewhere[] = "{\"update_id\":97001,\"callback_query\":{\"id\":\"cq97001\","
+					"\"from\":{\"id\":77,\"first_name\":\"A\"},\"inline_message_id\":\"im9\","
+					"\"chat_instance\":\"1\",\"data\":\"2:0:board\"}}";
+	static const char member[] = "{\"update_id\":97002,\"my_chat_member\":{\"chat\":{\"id\":-5,"
+				     "\"type\":\"group\"},\"new_chat_member\":{\"status\":\"member\"}}}";
+
+	metrics_reset();
+	assert_int_equal(hook_inline(w, 97000, "77"), 200);
+	assert_int_equal(hook_inline(w, 97000, "77"), 200);
+	assert_int_equal(hook(w, "s3cret", elsewhere), 200);
+	assert_int_equal(hook(w, "s3cret", elsewhere), 200);
+	assert_int_equal(hook(w, "s3cret", member), 200);
+	assert_int_equal(hook(w, "s3cret", member), 200);
+	/* a new update of each kind is answered as before */
+	assert_int_equal(hook_inline(w, 97003, "77"), 200);
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), 2);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+	/* the inline query and the membership; the press is a command, dropped as one */
+	assert_true(metrics_value("gamebot_updates_refused_total",
+				  "platform=\"telegram\",reason=\"repeated\"") == 2);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"board\",result=\"duplicate\"") == 1);
+}
+
+/*
+ * The same updates asked for again by getUpdates (the offset was not
+ * saved: a restart, a store that failed): each answered once, a command
+ * run once.
+ */
+static void polling_batch_delivered_again_run_once(void **state)
+{
+	struct dfix *x = *state;
+	static const char *const batch[] = {
+		"{\"update_id\":9600,\"inline_query\":{\"id\":\"iq9600\",\"from\":{\"id\":77,"
+		"\"first_name\":\"A\"},\"query\":\"\"}}",
+		"{\"update_id\":9601,\"callback_query\":{\"id\":\"cq9601\",\"from\":{\"id\":77,"
+		"\"first_name\":\"A\"},\"inline_message_id\":\"im1\",\"chat_instance\":\"1\","
+		"\"data\":\"2:0:board\"}}",
+		"{\"update_id\":9602,\"my_chat_member\":{\"chat\":{\"id\":-5,\"type\":\"group\"},"
+		"\"new_chat_member\":{\"status\":\"member\"}}}",
+		"{\"update_id\":9603,\"message\":{\"message_id\":9603,\"from\":{\"id\":77,"
+		"\"first_name\":\"Asha\"},\"chat\":{\"id\":-1001,\"type\":\"supergroup\"},"
+		"\"text\":\"/new ludo\"}}",
+	};
+
+	metrics_reset();
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < sizeof(batch) / sizeof(batch[0]); i++)
+			fake_tg_push_update(x->f, batch[i]);
+		poll_start(x);
+		wait_offset(x, 9604);
+		poll_stop(x);
+		/* the stopped poll's last getUpdates has ended (its offset confirmed the batch) */
+		assert_true(fake_tg_quiet(x->f, 10000));
+		/* handled, but its offset lost: the restart asks for the same batch again */
+		assert_int_equal(store_meta_set(x->s, "telegram.offset", "9600"), GB_OK);
+	}
+	assert_int_equal(fake_tg_count(x->f, "answerInlineQuery"), 1);
+	assert_int_equal(fake_tg_count(x->f, "answerCallbackQuery"), 1);
+	assert_true(metrics_value("gamebot_updates_refused_total",
+				  "platform=\"telegram\",reason=\"repeated\"") == 2);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"board\",result=\"duplicate\"") == 1);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"new\",result=\"ok\"") == 1);
+	assert_true(metrics_value("gamebot_commands_total", "verb=\"new\",result=\"duplicate\"") == 1);
+}
+
 static void webhook_secret_malformed_repeat(void **state)
 {
 	struct wfix *w = *state;
@@ -2359,6 +2493,77 @@ static void webhook_secret_malformed_repeat(void **state)
 	wait_delivered(w->x);
 	assert_int_equal(count_texts(w->x, "sendMessage", "Asha opened a table"), 1);
 	assert_int_equal(table_posts(w->x), 1);
+}
+
+/*
+ * Wait until the outbox of Telegram has nothing pending (delivered or set
+ * aside) and no call is in the fake's hands (a held one has gone through,
+ * whether or not the bot still waited for it).
+ */
+static void wait_settled(struct dfix *x, int timeout_ms)
+{
+	int64_t t0 = now_ms();
+	int pending = 1;
+
+	while (pending) {
+		assert_int_equal(store_out_count(x->s, "telegram", &pending, NULL, NULL), GB_OK);
+		if (pending && now_ms() - t0 > timeout_ms) {
+			fake_tg_dump(x->f);
+			fail_msg("%d rows still pending", pending);
+		}
+		if (pending)
+			usleep(5000);
+	}
+	assert_true(fake_tg_quiet(x->f, timeout_ms));
+}
+
+/*
+ * One delivery making two slow calls - a table posted afresh, then its old
+ * message's buttons stripped - longer together than the row's lease (4 s),
+ * with two workers: each call ends before the lease does, so the other
+ * worker never claims the row while it is in hand, and the chat sees the
+ * table once.
+ */
+static void lease_outlasted_by_slow_calls_sent_once(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+
+	assert_int_equal(store_table_set_message(x->s, x->table, "100"), GB_OK);
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 2500);
+	fake_tg_fault(x->f, "editMessageReplyMarkup", 0, 1, FAKE_TG_SLOW, 2500);
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", x->table, NULL,
+				       "{\"kind\":\"table\",\"text\":\"board R\",\"table\":1,\"turn\":0,"
+				       "\"repost\":true}", 1), GB_OK);
+	outbox_wake(w->ob);
+	wait_settled(x, 20000);
+	assert_int_equal(count_texts(x, "sendMessage", "board R"), 1);
+}
+
+/*
+ * A sendMessage Telegram answers only after the bot's call gave up (held
+ * 12.5 s; the lease of 12 s lets the call wait 10.8 s): the message is in
+ * the chat all the same. It is not sent again - Telegram cannot be asked
+ * whether it has it, nor drop a repeat - but set aside, in doubt, and the
+ * rows behind it go on: the chat sees each message once.
+ */
+static void send_answered_after_the_call_gave_up_not_repeated(void **state)
+{
+	struct wfix *w = *state;
+	struct dfix *x = w->x;
+	int nasides = 0;
+
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 12500);
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", 0, NULL,
+				       "{\"kind\":\"public\",\"text\":\"slow news\"}", 1), GB_OK);
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", 0, NULL,
+				       "{\"kind\":\"public\",\"text\":\"next news\"}", 1), GB_OK);
+	outbox_wake(w->ob);
+	wait_settled(x, 30000);
+	assert_int_equal(count_texts(x, "sendMessage", "slow news"), 1);
+	assert_int_equal(count_texts(x, "sendMessage", "next news"), 1);
+	assert_int_equal(store_out_count(x->s, "telegram", NULL, &nasides, NULL), GB_OK);
+	assert_int_equal(nasides, 1);
 }
 
 static void webhook_store_failure(void **state)
@@ -2726,6 +2931,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(deliver_private_and_callbacks, dfix_setup_unpaced,
 						dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_migrated_group, dfix_setup_unpaced, dfix_teardown),
+		cmocka_unit_test_setup_teardown(deliver_within_the_deadline, dfix_setup_unpaced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(deliver_paced, dfix_setup_paced, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_commands_and_offset, pfix_setup, dfix_teardown),
 		cmocka_unit_test_setup_teardown(polling_outage, pfix_setup, dfix_teardown),
@@ -2736,6 +2942,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(webhook_press_answered_at_once, wfix_setup_paced,
 						wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_secret_malformed_repeat, wfix_setup, wfix_teardown),
+		cmocka_unit_test_setup_teardown(lease_outlasted_by_slow_calls_sent_once, wfix_setup_lease4,
+						wfix_teardown),
+		cmocka_unit_test_setup_teardown(send_answered_after_the_call_gave_up_not_repeated,
+						wfix_setup_lease12, wfix_teardown),
+		cmocka_unit_test_setup_teardown(webhook_every_kind_delivered_again_run_once, wfix_setup,
+						wfix_teardown),
+		cmocka_unit_test_setup_teardown(polling_batch_delivered_again_run_once, pfix_setup,
+						dfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_refused_before_its_body, wfix_setup, wfix_teardown),
 		cmocka_unit_test_setup_teardown(webhook_press_delivered_again_answered_once, wfix_setup,
 						wfix_teardown),
