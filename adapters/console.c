@@ -478,18 +478,23 @@ static bool platform_configured(const struct config *cfg)
 }
 
 /*
- * Without a platform the service's chat is the console: on a terminal, on
- * a pipe or on a file (printf '...' | gamebot serve, or gamebot serve <
- * lines.txt, plays those lines and ends with them). Any other standard
- * input - /dev/null under a service manager, a socket - is left alone.
+ * Without a platform the service's chat is the console. On a terminal it
+ * is one of the service's adapters; on a pipe or a file (printf '...' |
+ * gamebot serve, or gamebot serve < lines.txt) serve plays those lines
+ * as `gamebot console` does (console_piped()). Any other standard input -
+ * /dev/null under a service manager, a socket - is left alone.
  */
 static bool console_configured(const struct config *cfg)
 {
+	return !platform_configured(cfg) && isatty(STDIN_FILENO);
+}
+
+bool console_piped(const struct config *cfg)
+{
 	struct stat sb;
 
-	return !platform_configured(cfg) &&
-	       (isatty(STDIN_FILENO) ||
-		(fstat(STDIN_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode))));
+	return !platform_configured(cfg) && !isatty(STDIN_FILENO) && fstat(STDIN_FILENO, &sb) == 0 &&
+	       (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode));
 }
 
 static void *console_thread(void *arg)

@@ -461,14 +461,13 @@ static void test_silent_lines(void **state)
 }
 
 /*
- * `gamebot serve` without a platform plays the lines on its standard input
- * when that is a pipe (printf ... | make run) or a file (make run < lines):
- * it answers them and stops at their end with status 0, rather than
- * printing nothing and serving until killed. On_pipe picks which.
+ * Run `gamebot serve` without a platform on lines, given on a pipe
+ * (printf ... | make run) or in a file (make run < lines). Returns its
+ * output (caller frees); *ended is set when it stopped by itself with
+ * status 0 within 60 s.
  */
-static void serve_reads_input(bool on_pipe)
+static char *serve_lines(const char *lines, bool on_pipe, bool *ended)
 {
-	static const char lines[] = "alice: /new ludo\nalice: /lang ne\n";
 	const char *bin = getenv("GAMEBOT_BIN");
 	char dir[] = "/tmp/gamebot-serve-in-XXXXXX", path[128], log[128], e_db[160], e_listen[64], cmd[200];
 	const char *env[] = { e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN", "TELEGRAM_TOKEN",
@@ -505,8 +504,8 @@ static void serve_reads_input(bool on_pipe)
 		assert_int_equal(write(fds[1], lines, strlen(lines)), (ssize_t)strlen(lines));
 		close(fds[1]);
 	}
-	/* the end of its input ends it: wait for that, 20 s at most */
-	for (int i = 0; i < 400 && done == 0; i++) {
+	/* the end of its input ends it: wait for that, 60 s at most */
+	for (int i = 0; i < 1200 && done == 0; i++) {
 		struct timespec ts = { 0, 50 * 1000000L };
 
 		done = waitpid(pid, &status, WNOHANG);
@@ -517,17 +516,122 @@ static void serve_reads_input(bool on_pipe)
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
+	*ended = done != 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	f = fopen(log, "r");
 	assert_non_null(f);
 	out = slurp(f);
 	fclose(f);
-	if (done == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-	    !strstr(out, "alice opened a table of Ludo") || !strstr(out, "नेपालीमा"))
-		fail_msg("serve with its input on a %s: %s, output:\n%s", on_pipe ? "pipe" : "file",
-			 done == 0 ? "still running after the end of its input" : "ended", out);
-	free(out);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
+	return out;
+}
+
+/*
+ * `gamebot serve` without a platform plays the lines on its standard input
+ * when that is a pipe (printf ... | make run) or a file (make run < lines):
+ * it answers them and stops at their end with status 0, rather than
+ * printing nothing and serving until killed. On_pipe picks which.
+ */
+static void serve_reads_input(bool on_pipe)
+{
+	bool ended;
+	char *out = serve_lines("alice: /new ludo\nalice: /lang ne\n", on_pipe, &ended);
+
+	if (!ended || !strstr(out, "alice opened a table of Ludo") || !strstr(out, "नेपालीमा"))
+		fail_msg("serve with its input on a %s: %s, output:\n%s", on_pipe ? "pipe" : "file",
+			 ended ? "ended" : "still running after the end of its input", out);
+	free(out);
+}
+
+/* The README, read whole (caller frees). */
+static char *readme(void)
+{
+	const char *src = getenv("GAMEBOT_SRC");
+	char path[1024];
+	FILE *f;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/README.md", src ? src : ".");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = slurp(f);
+	fclose(f);
+	return text;
+}
+
+/* Check what serve printed for the lines of a README example (named by what). */
+static void check_example(const char *what, const char *lines, const char *out, bool ended)
+{
+	int inputs = 0, echoes = count_of(out, "\n> ") + (strncmp(out, "> ", 2) == 0);
+
+	for (const char *p = lines; *p; p++)
+		inputs += *p == '\n';
+	/* piped, serve is the console: every line echoed and answered, nobody waiting on a computer */
+	if (!ended || echoes != inputs || strstr(out, "Not your turn") || strstr(out, "not a command") ||
+	    strstr(out, "type lines like"))
+		fail_msg("the README's %s, piped to serve (%s, %d of %d lines echoed):\n%s\noutput:\n%s",
+			 what, ended ? "ended" : "did not end", echoes, inputs, lines, out);
+}
+
+/*
+ * The README's examples play as written: the lines of "Two commands"
+ * (typed at `make run`) and every `printf '...' | make run`, each piped
+ * into `gamebot serve` as `make run` does.
+ */
+static void test_readme_examples_play(void **state)
+{
+	char *text = readme(), *block, *end, *out;
+	int printfs = 0;
+	bool ended;
+
+	(void)state;
+	/* the block of lines after "`make run` starts" */
+	block = strstr(text, "`make run` starts");
+	assert_non_null(block);
+	block = strstr(block, "\n```\n");
+	assert_non_null(block);
+	block += 5;
+	end = strstr(block, "```");
+	assert_non_null(end);
+	{
+		char *lines = strndup(block, (size_t)(end - block));
+
+		out = serve_lines(lines, true, &ended);
+		check_example("first lines", lines, out, ended);
+		free(out);
+		free(lines);
+	}
+	/* printf 'LINES' | make run: the lines, with \n as printf reads it */
+	for (char *p = strstr(text, "printf '"); p; p = strstr(p + 1, "printf '")) {
+		char *q = p + 8, *close = strchr(q, '\''), *lines, *w;
+
+		assert_non_null(close);
+		if (strncmp(close, "' | make run", 12) != 0)
+			continue;
+		lines = calloc(1, (size_t)(close - q) + 1);
+		assert_non_null(lines);
+		w = lines;
+		for (; q < close; q++) {
+			if (q[0] == '\\' && q[1] == 'n') {
+				*w++ = '\n';
+				q++;
+			} else {
+				*w++ = *q;
+			}
+		}
+		out = serve_lines(lines, true, &ended);
+		check_example("printf example", lines, out, ended);
+		if (strstr(lines, ":wait") && !strstr(out, "> :wait"))
+			fail_msg("the :wait of the README's example was not played:\n%s", out);
+		if (strstr(lines, "/addbot") && strstr(lines, "/start") && !strstr(out, "Bot 2 rolled"))
+			fail_msg("the computer never moved in the README's example:\n%s", out);
+		free(out);
+		free(lines);
+		printfs++;
+	}
+	/* the README shows a game against a computer, piped */
+	assert_true(printfs >= 1);
+	free(text);
 }
 
 static void test_serve_console_on_pipe(void **state)
@@ -642,6 +746,7 @@ int main(void)
 			cmocka_unit_test(test_silent_lines),
 			cmocka_unit_test(test_serve_console_on_pipe),
 			cmocka_unit_test(test_serve_console_on_file),
+			cmocka_unit_test(test_readme_examples_play),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);
