@@ -34,6 +34,7 @@
 #include <cmocka.h>
 
 #include "bot/render.h"
+#include "games/utf8.h"
 #include "tests/spawn.h"
 
 struct check {
@@ -316,6 +317,17 @@ static void play(void **state)
 	}
 }
 
+/*
+ * The test's name: "FILE: COMMENT", each cut (60 and 120 bytes at most)
+ * between whole characters, so that cmocka prints valid UTF-8 however
+ * long a Nepali comment runs.
+ */
+static void test_name(char *out, size_t n, const char *file, const char *comment)
+{
+	snprintf(out, n, "%.*s: %.*s", (int)utf8_cut(file, strlen(file), 60), file,
+		 (int)utf8_cut(comment, strlen(comment), 120), comment);
+}
+
 static int load(const char *file, struct transcript *t)
 {
 	FILE *f = fopen(file, "r");
@@ -337,8 +349,8 @@ static int load(const char *file, struct transcript *t)
 			continue;
 		if (line[0] == '#') {
 			if (!t->name[0])
-				snprintf(t->name, sizeof(t->name), "%.60s: %.120s", strrchr(file, '/') + 1,
-					 line + 1 + (line[1] == ' '));
+				test_name(t->name, sizeof(t->name), strrchr(file, '/') + 1,
+					  line + 1 + (line[1] == ' '));
 		} else if (strncmp(line, "nolatin:", 8) == 0) {
 			t->nolatin_from = t->ninputs;
 			snprintf(t->nolatin_names, sizeof(t->nolatin_names), " %s ", line + 8);
@@ -646,6 +658,42 @@ static void test_serve_console_on_file(void **state)
 	serve_reads_input(false);
 }
 
+/* The transcripts loaded, for the test of their names. */
+static struct transcript *loaded;
+static size_t nloaded;
+
+/*
+ * Every transcript's test name is valid UTF-8, its comment cut between
+ * whole characters (a Devanagari conjunct with its vowel signs stays
+ * whole): cmocka prints these names as they are.
+ */
+static void test_transcript_names_whole(void **state)
+{
+	(void)state;
+	assert_true(nloaded > 0);
+	for (size_t i = 0; i < nloaded; i++) {
+		const char *name = loaded[i].name, *colon = strstr(name, ": ");
+		FILE *f = fopen(loaded[i].file, "r");
+		char first[1024] = "";
+
+		assert_non_null(f);
+		if (!fgets(first, sizeof(first), f))
+			first[0] = '\0';
+		fclose(f);
+		first[strcspn(first, "\n")] = '\0';
+		if (!utf8_valid(name))
+			fail_msg("%s: the test's name is not valid UTF-8: %s", loaded[i].file, name);
+		if (colon && first[0] == '#') {
+			const char *comment = first + 1 + (first[1] == ' ');
+			size_t kept = strlen(colon + 2);
+
+			if (strncmp(comment, colon + 2, kept) != 0 ||
+			    utf8_cut(comment, strlen(comment), kept) != kept)
+				fail_msg("%s: the test's name is cut inside a character: %s", loaded[i].file, name);
+		}
+	}
+}
+
 /* Run the binary with args (NULL-terminated); *err gets its stderr (caller frees). Returns the exit status. */
 static int run_args(char **err, const char *const *args)
 {
@@ -737,6 +785,8 @@ int main(void)
 		tests[i].test_func = play;
 		tests[i].initial_state = &ts[i];
 	}
+	loaded = ts;
+	nloaded = g.gl_pathc;
 	rc = _cmocka_run_group_tests("console transcripts", tests, g.gl_pathc, NULL, NULL);
 	{
 		const struct CMUnitTest more[] = {
@@ -747,6 +797,7 @@ int main(void)
 			cmocka_unit_test(test_serve_console_on_pipe),
 			cmocka_unit_test(test_serve_console_on_file),
 			cmocka_unit_test(test_readme_examples_play),
+			cmocka_unit_test(test_transcript_names_whole),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);

@@ -742,6 +742,16 @@ static void test_fit_and_width(void **state)
 	render_add_fit(&sb, "सिँढी", 3, false);
 	assert_string_equal(sb_str(&sb), "सिँ…");
 	sb_release(&sb);
+	/* an emoji ZWJ sequence, a flag and a conjunct are kept or left out whole */
+	assert_int_equal(render_add_fit(&sb, "👨‍👩‍👧‍👦👨‍👩‍👧‍👦", 5, false), 1);
+	assert_string_equal(sb_str(&sb), "…");
+	sb_release(&sb);
+	render_add_fit(&sb, "a🇳🇵🇳🇵", 3, false);
+	assert_string_equal(sb_str(&sb), "a…");
+	sb_release(&sb);
+	render_add_fit(&sb, "रक्षा बन्धन", 2, false);
+	assert_string_equal(sb_str(&sb), "र…");
+	sb_release(&sb);
 }
 
 static void test_marks_one_column(void **state)
