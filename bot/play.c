@@ -509,8 +509,12 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 		}
 	}
 	sb_add(sb, "\n");
-	sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
-		 ctx_num(c, c->game->max_players, hi));
+	/* a game that always has the same number of players says that number once */
+	if (c->game->min_players == c->game->max_players)
+		sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS_FIXED), ctx_num(c, c->game->max_players, hi));
+	else
+		sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
+			 ctx_num(c, c->game->max_players, hi));
 	sb_add(sb, "\n");
 	lobby_hint(c, sides, sb);
 }
@@ -674,7 +678,8 @@ void table_message(struct ctx *c)
 			if (c->game->deal_event && c->log[i].type == c->game->deal_event)
 				break;
 		}
-		if (nlines)
+		/* the board ends its last line: one blank line, then the log */
+		if (nlines && (!sb.len || sb.buf[sb.len - 1] != '\n'))
 			sb_add(&sb, "\n");
 		while (nlines-- > 0) {
 			sb_add(&sb, "\n");

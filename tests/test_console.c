@@ -241,9 +241,13 @@ static void play(void **state)
 			fail_msg("%s:%d: %s \"%s\" in the whole output", t->file, c->line,
 				 c->negate ? "unexpected" : "missing", c->text);
 	}
-	/* every line of every table message (lobby, boards, sheets) fits a phone: 40 columns */
+	/*
+	 * every line of every table message (lobby, boards, sheets) fits a
+	 * phone: 40 columns; and parts of it (board, log, status) stand one
+	 * blank line apart, never two
+	 */
 	{
-		bool in_table = false;
+		bool in_table = false, blank = false;
 		int lineno = 0;
 
 		for (char *p = out; *p;) {
@@ -258,6 +262,9 @@ static void play(void **state)
 			else if (in_table && p[0] != '[' && render_widthn(p, len) > RENDER_MAX_COLS)
 				fail_msg("%s: output line %d is %d columns wide:\n%.*s", t->file, lineno,
 					 render_widthn(p, len), (int)len, p);
+			if (in_table && blank && len == 0)
+				fail_msg("%s: output line %d is a second blank line in a row", t->file, lineno);
+			blank = len == 0;
 			p += len + (nl ? 1 : 0);
 		}
 	}
