@@ -456,6 +456,21 @@ static void test_escapes_removed_from_names(void **state)
 	free(out);
 }
 
+/* At a table in play, /lang answers first, then shows the board in its language. */
+static void test_lang_confirmation_first(void **state)
+{
+	char *out = play_text("", "alice: /new ludo\nbob: /join\nalice: /start\nalice: /lang ne\nalice: /lang en\n");
+	const char *ne = strstr(out, "> alice: /lang ne\n"), *en = strstr(out, "> alice: /lang en\n");
+
+	(void)state;
+	assert_non_null(ne);
+	assert_non_null(en);
+	if (strncmp(ne + strlen("> alice: /lang ne\n"), "अबदेखि", strlen("अबदेखि")) != 0 ||
+	    strncmp(en + strlen("> alice: /lang en\n"), "I will speak English", 20) != 0)
+		fail_msg("the board came before the confirmation:\n%s", ne);
+	free(out);
+}
+
 /*
  * A blank line (or blanks alone), a name alone and a :wait with nothing due
  * are silent on purpose (README, "The console chat"): they are not echoed
@@ -805,6 +820,7 @@ int main(void)
 			cmocka_unit_test(test_serve_console_on_file),
 			cmocka_unit_test(test_readme_examples_play),
 			cmocka_unit_test(test_transcript_names_whole),
+			cmocka_unit_test(test_lang_confirmation_first),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);
