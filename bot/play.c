@@ -36,15 +36,21 @@ static bool is_card(const struct ctx *c, const struct gb_action *act)
 }
 
 /*
- * The legal actions as a refusal lists them: commands to type; the cards
- * of a hand (Call Break) only as a pointer to it ("/play a card of your
- * hand").
+ * The legal actions as a refusal lists them, in the order of the buttons:
+ * commands to type; the cards of a hand (Call Break) only as a pointer to
+ * it ("/play a card of your hand").
  */
 static void legal_list(struct ctx *c, struct strbuf *sb)
 {
 	struct gb_action acts[GB_MAX_LEGAL];
 	int n = c->game->legal(c->st, acts), shown = 0;
 	uint64_t cards = 0;
+	struct render_ctx rc;
+	char names[GB_MAX_SEATS][STORE_NAME_LEN];
+
+	/* in the buttons' order (Bagh Chal: as the board is drawn, row 5 first) */
+	ctx_render_init(c, &rc, names);
+	render_sort_actions(&rc, acts, n);
 
 	for (int i = 0; i < n; i++) {
 		if (is_card(c, &acts[i])) {
