@@ -680,6 +680,41 @@ static void test_serve_console_on_file(void **state)
 	serve_reads_input(false);
 }
 
+/*
+ * The README's Configuration section has a row for every key of
+ * config/gamebot.conf.example, and names each setting one way only (the
+ * platform keys without the GAMEBOT_ prefix, as every section writes them).
+ */
+static void test_readme_settings_table(void **state)
+{
+	const char *src = getenv("GAMEBOT_SRC");
+	char path[1024], line[512];
+	char *text = readme();
+	FILE *f;
+	int keys = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/config/gamebot.conf.example", src ? src : ".");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char row[300];
+		size_t n = strspn(line, "abcdefghijklmnopqrstuvwxyz_");
+
+		if (!n || line[0] == '#' || strncmp(line + n, " =", 2) != 0)
+			continue;
+		snprintf(row, sizeof(row), "| `%.*s` | `", (int)n, line);
+		if (!strstr(text, row))
+			fail_msg("the README's Configuration table has no row for %.*s", (int)n, line);
+		keys++;
+	}
+	fclose(f);
+	assert_true(keys >= 30);
+	if (strstr(text, "GAMEBOT_TELEGRAM_") || strstr(text, "GAMEBOT_DISCORD_"))
+		fail_msg("the README spells a platform key with the GAMEBOT_ prefix as well as without");
+	free(text);
+}
+
 /* The transcripts loaded, for the test of their names. */
 static struct transcript *loaded;
 static size_t nloaded;
@@ -821,6 +856,7 @@ int main(void)
 			cmocka_unit_test(test_readme_examples_play),
 			cmocka_unit_test(test_transcript_names_whole),
 			cmocka_unit_test(test_lang_confirmation_first),
+			cmocka_unit_test(test_readme_settings_table),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);
