@@ -191,7 +191,9 @@ static void find_server(struct pgproxy *p, const PQconninfoOption *opts)
 		else if (!strcmp(o->keyword, "port"))
 			port = o->val;
 	}
-	snprintf(p->port, sizeof(p->port), "%.*s", (int)strcspn(port, ","), port[0] ? port : "5432");
+	if (!port[0] || port[0] == ',')
+		port = "5432"; /* libpq's default */
+	snprintf(p->port, sizeof(p->port), "%.*s", (int)strcspn(port, ","), port);
 	if (hostaddr[0])
 		host = hostaddr;
 	snprintf(p->host, sizeof(p->host), "%.*s", (int)strcspn(host, ","), host);
