@@ -2,8 +2,8 @@
  * utf8.h - the one place that knows UTF-8: checking it, decoding it and
  * cutting it between whole characters (grapheme clusters). Every layer
  * uses these (the renderers measure columns, the router cleans what
- * people typed, the store cuts names to their columns), so the rules live once, here at the bottom of
- * the layering, and agree everywhere.
+ * people typed, the store cuts names to their columns), so the rules
+ * live once, here at the bottom of the layering, and agree everywhere.
  *
  * "Valid" follows RFC 3629 as jansson does: no overlong forms, no
  * surrogates, nothing past U+10FFFF. No function here allocates.
