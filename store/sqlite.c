@@ -937,7 +937,7 @@ static void make_private_file(const char *path)
 			char message[STORE_WARNING_LEN];
 
 			snprintf(message, sizeof(message),
-				 "the database file %s is mode %04o: others on this machine may read its "
+				 "the database file %.300s is mode %04o: others on this machine may read its "
 				 "hands and seeds (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
 			store_warn(message);
 		}
