@@ -182,7 +182,8 @@ int gamebot_main(int argc, char **argv)
 		gb_log("%s", err);
 		return 2;
 	}
-	if (strcmp(argv[1], "console") == 0)
+	/* serve on piped lines plays them as the console does: one clock, computers at once */
+	if (strcmp(argv[1], "console") == 0 || (strcmp(argv[1], "serve") == 0 && console_piped(&cfg)))
 		return cmd_console(argc - 1, argv + 1, &cfg);
 	if (strcmp(argv[1], "audit") == 0)
 		return audit_main(argc - 1, argv + 1, cfg.db, stdout, stderr);

@@ -17,6 +17,7 @@
 
 #include "bot/config.h"
 #include "bot/i18n.h"
+#include "bot/name.h"
 #include "games/game.h"
 #include "games/strbuf.h"
 
@@ -314,6 +315,25 @@ static void clean_name(char *s)
 }
 
 /*
+ * Where a line "name: text" ends its name: at the first colon followed by
+ * a blank or ending the line ("Bhimsen Bahadur Thapa: /hand", "alice:"),
+ * or at a first colon with no blank before it ("alice:/roll"). A slash
+ * before the colon makes it a command's ("/settings x:y"). NULL when the
+ * line names nobody.
+ */
+static char *name_colon(char *text)
+{
+	char *colon = strchr(text, ':');
+
+	while (colon && colon != text && !memchr(text, '/', (size_t)(colon - text))) {
+		if (colon[1] == ' ' || colon[1] == '\t' || !colon[1] || !memchr(text, ' ', (size_t)(colon - text)))
+			return colon;
+		colon = strchr(colon + 1, ':');
+	}
+	return NULL;
+}
+
+/*
  * One typed line. Every line gets an answer: a command's from the bot, a
  * button pressed is that button's command, and anything the console cannot
  * pass on (no such button, not a command, a bad :wait, a name it cannot
@@ -343,16 +363,20 @@ static void handle_line(struct console *c, char *line)
 			console_say(c, to, M_CONSOLE_WAIT, text + 5 + strspn(text + 5, " "));
 		return;
 	}
-	colon = strchr(text, ':');
-	if (colon && colon != text && !memchr(text, ' ', (size_t)(colon - text)) &&
-	    !memchr(text, '/', (size_t)(colon - text))) {
+	colon = name_colon(text);
+	if (colon) {
+		char name[sizeof(c->last_user)];
+
 		*colon = '\0';
 		clean_name(text);
 		if (!*text || strlen(text) >= sizeof(c->last_user)) {
 			console_say(c, to, M_CONSOLE_NAME, (int)sizeof(c->last_user) - 1);
 			return;
 		}
-		snprintf(c->last_user, sizeof(c->last_user), "%s", text);
+		/* as the bot shows it: one line, read left to right, never blank ("Player 1234") */
+		snprintf(name, sizeof(name), "%s", text);
+		name_clean(name, sizeof(name), "console", text);
+		snprintf(c->last_user, sizeof(c->last_user), "%s", name);
 		user = c->last_user;
 		to = user;
 		text = colon + 1;
@@ -448,8 +472,10 @@ int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out
 			/* the echo shows what was typed, never an escape a terminal would obey */
 			char *shown = strdup(line);
 
-			if (shown)
+			if (shown) {
 				clean_name(shown);
+				name_strip(shown); /* nor a bidi control that would turn the line around */
+			}
 			fprintf(out, "> %s\n", shown ? shown : "");
 			free(shown);
 		}
@@ -479,18 +505,23 @@ static bool platform_configured(const struct config *cfg)
 }
 
 /*
- * Without a platform the service's chat is the console: on a terminal, on
- * a pipe or on a file (printf '...' | gamebot serve, or gamebot serve <
- * lines.txt, plays those lines and ends with them). Any other standard
- * input - /dev/null under a service manager, a socket - is left alone.
+ * Without a platform the service's chat is the console. On a terminal it
+ * is one of the service's adapters; on a pipe or a file (printf '...' |
+ * gamebot serve, or gamebot serve < lines.txt) serve plays those lines
+ * as `gamebot console` does (console_piped()). Any other standard input -
+ * /dev/null under a service manager, a socket - is left alone.
  */
 static bool console_configured(const struct config *cfg)
 {
+	return !platform_configured(cfg) && isatty(STDIN_FILENO);
+}
+
+bool console_piped(const struct config *cfg)
+{
 	struct stat sb;
 
-	return !platform_configured(cfg) &&
-	       (isatty(STDIN_FILENO) ||
-		(fstat(STDIN_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode))));
+	return !platform_configured(cfg) && !isatty(STDIN_FILENO) && fstat(STDIN_FILENO, &sb) == 0 &&
+	       (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode));
 }
 
 static void *console_thread(void *arg)

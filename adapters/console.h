@@ -12,6 +12,7 @@
 #define GB_CONSOLE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "adapters/adapter.h"
@@ -33,6 +34,14 @@ struct console_opts {
  * worker); at end of input it ends the service.
  */
 extern const struct adapter console_adapter;
+
+/*
+ * Should `gamebot serve` play its standard input as the console does? Yes
+ * when no platform is configured and standard input is a pipe or a file:
+ * the lines then play exactly as `gamebot console` plays them (virtual
+ * clock, computers move at once, :wait), and serve ends with them.
+ */
+bool console_piped(const struct config *cfg);
 
 /* Run the console until end of input. Returns 0, or 1 on a store failure. */
 int console_run(struct bot *b, const struct console_opts *o, FILE *in, FILE *out);

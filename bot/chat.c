@@ -359,6 +359,8 @@ int cmd_lang(struct ctx *c)
 	snprintf(c->chat.lang, sizeof(c->chat.lang), "%s", lang_code(lang));
 	c->chat_changed = true;
 	reply_public(c, M_LANG_SET);
+	/* the confirmation first, then the board in the new language */
+	c->lines_first = json_array_size(c->replies);
 	if (c->has_table)
 		c->show_table = true;
 	return GB_OK;

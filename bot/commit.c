@@ -283,7 +283,9 @@ static bool reply_is(const struct ctx *c, size_t i, const char *kind)
  * left, a turn played for someone away; not a seating line such as the
  * game beginning), the rest in their order: the board shows the move they
  * tell of, and a table waiting for its board never waits for a line as
- * well (the platform's budget spent on the board first).
+ * well (the platform's budget spent on the board first). The first
+ * c->lines_first replies keep their place: "I will speak English", then
+ * the board in English.
  */
 static size_t reply_order(struct ctx *c, size_t *order)
 {
@@ -296,7 +298,8 @@ static size_t reply_order(struct ctx *c, size_t *order)
 	for (from = last; c->online && from < n && from > 0 &&
 	     json_is_integer(json_object_get(json_array_get(c->replies, from - 1), "dest"));)
 		from--;
-	for (size_t i = 0; last < n && i < from && c->has_table && c->table.status != STORE_LOBBY; i++)
+	for (size_t i = c->lines_first; last < n && i < from && c->has_table && c->table.status != STORE_LOBBY;
+	     i++)
 		if (reply_is(c, i, "public") &&
 		    !json_is_true(json_object_get(json_array_get(c->replies, i), "seating"))) {
 			first = i;

@@ -71,6 +71,7 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_LOBBY_HINT_SIDES) /* %s %s: the sides between "|" (twice); lines of at most 40 columns */ \
 	X(M_LOBBY_FREE) \
 	X(M_LOBBY_PLAYERS) /* %s: min, %s: max */ \
+	X(M_LOBBY_PLAYERS_FIXED) /* %s: the players a game always has */ \
 	X(M_SETTINGS_HEAD)    /* %s: game */ \
 	X(M_SETTING_SET)      /* %s: key, %s: value */ \
 	X(M_SETTING_SET_NEXT) /* %s: key, %s: value (a game is under way) */ \

@@ -69,6 +69,8 @@ struct ctx {
 	size_t nreply_text;
 	bool show_table;                     /* post/edit the table message */
 	bool repost_table;                   /* ... posted afresh below the chat's latest message (/board) */
+	size_t lines_first;                  /* replies queued before this many stay ahead of the board
+	                                        (a setting's confirmation, then the board it changes) */
 	struct pending_timer timers[4];
 	int ntimers;
 	bool clear_timers;

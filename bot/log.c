@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "games/utf8.h"
+
 #define MAX_SECRETS 16
 #define SECRET_LEN 256
 #define SECRET_MIN 4
@@ -220,10 +222,11 @@ static void one_line(char *s, size_t n)
 
 void gb_log(const char *fmt, ...)
 {
-	char line[1024], msg[1024];
+	/* msg and red hold more than a line: a line is cut where the text goes on, so between whole characters */
+	char line[1024], msg[2048], red[2048];
 	struct timespec ts;
 	struct tm tm;
-	size_t n, start;
+	size_t n, start, len;
 	int k;
 	va_list ap;
 
@@ -236,9 +239,10 @@ void gb_log(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	start = n;
-	n += gb_redact(msg, line + n, sizeof(line) - n - 1);
-	if (n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
+	len = gb_redact(msg, red, sizeof(red));
+	len = utf8_cut(red, len, sizeof(line) - 2 - start);
+	memcpy(line + start, red, len);
+	n = start + len;
 	one_line(line + start, n - start);
 	line[n++] = '\n';
 	/* one write, so lines from several threads never interleave */
@@ -246,4 +250,5 @@ void gb_log(const char *fmt, ...)
 		n = 0;
 	/* the message may have held a secret the formatter hid */
 	sodium_memzero(msg, sizeof(msg));
+	sodium_memzero(red, sizeof(red));
 }

@@ -36,15 +36,21 @@ static bool is_card(const struct ctx *c, const struct gb_action *act)
 }
 
 /*
- * The legal actions as a refusal lists them: commands to type; the cards
- * of a hand (Call Break) only as a pointer to it ("/play a card of your
- * hand").
+ * The legal actions as a refusal lists them, in the order of the buttons:
+ * commands to type; the cards of a hand (Call Break) only as a pointer to
+ * it ("/play a card of your hand").
  */
 static void legal_list(struct ctx *c, struct strbuf *sb)
 {
 	struct gb_action acts[GB_MAX_LEGAL];
 	int n = c->game->legal(c->st, acts), shown = 0;
 	uint64_t cards = 0;
+	struct render_ctx rc;
+	char names[GB_MAX_SEATS][STORE_NAME_LEN];
+
+	/* in the buttons' order (Bagh Chal: as the board is drawn, row 5 first) */
+	ctx_render_init(c, &rc, names);
+	render_sort_actions(&rc, acts, n);
 
 	for (int i = 0; i < n; i++) {
 		if (is_card(c, &acts[i])) {
@@ -533,8 +539,12 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 		}
 	}
 	sb_add(sb, "\n");
-	sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
-		 ctx_num(c, c->game->max_players, hi));
+	/* a game that always has the same number of players says that number once */
+	if (c->game->min_players == c->game->max_players)
+		sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS_FIXED), ctx_num(c, c->game->max_players, hi));
+	else
+		sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
+			 ctx_num(c, c->game->max_players, hi));
 	sb_add(sb, "\n");
 	lobby_hint(c, sides, sb);
 }
@@ -698,7 +708,8 @@ void table_message(struct ctx *c)
 			if (c->game->deal_event && c->log[i].type == c->game->deal_event)
 				break;
 		}
-		if (nlines)
+		/* the board ends its last line: one blank line, then the log */
+		if (nlines && (!sb.len || sb.buf[sb.len - 1] != '\n'))
 			sb_add(&sb, "\n");
 		while (nlines-- > 0) {
 			sb_add(&sb, "\n");

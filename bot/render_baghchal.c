@@ -39,8 +39,9 @@ static void render_baghchal_point(const struct render_ctx *rc, int p, struct str
 		sb_add(out, "?");
 		return;
 	}
-	sb_addf(out, "%c", 'a' + p % 5);
-	render_int(rc, p / 5 + 1, out);
+	/* a point is a name, like a card's: its digit stays ASCII in every chat ("c3", never "c३") */
+	(void)rc;
+	sb_addf(out, "%c%d", 'a' + p % 5, p / 5 + 1);
 }
 
 static void add_piece(const struct render_ctx *rc, const struct baghchal *s, int p, struct strbuf *out)

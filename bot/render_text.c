@@ -113,30 +113,26 @@ int render_width(const char *s)
 	return render_widthn(s, strlen(s));
 }
 
-int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
+/*
+ * Append the cluster of g bytes at s, a control shown as a blank, the
+ * zero-width marks past RENDER_MAX_MARKS in a row left out.
+ */
+static void add_cluster(struct strbuf *out, const char *s, size_t g)
 {
-	int total, w = 0, marks = 0;
 	size_t i = 0, run = 0; /* s[run..i) is kept as it is, appended at once */
+	int marks = 0;
 
-	if (!s)
-		s = "";
-	total = render_width(s);
-	while (s[i]) {
+	while (i < g) {
 		uint32_t c;
 		size_t k = utf8_decode(s + i, &c);
 		int cw = width_of(c);
 
-		/* when cut, keep one column for the ellipsis */
-		if (w + cw > (total > cols ? cols - 1 : cols))
-			break;
 		if (c < 0x20 || c == 0x7f) {
 			sb_addn(out, s + run, i - run);
 			sb_add(out, " ");
 			run = i + k;
-			w++;
 			marks = 0;
 		} else if (cw > 0) {
-			w += cw;
 			marks = 0;
 		} else if (++marks > RENDER_MAX_MARKS) {
 			/* a few marks per letter are writing; hundreds are a prank on the byte limit */
@@ -146,6 +142,43 @@ int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
 		i += k;
 	}
 	sb_addn(out, s + run, i - run);
+}
+
+/* Columns of the cluster of g bytes at s: a control shows as a blank. */
+static int cluster_width(const char *s, size_t g)
+{
+	int w = 0;
+
+	for (size_t i = 0; i < g;) {
+		uint32_t c;
+
+		i += utf8_decode(s + i, &c);
+		w += c < 0x20 || c == 0x7f ? 1 : width_of(c);
+	}
+	return w;
+}
+
+int render_add_fit(struct strbuf *out, const char *s, int cols, bool pad)
+{
+	int total, w = 0;
+	size_t i = 0, len;
+
+	if (!s)
+		s = "";
+	len = strlen(s);
+	total = render_width(s);
+	/* whole grapheme clusters: an emoji sequence, a flag or a conjunct is kept or left out whole */
+	while (s[i]) {
+		size_t g = utf8_grapheme_len(s + i, len - i);
+		int cw = cluster_width(s + i, g);
+
+		/* when cut, keep one column for the ellipsis */
+		if (w + cw > (total > cols ? cols - 1 : cols))
+			break;
+		add_cluster(out, s + i, g);
+		w += cw;
+		i += g;
+	}
 	if (s[i] && cols > 0) {
 		sb_add(out, "…");
 		w++;

@@ -19,6 +19,7 @@
 #include "limit.h"
 #include "log.h"
 #include "metrics.h"
+#include "name.h"
 
 /* Tries of a command that meets version conflicts before "busy, try again". */
 #define CONFLICT_TRIES 4
@@ -298,23 +299,12 @@ static void utf8_clean(char *s, size_t cap)
 }
 
 /*
- * A character that has no place in a name or an argument: C0 and C1
- * controls, DEL, line and paragraph separators, and the invisible format
- * characters that reorder or hide what follows them (bidi overrides and
- * isolates, marks, zero-width spaces and joiners, the BOM). In a board
- * they would break a line or turn the rest of it around.
- */
-static bool unprintable(uint32_t c)
-{
-	return c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0x200b && c <= 0x200f) ||
-	       (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) || c == 0xfeff;
-}
-
-/*
- * In the valid UTF-8 field s: drop the unprintable characters (with =
- * NULL), or replace each with the one byte *with; returns how many printable
- * characters remain. The zero-width joiner stays between two visible
- * characters, where emoji sequences need it.
+ * In the valid UTF-8 field s, replace each character that has no place in
+ * an argument (name_unprintable(): controls, bidi controls, invisible
+ * format characters; in a board they would break a line or turn the rest
+ * of it around) with the one byte *with (with = NULL: drop it, a
+ * zero-width joiner between two characters excepted); returns how many
+ * printable characters remain.
  */
 static int printable_only(char *s, const char *with)
 {
@@ -328,7 +318,7 @@ static int printable_only(char *s, const char *with)
 
 		if (!n)
 			n = 1;
-		if (unprintable(c) && !(c == 0x200d && w > s && r[n] && !with)) {
+		if (name_unprintable(c) && !(c == 0x200d && w > s && r[n] && !with)) {
 			if (with)
 				*w++ = *with;
 		} else {
@@ -531,9 +521,8 @@ static void clean_input(struct command *c)
 	utf8_clean(c->user_name, sizeof(c->user_name));
 	utf8_clean(c->verb, sizeof(c->verb));
 	utf8_clean(c->args, sizeof(c->args));
-	/* names and arguments end up in boards and log lines: one line, read left to right */
-	if (!printable_only(c->user_name, NULL))
-		snprintf(c->user_name, sizeof(c->user_name), "?");
+	/* names and arguments end up in boards and log lines: one line, read left to right; a name never blank */
+	name_clean(c->user_name, sizeof(c->user_name), c->platform, c->user);
 	printable_only(c->args, " ");
 	printable_only(c->verb, " ");
 }

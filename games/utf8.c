@@ -86,7 +86,8 @@ size_t utf8_decode(const char *s, uint32_t *cp)
 	return len;
 }
 
-size_t utf8_cut(const char *s, size_t len, size_t max)
+/* Bytes of s (len of them) to keep so that at most max remain, cut between characters. */
+static size_t cut_char(const char *s, size_t len, size_t max)
 {
 	size_t n = max;
 
@@ -97,6 +98,23 @@ size_t utf8_cut(const char *s, size_t len, size_t max)
 	return n;
 }
 
+size_t utf8_cut(const char *s, size_t len, size_t max)
+{
+	size_t at = 0;
+
+	if (len <= max)
+		return len;
+	while (at < len) {
+		size_t g = utf8_grapheme_len(s + at, len - at);
+
+		if (!g || at + g > max)
+			break;
+		at += g;
+	}
+	/* one cluster longer than max (hundreds of marks on a letter): cut it between characters */
+	return at ? at : cut_char(s, len, max);
+}
+
 void utf8_copy(char *dst, size_t cap, const char *src, size_t len)
 {
 	size_t n = utf8_cut(src, len, cap - 1);
@@ -105,19 +123,45 @@ void utf8_copy(char *dst, size_t cap, const char *src, size_t len)
 	dst[n] = '\0';
 }
 
+/* UTF-16 code units of the len bytes of s. */
+static size_t utf16_units(const char *s, size_t len)
+{
+	size_t units = 0, off = 0;
+
+	while (off < len && s[off]) {
+		uint32_t cp;
+
+		off += utf8_decode(s + off, &cp);
+		units += cp >= 0x10000 ? 2 : 1;
+	}
+	return units;
+}
+
 size_t utf8_cut_utf16(const char *s, size_t max)
 {
 	size_t units = 0, off = 0;
 
 	while (s[off]) {
-		uint32_t cp;
-		size_t n = utf8_decode(s + off, &cp);
-		size_t w = cp >= 0x10000 ? 2 : 1;
+		size_t g = utf8_grapheme_len(s + off, strlen(s + off));
+		size_t w = utf16_units(s + off, g);
 
 		if (units + w > max)
 			break;
 		units += w;
-		off += n;
+		off += g;
+	}
+	if (off == 0 && s[0]) {
+		/* one cluster longer than max: cut it between characters */
+		while (s[off]) {
+			uint32_t cp;
+			size_t n = utf8_decode(s + off, &cp);
+			size_t w = cp >= 0x10000 ? 2 : 1;
+
+			if (units + w > max)
+				break;
+			units += w;
+			off += n;
+		}
 	}
 	return off;
 }

@@ -1,9 +1,9 @@
 /*
  * utf8.h - the one place that knows UTF-8: checking it, decoding it and
- * cutting it between characters. Every layer uses these (the renderers
- * measure columns, the router cleans what people typed, the store cuts
- * names to their columns), so the rules live once, here at the bottom of
- * the layering, and agree everywhere.
+ * cutting it between whole characters (grapheme clusters). Every layer
+ * uses these (the renderers measure columns, the router cleans what
+ * people typed, the store cuts names to their columns), so the rules
+ * live once, here at the bottom of the layering, and agree everywhere.
  *
  * "Valid" follows RFC 3629 as jansson does: no overlong forms, no
  * surrogates, nothing past U+10FFFF. No function here allocates.
@@ -33,15 +33,26 @@ bool utf8_valid_len(const char *s, size_t *len);
 size_t utf8_decode(const char *s, uint32_t *cp);
 
 /*
+ * Byte length of the extended grapheme cluster (UAX #29, Unicode 15.1,
+ * GB9c included) starting at s, looking at no more than its len bytes:
+ * what a person sees as one character - a letter with its marks, an
+ * emoji ZWJ sequence, a flag, a skin tone, a Hangul syllable, a
+ * Devanagari conjunct with its vowel signs. At least 1 while len > 0 and
+ * s[0] is not NUL. See games/grapheme.c.
+ */
+size_t utf8_grapheme_len(const char *s, size_t len);
+
+/*
  * How many of the len bytes of s to keep so that at most max remain,
- * cutting before a continuation byte (10xxxxxx) rather than inside a
- * character. A character is at most 4 bytes, so at most 3 steps back.
+ * cut between whole grapheme clusters; a first cluster longer than max
+ * alone is cut between characters instead (before a continuation byte).
  */
 size_t utf8_cut(const char *s, size_t len, size_t max);
 
 /*
  * How many bytes of s to keep so that at most max UTF-16 code units remain
- * (what Telegram and Discord count), cut between characters.
+ * (what Telegram and Discord count), cut between grapheme clusters as
+ * utf8_cut() cuts.
  */
 size_t utf8_cut_utf16(const char *s, size_t max);
 

@@ -51,9 +51,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -982,7 +984,7 @@ static void make_private_file(const char *path)
 			char message[STORE_WARNING_LEN];
 
 			snprintf(message, sizeof(message),
-				 "the database file %s is mode %04o: others on this machine may read its "
+				 "the database file %.300s is mode %04o: others on this machine may read its "
 				 "hands and seeds (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
 			store_warn(message);
 		}
@@ -996,6 +998,71 @@ static void make_private_file(const char *path)
 			close(fd);
 		}
 	}
+}
+
+/* The value of hex digit c, or -1. */
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/*
+ * The file on disk SQLite opens for name, into out (n bytes); false when
+ * it opens none: ":memory:", or a URI ("file:...", which this SQLite
+ * reads as one) of an in-memory database (mode=memory, an empty path,
+ * ":memory:") or one out cannot hold. A URI's path is decoded as SQLite
+ * decodes it (an authority of "" or "localhost", %XX escapes, the query
+ * and fragment left off).
+ */
+static bool file_of(const char *name, char *out, size_t n)
+{
+	const char *p = name + 5, *end;
+	size_t len = 0;
+
+	if (strcmp(name, ":memory:") == 0)
+		return false;
+	if (strncmp(name, "file:", 5) != 0) {
+		snprintf(out, n, "%s", name);
+		return strlen(name) < n;
+	}
+	end = p + strcspn(p, "?#");
+	if (*end == '?') {
+		const char *q = end + 1;
+
+		/* mode=memory among the parameters: no file */
+		while (*q && *q != '#') {
+			if (strncmp(q, "mode=memory", 11) == 0 && (!q[11] || q[11] == '&' || q[11] == '#'))
+				return false;
+			q += strcspn(q, "&#");
+			q += *q == '&';
+		}
+	}
+	if (strncmp(p, "//", 2) == 0) {
+		p += 2;
+		if (strncmp(p, "localhost/", 10) == 0)
+			p += 9;
+		else if (*p != '/')
+			return false; /* another host: SQLite refuses it */
+	}
+	for (; p < end && len + 1 < n; p++) {
+		int hi = *p == '%' && p + 2 < end ? hex_value(p[1]) : -1;
+		int lo = hi >= 0 ? hex_value(p[2]) : -1;
+
+		if (lo >= 0) {
+			out[len++] = (char)(hi * 16 + lo);
+			p += 2;
+		} else {
+			out[len++] = *p;
+		}
+	}
+	if (p < end || n == 0)
+		return false;
+	out[len] = '\0';
+	return len > 0 && strcmp(out, ":memory:") != 0;
 }
 
 static int user_version(struct store_backend *s, int *version)
@@ -1068,6 +1135,7 @@ static void sqlite_setup(void)
 static int sq_open(struct store_backend **handle, const char *path)
 {
 	struct store_backend *s = NULL;
+	char file[PATH_MAX];
 	int src;
 	int rc = GB_OK;
 
@@ -1077,10 +1145,13 @@ static int sq_open(struct store_backend **handle, const char *path)
 		goto out;
 	}
 	*handle = NULL;
-	rc = make_parent(path);
-	if (rc)
-		goto out;
-	make_private_file(path);
+	/* only a database on disk has a folder and a file to make (":memory:" has neither) */
+	if (file_of(path, file, sizeof(file))) {
+		rc = make_parent(file);
+		if (rc)
+			goto out;
+		make_private_file(file);
+	}
 	s = calloc(1, sizeof *s);
 	if (!s) {
 		rc = GB_ENOMEM;

@@ -3,11 +3,16 @@
  * listening socket and both ends of every connection, copying bytes while
  * up, leaving them unread while stalled; going down closes every
  * connection and the listening socket (its file is removed, so a client
- * is refused as by a stopped server).
+ * is refused as by a stopped server). The server is found as libpq finds
+ * it, from a URL or a key=value conninfo: a unix socket folder (host=/dir,
+ * or none: libpq's default folder) or a TCP host and port (host=127.0.0.1,
+ * postgresql://u@127.0.0.1:5433/db), hostaddr included.
  */
 #include "tests/pgproxy.h"
 
 #include <errno.h>
+#include <libpq-fe.h>
+#include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,8 +28,9 @@
 struct pgproxy {
 	char dir[64];
 	char sock[128];                 /* our socket file */
-	char target[256];               /* the server's */
-	char url[512];
+	char target[300];               /* the server's socket file; "" when over TCP */
+	char host[256], port[16];       /* the server's TCP address */
+	char url[2048];
 	pthread_t th;
 	atomic_int mode;
 	atomic_int stop;
@@ -68,9 +74,30 @@ static int relay(int from, int to)
 	return n > 0 && send(to, buf, (size_t)n, MSG_NOSIGNAL) == n;
 }
 
+/* A connection to the server, over its unix socket or TCP; -1 when refused. */
+static int server_socket(const struct pgproxy *p)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
+	int fd = -1;
+
+	if (p->target[0])
+		return unix_socket(p->target, 0);
+	if (getaddrinfo(p->host, p->port, &hints, &res) != 0)
+		return -1;
+	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
 static void accept_one(struct pgproxy *p)
 {
-	int c = accept(p->lfd, NULL, NULL), s = c >= 0 ? unix_socket(p->target, 0) : -1;
+	int c = accept(p->lfd, NULL, NULL), s = c >= 0 ? server_socket(p) : -1;
 	int i = 0;
 
 	while (i < MAX_PAIRS && p->a[i] >= 0)
@@ -130,32 +157,108 @@ static void *proxy_main(void *arg)
 	return NULL;
 }
 
+/* Append s to out (n bytes) %-escaped as a URL wants it. */
+static void add_escaped(char *out, size_t n, const char *s)
+{
+	size_t len = strlen(out);
+
+	for (; *s && len + 4 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~", c))
+			out[len++] = (char)c;
+		else
+			len += (size_t)snprintf(out + len, n - len, "%%%02X", c);
+	}
+	out[len] = '\0';
+}
+
+/*
+ * Where the server of the parsed conninfo listens, into p: its socket
+ * file, or its TCP host and port (the first of several hosts).
+ */
+static void find_server(struct pgproxy *p, const PQconninfoOption *opts)
+{
+	const char *host = "", *hostaddr = "", *port = "";
+
+	for (const PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val)
+			continue;
+		if (!strcmp(o->keyword, "host"))
+			host = o->val;
+		else if (!strcmp(o->keyword, "hostaddr"))
+			hostaddr = o->val;
+		else if (!strcmp(o->keyword, "port"))
+			port = o->val;
+	}
+	if (!port[0] || port[0] == ',')
+		port = "5432"; /* libpq's default */
+	snprintf(p->port, sizeof(p->port), "%.*s", (int)strcspn(port, ","), port);
+	if (hostaddr[0])
+		host = hostaddr;
+	snprintf(p->host, sizeof(p->host), "%.*s", (int)strcspn(host, ","), host);
+	if (!p->host[0])
+		snprintf(p->target, sizeof(p->target), "/var/run/postgresql/.s.PGSQL.%s", p->port);
+	else if (p->host[0] == '/')
+		snprintf(p->target, sizeof(p->target), "%s/.s.PGSQL.%s", p->host, p->port);
+}
+
+/* The URL reaching the server through our socket: every setting of opts but where the server is. */
+static void proxy_url(struct pgproxy *p, const PQconninfoOption *opts)
+{
+	const char *dbname = "";
+
+	for (const PQconninfoOption *o = opts; o->keyword; o++)
+		if (o->val && !strcmp(o->keyword, "dbname"))
+			dbname = o->val;
+	snprintf(p->url, sizeof(p->url), "postgresql:///");
+	add_escaped(p->url, sizeof(p->url), dbname);
+	snprintf(p->url + strlen(p->url), sizeof(p->url) - strlen(p->url), "?host=%s&port=%s", p->dir,
+		 p->port);
+	for (const PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val || !o->val[0] || !strcmp(o->keyword, "host") || !strcmp(o->keyword, "hostaddr") ||
+		    !strcmp(o->keyword, "port") || !strcmp(o->keyword, "dbname"))
+			continue;
+		snprintf(p->url + strlen(p->url), sizeof(p->url) - strlen(p->url), "&%s=", o->keyword);
+		add_escaped(p->url, sizeof(p->url), o->val);
+	}
+}
+
 struct pgproxy *pgproxy_start(const char *url)
 {
 	struct pgproxy *p = url ? calloc(1, sizeof(*p)) : NULL;
-	const char *host = url ? strstr(url, "host=") : NULL;
-	size_t hl;
+	PQconninfoOption *opts = NULL;
+	char *err = NULL;
 
-	if (!p || !host)
+	if (p)
+		p->lfd = -1;
+	if (p)
+		opts = PQconninfoParse(url, &err);
+	if (!opts)
 		goto fail;
-	host += 5;
-	hl = strcspn(host, "&");
-	snprintf(p->target, sizeof(p->target), "%.*s/.s.PGSQL.5432", (int)hl, host);
+	find_server(p, opts);
 	snprintf(p->dir, sizeof(p->dir), "/tmp/gamebot-pgproxy-XXXXXX");
 	if (!mkdtemp(p->dir))
 		goto fail;
-	snprintf(p->sock, sizeof(p->sock), "%s/.s.PGSQL.5432", p->dir);
-	/* the same URL with our folder as its host */
-	snprintf(p->url, sizeof(p->url), "%.*s%s%s", (int)(host - url), url, p->dir, host + hl);
+	/* ours listens on the server's port number, in a folder of its own */
+	snprintf(p->sock, sizeof(p->sock), "%s/.s.PGSQL.%s", p->dir, p->port);
+	proxy_url(p, opts);
 	for (int i = 0; i < MAX_PAIRS; i++)
 		p->a[i] = p->b[i] = -1;
 	p->lfd = unix_socket(p->sock, 1);
 	if (p->lfd < 0 || pthread_create(&p->th, NULL, proxy_main, p))
 		goto fail;
+	PQconninfoFree(opts);
 	return p;
 fail:
-	if (p && p->lfd > 0)
+	if (p && p->lfd >= 0)
 		close(p->lfd);
+	if (p && p->dir[0]) {
+		unlink(p->sock);
+		rmdir(p->dir);
+	}
+	PQconninfoFree(opts);
+	PQfreemem(err);
 	free(p);
 	return NULL;
 }

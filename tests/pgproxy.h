@@ -1,7 +1,7 @@
 /*
  * pgproxy.h - a stand-in for a PostgreSQL server that a test can stop,
  * stall and start again: a unix socket in a folder of its own, relaying
- * every connection to the real server's socket.
+ * every connection to the real server (its unix socket, or TCP).
  *
  *     struct pgproxy *p = pgproxy_start(getenv("GAMEBOT_TEST_PG"));
  *     ... serve with GAMEBOT_DB=pgproxy_url(p) ...
@@ -17,7 +17,11 @@ enum pgproxy_mode { PGPROXY_UP, PGPROXY_STALL, PGPROXY_DOWN };
 
 struct pgproxy;
 
-/* Relay to the server of url (a postgresql:// URL with ?host=SOCKETDIR); NULL when it cannot. */
+/*
+ * Relay to the server url names: a postgresql:// URL or a key=value
+ * conninfo, over a unix socket (host=/dir) or TCP (127.0.0.1:5433).
+ * NULL when it cannot.
+ */
 struct pgproxy *pgproxy_start(const char *url);
 
 /* The URL reaching the server through the proxy. */

@@ -34,6 +34,7 @@
 #include <cmocka.h>
 
 #include "bot/render.h"
+#include "games/utf8.h"
 #include "tests/spawn.h"
 
 struct check {
@@ -240,9 +241,13 @@ static void play(void **state)
 			fail_msg("%s:%d: %s \"%s\" in the whole output", t->file, c->line,
 				 c->negate ? "unexpected" : "missing", c->text);
 	}
-	/* every line of every table message (lobby, boards, sheets) fits a phone: 40 columns */
+	/*
+	 * every line of every table message (lobby, boards, sheets) fits a
+	 * phone: 40 columns; and parts of it (board, log, status) stand one
+	 * blank line apart, never two
+	 */
 	{
-		bool in_table = false;
+		bool in_table = false, blank = false;
 		int lineno = 0;
 
 		for (char *p = out; *p;) {
@@ -257,6 +262,9 @@ static void play(void **state)
 			else if (in_table && p[0] != '[' && render_widthn(p, len) > RENDER_MAX_COLS)
 				fail_msg("%s: output line %d is %d columns wide:\n%.*s", t->file, lineno,
 					 render_widthn(p, len), (int)len, p);
+			if (in_table && blank && len == 0)
+				fail_msg("%s: output line %d is a second blank line in a row", t->file, lineno);
+			blank = len == 0;
 			p += len + (nl ? 1 : 0);
 		}
 	}
@@ -316,6 +324,17 @@ static void play(void **state)
 	}
 }
 
+/*
+ * The test's name: "FILE: COMMENT", each cut (60 and 120 bytes at most)
+ * between whole characters, so that cmocka prints valid UTF-8 however
+ * long a Nepali comment runs.
+ */
+static void test_name(char *out, size_t n, const char *file, const char *comment)
+{
+	snprintf(out, n, "%.*s: %.*s", (int)utf8_cut(file, strlen(file), 60), file,
+		 (int)utf8_cut(comment, strlen(comment), 120), comment);
+}
+
 static int load(const char *file, struct transcript *t)
 {
 	FILE *f = fopen(file, "r");
@@ -337,8 +356,8 @@ static int load(const char *file, struct transcript *t)
 			continue;
 		if (line[0] == '#') {
 			if (!t->name[0])
-				snprintf(t->name, sizeof(t->name), "%.60s: %.120s", strrchr(file, '/') + 1,
-					 line + 1 + (line[1] == ' '));
+				test_name(t->name, sizeof(t->name), strrchr(file, '/') + 1,
+					  line + 1 + (line[1] == ' '));
 		} else if (strncmp(line, "nolatin:", 8) == 0) {
 			t->nolatin_from = t->ninputs;
 			snprintf(t->nolatin_names, sizeof(t->nolatin_names), " %s ", line + 8);
@@ -437,6 +456,21 @@ static void test_escapes_removed_from_names(void **state)
 	free(out);
 }
 
+/* At a table in play, /lang answers first, then shows the board in its language. */
+static void test_lang_confirmation_first(void **state)
+{
+	char *out = play_text("", "alice: /new ludo\nbob: /join\nalice: /start\nalice: /lang ne\nalice: /lang en\n");
+	const char *ne = strstr(out, "> alice: /lang ne\n"), *en = strstr(out, "> alice: /lang en\n");
+
+	(void)state;
+	assert_non_null(ne);
+	assert_non_null(en);
+	if (strncmp(ne + strlen("> alice: /lang ne\n"), "अबदेखि", strlen("अबदेखि")) != 0 ||
+	    strncmp(en + strlen("> alice: /lang en\n"), "I will speak English", 20) != 0)
+		fail_msg("the board came before the confirmation:\n%s", ne);
+	free(out);
+}
+
 /*
  * A blank line (or blanks alone), a name alone and a :wait with nothing due
  * are silent on purpose (README, "The console chat"): they are not echoed
@@ -461,14 +495,13 @@ static void test_silent_lines(void **state)
 }
 
 /*
- * `gamebot serve` without a platform plays the lines on its standard input
- * when that is a pipe (printf ... | make run) or a file (make run < lines):
- * it answers them and stops at their end with status 0, rather than
- * printing nothing and serving until killed. On_pipe picks which.
+ * Run `gamebot serve` without a platform on lines, given on a pipe
+ * (printf ... | make run) or in a file (make run < lines). Returns its
+ * output (caller frees); *ended is set when it stopped by itself with
+ * status 0 within 60 s.
  */
-static void serve_reads_input(bool on_pipe)
+static char *serve_lines(const char *lines, bool on_pipe, bool *ended)
 {
-	static const char lines[] = "alice: /new ludo\nalice: /lang ne\n";
 	const char *bin = getenv("GAMEBOT_BIN");
 	char dir[] = "/tmp/gamebot-serve-in-XXXXXX", path[128], log[128], e_db[160], e_listen[64], cmd[200];
 	const char *env[] = { e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN", "TELEGRAM_TOKEN",
@@ -505,8 +538,8 @@ static void serve_reads_input(bool on_pipe)
 		assert_int_equal(write(fds[1], lines, strlen(lines)), (ssize_t)strlen(lines));
 		close(fds[1]);
 	}
-	/* the end of its input ends it: wait for that, 20 s at most */
-	for (int i = 0; i < 400 && done == 0; i++) {
+	/* the end of its input ends it: wait for that, 60 s at most */
+	for (int i = 0; i < 1200 && done == 0; i++) {
 		struct timespec ts = { 0, 50 * 1000000L };
 
 		done = waitpid(pid, &status, WNOHANG);
@@ -517,17 +550,122 @@ static void serve_reads_input(bool on_pipe)
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
+	*ended = done != 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	f = fopen(log, "r");
 	assert_non_null(f);
 	out = slurp(f);
 	fclose(f);
-	if (done == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-	    !strstr(out, "alice opened a table of Ludo") || !strstr(out, "नेपालीमा"))
-		fail_msg("serve with its input on a %s: %s, output:\n%s", on_pipe ? "pipe" : "file",
-			 done == 0 ? "still running after the end of its input" : "ended", out);
-	free(out);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
+	return out;
+}
+
+/*
+ * `gamebot serve` without a platform plays the lines on its standard input
+ * when that is a pipe (printf ... | make run) or a file (make run < lines):
+ * it answers them and stops at their end with status 0, rather than
+ * printing nothing and serving until killed. On_pipe picks which.
+ */
+static void serve_reads_input(bool on_pipe)
+{
+	bool ended;
+	char *out = serve_lines("alice: /new ludo\nalice: /lang ne\n", on_pipe, &ended);
+
+	if (!ended || !strstr(out, "alice opened a table of Ludo") || !strstr(out, "नेपालीमा"))
+		fail_msg("serve with its input on a %s: %s, output:\n%s", on_pipe ? "pipe" : "file",
+			 ended ? "ended" : "still running after the end of its input", out);
+	free(out);
+}
+
+/* The README, read whole (caller frees). */
+static char *readme(void)
+{
+	const char *src = getenv("GAMEBOT_SRC");
+	char path[1024];
+	FILE *f;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/README.md", src ? src : ".");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = slurp(f);
+	fclose(f);
+	return text;
+}
+
+/* Check what serve printed for the lines of a README example (named by what). */
+static void check_example(const char *what, const char *lines, const char *out, bool ended)
+{
+	int inputs = 0, echoes = count_of(out, "\n> ") + (strncmp(out, "> ", 2) == 0);
+
+	for (const char *p = lines; *p; p++)
+		inputs += *p == '\n';
+	/* piped, serve is the console: every line echoed and answered, nobody waiting on a computer */
+	if (!ended || echoes != inputs || strstr(out, "Not your turn") || strstr(out, "not a command") ||
+	    strstr(out, "type lines like"))
+		fail_msg("the README's %s, piped to serve (%s, %d of %d lines echoed):\n%s\noutput:\n%s",
+			 what, ended ? "ended" : "did not end", echoes, inputs, lines, out);
+}
+
+/*
+ * The README's examples play as written: the lines of "Two commands"
+ * (typed at `make run`) and every `printf '...' | make run`, each piped
+ * into `gamebot serve` as `make run` does.
+ */
+static void test_readme_examples_play(void **state)
+{
+	char *text = readme(), *block, *end, *out;
+	int printfs = 0;
+	bool ended;
+
+	(void)state;
+	/* the block of lines after "`make run` starts" */
+	block = strstr(text, "`make run` starts");
+	assert_non_null(block);
+	block = strstr(block, "\n```\n");
+	assert_non_null(block);
+	block += 5;
+	end = strstr(block, "```");
+	assert_non_null(end);
+	{
+		char *lines = strndup(block, (size_t)(end - block));
+
+		out = serve_lines(lines, true, &ended);
+		check_example("first lines", lines, out, ended);
+		free(out);
+		free(lines);
+	}
+	/* printf 'LINES' | make run: the lines, with \n as printf reads it */
+	for (char *p = strstr(text, "printf '"); p; p = strstr(p + 1, "printf '")) {
+		char *q = p + 8, *close = strchr(q, '\''), *lines, *w;
+
+		assert_non_null(close);
+		if (strncmp(close, "' | make run", 12) != 0)
+			continue;
+		lines = calloc(1, (size_t)(close - q) + 1);
+		assert_non_null(lines);
+		w = lines;
+		for (; q < close; q++) {
+			if (q[0] == '\\' && q[1] == 'n') {
+				*w++ = '\n';
+				q++;
+			} else {
+				*w++ = *q;
+			}
+		}
+		out = serve_lines(lines, true, &ended);
+		check_example("printf example", lines, out, ended);
+		if (strstr(lines, ":wait") && !strstr(out, "> :wait"))
+			fail_msg("the :wait of the README's example was not played:\n%s", out);
+		if (strstr(lines, "/addbot") && strstr(lines, "/start") && !strstr(out, "Bot 2 rolled"))
+			fail_msg("the computer never moved in the README's example:\n%s", out);
+		free(out);
+		free(lines);
+		printfs++;
+	}
+	/* the README shows a game against a computer, piped */
+	assert_true(printfs >= 1);
+	free(text);
 }
 
 static void test_serve_console_on_pipe(void **state)
@@ -540,6 +678,77 @@ static void test_serve_console_on_file(void **state)
 {
 	(void)state;
 	serve_reads_input(false);
+}
+
+/*
+ * The README's Configuration section has a row for every key of
+ * config/gamebot.conf.example, and names each setting one way only (the
+ * platform keys without the GAMEBOT_ prefix, as every section writes them).
+ */
+static void test_readme_settings_table(void **state)
+{
+	const char *src = getenv("GAMEBOT_SRC");
+	char path[1024], line[512];
+	char *text = readme();
+	FILE *f;
+	int keys = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/config/gamebot.conf.example", src ? src : ".");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char row[300];
+		size_t n = strspn(line, "abcdefghijklmnopqrstuvwxyz_");
+
+		if (!n || line[0] == '#' || strncmp(line + n, " =", 2) != 0)
+			continue;
+		snprintf(row, sizeof(row), "| `%.*s` | `", (int)n, line);
+		if (!strstr(text, row))
+			fail_msg("the README's Configuration table has no row for %.*s", (int)n, line);
+		keys++;
+	}
+	fclose(f);
+	assert_true(keys >= 30);
+	if (strstr(text, "GAMEBOT_TELEGRAM_") || strstr(text, "GAMEBOT_DISCORD_"))
+		fail_msg("the README spells a platform key with the GAMEBOT_ prefix as well as without");
+	free(text);
+}
+
+/* The transcripts loaded, for the test of their names. */
+static struct transcript *loaded;
+static size_t nloaded;
+
+/*
+ * Every transcript's test name is valid UTF-8, its comment cut between
+ * whole characters (a Devanagari conjunct with its vowel signs stays
+ * whole): cmocka prints these names as they are.
+ */
+static void test_transcript_names_whole(void **state)
+{
+	(void)state;
+	assert_true(nloaded > 0);
+	for (size_t i = 0; i < nloaded; i++) {
+		const char *name = loaded[i].name, *colon = strstr(name, ": ");
+		FILE *f = fopen(loaded[i].file, "r");
+		char first[1024] = "";
+
+		assert_non_null(f);
+		if (!fgets(first, sizeof(first), f))
+			first[0] = '\0';
+		fclose(f);
+		first[strcspn(first, "\n")] = '\0';
+		if (!utf8_valid(name))
+			fail_msg("%s: the test's name is not valid UTF-8: %s", loaded[i].file, name);
+		if (colon && first[0] == '#') {
+			const char *comment = first + 1 + (first[1] == ' ');
+			size_t kept = strlen(colon + 2);
+
+			if (strncmp(comment, colon + 2, kept) != 0 ||
+			    utf8_cut(comment, strlen(comment), kept) != kept)
+				fail_msg("%s: the test's name is cut inside a character: %s", loaded[i].file, name);
+		}
+	}
 }
 
 /* Run the binary with args (NULL-terminated); *err gets its stderr (caller frees). Returns the exit status. */
@@ -633,6 +842,8 @@ int main(void)
 		tests[i].test_func = play;
 		tests[i].initial_state = &ts[i];
 	}
+	loaded = ts;
+	nloaded = g.gl_pathc;
 	rc = _cmocka_run_group_tests("console transcripts", tests, g.gl_pathc, NULL, NULL);
 	{
 		const struct CMUnitTest more[] = {
@@ -642,6 +853,10 @@ int main(void)
 			cmocka_unit_test(test_silent_lines),
 			cmocka_unit_test(test_serve_console_on_pipe),
 			cmocka_unit_test(test_serve_console_on_file),
+			cmocka_unit_test(test_readme_examples_play),
+			cmocka_unit_test(test_transcript_names_whole),
+			cmocka_unit_test(test_lang_confirmation_first),
+			cmocka_unit_test(test_readme_settings_table),
 		};
 
 		rc |= cmocka_run_group_tests_name("console", more, NULL, NULL);

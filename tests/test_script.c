@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "games/utf8.h"
+
 #define MAX_LINES 4096
 
 struct expect {
@@ -226,6 +228,7 @@ static int load_file(const char *file, struct run **runs, int *nruns)
 {
 	FILE *f = fopen(file, "r");
 	char *line = NULL, comment[160] = "";
+	const char *base;
 	size_t cap = 0;
 	ssize_t len;
 	int lineno = 0;
@@ -247,8 +250,11 @@ static int load_file(const char *file, struct run **runs, int *nruns)
 			cur->file = xstrdup(file);
 			cur->line = lineno;
 			cur->args = xstrdup(line + 5);
-			snprintf(cur->name, sizeof(cur->name), "%.60s:%d %.90s", strrchr(file, '/') + 1, lineno,
-				 comment);
+			/* each part cut between whole characters: cmocka prints the name as it is */
+			base = strrchr(file, '/') + 1;
+			snprintf(cur->name, sizeof(cur->name), "%.*s:%d %.*s",
+				 (int)utf8_cut(base, strlen(base), 60), base, lineno,
+				 (int)utf8_cut(comment, strlen(comment), 90), comment);
 			comment[0] = '\0';
 		} else if (!cur) {
 			continue;

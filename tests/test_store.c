@@ -12,6 +12,7 @@
  * second store handle or a raw sqlite3 connection on the same file.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -99,6 +100,57 @@ static sqlite3_int64 raw_int(sqlite3 *db, const char *sql)
 }
 
 /* ---- open, schema, migrations ---- */
+
+/*
+ * An in-memory database (":memory:", as the router fuzzer opens, or a
+ * "file:" URI of one) leaves no file behind in the working folder; a
+ * "file:" URI naming a path makes that file, private (0600), not a file
+ * named after the URI.
+ */
+static void test_memory_names_make_no_file(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const memory[] = { ":memory:", "file::memory:", "file:x.db?mode=memory",
+					      "file:x.db?cache=shared&mode=memory", "file:" };
+	char cwd[4096], uri[256], path[256];
+	struct store *s = NULL;
+	struct stat sb;
+
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(path, sizeof path, "%s/empty", f->dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chdir(path), 0);
+	for (size_t i = 0; i < sizeof(memory) / sizeof(memory[0]); i++) {
+		assert_int_equal(store_open(&s, memory[i]), GB_OK);
+		assert_int_equal(store_ping(s), GB_OK);
+		store_free(s);
+		s = NULL;
+	}
+	/* nothing at all in the folder: no ":memory:", no "file:x.db?mode=memory" */
+	{
+		DIR *d = opendir(".");
+		struct dirent *e;
+
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				fail_msg("store_open() of an in-memory name made \"%s\"", e->d_name);
+		closedir(d);
+	}
+	/* a URI naming a file (an escape in it): that file, 0600, whatever the umask */
+	{
+		mode_t old = umask(022);
+
+		snprintf(uri, sizeof uri, "file:%s/sub/u%%20ri.db?cache=private", f->dir);
+		snprintf(path, sizeof path, "%s/sub/u ri.db", f->dir);
+		assert_int_equal(store_open(&s, uri), GB_OK);
+		umask(old);
+	}
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	store_free(s);
+	assert_int_equal(chdir(cwd), 0);
+}
 
 static void test_open_creates_folder_and_schema(void **state)
 {
@@ -997,6 +1049,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_then_write_outside_a_transaction, setup, teardown),
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_open_creates_folder_and_schema),
+		T(test_memory_names_make_no_file),
 		T(test_reopen_keeps_data_and_migrates_once),
 		T(test_newer_schema_refused),
 		T(test_empty_sqlite_file_migrated),
