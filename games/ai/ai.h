@@ -43,12 +43,13 @@ struct gb_ai {
 	/*
 	 * What the seat to move may know (between rounds, when nobody is to
 	 * move: what a spectator may), written as view_size bytes (at most
-	 * GB_AI_VIEW_MAX) to `view`; NULL when the game hides nothing.
+	 * GB_AI_VIEW_MAX) to `view`, aligned for any type; NULL (and
+	 * view_size 0) when the game hides nothing.
 	 */
 	void (*view)(const void *st, void *view);
 	size_t view_size;
-	/* The levels easy to hard; with a view, random too (gb_ai_random()
-	   needs the state, the view has it not). */
+	/* The levels easy to hard, and for a game with a view the random
+	   level too: gb_ai_random() reads the state, which its players never get. */
 	int (*choose)(const void *view, int level, uint64_t seed, int budget_ms, struct gb_action *out);
 	const char *reference;       /* the reference opponent's level name, or NULL */
 	/* its choice with a budget of 1..reference_budget_max (0: its default) */
@@ -66,8 +67,9 @@ const char *gb_level_name(int level);
  * Choose an action for the seat whose turn it is (for callbreak between
  * rounds: `next`). budget_ms bounds the thinking time of searching levels
  * (0 = the level's default; Ludo and Call Break scale their search sizes to
- * it and never read the clock). Returns GB_OK, or GB_EOVER when there is
- * nothing to do.
+ * it and never read the clock). st is the whole state; where the game's
+ * row has a view, the players are handed that view of st alone. Returns
+ * GB_OK, or GB_EOVER when there is nothing to do.
  */
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
 		 int budget_ms, struct gb_action *out);
