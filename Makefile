@@ -145,6 +145,8 @@ check:
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
 	@! grep -rnE '\b(fopen|printf|fprintf|puts|curl_|sqlite3_|MHD_)\w*\(' games --include='*.c' || { echo "games/ must do no I/O"; exit 1; }
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
+	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }
+	@! grep -rlE '#include *"(.*/)?callbreak_oracle\.h"' bot games adapters store tests | grep -vxE 'games/ai/callbreak_ai\.c|tests/bench/cbparts\.c|tests/test_callbreak_search\.c' || { echo "callbreak_oracle.h is for the measurements alone"; exit 1; }
 	@echo "check: ok"
 
 # Fuzzing: tests/fuzz/NAME.c is a libFuzzer target, tests/fuzz/NAME/ its seed

@@ -93,7 +93,7 @@ static const char *level_name(const struct arena *a, int level)
 static int choose(const struct arena *a, const void *st, int level, uint64_t seed, struct gb_action *act)
 {
 	if (level == LEVEL_REFERENCE)
-		return a->game->ai->reference_choose(st, a->budget, seed, act);
+		return gb_ai_reference(a->game, st, a->budget, seed, act);
 	return gb_ai_choose(a->game, st, level, seed, 0, act);
 }
 

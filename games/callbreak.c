@@ -33,6 +33,7 @@
 #include "callbreak.h"
 
 #include "ai/ai.h"
+#include "ai/callbreak_ai.h"
 #include "ai/callbreak_ismcts.h"
 
 #include <assert.h>
@@ -1446,12 +1447,33 @@ static const char *const callbreak_verbs[] = { "bid", "play", "next", NULL };
 
 /*
  * Its computer players (games/ai/callbreak_ai.c), and the reference
- * opponent the arena measures them against (games/ai/callbreak_ismcts.c).
+ * opponent the arena measures them against (games/ai/callbreak_ismcts.c):
+ * gb_ai_choose() hands them the view of the seat to move that cb_ai_view()
+ * makes, and nothing else; they take it as a struct callbreak_view.
  */
+_Static_assert(sizeof(struct callbreak_view) <= GB_AI_VIEW_MAX, "the view must fit gb_ai_choose()'s room");
+
+static void cb_ai_view(const void *st, void *view)
+{
+	callbreak_view(st, callbreak_turn(st), view);
+}
+
+static int cb_ai_choose(const void *view, int level, uint64_t seed, int budget_ms, struct gb_action *out)
+{
+	return callbreak_ai_choose(view, level, seed, budget_ms, out);
+}
+
+static int cb_ai_reference(const void *view, int budget, uint64_t seed, struct gb_action *out)
+{
+	return callbreak_ismcts_choose(view, budget, seed, out);
+}
+
 static const struct gb_ai callbreak_players = {
-	.choose = callbreak_ai_choose,
+	.view = cb_ai_view,
+	.view_size = sizeof(struct callbreak_view),
+	.choose = cb_ai_choose,
 	.reference = "ismcts",
-	.reference_choose = callbreak_ismcts_choose,
+	.reference_choose = cb_ai_reference,
 	.reference_budget_max = CB_ISMCTS_MAX_BUDGET,
 };
 

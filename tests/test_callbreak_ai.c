@@ -2,7 +2,10 @@
  * test_callbreak_ai.c - cmocka suite for the Call Break computer players
  * (games/ai/callbreak_ai.c).
  *
- * What it proves: every level only ever bids and plays what the rules allow,
+ * What it proves: the players are handed the view of the seat to move and
+ * nothing else (the game's row makes it; a decision from a copy of the view
+ * alone is the decision at the table, at every level and for `ismcts`);
+ * every level only ever bids and plays what the rules allow,
  * over thousands of games of every `rounds` value with check() after each
  * action; the same state, level and seed give the same action; no level can
  * peek: in many situations the other seats' hidden cards are dealt again
@@ -21,18 +24,21 @@
  * sizes down in proportion and never reads the clock: the decision is the
  * one the scaled sizes give, on every call.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "games/ai/ai.h"
 #include "games/ai/callbreak_ai.h"
+#include "games/ai/callbreak_ismcts.h"
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
@@ -68,13 +74,23 @@ struct player {
 	bool cheap;
 };
 
+/* callbreak_ai_play() for the seat to move in st, from its view as the players are handed it. */
+static int play(const struct callbreak *st, const struct callbreak_ai_params *p, uint64_t seed, int budget_ms,
+		struct gb_action *a)
+{
+	struct callbreak_view v;
+
+	callbreak_view(st, G->turn(st), &v);
+	return callbreak_ai_play(&v, p, seed, budget_ms, a);
+}
+
 static int choose(const struct callbreak *st, struct player pl, uint64_t seed, struct gb_action *a)
 {
 	struct callbreak_ai_params p;
 
 	if (pl.cheap) {
 		p = cheap_hard();
-		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
+		return play(st, &p, seed, NO_CAP, a);
 	}
 	return gb_ai_choose(G, st, pl.level, seed, pl.level == GB_LEVEL_HARD ? NO_CAP : 0, a);
 }
@@ -235,7 +251,7 @@ static void test_budget_scales_the_search(void **state)
 			p.min_dets = p.min_dets * budget / 450;
 			p.bid_deals = p.bid_deals * budget / 450;
 			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_HARD, seed, budget, &a), GB_OK);
-			assert_int_equal(callbreak_ai_play(&st, &p, seed, NO_CAP, &b), GB_OK);
+			assert_int_equal(play(&st, &p, seed, NO_CAP, &b), GB_OK);
 			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_HARD, seed, budget, &c), GB_OK);
 			assert_memory_equal(&a, &b, sizeof(a));
 			assert_memory_equal(&a, &c, sizeof(a));
@@ -335,6 +351,77 @@ static void test_no_level_peeks(void **state)
 	assert_true(situations > 1500);
 	assert_true(changed > situations * 3 / 4);
 	assert_true(full_hard >= 50);
+}
+
+/*
+ * The players are handed the view, not the state: the game's row makes the
+ * view of the seat to move (callbreak_view() of it, byte for byte, and a
+ * spectator's between rounds); a decision taken from a copy of that view
+ * alone, in a block of exactly its size, is the decision gb_ai_choose()
+ * takes from the state at every level (the random level as gb_ai_random()
+ * plays on the state) and gb_ai_reference() for `ismcts`; and a state whose
+ * other hands were dealt again gives the same view byte for byte, and the
+ * same decisions.
+ */
+static void test_players_take_the_view(void **state)
+{
+	struct callbreak st, other;
+	struct gb_rng r;
+	long situations = 0, changed = 0;
+
+	(void)state;
+	gb_rng_seed(&r, 4242);
+	for (int g = 0; g < 6; g++) {
+		start(&st, gb_rng_next(&r), g % 3, NULL, g % 4);
+		while (st.phase != CB_PHASE_GAME_OVER) {
+			union {
+				max_align_t align;
+				unsigned char b[GB_AI_VIEW_MAX];
+			} row;
+			struct callbreak_view v, w, *alone = malloc(sizeof(*alone));
+			struct gb_action x, y, z;
+			uint64_t seed = gb_rng_next(&r);
+			int seat = G->turn(&st);
+
+			assert_non_null(alone);
+			callbreak_view(&st, seat, &v);
+			assert_int_equal(G->ai->view_size, sizeof(v));
+			memset(row.b, 0xa5, sizeof(row.b));
+			G->ai->view(&st, row.b);
+			assert_memory_equal(row.b, &v, sizeof(v));
+			other = st;
+			if (seat >= 0)
+				changed += redeal_hidden(&other, seat, &r);
+			callbreak_view(&other, seat, &w);
+			assert_memory_equal(&v, &w, sizeof(v));
+			memcpy(alone, &v, sizeof(v));
+			for (int l = GB_LEVEL_RANDOM; l < GB_LEVEL_COUNT; l++) {
+				int budget = l == GB_LEVEL_HARD ? 20 : 0; /* a small search */
+
+				assert_int_equal(callbreak_ai_choose(alone, l, seed, budget, &x), GB_OK);
+				assert_int_equal(gb_ai_choose(G, &st, l, seed, budget, &y), GB_OK);
+				assert_int_equal(gb_ai_choose(G, &other, l, seed, budget, &z), GB_OK);
+				assert_memory_equal(&x, &y, sizeof(x));
+				assert_memory_equal(&x, &z, sizeof(x));
+			}
+			assert_int_equal(callbreak_ai_choose(alone, GB_LEVEL_RANDOM, seed, 0, &x), GB_OK);
+			assert_int_equal(gb_ai_random(G, &st, seed, &y), GB_OK);
+			assert_memory_equal(&x, &y, sizeof(x));
+			assert_int_equal(callbreak_ismcts_choose(alone, 20, seed, &x), GB_OK);
+			assert_int_equal(gb_ai_reference(G, &st, 20, seed, &y), GB_OK);
+			assert_int_equal(gb_ai_reference(G, &other, 20, seed, &z), GB_OK);
+			assert_memory_equal(&x, &y, sizeof(x));
+			assert_memory_equal(&x, &z, sizeof(x));
+			free(alone);
+			situations++;
+			/* move on with a medium player */
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, gb_rng_next(&r), 0, &x), GB_OK);
+			apply_ok(&st, &x);
+		}
+	}
+	printf("the view alone: %ld situations (%ld with the hidden hands dealt again)\n", situations, changed);
+	assert_true(situations > 400);
+	assert_true(changed > situations / 2);
 }
 
 /* ---- the deals the hard level searches over ------------------------------- */
@@ -441,8 +528,8 @@ static void test_hard_deals_explain_the_play(void **state)
 				}
 				views++;
 			}
-			assert_int_equal(callbreak_ai_play(&st, callbreak_ai_defaults(GB_LEVEL_MEDIUM),
-							   gb_rng_next(&r), 0, &a), GB_OK);
+			assert_int_equal(play(&st, callbreak_ai_defaults(GB_LEVEL_MEDIUM), gb_rng_next(&r), 0, &a),
+					 GB_OK);
 			apply_ok(&st, &a);
 		}
 	}
@@ -603,42 +690,37 @@ static void test_game_chance(void **state)
 
 	(void)state;
 	gb_rng_seed(&r, 41);
-	for (int model = 1; model <= 2; model++) {
-		p.game_model = model;
-		for (int i = 0; i < 400; i++) {
-			int left = 1 + (int)gb_rng_below(&r, CB_MAX_ROUNDS - 1);
-			double sum = 0, before, after;
+	for (int i = 0; i < 400; i++) {
+		int left = 1 + (int)gb_rng_below(&r, CB_MAX_ROUNDS - 1);
+		double sum = 0, before, after;
 
-			for (int q = 0; q < CB_SEATS; q++)
-				score[q] = (int)gb_rng_below(&r, 301) - 100;
-			for (int q = 0; q < CB_SEATS; q++) {
-				double c = callbreak_ai_game_chance(&p, score, q, left);
+		for (int q = 0; q < CB_SEATS; q++)
+			score[q] = (int)gb_rng_below(&r, 301) - 100;
+		for (int q = 0; q < CB_SEATS; q++) {
+			double c = callbreak_ai_game_chance(&p, score, q, left);
 
-				assert_true(c >= 0.0 && c <= 1.0);
-				sum += c;
-			}
-			assert_true(sum > 0.98 && sum < 1.02);
-			before = callbreak_ai_game_chance(&p, score, 0, left);
-			score[0] += 10 + (int)gb_rng_below(&r, 40);
-			after = callbreak_ai_game_chance(&p, score, 0, left);
-			assert_true(after >= before);
+			assert_true(c >= 0.0 && c <= 1.0);
+			sum += c;
 		}
+		assert_true(sum > 0.98 && sum < 1.02);
+		before = callbreak_ai_game_chance(&p, score, 0, left);
+		score[0] += 10 + (int)gb_rng_below(&r, 40);
+		after = callbreak_ai_game_chance(&p, score, 0, left);
+		assert_true(after >= before);
 	}
-	/* the product of separate chases adds up to less: four equal scores give each an eighth */
-	p.game_model = 0;
+	/* equal scores, equal chances */
 	score[0] = score[1] = score[2] = score[3] = 50;
-	assert_true(callbreak_ai_game_chance(&p, score, 0, 2) < 0.13);
+	assert_true(fabs(callbreak_ai_game_chance(&p, score, 0, 2) - 0.25) < 0.01);
 	/* the last round decides */
 	score[0] = 51;
 	assert_true(callbreak_ai_game_chance(&p, score, 0, 0) == 1.0);
 	assert_true(callbreak_ai_game_chance(&p, score, 1, 0) == 0.0);
 	/* five points behind two players, ahead of one, one round to go: more
 	 * than the chances of passing each, taken apart, multiplied */
-	for (int model = 1; model <= 2; model++) {
+	{
 		static const int apart_of[CB_SEATS] = { 100, 150, 150, 40 };
 		double apart = 1.0;
 
-		p.game_model = model;
 		for (int q = 1; q < CB_SEATS; q++) {
 			for (int k = 1; k < CB_SEATS; k++)
 				score[k] = k == q ? apart_of[q] : -1000;
@@ -657,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_same_seed_same_action),
 		cmocka_unit_test(test_budget_scales_the_search),
 		cmocka_unit_test(test_no_level_peeks),
+		cmocka_unit_test(test_players_take_the_view),
 		cmocka_unit_test(test_deals_respect_the_view),
 		cmocka_unit_test(test_hard_deals_explain_the_play),
 		cmocka_unit_test(test_clear_situations),

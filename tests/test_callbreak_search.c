@@ -12,7 +12,8 @@
  * only ever bids and plays what the rules allow, is deterministic from its
  * seed and leaves the state untouched, and that between rounds both say
  * `next`. That the check has teeth: the measurement that hands hard the
- * true hands (params.oracle) changes its decisions when they are redealt.
+ * true hands (callbreak_ai_play_oracle(), which no level can reach)
+ * changes its decisions when they are redealt.
  * And that in the last three tricks the hard level plays, on the
  * deal it searches, a card as good for itself as the best one a naive
  * double-dummy search through the rules core finds (every seat playing for
@@ -36,6 +37,7 @@
 #include "games/ai/ai.h"
 #include "games/ai/callbreak_ai.h"
 #include "games/ai/callbreak_ismcts.h"
+#include "games/ai/callbreak_oracle.h"
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
@@ -49,27 +51,38 @@ enum kind { MEDIUM, HARD_SMALL, HARD, ISMCTS, ORACLE, ORACLE_CHAIN };
 static const char *const kind_names[] = { "medium", "hard (small search)", "hard", "ismcts", "oracle",
 					   "oracle (chain)" };
 
+/* The view the players are handed: the seat to move's (a spectator's between rounds). */
+static struct callbreak_view view_of(const struct callbreak *st)
+{
+	struct callbreak_view v;
+
+	callbreak_view(st, G->turn(st), &v);
+	return v;
+}
+
 static int choose(const struct callbreak *st, enum kind k, uint64_t seed, struct gb_action *a)
 {
 	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+	struct callbreak_view v = view_of(st);
+	int oracle = 0;
 
 	switch (k) {
 	case ORACLE_CHAIN:
-		p.oracle = 4; /* with the small search's sizes */
+		oracle = CB_ORACLE_CHAIN; /* with the small search's sizes */
 		/* fall through */
 	case HARD_SMALL:
 		p.dets = 8;
 		p.rollouts = 30;
 		p.min_dets = 4;
 		p.bid_deals = 8;
-		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
+		return callbreak_ai_play_oracle(&v, &p, oracle, st->hand, seed, NO_CAP, a);
 	case HARD:
 		return gb_ai_choose(G, st, GB_LEVEL_HARD, seed, NO_CAP, a);
 	case ISMCTS:
-		return callbreak_ismcts_choose(st, 40, seed, a);
+		return gb_ai_reference(G, st, 40, seed, a);
 	case ORACLE:
-		p.oracle = 3;
-		return callbreak_ai_play(st, &p, seed, NO_CAP, a);
+		return callbreak_ai_play_oracle(&v, &p, CB_ORACLE_BIDS | CB_ORACLE_CARDS, st->hand, seed, NO_CAP,
+						a);
 	default:
 		return gb_ai_choose(G, st, GB_LEVEL_MEDIUM, seed, 0, a);
 	}
@@ -161,8 +174,8 @@ static void test_nothing_reads_another_hand(void **state)
 }
 
 /*
- * The measurements that hand the hard search the true hands (params.oracle
- * 3, and 4 where they only start its chain of deals) do read them: the
+ * The measurements that hand the hard search the true hands (oracle 3, and
+ * 4 where they only start its chain of deals) do read them: the
  * redealing above tells their decisions apart, so that check would catch a
  * level that read another seat's hand.
  */
@@ -230,11 +243,10 @@ static void test_ismcts_plays_legally(void **state)
 				struct gb_action b;
 				uint64_t seed = gb_rng_next(&r);
 
-				assert_int_equal(callbreak_ismcts_choose(&st, 1 + (int)gb_rng_below(&r, 30), seed, &a),
-						 GB_OK);
+				assert_int_equal(gb_ai_reference(G, &st, 1 + (int)gb_rng_below(&r, 30), seed, &a), GB_OK);
 				assert_true(a.kind == (st.phase == CB_PHASE_BID ? GB_ACT_BID : GB_ACT_PLAY));
 				/* deterministic, and the state is not touched */
-				assert_int_equal(callbreak_ismcts_choose(&copy, 0, seed, &b), GB_OK);
+				assert_int_equal(gb_ai_reference(G, &copy, 0, seed, &b), GB_OK);
 				assert_memory_equal(&st, &copy, sizeof(st));
 				actions++;
 			} else {
@@ -245,7 +257,7 @@ static void test_ismcts_plays_legally(void **state)
 		{
 			struct gb_action a;
 
-			assert_int_equal(callbreak_ismcts_choose(&st, 10, 1, &a), GB_EOVER);
+			assert_int_equal(gb_ai_reference(G, &st, 10, 1, &a), GB_EOVER);
 		}
 	}
 	printf("ismcts legal play: %ld decisions\n", actions);
@@ -264,7 +276,7 @@ static void test_between_rounds_next(void **state)
 		assert_int_equal(gb_ai_random(G, &st, (uint64_t)st.nplayed, &a), GB_OK);
 		apply_ok(&st, &a);
 	}
-	assert_int_equal(callbreak_ismcts_choose(&st, 10, 1, &a), GB_OK);
+	assert_int_equal(gb_ai_reference(G, &st, 10, 1, &a), GB_OK);
 	assert_int_equal(a.kind, GB_ACT_NEXT);
 	assert_int_equal(choose(&st, HARD, 1, &a), GB_OK);
 	assert_int_equal(a.kind, GB_ACT_NEXT);
@@ -362,7 +374,7 @@ static long last_tricks(long *not_medium)
 			dealt = st;
 			memcpy(dealt.hand, hands[0], sizeof(dealt.hand));
 			assert_int_equal(G->check(&dealt), GB_OK);
-			assert_int_equal(callbreak_ai_play(&st, &p, seed, NO_CAP, &a), GB_OK);
+			assert_int_equal(callbreak_ai_play(&v, &p, seed, NO_CAP, &a), GB_OK);
 			reference(&dealt, me, want);
 			after = dealt;
 			assert_int_equal(G->apply(&after, &a, NULL), GB_OK);

@@ -2,10 +2,14 @@
  * ai.c - the computer players' entry point: the level names, the random
  * level every game has, and the hand-over to the players a game's
  * descriptor names (a game without any - Snakes and Ladders has no choices
- * to make - plays every level at random).
+ * to make - plays every level at random). Where the game's row has a view,
+ * the hand-over is of the view alone: the players never see the state.
  */
 #include "ai.h"
 
+#include <assert.h>
+#include <stdalign.h>
+#include <stddef.h>
 #include <string.h>
 
 static const char *const level_names[GB_LEVEL_COUNT] = { "random", "easy", "medium", "hard" };
@@ -38,10 +42,38 @@ int gb_ai_random(const struct gb_game *g, const void *st, uint64_t seed, struct 
 	return GB_OK;
 }
 
+/* Room for any game's view, aligned for any of its fields. */
+struct view_buf {
+	alignas(max_align_t) unsigned char b[GB_AI_VIEW_MAX];
+};
+
+/* What the players of g read: the view of the seat to move made in *buf, or the state itself. */
+static const void *players_input(const struct gb_game *g, const void *st, struct view_buf *buf)
+{
+	if (!g->ai->view)
+		return st;
+	assert(g->ai->view_size <= sizeof(buf->b));
+	g->ai->view(st, buf->b);
+	return buf->b;
+}
+
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
 		 int budget_ms, struct gb_action *out)
 {
-	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT || !g->ai || !g->ai->choose)
+	struct view_buf buf;
+
+	if (level < GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT)
+		level = GB_LEVEL_RANDOM;
+	if (!g->ai || !g->ai->choose || (level == GB_LEVEL_RANDOM && !g->ai->view))
 		return gb_ai_random(g, st, seed, out);
-	return g->ai->choose(st, level, seed, budget_ms, out);
+	return g->ai->choose(players_input(g, st, &buf), level, seed, budget_ms, out);
+}
+
+int gb_ai_reference(const struct gb_game *g, const void *st, int budget, uint64_t seed,
+		    struct gb_action *out)
+{
+	struct view_buf buf;
+
+	assert(g->ai && g->ai->reference_choose);
+	return g->ai->reference_choose(players_input(g, st, &buf), budget, seed, out);
 }

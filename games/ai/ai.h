@@ -3,12 +3,18 @@
  *
  * A computer player is a pure function of what its seat may know and of a
  * seed for its own randomness (tie-breaks, varied openings): the same state,
- * level and seed give the same action. Call Break players read only the
- * seat's view (callbreak_view), never the other hands.
+ * level and seed give the same action. What its seat may know is the
+ * game's to say, in its row (struct gb_ai's `view`): gb_ai_choose() is
+ * handed the whole state, builds that view from it and gives the players
+ * the view alone, so a Call Break player is handed a struct callbreak_view
+ * and has no other hand to read. Ludo and Bagh Chal hide nothing (every
+ * token, every piece and the die are on the table): their rows have no
+ * view, and their players read the state itself.
  */
 #ifndef GB_AI_H
 #define GB_AI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../game.h"
@@ -21,19 +27,33 @@ enum gb_level {
 	GB_LEVEL_COUNT
 };
 
+/* The most bytes a game's view may take (gb_ai_choose() holds it on the stack). */
+#define GB_AI_VIEW_MAX 2048
+
 /*
  * A game's computer players, named by its descriptor (struct gb_game's
- * `ai`). choose() plays the levels easy to hard for the seat whose turn it
- * is, with the same contract as gb_ai_choose(). A game may add a reference
+ * `ai`). choose() plays the levels for the seat whose turn it is, with the
+ * same contract as gb_ai_choose(), from what `view` made of the state (the
+ * state itself when the game has no view). A game may add a reference
  * opponent that people never meet: a level of its own name that only the
  * arena seats (`gamebot arena callbreak --seats ismcts,...`), as a
- * yardstick for the others.
+ * yardstick for the others; it reads the same view.
  */
 struct gb_ai {
-	int (*choose)(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
+	/*
+	 * What the seat to move may know (between rounds, when nobody is to
+	 * move: what a spectator may), written as view_size bytes (at most
+	 * GB_AI_VIEW_MAX) to `view`, aligned for any type; NULL (and
+	 * view_size 0) when the game hides nothing.
+	 */
+	void (*view)(const void *st, void *view);
+	size_t view_size;
+	/* The levels easy to hard, and for a game with a view the random
+	   level too: gb_ai_random() reads the state, which its players never get. */
+	int (*choose)(const void *view, int level, uint64_t seed, int budget_ms, struct gb_action *out);
 	const char *reference;       /* the reference opponent's level name, or NULL */
 	/* its choice with a budget of 1..reference_budget_max (0: its default) */
-	int (*reference_choose)(const void *st, int budget, uint64_t seed, struct gb_action *out);
+	int (*reference_choose)(const void *view, int budget, uint64_t seed, struct gb_action *out);
 	int reference_budget_max;
 };
 
@@ -47,20 +67,30 @@ const char *gb_level_name(int level);
  * Choose an action for the seat whose turn it is (for callbreak between
  * rounds: `next`). budget_ms bounds the thinking time of searching levels
  * (0 = the level's default; Ludo and Call Break scale their search sizes to
- * it and never read the clock). Returns GB_OK, or GB_EOVER when there is
- * nothing to do.
+ * it and never read the clock). st is the whole state; where the game's
+ * row has a view, the players are handed that view of st alone. Returns
+ * GB_OK, or GB_EOVER when there is nothing to do.
  */
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
 		 int budget_ms, struct gb_action *out);
 
 /*
- * Per-game players (games/ai/<game>_ai.c), same contract as gb_ai_choose,
- * named by their games' descriptors. Levels a game does not implement fall
- * back to gb_ai_random().
+ * The reference opponent of game g (struct gb_ai's `reference`, which it
+ * must have) for the seat whose turn it is in st, with a budget of
+ * 0..reference_budget_max; otherwise as gb_ai_choose().
+ */
+int gb_ai_reference(const struct gb_game *g, const void *st, int budget, uint64_t seed,
+		    struct gb_action *out);
+
+/*
+ * The players of the games that hide nothing (games/ai/<game>_ai.c), same
+ * contract as gb_ai_choose, named by their games' descriptors: they read
+ * the state. Levels a game does not implement fall back to gb_ai_random().
+ * Call Break's players read its view: callbreak_ai_choose() and
+ * callbreak_ismcts_choose() (callbreak_ai.h, callbreak_ismcts.h).
  */
 int ludo_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
 int baghchal_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
-int callbreak_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out);
 
 /* A uniformly random legal action (the `random` level). */
 int gb_ai_random(const struct gb_game *g, const void *st, uint64_t seed, struct gb_action *out);

@@ -36,10 +36,11 @@
  *           (a bid failed costs the whole bid, and with it the chance of
  *           winning the game, so the exact play keeps the bid first).
  *
- * Guarantees: every level reads only callbreak_view() of the seat to move
- * (never the other hands in the state: only params.oracle, a measurement
- * that no level sets, hands the search the true hands); pure and
- * deterministic from (state, level, seed, budget_ms): the hard level does a
+ * Guarantees: every level is handed only callbreak_view() of the seat to
+ * move, never the state, so there is no other hand to read (the one way to
+ * hand the search the true hands is callbreak_ai_play_oracle(), a
+ * measurement no level calls: callbreak_oracle.h); pure and deterministic
+ * from (view, level, seed, budget_ms): the hard level does a
  * fixed number of play-outs (a budget_ms below the default's 450 ms scales
  * them down in proportion) and never reads the clock, so a seed replays a
  * decision exactly, however loaded the machine. The default sizes keep a
@@ -49,11 +50,11 @@
 #include "callbreak_ai.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "ai.h"
+#include "callbreak_oracle.h"
 
 #define SPADES_MASK CB_SUIT_MASK(CB_SPADES)
 #define DEFAULT_BUDGET_MS 450 /* the budget the default search sizes are for: under 500 ms a decision */
@@ -70,8 +71,7 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
 			    .draw_len = 5, .dets = 600, .rollouts = 5000, .min_dets = 150,
 			    .bid_deals = 800, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .mcmc = 10,
-			    .bid_risk = 300, .bid_bonus = 0, .game_aware = 1,
-			    .game_sigma = 18, .game_model = 1, .opp_weight = 0, .dd_cards = 2, .dd_root = 3 },
+			    .bid_risk = 300, .game_aware = 1, .game_sigma = 18, .dd_cards = 2, .dd_root = 3 },
 };
 
 const struct callbreak_ai_params *callbreak_ai_defaults(int level)
@@ -659,70 +659,18 @@ int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t ha
 
 /* ---- the hard level ------------------------------------------------------- */
 
-/*
- * What the rounds to come may bring one player: a medium player's round
- * score in games of four medium players, in whole points -8..8, counted
- * over 400,000 rounds; its sums over 1..4 rounds (pmf) and their running
- * totals (cdf), made once.
- */
-static const int round_counts[17] = { 14,    115,    490,   1657,  4027,  6842, 7511, 11694, 0,
-				      104925, 112864, 81307, 42691, 17867, 6163, 1549, 284 };
-
-#define OUTLOOK_SPAN (8 * (CB_MAX_ROUNDS - 1))
-
-struct outlook {
-	double pmf[CB_MAX_ROUNDS][2 * OUTLOOK_SPAN + 1];
-	double cdf[CB_MAX_ROUNDS][2 * OUTLOOK_SPAN + 1];
-};
-
-static struct outlook outlook_table;
-static pthread_once_t outlook_once = PTHREAD_ONCE_INIT;
-
-static void outlook_make(void)
-{
-	struct outlook *o = &outlook_table;
-	double one[17], total = 0;
-
-	for (int i = 0; i < 17; i++)
-		total += round_counts[i];
-	for (int i = 0; i < 17; i++)
-		one[i] = round_counts[i] / total;
-	o->pmf[0][OUTLOOK_SPAN] = 1.0;
-	for (int l = 1; l < CB_MAX_ROUNDS; l++)
-		for (int x = 8; x <= 2 * OUTLOOK_SPAN - 8; x++)
-			for (int i = 0; i < 17; i++)
-				o->pmf[l][x + i - 8] += o->pmf[l - 1][x] * one[i];
-	for (int l = 0; l < CB_MAX_ROUNDS; l++)
-		for (int x = 0; x <= 2 * OUTLOOK_SPAN; x++)
-			o->cdf[l][x] = (x ? o->cdf[l][x - 1] : 0.0) + o->pmf[l][x];
-}
-
-static const struct outlook *outlook_get(void)
-{
-	pthread_once(&outlook_once, outlook_make);
-	return &outlook_table;
-}
-
-/* The chance that an opponent's sum over `left` rounds, in points, is below x/10 (ties half). */
-static double outlook_ahead(const struct outlook *o, int left, int x)
-{
-	int fl = x >= 0 ? x / 10 : -((-x + 9) / 10), i;
-	double below;
-
-	i = (x % 10 == 0 ? fl - 1 : fl) + OUTLOOK_SPAN;
-	below = i < 0 ? 0.0 : i > 2 * OUTLOOK_SPAN ? 1.0 : o->cdf[left][i];
-	if (x % 10 == 0 && fl + OUTLOOK_SPAN >= 0 && fl + OUTLOOK_SPAN <= 2 * OUTLOOK_SPAN)
-		below += 0.5 * o->pmf[left][fl + OUTLOOK_SPAN];
-	return below;
-}
-
 double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int score[CB_SEATS], int me,
 				int left)
 {
-	double win = 1.0;
+	/* over one's own sum to come, normal: Gauss-Hermite quadrature, 8 nodes */
+	static const double gx[4] = { 0.381186990207322, 1.157193712446780, 1.981656756695843,
+				      2.930637420257244 };
+	static const double gw[4] = { 0.661147012558241, 0.207802325814892, 0.017077983007413,
+				      0.000199604072211 };
+	double win = 1.0, sd;
 	int diffs[CB_SEATS], nd = 0;
 
-	if (left > 0 && p->game_model != 2 && p->game_sigma <= 0)
+	if (left > 0 && p->game_sigma <= 0)
 		return 1.0 / CB_SEATS; /* no width: nothing told apart */
 	for (int q = 0; q < CB_SEATS; q++) {
 		int diff = score[me] - score[q];
@@ -732,70 +680,38 @@ double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int s
 		diffs[nd++] = diff;
 		if (left <= 0)
 			win *= diff > 0 ? 1.0 : diff == 0 ? 0.5 : 0.0;
-		else if (p->game_model == 0)
-			win *= 0.5 * erfc(-diff / (p->game_sigma * sqrt(2.0 * left) * M_SQRT2));
 	}
-	if (left <= 0 || p->game_model == 0)
+	if (left <= 0)
 		return win;
 	win = 0.0;
-	if (p->game_model == 2) {
-		/* over one's own sum to come, in whole points (the tables reach
-		 * the most rounds a game can have left) */
-		const struct outlook *o = outlook_get();
+	sd = p->game_sigma * sqrt((double)left);
+	for (int i = 0; i < 8; i++) {
+		double z = (i & 1 ? -1.0 : 1.0) * gx[i / 2] * M_SQRT2, pr = 1.0;
 
-		if (left > CB_MAX_ROUNDS - 1)
-			left = CB_MAX_ROUNDS - 1;
-		for (int f = -8 * left; f <= 8 * left; f++) {
-			double pr = o->pmf[left][f + OUTLOOK_SPAN];
-
-			for (int k = 0; k < nd && pr > 0; k++)
-				pr *= outlook_ahead(o, left, f * 10 + diffs[k]);
-			win += pr;
-		}
-		return win;
+		for (int k = 0; k < nd; k++)
+			pr *= 0.5 * erfc(-(diffs[k] + sd * z) / (sd * M_SQRT2));
+		win += gw[i / 2] * pr;
 	}
-	{
-		/* over one's own sum to come, normal: Gauss-Hermite quadrature, 8 nodes */
-		static const double gx[4] = { 0.381186990207322, 1.157193712446780, 1.981656756695843,
-					      2.930637420257244 };
-		static const double gw[4] = { 0.661147012558241, 0.207802325814892, 0.017077983007413,
-					      0.000199604072211 };
-		double sd = p->game_sigma * sqrt((double)left);
-
-		for (int i = 0; i < 8; i++) {
-			double z = (i & 1 ? -1.0 : 1.0) * gx[i / 2] * M_SQRT2, pr = 1.0;
-
-			for (int k = 0; k < nd; k++)
-				pr *= 0.5 * erfc(-(diffs[k] + sd * z) / (sd * M_SQRT2));
-			win += gw[i / 2] * pr;
-		}
-		return win / sqrt(M_PI);
-	}
+	return win / sqrt(M_PI);
 }
 
 /*
  * What a finished play-out is worth to `me`. For a player that is not game
- * aware: the round score in points, less a share of the opponents'. For a
- * game-aware one: its chance of winning the game (callbreak_ai_game_chance)
- * as 1000 times it, plus a hundredth of the round score so that points
- * still break ties.
+ * aware: the round score in points. For a game-aware one: its chance of
+ * winning the game (callbreak_ai_game_chance) as 1000 times it, plus a
+ * hundredth of the round score so that points still break ties.
  */
 static double outcome_value(const struct sim *s, const struct callbreak_view *v,
 			    const struct callbreak_ai_params *p)
 {
-	int me = v->seat, mine = callbreak_score(s->bid[me], s->tricks[me]), opp = 0;
+	int me = v->seat, mine = callbreak_score(s->bid[me], s->tricks[me]);
 	int left = v->rounds - v->round, score[CB_SEATS];
 
-	for (int q = 0; q < CB_SEATS; q++) {
-		int sc = callbreak_score(s->bid[q], s->tricks[q]);
-
-		score[q] = v->total[q] + sc;
-		if (q != me)
-			opp += sc;
-	}
+	for (int q = 0; q < CB_SEATS; q++)
+		score[q] = v->total[q] + callbreak_score(s->bid[q], s->tricks[q]);
 	if (p->game_aware && (left == 0 || p->game_sigma > 0))
 		return 1000.0 * callbreak_ai_game_chance(p, score, me, left) + mine / 100.0;
-	return mine / 10.0 - p->opp_weight / 100.0 * opp / 30.0;
+	return mine / 10.0;
 }
 
 /*
@@ -1014,8 +930,13 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 	return GB_OK;
 }
 
+/*
+ * The hard level's card. truth (a measurement, callbreak_oracle.h; NULL at
+ * every level) is the true hands: searched alone, or with `chain` only as
+ * the start of the chain of deals.
+ */
 static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-		     struct gb_rng *r, const uint64_t *truth)
+		     struct gb_rng *r, const uint64_t *truth, bool chain)
 {
 	struct sim base, s0, s;
 	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
@@ -1049,11 +970,11 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		dets = p->min_dets;
 	if (dets > p->dets)
 		dets = p->dets;
-	if (truth && !(p->oracle & 4)) {
+	if (truth && !chain) {
 		dets = 1; /* the one true deal */
 	} else {
-		/* oracle 4 (a measurement): the chain of deals starts from the true
-		 * one, so that it never has to find the deals that explain the play */
+		/* a measurement: the chain of deals starts from the true one, so
+		 * that it never has to find the deals that explain the play */
 		const uint64_t *from = truth;
 
 		truth = NULL;
@@ -1089,6 +1010,7 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 	return cand[prev];
 }
 
+/* The hard level's bid; truth as for hard_card(), searched alone. */
 static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_params *p,
 		    struct gb_rng *r, const uint64_t *truth)
 {
@@ -1123,11 +1045,9 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 			s = s0;
 			s.bid[me] = b;
 			rollout(&s, v, p, p->dd_cards);
-			u = outcome_value(&s, v, p) * (10 - p->bid_bonus) / 10.0;
+			u = outcome_value(&s, v, p);
 			if (s.tricks[me] < b)
 				u -= p->bid_risk / 10.0;
-			s.tricks[me]++;
-			u += outcome_value(&s, v, p) * p->bid_bonus / 10.0;
 			val[b] += w * u;
 		}
 	}
@@ -1151,14 +1071,16 @@ static int scale(int n, int budget_ms)
 	return n > 0 && k < 1 ? 1 : (int)k;
 }
 
-int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint64_t seed,
-		      int budget_ms, struct gb_action *out)
+/*
+ * callbreak_ai_play(), and with hand non-NULL the measurement of
+ * callbreak_ai_play_oracle().
+ */
+static int play(const struct callbreak_view *v, const struct callbreak_ai_params *p, int oracle,
+		const uint64_t *hand, uint64_t seed, int budget_ms, struct gb_action *out)
 {
-	const struct callbreak *st = vst;
-	struct callbreak_view v;
 	struct gb_rng r;
 	struct sim s;
-	int rc = GB_OK, turn = callbreak_turn(st);
+	int rc = GB_OK;
 	struct callbreak_ai_params scaled;
 
 	if (budget_ms > 0 && budget_ms < DEFAULT_BUDGET_MS) {
@@ -1173,25 +1095,26 @@ int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint
 	}
 
 	memset(out, 0, sizeof(*out));
-	callbreak_view(st, turn, &v);
 	gb_rng_seed(&r, seed);
-	switch (v.phase) {
+	switch (v->phase) {
 	case CB_PHASE_ROUND_OVER:
 		out->kind = GB_ACT_NEXT;
 		break;
 	case CB_PHASE_BID:
 		out->kind = GB_ACT_BID;
 		if (p->bid_deals > 0)
-			out->a = hard_bid(&v, p, &r, (p->oracle & 1) ? st->hand : NULL);
+			out->a = hard_bid(v, p, &r, hand && (oracle & CB_ORACLE_BIDS) ? hand : NULL);
 		else
-			out->a = count_bid(v.hand, p->policy, p->bid_shift);
+			out->a = count_bid(v->hand, p->policy, p->bid_shift);
 		break;
 	case CB_PHASE_PLAY:
 		out->kind = GB_ACT_PLAY;
 		if (p->dets > 0) {
-			out->a = hard_card(&v, p, &r, (p->oracle & 6) ? st->hand : NULL);
+			out->a = hard_card(v, p, &r,
+					   hand && (oracle & (CB_ORACLE_CARDS | CB_ORACLE_CHAIN)) ? hand : NULL,
+					   oracle & CB_ORACLE_CHAIN);
 		} else {
-			sim_from_view(&v, &s);
+			sim_from_view(v, &s);
 			out->a = policy_card(&s, p);
 		}
 		break;
@@ -1202,9 +1125,55 @@ int callbreak_ai_play(const void *vst, const struct callbreak_ai_params *p, uint
 	return rc;
 }
 
-int callbreak_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, struct gb_action *out)
+int callbreak_ai_play(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
+		      int budget_ms, struct gb_action *out)
+{
+	return play(v, p, 0, NULL, seed, budget_ms, out);
+}
+
+int callbreak_ai_play_oracle(const struct callbreak_view *v, const struct callbreak_ai_params *p, int oracle,
+			     const uint64_t hand[CB_SEATS], uint64_t seed, int budget_ms, struct gb_action *out)
+{
+	return play(v, p, oracle, hand, seed, budget_ms, out);
+}
+
+/*
+ * The random level from the view: the legal actions listed in the rules
+ * core's order (callbreak_game's legal()) and one of them drawn as
+ * gb_ai_random() draws it, so that it plays as gb_ai_random() on the state.
+ */
+static int random_action(const struct callbreak_view *v, uint64_t seed, struct gb_action *out)
+{
+	struct gb_action acts[CB_RANKS]; /* 13 cards at most, or 8 bids */
+	struct gb_rng rng;
+	int n = 0;
+
+	switch (v->phase) {
+	case CB_PHASE_BID:
+		for (int b = CB_MIN_BID; b <= CB_MAX_BID; b++)
+			acts[n++] = (struct gb_action){ GB_ACT_BID, b, 0, 0 };
+		break;
+	case CB_PHASE_PLAY:
+		for (uint64_t x = v->legal; x; x &= x - 1)
+			acts[n++] = (struct gb_action){ GB_ACT_PLAY, lowest(x), 0, 0 };
+		break;
+	case CB_PHASE_ROUND_OVER:
+		acts[n++] = (struct gb_action){ GB_ACT_NEXT, 0, 0, 0 };
+		break;
+	default:
+		break;
+	}
+	if (n == 0)
+		return GB_EOVER;
+	gb_rng_seed(&rng, seed);
+	*out = acts[gb_rng_below(&rng, (uint32_t)n)];
+	return GB_OK;
+}
+
+int callbreak_ai_choose(const struct callbreak_view *v, int level, uint64_t seed, int budget_ms,
+			struct gb_action *out)
 {
 	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT)
-		return gb_ai_random(&callbreak_game, st, seed, out);
-	return callbreak_ai_play(st, callbreak_ai_defaults(level), seed, budget_ms, out);
+		return random_action(v, seed, out);
+	return callbreak_ai_play(v, callbreak_ai_defaults(level), seed, budget_ms, out);
 }

@@ -1,7 +1,7 @@
 /*
- * callbreak_ai.h - the inside of the Call Break computer players, for their
- * tests and for tuning runs. Everything else calls callbreak_ai_choose()
- * (ai.h).
+ * callbreak_ai.h - the Call Break computer players. The game's row
+ * (games/callbreak.c) hands callbreak_ai_choose() the view of the seat to
+ * move; the rest is the inside, for their tests and for tuning runs.
  *
  * Every level is a struct callbreak_ai_params: which card and bid rules it
  * plays by (a beginner's or a club player's) and, for the hard level, how
@@ -9,8 +9,8 @@
  * the levels play with; callbreak_ai_play() plays with any set of them, so
  * tuning runs can pit two variants against each other.
  *
- * All of it reads only callbreak_view() of the seat to move: the other
- * hands in the state are never looked at.
+ * Every entry point takes a struct callbreak_view (callbreak_view() of the
+ * seat to move), never the state: the other hands are not there to read.
  */
 #ifndef GB_CALLBREAK_AI_H
 #define GB_CALLBREAK_AI_H
@@ -45,8 +45,6 @@ struct callbreak_ai_params {
 	                    apart (0: drawn independently and weighted) */
 	int bid_risk;    /* hard: what failing the bid costs on top of its score, in
 	                    tenths of a point (or of a thousandth of a game won) */
-	int bid_bonus;   /* hard: tenths of a trick the hard level takes over the
-	                    medium play-outs it bids by */
 	int void_guess;  /* medium: an opponent who can hold at most this many cards of
 	                    the led suit is taken as possibly void in it */
 	int draw_len;    /* medium: spade length from which the top spade is led to
@@ -56,32 +54,28 @@ struct callbreak_ai_params {
 	int game_sigma;  /* hard, game aware: earlier rounds too, with the final
 	                    totals uncertain by this many tenths per round to come
 	                    (0: earlier rounds are played for points) */
-	int game_model;  /* hard, game aware: how the chance of winning the game is
-	                    reckoned from the scores (callbreak_ai_game_chance) */
-	int opp_weight;  /* hard: percent of the opponents' mean round score taken off
-	                    the own score in the play-outs */
 	int dd_cards;    /* hard: play-outs solve the round exactly (double dummy, every
 	                    seat for itself) once no hand holds more than this many
 	                    cards (0: medium's rules to the end) */
 	int dd_root;     /* hard: with no hand holding more than this many cards, each
 	                    candidate card is followed by the exact solution at once */
-	int oracle;      /* measurement only, never at a table: the hard search is given
-	                    the true hands instead of deals of the unseen cards, for
-	                    its bids (1), its cards (2) or both (3), to bound what
-	                    reading the cards better could win; 4: its cards are
-	                    searched on deals as usual, but the chain that draws
-	                    them starts from the true deal */
 };
 
 /* The weights level `level` (enum gb_level, easy..hard) plays with. Never NULL. */
 const struct callbreak_ai_params *callbreak_ai_defaults(int level);
 
 /*
- * callbreak_ai_choose() with explicit weights: an action for the seat to
- * move in st (a struct callbreak), `next` between rounds. GB_OK, or
- * GB_EOVER when the game is over.
+ * The players of every level (enum gb_level, random to hard; others play
+ * at random), with the contract of gb_ai_choose(): an action for the seat
+ * whose view v is, v being callbreak_view() of the seat to move (between
+ * rounds, when nobody is: any seat's or a spectator's, and the action is
+ * `next`). GB_OK, or GB_EOVER when the game is over.
  */
-int callbreak_ai_play(const void *st, const struct callbreak_ai_params *p, uint64_t seed,
+int callbreak_ai_choose(const struct callbreak_view *v, int level, uint64_t seed, int budget_ms,
+			struct gb_action *out);
+
+/* callbreak_ai_choose() with explicit weights. */
+int callbreak_ai_play(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
 		      int budget_ms, struct gb_action *out);
 
 /*
@@ -105,14 +99,10 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 /*
  * Seat me's chance of winning the game, as the hard level reckons it, when
  * the seats have scored score[] tenths and `left` rounds are still to play:
- * certain once none is left (a tie counts half); else by p->game_model
- * (with game_sigma 0, models 0 and 1 give every seat a quarter):
- * 0, the product over opponents of the chance of finishing ahead of each,
- * on a normal curve of width game_sigma tenths a round to come for the
- * difference of two scores; 1, the chance of finishing ahead of them all at
- * once, every seat's rounds to come a normal curve of width game_sigma
- * tenths a round, taken over one's own; 2, the same with every seat's
- * rounds to come scored as medium players score them (in whole points).
+ * certain once none is left (a tie counts half); else the chance of
+ * finishing ahead of all the others at once, every seat's rounds to come a
+ * normal curve of width p->game_sigma tenths a round, taken over one's own
+ * (with game_sigma 0, every seat a quarter).
  */
 double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int score[CB_SEATS], int me,
 				int left);

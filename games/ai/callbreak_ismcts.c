@@ -24,8 +24,8 @@
  * (-8 points to 0, +8.5 to 1), with the paper's k = 0.7. The action played
  * is the most visited child of the root.
  *
- * It reads only callbreak_view() of the seat to move; deterministic from
- * (state, iterations, seed). The tree (one node per iteration at most) is
+ * It is handed only callbreak_view() of the seat to move, never the state;
+ * deterministic from (view, iterations, seed). The tree (one node per iteration at most) is
  * allocated for the call and freed before it returns.
  */
 #include "callbreak_ismcts.h"
@@ -226,27 +226,25 @@ out:
 	return rc;
 }
 
-int callbreak_ismcts_choose(const void *vst, int iterations, uint64_t seed, struct gb_action *out)
+int callbreak_ismcts_choose(const struct callbreak_view *v, int iterations, uint64_t seed,
+			    struct gb_action *out)
 {
-	const struct callbreak *st = vst;
-	struct callbreak_view v;
 	struct gb_rng r;
 	int rc = GB_OK, a = 0;
 
 	memset(out, 0, sizeof(*out));
-	callbreak_view(st, callbreak_turn(st), &v);
 	gb_rng_seed(&r, seed);
 	if (iterations <= 0)
 		iterations = CB_ISMCTS_BUDGET;
 	if (iterations > CB_ISMCTS_MAX_BUDGET)
 		iterations = CB_ISMCTS_MAX_BUDGET;
-	switch (v.phase) {
+	switch (v->phase) {
 	case CB_PHASE_ROUND_OVER:
 		out->kind = GB_ACT_NEXT;
 		break;
 	case CB_PHASE_BID:
 	case CB_PHASE_PLAY:
-		rc = search(&v, iterations, &r, &a);
+		rc = search(v, iterations, &r, &a);
 		if (rc)
 			break;
 		out->kind = a >= CB_CARDS ? GB_ACT_BID : GB_ACT_PLAY;

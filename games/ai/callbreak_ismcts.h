@@ -15,18 +15,20 @@
 
 #include <stdint.h>
 
-#include "../game.h"
+#include "../callbreak.h"
 
 #define CB_ISMCTS_BUDGET 1000      /* iterations a decision when none is given */
 #define CB_ISMCTS_MAX_BUDGET 1000000
 
 /*
- * An action for the seat to move in st (a struct callbreak): a bid or a
- * card after `iterations` iterations of the search (0: CB_ISMCTS_BUDGET;
- * capped at CB_ISMCTS_MAX_BUDGET), `next` between rounds. GB_OK, GB_EOVER
- * when the game is over, GB_ENOMEM when the tree cannot be allocated.
- * Allocates the tree for the call and frees it before returning.
+ * An action for the seat whose view v is, v being callbreak_view() of the
+ * seat to move: a bid or a card after `iterations` iterations of the search
+ * (0: CB_ISMCTS_BUDGET; capped at CB_ISMCTS_MAX_BUDGET), `next` between
+ * rounds. GB_OK, GB_EOVER when the game is over, GB_ENOMEM when the tree
+ * cannot be allocated. Allocates the tree for the call and frees it before
+ * returning.
  */
-int callbreak_ismcts_choose(const void *st, int iterations, uint64_t seed, struct gb_action *out);
+int callbreak_ismcts_choose(const struct callbreak_view *v, int iterations, uint64_t seed,
+			    struct gb_action *out);
 
 #endif

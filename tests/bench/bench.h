@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "order.h"
+
 static inline int64_t mono_us(void)
 {
 	struct timespec ts;
@@ -52,13 +54,6 @@ static inline void sample(struct samples *s, double ms)
 	if (s->n < s->cap)
 		s->v[s->n++] = ms;
 	pthread_mutex_unlock(&s->lock);
-}
-
-static inline int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The p-quantile (0..1) of the samples (sorts them); 0 when there are none. */

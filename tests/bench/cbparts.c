@@ -3,7 +3,7 @@
  * level with one part turned off (or with all of it), one seat against
  * three opponents of one kind, in whole five-round games.
  *
- *   build/bench/cbparts VARIANT OPPONENT GAMES [SEED [WEIGHT=VALUE]...]
+ *   build/bench/cbparts VARIANT OPPONENT GAMES [SEED [WEIGHT=VALUE]... [oracle=N]]
  *
  * VARIANT: full (the hard level as it plays), no-exact (no double-dummy
  * solution of the last tricks), count-bid (bids by counting, as medium,
@@ -18,8 +18,8 @@
  *
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
- * mcmc, bid_sigma, play_sigma, bid_bonus, game_sigma, game_model,
- * game_aware, opp_weight) on top of the variant, for tuning runs.
+ * mcmc, bid_sigma, play_sigma, game_sigma, game_aware) on top of the
+ * variant, for tuning runs.
  *
  * The hard seat sits at each of the four places in turn and the deals come
  * from the seed, so two variants meet the same deals. Prints one line: the
@@ -37,7 +37,17 @@
  * true hands for its bids, its cards or both: what reading the unseen cards
  * perfectly would win. oracle=4 searches its cards on deals drawn as usual
  * but starts their chain from the true deal: what an inference that never
- * loses its way would win.
+ * loses its way would win. Only this program hands the search the hands
+ * (callbreak_ai_play_oracle(), games/ai/callbreak_oracle.h); every other
+ * decision here, as at a table, is made from the seat's view.
+ *
+ * Settings measured once and since taken out of the players, so that the
+ * rows they gave can no longer be rerun: game_model=0 (the chance of
+ * winning the game as the product of the chances of finishing ahead of
+ * each opponent), game_model=2 (every seat's rounds to come scored as
+ * medium players score them), bid_bonus (bids as if taking more tricks
+ * than the play-outs) and opp_weight (a share of the opponents' round
+ * score taken off the own). What its runs measured: tests/bench/players.md.
  */
 #include <math.h>
 #include <stddef.h>
@@ -49,6 +59,7 @@
 #include "games/ai/ai.h"
 #include "games/ai/callbreak_ai.h"
 #include "games/ai/callbreak_ismcts.h"
+#include "games/ai/callbreak_oracle.h"
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
@@ -93,25 +104,25 @@ static const struct {
 	{ "min_dets", offsetof(struct callbreak_ai_params, min_dets) },
 	{ "bid_deals", offsetof(struct callbreak_ai_params, bid_deals) },
 	{ "bid_risk", offsetof(struct callbreak_ai_params, bid_risk) },
-	{ "oracle", offsetof(struct callbreak_ai_params, oracle) },
 	{ "dd_cards", offsetof(struct callbreak_ai_params, dd_cards) },
 	{ "dd_root", offsetof(struct callbreak_ai_params, dd_root) },
 	{ "model_eps", offsetof(struct callbreak_ai_params, model_eps) },
 	{ "mcmc", offsetof(struct callbreak_ai_params, mcmc) },
 	{ "bid_sigma", offsetof(struct callbreak_ai_params, bid_sigma) },
 	{ "play_sigma", offsetof(struct callbreak_ai_params, play_sigma) },
-	{ "bid_bonus", offsetof(struct callbreak_ai_params, bid_bonus) },
 	{ "game_sigma", offsetof(struct callbreak_ai_params, game_sigma) },
 	{ "game_aware", offsetof(struct callbreak_ai_params, game_aware) },
-	{ "game_model", offsetof(struct callbreak_ai_params, game_model) },
-	{ "opp_weight", offsetof(struct callbreak_ai_params, opp_weight) },
 };
 
-/* Apply one WEIGHT=VALUE; -1 when it names no weight. */
-static int set_weight(struct callbreak_ai_params *p, const char *kv)
+/* Apply one WEIGHT=VALUE, or oracle=N to *oracle; -1 when it names neither. */
+static int set_weight(struct callbreak_ai_params *p, int *oracle, const char *kv)
 {
 	const char *eq = strchr(kv, '=');
 
+	if (eq && eq - kv == 6 && strncmp(kv, "oracle", 6) == 0) {
+		*oracle = (int)strtol(eq + 1, NULL, 10);
+		return 0;
+	}
 	for (size_t i = 0; eq && i < sizeof(weights) / sizeof(weights[0]); i++) {
 		if (strlen(weights[i].name) == (size_t)(eq - kv) && strncmp(kv, weights[i].name, (size_t)(eq - kv)) == 0) {
 			*(int *)((char *)p + weights[i].off) = (int)strtol(eq + 1, NULL, 10);
@@ -121,9 +132,24 @@ static int set_weight(struct callbreak_ai_params *p, const char *kv)
 	return -1;
 }
 
+/*
+ * The hard seat's decision: the one bench-only way to the search with the
+ * true hands (oracle != 0), which takes the whole state; without the
+ * oracle, the seat's view alone, as at a table.
+ */
+static void hard_decide(const struct callbreak *st, const struct callbreak_ai_params *p, int oracle,
+			uint64_t seed, struct gb_action *a)
+{
+	struct callbreak_view v;
+
+	callbreak_view(st, callbreak_turn(st), &v);
+	callbreak_ai_play_oracle(&v, p, oracle, st->hand, seed, 0, a);
+}
+
 int main(int argc, char **argv)
 {
 	struct callbreak_ai_params p;
+	int oracle = 0;
 	long games, won = 0, bids = 0, made = 0, over = 0, points = 0, bidsum = 0;
 	long obids = 0, omade = 0, obidsum = 0, otricks = 0;
 	size_t nt = 0, cap = 1 << 16;
@@ -137,12 +163,13 @@ int main(int argc, char **argv)
 		mine = calloc((size_t)games + 1, 1);
 	if (argc < 4 || games <= 0 || variant(argv[1], &p) || (!ismcts && strcmp(argv[2], "medium") != 0) || !t ||
 	    !mine) {
-		fprintf(stderr, "usage: cbparts full|no-exact|count-bid|uniform|points|small medium|ismcts GAMES [SEED]\n");
+		fprintf(stderr, "usage: cbparts full|no-exact|count-bid|uniform|points|small medium|ismcts GAMES "
+				"[SEED [WEIGHT=VALUE]... [oracle=1|2|3|4]]\n");
 		status = 2;
 		goto out;
 	}
 	for (int i = 5; i < argc; i++) {
-		if (set_weight(&p, argv[i])) {
+		if (set_weight(&p, &oracle, argv[i])) {
 			fprintf(stderr, "cbparts: no weight '%s'\n", argv[i]);
 			status = 2;
 			goto out;
@@ -169,9 +196,9 @@ int main(int argc, char **argv)
 			if (oc.over)
 				break;
 			if (turn == me)
-				callbreak_ai_play(&st, &p, s, 0, &a);
+				hard_decide(&st, &p, oracle, s, &a);
 			else if (ismcts && turn >= 0)
-				callbreak_ismcts_choose(&st, CB_ISMCTS_BUDGET, s, &a);
+				gb_ai_reference(&callbreak_game, &st, CB_ISMCTS_BUDGET, s, &a);
 			else
 				gb_ai_choose(&callbreak_game, &st, GB_LEVEL_MEDIUM, s, 0, &a);
 			if (turn == me && nt < cap)

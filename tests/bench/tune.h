@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "order.h"
+
 /* CPU time of the calling thread in ms: other load on the machine does not count. */
 static inline double now_ms(void)
 {
@@ -20,13 +22,6 @@ static inline double now_ms(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-static inline int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
 }
 
 /* The 95% Wilson interval [*lo, *hi] of won out of games (games > 0). */
