@@ -123,6 +123,18 @@ void tg_call_release(struct tg_call *c);
  */
 int tg_render(const json_t *view, const char *chat, const char *message_id, struct tg_call *out);
 
+/*
+ * tg_render() for a bot whose inline mode is off (getMe's
+ * supports_inline_queries false): a button with "inline" is a press of
+ * its command with TG_MY_CARDS after it, which sends the hand to the
+ * presser's private chat (adapters/telegram.c).
+ */
+int tg_render_mode(const json_t *view, const char *chat, const char *message_id, bool inline_mode,
+		   struct tg_call *out);
+
+/* The word after a command that makes a press of "My cards" without inline mode. */
+#define TG_MY_CARDS "dm"
+
 /* The inline keyboard for a view's buttons, or NULL when there are none (caller owns). */
 json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn);
 

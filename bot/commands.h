@@ -25,6 +25,18 @@
 #define CMD_INTERNAL 16      /* not typeable: timers fired by the scheduler */
 #define CMD_ADMIN_MENU 32    /* menus offer it to admins only (CMD_ADMIN_ONLY ones too) */
 #define CMD_PLAY 64          /* a move: menus name the games whose verbs include it */
+/*
+ * In a private chat with no table of its own: the person's hands at every
+ * table where they sit (cmd_private_hands(); any arguments, a start
+ * link's payload, are not read)
+ */
+#define CMD_PRIVATE_HANDS 128
+/*
+ * Setting a table up: before its game starts, the chat's admin's or the
+ * table's opener's are counted in a budget of their own (SETUP_PER_MIN),
+ * not in the per-person one moves are counted in
+ */
+#define CMD_SETUP 256
 
 /* The fixed choices of an argument. */
 enum cmd_choices {

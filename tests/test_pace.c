@@ -14,8 +14,9 @@
  * the people leaves: the board that shows a computer taking the seat goes
  * first, and the group is told in the room its boards leave (a line
  * spending the group's step before that board, or before the next, would
- * leave the table two steps without a board). The longer rows of the same
- * play are benchmarks (tests/bench/pace.c).
+ * leave the table two steps without a board). Two tables in two topics
+ * of one forum group take the group's steps in turn. The longer rows of
+ * the same play are benchmarks (tests/bench/pace.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,10 +53,40 @@ static void people_pace_snakes_strict(void **state)
 	assert_int_equal(r.left_shown, 1);
 }
 
+/*
+ * Two busy Snakes tables in two topics of one forum group share the
+ * group's steps in turn: counted on the fake's clock, in the order its
+ * boards reached it, no table gets more than two boards in a row while
+ * the other is in play too (taking turns, each has a board every other
+ * step: about every 7 s at the group's rate). Before, one table often
+ * took three or four steps in a row while the other's board waited.
+ */
+static void people_pace_two_topics(void **state)
+{
+	struct people_opts o;
+	struct people_result r;
+
+	(void)state;
+	people_opts_init(&o);
+	o.game = "snakes";
+	o.tables = 2;
+	o.one_group = true;
+	o.seconds = 45;
+	assert_int_equal(people_play(&o, &r), 0);
+	fprintf(stderr, "  two topics, %.0f s: %d boards, %d presses, %d 429s, most boards of one table "
+		"in a row %d, longest gap %lld ms\n", r.seconds, r.boards, r.presses, r.refused_429,
+		r.max_run, r.max_gap_ms);
+	assert_true(r.boards >= 6);
+	assert_int_equal(r.refused_429, 0);
+	assert_true(r.max_run >= 1);
+	assert_true(r.max_run <= 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(people_pace_snakes_strict),
+		cmocka_unit_test(people_pace_two_topics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
