@@ -1218,7 +1218,7 @@ static bool closed_has(const char *list, int64_t table)
 /* Add table to user's list (the oldest dropped past CLOSED_MAX). */
 static int closed_add(struct store *s, const char *user, const char *list, int64_t table)
 {
-	char key[STORE_ID_LEN], value[CLOSED_LEN + 24];
+	char key[STORE_ID_LEN], value[2 * CLOSED_LEN];
 	const char *p = list;
 	int n = 0;
 
@@ -1230,7 +1230,8 @@ static int closed_add(struct store *s, const char *user, const char *list, int64
 		p = p ? p + 1 : "";
 		n--;
 	}
-	snprintf(value, sizeof(value), "%s%s%lld", p, *p ? "," : "", (long long)table);
+	/* the seven kept (at most 7 * 21 bytes) and the new one always fit */
+	snprintf(value, sizeof(value), "%.*s%s%lld", CLOSED_LEN, p, *p ? "," : "", (long long)table);
 	closed_key(user, key, sizeof(key));
 	return store_meta_set(s, key, value);
 }
@@ -1989,6 +1990,7 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 	}
 	to_command(u, &cmd);
 	cmd.private_chat = strcmp(u->chat_type, "private") == 0;
+	cmd.private_presses = true; /* run_command() takes them to the table's chat */
 	if (cmd.private_chat && !u->button)
 		closed_clear(b->store, cmd.user); /* they wrote here: the chat is open */
 	my_cards = my_cards_press(b->store, &cmd);

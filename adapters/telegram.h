@@ -147,7 +147,9 @@ json_t *tg_chat_id(const char *chat);
  * second overall. A group's minute is spent evenly: three at once, then
  * one every 3.6 s, never twenty and then a long silence; the overall
  * second too, after a burst: one message every 36 ms. A forum topic's
- * chat ("GROUP#THREAD") counts against its group. Answers to presses and
+ * chat ("GROUP#THREAD") counts against its group, and the group's steps
+ * for boards go round its topics (its tables): a step goes to the topic
+ * served longest ago among those waiting for one. Answers to presses and
  * inline queries are not messages and are never paced. Thread-safe.
  */
 struct tg_pace;
@@ -159,7 +161,10 @@ void tg_pace_free(struct tg_pace *p);
 /*
  * May a message go to chat at now_ms? 0: yes, and it is counted; otherwise
  * how many milliseconds to wait (nothing is counted). *global is set when
- * the overall limit, not the chat's, is the reason.
+ * the overall limit, not the chat's, is the reason. chat is a topic's
+ * ("GROUP#THREAD") for a board of a table in a topic: the topic waits its
+ * turn among the group's (a topic that asked is waiting until a little
+ * after the wait it was given).
  */
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
 

@@ -96,6 +96,12 @@ struct command {
 	 */
 	bool private_chat;
 	/*
+	 * The platform takes a button pressed in the private chat, on a view
+	 * of a table elsewhere, to that table's own chat (Telegram): hands
+	 * sent there may carry their cards as buttons.
+	 */
+	bool private_presses;
+	/*
 	 * A command taken to an online table: the platform, private chat and
 	 * user id it came from (platform, chat and user then name the table's
 	 * place and the person as the table knows them). "" otherwise.

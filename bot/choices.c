@@ -209,7 +209,7 @@ int bot_user_no_choice(struct bot *b, const char *platform, const char *user, st
 }
 
 /* The hand of one table as its holder's private view (their cards to play as buttons on their turn). */
-static json_t *hand_view(const struct seen *s, const char *user)
+static json_t *hand_view(const struct seen *s, const char *user, bool buttons_too)
 {
 	const struct gb_game *g = s->view.game;
 	struct strbuf sb = { 0 };
@@ -222,7 +222,7 @@ static json_t *hand_view(const struct seen *s, const char *user)
 	json_object_set_new(r, "table", json_integer(s->t.id));
 	json_object_set_new(r, "turn", json_integer(s->moves));
 	json_object_set_new(r, "lang", json_string(lang_code(s->view.lang)));
-	if (g->turn(s->st) == s->seat) {
+	if (buttons_too && g->turn(s->st) == s->seat) {
 		struct gb_action acts[GB_MAX_LEGAL];
 		int n = g->legal(s->st, acts);
 
@@ -247,7 +247,7 @@ static json_t *hand_view(const struct seen *s, const char *user)
 	return r;
 }
 
-int bot_user_hands(struct bot *b, const char *platform, const char *user, json_t *views)
+int bot_user_hands(struct bot *b, const char *platform, const char *user, bool buttons, json_t *views)
 {
 	int64_t ids[CHOICE_TABLES];
 	int ntables = 0, rc;
@@ -260,7 +260,7 @@ int bot_user_hands(struct bot *b, const char *platform, const char *user, json_t
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK; /* gone since it was listed */
 		if (!rc && s.st && (s.view.game->flags & GB_PRIVATE_HANDS))
-			json_array_append_new(views, hand_view(&s, user));
+			json_array_append_new(views, hand_view(&s, user, buttons));
 		seen_release(&s);
 	}
 	return rc;

@@ -15,12 +15,13 @@
  *             more than a few rows a table; with 300 tables (three times
  *             that) every table still brought up to date at least every
  *             15 s, answers under 300 ms at p99, memory flat;
- *   topics N  N Snakes tables in N topics of one forum group, two people
+ *   topicsN   N Snakes tables in N topics of one forum group, two people
  *             at each pressing 0.8 s after a board of their turn, 3
  *             minutes: the group's twenty a minute shared in turn, so
- *             the longest gap between two boards of a table is at most
- *             about N steps of 3.6 s (2 tables: 8 s; 4 tables: 16 s),
- *             and no 429;
+ *             after the opening minute the longest gap between two
+ *             boards of a table is at most N steps of 3.6 s and a little
+ *             (2 tables: 8 s, the opening minute included; 4 tables:
+ *             15.2 s), and no 429;
  *   discord   50 Ludo tables in 50 Discord channels, the same presses,
  *             against the fake Discord API in strict mode (its buckets
  *             and global limit): no 429, answers under 300 ms at p99 and
@@ -125,7 +126,7 @@ static int topics(int n, int forced)
 	struct people_opts o;
 	struct people_result r;
 	char row[16];
-	long long target = n <= 2 ? 8000 : 16000;
+	long long target = n * 3600LL + 800;
 	int ok;
 
 	people_opts_init(&o);
@@ -138,9 +139,10 @@ static int topics(int n, int forced)
 		return 1;
 	snprintf(row, sizeof(row), "topics%d", n);
 	report(row, &o, &r);
-	ok = !r.refused_429 && r.max_gap_ms <= target;
-	printf("pace %s: most boards of one table in a row %d; target longest gap <= %lld s, 0 429s: %s\n",
-	       row, r.max_run, target / 1000, verdict(ok));
+	/* two tables fit the group's minute from the start; four share it with their openings first */
+	ok = !r.refused_429 && r.steady_max_gap_ms <= target && (n > 2 || r.max_gap_ms <= target);
+	printf("pace %s: most boards of one table in a row %d; target longest gap <= %.1f s%s, 0 429s: %s\n",
+	       row, r.max_run, (double)target / 1000, n > 2 ? " after the first minute" : "", verdict(ok));
 	return ok ? 0 : 2;
 }
 
