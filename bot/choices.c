@@ -208,7 +208,7 @@ int bot_user_no_choice(struct bot *b, const char *platform, const char *user, st
 	return rc;
 }
 
-/* The hand of one table as its holder's private view (their cards to play as buttons on their turn). */
+/* The hand of one table as its holder's private view (on their turn, what they may do as buttons). */
 static json_t *hand_view(const struct seen *s, const char *user, bool buttons_too)
 {
 	const struct gb_game *g = s->view.game;
@@ -230,8 +230,7 @@ static json_t *hand_view(const struct seen *s, const char *user, bool buttons_to
 		for (int k = 0; k < n; k++) {
 			char label[64], cmd[GB_ACTION_TEXT + 1];
 
-			if (acts[k].kind != GB_ACT_PLAY)
-				continue;
+			/* a bid as well as a card: away from the table, this is where the seat moves */
 			render_action_label(&s->view, &acts[k], label, sizeof(label));
 			cmd[0] = '/';
 			g->format(s->st, &acts[k], cmd + 1, sizeof(cmd) - 1);

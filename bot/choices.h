@@ -61,7 +61,7 @@ int bot_user_no_choice(struct bot *b, const char *platform, const char *user, st
  * private reply view for them alone: its text the hand in the table's
  * chat's language, its "table" and "turn" set (a button on it is a press
  * at that table, refused once the table moved on), on their turn, with
- * buttons, the cards they may play as buttons. Read only. Returns GB_OK
+ * buttons, what they may do (bids, cards) as buttons. Read only. Returns GB_OK
  * (a table gone or unreadable is skipped), or the store's error.
  */
 int bot_user_hands(struct bot *b, const char *platform, const char *user, bool buttons, json_t *views);

@@ -28,7 +28,8 @@
 /*
  * In a private chat with no table of its own: the person's hands at every
  * table where they sit (cmd_private_hands(); any arguments, a start
- * link's payload, are not read)
+ * link's payload, are not read). A card typed there (/play, /bid) shows
+ * the hands too, with their buttons, rather than "no game here".
  */
 #define CMD_PRIVATE_HANDS 128
 /*

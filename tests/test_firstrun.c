@@ -226,6 +226,49 @@ static void press(struct fx *x, int user, const char *data)
 	       x->id, x->id, user, names[user - 1], data);
 }
 
+/* user pressed the button with data on a message of their private chat */
+static void private_press(struct fx *x, int user, const char *data)
+{
+	update(x, "{\"update_id\":%lld,\"callback_query\":{\"id\":\"cq%lld\",\"from\":{\"id\":%d,"
+	       "\"first_name\":\"%s\"},\"message\":{\"message_id\":7,\"chat\":{\"id\":%d,"
+	       "\"type\":\"private\"}},\"chat_instance\":\"2\",\"data\":\"%s\"}}",
+	       x->id, x->id, user, names[user - 1], user, data);
+}
+
+/* The first button of the newest message sent to chat with buttons: its callback_data (a new string), or NULL. */
+static char *newest_button(struct fx *x, long long chat)
+{
+	for (int i = fake_tg_count(x->f, "sendMessage") - 1; i >= 0; i--) {
+		json_t *b = fake_tg_nth(x->f, "sendMessage", i);
+		const json_t *kb = json_object_get(json_object_get(b, "reply_markup"), "inline_keyboard");
+		const char *data = json_string_value(
+			json_object_get(json_array_get(json_array_get(kb, 0), 0), "callback_data"));
+		char *out = NULL;
+
+		if (json_integer_value(json_object_get(b, "chat_id")) == chat && data)
+			out = strdup(data);
+		json_decref(b);
+		if (out)
+			return out;
+	}
+	return NULL;
+}
+
+/* Moves logged at the group's table. */
+static int moves_now(struct fx *x)
+{
+	struct store_chat c = { 0 };
+	struct store_table t = { 0 };
+	int moves = -1;
+
+	assert_int_equal(store_chat_get(x->s, "telegram", GROUP, "en", &c), GB_OK);
+	assert_int_equal(store_table_open_get(x->s, c.id, &t), GB_OK);
+	assert_int_equal(store_move_count(x->s, t.id, &moves), GB_OK);
+	store_table_release(&t);
+	store_chat_release(&c);
+	return moves;
+}
+
 /* Messages sent to chat (a number) whose text holds needle (NULL: any), answered with status (0: any). */
 static int sent_to(struct fx *x, long long chat, const char *needle, int status)
 {
@@ -326,6 +369,7 @@ static void test_hint_once_per_table(void **state)
 static void test_start_in_private_chat(void **state)
 {
 	struct fx *x = *state;
+	bool pressed = false;
 
 	fake_tg_private(x->f, "2", false);
 	four_at_callbreak(x);
@@ -346,10 +390,29 @@ static void test_start_in_private_chat(void **state)
 	private_says(x, 2, "/start ../../%00%3Cb%3E");
 	assert_int_equal(sent_to(x, 2, "<pre>Bina", 200), 3);
 	assert_int_equal(sent_to(x, 2, "%00", 0), 0);
-	/* /hand there: the hand again, no "no game here" */
+	/* /hand there: the hand again, no "no game here"; a bid typed there shows it too */
 	private_says(x, 3, "/hand");
 	assert_int_equal(sent_to(x, 3, "There is no game here yet", 0), 0);
 	assert_int_equal(sent_to(x, 3, "<pre>Chandra", 200), 2);
+	private_says(x, 3, "/bid 3");
+	assert_int_equal(sent_to(x, 3, "There is no game here yet", 0), 0);
+	assert_int_equal(sent_to(x, 3, "<pre>Chandra", 200), 3);
+	/* the one to bid: /start brings their hand with its bids as buttons, and a press there bids at the table */
+	for (int user = 1; user <= 4 && !pressed; user++) {
+		char *data;
+		int before = moves_now(x);
+
+		fake_tg_clear(x->f);
+		private_says(x, user, "/start");
+		data = newest_button(x, user);
+		if (!data)
+			continue;
+		private_press(x, user, data);
+		free(data);
+		assert_int_equal(moves_now(x), before + 1);
+		pressed = true;
+	}
+	assert_true(pressed);
 	/* someone with no seat anywhere is told what the chat is for, and that no cards are held */
 	private_says(x, 5, "/start");
 	assert_int_equal(sent_to(x, 5, "private chat", 200), 1);
