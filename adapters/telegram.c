@@ -613,7 +613,8 @@ out:
 /*
  * Groups whose sends still count (the last minute's): at most 1,800 under
  * Telegram's 30 a second overall, so about a fifth of the slots however
- * many groups there are (200 bytes a slot); a slot idle longer is reused.
+ * many groups there are (about 400 bytes a slot, its tables' turns
+ * included); a slot idle longer is reused.
  */
 #define PACE_SLOTS 8192
 #define PACE_PROBE 64
