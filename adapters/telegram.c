@@ -1265,6 +1265,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	struct tg_result res = { 0 };
 	json_t *body = NULL;
 	bool inline_mode = inline_on(t);
+	int64_t taken = 0, wait;
 
 	if (!table)
 		table = row->table;
@@ -1284,8 +1285,19 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	else
 		sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE_NO_INLINE), name,
 			 sb_str(&link));
+	if (t->pace) {
+		/* a line of the group, in its budget: until there is room, the row waits (and tries again) */
+		taken = bot_now_ms();
+		wait = tg_pace_take_line(t->pace, row->chat, taken, &d->global);
+		if (wait > 0) {
+			set_result(d, DELIVERY_WAIT, wait, "paced");
+			goto out;
+		}
+	}
 	body = send_body(row->chat, sb_str(&text), false);
 	tg_api(t, "sendMessage", body, TG_CALL_TIMEOUT_S, NULL, &res);
+	if (taken)
+		tg_pace_sent(t->pace, row->chat, taken, bot_now_ms());
 	if (res.transport || res.status >= 500 || res.status == 429) {
 		describe("sendMessage (private fallback)", &res, why, sizeof(why));
 		if (res.status == 429)

@@ -87,8 +87,8 @@ static void service_stop(struct fx *x)
 	x->self = NULL;
 }
 
-/* A fixture whose bot's inline mode is on or off. */
-static struct fx *fx_new(bool inline_mode)
+/* A fixture whose bot's inline mode is on or off, its pacing on or off. */
+static struct fx *fx_new(bool inline_mode, bool pacing)
 {
 	struct fx *x = calloc(1, sizeof(*x));
 
@@ -103,7 +103,7 @@ static struct fx *fx_new(bool inline_mode)
 	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
 	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
 	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
-	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "off");
+	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "%s", pacing ? "on" : "off");
 	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
 	x->env.cfg = &x->cfg;
 	bot_config_init(&x->env.bot);
@@ -121,13 +121,19 @@ static struct fx *fx_new(bool inline_mode)
 
 static int setup_inline(void **state)
 {
-	*state = fx_new(true);
+	*state = fx_new(true, false);
+	return 0;
+}
+
+static int setup_paced(void **state)
+{
+	*state = fx_new(true, true);
 	return 0;
 }
 
 static int setup_no_inline(void **state)
 {
-	*state = fx_new(false);
+	*state = fx_new(false, false);
 	return 0;
 }
 
@@ -480,6 +486,49 @@ static void test_my_cards_without_inline(void **state)
 	json_decref(btn);
 }
 
+/* Deliver one row of payload to chat through the adapter: its result. */
+static enum delivery_result deliver_one(struct fx *x, const char *chat, const char *payload)
+{
+	struct store_out rows[4];
+	struct delivery d;
+	int n = 0;
+
+	assert_int_equal(store_out_add(x->s, "telegram", chat, 0, "", payload, 1), GB_OK);
+	assert_int_equal(store_out_claim(x->s, "telegram", INT64_MAX / 2, 30000, rows, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	telegram_adapter.deliver(x->self, x->s, &rows[0], &d);
+	assert_int_equal(store_out_done(x->s, rows[0].id), GB_OK);
+	store_out_release(&rows[0]);
+	return d.result;
+}
+
+/*
+ * The hint is a line of the group and spends the group's budget as any
+ * line does: right after another message to the group (its second not
+ * over) it waits, and its row is tried again later, rather than going
+ * out at once past the pacing.
+ */
+static void test_hint_is_paced(void **state)
+{
+	struct fx *x = *state;
+	enum delivery_result r = DELIVERY_WAIT;
+
+	fake_tg_private(x->f, "2", false);
+	assert_int_equal(deliver_one(x, GROUP, "{\"kind\":\"public\",\"text\":\"hello\"}"), DELIVERY_OK);
+	assert_int_equal(deliver_one(x, GROUP, "{\"kind\":\"private\",\"user\":\"2\",\"text\":\"a hand\","
+				     "\"table\":5,\"lang\":\"en\"}"), DELIVERY_WAIT);
+	assert_int_equal(sent_to(x, -1007, HINT, 0), 0);
+	/* tried again until there is room (a second or so): told once */
+	for (int i = 0; i < 100 && r != DELIVERY_OK; i++) {
+		usleep(100 * 1000);
+		r = deliver_one(x, GROUP, "{\"kind\":\"private\",\"user\":\"2\",\"text\":\"a hand\","
+				"\"table\":5,\"lang\":\"en\"}");
+		assert_true(r == DELIVERY_OK || r == DELIVERY_WAIT);
+	}
+	assert_int_equal(r, DELIVERY_OK);
+	assert_int_equal(sent_to(x, -1007, HINT, 200), 1);
+}
+
 /* telegram-setup says whether inline mode is on, and what "My cards" does without it. */
 static void test_setup_reads_inline_mode(void **state)
 {
@@ -548,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hint_with_inline_mode, setup_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_my_cards_without_inline, setup_no_inline, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_reads_inline_mode, setup_inline, teardown),
+		cmocka_unit_test_setup_teardown(test_hint_is_paced, setup_paced, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_stream_not_limited, setup_inline, teardown),
 	};
 
