@@ -377,7 +377,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 {
 	json_error_t jerr;
 	int rc, nargs;
-	bool hands;
+	bool hands, arity;
 
 	ctx_init(c, b, cmd);
 	c->replies = json_array();
@@ -405,7 +405,8 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	/* a private chat's /start (a start link's payload after it) or /hand: any arguments */
 	hands = (bc->flags & CMD_PRIVATE_HANDS) && cmd->private_chat && !cmd->button_table;
 	nargs = count_words(cmd->args);
-	if (!hands && (nargs < bc->min || nargs > bc->max)) {
+	arity = nargs >= bc->min && nargs <= bc->max;
+	if (!hands && !arity) {
 		reply_usage(c, bc->usage);
 		return GB_OK;
 	}
@@ -435,7 +436,8 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 	}
 	if (hands && !c->has_table)
 		return cmd_private_hands(c);
-	if (hands && (nargs < bc->min || nargs > bc->max)) {
+	if (!arity) {
+		/* /start with words in a private chat that has a table of its own */
 		reply_usage(c, bc->usage);
 		return GB_OK;
 	}
