@@ -392,7 +392,14 @@ json_t *tg_chat_id(const char *chat)
 	return json_integer(neg ? -v : v);
 }
 
+static json_t *keyboard(const json_t *buttons, int64_t table, int turn, bool inline_mode);
+
 json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn)
+{
+	return keyboard(buttons, table, turn, true);
+}
+
+static json_t *keyboard(const json_t *buttons, int64_t table, int turn, bool inline_mode)
 {
 	json_t *rows = json_array(), *row, *b, *kb;
 	size_t i, k;
@@ -407,6 +414,22 @@ json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn)
 			char data[TG_CALLBACK_MAX + 1];
 			json_t *btn;
 
+			if (label && query && !inline_mode && cmd) {
+				/* no inline mode: the press sends the hand to the presser's private chat */
+				struct strbuf dm = { 0 };
+
+				sb_addf(&dm, "%s %s", cmd, TG_MY_CARDS);
+				if (tg_callback_encode(table, turn, sb_str(&dm), data, sizeof(data))) {
+					sb_release(&dm);
+					continue;
+				}
+				sb_release(&dm);
+				btn = json_object();
+				json_object_set_new(btn, "text", json_string(label));
+				json_object_set_new(btn, "callback_data", json_string(data));
+				json_array_append_new(out, btn);
+				continue;
+			}
 			if (label && query) {
 				/* inline mode in this chat: the presser's own choices, seen by them alone */
 				btn = json_object();
@@ -502,6 +525,12 @@ static json_t *answer_body(const char *reply, const char *text)
 
 int tg_render(const json_t *view, const char *chat, const char *message_id, struct tg_call *out)
 {
+	return tg_render_mode(view, chat, message_id, true, out);
+}
+
+int tg_render_mode(const json_t *view, const char *chat, const char *message_id, bool inline_mode,
+		   struct tg_call *out)
+{
 	const char *kind = json_string_value(json_object_get(view, "kind"));
 	const char *text = json_string_value(json_object_get(view, "text"));
 	const char *user = json_string_value(json_object_get(view, "user"));
@@ -559,7 +588,7 @@ int tg_render(const json_t *view, const char *chat, const char *message_id, stru
 		rc = GB_EPARSE;
 		goto out;
 	}
-	kb = tg_keyboard(json_object_get(view, "buttons"), table, turn);
+	kb = keyboard(json_object_get(view, "buttons"), table, turn, inline_mode);
 	if (kb)
 		json_object_set_new(out->body, "reply_markup", kb);
 	else if (strcmp(out->method, "editMessageText") == 0)
@@ -602,7 +631,8 @@ out:
 /*
  * Groups whose sends still count (the last minute's): at most 1,800 under
  * Telegram's 30 a second overall, so about a fifth of the slots however
- * many groups there are (200 bytes a slot); a slot idle longer is reused.
+ * many groups there are (about 400 bytes a slot, its tables' turns
+ * included); a slot idle longer is reused.
  */
 #define PACE_SLOTS 8192
 #define PACE_PROBE 64
@@ -614,6 +644,22 @@ out:
 #define PACE_ALL_MS 1050        /* the overall second, with room */
 #define PACE_ALL_STEP_MS 36     /* overall, after a burst: one every this many ms (27.8 a second) */
 #define PACE_KEY_LEN 32
+#define PACE_TOPICS 8           /* a group's tables (forum topics) its steps go round */
+#define PACE_TURN_MS 250        /* a table whose turn it is not comes back this much later */
+#define PACE_BACK_MS 1500       /* a table told to wait still waits this long past the wait */
+
+/*
+ * A table of a group (its topic; 0 in a group without topics) that asked
+ * for a step: the group's steps go round its tables, to the one served
+ * longest ago among those waiting, so two busy tables in one forum share
+ * the group's twenty a minute evenly instead of one taking two or three
+ * steps in a row while the other's board waits.
+ */
+struct pace_topic {
+	int64_t thread;             /* the topic's thread id; 0 the group itself */
+	int64_t served;             /* when it last had a step (0 never) */
+	int64_t until;              /* waiting for a step until then (0 not waiting) */
+};
 
 struct pace_chat {
 	char chat[PACE_KEY_LEN];    /* the group (a topic's chat up to its '#'), or the user */
@@ -621,6 +667,7 @@ struct pace_chat {
 	int next;
 	int64_t last;
 	int64_t due;                /* the boards' rate's theoretical next send */
+	struct pace_topic topics[PACE_TOPICS];
 };
 
 struct tg_pace {
@@ -753,10 +800,58 @@ static void pace_key(const char *chat, char key[PACE_KEY_LEN])
 	snprintf(key, PACE_KEY_LEN, "%.*s", (int)(len < PACE_KEY_LEN ? len : PACE_KEY_LEN - 1), chat);
 }
 
+/*
+ * The topic of thread among the group's tables, taking the place of one
+ * not waiting (served longest ago) when it has none yet. Lock held.
+ */
+static struct pace_topic *pace_topic(struct pace_chat *c, int64_t thread, int64_t now_ms)
+{
+	struct pace_topic *t = NULL;
+
+	for (int i = 0; i < PACE_TOPICS; i++) {
+		struct pace_topic *k = &c->topics[i];
+
+		if (k->thread == thread && (k->until || k->served))
+			return k;
+		if (k->until > now_ms)
+			continue;
+		if (!t || k->served < t->served)
+			t = k;
+	}
+	if (!t)
+		t = &c->topics[0]; /* more tables waiting than places: they share one */
+	*t = (struct pace_topic){ .thread = thread };
+	return t;
+}
+
+/*
+ * Is it mine's turn for the group's step at now_ms: is no other table
+ * waiting that was served before it? Lock held.
+ */
+static bool pace_turn(const struct pace_chat *c, const struct pace_topic *mine, int64_t now_ms)
+{
+	for (int i = 0; i < PACE_TOPICS; i++) {
+		const struct pace_topic *k = &c->topics[i];
+
+		if (k != mine && k->until > now_ms && k->served < mine->served)
+			return false;
+	}
+	return true;
+}
+
+/* The thread of a topic's chat ("GROUP#THREAD"), 0 for a whole chat. */
+static int64_t pace_thread(const char *chat)
+{
+	const char *sep = strchr(chat, '#');
+
+	return sep ? strtoll(sep + 1, NULL, 10) : 0;
+}
+
 static int64_t pace_take(struct tg_pace *p, const char *chat, bool line, int64_t now_ms,
 			 bool *global)
 {
 	struct pace_chat *c;
+	struct pace_topic *topic = NULL;
 	int64_t wait = 0;
 	char key[PACE_KEY_LEN];
 	bool group = chat[0] == '-', aside = false;
@@ -765,6 +860,12 @@ static int64_t pace_take(struct tg_pace *p, const char *chat, bool line, int64_t
 	*global = false;
 	pthread_mutex_lock(&p->lock);
 	c = pace_slot(p, key);
+	if (group && !line) {
+		/* a board: its table waits its turn among the group's tables */
+		topic = pace_topic(c, pace_thread(chat), now_ms);
+		if (topic->until < now_ms + PACE_BACK_MS)
+			topic->until = now_ms + PACE_BACK_MS;
+	}
 	if (c->last && now_ms - c->last < PACE_CHAT_MS) {
 		wait = PACE_CHAT_MS - (now_ms - c->last);
 		goto out;
@@ -772,6 +873,8 @@ static int64_t pace_take(struct tg_pace *p, const char *chat, bool line, int64_t
 	if (group) {
 		aside = line && group_spare(c, now_ms);
 		wait = aside ? minute_wait(c, now_ms) : group_wait(c, now_ms);
+		if (!wait && topic && !pace_turn(c, topic, now_ms))
+			wait = PACE_TURN_MS;
 		if (wait)
 			goto out;
 	}
@@ -785,10 +888,16 @@ static int64_t pace_take(struct tg_pace *p, const char *chat, bool line, int64_t
 	c->last = now_ms;
 	if (!aside)
 		c->due = (c->due > now_ms ? c->due : now_ms) + PACE_GROUP_MS;
+	if (topic) {
+		topic->served = now_ms;
+		topic->until = 0;
+	}
 	p->all[p->all_next] = now_ms;
 	p->all_next = (p->all_next + 1) % PACE_ALL_N;
 	p->all_due = (p->all_due > now_ms ? p->all_due : now_ms) + PACE_ALL_STEP_MS;
 out:
+	if (topic && wait > 0 && topic->until < now_ms + wait + PACE_BACK_MS)
+		topic->until = now_ms + wait + PACE_BACK_MS;
 	pthread_mutex_unlock(&p->lock);
 	return wait;
 }
@@ -876,6 +985,7 @@ struct telegram {
 	pthread_mutex_t lock;              /* guards what follows */
 	pthread_cond_t wake;               /* the poller's pauses end early at stop */
 	char username[64];                 /* the bot's own, from getMe; "" until known */
+	bool no_inline;                    /* getMe said supports_inline_queries false (BotFather's /setinline not done) */
 	int64_t username_tried_ms;
 	struct admin_entry admins[ADMIN_SLOTS];
 	char answering[TG_ANSWERING][CMD_REPLY_LEN]; /* presses being answered now ("" free) */
@@ -1048,6 +1158,8 @@ static void ensure_username(struct telegram *t)
 	if (res.ok && name) {
 		pthread_mutex_lock(&t->lock);
 		snprintf(t->username, sizeof(t->username), "%s", name);
+		/* without it, "My cards" and "type @bot" would open nothing */
+		t->no_inline = !json_is_true(json_object_get(res.result, "supports_inline_queries"));
 		pthread_mutex_unlock(&t->lock);
 	} else {
 		char why[200];
@@ -1064,6 +1176,17 @@ static void username_copy(struct telegram *t, char *buf, size_t n)
 	pthread_mutex_lock(&t->lock);
 	snprintf(buf, n, "%s", t->username);
 	pthread_mutex_unlock(&t->lock);
+}
+
+/* Is the bot's inline mode on (as far as getMe has told; on until it has)? */
+static bool inline_on(struct telegram *t)
+{
+	bool on;
+
+	pthread_mutex_lock(&t->lock);
+	on = !t->no_inline;
+	pthread_mutex_unlock(&t->lock);
+	return on;
 }
 
 /* ---- delivery ---- */
@@ -1120,29 +1243,130 @@ static void seat_name_of(struct store *s, int64_t table, const char *user, char 
 }
 
 /*
+ * Whose private chat is closed, kept in the store (meta) so that it
+ * outlives a restart: per user, the tables ("12,15") whose group has been
+ * told once how to open it - each told copy costs the group's budget of
+ * messages, so a person hears it once per table, not at every deal and
+ * every /hand. "" (or none) when the chat is open, as far as is known: a
+ * message of theirs in it clears the list.
+ */
+#define CLOSED_KEY "telegram.closed."
+#define CLOSED_MAX 8            /* tables remembered per person (the newest) */
+#define CLOSED_LEN (CLOSED_MAX * 21)
+
+static void closed_key(const char *user, char *key, size_t n)
+{
+	snprintf(key, n, "%s%.47s", CLOSED_KEY, user);
+}
+
+/* The tables user's group was told about into buf ("" none or not known). */
+static void closed_get(struct store *s, const char *user, char *buf, size_t n)
+{
+	char key[STORE_ID_LEN];
+
+	closed_key(user, key, sizeof(key));
+	if (store_meta_get(s, key, buf, n))
+		buf[0] = '\0';
+}
+
+/* Is table in the list? */
+static bool closed_has(const char *list, int64_t table)
+{
+	for (const char *p = list; *p;) {
+		char *end;
+
+		if (strtoll(p, &end, 10) == table && end != p)
+			return true;
+		p = *end == ',' ? end + 1 : end + strlen(end);
+	}
+	return false;
+}
+
+/* Add table to user's list (the oldest dropped past CLOSED_MAX). */
+static int closed_add(struct store *s, const char *user, const char *list, int64_t table)
+{
+	char key[STORE_ID_LEN], value[2 * CLOSED_LEN];
+	const char *p = list;
+	int n = 0;
+
+	for (const char *q = list; *q; q++)
+		n += *q == ',';
+	/* the list holds n + 1 tables: keep the newest CLOSED_MAX - 1 of them */
+	while (*p && n + 1 >= CLOSED_MAX) {
+		p = strchr(p, ',');
+		p = p ? p + 1 : "";
+		n--;
+	}
+	/* the seven kept (at most 7 * 21 bytes) and the new one always fit */
+	snprintf(value, sizeof(value), "%.*s%s%lld", CLOSED_LEN, p, *p ? "," : "", (long long)table);
+	closed_key(user, key, sizeof(key));
+	return store_meta_set(s, key, value);
+}
+
+/* A message of user in their private chat: it is open. */
+static void closed_clear(struct store *s, const char *user)
+{
+	char list[CLOSED_LEN + 24], key[STORE_ID_LEN];
+
+	closed_get(s, user, list, sizeof(list));
+	closed_key(user, key, sizeof(key));
+	if (list[0] && store_meta_set(s, key, ""))
+		tg_log("private chat of %s opened, not recorded", user);
+}
+
+/*
  * A private view could not reach the user (403: they never started the
- * bot): tell them in the group how to get it, in the chat's language.
+ * bot): tell them in the group how to get it, in the chat's language,
+ * with a link that opens the private chat ready to press Start - once
+ * per person and table.
  */
 static void private_fallback(struct telegram *t, struct store *s, const struct store_out *row,
 			     const json_t *view, struct delivery *d)
 {
 	const char *user = json_string_value(json_object_get(view, "user"));
 	int lang = lang_parse(json_string_value(json_object_get(view, "lang")));
-	char name[STORE_NAME_LEN], bot[64], why[200];
-	struct strbuf text = { 0 };
-	struct tg_result res;
-	json_t *body;
+	int64_t table = json_integer_value(json_object_get(view, "table"));
+	char name[STORE_NAME_LEN], bot[64], why[200], list[CLOSED_LEN + 24], group[STORE_ID_LEN];
+	struct strbuf text = { 0 }, link = { 0 };
+	struct tg_result res = { 0 };
+	json_t *body = NULL;
+	bool inline_mode = inline_on(t);
+	int64_t taken = 0, wait;
 
+	if (!table)
+		table = row->table;
+	/* nobody else to tell in a private chat itself; a group told already is not told again */
+	if (!user || !user[0] || strcmp(place_chat(row->chat, group, sizeof(group)), user) == 0)
+		goto out;
+	closed_get(s, user, list, sizeof(list));
+	if (closed_has(list, table))
+		goto out;
 	ensure_username(t);
 	username_copy(t, bot, sizeof(bot));
-	seat_name_of(s, row->table, user ? user : "", name, sizeof(name));
-	sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE), name,
-		 bot[0] ? bot : "gamebot", bot[0] ? bot : "gamebot");
+	seat_name_of(s, table, user, name, sizeof(name));
+	sb_addf(&link, "https://t.me/%s?start=hands", bot[0] ? bot : "gamebot");
+	if (inline_mode)
+		sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE), name, sb_str(&link),
+			 bot[0] ? bot : "gamebot");
+	else
+		sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE_NO_INLINE), name,
+			 sb_str(&link));
+	if (t->pace) {
+		/* a line of the group, in its budget: until there is room, the row waits (and tries again) */
+		taken = bot_now_ms();
+		wait = tg_pace_take_line(t->pace, row->chat, taken, &d->global);
+		if (wait > 0) {
+			set_result(d, DELIVERY_WAIT, wait, "paced");
+			goto out;
+		}
+	}
 	body = send_body(row->chat, sb_str(&text), false);
 	tg_api(t, "sendMessage", body, TG_SEND_TIMEOUT_S, NULL, &res);
-	if (unsettled("sendMessage (private fallback)", &res, d)) {
-		/* handed back, or in doubt: d says which */
-	} else if (res.transport || res.status >= 500 || res.status == 429 || res.status == 401) {
+	if (taken)
+		tg_pace_sent(t->pace, row->chat, taken, bot_now_ms());
+	if (unsettled("sendMessage (private fallback)", &res, d))
+		goto out; /* handed back, or in doubt: d says which */
+	if (res.transport || res.status >= 500 || res.status == 429 || res.status == 401) {
 		describe("sendMessage (private fallback)", &res, why, sizeof(why));
 		if (res.status == 429) {
 			set_result(d, DELIVERY_WAIT, res.retry_after * 1000, why);
@@ -1151,13 +1375,20 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 			d->platform_down = true;
 			d->unauthorized = res.status == 401;
 		}
-	} else if (!res.ok) {
+		goto out;
+	}
+	if (!res.ok) {
 		describe("sendMessage (private fallback)", &res, why, sizeof(why));
 		set_result(d, DELIVERY_GIVE_UP, 0, why);
 	}
+	/* told (or never to be told here): not again at this table */
+	if (closed_add(s, user, list, table))
+		tg_log("group %s told how to open a private chat, not recorded", row->chat);
+out:
 	tg_result_release(&res);
 	json_decref(body);
 	sb_release(&text);
+	sb_release(&link);
 }
 
 /*
@@ -1302,9 +1533,13 @@ static bool removed(const struct tg_result *res)
  * room. A short wait for the overall rate is waited out here: the row
  * keeps its turn in the steady stream instead of going back to the queue.
  */
-static bool paced(struct telegram *t, const struct tg_call *call, bool line, struct delivery *d,
-		  int64_t *taken)
+static bool paced(struct telegram *t, const struct store_out *row, const struct tg_call *call, bool line,
+		  struct delivery *d, int64_t *taken)
 {
+	size_t len = strlen(call->chat);
+	/* a message to the row's own group keeps its topic: the group's steps go round its tables */
+	const char *key = strncmp(row->chat, call->chat, len) == 0 && row->chat[len] == PLACE_SEP
+				  ? row->chat : call->chat;
 	int64_t wait = 0;
 
 	*taken = 0;
@@ -1312,8 +1547,8 @@ static bool paced(struct telegram *t, const struct tg_call *call, bool line, str
 		struct timespec ts = { 0, 0 };
 
 		*taken = bot_now_ms();
-		wait = line ? tg_pace_take_line(t->pace, call->chat, *taken, &d->global)
-			    : tg_pace_take(t->pace, call->chat, *taken, &d->global);
+		wait = line ? tg_pace_take_line(t->pace, key, *taken, &d->global)
+			    : tg_pace_take(t->pace, key, *taken, &d->global);
 		if (wait <= 0 || !d->global || wait > TG_PACE_SLEEP_MS)
 			break;
 		ts.tv_nsec = (long)wait * 1000000L;
@@ -1405,7 +1640,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	}
 	if (is_table && !message_to_edit(t, s, row, view, &table, d))
 		goto out;
-	rc = tg_render(view, row->chat, repost ? "" : table.message, &call);
+	rc = tg_render_mode(view, row->chat, repost ? "" : table.message, inline_on(t), &call);
 	if (rc) {
 		snprintf(why, sizeof(why), "cannot render a reply of kind '%s'", kind);
 		set_result(d, DELIVERY_GIVE_UP, 0, why);
@@ -1413,7 +1648,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 	}
 	if (!call.method[0])
 		goto out;
-	if (paced(t, &call, !is_table, d, &taken))
+	if (paced(t, row, &call, !is_table, d, &taken))
 		goto out;
 	tg_api(t, call.method, call.body, send_limit(call.method), NULL, &res);
 	if (taken)
@@ -1427,7 +1662,7 @@ static void deliver(void *self, struct store *s, const struct store_out *row, st
 		/* deleted, or too old to edit: post the table afresh and keep the new id */
 		tg_call_release(&call);
 		tg_result_release(&res);
-		rc = tg_render(view, row->chat, "", &call);
+		rc = tg_render_mode(view, row->chat, "", inline_on(t), &call);
 		if (rc) {
 			set_result(d, DELIVERY_GIVE_UP, 0, "cannot render the table message");
 			goto out;
@@ -1842,10 +2077,44 @@ static void to_command(const struct tg_update *u, struct command *cmd)
 	}
 }
 
+/*
+ * "My cards" without inline mode ("/hand dm", tg_render_mode()): the
+ * hand goes to the presser's private chat with its buttons - a private
+ * view without the press's handle - unless that chat is known to be
+ * closed, when it is shown in an alert to them alone, as "Show my hand"
+ * is. The word is dropped either way. True when the press is answered
+ * apart (answer_quietly()).
+ */
+static bool my_cards_press(struct store *s, struct command *cmd)
+{
+	char list[CLOSED_LEN + 24];
+
+	if (!cmd->reply[0] || strcmp(cmd->verb, "hand") || strcmp(cmd->args, TG_MY_CARDS))
+		return false;
+	cmd->args[0] = '\0';
+	closed_get(s, cmd->user, list, sizeof(list));
+	if (list[0])
+		return false;
+	cmd->reply[0] = '\0';
+	return true;
+}
+
+/* Close a press with no text (its answer went elsewhere). */
+static void answer_quietly(struct telegram *t, const char *reply)
+{
+	struct tg_result res;
+	json_t *body = json_pack("{s:s}", "callback_query_id", reply);
+
+	tg_api(t, "answerCallbackQuery", body, TG_ANSWER_TIMEOUT_S, NULL, &res);
+	tg_result_release(&res);
+	json_decref(body);
+}
+
 static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, char *close, size_t cap)
 {
 	struct command cmd;
 	char group[STORE_ID_LEN];
+	bool my_cards;
 	int rc;
 
 	/*
@@ -1855,6 +2124,10 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 	 */
 	to_command(u, &cmd);
 	cmd.private_chat = strcmp(u->chat_type, "private") == 0;
+	cmd.private_presses = true; /* the router takes a press of their own seat to its table (press.c) */
+	if (cmd.private_chat && !u->button)
+		closed_clear(b->store, cmd.user); /* they wrote here: the chat is open */
+	my_cards = my_cards_press(b->store, &cmd);
 	if (strcmp(u->chat_type, "private") == 0 && !u->button)
 		cmd.is_admin = true; /* their own chat with the bot */
 	else if (cmd.no_place)
@@ -1884,7 +2157,9 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 	if (rc && rc != GB_EDUP)
 		/* handled: the bot told the user, and a repeat would fail the same way */
 		tg_log("update %lld: %s", u->update_id, gb_strerror(rc));
-	if (cmd.reply[0])
+	if (my_cards)
+		answer_quietly(t, u->reply);
+	else if (cmd.reply[0])
 		answer_press(t, b->store, cmd.chat, cmd.reply);
 	if (!rc && t->env.wake)
 		t->env.wake(t->env.wake_arg);
@@ -2357,8 +2632,8 @@ static bool setup_send(struct telegram *t, const char *method, json_t *body, FIL
 	return ok;
 }
 
-/* getMe: which bot the token is. */
-static bool setup_who(struct telegram *t, FILE *out, FILE *err)
+/* getMe: which bot the token is, and whether its inline mode is on (*inline_mode). */
+static bool setup_who(struct telegram *t, FILE *out, FILE *err, bool *inline_mode)
 {
 	struct tg_result res = { 0 };
 
@@ -2368,6 +2643,7 @@ static bool setup_who(struct telegram *t, FILE *out, FILE *err)
 	}
 	fprintf(out, "bot: @%s (id %lld)\n", json_string_value(json_object_get(res.result, "username")),
 		(long long)json_integer_value(json_object_get(res.result, "id")));
+	*inline_mode = json_is_true(json_object_get(res.result, "supports_inline_queries"));
 	tg_result_release(&res);
 	return true;
 }
@@ -2432,6 +2708,7 @@ int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *o
 {
 	struct setup_opts o;
 	struct telegram *t;
+	bool inline_mode = false;
 	int status = setup_options(argc, argv, cfg, &o, err);
 
 	if (status)
@@ -2439,11 +2716,16 @@ int telegram_setup_main(int argc, char **argv, const struct config *cfg, FILE *o
 	t = setup_client(cfg);
 	if (!t)
 		return 1;
-	if (!setup_who(t, out, err) || !setup_webhook(t, cfg, &o, out, err) || !setup_menus(t, out, err)) {
+	if (!setup_who(t, out, err, &inline_mode) || !setup_webhook(t, cfg, &o, out, err) ||
+	    !setup_menus(t, out, err)) {
 		status = 1;
+	} else if (inline_mode) {
+		fputs("inline mode: on; switch on inline feedback with @BotFather (/setinlinefeedback) "
+		      "so that a card picked with @bot is played\n", out);
 	} else {
-		fputs("inline mode: switch it on with @BotFather (/setinline) and inline feedback "
-		      "(/setinlinefeedback) so that a card picked with @bot is played\n", out);
+		fputs("inline mode: off; \"My cards\" sends each hand to its player's private chat. To pick "
+		      "cards with @bot in the group, switch it on with @BotFather (/setinline, then "
+		      "/setinlinefeedback) and restart the service\n", out);
 	}
 	tg_free(t);
 	return status;

@@ -126,6 +126,18 @@ void tg_call_release(struct tg_call *c);
  */
 int tg_render(const json_t *view, const char *chat, const char *message_id, struct tg_call *out);
 
+/*
+ * tg_render() for a bot whose inline mode is off (getMe's
+ * supports_inline_queries false): a button with "inline" is a press of
+ * its command with TG_MY_CARDS after it, which sends the hand to the
+ * presser's private chat (adapters/telegram.c).
+ */
+int tg_render_mode(const json_t *view, const char *chat, const char *message_id, bool inline_mode,
+		   struct tg_call *out);
+
+/* The word after a command that makes a press of "My cards" without inline mode. */
+#define TG_MY_CARDS "dm"
+
 /* The inline keyboard for a view's buttons, or NULL when there are none (caller owns). */
 json_t *tg_keyboard(const json_t *buttons, int64_t table, int turn);
 
@@ -138,7 +150,9 @@ json_t *tg_chat_id(const char *chat);
  * second overall. A group's minute is spent evenly: three at once, then
  * one every 3.6 s, never twenty and then a long silence; the overall
  * second too, after a burst: one message every 36 ms. A forum topic's
- * chat ("GROUP#THREAD") counts against its group. Answers to presses and
+ * chat ("GROUP#THREAD") counts against its group, and the group's steps
+ * for boards go round its topics (its tables): a step goes to the topic
+ * served longest ago among those waiting for one. Answers to presses and
  * inline queries are not messages and are never paced. Thread-safe.
  */
 struct tg_pace;
@@ -150,7 +164,10 @@ void tg_pace_free(struct tg_pace *p);
 /*
  * May a message go to chat at now_ms? 0: yes, and it is counted; otherwise
  * how many milliseconds to wait (nothing is counted). *global is set when
- * the overall limit, not the chat's, is the reason.
+ * the overall limit, not the chat's, is the reason. chat is a topic's
+ * ("GROUP#THREAD") for a board of a table in a topic: the topic waits its
+ * turn among the group's (a topic that asked is waiting until a little
+ * after the wait it was given).
  */
 int64_t tg_pace_take(struct tg_pace *p, const char *chat, int64_t now_ms, bool *global);
 

@@ -108,6 +108,12 @@ struct command {
 	 */
 	bool no_place;
 	/*
+	 * The platform takes a button pressed in the private chat, on a view
+	 * of a table elsewhere, to that table's own chat (Telegram): hands
+	 * sent there may carry their cards as buttons.
+	 */
+	bool private_presses;
+	/*
 	 * A command taken to an online table, or a press of the presser's own
 	 * seat taken from their private chat to its table's place (press.c):
 	 * the platform, chat and user id it came from (platform, chat and user

@@ -212,6 +212,63 @@ int bot_user_no_choice(struct bot *b, const char *platform, const char *user, st
 	return rc;
 }
 
+/* The hand of one table as its holder's private view (on their turn, what they may do as buttons). */
+static json_t *hand_view(const struct seen *s, const char *user, bool buttons_too)
+{
+	const struct gb_game *g = s->view.game;
+	struct strbuf sb = { 0 };
+	json_t *r = json_object(), *buttons = json_array(), *row = NULL;
+
+	render_hand(&s->view, s->seat, &sb);
+	json_object_set_new(r, "kind", json_string("private"));
+	json_object_set_new(r, "user", json_string(user));
+	json_object_set_new(r, "text", json_string(sb_str(&sb)));
+	json_object_set_new(r, "table", json_integer(s->t.id));
+	json_object_set_new(r, "turn", json_integer(s->moves));
+	json_object_set_new(r, "lang", json_string(lang_code(s->view.lang)));
+	if (buttons_too && g->turn(s->st) == s->seat) {
+		struct gb_action acts[GB_MAX_LEGAL];
+		int n = g->legal(s->st, acts);
+
+		render_sort_actions(&s->view, acts, n);
+		for (int k = 0; k < n; k++) {
+			char label[64], cmd[GB_ACTION_TEXT + 1];
+
+			/* a bid as well as a card: away from the table, this is where the seat moves */
+			render_action_label(&s->view, &acts[k], label, sizeof(label));
+			cmd[0] = '/';
+			g->format(s->st, &acts[k], cmd + 1, sizeof(cmd) - 1);
+			if (!row || json_array_size(row) >= 4) {
+				row = json_array();
+				json_array_append_new(buttons, row);
+			}
+			json_array_append_new(row, json_pack("{ssss}", "label", label, "cmd", cmd));
+		}
+	}
+	json_object_set_new(r, "buttons", buttons);
+	sb_release(&sb);
+	return r;
+}
+
+int bot_user_hands(struct bot *b, const char *platform, const char *user, bool buttons, json_t *views)
+{
+	int64_t ids[CHOICE_TABLES];
+	int ntables = 0, rc;
+
+	rc = store_tables_of_user(b->store, platform, user, ids, CHOICE_TABLES, &ntables);
+	for (int i = 0; !rc && i < ntables; i++) {
+		struct seen s;
+
+		rc = seen_load(b, ids[i], user, &s);
+		if (rc == GB_ENOTFOUND)
+			rc = GB_OK; /* gone since it was listed */
+		if (!rc && s.st && (s.view.game->flags & GB_PRIVATE_HANDS))
+			json_array_append_new(views, hand_view(&s, user, buttons));
+		seen_release(&s);
+	}
+	return rc;
+}
+
 bool bot_press_is_own_turn(struct bot *b, const struct command *cmd)
 {
 	struct store_table t = { 0 };

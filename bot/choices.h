@@ -11,6 +11,7 @@
 #ifndef GB_CHOICES_H
 #define GB_CHOICES_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -60,6 +61,17 @@ struct bot_note {
  * (out is always filled), or the store's error.
  */
 int bot_user_no_choice(struct bot *b, const char *platform, const char *user, struct bot_note *out);
+
+/*
+ * The hand of user of platform at every table being played where they sit
+ * (games with private hands), each appended to views (a JSON array) as a
+ * private reply view for them alone: its text the hand in the table's
+ * chat's language, its "table" and "turn" set (a button on it is a press
+ * at that table, refused once the table moved on), on their turn, with
+ * buttons, what they may do (bids, cards) as buttons. Read only. Returns GB_OK
+ * (a table gone or unreadable is skipped), or the store's error.
+ */
+int bot_user_hands(struct bot *b, const char *platform, const char *user, bool buttons, json_t *views);
 
 /*
  * Is cmd a button press of the player to move, on the current table message

@@ -27,6 +27,19 @@
 #define CMD_PLAY 64          /* a move: menus name the games whose verbs include it */
 #define CMD_OWN_SEAT 128     /* acts on the caller's own seat alone: its button may be pressed
                                 in their private chat or on a message in no chat (press.c) */
+/*
+ * In a private chat with no table of its own: the person's hands at every
+ * table where they sit (cmd_private_hands(); any arguments, a start
+ * link's payload, are not read). A card typed there (/play, /bid) shows
+ * the hands too, with their buttons, rather than "no game here".
+ */
+#define CMD_PRIVATE_HANDS 256
+/*
+ * Setting a table up: before its game starts, the chat's admin's or the
+ * table's opener's are counted in a budget of their own (SETUP_PER_MIN),
+ * not in the per-person one moves are counted in
+ */
+#define CMD_SETUP 512
 
 /* The fixed choices of an argument. */
 enum cmd_choices {

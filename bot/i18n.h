@@ -146,7 +146,10 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 	X(M_CONSOLE_NO_BUTTONS) \
 	X(M_CONSOLE_NO_SUCH_BUTTON) /* %s: typed, %s: last button */ \
 	X(M_CONSOLE_NOT_COMMAND) /* %s: the line */ \
-	X(M_TG_START_PRIVATE) /* %s: name, %s: bot username, %s: bot username (Telegram: a private message could not be sent) */ \
+	X(M_TG_START_PRIVATE) /* %s: name, %s: start link, %s: bot username (Telegram: a private message could not be sent) */ \
+	X(M_TG_START_PRIVATE_NO_INLINE) /* %s: name, %s: start link (the same, the bot's inline mode off) */ \
+	X(M_PRIVATE_HELLO)    /* %s: name (/start in a private chat: what the chat is for) */ \
+	X(M_PRIVATE_NO_HANDS) /* /start or /hand in a private chat: no cards held anywhere now */ \
 	X(M_POST_AS_YOURSELF) /* an anonymous admin or a channel asked for a seat */ \
 	X(M_ON)               \
 	X(M_OR)               /* the last link of a list of choices: "a, b or c" */ \

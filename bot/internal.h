@@ -360,6 +360,7 @@ int cmd_board(struct ctx *c);
 /* play.c */
 int cmd_play_action(struct ctx *c);
 int cmd_hand(struct ctx *c);
+int cmd_private_hands(struct ctx *c);
 int table_start_game(struct ctx *c);
 int play_for_seat(struct ctx *c, int seat, const struct gb_action *act, bool by_computer);
 void table_schedule(struct ctx *c);

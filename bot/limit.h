@@ -35,6 +35,9 @@ enum limit_verdict limit_check(const char *platform, const char *chat, const cha
 /* The chat key of a user's lookups. */
 #define LIMIT_LOOKUPS "(lookups)"
 
+/* Before a chat's key: the budget of a table being set up there (bot/router.c). */
+#define LIMIT_SETUP "(setup)"
+
 /* Forget every window (tests). */
 void limit_reset(void);
 

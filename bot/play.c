@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "games/ai/ai.h"
+#include "choices.h"
 #include "games.h"
 #include "internal.h"
 
@@ -399,6 +400,28 @@ int cmd_hand(struct ctx *c)
 		json_object_set_new(r, "buttons", buttons);
 	}
 	return GB_OK;
+}
+
+/*
+ * /start or /hand in a private chat with no table of its own (the router
+ * sends them here): /start greets and says what the chat is for; both
+ * then show the person's hand at every table where they sit now, each with
+ * its cards to play on their turn where the platform takes such presses
+ * to the table. What follows /start (a start link's
+ * payload, anybody's to make up) is never read.
+ */
+int cmd_private_hands(struct ctx *c)
+{
+	size_t before;
+	int rc;
+
+	if (strcmp(c->cmd->verb, "start") == 0)
+		reply_alert(c, M_PRIVATE_HELLO, c->cmd->user_name);
+	before = json_array_size(c->replies);
+	rc = bot_user_hands(c->b, c->cmd->platform, c->cmd->user, c->cmd->private_presses, c->replies);
+	if (!rc && json_array_size(c->replies) == before)
+		reply_alert(c, M_PRIVATE_NO_HANDS);
+	return rc;
 }
 
 /* "_timer KIND TABLE VERSION", raised by bot_run_timers(). */

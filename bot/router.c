@@ -23,6 +23,8 @@
 
 /* Tries of a command that meets version conflicts before "busy, try again". */
 #define CONFLICT_TRIES 4
+/* A table being set up: commands a minute, as many times the per-person limit. */
+#define SETUP_PER_MIN 4
 
 /*
  * The command table (commands.h), in the order the platforms' menus list
@@ -31,15 +33,15 @@
  */
 static const struct bot_command commands[] = {
 	/* games may be named by their titles: "/new साँप सिँढी", "/new Snakes and Ladders" */
-	{ "new", cmd_new, 1, 4, 0, "/new %s [SEAT]", { "Open a table", "नयाँ खेल" },
+	{ "new", cmd_new, 1, 4, CMD_SETUP, "/new %s [SEAT]", { "Open a table", "नयाँ खेल" },
 	  { { "game", .required = true, .choices = CHOICES_GAMES, .listed = true, .desc = "Which game" } } },
-	{ "join", cmd_join, 0, 1, CMD_NEEDS_TABLE, "/join [SEAT]",
+	{ "join", cmd_join, 0, 1, CMD_NEEDS_TABLE | CMD_SETUP, "/join [SEAT]",
 	  { "Sit down at the open table", "खुला खेलमा बस्नुहोस्" } },
-	{ "seat", cmd_seat, 1, 1, CMD_NEEDS_TABLE | CMD_PLAYERS_ONLY, "/seat SEAT" },
-	{ "addbot", cmd_addbot, 0, 1, CMD_NEEDS_TABLE, "/addbot [easy|medium|hard]",
+	{ "seat", cmd_seat, 1, 1, CMD_NEEDS_TABLE | CMD_PLAYERS_ONLY | CMD_SETUP, "/seat SEAT" },
+	{ "addbot", cmd_addbot, 0, 1, CMD_NEEDS_TABLE | CMD_SETUP, "/addbot [easy|medium|hard]",
 	  { "Seat a computer player", "कम्प्युटर खेलाडी थप्नुहोस्" },
 	  { { "level", .choices = CHOICES_LEVELS, .listed = true, .desc = "How strong (default medium)" } } },
-	{ "start", cmd_start, 0, 0, CMD_NEEDS_TABLE, "/start", { "Start the game", "खेल सुरु गर्नुहोस्" } },
+	{ "start", cmd_start, 0, 0, CMD_NEEDS_TABLE | CMD_PRIVATE_HANDS | CMD_SETUP, "/start", { "Start the game", "खेल सुरु गर्नुहोस्" } },
 	{ "leave", cmd_leave, 0, 0, CMD_NEEDS_TABLE | CMD_PLAYERS_ONLY, "/leave",
 	  { "Leave the table", "खेल छोड्नुहोस्" } },
 	{ "stop", cmd_stop, 0, 0, CMD_NEEDS_TABLE, "/stop",
@@ -54,28 +56,29 @@ static const struct bot_command commands[] = {
 	{ "place", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/place c3",
 	  { "Place a piece", "गोटी राख्नुहोस्" },
 	  { { "point", .required = true, .autocomplete = true, .desc = "Where: c3" } } },
-	{ "bid", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/bid 1..8",
+	{ "bid", cmd_play_action, 1, 1, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT | CMD_PRIVATE_HANDS, "/bid 1..8",
 	  { "Bid tricks", "हात बोल्नुहोस्" },
 	  { { "tricks", .number = true, .required = true, .autocomplete = true, .min = 1, .max = 8,
 	      .desc = "How many tricks" } } },
 	/* two words: a card may be typed by its Nepali name, "हुकुमको एक्का" */
-	{ "play", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT, "/play QS",
+	{ "play", cmd_play_action, 1, 2, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY | CMD_OWN_SEAT |
+		  CMD_PRIVATE_HANDS, "/play QS",
 	  { "Play a card", "पत्ती खेल्नुहोस्" },
 	  { { "card", .required = true, .autocomplete = true, .desc = "Which card: QS, 10H" } } },
-	{ "hand", cmd_hand, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_OWN_SEAT, "/hand",
+	{ "hand", cmd_hand, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_OWN_SEAT | CMD_PRIVATE_HANDS, "/hand",
 	  { "Show my cards (only you see them)", "मेरा पत्ती देखाउनुहोस्" } },
 	{ "next", cmd_play_action, 0, 0, CMD_NEEDS_GAME | CMD_PLAYERS_ONLY | CMD_PLAY, "/next",
 	  { "Deal the next round", "अर्को चरण बाँड्नुहोस्" } },
 	{ "board", cmd_board, 0, 0, 0, "/board", { "Show the table again", "खेल फेरि देखाउनुहोस्" } },
-	{ "settings", cmd_settings, 0, 5, CMD_ADMIN_MENU, "/settings [GAME] [KEY VALUE]",
+	{ "settings", cmd_settings, 0, 5, CMD_ADMIN_MENU | CMD_SETUP, "/settings [GAME] [KEY VALUE]",
 	  { "House rules and chat settings", "घरका नियम र च्याट सेटिङ" },
 	  { { "game", .choices = CHOICES_SETTINGS, .desc = "A game, or a channel setting" },
 	    { "key", .autocomplete = true, .desc = "House rule (or the setting's value)" },
 	    { "value", .autocomplete = true, .desc = "New value" } } },
-	{ "speed", cmd_speed, 1, 1, CMD_ADMIN_ONLY, "/speed slow|normal|fast",
+	{ "speed", cmd_speed, 1, 1, CMD_ADMIN_ONLY | CMD_SETUP, "/speed slow|normal|fast",
 	  { "Computer players' pace", "कम्प्युटर खेलाडीको गति" },
 	  { { "pace", .required = true, .choices = CHOICES_SPEEDS, .desc = "slow, normal or fast" } } },
-	{ "lang", cmd_lang, 1, 1, CMD_ADMIN_ONLY, "/lang en|ne", { "Language", "भाषा" },
+	{ "lang", cmd_lang, 1, 1, CMD_ADMIN_ONLY | CMD_SETUP, "/lang en|ne", { "Language", "भाषा" },
 	  { { "language", .required = true, .choices = CHOICES_LANGS, .listed = true, .desc = "en or ne" } } },
 	{ "rules", cmd_rules, 0, 3, 0, "/rules GAME", { "How a game is played", "खेलका नियम" },
 	  { { "game", .choices = CHOICES_GAMES, .desc = "Which game" } } },
@@ -90,7 +93,7 @@ static const struct bot_command commands[] = {
 	  { "Give coins from the chat's bank", "च्याटको बैंकबाट सिक्का दिनुहोस्" },
 	  { { "member", .required = true, .desc = "Their name as the table shows it: @name" },
 	    { "coins", .number = true, .required = true, .min = 1, .max = 1000000, .desc = "How many" } } },
-	{ "stake", cmd_stake, 1, 1, CMD_NEEDS_TABLE, "/stake 100",
+	{ "stake", cmd_stake, 1, 1, CMD_NEEDS_TABLE | CMD_SETUP, "/stake 100",
 	  { "Coins each seat puts in the pot (before the start)", "सिटपिच्छे दाउ (सुरु अघि)" },
 	  { { "coins", .number = true, .required = true, .min = 0, .max = 1000000, .desc = "Per seat; 0 for none" } } },
 	{ "verify", cmd_verify, 0, 2, 0, "/verify [TABLE] [log]",
@@ -366,6 +369,7 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 {
 	json_error_t jerr;
 	int rc, nargs;
+	bool hands, arity;
 
 	ctx_init(c, b, cmd);
 	c->replies = json_array();
@@ -396,8 +400,11 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 			reply_alert(c, M_PRESS_ELSEWHERE);
 		return GB_OK;
 	}
+	/* a private chat's /start (a start link's payload after it) or /hand: any arguments */
+	hands = (bc->flags & CMD_PRIVATE_HANDS) && cmd->private_chat && !cmd->button_table;
 	nargs = count_words(cmd->args);
-	if (nargs < bc->min || nargs > bc->max) {
+	arity = nargs >= bc->min && nargs <= bc->max;
+	if (!hands && !arity) {
 		reply_usage(c, bc->usage);
 		return GB_OK;
 	}
@@ -424,6 +431,13 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 			rc = ctx_load_seats(c);
 		if (rc)
 			return rc;
+	}
+	if (hands && !c->has_table)
+		return cmd_private_hands(c);
+	if (!arity) {
+		/* /start with words in a private chat that has a table of its own */
+		reply_usage(c, bc->usage);
+		return GB_OK;
 	}
 	/* a reaction's button stays good while the table moves on */
 	if (cmd->button_table && bc->handler != cmd_react &&
@@ -528,22 +542,62 @@ static void clean_input(struct command *c)
 }
 
 /*
+ * Is cmd (of bc) a command setting a table up (CMD_SETUP) before its game
+ * starts, from the chat's admin or the opener of the table in its lobby?
+ * One read of the place's open table, for those verbs alone.
+ */
+static bool setting_up(struct bot *b, const struct command *cmd, const struct bot_command *bc)
+{
+	struct store_chat place = { 0 };
+	struct store_table t = { 0 };
+	bool yes = false;
+	int rc;
+
+	if (!bc || !(bc->flags & CMD_SETUP) || cmd->button_table < 0)
+		return false;
+	store_read_begin(b->store);
+	rc = store_chat_get(b->store, cmd->platform, cmd->chat, b->cfg.default_lang, &place);
+	if (!rc)
+		rc = store_table_open_get(b->store, place.id, &t);
+	if (rc == GB_ENOTFOUND)
+		yes = cmd->is_admin; /* no table yet: /new, /settings, /lang */
+	else if (!rc && t.status == STORE_LOBBY)
+		yes = cmd->is_admin || (!cmd->anonymous && strcmp(t.creator, cmd->user) == 0);
+	store_read_end(b->store);
+	store_table_release(&t);
+	store_chat_release(&place);
+	return yes;
+}
+
+/*
  * Is cmd over its rate limits? Then true, with what bot_handle() returns
  * in *rc. The player to move pressing the current table message's buttons
  * is playing, not flooding: those presses are not counted (stale or
- * foreign ones are). Checked only for presses, and only with limits on.
+ * foreign ones are). Nor is a table being set up counted as moves are: an
+ * admin opening a table, seating computers and choosing its rules sends a
+ * command every second, and those count in a budget of their own,
+ * SETUP_PER_MIN times the per-person one. Only with limits on.
  */
-static bool rate_limited(struct bot *b, const struct command *cmd, int *rc)
+static bool rate_limited(struct bot *b, const struct command *cmd, const struct bot_command *bc, int *rc)
 {
 	const char *scope = NULL;
 	enum limit_verdict v;
-	char labels[32];
+	char labels[32], key[STORE_ID_LEN + 8];
 
 	if (cmd->internal || (b->cfg.rate_user_per_min <= 0 && b->cfg.rate_chat_per_min <= 0) ||
 	    bot_press_is_own_turn(b, cmd))
 		return false;
-	v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms, b->cfg.rate_user_per_min,
-			b->cfg.rate_chat_per_min, &scope);
+	if (setting_up(b, cmd, bc)) {
+		snprintf(key, sizeof(key), "%s%s", LIMIT_SETUP, cmd->chat);
+		v = limit_check(cmd->platform, key, cmd->user, cmd->now_ms,
+				SETUP_PER_MIN * b->cfg.rate_user_per_min, 0, &scope);
+		if (v == LIMIT_OK)
+			v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms, 0,
+					b->cfg.rate_chat_per_min, &scope);
+	} else {
+		v = limit_check(cmd->platform, cmd->chat, cmd->user, cmd->now_ms, b->cfg.rate_user_per_min,
+				b->cfg.rate_chat_per_min, &scope);
+	}
 	if (v == LIMIT_OK)
 		return false;
 	snprintf(labels, sizeof(labels), "scope=\"%s\"", scope);
@@ -578,10 +632,11 @@ int bot_handle(struct bot *b, const struct command *in)
 	rc = press_place(b, &clean, bc, &press);
 	if (rc)
 		return rc;
-	if (rate_limited(b, cmd, &rc))
+	if (rate_limited(b, cmd, bc, &rc))
 		return rc;
-	/* from a private chat, to the person's seat at an online table */
-	if (press == PRESS_HERE && b->cfg.online && online_route(b, &clean, bc, &routed))
+	/* from a private chat, to the person's seat at an online table (/start there greets) */
+	if (press == PRESS_HERE && b->cfg.online && !(clean.private_chat && bc && bc->handler == cmd_start) &&
+	    online_route(b, &clean, bc, &routed))
 		cmd = &routed;
 	else if (clean.private_chat && bc && bc->handler == cmd_online)
 		clean.button_table = 0; /* "Play again" under a finished online table: a new queue */

@@ -94,6 +94,10 @@ struct fake_tg {
 	long long next_update;
 	long long next_message;
 
+	bool no_inline;         /* getMe: supports_inline_queries false */
+	char closed[FAKE_MAX_MEMBERS][64]; /* users who never started the bot */
+	int nclosed;
+
 	bool strict;
 	bool held;              /* requests wait before they are recorded (fake_tg_hold()) */
 	enum fake_tg_outage outage;
@@ -401,11 +405,26 @@ static json_t *result_of(struct fake_tg *f, const char *method, const json_t *bo
 		json_object_set_new(m, "is_bot", json_true());
 		json_object_set_new(m, "first_name", json_string("gamebot"));
 		json_object_set_new(m, "username", json_string(f->username));
+		json_object_set_new(m, "can_join_groups", json_true());
+		json_object_set_new(m, "can_read_all_group_messages", json_false());
+		json_object_set_new(m, "supports_inline_queries", json_boolean(!f->no_inline));
 		return m;
 	}
 	if (strcmp(method, "getUpdates") == 0)
 		return get_updates(f, body);
 	return json_true();
+}
+
+/* Does a sendMessage body go to the private chat of a user who never started the bot? Lock held. */
+static bool private_closed(struct fake_tg *f, const json_t *body)
+{
+	char chat[64];
+
+	id_text(json_object_get(body, "chat_id"), chat, sizeof(chat));
+	for (int i = 0; i < f->nclosed; i++)
+		if (!strcmp(f->closed[i], chat))
+			return true;
+	return false;
 }
 
 /* The state of the topic a sendMessage body goes to. Lock held. */
@@ -463,6 +482,12 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 		json_decref(body);
 		return error_reply(conn, 400, topic == FAKE_TG_TOPIC_CLOSED ? "Bad Request: TOPIC_CLOSED"
 					     : "Bad Request: message thread not found", NULL);
+	}
+	if (!strcmp(method, "sendMessage") && private_closed(f, body)) {
+		record(f, method, json_deep_copy(body), 403);
+		pthread_mutex_unlock(&f->lock);
+		json_decref(body);
+		return error_reply(conn, 403, "Forbidden: bot can't initiate conversation with a user", NULL);
 	}
 	kind = take_fault(f, method, &arg);
 	status = kind ? fault_status(kind) : strict_verdict(f, method, body, mono_ms(), &arg);
@@ -738,6 +763,28 @@ void fake_tg_member(struct fake_tg *f, const char *chat, const char *user, const
 		snprintf(m->user, sizeof(m->user), "%s", user);
 		snprintf(m->status, sizeof(m->status), "%s", status);
 	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_private(struct fake_tg *f, const char *user, bool open)
+{
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < f->nclosed; i++)
+		if (!strcmp(f->closed[i], user)) {
+			if (i != f->nclosed - 1)
+				memcpy(f->closed[i], f->closed[f->nclosed - 1], sizeof(f->closed[i]));
+			f->nclosed--;
+			i--;
+		}
+	if (!open && f->nclosed < FAKE_MAX_MEMBERS)
+		snprintf(f->closed[f->nclosed++], sizeof(f->closed[0]), "%s", user);
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_tg_inline(struct fake_tg *f, bool on)
+{
+	pthread_mutex_lock(&f->lock);
+	f->no_inline = !on;
 	pthread_mutex_unlock(&f->lock);
 }
 

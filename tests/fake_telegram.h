@@ -21,7 +21,10 @@
  *     502, or 401, or held past the client's time limit, until it ends;
  *   - getChatMember answers a status set per chat and user ("member" when
  *     not set); sendMessage answers increasing message_ids from 100;
- *     getMe answers the username given at start.
+ *     getMe answers the username given at start, and whether inline mode
+ *     is on (fake_tg_inline());
+ *   - private chats of users who never started the bot (fake_tg_private()):
+ *     sendMessage to them answers 403.
  *   - strict mode (off unless asked for): Telegram's documented limits
  *     enforced as Telegram does - one message a second in a chat, twenty
  *     a minute in a group (a negative chat_id), thirty a second overall -
@@ -133,6 +136,19 @@ enum fake_tg_topic {
 	FAKE_TG_TOPIC_DELETED,
 };
 void fake_tg_topic(struct fake_tg *f, const char *chat, long long thread, enum fake_tg_topic state);
+
+/*
+ * The private chat of user: closed (open false: they never pressed Start,
+ * so sendMessage to it answers 403 "Forbidden: bot can't initiate
+ * conversation with a user", as Telegram does) or open (the default).
+ */
+void fake_tg_private(struct fake_tg *f, const char *user, bool open);
+
+/*
+ * The bot's inline mode as BotFather set it: getMe's
+ * supports_inline_queries (true at start).
+ */
+void fake_tg_inline(struct fake_tg *f, bool on);
 
 /* What getChatMember answers for user in chat ("creator", "administrator", ...). */
 void fake_tg_member(struct fake_tg *f, const char *chat, const char *user, const char *status);

@@ -26,7 +26,9 @@
 #define MAX_SEATS 8
 
 struct table {
-	char chat[32];
+	char chat[32];          /* the group's chat id */
+	long long thread;       /* its topic (one_group), else 0 */
+	long long id;           /* the store's id of its table, 0 until known */
 	char users[MAX_SEATS][16];
 	char data[80];          /* the first button of the newest board shown, "" none */
 	long long board_ms;     /* when the newest board was shown, 0 none */
@@ -54,6 +56,7 @@ struct run {
 	long long *gaps, *gap_ends;     /* each gap, and when it ended */
 	int ngaps, capgaps;
 	long long t0;                   /* when play began */
+	int last_table, run;            /* the table of the last board, and its boards in a row */
 	long long next_update;
 	int seen;               /* fake calls read so far */
 };
@@ -84,6 +87,17 @@ static size_t sink(char *p, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
+/* A message's topic fields for table (one_group): "" for a group without topics. */
+static const char *topic_fields(const struct table *t)
+{
+	static char buf[96];
+
+	if (!t->thread)
+		return "";
+	snprintf(buf, sizeof(buf), "\"message_thread_id\":%lld,\"is_topic_message\":true,", t->thread);
+	return buf;
+}
+
 /* POST one update to the service's webhook; its HTTP status. */
 static long post(struct run *x, const char *json)
 {
@@ -109,8 +123,9 @@ static void say(struct run *x, int table, int person, const char *text)
 	long long id = x->next_update++;
 
 	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"message\":{\"message_id\":%lld,\"from\":"
-		 "{\"id\":%s,\"first_name\":\"P%d\"},\"chat\":{\"id\":%s,\"type\":\"supergroup\"},"
-		 "\"text\":\"%s\"}}", id, id, x->t[table].users[person], person, x->t[table].chat, text);
+		 "{\"id\":%s,\"first_name\":\"P%d\"},\"chat\":{\"id\":%s,\"type\":\"supergroup\"%s},"
+		 "%s\"text\":\"%s\"}}", id, id, x->t[table].users[person], person, x->t[table].chat,
+		 x->t[table].thread ? ",\"is_forum\":true" : "", topic_fields(&x->t[table]), text);
 	post(x, buf);
 }
 
@@ -137,9 +152,9 @@ static void press(struct run *x, int table, const char *user, long long now)
 	x->np++;
 	fake_tg_query(x->f, qid);
 	snprintf(buf, sizeof(buf), "{\"update_id\":%lld,\"callback_query\":{\"id\":\"%s\",\"from\":"
-		 "{\"id\":%s,\"first_name\":\"P\"},\"message\":{\"message_id\":100,\"chat\":{\"id\":%s,"
-		 "\"type\":\"supergroup\"}},\"chat_instance\":\"1\",\"data\":\"%s\"}}", id, qid, user,
-		 t->chat, t->data);
+		 "{\"id\":%s,\"first_name\":\"P\"},\"message\":{%s\"message_id\":100,\"chat\":{\"id\":%s,"
+		 "\"type\":\"supergroup\"%s}},\"chat_instance\":\"1\",\"data\":\"%s\"}}", id, qid, user,
+		 topic_fields(t), t->chat, t->thread ? ",\"is_forum\":true" : "", t->data);
 	t->press_ms = now;
 	post(x, buf);
 }
@@ -156,11 +171,18 @@ static int mover(struct run *x, int table, char *user, size_t n)
 	struct store_seat seats[MAX_SEATS];
 	int status = -1, ns = 0, rc;
 
+	char place[64];
+
 	user[0] = '\0';
-	rc = store_chat_get(x->s, "telegram", x->t[table].chat, "en", &c);
+	if (x->t[table].thread)
+		snprintf(place, sizeof(place), "%s#%lld", x->t[table].chat, x->t[table].thread);
+	else
+		snprintf(place, sizeof(place), "%s", x->t[table].chat);
+	rc = store_chat_get(x->s, "telegram", place, "en", &c);
 	if (!rc)
 		rc = store_table_open_get(x->s, c.id, &t);
 	if (!rc) {
+		x->t[table].id = t.id;
 		const struct gb_game *g = gb_game_find(t.game);
 		json_error_t err;
 		json_t *w = t.state ? json_loads(t.state, 0, &err) : NULL;
@@ -217,7 +239,15 @@ static void board(struct run *x, int table, const json_t *body, long long ms)
 	char user[16];
 	int status;
 
+	bool all = true;
+
 	x->r->boards++;
+	x->run = x->last_table == table ? x->run + 1 : 1;
+	x->last_table = table;
+	for (int i = 0; i < x->o->tables; i++)
+		all = all && x->t[i].playing && !x->t[i].over;
+	if (all && x->run > x->r->max_run)
+		x->r->max_run = x->run;
 	snprintf(x->r->last_board, sizeof(x->r->last_board), "%s",
 		 json_string_value(json_object_get(body, "text")));
 	if (t->playing && t->board_ms)
@@ -236,6 +266,27 @@ static void board(struct run *x, int table, const json_t *body, long long ms)
 		t->playing = false;
 		x->r->over++;
 	}
+}
+
+/*
+ * The table a call's body is for: its group, or in one forum group its
+ * topic (a new message) or the table its buttons name (an edit); -1 none.
+ */
+static int table_of(struct run *x, const json_t *b)
+{
+	long long chat = -json_integer_value(json_object_get(b, "chat_id")) - CHAT_BASE;
+	long long thread = json_integer_value(json_object_get(b, "message_thread_id"));
+	const json_t *kb = json_object_get(json_object_get(b, "reply_markup"), "inline_keyboard");
+	const char *data = json_string_value(
+		json_object_get(json_array_get(json_array_get(kb, 0), 0), "callback_data"));
+	long long id = data ? strtoll(data, NULL, 10) : 0;
+
+	if (!x->o->one_group)
+		return chat >= 0 && chat < x->o->tables ? (int)chat : -1;
+	for (int i = 0; chat == 0 && i < x->o->tables; i++)
+		if ((thread && x->t[i].thread == thread) || (!thread && id && x->t[i].id == id))
+			return i;
+	return -1;
 }
 
 /* Read what the fake received since the last look. */
@@ -261,13 +312,11 @@ static void look(struct run *x)
 			else if (i >= 0 && i < x->np && !x->p[i].answered)
 				x->p[i].answered = ms;
 		}
-		chat = -json_integer_value(json_object_get(b, "chat_id")) - CHAT_BASE;
-		if (status == 200 && text && strstr(text, "leaves the table") && chat >= 0 &&
-		    chat < x->o->tables)
+		chat = table_of(x, b);
+		if (status == 200 && text && strstr(text, "leaves the table") && chat >= 0)
 			x->r->left_shown++;
 		if (status == 200 && text && !strncmp(text, "<pre>", 5) && chat >= 0 &&
-		    chat < x->o->tables && (!strcmp(method, "sendMessage") ||
-					    !strcmp(method, "editMessageText")))
+		    (!strcmp(method, "sendMessage") || !strcmp(method, "editMessageText")))
 			board(x, (int)chat, b, ms);
 		json_decref(b);
 	}
@@ -372,7 +421,8 @@ static void open_tables(struct run *x)
 	for (int i = 0; i < o->tables; i++) {
 		struct table *t = &x->t[i];
 
-		snprintf(t->chat, sizeof(t->chat), "%lld", -(CHAT_BASE + i));
+		snprintf(t->chat, sizeof(t->chat), "%lld", -(CHAT_BASE + (o->one_group ? 0 : i)));
+		t->thread = o->one_group ? 10 + i : 0;
 		for (int k = 0; k < o->persons && k < MAX_SEATS; k++)
 			snprintf(t->users[k], sizeof(t->users[k]), "%d", 100000 + i * 10 + k);
 		snprintf(cmd, sizeof(cmd), "/new %s", o->game);
@@ -459,7 +509,7 @@ static pid_t serve(struct run *x, const char *dir, int port)
 
 int people_play(const struct people_opts *o, struct people_result *r)
 {
-	struct run x = { .o = o, .r = r, .next_update = 1 };
+	struct run x = { .o = o, .r = r, .next_update = 1, .last_table = -1 };
 	char dir[64] = "/tmp/gb-people-XXXXXX", db[128], cmd[128];
 	pid_t pid = -1;
 	int rc = -1, status;

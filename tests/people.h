@@ -6,7 +6,8 @@
  * `gamebot serve` is started in webhook mode on a database of its own,
  * pointed at a fake Bot API (tests/fake_telegram.c) that enforces
  * Telegram's limits. Each table is its own group; its people open it,
- * seat the computers and start it with typed commands, then press the
+ * seat the computers and start it with typed commands (with one_group,
+ * the tables are the topics of one forum group), then press the
  * first button of the newest board they have been shown: press_ms after
  * a board that says it is their turn (people who watch the table), or
  * every every_ms whatever they were last shown (a busy table). What the
@@ -37,6 +38,7 @@ struct people_opts {
 	bool pacing;            /* the service's telegram_pacing (default on) */
 	int leave_at_s;         /* > 0: this long into play, each table's second person types /leave */
 	bool verbose;           /* a line per second on stderr */
+	bool one_group;         /* every table in one forum group, each in a topic of its own */
 };
 
 struct people_result {
@@ -53,6 +55,11 @@ struct people_result {
 	long rss_first_kb, rss_last_kb; /* the service's memory a minute in (or at start), and at the end */
 	double seconds;         /* how long it played */
 	char last_board[4096];  /* the text of the last board delivered (cut to fit) */
+	/*
+	 * While every table played: the most boards one table had in a row
+	 * (the others waiting), in the order the fake received them.
+	 */
+	int max_run;
 };
 
 void people_opts_init(struct people_opts *o);

@@ -2058,6 +2058,31 @@ static void test_direct_message_interactions(void **state)
 	check_calls(w);
 }
 
+/*
+ * /hand in a DM with no table of its own: the person's hands at the
+ * tables where they sit, or, holding none, that no cards are held now -
+ * not "there is no game here".
+ */
+static void test_direct_message_hand(void **state)
+{
+	struct world *w = *state;
+	char id[32];
+	json_t *ia, *a = NULL;
+
+	snowflake(w, id, sizeof(id));
+	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sssssi}}", "type", 2, "id", id, "application_id", APP,
+		       "token", "tok-dm-hand", "channel_id", "6001", "channel", "id", "6001", "type", 1,
+		       "user", "id", ALICE, "username", "alice", "data", "id", "1", "name", "hand", "type", 1);
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_int_equal(answer_type(a), 4);
+	assert_non_null(answer_content(a));
+	assert_null(strstr(answer_content(a), "There is no game here yet"));
+	assert_non_null(strstr(answer_content(a), "You hold no cards now"));
+	json_decref(a);
+	drain(w, 5000);
+	check_calls(w);
+}
+
 static void test_other_applications_answered_and_ignored(void **state)
 {
 	struct world *w = *state;
@@ -2492,6 +2517,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_commands_only_channel_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_only_channel_plays_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_message_interactions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direct_message_hand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_applications_answered_and_ignored, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_settings_autocomplete_and_typed_options, setup,

@@ -15,6 +15,13 @@
  *             more than a few rows a table; with 300 tables (three times
  *             that) every table still brought up to date at least every
  *             15 s, answers under 300 ms at p99, memory flat;
+ *   topicsN   N Snakes tables in N topics of one forum group, two people
+ *             at each pressing 0.8 s after a board of their turn, 3
+ *             minutes: the group's twenty a minute shared in turn, so
+ *             after the opening minute the longest gap between two
+ *             boards of a table is at most N steps of 3.6 s and a little
+ *             (2 tables: 8 s, the opening minute included; 4 tables:
+ *             15.2 s), and no 429;
  *   discord   50 Ludo tables in 50 Discord channels, the same presses,
  *             against the fake Discord API in strict mode (its buckets
  *             and global limit): no 429, answers under 300 ms at p99 and
@@ -23,7 +30,7 @@
  * BENCH_SCALE (default 1) scales every row's minutes, as tests/bench.sh
  * does the arena's games: BENCH_SCALE=0.1 is a quick look.
  *
- *   pace [--row fast|game|100|300|discord] [--seconds N]
+ *   pace [--row fast|game|100|300|topics2|topics4|discord] [--seconds N]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +120,32 @@ static int tables(int n, int forced)
 	return ok ? 0 : 2;
 }
 
+/* n Snakes tables in n topics of one forum group, people pressing 0.8 s after a board of their turn. */
+static int topics(int n, int forced)
+{
+	struct people_opts o;
+	struct people_result r;
+	char row[16];
+	long long target = n * 3600LL + 800;
+	int ok;
+
+	people_opts_init(&o);
+	o.game = "snakes";
+	o.tables = n;
+	o.one_group = true;
+	o.seconds = seconds_of(180, forced);
+	o.verbose = getenv("BENCH_VERBOSE") != NULL;
+	if (people_play(&o, &r))
+		return 1;
+	snprintf(row, sizeof(row), "topics%d", n);
+	report(row, &o, &r);
+	/* two tables fit the group's minute from the start; four share it with their openings first */
+	ok = !r.refused_429 && r.steady_max_gap_ms <= target && (n > 2 || r.max_gap_ms <= target);
+	printf("pace %s: most boards of one table in a row %d; target longest gap <= %.1f s%s, 0 429s: %s\n",
+	       row, r.max_run, (double)target / 1000, n > 2 ? " after the first minute" : "", verdict(ok));
+	return ok ? 0 : 2;
+}
+
 /* n Discord tables against the strict fake Discord API, one press per table every 2 s. */
 static int discord(int n, int forced)
 {
@@ -155,6 +188,10 @@ int main(int argc, char **argv)
 		rc |= tables(100, forced);
 	if (!row || !strcmp(row, "300"))
 		rc |= tables(300, forced);
+	if (!row || !strcmp(row, "topics2"))
+		rc |= topics(2, forced);
+	if (!row || !strcmp(row, "topics4"))
+		rc |= topics(4, forced);
 	if (!row || !strcmp(row, "discord"))
 		rc |= discord(50, forced);
 	return rc;
