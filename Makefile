@@ -42,9 +42,15 @@ else
 BIN := $(BUILD)/gamebot
 endif
 
+# The compile-time shape of every message key, written by bot/gen/msgfmt.c
+# from the catalogues (bot/i18n.h tells how calls are checked against it);
+# one copy for every build, sanitized or not. The generator refuses
+# catalogues whose translations take other arguments than English.
+MSG_GEN := build/gen/msgfmt
+MSG_FMT := build/gen/msg_fmt.h
 CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
 	-Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
-	-MMD -MP $(shell pkg-config --cflags $(PKGS)) -I.
+	-MMD -MP $(shell pkg-config --cflags $(PKGS)) -I. -I$(dir $(MSG_FMT))
 LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka)
@@ -79,9 +85,18 @@ CRASHTEST_ARGS ?=
 .SECONDARY:
 all: $(BIN)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | $(MSG_FMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(MSG_GEN): bot/gen/msgfmt.c bot/msg_en.c bot/msg_ne.c bot/i18n.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -DGB_MSG_GEN -I. -o $@ bot/gen/msgfmt.c bot/msg_en.c bot/msg_ne.c
+
+# Replaced only when it changes: a new wording recompiles nothing else.
+$(MSG_FMT): $(MSG_GEN)
+	@$(MSG_GEN) > $@.tmp || { rm -f $@.tmp; exit 1; }
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -175,7 +190,7 @@ FUZZ_SEEDS := $(FUZZ_BUILD)/corpus-seeds
 fuzz-cc:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz needs $(FUZZ_CC) with libFuzzer: apt-get install clang"; exit 1; }
 
-$(FUZZ_BUILD)/%.o: %.c | fuzz-cc
+$(FUZZ_BUILD)/%.o: %.c | fuzz-cc $(MSG_FMT)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

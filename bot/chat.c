@@ -92,7 +92,7 @@ static void reply_set(struct ctx *c, const struct gb_game *g, int key, const cha
 		sb_add(&v, tr(c->lang, M_OFF));
 	else
 		sb_add(&v, word_of(c, g, value, vbuf));
-	reply_public(c, key, word_of(c, g, name, kbuf), sb_str(&v));
+	reply_public(c, msg_any(key, "%s %s"), word_of(c, g, name, kbuf), sb_str(&v));
 	sb_release(&v);
 }
 

@@ -120,7 +120,8 @@ static void reply_v(struct ctx *c, const char *kind, const char *user, int key, 
 	va_end(again);
 }
 
-void reply_public(struct ctx *c, int key, ...)
+/* (name in parentheses: the function, not the checking macro of bot/internal.h) */
+void (reply_public)(struct ctx *c, int key, ...)
 {
 	va_list ap;
 
@@ -129,7 +130,7 @@ void reply_public(struct ctx *c, int key, ...)
 	va_end(ap);
 }
 
-void reply_alert(struct ctx *c, int key, ...)
+void (reply_alert)(struct ctx *c, int key, ...)
 {
 	va_list ap;
 

@@ -786,7 +786,10 @@ int cmd_online(struct ctx *c)
 			online_queue_view(c, &mine, 0, QUEUE_LEFT);
 		} else {
 			c->ow.queue_fill = !strcmp(word, "fill") ? 1 : 2;
-			reply_alert(c, c->ow.queue_fill == 1 ? M_ONLINE_FILL_ON : M_ONLINE_FILL_OFF);
+			if (c->ow.queue_fill == 1)
+				reply_alert(c, M_ONLINE_FILL_ON);
+			else
+				reply_alert(c, M_ONLINE_FILL_OFF);
 		}
 		return GB_OK;
 	}
@@ -825,7 +828,7 @@ int cmd_name(struct ctx *c)
 	}
 	bad = online_name_check(c->cmd->args, name, sizeof(name), key, sizeof(key));
 	if (bad) {
-		reply_alert(c, bad, c->cmd->args);
+		reply_alert(c, msg_any(bad, "%s"), c->cmd->args);
 		return GB_OK;
 	}
 	/* a name is one person's, case aside (the store's unique index settles a race for it) */
@@ -869,7 +872,10 @@ int cmd_block(struct ctx *c)
 	if (rc)
 		return rc;
 	if (!last || !kept) {
-		reply_alert(c, last ? M_BLOCK_GONE : M_BLOCK_NONE);
+		if (last)
+			reply_alert(c, M_BLOCK_GONE);
+		else
+			reply_alert(c, M_BLOCK_NONE);
 		return GB_OK;
 	}
 	for (int i = 0; i < n && c->ow.nblock < GB_MAX_SEATS; i++) {
