@@ -153,8 +153,11 @@ crashtest: $(BIN) $(CRASH_BIN)
 	$(CRASH_BIN) --bin $(BIN) $(CRASHTEST_ARGS)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
-# is the composition root). games/ also does no I/O.
-check:
+# is the composition root). games/ also does no I/O. Every message call's
+# arguments fit its key (msg_fmt.h, made first, refuses translations that
+# take other arguments; the compiler checks the calls, and
+# tests/msgcheck/run.sh shows it refusing wrong ones).
+check: $(MSG_FMT)
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
@@ -162,6 +165,8 @@ check:
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }
 	@! grep -rlE '#include *"(.*/)?callbreak_oracle\.h"' bot games adapters store tests | grep -vxE 'games/ai/callbreak_ai\.c|tests/bench/cbparts\.c|tests/test_callbreak_search\.c' || { echo "callbreak_oracle.h is for the measurements alone"; exit 1; }
+	@! grep -rnE '(sb_addtr|sb_vaddf|printf|i18n_v?format)\([^"]*\btr\(' bot adapters --include='*.c' --include='*.h' | grep -vE 'tr\([^()]*, key\), ap\)|tr\(\(lang\), \(key\)\)' || { echo "a catalogue text is formatted through the checked forms of bot/i18n.h"; exit 1; }
+	@sh tests/msgcheck/run.sh $(dir $(MSG_FMT)) $(CC) $(filter-out -MMD -MP,$(CFLAGS))
 	@echo "check: ok"
 
 # Fuzzing: tests/fuzz/NAME.c is a libFuzzer target, tests/fuzz/NAME/ its seed

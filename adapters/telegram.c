@@ -1136,7 +1136,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	ensure_username(t);
 	username_copy(t, bot, sizeof(bot));
 	seat_name_of(s, row->table, user ? user : "", name, sizeof(name));
-	sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE), name,
+	sb_addmsg(&text, lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE, name,
 		 bot[0] ? bot : "gamebot", bot[0] ? bot : "gamebot");
 	body = send_body(row->chat, sb_str(&text), false);
 	tg_api(t, "sendMessage", body, TG_SEND_TIMEOUT_S, NULL, &res);

@@ -187,7 +187,7 @@ int cmd_top(struct ctx *c)
 		char rank[24], num[24];
 
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_TOP_ROW), ctx_num(c, i + 1, rank), rows[i].name,
+		sb_addmsg(&sb, c->lang, M_TOP_ROW, ctx_num(c, i + 1, rank), rows[i].name,
 			 coins_num(c, rows[i].balance, num));
 	}
 	reply_push(c, "public", NULL, sb_str(&sb));

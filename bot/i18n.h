@@ -416,6 +416,11 @@ int msg_any(int key, const char *fmt);
 /* Append to sb the text of key in lang formatted with the arguments (checked). */
 #define sb_addmsg(sb, lang, key, ...) \
 	(MSG_ARGS_OK(key, ##__VA_ARGS__), sb_addtr((sb), tr((lang), (key)), ##__VA_ARGS__))
+/* snprintf() and fprintf() of the text of key in lang (checked). */
+#define msg_snprintf(buf, n, lang, key, ...) \
+	(MSG_ARGS_OK(key, ##__VA_ARGS__), snprintf((buf), (n), tr((lang), (key)), ##__VA_ARGS__))
+#define msg_fprintf(f, lang, key, ...) \
+	(MSG_ARGS_OK(key, ##__VA_ARGS__), fprintf((f), tr((lang), (key)), ##__VA_ARGS__))
 
 /* The text of key in lang (English where the catalogue lacks it). Never NULL. */
 const char *tr(int lang, int key);

@@ -91,9 +91,9 @@ void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf 
 const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n);
 
 /*
- * Append the catalogue text of key, formatted: sb_addtr(out, tr(rc->lang,
- * key), ...). The macro checks the arguments against key when compiled
- * (MSG_ARGS_OK, bot/i18n.h): key is an M_ name as written.
+ * Append the catalogue text of key in rc's language, formatted with the
+ * arguments. The macro checks them against key when compiled (MSG_ARGS_OK,
+ * bot/i18n.h): key is an M_ name as written, or msg_any().
  */
 void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...);
 #define render_tr(rc, out, key, ...) (MSG_ARGS_OK(key, ##__VA_ARGS__), render_tr((rc), (out), (key), ##__VA_ARGS__))
