@@ -19,6 +19,9 @@ void msgcheck_calls(struct ctx *c, const struct render_ctx *rc, struct strbuf *s
 {
 	char buf[64];
 
+	(void)c;
+	(void)rc;
+	(void)sb;
 	(void)buf;
 	(void)key;
 #if CASE == 0
