@@ -154,9 +154,10 @@ crashtest: $(BIN) $(CRASH_BIN)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
 # is the composition root). games/ also does no I/O. Every message call's
-# arguments fit its key (msg_fmt.h, made first, refuses translations that
-# take other arguments; the compiler checks the calls, and
-# tests/msgcheck/run.sh shows it refusing wrong ones).
+# arguments fit its key: msg_fmt.h, made first, refuses translations that
+# take other arguments; the compiler checks the calls, which must be the
+# checked forms of bot/i18n.h; tests/msgcheck/run.sh shows it refusing
+# wrong ones, and finds a text with arguments used as it is.
 check: $(MSG_FMT)
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
