@@ -7,7 +7,7 @@
 #   make SANITIZE=address,undefined test   the same under ASan and UBSan
 #   make SANITIZE=thread test-threads      the suites with threads under ThreadSanitizer
 #   make bench           the computer players' arena rows
-#   make check           layering and banned-call checks
+#   make check           layering, banned-call and message-argument checks
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
 #   make fuzz-smoke      the same for 60 s each (CI)
 #
