@@ -7,7 +7,7 @@
 #   make SANITIZE=address,undefined test   the same under ASan and UBSan
 #   make SANITIZE=thread test-threads      the suites with threads under ThreadSanitizer
 #   make bench           the computer players' arena rows
-#   make check           layering and banned-call checks
+#   make check           layering, banned-call and message-argument checks
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
 #   make fuzz-smoke      the same for 60 s each (CI)
 #
@@ -42,9 +42,15 @@ else
 BIN := $(BUILD)/gamebot
 endif
 
+# The compile-time shape of every message key, written by bot/gen/msgfmt.c
+# from the catalogues (bot/i18n.h tells how calls are checked against it);
+# one copy for every build, sanitized or not. The generator refuses
+# catalogues whose translations take other arguments than English.
+MSG_GEN := build/gen/msgfmt
+MSG_FMT := build/gen/msg_fmt.h
 CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g $(OPT) \
 	-Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
-	-MMD -MP $(shell pkg-config --cflags $(PKGS)) -I.
+	-MMD -MP $(shell pkg-config --cflags $(PKGS)) -I. -I$(dir $(MSG_FMT))
 LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka)
@@ -79,9 +85,18 @@ CRASHTEST_ARGS ?=
 .SECONDARY:
 all: $(BIN)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | $(MSG_FMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(MSG_GEN): bot/gen/msgfmt.c bot/msg_en.c bot/msg_ne.c bot/i18n.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -DGB_MSG_GEN -I. -o $@ bot/gen/msgfmt.c bot/msg_en.c bot/msg_ne.c
+
+# Replaced only when it changes: a new wording recompiles nothing else.
+$(MSG_FMT): $(MSG_GEN)
+	@$(MSG_GEN) > $@.tmp || { rm -f $@.tmp; exit 1; }
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -138,8 +153,12 @@ crashtest: $(BIN) $(CRASH_BIN)
 	$(CRASH_BIN) --bin $(BIN) $(CRASHTEST_ARGS)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
-# is the composition root). games/ also does no I/O.
-check:
+# is the composition root). games/ also does no I/O. Every message call's
+# arguments fit its key: msg_fmt.h, made first, refuses translations that
+# take other arguments; the compiler checks the calls, which must be the
+# checked forms of bot/i18n.h; tests/msgcheck/run.sh shows it refusing
+# wrong ones, and finds a text with arguments used as it is.
+check: $(MSG_FMT)
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
@@ -147,6 +166,8 @@ check:
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }
 	@! grep -rlE '#include *"(.*/)?callbreak_oracle\.h"' bot games adapters store tests | grep -vxE 'games/ai/callbreak_ai\.c|tests/bench/cbparts\.c|tests/test_callbreak_search\.c' || { echo "callbreak_oracle.h is for the measurements alone"; exit 1; }
+	@! grep -rnE '(sb_addtr|sb_vaddf|printf|i18n_v?format)\([^"]*\btr\(' bot adapters --include='*.c' --include='*.h' | grep -vE 'tr\([^()]*, key\), ap\)|tr\(\(lang\), \(key\)\)' || { echo "a catalogue text is formatted through the checked forms of bot/i18n.h"; exit 1; }
+	@sh tests/msgcheck/run.sh $(dir $(MSG_FMT)) $(CC) $(filter-out -MMD -MP,$(CFLAGS))
 	@echo "check: ok"
 
 # Fuzzing: tests/fuzz/NAME.c is a libFuzzer target, tests/fuzz/NAME/ its seed
@@ -175,7 +196,7 @@ FUZZ_SEEDS := $(FUZZ_BUILD)/corpus-seeds
 fuzz-cc:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz needs $(FUZZ_CC) with libFuzzer: apt-get install clang"; exit 1; }
 
-$(FUZZ_BUILD)/%.o: %.c | fuzz-cc
+$(FUZZ_BUILD)/%.o: %.c | fuzz-cc $(MSG_FMT)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

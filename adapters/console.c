@@ -150,7 +150,7 @@ static void print_reply(struct console *c, const char *payload)
 	} else if (strcmp(kind, "private") == 0 || strcmp(kind, "alert") == 0) {
 		int lang = lang_parse(json_string_value(json_object_get(r, "lang")));
 
-		fprintf(c->out, tr(lang < 0 ? LANG_EN : lang, M_CONSOLE_PRIVATE), user ? user : "?");
+		msg_fprintf(c->out, lang < 0 ? LANG_EN : lang, M_CONSOLE_PRIVATE, user ? user : "?");
 		fprintf(c->out, " %s\n", text);
 		if (strcmp(kind, "private") == 0 && user)
 			print_buttons(c, r, private_set(c, user));
@@ -269,13 +269,16 @@ static void console_say(struct console *c, const char *user, int key, ...)
 	va_end(ap);
 	/* a line typed without a name is nobody's in particular: its answer is not labelled */
 	if (user) {
-		fprintf(c->out, tr(lang, M_CONSOLE_PRIVATE), user);
+		msg_fprintf(c->out, lang, M_CONSOLE_PRIVATE, user);
 		fputc(' ', c->out);
 	}
 	fprintf(c->out, "%s\n", sb_str(&sb));
 	fflush(c->out);
 	sb_release(&sb);
 }
+/* (calls checked against key when compiled: MSG_ARGS_OK, bot/i18n.h) */
+#define console_say(c, user, key, ...) \
+	(MSG_ARGS_OK(key, ##__VA_ARGS__), console_say((c), (user), (key), ##__VA_ARGS__))
 
 /*
  * Remove from a typed name what a terminal would act on instead of show:

@@ -1346,11 +1346,11 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	seat_name_of(s, table, user, name, sizeof(name));
 	sb_addf(&link, "https://t.me/%s?start=hands", bot[0] ? bot : "gamebot");
 	if (inline_mode)
-		sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE), name, sb_str(&link),
-			 bot[0] ? bot : "gamebot");
+		sb_addmsg(&text, lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE, name, sb_str(&link),
+			  bot[0] ? bot : "gamebot");
 	else
-		sb_addtr(&text, tr(lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE_NO_INLINE), name,
-			 sb_str(&link));
+		sb_addmsg(&text, lang < 0 ? LANG_EN : lang, M_TG_START_PRIVATE_NO_INLINE, name,
+			  sb_str(&link));
 	if (t->pace) {
 		/* a line of the group, in its budget: until there is room, the row waits (and tries again) */
 		taken = bot_now_ms();

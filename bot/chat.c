@@ -87,12 +87,12 @@ static void reply_set(struct ctx *c, const struct gb_game *g, int key, const cha
 	int secs = setting_int(c, "autoplay_after", 0);
 
 	if (strcmp(name, "autoplay_after") == 0 && secs)
-		sb_addtr(&v, tr(c->lang, M_VAL_SECONDS), ctx_num(c, secs, vbuf));
+		sb_addmsg(&v, c->lang, M_VAL_SECONDS, ctx_num(c, secs, vbuf));
 	else if (strcmp(name, "autoplay_after") == 0)
 		sb_add(&v, tr(c->lang, M_OFF));
 	else
 		sb_add(&v, word_of(c, g, value, vbuf));
-	reply_public(c, key, word_of(c, g, name, kbuf), sb_str(&v));
+	reply_public(c, msg_any(key, "%s %s"), word_of(c, g, name, kbuf), sb_str(&v));
 	sb_release(&v);
 }
 
@@ -107,7 +107,10 @@ static void show_rules(struct ctx *c, const struct gb_game *g, struct strbuf *sb
 
 	chat_rules(c, g, &r);
 	/* a game without house rules says so, rather than an empty list */
-	sb_addtr(sb, tr(c->lang, g->nrules ? M_SETTINGS_HEAD : M_NO_HOUSE_RULES), game_title(c, g));
+	if (g->nrules)
+		sb_addmsg(sb, c->lang, M_SETTINGS_HEAD, game_title(c, g));
+	else
+		sb_addmsg(sb, c->lang, M_NO_HOUSE_RULES, game_title(c, g));
 	for (int i = 0; i < g->nrules; i++) {
 		const struct gb_rule_def *d = &g->rules[i];
 		bool greyed = false;
@@ -187,7 +190,7 @@ static void show_chat_settings(struct ctx *c, struct strbuf *sb)
 		word(c, setting_str(c, "speed", "normal"), num));
 	sb_addf(sb, "• %s: ", tr(c->lang, M_SET_AUTOPLAY));
 	if (secs)
-		sb_addtr(sb, tr(c->lang, M_VAL_SECONDS), ctx_num(c, secs, num));
+		sb_addmsg(sb, c->lang, M_VAL_SECONDS, ctx_num(c, secs, num));
 	else
 		sb_add(sb, tr(c->lang, M_OFF));
 	sb_addf(sb, "\n   /settings autoplay_after 45s|off\n• %s: %s\n   /lang en|ne\n", tr(c->lang, M_SET_LANG),
@@ -397,7 +400,7 @@ int cmd_help(struct ctx *c)
 	struct strbuf names = { 0 }, help = { 0 };
 
 	games_join(&names, "", " | ", NULL);
-	sb_addtr(&help, tr(c->lang, M_HELP), sb_str(&names));
+	sb_addmsg(&help, c->lang, M_HELP, sb_str(&names));
 	reply_push(c, "public", NULL, sb_str(&help));
 	sb_release(&names);
 	sb_release(&help);
@@ -431,16 +434,22 @@ int cmd_stats(struct ctx *c)
 		int p = rows[i].points;
 
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_STATS_ROW), ctx_num(c, i + 1, rank), rows[i].name);
-		sb_addtr(&sb, tr(c->lang, rows[i].games == 1 ? M_STATS_GAMES_1 : M_STATS_GAMES),
-			 ctx_num(c, rows[i].games, games));
-		sb_addtr(&sb, tr(c->lang, rows[i].wins == 1 ? M_STATS_WINS_1 : M_STATS_WINS),
-			 ctx_num(c, rows[i].wins, wins));
+		sb_addmsg(&sb, c->lang, M_STATS_ROW, ctx_num(c, i + 1, rank), rows[i].name);
+		ctx_num(c, rows[i].games, games);
+		ctx_num(c, rows[i].wins, wins);
+		if (rows[i].games == 1)
+			sb_addmsg(&sb, c->lang, M_STATS_GAMES_1, games);
+		else
+			sb_addmsg(&sb, c->lang, M_STATS_GAMES, games);
+		if (rows[i].wins == 1)
+			sb_addmsg(&sb, c->lang, M_STATS_WINS_1, wins);
+		else
+			sb_addmsg(&sb, c->lang, M_STATS_WINS, wins);
 		/* points only where the game keeps them (Call Break's totals) */
 		if (g && (g->flags & GB_POINTS)) {
 			snprintf(pts, sizeof(pts), "%s%s.%s", p < 0 ? "−" : "", ctx_num(c, abs(p) / 10, whole),
 				 ctx_num(c, abs(p) % 10, tenth));
-			sb_addtr(&sb, tr(c->lang, M_STATS_POINTS), pts);
+			sb_addmsg(&sb, c->lang, M_STATS_POINTS, pts);
 		}
 	}
 	reply_push(c, "public", NULL, sb_str(&sb));

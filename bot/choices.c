@@ -74,10 +74,10 @@ static void seen_names(struct seen *s)
 		char num[16];
 
 		if (s->seats[i].level >= 0 && s->seats[i].user[0])
-			snprintf(s->names[i], sizeof(s->names[i]), tr(s->view.lang, M_BOT_FOR), s->seats[i].name);
+			msg_snprintf(s->names[i], sizeof(s->names[i]), s->view.lang, M_BOT_FOR, s->seats[i].name);
 		else if (s->seats[i].level >= 0)
-			snprintf(s->names[i], sizeof(s->names[i]), tr(s->view.lang, M_BOT_NAME),
-				 render_num(&s->view, i + 1, num, sizeof(num)));
+			msg_snprintf(s->names[i], sizeof(s->names[i]), s->view.lang, M_BOT_NAME,
+				     render_num(&s->view, i + 1, num, sizeof(num)));
 		else
 			/* names and seats are apart in s, and a seat's name always fits */
 			memcpy(s->names[i], s->seats[i].name, sizeof(s->seats[i].name));

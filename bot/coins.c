@@ -176,7 +176,10 @@ int cmd_top(struct ctx *c)
 	if (rc)
 		return rc;
 	if (n == 0) {
-		reply_public(c, private_online(c) ? M_TOP_COINS_ONLINE_EMPTY : M_TOP_EMPTY);
+		if (private_online(c))
+			reply_public(c, M_TOP_COINS_ONLINE_EMPTY);
+		else
+			reply_public(c, M_TOP_EMPTY);
 		return GB_OK;
 	}
 	sb_add(&sb, tr(c->lang, private_online(c) ? M_TOP_COINS_ONLINE_HEAD : M_TOP_HEAD));
@@ -184,7 +187,7 @@ int cmd_top(struct ctx *c)
 		char rank[24], num[24];
 
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_TOP_ROW), ctx_num(c, i + 1, rank), rows[i].name,
+		sb_addmsg(&sb, c->lang, M_TOP_ROW, ctx_num(c, i + 1, rank), rows[i].name,
 			 coins_num(c, rows[i].balance, num));
 	}
 	reply_push(c, "public", NULL, sb_str(&sb));
@@ -434,9 +437,9 @@ static int settle(struct ctx *c)
 	if (why == M_POT_COMPUTER) {
 		char name[STORE_NAME_LEN];
 
-		REPLY_EACH_LANG(c, reply_public(c, why, seat_name(c, c->final.winner, name, sizeof(name))));
+		REPLY_EACH_LANG(c, reply_public(c, M_POT_COMPUTER, seat_name(c, c->final.winner, name, sizeof(name))));
 	} else {
-		reply_public(c, why);
+		reply_public(c, msg_any(why, ""));
 	}
 	return GB_OK;
 }

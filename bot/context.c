@@ -120,7 +120,8 @@ static void reply_v(struct ctx *c, const char *kind, const char *user, int key, 
 	va_end(again);
 }
 
-void reply_public(struct ctx *c, int key, ...)
+/* (name in parentheses: the function, not the checking macro of bot/internal.h) */
+void (reply_public)(struct ctx *c, int key, ...)
 {
 	va_list ap;
 
@@ -129,7 +130,7 @@ void reply_public(struct ctx *c, int key, ...)
 	va_end(ap);
 }
 
-void reply_alert(struct ctx *c, int key, ...)
+void (reply_alert)(struct ctx *c, int key, ...)
 {
 	va_list ap;
 
@@ -382,9 +383,9 @@ const char *seat_name(struct ctx *c, int seat, char *buf, size_t n)
 	if (seat < 0 || seat >= c->nseats)
 		snprintf(buf, n, "?");
 	else if (c->seats[seat].level >= 0 && c->seats[seat].user[0])
-		snprintf(buf, n, tr(c->lang, M_BOT_FOR), c->seats[seat].name);
+		msg_snprintf(buf, n, c->lang, M_BOT_FOR, c->seats[seat].name);
 	else if (c->seats[seat].level >= 0)
-		snprintf(buf, n, tr(c->lang, M_BOT_NAME), ctx_num(c, seat + 1, num));
+		msg_snprintf(buf, n, c->lang, M_BOT_NAME, ctx_num(c, seat + 1, num));
 	else
 		snprintf(buf, n, "%s", c->seats[seat].name);
 	return buf;

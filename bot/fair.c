@@ -100,10 +100,10 @@ void fair_table_lines(struct ctx *c, struct strbuf *sb)
 		people += c->seats[i].user[0] != '\0';
 	if (c->terms.stake > 0 && c->table.status == STORE_LOBBY) {
 		sb_add(sb, "\n");
-		sb_addtr(sb, tr(c->lang, M_LINE_STAKE), ctx_num(c, (int)c->terms.stake, num));
+		sb_addmsg(sb, c->lang, M_LINE_STAKE, ctx_num(c, (int)c->terms.stake, num));
 	} else if (c->terms.stake > 0 && c->table.status == STORE_PLAYING) {
 		sb_add(sb, "\n");
-		sb_addtr(sb, tr(c->lang, M_LINE_POT), ctx_num(c, (int)(c->terms.stake * people), num));
+		sb_addmsg(sb, c->lang, M_LINE_POT, ctx_num(c, (int)(c->terms.stake * people), num));
 	}
 	if (!verify_seed_ok(c->terms.seed) || c->table.status == STORE_LOBBY)
 		return;
@@ -125,19 +125,19 @@ static void why_text(struct ctx *c, const struct verify_result *r, struct strbuf
 
 	switch (r->verdict) {
 	case VERIFY_SEAL:
-		sb_addtr(sb, tr(c->lang, M_VERIFY_WHY_SEAL), r->seal_of_seed, r->seal);
+		sb_addmsg(sb, c->lang, M_VERIFY_WHY_SEAL, r->seal_of_seed, r->seal);
 		break;
 	case VERIFY_MISMATCH:
-		sb_addtr(sb, tr(c->lang, M_VERIFY_WHY_MOVE), ctx_num(c, r->seq, a), r->action, r->logged,
+		sb_addmsg(sb, c->lang, M_VERIFY_WHY_MOVE, ctx_num(c, r->seq, a), r->action, r->logged,
 			 r->replayed);
 		break;
 	case VERIFY_SEQ:
 	case VERIFY_SEAT:
 	case VERIFY_REFUSED:
-		sb_addtr(sb, tr(c->lang, M_VERIFY_WHY_REFUSED), ctx_num(c, r->seq, a), r->action);
+		sb_addmsg(sb, c->lang, M_VERIFY_WHY_REFUSED, ctx_num(c, r->seq, a), r->action);
 		break;
 	default:
-		sb_addtr(sb, tr(c->lang, M_VERIFY_WHY_LOG), ctx_num(c, r->seq, a));
+		sb_addmsg(sb, c->lang, M_VERIFY_WHY_LOG, ctx_num(c, r->seq, a));
 		break;
 	}
 }
@@ -166,7 +166,7 @@ static void send_log(struct ctx *c, int64_t table, const char *log)
 			if (pass == 0) {
 				parts++;
 			} else {
-				sb_addtr(&sb, tr(c->lang, M_VERIFY_LOG_PART), ctx_num(c, (int)table, t),
+				sb_addmsg(&sb, c->lang, M_VERIFY_LOG_PART, ctx_num(c, (int)table, t),
 					 ctx_num(c, ++part, a), ctx_num(c, parts, b));
 				sb_add(&sb, "\n");
 				sb_addn(&sb, p, len);

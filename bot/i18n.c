@@ -9,6 +9,7 @@
 
 #include "games/game.h"
 #include "games/strbuf.h"
+#include "log.h"
 
 extern const char *const msg_en[M_COUNT];
 extern const char *const msg_ne[M_COUNT];
@@ -33,6 +34,48 @@ const char *tr(int lang, int key)
 	if (!s)
 		s = msg_catalogue(LANG_EN, key);
 	return s ? s : "";
+}
+
+/*
+ * The next conversion of a format from *p on ('s', 'd'), *p moved past
+ * it; '\0' at the end, '?' for one the formatters do not read alike.
+ */
+static char next_conversion(const char **p)
+{
+	const char *s = *p;
+
+	for (; *s; s++) {
+		if (*s != '%')
+			continue;
+		if (s[1] == '%') {
+			s++;
+			continue;
+		}
+		*p = s[1] ? s + 2 : s + 1;
+		return s[1] == 's' || s[1] == 'd' ? s[1] : '?';
+	}
+	*p = s;
+	return '\0';
+}
+
+int msg_any(int key, const char *fmt)
+{
+	const char *en = msg_catalogue(LANG_EN, key), *p = en, *q = fmt;
+	char a, b;
+
+	if (!en) {
+		gb_log("i18n: message key %d does not exist", key);
+		return M_INTERNAL;
+	}
+	do {
+		a = next_conversion(&p);
+		b = next_conversion(&q);
+	} while (a == b && a && a != '?');
+	if (a || b) {
+		gb_log("i18n: %s takes \"%s\", not the arguments of \"%s\"", msg_key_name(key), en, fmt);
+		return M_INTERNAL;
+	}
+	return key;
 }
 
 const char *msg_key_name(int key)

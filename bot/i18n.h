@@ -3,9 +3,10 @@
  *
  * Handlers never hold user-facing literals: they name a message key and the
  * chat's language picks the text from one catalogue per language
- * (bot/msg_en.c, bot/msg_ne.c). Texts are printf formats; a test checks that
- * every key exists in both catalogues with the same placeholders in the same
- * order.
+ * (bot/msg_en.c, bot/msg_ne.c). Texts are printf formats; the build checks
+ * every call's arguments against its key's conversions (MSG_ARGS_OK below)
+ * and every translation's conversions against the English ones, and a test
+ * checks that every key exists in both catalogues.
  */
 #ifndef GB_I18N_H
 #define GB_I18N_H
@@ -378,6 +379,51 @@ enum lang { LANG_EN = 0, LANG_NE = 1, LANG_COUNT };
 #define MSG_ENUM(k) k,
 enum msg_key { MSG_KEYS(MSG_ENUM) M_COUNT };
 #undef MSG_ENUM
+
+/*
+ * Checking a message's arguments when the tree is compiled. The text is a
+ * format picked at run time, out of the compiler's sight; msg_fmt.h,
+ * written by the build (bot/gen/msgfmt.c, which also refuses a translation
+ * whose conversions differ from the English ones), gives each key its
+ * English conversions as a literal: MSG_FMT_M_JOINED is
+ * "M_JOINED %s %s %s". MSG_ARGS_OK(key, args...) passes that literal and
+ * the arguments to a format-checked function inside sizeof - nothing is
+ * evaluated or called - so -Wformat (an error under -Werror) refuses a
+ * wrong count or type. The checked forms (sb_addmsg() below,
+ * reply_public(), reply_alert(), render_tr()) take key as an M_ name as
+ * written, or as msg_any(); anything else (a variable, a ?: of two keys)
+ * does not compile.
+ */
+#ifndef GB_MSG_GEN
+#include "msg_fmt.h"
+#endif
+static inline __attribute__((format(printf, 1, 2))) int msg_args_check(const char *fmt, ...)
+{
+	(void)fmt;
+	return 0;
+}
+#define MSG_ARGS_OK(key, ...) ((void)sizeof(msg_args_check(MSG_FMT_##key, ##__VA_ARGS__)))
+
+/*
+ * A key chosen at run time, in the checked forms: reply_alert(c,
+ * msg_any(bad, "%s"), name). The compiler checks the arguments against
+ * fmt, a literal ("" for none); msg_any() checks the key against fmt when
+ * it runs. Returns key when its conversions are those of fmt (the same %s
+ * and %d in the same order; other text ignored), else M_INTERNAL, which
+ * takes none, with the fault logged: a wrong key costs a vague answer,
+ * never a wrong read of the arguments.
+ */
+int msg_any(int key, const char *fmt);
+#define MSG_FMT_msg_any(key, fmt) "msg_any " fmt
+
+/* Append to sb the text of key in lang formatted with the arguments (checked). */
+#define sb_addmsg(sb, lang, key, ...) \
+	(MSG_ARGS_OK(key, ##__VA_ARGS__), sb_addtr((sb), tr((lang), (key)), ##__VA_ARGS__))
+/* snprintf() and fprintf() of the text of key in lang (checked). */
+#define msg_snprintf(buf, n, lang, key, ...) \
+	(MSG_ARGS_OK(key, ##__VA_ARGS__), snprintf((buf), (n), tr((lang), (key)), ##__VA_ARGS__))
+#define msg_fprintf(f, lang, key, ...) \
+	(MSG_ARGS_OK(key, ##__VA_ARGS__), fprintf((f), tr((lang), (key)), ##__VA_ARGS__))
 
 /* The text of key in lang (English where the catalogue lacks it). Never NULL. */
 const char *tr(int lang, int key);

@@ -144,9 +144,15 @@ json_t *reply_push(struct ctx *c, const char *kind, const char *user, const char
 /* Keep event e as the newest of the log strip (the oldest goes past LOG_KEEP). */
 void ctx_log_keep(struct ctx *c, const struct gb_event *e);
 
-/* Reply helpers (format from the catalogue of the chat's language). */
+/*
+ * Reply helpers (format from the catalogue of the chat's language). The
+ * macros of the same names check the arguments against key when compiled
+ * (MSG_ARGS_OK, bot/i18n.h): key is an M_ name as written, or msg_any().
+ */
 void reply_public(struct ctx *c, int key, ...);
 void reply_alert(struct ctx *c, int key, ...);
+#define reply_public(c, key, ...) (MSG_ARGS_OK(key, ##__VA_ARGS__), reply_public((c), (key), ##__VA_ARGS__))
+#define reply_alert(c, key, ...) (MSG_ARGS_OK(key, ##__VA_ARGS__), reply_alert((c), (key), ##__VA_ARGS__))
 void reply_private(struct ctx *c, const char *user, const char *text);
 
 /*

@@ -237,7 +237,10 @@ int cmd_join(struct ctx *c)
 	if (!c->cmd->args[0]) {
 		want = first_free(c);
 		if (want >= c->game->max_players) {
-			reply_alert(c, has_computer(c) ? M_TABLE_FULL_BOTS : M_TABLE_FULL);
+			if (has_computer(c))
+				reply_alert(c, M_TABLE_FULL_BOTS);
+			else
+				reply_alert(c, M_TABLE_FULL);
 			return GB_OK;
 		}
 	} else {

@@ -530,10 +530,10 @@ static int online_status(struct ctx *c)
 			continue;
 		shown++;
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_ONLINE_STATUS_ROW), game_title(c, gb_games[i]), ctx_num(c, waiting, a));
+		sb_addmsg(&sb, c->lang, M_ONLINE_STATUS_ROW, game_title(c, gb_games[i]), ctx_num(c, waiting, a));
 		if (mine >= 0) {
 			sb_add(&sb, "\n");
-			sb_addtr(&sb, tr(c->lang, M_ONLINE_YOUR_PLACE), game_title(c, gb_games[i]),
+			sb_addmsg(&sb, c->lang, M_ONLINE_YOUR_PLACE, game_title(c, gb_games[i]),
 				 ctx_num(c, place, a), ctx_num(c, waiting, b2),
 				 ctx_num(c, (int)((c->cmd->now_ms - q[mine].since_ms) / 1000), d));
 		}
@@ -543,11 +543,11 @@ static int online_status(struct ctx *c)
 
 		games_join(&list, "", "|", NULL);
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_ONLINE_STATUS_NONE), sb_str(&list));
+		sb_addmsg(&sb, c->lang, M_ONLINE_STATUS_NONE, sb_str(&list));
 		sb_release(&list);
 	}
 	sb_add(&sb, "\n");
-	sb_addtr(&sb, tr(c->lang, M_ONLINE_YOUR_COINS), ctx_num(c, (int)coins, a), name);
+	sb_addmsg(&sb, c->lang, M_ONLINE_YOUR_COINS, ctx_num(c, (int)coins, a), name);
 	reply_push(c, "alert", c->cmd->user, sb_str(&sb));
 out:
 	sb_release(&sb);
@@ -602,18 +602,18 @@ void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, 
 	if (c->online && lang_parse(e->lang) >= 0)
 		c->lang = lang_parse(e->lang);
 	if (is == QUEUE_SEATED) {
-		sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUE_SEATED), game_title(c, g));
+		sb_addmsg(&text, c->lang, M_ONLINE_QUEUE_SEATED, game_title(c, g));
 	} else if (is == QUEUE_LEFT) {
-		sb_addtr(&text, tr(c->lang, M_ONLINE_LEFT), game_title(c, g));
+		sb_addmsg(&text, c->lang, M_ONLINE_LEFT, game_title(c, g));
 	} else {
 		if (e->stake)
-			sb_addtr(&part, tr(c->lang, M_ONLINE_STAKE_PART), ctx_num(c, (int)e->stake, a));
-		sb_addtr(&text, tr(c->lang, M_ONLINE_QUEUED), game_title(c, g), ctx_num(c, e->seats, b2),
+			sb_addmsg(&part, c->lang, M_ONLINE_STAKE_PART, ctx_num(c, (int)e->stake, a));
+		sb_addmsg(&text, c->lang, M_ONLINE_QUEUED, game_title(c, g), ctx_num(c, e->seats, b2),
 			 sb_str(&part), e->name);
 		sb_add(&text, "\n");
-		sb_addtr(&text, tr(c->lang, M_ONLINE_WAITING), ctx_num(c, waiting, a));
+		sb_addmsg(&text, c->lang, M_ONLINE_WAITING, ctx_num(c, waiting, a));
 		sb_add(&text, "\n");
-		sb_addtr(&text, tr(c->lang, M_ONLINE_FILL_HINT),
+		sb_addmsg(&text, c->lang, M_ONLINE_FILL_HINT,
 			 ctx_num(c, (int)(c->b->cfg.online_fill_ms / 1000), a));
 	}
 	r = reply_push(c, "table", NULL, sb_str(&text));
@@ -786,7 +786,10 @@ int cmd_online(struct ctx *c)
 			online_queue_view(c, &mine, 0, QUEUE_LEFT);
 		} else {
 			c->ow.queue_fill = !strcmp(word, "fill") ? 1 : 2;
-			reply_alert(c, c->ow.queue_fill == 1 ? M_ONLINE_FILL_ON : M_ONLINE_FILL_OFF);
+			if (c->ow.queue_fill == 1)
+				reply_alert(c, M_ONLINE_FILL_ON);
+			else
+				reply_alert(c, M_ONLINE_FILL_OFF);
 		}
 		return GB_OK;
 	}
@@ -825,7 +828,7 @@ int cmd_name(struct ctx *c)
 	}
 	bad = online_name_check(c->cmd->args, name, sizeof(name), key, sizeof(key));
 	if (bad) {
-		reply_alert(c, bad, c->cmd->args);
+		reply_alert(c, msg_any(bad, "%s"), c->cmd->args);
 		return GB_OK;
 	}
 	/* a name is one person's, case aside (the store's unique index settles a race for it) */
@@ -869,7 +872,10 @@ int cmd_block(struct ctx *c)
 	if (rc)
 		return rc;
 	if (!last || !kept) {
-		reply_alert(c, last ? M_BLOCK_GONE : M_BLOCK_NONE);
+		if (last)
+			reply_alert(c, M_BLOCK_GONE);
+		else
+			reply_alert(c, M_BLOCK_NONE);
 		return GB_OK;
 	}
 	for (int i = 0; i < n && c->ow.nblock < GB_MAX_SEATS; i++) {
@@ -942,7 +948,7 @@ int cmd_react(struct ctx *c)
 		for (int l = 0; l < LANG_COUNT; l++) {
 			struct strbuf sb = { 0 };
 
-			sb_addtr(&sb, tr(l, M_REACT_LINE), c->cmd->user_name, tr(l, reactions[i].key));
+			sb_addmsg(&sb, l, M_REACT_LINE, c->cmd->user_name, tr(l, reactions[i].key));
 			json_array_append_new(texts, json_text(sb_str(&sb)));
 			if (l == c->lang)
 				json_object_set_new(r, "text", json_text(sb_str(&sb)));
@@ -987,7 +993,7 @@ int cmd_rating(struct ctx *c)
 	rc = person_name(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name));
 	if (rc)
 		return rc;
-	sb_addtr(&sb, tr(c->lang, M_RATING_HEAD), name);
+	sb_addmsg(&sb, c->lang, M_RATING_HEAD, name);
 	for (int i = 0; gb_games[i]; i++) {
 		struct store_rating r;
 		bool prov;
@@ -1000,7 +1006,7 @@ int cmd_rating(struct ctx *c)
 		rating_text(&r, num, sizeof(num), &prov);
 		any_prov |= prov;
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_RATING_ROW), game_title(c, gb_games[i]), num, prov ? "?" : "",
+		sb_addmsg(&sb, c->lang, M_RATING_ROW, game_title(c, gb_games[i]), num, prov ? "?" : "",
 			 ctx_num(c, r.games, games));
 		shown++;
 	}
@@ -1041,7 +1047,7 @@ int online_top(struct ctx *c, const char *args)
 		reply_alert(c, M_TOP_ONLINE_EMPTY, game_title(c, g));
 		return GB_OK;
 	}
-	sb_addtr(&sb, tr(c->lang, M_TOP_ONLINE_HEAD), game_title(c, g));
+	sb_addmsg(&sb, c->lang, M_TOP_ONLINE_HEAD, game_title(c, g));
 	for (int i = 0; i < n; i++) {
 		char rank[24], num[24];
 		bool prov;
@@ -1049,7 +1055,7 @@ int online_top(struct ctx *c, const char *args)
 		rating_text(&rows[i], num, sizeof(num), &prov);
 		any_prov |= prov;
 		sb_add(&sb, "\n");
-		sb_addtr(&sb, tr(c->lang, M_TOP_ONLINE_ROW), ctx_num(c, i + 1, rank), rows[i].name, num,
+		sb_addmsg(&sb, c->lang, M_TOP_ONLINE_ROW, ctx_num(c, i + 1, rank), rows[i].name, num,
 			 prov ? "?" : "");
 	}
 	if (any_prov) {

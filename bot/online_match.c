@@ -100,7 +100,7 @@ static bool drop_short(struct ctx *c, const struct store_queue *e, int n)
 			/* the number too in each language's digits */
 			for (int l = 0; l < LANG_COUNT; l++) {
 				c->lang = l;
-				sb_addtr(&sb, tr(l, M_ONLINE_SHORT_DROPPED), ctx_num(c, (int)e[i].stake, a));
+				sb_addmsg(&sb, l, M_ONLINE_SHORT_DROPPED, ctx_num(c, (int)e[i].stake, a));
 				json_array_append_new(texts, json_text(sb_str(&sb)));
 				sb_release(&sb);
 			}
@@ -129,7 +129,7 @@ static void opened_line(struct ctx *c, const struct gb_game *g)
 			sb_add(&names, i ? ", " : "");
 			sb_add(&names, seat_name(c, i, name, sizeof(name)));
 		}
-		sb_addtr(&line, tr(l, M_ONLINE_OPENED), game_title(c, g), sb_str(&names));
+		sb_addmsg(&line, l, M_ONLINE_OPENED, game_title(c, g), sb_str(&names));
 		json_array_append_new(texts, json_text(sb_str(&line)));
 		if (l == lang)
 			json_object_set_new(r, "text", json_text(sb_str(&line)));

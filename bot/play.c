@@ -515,7 +515,7 @@ static void lobby_hint(struct ctx *c, bool sides, struct strbuf *sb)
 		return;
 	}
 	game_sides_join(&list, c->game, c->lang, "|", NULL);
-	sb_addtr(sb, tr(c->lang, M_LOBBY_HINT_SIDES), sb_str(&list), sb_str(&list));
+	sb_addmsg(sb, c->lang, M_LOBBY_HINT_SIDES, sb_str(&list), sb_str(&list));
 	sb_release(&list);
 }
 
@@ -535,7 +535,7 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 
 		label_cols = w > label_cols ? w : label_cols;
 	}
-	sb_addtr(sb, tr(c->lang, M_LOBBY), game_title(c, c->game));
+	sb_addmsg(sb, c->lang, M_LOBBY, game_title(c, c->game));
 	for (int i = 0; i < c->game->max_players; i++) {
 		char num[24];
 		int used;
@@ -564,9 +564,9 @@ static void lobby_text(struct ctx *c, char names[][STORE_NAME_LEN], struct strbu
 	sb_add(sb, "\n");
 	/* a game that always has the same number of players says that number once */
 	if (c->game->min_players == c->game->max_players)
-		sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS_FIXED), ctx_num(c, c->game->max_players, hi));
+		sb_addmsg(sb, c->lang, M_LOBBY_PLAYERS_FIXED, ctx_num(c, c->game->max_players, hi));
 	else
-		sb_addtr(sb, tr(c->lang, M_LOBBY_PLAYERS), ctx_num(c, c->game->min_players, lo),
+		sb_addmsg(sb, c->lang, M_LOBBY_PLAYERS, ctx_num(c, c->game->min_players, lo),
 			 ctx_num(c, c->game->max_players, hi));
 	sb_add(sb, "\n");
 	lobby_hint(c, sides, sb);

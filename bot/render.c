@@ -51,7 +51,7 @@ static void plain_line(const struct render_ctx *rc, const struct gb_event *ev, s
 	if (!ev) {
 		turn = rc->st ? rc->game->turn(rc->st) : -1;
 		if (turn >= 0 && turn < rc->nseats && rc->names[turn])
-			sb_addtr(out, tr(rc->lang, M_TURN_OF), rc->names[turn]);
+			sb_addmsg(out, rc->lang, M_TURN_OF, rc->names[turn]);
 		return;
 	}
 	rc->game->format_event(ev, buf, sizeof(buf));

@@ -167,10 +167,14 @@ static void render_baghchal_event(const struct render_ctx *rc, const struct gb_e
 		render_tr(rc, out, M_BC_EV_PLACE, who, point(rc, ev->a, a, sizeof(a)));
 		break;
 	case BAGHCHAL_EV_MOVE:
-		render_tr(rc, out,
-			  ev->seat != BAGHCHAL_TIGERS ? M_BC_EV_GOAT_MOVE
-			  : is_jump(ev->a, ev->b) ? M_BC_EV_TIGER_JUMP : M_BC_EV_TIGER_MOVE,
-			  who, point(rc, ev->a, a, sizeof(a)), point(rc, ev->b, b, sizeof(b)));
+		point(rc, ev->a, a, sizeof(a));
+		point(rc, ev->b, b, sizeof(b));
+		if (ev->seat != BAGHCHAL_TIGERS)
+			render_tr(rc, out, M_BC_EV_GOAT_MOVE, who, a, b);
+		else if (is_jump(ev->a, ev->b))
+			render_tr(rc, out, M_BC_EV_TIGER_JUMP, who, a, b);
+		else
+			render_tr(rc, out, M_BC_EV_TIGER_MOVE, who, a, b);
 		break;
 	case BAGHCHAL_EV_CAPTURE:
 		render_tr(rc, out, M_BC_EV_CAPTURE, who, point(rc, ev->a, a, sizeof(a)),
@@ -262,9 +266,10 @@ static void render_baghchal_refusal(const struct render_ctx *rc, int err, const 
 	} else if (err == GB_EILLEGAL && act && act->kind == GB_ACT_MOVE) {
 		int own = s->to_move == BAGHCHAL_TIGERS ? BAGHCHAL_TIGER : BAGHCHAL_GOAT;
 
-		if (baghchal_piece_at(s, act->a) != own)
-			render_tr(rc, out, s->to_move == BAGHCHAL_TIGERS ? M_BC_WHY_NO_TIGER : M_BC_WHY_NO_GOAT,
-				  point(rc, act->a, a, sizeof(a)));
+		if (baghchal_piece_at(s, act->a) != own && s->to_move == BAGHCHAL_TIGERS)
+			render_tr(rc, out, M_BC_WHY_NO_TIGER, point(rc, act->a, a, sizeof(a)));
+		else if (baghchal_piece_at(s, act->a) != own)
+			render_tr(rc, out, M_BC_WHY_NO_GOAT, point(rc, act->a, a, sizeof(a)));
 		else
 			render_tr(rc, out, M_BC_WHY_LINE, point(rc, act->a, a, sizeof(a)), point(rc, act->b, b, sizeof(b)));
 	}

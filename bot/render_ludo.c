@@ -417,7 +417,7 @@ static void render_ludo_event(const struct render_ctx *rc, const struct gb_event
 		break;
 	case LUDO_EV_EXTRA:
 		if (ev->a >= 0 && ev->a < (int)(sizeof(extra) / sizeof(extra[0])))
-			render_tr(rc, out, extra[ev->a], who);
+			render_tr(rc, out, msg_any(extra[ev->a], "%s"), who);
 		break;
 	case LUDO_EV_WASTED:
 		render_tr(rc, out, M_LU_EV_WASTED, who, render_num(rc, ev->a, a, sizeof(a)));

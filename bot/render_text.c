@@ -270,7 +270,8 @@ const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, cha
 	return buf;
 }
 
-void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...)
+/* (name in parentheses: the function, not the checking macro of render_text.h) */
+void (render_tr)(const struct render_ctx *rc, struct strbuf *out, int key, ...)
 {
 	va_list ap;
 

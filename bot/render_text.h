@@ -18,6 +18,7 @@
 
 #include "games/game.h"
 #include "games/strbuf.h"
+#include "i18n.h"
 
 #define RENDER_MAX_COLS 40  /* widest line on any screen we draw */
 #define RENDER_NAME_BUF 256 /* room for any name render_name_buf() writes */
@@ -89,7 +90,12 @@ void render_name(const struct render_ctx *rc, int seat, int cols, struct strbuf 
  * any name up to 24 columns whole); never splits a character. Returns buf. */
 const char *render_name_buf(const struct render_ctx *rc, int seat, int cols, char *buf, size_t n);
 
-/* Append the catalogue text of key, formatted: sb_addtr(out, tr(rc->lang, key), ...). */
+/*
+ * Append the catalogue text of key in rc's language, formatted with the
+ * arguments. The macro checks them against key when compiled (MSG_ARGS_OK,
+ * bot/i18n.h): key is an M_ name as written, or msg_any().
+ */
 void render_tr(const struct render_ctx *rc, struct strbuf *out, int key, ...);
+#define render_tr(rc, out, key, ...) (MSG_ARGS_OK(key, ##__VA_ARGS__), render_tr((rc), (out), (key), ##__VA_ARGS__))
 
 #endif

@@ -7,7 +7,9 @@
  * Nepali in number, order and type (a mismatch would read the wrong argument
  * at run time); Nepali texts hold no English words apart from commands, their
  * literal arguments and card codes; the lookup falls back and parses
- * language codes as documented.
+ * language codes as documented; a key chosen at run time is held to the
+ * arguments stated for it, and the formats the compiler checks calls
+ * against are those of the catalogues.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -301,6 +303,56 @@ static void test_one_style_of_digits(void **state)
 	sb_release(&sb);
 }
 
+/*
+ * A key chosen at run time passes only with the conversions stated for it
+ * (msg_any()); any other comes back as M_INTERNAL, which takes none.
+ */
+static void test_key_chosen_at_run_time(void **state)
+{
+	(void)state;
+	assert_int_equal(msg_any(M_JOINED, "%s %s %s"), M_JOINED);
+	assert_int_equal(msg_any(M_JOINED, "seat %s of %s for %s, 100%%"), M_JOINED);
+	assert_int_equal(msg_any(M_TABLE_FULL, ""), M_TABLE_FULL);
+	assert_int_equal(msg_any(M_CONSOLE_NAME, "%d"), M_CONSOLE_NAME);
+	/* one short, one too many, the wrong type, the wrong order */
+	assert_int_equal(msg_any(M_JOINED, "%s %s"), M_INTERNAL);
+	assert_int_equal(msg_any(M_TABLE_FULL, "%s"), M_INTERNAL);
+	assert_int_equal(msg_any(M_CONSOLE_NAME, "%s"), M_INTERNAL);
+	assert_int_equal(msg_any(M_JOINED, "%s %d %s"), M_INTERNAL);
+	/* a conversion no formatter here reads, a lone % at the end, no such key */
+	assert_int_equal(msg_any(M_WINNER, "%x"), M_INTERNAL);
+	assert_int_equal(msg_any(M_WINNER, "%s %"), M_INTERNAL);
+	assert_int_equal(msg_any(-1, ""), M_INTERNAL);
+	assert_int_equal(msg_any(M_COUNT, ""), M_INTERNAL);
+	assert_string_equal(tr(LANG_EN, M_INTERNAL), tr(LANG_EN, msg_any(M_INTERNAL, "")));
+	assert_null(strchr(tr(LANG_EN, M_INTERNAL), '%'));
+	assert_null(strchr(tr(LANG_NE, M_INTERNAL), '%'));
+}
+
+/*
+ * The literals the compiler checks calls against (msg_fmt.h, written by
+ * the build) are those of the catalogues this suite links: each key's
+ * literal, read back at run time, fits that key.
+ */
+static void test_compiled_formats_fit_the_catalogues(void **state)
+{
+#define FMT_OF(k) MSG_FMT_##k,
+	static const char *const fmts[] = { MSG_KEYS(FMT_OF) };
+#undef FMT_OF
+
+	(void)state;
+	assert_int_equal(sizeof(fmts) / sizeof(fmts[0]), M_COUNT);
+	for (int k = 0; k < M_COUNT; k++) {
+		size_t n = strlen(msg_key_name(k));
+
+		assert_int_equal(strncmp(fmts[k], msg_key_name(k), n), 0);
+		assert_true(fmts[k][n] == '\0' || fmts[k][n] == ' ');
+		if (msg_any(k, fmts[k]) != k)
+			fail_msg("%s: compiled as \"%s\", the catalogue says \"%s\"", msg_key_name(k), fmts[k],
+				 tr(LANG_EN, k));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +366,8 @@ int main(void)
 		cmocka_unit_test(test_nepali_vocabulary),
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_one_style_of_digits),
+		cmocka_unit_test(test_key_chosen_at_run_time),
+		cmocka_unit_test(test_compiled_formats_fit_the_catalogues),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
