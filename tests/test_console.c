@@ -473,7 +473,7 @@ static void test_lang_confirmation_first(void **state)
 
 /*
  * A blank line (or blanks alone), a name alone and a :wait with nothing due
- * are silent on purpose (README, "The console chat"): they are not echoed
+ * are silent on purpose (docs/playing.md, "The console chat"): they are not echoed
  * or, when echoed, get nothing after the echo, and the next line is
  * answered as usual.
  */
