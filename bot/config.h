@@ -49,7 +49,7 @@ struct config {
 	int watch_per_hour;                        /* computer-only games one chat may start per hour: 6 */
 	int rate_user_per_min;                     /* commands one user may send per chat per minute: 30 */
 	int rate_chat_per_min;                     /* commands one chat may send per minute: 120 */
-	/* memory kept against the number of chats (the README's "How many chats") */
+	/* memory kept against the number of chats (docs/scaling.md, "How many chats one machine serves") */
 	int state_cache;                           /* decoded table states kept: 25000 */
 	int rate_limit_slots;                      /* windows the rate limits keep: 131072 */
 	/* what the database keeps (pruned on a schedule, prune_batch rows a transaction) */

@@ -473,7 +473,7 @@ static void test_lang_confirmation_first(void **state)
 
 /*
  * A blank line (or blanks alone), a name alone and a :wait with nothing due
- * are silent on purpose (README, "The console chat"): they are not echoed
+ * are silent on purpose (docs/playing.md, "The console chat"): they are not echoed
  * or, when echoed, get nothing after the echo, and the next line is
  * answered as usual.
  */
@@ -577,20 +577,27 @@ static void serve_reads_input(bool on_pipe)
 	free(out);
 }
 
-/* The README, read whole (caller frees). */
-static char *readme(void)
+/* A file of the source tree (README.md, docs/operators.md), read whole (caller frees). */
+static char *source_text(const char *name)
 {
 	const char *src = getenv("GAMEBOT_SRC");
 	char path[1024];
 	FILE *f;
 	char *text;
 
-	snprintf(path, sizeof(path), "%s/README.md", src ? src : ".");
+	snprintf(path, sizeof(path), "%s/%s", src ? src : ".", name);
 	f = fopen(path, "r");
-	assert_non_null(f);
+	if (!f)
+		fail_msg("cannot read %s", path);
 	text = slurp(f);
 	fclose(f);
 	return text;
+}
+
+/* The README, read whole (caller frees). */
+static char *readme(void)
+{
+	return source_text("README.md");
 }
 
 /* Check what serve printed for the lines of a README example (named by what). */
@@ -680,16 +687,23 @@ static void test_serve_console_on_file(void **state)
 	serve_reads_input(false);
 }
 
+/* The pages that name settings: each spells a platform key one way only. */
+static const char *const setting_pages[] = {
+	"README.md", "docs/operators.md", "docs/telegram.md", "docs/discord.md", "docs/security.md",
+	"docs/scaling.md", "docs/playing.md",
+};
+
 /*
- * The README's Configuration section has a row for every key of
- * config/gamebot.conf.example, and names each setting one way only (the
- * platform keys without the GAMEBOT_ prefix, as every section writes them).
+ * The operator's guide's Configuration table (docs/operators.md) has a
+ * row for every key of config/gamebot.conf.example, and the README and
+ * the docs name each setting one way only (the platform keys without the
+ * GAMEBOT_ prefix, as every page writes them).
  */
 static void test_readme_settings_table(void **state)
 {
 	const char *src = getenv("GAMEBOT_SRC");
 	char path[1024], line[512];
-	char *text = readme();
+	char *text = source_text("docs/operators.md");
 	FILE *f;
 	int keys = 0;
 
@@ -705,14 +719,19 @@ static void test_readme_settings_table(void **state)
 			continue;
 		snprintf(row, sizeof(row), "| `%.*s` | `", (int)n, line);
 		if (!strstr(text, row))
-			fail_msg("the README's Configuration table has no row for %.*s", (int)n, line);
+			fail_msg("the Configuration table of docs/operators.md has no row for %.*s", (int)n, line);
 		keys++;
 	}
 	fclose(f);
 	assert_true(keys >= 30);
-	if (strstr(text, "GAMEBOT_TELEGRAM_") || strstr(text, "GAMEBOT_DISCORD_"))
-		fail_msg("the README spells a platform key with the GAMEBOT_ prefix as well as without");
 	free(text);
+	for (size_t i = 0; i < sizeof(setting_pages) / sizeof(setting_pages[0]); i++) {
+		text = source_text(setting_pages[i]);
+		if (strstr(text, "GAMEBOT_TELEGRAM_") || strstr(text, "GAMEBOT_DISCORD_"))
+			fail_msg("%s spells a platform key with the GAMEBOT_ prefix as well as without",
+				 setting_pages[i]);
+		free(text);
+	}
 }
 
 /* The transcripts loaded, for the test of their names. */
