@@ -31,6 +31,14 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
 		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
 	[SQL_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
+	/*
+	 * The chat ?2 and its forum topics ("?2#THREAD") after id ?3, in id
+	 * order: read through the platform's chats, and only when the bot is
+	 * removed from a group.
+	 */
+	[SQL_CHAT_PLACES] = "SELECT id, platform, chat, lang, settings FROM chats WHERE platform = ?1"
+		" AND (chat = ?2 OR substr(chat, 1, length(?2) + 1) = ?2 || '#') AND id > ?3"
+		" ORDER BY id LIMIT ?4",
 	[SQL_TABLE_OPEN_GET] = "SELECT " STORE_TABLE_COLS " FROM tables"
 		" WHERE chat_id = ?1 AND status < 2",
 	[SQL_TABLE_GET] = "SELECT " STORE_TABLE_COLS " FROM tables WHERE id = ?1",
