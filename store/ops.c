@@ -1142,6 +1142,11 @@ int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attem
 	return out_change(s, SQL_OUT_RETRY, id, &due_ms, &attempt);
 }
 
+int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms)
+{
+	return out_change(s, SQL_OUT_EXTEND, id, &lease_until_ms, NULL);
+}
+
 int store_out_set_payload(struct store *s, int64_t id, const char *payload)
 {
 	struct q q;

@@ -499,6 +499,13 @@ int store_out_done(struct store *s, int64_t id);
 int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt);
 
 /*
+ * A claimed row kept longer: its lease runs until lease_until_ms (the
+ * worker that holds it still decides about it). GB_ENOTFOUND if there is
+ * no such row, or it is not under a lease, or it was set aside.
+ */
+int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms);
+
+/*
  * A pending row's payload replaced (a view rewritten before it is sent,
  * inside a transaction that read it with store_out_chat()). GB_ENOTFOUND
  * if there is no such row, or it was set aside.

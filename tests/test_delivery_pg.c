@@ -9,6 +9,10 @@
  *     (the lease race tests/test_telegram.c runs with threads on SQLite):
  *     every call ends before the lease does, so the other instance never
  *     claims the row while it is in hand, and the table is posted once;
+ *   - a message in doubt (its answer never came) followed by a probe that
+ *     answers slowly: the row stays leased while the probe is asked, past
+ *     the lease it was claimed with, so it is set aside, not sent again by
+ *     the other instance;
  *   - an outage both instances meet (calls held unanswered past their
  *     time limit, then connections refused): each pauses behind its own
  *     probe, no row is tried, counted an attempt or set aside while the
@@ -237,6 +241,31 @@ static void lease_outlasted_by_slow_calls_sent_once(void **state)
 	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 1);
 }
 
+/*
+ * A message whose request went out and whose answer never came (held 5 s,
+ * the call gives up at 2.7 s of a 3 s lease) is in doubt; the probe that
+ * follows answers, slowly (2.5 s), so Telegram was slow, not down, and the
+ * message is set aside. The row stays the worker's while it asks - past
+ * the lease it was claimed with - so the other instance never claims it
+ * and sends it again: the chat sees it once.
+ */
+static void probe_after_a_send_in_doubt_keeps_the_row(void **state)
+{
+	struct fix *x = *state;
+	int aside = 0;
+
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_SLOW, 5000);
+	fake_tg_fault(x->f, "getMe", 0, 1, FAKE_TG_SLOW, 2500);
+	assert_int_equal(store_out_add(x->s, "telegram", "-1001", 0, NULL,
+				       "{\"kind\":\"public\",\"text\":\"slow news\"}", 1), GB_OK);
+	wake_all(x);
+	wait_nothing_pending(x, 30000);
+	assert_true(fake_tg_quiet(x->f, 20000));
+	assert_int_equal(fake_tg_count(x->f, "sendMessage"), 1);
+	assert_int_equal(store_out_count(x->s, "telegram", NULL, &aside, NULL), GB_OK);
+	assert_int_equal(aside, 1);
+}
+
 /* Wait (bounded) until every instance is paused behind its probe (paused) or none is. */
 static void wait_paused(struct fix *x, bool paused)
 {
@@ -352,6 +381,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(lease_outlasted_by_slow_calls_sent_once, setup_lease4, teardown),
+		cmocka_unit_test_setup_teardown(probe_after_a_send_in_doubt_keeps_the_row, setup_lease3, teardown),
 		cmocka_unit_test_setup_teardown(outage_met_by_both_nothing_lost_or_doubled, setup_lease3,
 						teardown),
 	};

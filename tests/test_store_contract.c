@@ -1548,6 +1548,32 @@ static void test_outbox_unlease(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* A lease kept longer by the worker holding the row: nobody claims it until then. */
+static void test_outbox_extend(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[4];
+	int64_t id = queue(f->s, "c1", NULL, "{\"n\":1}", 0);
+
+	/* claimed until 2,000, kept until 9,000 */
+	assert_int_equal(claim(f->s, 1000, 1000, o, 4), 1);
+	release_outs(o, 1);
+	assert_int_equal(store_out_extend(f->s, id, 9000), GB_OK);
+	assert_int_equal(claim(f->s, 5000, 1000, o, 4), 0);
+	assert_int_equal(claim(f->s, 9000, 1000, o, 4), 1);
+	release_outs(o, 1);
+	/* handed back: no lease to keep */
+	assert_int_equal(store_out_retry(f->s, id, 0, 0), GB_OK);
+	assert_int_equal(store_out_extend(f->s, id, 20000), GB_ENOTFOUND);
+	assert_int_equal(claim(f->s, 10000, 1000, o, 4), 1);
+	release_outs(o, 1);
+	/* set aside, or no such row */
+	assert_int_equal(store_out_set_aside(f->s, id, "bad"), GB_OK);
+	assert_int_equal(store_out_extend(f->s, id, 20000), GB_ENOTFOUND);
+	assert_int_equal(store_out_extend(f->s, id + 100, 20000), GB_ENOTFOUND);
+	assert_int_equal(store_out_extend(NULL, id, 20000), GB_EARGS);
+}
+
 static void test_outbox_attempts(void **state)
 {
 	struct fixture *f = *state;
@@ -3082,6 +3108,7 @@ int main(void)
 		T(test_outbox_two_workers),
 		T(test_outbox_coalescing),
 		T(test_outbox_unlease),
+		T(test_outbox_extend),
 		T(test_outbox_attempts),
 		T(test_outbox_set_aside),
 		T(test_outbox_chat_rows),
