@@ -98,43 +98,94 @@ void adapter_bot_release(void)
 
 #define GONE_BATCH 64
 
-int adapter_chat_gone(const struct adapter_env *env, const char *platform, const char *chat,
-		      const char *why)
+/*
+ * Stop place's open table (as the internal command _gone) and set aside
+ * its pending rows not under a live lease at now; *aside counts them.
+ */
+static int place_gone(struct bot *b, const char *platform, const char *place, const char *why, int64_t now,
+		      int *aside)
 {
-	struct bot *b = adapter_bot(env);
 	struct command cmd;
 	struct store_out rows[GONE_BATCH];
-	int rc, n = 0, aside = 0;
-	int64_t now = bot_now_ms();
+	int rc, n = 0;
 
-	if (!b)
-		return GB_ESTORE;
 	memset(&cmd, 0, sizeof(cmd));
 	snprintf(cmd.platform, sizeof(cmd.platform), "%s", platform);
-	snprintf(cmd.chat, sizeof(cmd.chat), "%s", chat);
+	snprintf(cmd.chat, sizeof(cmd.chat), "%s", place);
 	snprintf(cmd.verb, sizeof(cmd.verb), "_gone");
 	cmd.internal = true;
 	cmd.now_ms = now;
 	rc = bot_handle(b, &cmd);
 	if (rc == GB_EDUP)
 		rc = GB_OK;
-	/* the chat's pending rows, the stop's own notices among them: nobody there can read them */
+	/*
+	 * The place's pending rows: nobody there can read them. In a
+	 * transaction, so no worker claims one between the read and the
+	 * setting aside; one under a live lease is in a worker's hands, and
+	 * its own call meets the refusal.
+	 */
 	for (int pass = 0; !rc && pass < 64; pass++) {
-		int before = aside;
+		int before = *aside, set = 0;
 
-		rc = store_out_chat(b->store, platform, chat, rows, GONE_BATCH, &n);
+		rc = store_begin(b->store);
+		if (!rc)
+			rc = store_out_chat(b->store, platform, place, rows, GONE_BATCH, &n);
 		for (int i = 0; !rc && i < n; i++) {
-			/* one under a live lease is in a worker's hands: its own call meets the refusal */
-			if (rows[i].lease_until_ms <= now && !store_out_set_aside(b->store, rows[i].id, why))
-				aside++;
+			if (rows[i].lease_until_ms > now)
+				continue;
+			rc = store_out_set_aside(b->store, rows[i].id, why);
+			if (!rc)
+				set++;
+			else if (rc == GB_ENOTFOUND)
+				rc = GB_OK; /* delivered or set aside meanwhile */
 		}
 		for (int i = 0; i < n; i++)
 			store_out_release(&rows[i]);
-		if (rc || aside == before)
+		n = 0;
+		if (!rc)
+			rc = store_commit(b->store);
+		else
+			store_rollback(b->store);
+		if (!rc)
+			*aside += set;
+		if (rc || *aside == before)
 			break;
 	}
-	gb_log("%s chat %s cannot be reached any more (%s): any open table there stopped with its"
-	       " stakes refunded, %d deliveries to it given up%s%s", platform, chat, why, aside, rc ? ": " : "",
+	return rc;
+}
+
+int adapter_chat_gone(const struct adapter_env *env, const char *platform, const char *chat,
+		      const char *why)
+{
+	struct bot *b = adapter_bot(env);
+	struct store_chat places[GONE_BATCH];
+	char group[STORE_ID_LEN], in_topics[40] = "";
+	int rc, n = 0, aside = 0, topics = 0;
+	int64_t now = bot_now_ms(), after = 0;
+
+	if (!b)
+		return GB_ESTORE;
+	/* a forum topic's refusal is its group's: the bot is out of every topic with it */
+	place_chat(chat, group, sizeof(group));
+	rc = place_gone(b, platform, group, why, now, &aside);
+	/* its topics, each a chat of its own in the store, page by page */
+	do {
+		if (!rc)
+			rc = store_chat_places(b->store, platform, group, after, places, GONE_BATCH, &n);
+		for (int i = 0; !rc && i < n; i++) {
+			if (strcmp(places[i].chat, group)) {
+				rc = place_gone(b, platform, places[i].chat, why, now, &aside);
+				topics++;
+			}
+		}
+		after = n ? places[n - 1].id : after;
+		for (int i = 0; i < n; i++)
+			store_chat_release(&places[i]);
+	} while (!rc && n == GONE_BATCH);
+	if (topics)
+		snprintf(in_topics, sizeof(in_topics), " or in its %d topics", topics);
+	gb_log("%s chat %s cannot be reached any more (%s): any open table there%s stopped with its stakes"
+	       " refunded, %d deliveries given up%s%s", platform, group, why, in_topics, aside, rc ? ": " : "",
 	       rc ? gb_strerror(rc) : "");
 	return rc;
 }

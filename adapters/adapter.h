@@ -183,8 +183,10 @@ int adapter_queue_message(struct store *s, const char *platform, const char *cha
 
 /*
  * The bot can no longer reach chat of platform (removed from the group,
- * the channel deleted; why says how it was told): the chat's open table
- * stops as /stop stops it, every stake refunded, and the chat's pending
+ * the channel deleted; why says how it was told). A forum topic's chat
+ * ("CHAT#THREAD") stands for its group: the group and every topic of it
+ * the store knows (store_chat_places()) are each gone. Each one's open
+ * table stops as /stop stops it, every stake refunded, and its pending
  * rows not in a worker's hands are set aside with why, so no call is made
  * for them. On the calling thread's bot (adapter_bot()); one log line.
  */

@@ -263,23 +263,43 @@ static bool gate_is_shut(struct outbox_gate *g)
 }
 
 /*
+ * The longest a probe asked about a delivery's failure may take (its calls
+ * end by then, adapter_deadline_set()). The claim's rows still in hand are
+ * leased that long more, and a tenth of the lease to record the outcome:
+ * the failed call may have waited out its time limit, leaving only that
+ * tenth, and no other worker may claim a row (and send it again) while
+ * this one still decides about it.
+ */
+#define PROBE_IN_PASS_MS 5000
+
+/*
  * A delivery failed for the platform (d->platform_down): is the platform
  * down as a whole (true: the gate is shut now, or was already)? A 401 is
  * the platform's refusal of every call: shut at once, without another
- * call. Otherwise the probe is asked now: no answer (or a 401) confirms
- * it; an answer means the failure was the row's own, an attempt as any.
+ * call. Otherwise the probe is asked now, the rows in hand (rows[0..n),
+ * claimed at claimed on adapter_mono_ms()'s clock) kept leased while it
+ * asks: no answer (or a 401) confirms it; an answer means the failure was
+ * the row's own, an attempt as any.
  */
 static bool platform_failed(struct outbox_gate *g, struct store *s, const struct adapter *a,
 			    void *self, const struct outbox_opts *o, int64_t now_ms,
-			    const struct delivery *d)
+			    const struct delivery *d, const struct store_out *rows, int n, int64_t claimed)
 {
-	int pr;
+	int pr = PROBE_UNAUTHORIZED;
 
 	if (gate_is_shut(g))
 		return true;
-	pr = d->unauthorized ? PROBE_UNAUTHORIZED : a->probe(self);
-	if (!d->unauthorized)
+	if (!d->unauthorized) {
+		int64_t until = now_ms + (adapter_mono_ms() - claimed) + PROBE_IN_PASS_MS + o->lease_ms / 10;
+
+		/* a row no longer under this lease (a failure to extend it) is left as it is */
+		for (int i = 0; i < n; i++)
+			store_out_extend(s, rows[i].id, until);
+		adapter_deadline_set(adapter_mono_ms() + PROBE_IN_PASS_MS);
+		pr = a->probe(self);
+		adapter_deadline_set(0);
 		count_probe(a, pr);
+	}
 	if (pr == PROBE_UP)
 		return false;
 	gate_shut(g, s, a, o, now_ms, pr == PROBE_UNAUTHORIZED, d->why);
@@ -389,7 +409,7 @@ int outbox_run_once(struct store *s, const struct adapter *a, void *self,
 		}
 		if ((d.result == DELIVERY_RETRY || d.result == DELIVERY_GIVE_UP) && d.platform_down && o->gate &&
 		    a->probe &&
-		    platform_failed(o->gate, s, a, self, o, now_ms, &d)) {
+		    platform_failed(o->gate, s, a, self, o, now_ms, &d, rows + i, n - i, claimed)) {
 			/* the platform's failure, not the row's: this row and the rest wait behind the gate */
 			count(a, "platform_down");
 			hand_back(s, a, o, rows + i, n - i, now_ms);

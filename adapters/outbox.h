@@ -25,7 +25,9 @@
  * delivery is at least once, and adapters make repeats harmless where the
  * platform allows (an edit with the same text is a no-op). A live
  * worker's row is never claimed by another: every platform call of a
- * delivery ends before the row's lease does (adapter_deadline_set()). A
+ * delivery ends before the row's lease does (adapter_deadline_set()), and
+ * while the probe is asked about a failed call the rows in hand are leased
+ * for as long as it may take (5 s) and the time to record the outcome. A
  * new message whose request went out and whose answer never came is the
  * adapter's to judge (without a key the platform drops a repeat by, it is
  * set aside in doubt rather than sent again).

@@ -324,9 +324,9 @@ static int queue_replies(struct ctx *c)
 {
 	struct store *s = c->ws;
 	size_t n, turn_rows, *order = NULL;
-	int rc = reply_texts(c);
+	int rc = c->unreachable ? GB_OK : reply_texts(c);
 
-	if (rc)
+	if (rc || c->unreachable)
 		goto out;
 	n = json_array_size(c->replies);
 	order = malloc((n ? n : 1) * sizeof(*order));

@@ -63,6 +63,8 @@ struct ctx {
 	int my_seat;                         /* cmd->user's seat, or -1 */
 
 	json_t *replies;                     /* queued replies (owned) */
+	bool unreachable;                    /* nobody in the chat can be told (_gone): no reply is
+	                                        queued for it */
 	char **reply_text;                   /* the outbox rows of replies[0..nreply_text), made
 	                                        before the write when the table's id is known
 	                                        (owned); the rest in commit() */

@@ -492,10 +492,11 @@ int cmd_stop(struct ctx *c)
  * Internal: the bot can no longer reach the chat (removed from the group,
  * the channel deleted). Its open table stops as /stop stops it - every
  * stake back to who staked it when the pot is settled - without anyone's
- * say, since nobody there can be asked or told.
+ * say, since nobody there can be asked or told: nothing is queued for it.
  */
 int cmd_gone(struct ctx *c)
 {
+	c->unreachable = true;
 	if (!c->has_table || c->online)
 		return GB_OK;
 	c->table.status = STORE_OVER;

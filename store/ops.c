@@ -371,6 +371,23 @@ int store_explain(struct store *s, char *out, size_t cap)
 
 /* ---- chats ---- */
 
+/* The row q is on (a chat SELECT's columns) into row, a struct store_chat. */
+static void chat_cols(struct q *q, void *row)
+{
+	struct store_chat *c = row;
+
+	c->id = col_i64(q, 0);
+	col_copy(q, 1, c->platform, sizeof c->platform);
+	col_copy(q, 2, c->chat, sizeof c->chat);
+	col_copy(q, 3, c->lang, sizeof c->lang);
+	col_dup(q, 4, &c->settings);
+}
+
+static void chat_release_row(void *row)
+{
+	store_chat_release(row);
+}
+
 /*
  * Step q (a chat SELECT, bound) and read its row into c; *found says
  * whether there was one. On an error c is left zeroed.
@@ -378,13 +395,8 @@ int store_explain(struct store *s, char *out, size_t cap)
 static int chat_read(struct q *q, struct store_chat *c, int *found)
 {
 	*found = q_row(q);
-	if (*found) {
-		c->id = col_i64(q, 0);
-		col_copy(q, 1, c->platform, sizeof c->platform);
-		col_copy(q, 2, c->chat, sizeof c->chat);
-		col_copy(q, 3, c->lang, sizeof c->lang);
-		col_dup(q, 4, &c->settings);
-	}
+	if (*found)
+		chat_cols(q, c);
 	if (q->rc) {
 		store_chat_release(c);
 		memset(c, 0, sizeof *c);
@@ -517,6 +529,25 @@ int store_chat_move(struct store *s, const char *platform, const char *from, con
 	if (!rc)
 		rc = run_pair(s, SQL_OUT_MOVE, platform, from, to, &changes);
 	return s->ops->sp_end(s->b, outer, rc);
+}
+
+int store_chat_places(struct store *s, const char *platform, const char *chat, int64_t after,
+		      struct store_chat *out, int max, int *n)
+{
+	struct q q;
+	int rc;
+
+	rc = rows_start(s, id_ok(platform, CAP(store_chat, platform)) && id_ok(chat, CAP(store_chat, chat)),
+			out, sizeof *out, max, n);
+	if (rc || max == 0)
+		return rc;
+	q = q_get(s, SQL_CHAT_PLACES);
+	q_text(&q, 1, platform);
+	q_text(&q, 2, chat);
+	q_i64(&q, 3, after);
+	q_i64(&q, 4, max);
+	q_rows(&q, out, sizeof *out, max, chat_cols, chat_release_row, n);
+	return q_end(&q);
 }
 
 /* ---- tables ---- */
@@ -1109,6 +1140,11 @@ int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attem
 	int attempt = count_attempt != 0;
 
 	return out_change(s, SQL_OUT_RETRY, id, &due_ms, &attempt);
+}
+
+int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms)
+{
+	return out_change(s, SQL_OUT_EXTEND, id, &lease_until_ms, NULL);
 }
 
 int store_out_set_payload(struct store *s, int64_t id, const char *payload)

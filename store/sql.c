@@ -31,6 +31,14 @@ const char *const store_sql_common[SQL_COUNT] = {
 		" AND NOT EXISTS (SELECT 1 FROM stats WHERE stats.chat_id = chats.id)"
 		" AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id)",
 	[SQL_CHAT_MOVE] = "UPDATE chats SET chat = ?3 WHERE platform = ?1 AND chat = ?2",
+	/*
+	 * The chat ?2 and its forum topics ("?2#THREAD") after id ?3, in id
+	 * order: read through the platform's chats, and only when the bot is
+	 * removed from a group.
+	 */
+	[SQL_CHAT_PLACES] = "SELECT id, platform, chat, lang, settings FROM chats WHERE platform = ?1"
+		" AND (chat = ?2 OR substr(chat, 1, length(?2) + 1) = ?2 || '#') AND id > ?3"
+		" ORDER BY id LIMIT ?4",
 	[SQL_TABLE_OPEN_GET] = "SELECT " STORE_TABLE_COLS " FROM tables"
 		" WHERE chat_id = ?1 AND status < 2",
 	[SQL_TABLE_GET] = "SELECT " STORE_TABLE_COLS " FROM tables WHERE id = ?1",
@@ -98,6 +106,9 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_OUT_PAYLOAD] = "UPDATE outbox SET payload = ?2 WHERE id = ?1 AND aside_ms IS NULL",
 	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + CAST(?3 AS INTEGER) WHERE id = ?1 AND aside_ms IS NULL",
+	/* a row still under a lease (not handed back, not set aside) keeps it until ?2 */
+	[SQL_OUT_EXTEND] = "UPDATE outbox SET lease_until_ms = ?2 WHERE id = ?1 AND lease_until_ms > 0"
+		" AND aside_ms IS NULL",
 	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
 		" AND aside_ms IS NULL",
 	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"

@@ -257,6 +257,17 @@ int store_chat_save(struct store *s, const struct store_chat *c);
  */
 int store_chat_move(struct store *s, const char *platform, const char *from, const char *to);
 
+/*
+ * The places of chat of platform: the chat itself and each of its forum
+ * topics ("CHAT#THREAD", a chat of its own in the store), those whose
+ * store id is above after, in id order, max at most, into out (each
+ * released with store_chat_release()); *n gets the count. Page through
+ * them by passing the last id read as after. A chat unknown to the store
+ * has none.
+ */
+int store_chat_places(struct store *s, const char *platform, const char *chat, int64_t after,
+		      struct store_chat *out, int max, int *n);
+
 /* ---- tables (one game each; at most one open per chat) ---- */
 enum store_table_status {
 	STORE_LOBBY = 0,   /* seats being filled */
@@ -486,6 +497,13 @@ int store_out_done(struct store *s, int64_t id);
  * GB_ENOTFOUND if there is no such row, or it was set aside.
  */
 int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt);
+
+/*
+ * A claimed row kept longer: its lease runs until lease_until_ms (the
+ * worker that holds it still decides about it). GB_ENOTFOUND if there is
+ * no such row, or it is not under a lease, or it was set aside.
+ */
+int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms);
 
 /*
  * A pending row's payload replaced (a view rewritten before it is sent,

@@ -12,7 +12,10 @@
  * tested on their own; then the real binary, on webhook, plays a Ludo game
  * in one topic and a Call Break game in another of one forum group against
  * the fake Bot API with the General topic closed, and a closed and a
- * deleted topic are given up without retrying for ever.
+ * deleted topic are given up without retrying for ever. A bot removed
+ * from the group (its my_chat_member update, or a 403 in one topic)
+ * stops the staked tables of every topic and of General, refunds every
+ * stake and sends nothing more there.
  */
 #include <curl/curl.h>
 #include <jansson.h>
@@ -30,6 +33,7 @@
 #include <cmocka.h>
 
 #include "adapters/telegram.h"
+#include "bot/audit.h"
 #include "bot/bot.h"
 #include "games/game.h"
 #include "games/strbuf.h"
@@ -344,7 +348,8 @@ static void look(struct fix *x, int thread, struct seen *out)
 
 	memset(out, 0, sizeof(*out));
 	out->turn = -1;
-	snprintf(place, sizeof(place), GROUP "#%d", thread);
+	/* the General topic is the group itself */
+	snprintf(place, sizeof(place), thread ? GROUP "#%d" : GROUP, thread);
 	assert_int_equal(store_chat_get(x->s, "telegram", place, "en", &c), GB_OK);
 	if (store_table_open_get(x->s, c.id, &t) == GB_OK) {
 		const struct gb_game *g = gb_game_find(t.game);
@@ -665,6 +670,168 @@ static void closed_and_deleted_topics_are_given_up(void **state)
 	assert_int_equal(sends_to(x, 0), 1);
 }
 
+/* ---- the bot removed from the group ---- */
+
+/* A staked Snakes and Ladders table in topic thread (0: General): Asha and Bina, 10 coins each. */
+static int64_t staked_table(struct fix *x, int thread)
+{
+	struct seen s;
+
+	say(x, thread, "11", "/new snakes");
+	say(x, thread, "11", "/stake 10");
+	say(x, thread, "12", "/join");
+	say(x, thread, "11", "/start");
+	look(x, thread, &s);
+	assert_true(s.open);
+	assert_int_equal(s.status, STORE_PLAYING);
+	return s.id;
+}
+
+/* The group's balance of account (its wallets and pots are the whole group's). */
+static int64_t group_balance(struct fix *x, const char *account)
+{
+	struct store_chat c = { 0 };
+	int64_t v = -1;
+
+	assert_int_equal(store_chat_get(x->s, "telegram", GROUP, "en", &c), GB_OK);
+	assert_int_equal(store_coins_balance(x->s, c.id, account, &v, NULL), GB_OK);
+	store_chat_release(&c);
+	return v;
+}
+
+/* Wait (bounded) until the fake answered count sendMessage calls with status. */
+static void wait_sends_answered(struct fix *x, int status, int count)
+{
+	int64_t until = mono_ms() + 20000;
+
+	while (fake_tg_count_status(x->f, "sendMessage", status) < count) {
+		if (mono_ms() > until) {
+			fake_tg_dump(x->f);
+			show_log(x);
+			fail_msg("fewer than %d sendMessage answered %d", count, status);
+		}
+		usleep(5000);
+	}
+}
+
+/* Calls naming the group (any topic) from the i-th recorded call on. */
+static int group_calls_from(struct fix *x, int from)
+{
+	char method[64];
+	int n = 0;
+
+	for (int i = from;; i++) {
+		json_t *b = fake_tg_call(x->f, i, method, sizeof(method), NULL);
+
+		if (!b)
+			break;
+		n += json_integer_value(json_object_get(b, "chat_id")) == GROUP_ID;
+		json_decref(b);
+	}
+	return n;
+}
+
+/*
+ * Tables in topics 30 and 31 and in General, staked; then a reply in 31
+ * and one in General wait out a 429 (a minute) so that each place has a
+ * row pending when the bot is removed.
+ */
+static void three_staked_tables(struct fix *x, int64_t tables[3])
+{
+	static const int threads[3] = { 30, 31, 0 };
+
+	fake_tg_topic(x->f, GROUP, 0, FAKE_TG_TOPIC_OPEN);
+	for (int i = 0; i < 3; i++)
+		tables[i] = staked_table(x, threads[i]);
+	wait_outbox_empty(x);
+	assert_int_equal(group_balance(x, "user:11"), 970);
+	assert_int_equal(group_balance(x, "user:12"), 970);
+	fake_tg_fault(x->f, "sendMessage", 0, 2, FAKE_TG_429, 60);
+	say(x, 31, "12", "/help");
+	say(x, 0, "12", "/help");
+	wait_sends_answered(x, 429, 2);
+}
+
+/*
+ * Every table of the group over, every stake back, the ledger sound,
+ * nothing pending for the group or its topics, and no call to the group
+ * from the from-th recorded call on.
+ */
+static void assert_group_gone(struct fix *x, const int64_t tables[3], int from)
+{
+	char *argv[] = { "audit", "--db", x->db, NULL };
+	int64_t until = mono_ms() + 20000;
+	int pending = 1, aside = 0;
+	struct store_table t;
+
+	for (int i = 0; i < 3; i++) {
+		for (;;) {
+			assert_int_equal(store_table_get(x->s, tables[i], &t), GB_OK);
+			if (t.status == STORE_OVER || mono_ms() > until)
+				break;
+			store_table_release(&t);
+			usleep(5000);
+		}
+		if (t.status != STORE_OVER)
+			show_log(x);
+		assert_int_equal(t.status, STORE_OVER);
+		store_table_release(&t);
+	}
+	while (pending && mono_ms() < until) {
+		assert_int_equal(store_out_count(x->s, "telegram", &pending, &aside, NULL), GB_OK);
+		if (pending)
+			usleep(5000);
+	}
+	assert_int_equal(pending, 0);
+	assert_true(aside >= 2);
+	for (int i = 0; i < 3; i++) {
+		char pot[32];
+
+		snprintf(pot, sizeof(pot), "pot:%lld", (long long)tables[i]);
+		assert_int_equal(group_balance(x, pot), 0);
+	}
+	assert_int_equal(group_balance(x, "user:11"), 1000);
+	assert_int_equal(group_balance(x, "user:12"), 1000);
+	assert_int_equal(audit_main(3, argv, "", stdout, stderr), 0);
+	assert_true(fake_tg_quiet(x->f, 10000));
+	assert_int_equal(group_calls_from(x, from), 0);
+	assert_int_equal(log_lines(x, "cannot be reached any more"), 1);
+	assert_int_equal(log_lines(x, "or in its 2 topics"), 1);
+}
+
+static void kicked_from_forum_stops_every_topic(void **state)
+{
+	struct fix *x = *state;
+	int64_t tables[3];
+	int from;
+
+	three_staked_tables(x, tables);
+	from = fake_tg_count(x->f, NULL);
+	assert_int_equal(hook(x, "{\"update_id\":799001,\"my_chat_member\":{\"chat\":" FORUM_CHAT ","
+			      "\"from\":{\"id\":11,\"is_bot\":false,\"first_name\":\"Asha\"},\"date\":1700000000,"
+			      "\"old_chat_member\":{\"user\":{\"id\":4242,\"is_bot\":true,\"first_name\":\"gamebot\","
+			      "\"username\":\"gb_forum_bot\"},\"status\":\"member\"},\"new_chat_member\":{\"user\":"
+			      "{\"id\":4242,\"is_bot\":true,\"first_name\":\"gamebot\",\"username\":\"gb_forum_bot\"},"
+			      "\"status\":\"kicked\",\"until_date\":0}}}"),
+			 200);
+	assert_group_gone(x, tables, from);
+}
+
+/* The bot learns it was removed from a 403 in one topic (its update lost): the whole group stops. */
+static void kicked_403_in_a_topic_stops_every_topic(void **state)
+{
+	struct fix *x = *state;
+	int64_t tables[3];
+	int from;
+
+	three_staked_tables(x, tables);
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_KICKED, 0);
+	say(x, 30, "12", "/help");
+	wait_sends_answered(x, 403, 1);
+	from = fake_tg_count(x->f, NULL);
+	assert_group_gone(x, tables, from);
+}
+
 int main(void)
 {
 	const struct CMUnitTest pure[] = {
@@ -674,6 +841,8 @@ int main(void)
 	const struct CMUnitTest served[] = {
 		cmocka_unit_test_setup_teardown(two_topics_two_games, setup, teardown),
 		cmocka_unit_test_setup_teardown(closed_and_deleted_topics_are_given_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(kicked_from_forum_stops_every_topic, setup, teardown),
+		cmocka_unit_test_setup_teardown(kicked_403_in_a_topic_stops_every_topic, setup, teardown),
 	};
 	int failed = cmocka_run_group_tests_name("forum topics (pure)", pure, NULL, NULL);
 

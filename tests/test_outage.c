@@ -20,6 +20,8 @@
  *   - a chat the bot was removed from (Telegram's my_chat_member "kicked",
  *     its 403 "bot was kicked", Discord's Unknown Channel) stops its table
  *     with the stakes refunded and gives up its rows;
+ *   - Discord's Missing Access and Missing Permissions in one channel are
+ *     that channel's: its rows are set aside, the platform is not paused;
  *   - Discord: a 429 without a JSON body waits its Retry-After, a wait of
  *     hours is believed, and an interaction webhook that answered Unknown
  *     Webhook is never called again.
@@ -848,6 +850,48 @@ static void test_discord_unknown_channel_stops_the_table(void **state)
 	world_free(&w);
 }
 
+/*
+ * Discord's 403s into a channel - 50001 Missing Access, 50013 Missing
+ * Permissions - are that channel's (the bot user is not there, or may not
+ * post): its rows, with no interaction to carry them, are set aside after
+ * one call each; the platform is not paused, no probe asks, no row counts
+ * an attempt, and the other channels' rows go out.
+ */
+static void test_discord_missing_access_is_the_channels(void **state)
+{
+	struct world w;
+	int pending = 1, aside = -1;
+	char prefix[64];
+
+	(void)state;
+	world_start(&w, DC, false);
+	fake_dc_deny_channel(w.dc, w.chats[0], 50001);
+	fake_dc_deny_channel(w.dc, w.chats[1], 50013);
+	for (int g = 0; g < GROUPS; g++)
+		say(&w, w.chats[g], "7", "/rules ludo");
+	for (int i = 0; pending && i < 600000 / STEP_MS; i++) {
+		assert_true(outbox_run_once(w.b.store, w.a, w.self, &w.o, w.now) >= 0);
+		w.now += STEP_MS;
+		assert_true(metrics_value("gamebot_outbox_paused", "platform=\"discord\"") == 0);
+		assert_int_equal(store_out_count(w.b.store, "discord", &pending, &aside, NULL), GB_OK);
+	}
+	assert_int_equal(pending, 0);
+	assert_int_equal(aside, 2);
+	for (int g = 0; g < 2; g++) {
+		snprintf(prefix, sizeof(prefix), "/channels/%s/", w.chats[g]);
+		assert_int_equal(fake_dc_count(w.dc, NULL, prefix), 1);
+		assert_int_equal(received_in(&w, w.chats[g]), 0);
+	}
+	for (int g = 2; g < GROUPS; g++)
+		assert_int_equal(received_in(&w, w.chats[g]), 1);
+	assert_int_equal(fake_dc_count(w.dc, "GET", "/users/@me"), 0);
+	assert_true(metric("discord", "gamebot_outbox_probes_total", "down") == 0);
+	assert_true(metric("discord", "gamebot_outbox_probes_total", "up") == 0);
+	assert_true(metric("discord", "gamebot_deliveries_total", "retried") == 0);
+	assert_true(metric("discord", "gamebot_deliveries_total", "set_aside") == 2);
+	world_free(&w);
+}
+
 /* ---- Discord's 429s and gone webhooks ---- */
 
 /* Deliver the one row due now directly; its outcome into d. */
@@ -933,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_telegram_kicked_update_stops_the_table),
 		cmocka_unit_test(test_telegram_kicked_403_stops_the_table),
 		cmocka_unit_test(test_discord_unknown_channel_stops_the_table),
+		cmocka_unit_test(test_discord_missing_access_is_the_channels),
 		cmocka_unit_test(test_discord_429_without_json_waits_retry_after),
 		cmocka_unit_test(test_discord_429_of_hours_is_believed),
 		cmocka_unit_test(test_discord_gone_webhook_never_called_again),

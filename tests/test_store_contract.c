@@ -1548,6 +1548,32 @@ static void test_outbox_unlease(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* A lease kept longer by the worker holding the row: nobody claims it until then. */
+static void test_outbox_extend(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[4];
+	int64_t id = queue(f->s, "c1", NULL, "{\"n\":1}", 0);
+
+	/* claimed until 2,000, kept until 9,000 */
+	assert_int_equal(claim(f->s, 1000, 1000, o, 4), 1);
+	release_outs(o, 1);
+	assert_int_equal(store_out_extend(f->s, id, 9000), GB_OK);
+	assert_int_equal(claim(f->s, 5000, 1000, o, 4), 0);
+	assert_int_equal(claim(f->s, 9000, 1000, o, 4), 1);
+	release_outs(o, 1);
+	/* handed back: no lease to keep */
+	assert_int_equal(store_out_retry(f->s, id, 0, 0), GB_OK);
+	assert_int_equal(store_out_extend(f->s, id, 20000), GB_ENOTFOUND);
+	assert_int_equal(claim(f->s, 10000, 1000, o, 4), 1);
+	release_outs(o, 1);
+	/* set aside, or no such row */
+	assert_int_equal(store_out_set_aside(f->s, id, "bad"), GB_OK);
+	assert_int_equal(store_out_extend(f->s, id, 20000), GB_ENOTFOUND);
+	assert_int_equal(store_out_extend(f->s, id + 100, 20000), GB_ENOTFOUND);
+	assert_int_equal(store_out_extend(NULL, id, 20000), GB_EARGS);
+}
+
 static void test_outbox_attempts(void **state)
 {
 	struct fixture *f = *state;
@@ -2077,6 +2103,69 @@ static void test_chat_move(void **state)
 	assert_int_equal(store_chat_move(f->s, "telegram", "-200", "-200"), GB_EARGS);
 	assert_int_equal(store_chat_move(f->s, "telegram", "", "-200"), GB_EARGS);
 	assert_int_equal(store_chat_move(f->s, "telegram", "-200", NULL), GB_EARGS);
+}
+
+/* A group's places: the group and its forum topics, paged by id, nothing else of the platform. */
+static void test_chat_places(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const made[] = { "-100", "-100#7", "-1001", "-100#12", "-10#7", "-100#", "x-100#3",
+					    "-100#7#1" };
+	struct store_chat c, out[8];
+	int64_t ids[8];
+	int n = -1;
+
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(store_chat_get(f->s, "telegram", made[i], "en", &c), GB_OK);
+		ids[i] = c.id;
+		store_chat_release(&c);
+	}
+	assert_int_equal(store_chat_get(f->s, "discord", "-100#9", "en", &c), GB_OK);
+	store_chat_release(&c);
+
+	assert_int_equal(store_chat_places(f->s, "telegram", "-100", 0, out, 8, &n), GB_OK);
+	assert_int_equal(n, 5);
+	assert_string_equal(out[0].chat, "-100");
+	assert_int_equal(out[0].id, ids[0]);
+	assert_string_equal(out[1].chat, "-100#7");
+	assert_string_equal(out[2].chat, "-100#12");
+	assert_string_equal(out[3].chat, "-100#");
+	assert_string_equal(out[4].chat, "-100#7#1");
+	assert_string_equal(out[4].platform, "telegram");
+	for (int i = 0; i < n; i++)
+		store_chat_release(&out[i]);
+	/* two at a time, after the last id read */
+	assert_int_equal(store_chat_places(f->s, "telegram", "-100", 0, out, 2, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[1].id, ids[1]);
+	store_chat_release(&out[0]);
+	store_chat_release(&out[1]);
+	assert_int_equal(store_chat_places(f->s, "telegram", "-100", ids[1], out, 2, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0].chat, "-100#12");
+	assert_string_equal(out[1].chat, "-100#");
+	store_chat_release(&out[0]);
+	store_chat_release(&out[1]);
+	assert_int_equal(store_chat_places(f->s, "telegram", "-100", ids[7], out, 2, &n), GB_OK);
+	assert_int_equal(n, 0);
+	/* a topic's places are its own; an unknown chat has none */
+	assert_int_equal(store_chat_places(f->s, "telegram", "-100#7", 0, out, 8, &n), GB_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[1].chat, "-100#7#1");
+	store_chat_release(&out[0]);
+	store_chat_release(&out[1]);
+	assert_int_equal(store_chat_places(f->s, "telegram", "-999", 0, out, 8, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_chat_places(f->s, "discord", "-100", 0, out, 8, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(out[0].chat, "-100#9");
+	store_chat_release(&out[0]);
+	assert_int_equal(store_chat_places(f->s, "telegram", "-100", 0, out, 0, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_chat_places(f->s, "telegram", "", 0, out, 8, &n), GB_EARGS);
+	assert_int_equal(store_chat_places(f->s, NULL, "-100", 0, out, 8, &n), GB_EARGS);
+	assert_int_equal(store_chat_places(NULL, "telegram", "-100", 0, out, 8, &n), GB_EARGS);
+	assert_int_equal(store_chat_places(f->s, "telegram", "-100", 0, NULL, 8, &n), GB_EARGS);
 }
 
 /* ---- meta ---- */
@@ -3019,6 +3108,7 @@ int main(void)
 		T(test_outbox_two_workers),
 		T(test_outbox_coalescing),
 		T(test_outbox_unlease),
+		T(test_outbox_extend),
 		T(test_outbox_attempts),
 		T(test_outbox_set_aside),
 		T(test_outbox_chat_rows),
@@ -3028,6 +3118,7 @@ int main(void)
 		T(test_timers_random),
 		T(test_stats),
 		T(test_chat_move),
+		T(test_chat_places),
 		T(test_meta),
 		T(test_null_and_empty_arguments),
 		T(test_long_strings),
