@@ -73,6 +73,7 @@
 #include "games/game.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 #define CHAT "-1001"
 /*
@@ -173,8 +174,7 @@ static int fx_setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-faults-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_dir(f->dir, sizeof(f->dir), "faults"))
 		return -1;
 	snprintf(f->db, sizeof(f->db), "%s/g.db", f->dir);
 	f->log_pipe = -1;
@@ -187,7 +187,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char cmd[300];
+	int rc;
 
 	if (f->dropped && (seteuid(0) != 0 || setegid(0) != 0))
 		return -1;
@@ -203,9 +203,9 @@ static int fx_teardown(void **state)
 	umount2(f->dir, MNT_DETACH);
 	if (f->disk == DISK_LIMIT)
 		setrlimit(RLIMIT_FSIZE, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	rc = fixture_rm(f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Send text as user in the chat as Telegram update `update`; returns bot_handle()'s code. */
