@@ -47,6 +47,7 @@
 #include "tests/fake_discord.h"
 #include "tests/rawhttp.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define APP "1000"
 #define BOT_TOKEN "bot-token-secret"
@@ -120,8 +121,7 @@ static int setup(void **state)
 
 	if (!w || sodium_init() < 0)
 		return -1;
-	snprintf(w->dir, sizeof(w->dir), "/tmp/gamebot-discord-XXXXXX");
-	if (!mkdtemp(w->dir))
+	if (fixture_dir(w->dir, sizeof(w->dir), "discord"))
 		return -1;
 	snprintf(w->db, sizeof(w->db), "%s/dc.db", w->dir);
 	/* made before any worker opens it: two handles creating one new file at once may fail */
@@ -191,7 +191,7 @@ static int setup_limited(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	char cmd[200];
+	int rc;
 
 	if (w->saved_err >= 0) {
 		/* a test that failed while its log went to a file */
@@ -205,9 +205,9 @@ static int teardown(void **state)
 	discord_adapter.stop(w->self);
 	store_free(w->b.store);
 	fake_dc_free(w->fake);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
+	rc = fixture_rm(w->dir);
 	free(w);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* ---- requests as Discord sends them ---- */
