@@ -39,6 +39,7 @@
 #include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 #define TOKEN "123456:first-run"
 #define GROUP "-1007"
@@ -93,8 +94,7 @@ static struct fx *fx_new(bool inline_mode, bool pacing)
 	struct fx *x = calloc(1, sizeof(*x));
 
 	assert_non_null(x);
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gb-first-XXXXXX");
-	assert_non_null(mkdtemp(x->dir));
+	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "first"), 0);
 	snprintf(x->db, sizeof(x->db), "%s/f.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TOKEN, BOT), 0);
 	fake_tg_inline(x->f, inline_mode);
@@ -140,15 +140,15 @@ static int setup_no_inline(void **state)
 static int teardown(void **state)
 {
 	struct fx *x = *state;
-	char cmd[128];
+	int rc;
 
 	service_stop(x);
 	store_free(x->s);
 	fake_tg_free(x->f);
 	limit_reset();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Deliver every queued reply now, in order, through the adapter. */

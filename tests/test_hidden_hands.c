@@ -40,6 +40,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 /* ---- the hands at a moment ---- */
 
@@ -192,8 +193,7 @@ static int tg_setup(void **state)
 	int n;
 
 	assert_non_null(x);
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gb-hands-tg-XXXXXX");
-	assert_non_null(mkdtemp(x->dir));
+	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "hands-tg"), 0);
 	snprintf(x->db, sizeof(x->db), "%s/h.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TG_TOKEN, "gb_hands_bot"), 0);
 	config_init(&x->cfg);
@@ -224,15 +224,15 @@ static int tg_setup(void **state)
 static int tg_teardown(void **state)
 {
 	struct tg *x = *state;
-	char cmd[128];
+	int rc;
 
 	http_stop(x->http);
 	telegram_adapter.stop(x->self);
 	store_free(x->s);
 	fake_tg_free(x->f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Deliver every queued reply now, in order, through the adapter. */
@@ -949,8 +949,7 @@ static int dc_setup(void **state)
 
 	if (!w || sodium_init() < 0)
 		return -1;
-	snprintf(w->dir, sizeof(w->dir), "/tmp/gb-hands-dc-XXXXXX");
-	if (!mkdtemp(w->dir))
+	if (fixture_dir(w->dir, sizeof(w->dir), "hands-dc"))
 		return -1;
 	snprintf(w->db, sizeof(w->db), "%s/dc.db", w->dir);
 	if (store_open(&w->s, w->db))
@@ -995,7 +994,7 @@ static int dc_setup(void **state)
 static int dc_teardown(void **state)
 {
 	struct dc *w = *state;
-	char cmd[200];
+	int rc;
 
 	http_stop(w->http);
 	outbox_stop(w->outbox);
@@ -1003,9 +1002,9 @@ static int dc_teardown(void **state)
 	store_free(w->s);
 	fake_dc_free(w->fake);
 	json_decref(w->table);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
+	rc = fixture_rm(w->dir);
 	free(w);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* POST a JSON interaction (consumed), signed as Discord signs; the parsed answer. */
