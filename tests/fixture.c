@@ -1,7 +1,8 @@
 /*
  * fixture.c - the suites' shared set-up and teardown (fixture.h): the
  * temporary directory, its removal without a shell, a bot on a store
- * file in it, and the coins ledger's audit at teardown.
+ * file in it, the Telegram adapter's settings on the fake Bot API, and
+ * the coins ledger's audit at teardown.
  */
 /* nftw()'s FTW_PHYS and FTW_MOUNT are X/Open's */
 #define _XOPEN_SOURCE 700
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "tests/fake_telegram.h"
 #include "tests/fixture.h"
 
 #define FIXTURE_FDS 16   /* directories nftw() may hold open at once */
@@ -98,6 +100,34 @@ int fixture_audit(struct store *s)
 	else if (rc)
 		fprintf(stderr, "fixture: the coins ledger's audit failed: %s\n", gb_strerror(rc));
 	return rc ? -1 : 0;
+}
+
+int fixture_audit_db(const char *db)
+{
+	struct store *s = NULL;
+	int rc = store_open(&s, db);
+
+	if (rc)
+		fprintf(stderr, "fixture: cannot open '%s' to audit it: %s\n", db, gb_strerror(rc));
+	rc = rc ? -1 : fixture_audit(s);
+	store_free(s);
+	return rc;
+}
+
+void fixture_tg_env(struct config *cfg, struct adapter_env *env, const struct fake_tg *f,
+		    const char *token, const char *mode, bool pacing, const char *db)
+{
+	config_init(cfg);
+	snprintf(cfg->telegram_token, sizeof(cfg->telegram_token), "%s", token);
+	snprintf(cfg->telegram_api, sizeof(cfg->telegram_api), "%s", fake_tg_url(f));
+	snprintf(cfg->telegram_mode, sizeof(cfg->telegram_mode), "%s", mode);
+	snprintf(cfg->telegram_secret, sizeof(cfg->telegram_secret), "%s", FIXTURE_TG_SECRET);
+	snprintf(cfg->telegram_pacing, sizeof(cfg->telegram_pacing), "%s", pacing ? "on" : "off");
+	snprintf(cfg->db, sizeof(cfg->db), "%s", db);
+	memset(env, 0, sizeof(*env));
+	env->cfg = cfg;
+	bot_config_init(&env->bot);
+	env->db = db;
 }
 
 int fixture_bot_open(struct bot *b, char *dir, size_t dir_size, char *db, size_t db_size,

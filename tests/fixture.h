@@ -35,15 +35,25 @@
  *     }
  *
  * Suites that set up something else (the service, several stores, a
- * PostgreSQL schema) use the pieces: fixture_dir() and fixture_rm().
+ * PostgreSQL schema) use the pieces: fixture_dir() and fixture_rm(), and
+ * fixture_tg_env() for the Telegram adapter in-process on the fake Bot
+ * API; fixture_audit_db() audits a database the suite's service wrote.
  */
 #ifndef GB_TEST_FIXTURE_H
 #define GB_TEST_FIXTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "adapters/adapter.h"
 #include "bot/bot.h"
+#include "bot/config.h"
+
+struct fake_tg;
+
+/* The webhook secret fixture_tg_env() configures: the suites' updates carry it. */
+#define FIXTURE_TG_SECRET "s3cret"
 
 /* fixture_bot_close()'s flags */
 #define FIXTURE_AUDIT 1   /* audit the coins ledger before closing; a breach fails */
@@ -77,6 +87,24 @@ int fixture_rm(const char *dir);
  * stderr. s NULL is sound.
  */
 int fixture_audit(struct store *s);
+
+/*
+ * fixture_audit() on the database at db (a file or a postgresql:// URL),
+ * opened for the audit and closed again: for a suite whose service runs
+ * apart. -1 too when it cannot be opened.
+ */
+int fixture_audit_db(const char *db);
+
+/*
+ * The Telegram adapter's settings for a run in-process against the fake
+ * Bot API f (tests/fake_telegram.c): cfg the defaults (config_init())
+ * with token, the fake's URL, mode ("webhook" or "polling"), the secret
+ * FIXTURE_TG_SECRET, pacing on or off, and the database db; env reads cfg
+ * and db, its bots with the defaults (bot_config_init(); the suite sets
+ * their seed). cfg and db must outlive env.
+ */
+void fixture_tg_env(struct config *cfg, struct adapter_env *env, const struct fake_tg *f,
+		    const char *token, const char *mode, bool pacing, const char *db);
 
 /*
  * A bot on a store file: a new fixture_dir() named name into dir, the

@@ -128,12 +128,15 @@ static void the_audit_finds_a_broken_ledger(void **state)
 	say(f, "asha", false, "/wallet");
 	say(f, "admin", true, "/grant @asha 250");
 	assert_int_equal(fixture_audit(f->b.store), 0);
+	assert_int_equal(fixture_audit_db(f->db), 0);
 	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "UPDATE balances SET balance = balance + 1", NULL, NULL, NULL),
 			 SQLITE_OK);
 	assert_true(sqlite3_changes(db) > 0);
 	sqlite3_close(db);
 	assert_int_equal(fixture_audit(f->b.store), -1);
+	/* the same found by a handle of its own, as for a service that ran apart */
+	assert_int_equal(fixture_audit_db(f->db), -1);
 	/* every step taken all the same: the store closed, the folder gone */
 	assert_int_equal(FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT), -1);
 	assert_null(f->b.store);
