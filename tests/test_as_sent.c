@@ -399,16 +399,7 @@ static void board_is_a_repost(void **state)
 static void start_adapter(struct fixture *f, const char *mode)
 {
 	assert_int_equal(fake_tg_start(&f->f, TOKEN, "gb_test_bot"), 0);
-	config_init(&f->cfg);
-	snprintf(f->cfg.telegram_token, sizeof(f->cfg.telegram_token), "%s", TOKEN);
-	snprintf(f->cfg.telegram_api, sizeof(f->cfg.telegram_api), "%s", fake_tg_url(f->f));
-	snprintf(f->cfg.telegram_mode, sizeof(f->cfg.telegram_mode), "%s", mode);
-	snprintf(f->cfg.telegram_secret, sizeof(f->cfg.telegram_secret), "s3cret");
-	snprintf(f->cfg.telegram_pacing, sizeof(f->cfg.telegram_pacing), "off");
-	snprintf(f->cfg.db, sizeof(f->cfg.db), "%s", f->db);
-	f->env.cfg = &f->cfg;
-	bot_config_init(&f->env.bot);
-	f->env.db = f->db;
+	fixture_tg_env(&f->cfg, &f->env, f->f, TOKEN, mode, false, f->db);
 	assert_int_equal(telegram_adapter.start(&f->env, &f->self), GB_OK);
 }
 

@@ -891,17 +891,8 @@ static void hook_start(struct fx *f, struct hookfx *h)
 
 	memset(h, 0, sizeof(*h));
 	assert_int_equal(fake_tg_start(&h->tg, TOKEN, "gb_faults_bot"), 0);
-	config_init(&h->cfg);
-	snprintf(h->cfg.telegram_token, sizeof(h->cfg.telegram_token), "%s", TOKEN);
-	snprintf(h->cfg.telegram_api, sizeof(h->cfg.telegram_api), "%s/", fake_tg_url(h->tg));
-	snprintf(h->cfg.telegram_mode, sizeof(h->cfg.telegram_mode), "webhook");
-	snprintf(h->cfg.telegram_secret, sizeof(h->cfg.telegram_secret), SECRET);
-	snprintf(h->cfg.telegram_pacing, sizeof(h->cfg.telegram_pacing), "off");
-	snprintf(h->cfg.db, sizeof(h->cfg.db), "%s", f->db);
-	h->env.cfg = &h->cfg;
-	bot_config_init(&h->env.bot);
+	fixture_tg_env(&h->cfg, &h->env, h->tg, TOKEN, "webhook", false, f->db);
 	h->env.bot.seed = 11;
-	h->env.db = f->db;
 	assert_int_equal(telegram_adapter.start(&h->env, &h->self), GB_OK);
 	n = telegram_adapter.routes(h->self, routes, 4);
 	assert_int_equal(n, 1);

@@ -98,20 +98,11 @@ static struct fx *fx_new(bool inline_mode, bool pacing)
 	snprintf(x->db, sizeof(x->db), "%s/f.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TOKEN, BOT), 0);
 	fake_tg_inline(x->f, inline_mode);
-	config_init(&x->cfg);
-	snprintf(x->cfg.telegram_token, sizeof(x->cfg.telegram_token), "%s", TOKEN);
-	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
-	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
-	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
-	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "%s", pacing ? "on" : "off");
-	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
-	x->env.cfg = &x->cfg;
-	bot_config_init(&x->env.bot);
+	fixture_tg_env(&x->cfg, &x->env, x->f, TOKEN, "webhook", pacing, x->db);
 	x->env.bot.seed = 7;
 	/* the service's own limits (config.c) */
 	x->env.bot.rate_user_per_min = 30;
 	x->env.bot.rate_chat_per_min = 120;
-	x->env.db = x->db;
 	assert_int_equal(store_open(&x->s, x->db), GB_OK);
 	limit_reset();
 	service_start(x);

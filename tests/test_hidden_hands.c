@@ -196,17 +196,8 @@ static int tg_setup(void **state)
 	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "hands-tg"), 0);
 	snprintf(x->db, sizeof(x->db), "%s/h.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TG_TOKEN, "gb_hands_bot"), 0);
-	config_init(&x->cfg);
-	snprintf(x->cfg.telegram_token, sizeof(x->cfg.telegram_token), "%s", TG_TOKEN);
-	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
-	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
-	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
-	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "off");
-	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
-	x->env.cfg = &x->cfg;
-	bot_config_init(&x->env.bot);
+	fixture_tg_env(&x->cfg, &x->env, x->f, TG_TOKEN, "webhook", false, x->db);
 	x->env.bot.seed = 11;
-	x->env.db = x->db;
 	assert_int_equal(store_open(&x->s, x->db), GB_OK);
 	assert_int_equal(telegram_adapter.start(&x->env, &x->self), GB_OK);
 	n = telegram_adapter.routes(x->self, routes, 4);

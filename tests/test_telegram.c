@@ -1045,16 +1045,7 @@ static int dfix_setup(void **state, bool pacing)
 	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "tg-deliver"), 0);
 	snprintf(x->db, sizeof(x->db), "%s/d.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TOKEN, "gb_test_bot"), 0);
-	config_init(&x->cfg);
-	snprintf(x->cfg.telegram_token, sizeof(x->cfg.telegram_token), "%s", TOKEN);
-	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
-	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
-	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
-	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "%s", pacing ? "on" : "off");
-	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
-	x->env.cfg = &x->cfg;
-	bot_config_init(&x->env.bot);
-	x->env.db = x->db;
+	fixture_tg_env(&x->cfg, &x->env, x->f, TOKEN, "webhook", pacing, x->db);
 	assert_int_equal(store_open(&x->s, x->db), GB_OK);
 	assert_int_equal(store_chat_get(x->s, "telegram", "-1001", "en", &c), GB_OK);
 	x->chat_id = c.id;
