@@ -498,8 +498,8 @@ int people_discord_play(const struct people_opts *o, struct people_result *r)
 	memset(r, 0, sizeof(*r));
 	x.t = calloc((size_t)o->tables, sizeof(*x.t));
 	x.c = curl_easy_init();
-	if (!x.t || !x.c || sodium_init() < 0 || fixture_dir(dir, sizeof(dir), "people-dc") || fake_dc_start(&x.f, TOKEN) ||
-	    fake_dc_strict(x.f, true)) {
+	if (!x.t || !x.c || sodium_init() < 0 || fixture_dir(dir, sizeof(dir), "people-dc") ||
+	    fake_dc_start(&x.f, TOKEN) || fake_dc_strict(x.f, true)) {
 		fprintf(stderr, "people: cannot set up\n");
 		goto out;
 	}

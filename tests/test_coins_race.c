@@ -92,6 +92,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	char cmd[256];
+	int rc = fixture_audit(f->s);
 
 	for (int i = 0; i < SIDES; i++)
 		store_free(f->b[i].store);
@@ -103,7 +104,7 @@ static int teardown(void **state)
 		assert_int_equal(fixture_rm(f->dir), 0);
 	}
 	free(f);
-	return 0;
+	return rc;
 }
 
 /* `gamebot audit --db` on the fixture's database: it must find the ledger sound. */

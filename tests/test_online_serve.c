@@ -440,7 +440,8 @@ static int setup_as(void **state, bool pg)
 	if (!w || sodium_init() < 0)
 		return -1;
 	memcpy(w->p, people, sizeof(people));
-	if (fixture_dir(w->dir, sizeof(w->dir), "online-serve") || fake_tg_start(&w->tg, TG_TOKEN, "online_bot") || fake_dc_start(&w->dc, DC_TOKEN))
+	if (fixture_dir(w->dir, sizeof(w->dir), "online-serve") || fake_tg_start(&w->tg, TG_TOKEN, "online_bot") ||
+	    fake_dc_start(&w->dc, DC_TOKEN))
 		return -1;
 	crypto_sign_keypair(w->pk, w->sk);
 	snprintf(w->db, sizeof(w->db), "%s/o.db", w->dir);
@@ -514,7 +515,10 @@ static int teardown(void **state)
 		free(w->p[i].text);
 		free(w->p[i].seen);
 	}
-	rc = getenv("ONLINE_KEEP") ? 0 : fixture_rm(w->dir);
+	/* the ledger the service left on SQLite (its PostgreSQL runs are audited by the tests) */
+	rc = w->schema[0] ? 0 : fixture_audit_db(w->db);
+	if (!getenv("ONLINE_KEEP"))
+		rc |= fixture_rm(w->dir);
 	free(w);
 	return rc;
 }

@@ -195,8 +195,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--threads"))
 			threads = (int)strtol(argv[i + 1], NULL, 10);
 	}
-	if (chats < 1 || threads < 1 || threads > MAX_THREADS || !port || fixture_dir(dir, sizeof(dir), "bench-chats") ||
-	    fake_tg_start(&f, TOKEN, "gb_bench_bot"))
+	if (chats < 1 || threads < 1 || threads > MAX_THREADS || !port ||
+	    fixture_dir(dir, sizeof(dir), "bench-chats") || fake_tg_start(&f, TOKEN, "gb_bench_bot"))
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
