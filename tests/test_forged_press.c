@@ -878,16 +878,9 @@ static int online_setup(void **state)
 {
 	struct online_fix *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f || FIXTURE_BOT_OPEN(f, "forged-online", 11))
 		return -1;
-	if (fixture_dir(f->dir, sizeof(f->dir), "forged-online"))
-		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/o.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 11;
 	f->now = 1700000000000;
-	if (store_open(&f->b.store, f->db))
-		return -1;
 	*state = f;
 	return 0;
 }
@@ -895,10 +888,8 @@ static int online_setup(void **state)
 static int online_teardown(void **state)
 {
 	struct online_fix *f = *state;
-	int rc;
+	int rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 
-	store_free(f->b.store);
-	rc = fixture_rm(f->dir);
 	free(f);
 	return rc;
 }
