@@ -130,6 +130,25 @@ void fixture_tg_env(struct config *cfg, struct adapter_env *env, const struct fa
 	env->db = db;
 }
 
+int fixture_listen(const struct adapter *a, void *self, struct http_server **http, char *url, size_t size)
+{
+	struct http_route routes[8];
+	struct http_options ho;
+	int n = a->routes ? a->routes(self, routes, 8) : 0, rc;
+
+	http_options_init(&ho);
+	ho.listen = "127.0.0.1:0";
+	ho.routes = routes;
+	ho.nroutes = n;
+	rc = n > 0 ? http_start(http, &ho) : GB_ENOTFOUND;
+	if (rc)
+		fprintf(stderr, "fixture: no listener for the adapter's %d route%s: %s\n", n, n == 1 ? "" : "s",
+			gb_strerror(rc));
+	else
+		snprintf(url, size, "http://127.0.0.1:%d%s", http_port(*http), routes[0].path);
+	return rc ? -1 : 0;
+}
+
 int fixture_bot_open(struct bot *b, char *dir, size_t dir_size, char *db, size_t db_size,
 		     const char *name, uint64_t seed)
 {

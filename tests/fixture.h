@@ -37,7 +37,8 @@
  * Suites that set up something else (the service, several stores, a
  * PostgreSQL schema) use the pieces: fixture_dir() and fixture_rm(), and
  * fixture_tg_env() for the Telegram adapter in-process on the fake Bot
- * API; fixture_audit_db() audits a database the suite's service wrote.
+ * API, fixture_listen() for the listener in front of an adapter;
+ * fixture_audit_db() audits a database the suite's service wrote.
  */
 #ifndef GB_TEST_FIXTURE_H
 #define GB_TEST_FIXTURE_H
@@ -47,6 +48,7 @@
 #include <stdint.h>
 
 #include "adapters/adapter.h"
+#include "adapters/http.h"
 #include "bot/bot.h"
 #include "bot/config.h"
 
@@ -105,6 +107,14 @@ int fixture_audit_db(const char *db);
  */
 void fixture_tg_env(struct config *cfg, struct adapter_env *env, const struct fake_tg *f,
 		    const char *token, const char *mode, bool pacing, const char *db);
+
+/*
+ * The routes of adapter a (self: its handle, started) served by a new
+ * HTTP listener on 127.0.0.1 at a port the system picks: *http (stop it
+ * with http_stop() before a->stop()); url gets "http://127.0.0.1:PORT"
+ * and the first route's path ("/telegram", "/discord").
+ */
+int fixture_listen(const struct adapter *a, void *self, struct http_server **http, char *url, size_t size);
 
 /*
  * A bot on a store file: a new fixture_dir() named name into dir, the
