@@ -114,10 +114,7 @@ static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	struct outbox_opts oo;
-	struct http_options ho;
-	struct http_route routes[4];
 	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
-	int nroutes, rc;
 
 	if (!w || sodium_init() < 0)
 		return -1;
@@ -157,17 +154,8 @@ static int setup(void **state)
 	w->env.wake_arg = w->outbox;
 	if (discord_adapter.start(&w->env, &w->self) || outbox_run(w->outbox, w->self))
 		return -1;
-	nroutes = discord_adapter.routes(w->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = nroutes;
-	rc = http_start(&w->http, &ho);
-	if (rc) {
-		fprintf(stderr, "listener: %s\n", gb_strerror(rc));
+	if (fixture_listen(&discord_adapter, w->self, &w->http, w->url, sizeof(w->url)))
 		return -1;
-	}
-	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", http_port(w->http));
 	w->b.cfg = w->env.bot;
 	if (pthread_create(&w->timers, NULL, timer_main, w))
 		return -1;

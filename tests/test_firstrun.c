@@ -66,18 +66,8 @@ static size_t sink(char *p, size_t size, size_t n, void *arg)
 /* The adapter and its webhook listener, started (again) on the fixture's database. */
 static void service_start(struct fx *x)
 {
-	struct http_route routes[4];
-	struct http_options ho;
-	int n;
-
 	assert_int_equal(telegram_adapter.start(&x->env, &x->self), GB_OK);
-	n = telegram_adapter.routes(x->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = n;
-	assert_int_equal(http_start(&x->http, &ho), GB_OK);
-	snprintf(x->url, sizeof(x->url), "http://127.0.0.1:%d/telegram", http_port(x->http));
+	assert_int_equal(fixture_listen(&telegram_adapter, x->self, &x->http, x->url, sizeof(x->url)), 0);
 }
 
 static void service_stop(struct fx *x)

@@ -188,9 +188,6 @@ struct tg {
 static int tg_setup(void **state)
 {
 	struct tg *x = calloc(1, sizeof(*x));
-	struct http_route routes[4];
-	struct http_options ho;
-	int n;
 
 	assert_non_null(x);
 	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "hands-tg"), 0);
@@ -200,13 +197,7 @@ static int tg_setup(void **state)
 	x->env.bot.seed = 11;
 	assert_int_equal(store_open(&x->s, x->db), GB_OK);
 	assert_int_equal(telegram_adapter.start(&x->env, &x->self), GB_OK);
-	n = telegram_adapter.routes(x->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = n;
-	assert_int_equal(http_start(&x->http, &ho), GB_OK);
-	snprintf(x->url, sizeof(x->url), "http://127.0.0.1:%d/telegram", http_port(x->http));
+	assert_int_equal(fixture_listen(&telegram_adapter, x->self, &x->http, x->url, sizeof(x->url)), 0);
 	x->id = 1;
 	*state = x;
 	return 0;
@@ -933,10 +924,7 @@ static int dc_setup(void **state)
 {
 	struct dc *w = calloc(1, sizeof(*w));
 	struct outbox_opts oo;
-	struct http_options ho;
-	struct http_route routes[4];
 	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
-	int nroutes;
 
 	if (!w || sodium_init() < 0)
 		return -1;
@@ -969,14 +957,8 @@ static int dc_setup(void **state)
 	w->env.wake_arg = w->outbox;
 	if (discord_adapter.start(&w->env, &w->self) || outbox_run(w->outbox, w->self))
 		return -1;
-	nroutes = discord_adapter.routes(w->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = nroutes;
-	if (http_start(&w->http, &ho))
+	if (fixture_listen(&discord_adapter, w->self, &w->http, w->url, sizeof(w->url)))
 		return -1;
-	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", http_port(w->http));
 	w->posts = 700000000000000001LL;
 	*state = w;
 	return 0;
