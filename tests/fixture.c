@@ -47,13 +47,13 @@ int fixture_dir(char *dir, size_t size, const char *name)
 /* nftw()'s visit, children before their directory: unlink or rmdir; stops at the first failure. */
 static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
+	int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+
 	(void)st;
 	(void)ftw;
-	if ((type == FTW_DP ? rmdir(path) : unlink(path)) != 0) {
+	if (rc)
 		fprintf(stderr, "fixture: cannot remove '%s': %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 int fixture_rm(const char *dir)
