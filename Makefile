@@ -168,6 +168,7 @@ check: $(MSG_FMT)
 	@! grep -rlE '#include *"(.*/)?callbreak_oracle\.h"' bot games adapters store tests | grep -vxE 'games/ai/callbreak_ai\.c|tests/bench/cbparts\.c|tests/test_callbreak_search\.c' || { echo "callbreak_oracle.h is for the measurements alone"; exit 1; }
 	@! grep -rnE '(sb_addtr|sb_vaddf|printf|i18n_v?format)\([^"]*\btr\(' bot adapters --include='*.c' --include='*.h' | grep -vE 'tr\([^()]*, key\), ap\)|tr\(\(lang\), \(key\)\)' || { echo "a catalogue text is formatted through the checked forms of bot/i18n.h"; exit 1; }
 	@sh tests/msgcheck/run.sh $(dir $(MSG_FMT)) $(CC) $(filter-out -MMD -MP,$(CFLAGS))
+	@! grep -rnE 'rm -r[f]* .%s' tests --include='*.c' || { echo "tests remove their folders with fixture_rm() (tests/fixture.c), never a shell"; exit 1; }
 	@echo "check: ok"
 
 # Fuzzing: tests/fuzz/NAME.c is a libFuzzer target, tests/fuzz/NAME/ its seed

@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "4242:people-token"
 #define SECRET "people-secret"
@@ -510,14 +511,14 @@ static pid_t serve(struct run *x, const char *dir, int port)
 int people_play(const struct people_opts *o, struct people_result *r)
 {
 	struct run x = { .o = o, .r = r, .next_update = 1, .last_table = -1 };
-	char dir[64] = "/tmp/gb-people-XXXXXX", db[128], cmd[128];
+	char dir[64], db[128];
 	pid_t pid = -1;
 	int rc = -1, status;
 
 	memset(r, 0, sizeof(*r));
 	x.t = calloc((size_t)o->tables, sizeof(*x.t));
 	x.c = curl_easy_init();
-	if (!x.t || !x.c || !mkdtemp(dir) || fake_tg_start(&x.f, TOKEN, "people_bot")) {
+	if (!x.t || !x.c || fixture_dir(dir, sizeof(dir), "people") || fake_tg_start(&x.f, TOKEN, "people_bot")) {
 		fprintf(stderr, "people: cannot set up\n");
 		goto out;
 	}
@@ -543,8 +544,7 @@ out:
 	free(x.gaps);
 	free(x.gap_ends);
 	if (!getenv("PEOPLE_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
+		if (fixture_rm(dir))
 			fprintf(stderr, "people: %s not removed\n", dir);
 	}
 	return rc;

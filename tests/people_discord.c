@@ -26,6 +26,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define APP "1000"
 #define TOKEN "people-bot-token"
@@ -490,15 +491,15 @@ static pid_t serve(struct drun *x, const char *dir, int port)
 int people_discord_play(const struct people_opts *o, struct people_result *r)
 {
 	struct drun x = { .o = o, .r = r };
-	char dir[64] = "/tmp/gb-people-dc-XXXXXX", db[128], cmd[128];
+	char dir[64], db[128];
 	pid_t pid = -1;
 	int rc = -1, status;
 
 	memset(r, 0, sizeof(*r));
 	x.t = calloc((size_t)o->tables, sizeof(*x.t));
 	x.c = curl_easy_init();
-	if (!x.t || !x.c || sodium_init() < 0 || !mkdtemp(dir) || fake_dc_start(&x.f, TOKEN) ||
-	    fake_dc_strict(x.f, true)) {
+	if (!x.t || !x.c || sodium_init() < 0 || fixture_dir(dir, sizeof(dir), "people-dc") ||
+	    fake_dc_start(&x.f, TOKEN) || fake_dc_strict(x.f, true)) {
 		fprintf(stderr, "people: cannot set up\n");
 		goto out;
 	}
@@ -525,8 +526,7 @@ out:
 	free(x.p);
 	free(x.gaps);
 	if (!getenv("PEOPLE_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
+		if (fixture_rm(dir))
 			fprintf(stderr, "people: %s not removed\n", dir);
 	}
 	return rc;

@@ -31,6 +31,7 @@
 #include "bot/i18n.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 #define TOKEN "123456:AS-SENT-token"
 
@@ -206,13 +207,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-as-sent-XXXXXX");
-	if (!f || !mkdtemp(f->dir))
-		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/bot.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 7;
-	if (store_open(&f->b.store, f->db))
+	if (!f || FIXTURE_BOT_OPEN(f, "as-sent", 7))
 		return -1;
 	*state = f;
 	return 0;
@@ -221,15 +216,14 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc;
 
 	if (f->self)
 		telegram_adapter.stop(f->self);
 	fake_tg_free(f->f);
-	store_free(f->b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 static void make(struct command *cmd, const char *user, const char *text)
@@ -405,16 +399,7 @@ static void board_is_a_repost(void **state)
 static void start_adapter(struct fixture *f, const char *mode)
 {
 	assert_int_equal(fake_tg_start(&f->f, TOKEN, "gb_test_bot"), 0);
-	config_init(&f->cfg);
-	snprintf(f->cfg.telegram_token, sizeof(f->cfg.telegram_token), "%s", TOKEN);
-	snprintf(f->cfg.telegram_api, sizeof(f->cfg.telegram_api), "%s", fake_tg_url(f->f));
-	snprintf(f->cfg.telegram_mode, sizeof(f->cfg.telegram_mode), "%s", mode);
-	snprintf(f->cfg.telegram_secret, sizeof(f->cfg.telegram_secret), "s3cret");
-	snprintf(f->cfg.telegram_pacing, sizeof(f->cfg.telegram_pacing), "off");
-	snprintf(f->cfg.db, sizeof(f->cfg.db), "%s", f->db);
-	f->env.cfg = &f->cfg;
-	bot_config_init(&f->env.bot);
-	f->env.db = f->db;
+	fixture_tg_env(&f->cfg, &f->env, f->f, TOKEN, mode, false, f->db);
 	assert_int_equal(telegram_adapter.start(&f->env, &f->self), GB_OK);
 }
 

@@ -18,6 +18,7 @@
 
 #include "bot/bot.h"
 #include "bot/i18n.h"
+#include "tests/fixture.h"
 
 struct fixture {
 	char dir[64];
@@ -29,13 +30,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-bot-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/bot.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 42;
-	if (store_open(&f->b.store, f->db))
+	if (!f || FIXTURE_BOT_OPEN(f, "bot", 42))
 		return -1;
 	*state = f;
 	return 0;
@@ -44,12 +39,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 
-	store_free(f->b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 static int say(struct fixture *f, const char *user, bool admin, const char *text, const char *update)

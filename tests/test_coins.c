@@ -20,6 +20,7 @@
 
 #include "bot/bot.h"
 #include "games/strbuf.h"
+#include "tests/fixture.h"
 
 struct fixture {
 	char dir[64];
@@ -33,15 +34,9 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-coins-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (!f || FIXTURE_BOT_OPEN(f, "coins", 11))
 		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/coins.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 11;
 	f->now = 1700000000000;
-	if (store_open(&f->b.store, f->db))
-		return -1;
 	*state = f;
 	return 0;
 }
@@ -49,13 +44,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 
-	store_free(f->b.store);
 	free(f->out);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 static void audit(struct fixture *f)

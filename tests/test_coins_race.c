@@ -36,6 +36,7 @@
 #include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/pgadmin.h"
+#include "tests/fixture.h"
 
 #define SIDES 4                  /* threads (instances), each with its own store handle */
 #define PEOPLE 40                /* new members racing /wallet */
@@ -71,8 +72,7 @@ static int setup(void **state)
 		snprintf(f->db, sizeof f->db, "%s%soptions=-csearch_path%%3D%s", base,
 			 strchr(base, '?') ? "&" : "?", f->schema);
 	} else {
-		snprintf(f->dir, sizeof f->dir, "/tmp/gamebot-coinrace-XXXXXX");
-		assert_non_null(mkdtemp(f->dir));
+		assert_int_equal(fixture_dir(f->dir, sizeof(f->dir), "coinrace"), 0);
 		snprintf(f->db, sizeof f->db, "%s/coins.db", f->dir);
 	}
 	assert_int_equal(store_open(&f->s, f->db), GB_OK);
@@ -92,6 +92,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	char cmd[256];
+	int rc = fixture_audit(f->s);
 
 	for (int i = 0; i < SIDES; i++)
 		store_free(f->b[i].store);
@@ -100,11 +101,10 @@ static int teardown(void **state)
 		snprintf(cmd, sizeof cmd, "DROP SCHEMA %s CASCADE", f->schema);
 		pg_admin(getenv("GAMEBOT_TEST_PG"), cmd);
 	} else {
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-		assert_int_equal(system(cmd), 0);
+		assert_int_equal(fixture_rm(f->dir), 0);
 	}
 	free(f);
-	return 0;
+	return rc;
 }
 
 /* `gamebot audit --db` on the fixture's database: it must find the ledger sound. */

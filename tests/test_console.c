@@ -36,6 +36,7 @@
 #include "bot/render.h"
 #include "games/utf8.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 struct check {
 	int input;     /* index of the input line it belongs to; -1 = whole output */
@@ -227,11 +228,11 @@ static const char *latin_offender(const char *text, const char *names, char *out
 static void play(void **state)
 {
 	struct transcript *t = *state;
-	char dir[] = "/tmp/gamebot-console-XXXXXX", db[128];
+	char dir[64], db[128];
 	char *out, **groups;
 	int ngroups = 0;
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "console"), 0);
 	snprintf(db, sizeof(db), "%s/test.db", dir);
 	out = run_console(t->args, t->input, t->input_len, db);
 	for (int i = 0; i < t->nchecks; i++) {
@@ -316,12 +317,7 @@ static void play(void **state)
 		free(groups[i]);
 	free(groups);
 	free(out);
-	{
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		assert_int_equal(system(cmd), 0);
-	}
+	assert_int_equal(fixture_rm(dir), 0);
 }
 
 /*
@@ -404,14 +400,13 @@ static int count_of(const char *hay, const char *needle)
 /* Play input on a fresh database; returns the output (caller frees). */
 static char *play_text(const char *args, const char *input)
 {
-	char dir[] = "/tmp/gamebot-console-XXXXXX", db[128], cmd[300];
+	char dir[64], db[128];
 	char *out;
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "console"), 0);
 	snprintf(db, sizeof(db), "%s/test.db", dir);
 	out = run_console(args, input, strlen(input), db);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 	return out;
 }
 
@@ -503,7 +498,7 @@ static void test_silent_lines(void **state)
 static char *serve_lines(const char *lines, bool on_pipe, bool *ended)
 {
 	const char *bin = getenv("GAMEBOT_BIN");
-	char dir[] = "/tmp/gamebot-serve-in-XXXXXX", path[128], log[128], e_db[160], e_listen[64], cmd[200];
+	char dir[64], path[128], log[128], e_db[160], e_listen[64];
 	const char *env[] = { e_db, e_listen, "GAMEBOT_CONFIG=/dev/null", "GAMEBOT_TELEGRAM_TOKEN", "TELEGRAM_TOKEN",
 			      "GAMEBOT_DISCORD_PUBLIC_KEY", "DISCORD_PUBLIC_KEY", NULL };
 	int in, fds[2] = { -1, -1 }, status = 0;
@@ -513,7 +508,7 @@ static char *serve_lines(const char *lines, bool on_pipe, bool *ended)
 
 	if (!bin)
 		bin = "bin/gamebot";
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "serve-in"), 0);
 	snprintf(e_db, sizeof(e_db), "GAMEBOT_DB=%s/g.db", dir);
 	snprintf(e_listen, sizeof(e_listen), "GAMEBOT_LISTEN=127.0.0.1:%d", free_port());
 	snprintf(log, sizeof(log), "%s/out", dir);
@@ -555,8 +550,7 @@ static char *serve_lines(const char *lines, bool on_pipe, bool *ended)
 	assert_non_null(f);
 	out = slurp(f);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 	return out;
 }
 

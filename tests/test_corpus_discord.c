@@ -51,6 +51,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define APP "1000"
 #define BOT_TOKEN "bot-token-corpus"
@@ -258,8 +259,7 @@ static void start(struct run *r, const json_t *fake)
 	const char *deny = json_string_value(json_object_get(fake, "deny_channel"));
 	int port = free_port();
 
-	snprintf(r->dir, sizeof(r->dir), "/tmp/gamebot-corpus-XXXXXX");
-	assert_non_null(mkdtemp(r->dir));
+	assert_int_equal(fixture_dir(r->dir, sizeof(r->dir), "corpus"), 0);
 	snprintf(r->db, sizeof(r->db), "%s/dc.db", r->dir);
 	snprintf(r->log, sizeof(r->log), "%s/serve.log", r->dir);
 	crypto_sign_keypair(r->pk, r->sk);
@@ -282,7 +282,6 @@ static void start(struct run *r, const json_t *fake)
 /* Stop the service and the fake; true when the service ended cleanly. */
 static bool finish(struct run *r)
 {
-	char cmd[200];
 	int status = 0;
 
 	if (r->pid > 0) {
@@ -297,8 +296,7 @@ static bool finish(struct run *r)
 	json_decref(r->buttons);
 	r->buttons = NULL;
 	if (r->dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
-		if (system(cmd)) {
+		if (fixture_rm(r->dir)) {
 			/* a temporary directory left behind */
 		}
 	}

@@ -43,6 +43,7 @@
 #include "store/store.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "123456:CORPUS-token"
 #define SECRET "corpus-s3cret"
@@ -246,8 +247,7 @@ static void start_service(struct run *r, const json_t *doc)
 	const json_t *m;
 	size_t i;
 
-	snprintf(r->dir, sizeof(r->dir), "/tmp/gb-corpus-XXXXXX");
-	assert_non_null(mkdtemp(r->dir));
+	assert_int_equal(fixture_dir(r->dir, sizeof(r->dir), "corpus"), 0);
 	snprintf(r->db, sizeof(r->db), "%s/c.db", r->dir);
 	snprintf(r->log, sizeof(r->log), "%s/log", r->dir);
 	assert_int_equal(fake_tg_start(&r->f, TOKEN, "gb_test_bot"), 0);
@@ -273,7 +273,6 @@ static void start_service(struct run *r, const json_t *doc)
 static int stop_service(void **state)
 {
 	struct run *r = *state;
-	char cmd[128];
 	int status = 0, rc = 0;
 
 	if (r->pid > 0) {
@@ -289,8 +288,7 @@ static int stop_service(void **state)
 	fake_tg_free(r->f);
 	r->f = NULL;
 	if (r->dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
-		if (system(cmd))
+		if (fixture_rm(r->dir))
 			fprintf(stderr, "%s left behind\n", r->dir);
 		r->dir[0] = '\0';
 	}

@@ -27,6 +27,7 @@
 
 #include "games/game.h"
 #include "store/store.h"
+#include "tests/fixture.h"
 
 static const char *bin(void)
 {
@@ -211,12 +212,12 @@ static void check_ledger(const char *db, const char *user_a, int64_t *a, const c
 /* Returns 1 when the kill landed in the middle of the game. */
 static int crash_and_resume(const char *game, int kill_after_ms)
 {
-	char dir[] = "/tmp/gamebot-crash-XXXXXX", db[128], line[64], cmd[200];
+	char dir[64], db[128], line[64];
 	struct table_row before, after;
 	int fd, status, mid;
 	pid_t pid;
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "crash"), 0);
 	snprintf(db, sizeof(db), "%s/crash.db", dir);
 	pid = start_console(db, &fd);
 	snprintf(line, sizeof(line), "alice: /watch %s\n", game);
@@ -251,8 +252,7 @@ static int crash_and_resume(const char *game, int kill_after_ms)
 	free(before.state);
 	free(after.rules);
 	free(after.state);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 	return mid;
 }
 
@@ -276,13 +276,13 @@ static void test_crash_ludo_late(void **state)
  */
 static void test_crash_snakes(void **state)
 {
-	char dir[] = "/tmp/gamebot-crash-XXXXXX", db[128], cmd[200];
+	char dir[64], db[128];
 	struct table_row before, after;
 	int fd, status;
 	pid_t pid;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "crash"), 0);
 	snprintf(db, sizeof(db), "%s/crash.db", dir);
 	pid = start_console(db, &fd);
 	say(fd, "alice: /new snakes\nbob: /join\nalice: /stake 100\nalice: /start\n");
@@ -332,8 +332,7 @@ static void test_crash_snakes(void **state)
 	free(before.state);
 	free(after.rules);
 	free(after.state);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 }
 
 static void test_crash_repeated(void **state)

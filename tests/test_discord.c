@@ -47,6 +47,7 @@
 #include "tests/fake_discord.h"
 #include "tests/rawhttp.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define APP "1000"
 #define BOT_TOKEN "bot-token-secret"
@@ -113,15 +114,11 @@ static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	struct outbox_opts oo;
-	struct http_options ho;
-	struct http_route routes[4];
 	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
-	int nroutes, rc;
 
 	if (!w || sodium_init() < 0)
 		return -1;
-	snprintf(w->dir, sizeof(w->dir), "/tmp/gamebot-discord-XXXXXX");
-	if (!mkdtemp(w->dir))
+	if (fixture_dir(w->dir, sizeof(w->dir), "discord"))
 		return -1;
 	snprintf(w->db, sizeof(w->db), "%s/dc.db", w->dir);
 	/* made before any worker opens it: two handles creating one new file at once may fail */
@@ -157,17 +154,8 @@ static int setup(void **state)
 	w->env.wake_arg = w->outbox;
 	if (discord_adapter.start(&w->env, &w->self) || outbox_run(w->outbox, w->self))
 		return -1;
-	nroutes = discord_adapter.routes(w->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = nroutes;
-	rc = http_start(&w->http, &ho);
-	if (rc) {
-		fprintf(stderr, "listener: %s\n", gb_strerror(rc));
+	if (fixture_listen(&discord_adapter, w->self, &w->http, w->url, sizeof(w->url)))
 		return -1;
-	}
-	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", http_port(w->http));
 	w->b.cfg = w->env.bot;
 	if (pthread_create(&w->timers, NULL, timer_main, w))
 		return -1;
@@ -191,7 +179,7 @@ static int setup_limited(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	char cmd[200];
+	int rc;
 
 	if (w->saved_err >= 0) {
 		/* a test that failed while its log went to a file */
@@ -205,9 +193,9 @@ static int teardown(void **state)
 	discord_adapter.stop(w->self);
 	store_free(w->b.store);
 	fake_dc_free(w->fake);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
+	rc = fixture_rm(w->dir);
 	free(w);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* ---- requests as Discord sends them ---- */

@@ -73,6 +73,7 @@
 #include "games/game.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 #define CHAT "-1001"
 /*
@@ -173,8 +174,7 @@ static int fx_setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-faults-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_dir(f->dir, sizeof(f->dir), "faults"))
 		return -1;
 	snprintf(f->db, sizeof(f->db), "%s/g.db", f->dir);
 	f->log_pipe = -1;
@@ -187,7 +187,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char cmd[300];
+	int rc;
 
 	if (f->dropped && (seteuid(0) != 0 || setegid(0) != 0))
 		return -1;
@@ -203,9 +203,9 @@ static int fx_teardown(void **state)
 	umount2(f->dir, MNT_DETACH);
 	if (f->disk == DISK_LIMIT)
 		setrlimit(RLIMIT_FSIZE, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	rc = fixture_rm(f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Send text as user in the chat as Telegram update `update`; returns bot_handle()'s code. */
@@ -891,17 +891,8 @@ static void hook_start(struct fx *f, struct hookfx *h)
 
 	memset(h, 0, sizeof(*h));
 	assert_int_equal(fake_tg_start(&h->tg, TOKEN, "gb_faults_bot"), 0);
-	config_init(&h->cfg);
-	snprintf(h->cfg.telegram_token, sizeof(h->cfg.telegram_token), "%s", TOKEN);
-	snprintf(h->cfg.telegram_api, sizeof(h->cfg.telegram_api), "%s/", fake_tg_url(h->tg));
-	snprintf(h->cfg.telegram_mode, sizeof(h->cfg.telegram_mode), "webhook");
-	snprintf(h->cfg.telegram_secret, sizeof(h->cfg.telegram_secret), SECRET);
-	snprintf(h->cfg.telegram_pacing, sizeof(h->cfg.telegram_pacing), "off");
-	snprintf(h->cfg.db, sizeof(h->cfg.db), "%s", f->db);
-	h->env.cfg = &h->cfg;
-	bot_config_init(&h->env.bot);
+	fixture_tg_env(&h->cfg, &h->env, h->tg, TOKEN, "webhook", false, f->db);
 	h->env.bot.seed = 11;
-	h->env.db = f->db;
 	assert_int_equal(telegram_adapter.start(&h->env, &h->self), GB_OK);
 	n = telegram_adapter.routes(h->self, routes, 4);
 	assert_int_equal(n, 1);

@@ -41,6 +41,7 @@
 #include "tests/games/tictactoe.h"
 #include "tests/people.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 static char games_bin[512];
 
@@ -222,14 +223,14 @@ static void test_menus_offer_it(void **state)
 /* The console chat of the service with the game added, fed lines; its output (caller frees). */
 static char *console(const char *lines)
 {
-	char dir[] = "/tmp/gb-ttt-XXXXXX", in[64], db[64], log[64], cmd[96];
+	char dir[64], in[80], db[80], log[80];
 	FILE *f;
 	int fd, status;
 	pid_t pid;
 	char *text = NULL;
 	size_t len = 0;
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "ttt"), 0);
 	snprintf(in, sizeof(in), "%s/in", dir);
 	snprintf(db, sizeof(db), "%s/c.db", dir);
 	snprintf(log, sizeof(log), "%s/out", dir);
@@ -250,8 +251,7 @@ static char *console(const char *lines)
 	assert_non_null(f);
 	assert_int_equal(getdelim(&text, &len, '\0', f) > 0, 1);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 	return text;
 }
 

@@ -39,6 +39,7 @@
 #include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 #define TOKEN "123456:first-run"
 #define GROUP "-1007"
@@ -65,18 +66,8 @@ static size_t sink(char *p, size_t size, size_t n, void *arg)
 /* The adapter and its webhook listener, started (again) on the fixture's database. */
 static void service_start(struct fx *x)
 {
-	struct http_route routes[4];
-	struct http_options ho;
-	int n;
-
 	assert_int_equal(telegram_adapter.start(&x->env, &x->self), GB_OK);
-	n = telegram_adapter.routes(x->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = n;
-	assert_int_equal(http_start(&x->http, &ho), GB_OK);
-	snprintf(x->url, sizeof(x->url), "http://127.0.0.1:%d/telegram", http_port(x->http));
+	assert_int_equal(fixture_listen(&telegram_adapter, x->self, &x->http, x->url, sizeof(x->url)), 0);
 }
 
 static void service_stop(struct fx *x)
@@ -93,25 +84,15 @@ static struct fx *fx_new(bool inline_mode, bool pacing)
 	struct fx *x = calloc(1, sizeof(*x));
 
 	assert_non_null(x);
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gb-first-XXXXXX");
-	assert_non_null(mkdtemp(x->dir));
+	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "first"), 0);
 	snprintf(x->db, sizeof(x->db), "%s/f.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TOKEN, BOT), 0);
 	fake_tg_inline(x->f, inline_mode);
-	config_init(&x->cfg);
-	snprintf(x->cfg.telegram_token, sizeof(x->cfg.telegram_token), "%s", TOKEN);
-	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
-	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
-	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
-	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "%s", pacing ? "on" : "off");
-	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
-	x->env.cfg = &x->cfg;
-	bot_config_init(&x->env.bot);
+	fixture_tg_env(&x->cfg, &x->env, x->f, TOKEN, "webhook", pacing, x->db);
 	x->env.bot.seed = 7;
 	/* the service's own limits (config.c) */
 	x->env.bot.rate_user_per_min = 30;
 	x->env.bot.rate_chat_per_min = 120;
-	x->env.db = x->db;
 	assert_int_equal(store_open(&x->s, x->db), GB_OK);
 	limit_reset();
 	service_start(x);
@@ -140,15 +121,15 @@ static int setup_no_inline(void **state)
 static int teardown(void **state)
 {
 	struct fx *x = *state;
-	char cmd[128];
+	int rc;
 
 	service_stop(x);
 	store_free(x->s);
 	fake_tg_free(x->f);
 	limit_reset();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Deliver every queued reply now, in order, through the adapter. */

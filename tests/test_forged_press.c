@@ -53,6 +53,7 @@
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TG_TOKEN "6262:forged-token"
 #define TG_SECRET "forged-secret"
@@ -104,8 +105,7 @@ static int setup(void **state)
 	if (!x || sodium_init() < 0)
 		return -1;
 	*state = x;
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gamebot-forged-XXXXXX");
-	if (!mkdtemp(x->dir))
+	if (fixture_dir(x->dir, sizeof(x->dir), "forged"))
 		return -1;
 	snprintf(x->db, sizeof(x->db), "%s/f.db", x->dir);
 	snprintf(x->log, sizeof(x->log), "%s/serve.log", x->dir);
@@ -140,7 +140,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fix *x = *state;
-	char cmd[128];
+	int rc;
 	int status = 0;
 
 	if (!x)
@@ -151,9 +151,9 @@ static int teardown(void **state)
 	}
 	fake_tg_free(x->tg);
 	fake_dc_free(x->dc);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* ---- requests as the platforms send them ---- */
@@ -878,17 +878,9 @@ static int online_setup(void **state)
 {
 	struct online_fix *f = calloc(1, sizeof(*f));
 
-	if (!f)
+	if (!f || FIXTURE_BOT_OPEN(f, "forged-online", 11))
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-forged-online-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/o.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 11;
 	f->now = 1700000000000;
-	if (store_open(&f->b.store, f->db))
-		return -1;
 	*state = f;
 	return 0;
 }
@@ -896,12 +888,10 @@ static int online_setup(void **state)
 static int online_teardown(void **state)
 {
 	struct online_fix *f = *state;
-	char cmd[128];
+	int rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 
-	store_free(f->b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /*

@@ -40,6 +40,7 @@
 #include "store/store.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "4242:forum-token"
 #define SECRET "forum-secret"
@@ -198,7 +199,7 @@ static void show_log(struct fix *x)
 static int teardown(void **state)
 {
 	struct fix *x = *state;
-	char cmd[128];
+	int rc;
 	int status = 0;
 
 	if (x->pid > 0) {
@@ -207,9 +208,9 @@ static int teardown(void **state)
 	}
 	store_free(x->s);
 	fake_tg_free(x->f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 static int setup(void **state)
@@ -228,8 +229,7 @@ static int setup(void **state)
 	if (!x)
 		return -1;
 	*state = x;
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gamebot-forum-XXXXXX");
-	if (!mkdtemp(x->dir))
+	if (fixture_dir(x->dir, sizeof(x->dir), "forum"))
 		return -1;
 	snprintf(x->db, sizeof(x->db), "%s/f.db", x->dir);
 	snprintf(x->log, sizeof(x->log), "%s/serve.log", x->dir);

@@ -71,6 +71,7 @@
 #include "bot/i18n.h"
 #include "games/ai/ai.h"
 #include "games/game.h"
+#include "tests/fixture.h"
 
 #define MAX_CHATS 5
 #define MAX_USERS 6
@@ -212,13 +213,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-fuzz-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/fuzz.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 42;
-	if (store_open(&f->b.store, f->db))
+	if (FIXTURE_BOT_OPEN(f, "fuzz", 42))
 		return -1;
 	if (sqlite3_open_v2(f->db, &f->ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return -1;
@@ -237,18 +232,17 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fuzz *f = *state;
-	char cmd[200];
+	int rc;
 
 	sqlite3_close(f->ro);
-	store_free(f->b.store);
+	rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 	free(f->view_st);
 	for (int i = 0; i < f->nbroken; i++)
 		free(f->broken_states[i]);
 	for (int p = 0; p < NPLATFORMS; p++)
 		free(f->delivered[p]);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 static sqlite3_stmt *prep(struct fuzz *f, const char *sql)

@@ -40,6 +40,7 @@
 #include "store/store.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 /* ---- the hands at a moment ---- */
 
@@ -187,35 +188,16 @@ struct tg {
 static int tg_setup(void **state)
 {
 	struct tg *x = calloc(1, sizeof(*x));
-	struct http_route routes[4];
-	struct http_options ho;
-	int n;
 
 	assert_non_null(x);
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gb-hands-tg-XXXXXX");
-	assert_non_null(mkdtemp(x->dir));
+	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "hands-tg"), 0);
 	snprintf(x->db, sizeof(x->db), "%s/h.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TG_TOKEN, "gb_hands_bot"), 0);
-	config_init(&x->cfg);
-	snprintf(x->cfg.telegram_token, sizeof(x->cfg.telegram_token), "%s", TG_TOKEN);
-	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
-	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
-	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
-	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "off");
-	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
-	x->env.cfg = &x->cfg;
-	bot_config_init(&x->env.bot);
+	fixture_tg_env(&x->cfg, &x->env, x->f, TG_TOKEN, "webhook", false, x->db);
 	x->env.bot.seed = 11;
-	x->env.db = x->db;
 	assert_int_equal(store_open(&x->s, x->db), GB_OK);
 	assert_int_equal(telegram_adapter.start(&x->env, &x->self), GB_OK);
-	n = telegram_adapter.routes(x->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = n;
-	assert_int_equal(http_start(&x->http, &ho), GB_OK);
-	snprintf(x->url, sizeof(x->url), "http://127.0.0.1:%d/telegram", http_port(x->http));
+	assert_int_equal(fixture_listen(&telegram_adapter, x->self, &x->http, x->url, sizeof(x->url)), 0);
 	x->id = 1;
 	*state = x;
 	return 0;
@@ -224,15 +206,15 @@ static int tg_setup(void **state)
 static int tg_teardown(void **state)
 {
 	struct tg *x = *state;
-	char cmd[128];
+	int rc;
 
 	http_stop(x->http);
 	telegram_adapter.stop(x->self);
 	store_free(x->s);
 	fake_tg_free(x->f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Deliver every queued reply now, in order, through the adapter. */
@@ -942,15 +924,11 @@ static int dc_setup(void **state)
 {
 	struct dc *w = calloc(1, sizeof(*w));
 	struct outbox_opts oo;
-	struct http_options ho;
-	struct http_route routes[4];
 	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
-	int nroutes;
 
 	if (!w || sodium_init() < 0)
 		return -1;
-	snprintf(w->dir, sizeof(w->dir), "/tmp/gb-hands-dc-XXXXXX");
-	if (!mkdtemp(w->dir))
+	if (fixture_dir(w->dir, sizeof(w->dir), "hands-dc"))
 		return -1;
 	snprintf(w->db, sizeof(w->db), "%s/dc.db", w->dir);
 	if (store_open(&w->s, w->db))
@@ -979,14 +957,8 @@ static int dc_setup(void **state)
 	w->env.wake_arg = w->outbox;
 	if (discord_adapter.start(&w->env, &w->self) || outbox_run(w->outbox, w->self))
 		return -1;
-	nroutes = discord_adapter.routes(w->self, routes, 4);
-	http_options_init(&ho);
-	ho.listen = "127.0.0.1:0";
-	ho.routes = routes;
-	ho.nroutes = nroutes;
-	if (http_start(&w->http, &ho))
+	if (fixture_listen(&discord_adapter, w->self, &w->http, w->url, sizeof(w->url)))
 		return -1;
-	snprintf(w->url, sizeof(w->url), "http://127.0.0.1:%d/discord", http_port(w->http));
 	w->posts = 700000000000000001LL;
 	*state = w;
 	return 0;
@@ -995,7 +967,7 @@ static int dc_setup(void **state)
 static int dc_teardown(void **state)
 {
 	struct dc *w = *state;
-	char cmd[200];
+	int rc;
 
 	http_stop(w->http);
 	outbox_stop(w->outbox);
@@ -1003,9 +975,9 @@ static int dc_teardown(void **state)
 	store_free(w->s);
 	fake_dc_free(w->fake);
 	json_decref(w->table);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
+	rc = fixture_rm(w->dir);
 	free(w);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* POST a JSON interaction (consumed), signed as Discord signs; the parsed answer. */

@@ -51,6 +51,7 @@
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TG_TOKEN "6161:hostile-token"
 #define TG_SECRET "hostile-secret"
@@ -95,8 +96,7 @@ static int setup(void **state)
 
 	if (!x || sodium_init() < 0)
 		return -1;
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gamebot-hostile-XXXXXX");
-	if (!mkdtemp(x->dir))
+	if (fixture_dir(x->dir, sizeof(x->dir), "hostile"))
 		return -1;
 	snprintf(x->db, sizeof(x->db), "%s/h.db", x->dir);
 	snprintf(x->log, sizeof(x->log), "%s/serve.log", x->dir);
@@ -148,16 +148,16 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fix *x = *state;
-	char cmd[128];
+	int rc;
 	int status = 0;
 
 	kill(x->pid, SIGTERM);
 	waitpid(x->pid, &status, 0);
 	fake_tg_free(x->tg);
 	fake_dc_free(x->dc);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* ---- requests as the platforms send them ---- */

@@ -17,6 +17,7 @@
 #include "bot/bot.h"
 #include "bot/metrics.h"
 #include "games/strbuf.h"
+#include "tests/fixture.h"
 
 static void test_exposition_format(void **state)
 {
@@ -53,14 +54,14 @@ static void test_exposition_format(void **state)
 
 static void test_router_counts_commands_and_timers(void **state)
 {
-	char dir[] = "/tmp/gamebot-metrics-XXXXXX", db[128], cmd[160];
+	char dir[64], db[128];
 	struct bot b;
 	struct command c;
 	struct store_timer tm;
 
 	(void)state;
 	metrics_reset();
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "metrics"), 0);
 	snprintf(db, sizeof(db), "%s/m.db", dir);
 	memset(&b, 0, sizeof(b));
 	bot_config_init(&b.cfg);
@@ -92,8 +93,7 @@ static void test_router_counts_commands_and_timers(void **state)
 	assert_true(metrics_value("gamebot_timers_late_total", "kind=\"bot\"") == 1);
 	assert_true(metrics_value("gamebot_commands_total", "verb=\"timer\",result=\"ok\"") == 1);
 	store_free(b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 }
 
 int main(void)

@@ -27,6 +27,7 @@
 #include "bot/metrics.h"
 #include "games/strbuf.h"
 #include "tests/pgadmin.h"
+#include "tests/fixture.h"
 
 #define MAXP 4
 
@@ -57,16 +58,10 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-online-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (!f || FIXTURE_BOT_OPEN(f, "online", 7))
 		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/online.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 7;
 	f->b.cfg.online_fill_ms = 2000;
 	f->now = 1700000000000;
-	if (store_open(&f->b.store, f->db))
-		return -1;
 	*state = f;
 	return 0;
 }
@@ -74,7 +69,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc;
 
 	for (int i = 0; i < f->np; i++) {
 		json_decref(f->p[i].view);
@@ -82,10 +77,9 @@ static int teardown(void **state)
 		json_decref(f->p[i].stale);
 		free(f->p[i].lines);
 	}
-	store_free(f->b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 static void audit(struct fixture *f)

@@ -36,6 +36,7 @@
 #include "tests/fake_telegram.h"
 #include "tests/pgadmin.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "777:online-scale"
 #define SECRET "scale-secret"
@@ -252,8 +253,7 @@ static void open_run(struct run *r, const char *db)
 {
 	memset(r, 0, sizeof(*r));
 	pthread_mutex_init(&r->lock, NULL);
-	snprintf(r->dir, sizeof(r->dir), "/tmp/gamebot-online-scale-XXXXXX");
-	assert_non_null(mkdtemp(r->dir));
+	assert_int_equal(fixture_dir(r->dir, sizeof(r->dir), "online-scale"), 0);
 	if (db)
 		snprintf(r->db, sizeof(r->db), "%s", db);
 	else
@@ -270,14 +270,11 @@ static void open_run(struct run *r, const char *db)
 
 static void close_run(struct run *r)
 {
-	char cmd[128];
-
 	for (int i = 0; i < r->ninstances; i++)
 		if (r->in[i].pid > 0)
 			stop_instance(r, i, SIGTERM);
 	fake_tg_free(r->f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
-	if (system(cmd))
+	if (fixture_rm(r->dir))
 		fprintf(stderr, "%s not removed\n", r->dir);
 }
 

@@ -37,6 +37,7 @@
 #include "tests/fake_telegram.h"
 #include "tests/pgadmin.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TG_TOKEN "555:online-test"
 #define SECRET "online-secret"
@@ -439,8 +440,8 @@ static int setup_as(void **state, bool pg)
 	if (!w || sodium_init() < 0)
 		return -1;
 	memcpy(w->p, people, sizeof(people));
-	snprintf(w->dir, sizeof(w->dir), "/tmp/gamebot-online-serve-XXXXXX");
-	if (!mkdtemp(w->dir) || fake_tg_start(&w->tg, TG_TOKEN, "online_bot") || fake_dc_start(&w->dc, DC_TOKEN))
+	if (fixture_dir(w->dir, sizeof(w->dir), "online-serve") || fake_tg_start(&w->tg, TG_TOKEN, "online_bot") ||
+	    fake_dc_start(&w->dc, DC_TOKEN))
 		return -1;
 	crypto_sign_keypair(w->pk, w->sk);
 	snprintf(w->db, sizeof(w->db), "%s/o.db", w->dir);
@@ -490,8 +491,7 @@ static int setup_pg(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	char cmd[128];
-	int status;
+	int status, rc;
 
 	if (w->pid > 0) {
 		kill(w->pid, SIGTERM);
@@ -515,9 +515,12 @@ static int teardown(void **state)
 		free(w->p[i].text);
 		free(w->p[i].seen);
 	}
-	snprintf(cmd, sizeof(cmd), getenv("ONLINE_KEEP") ? "true %s" : "rm -rf '%s'", w->dir);
+	/* the ledger the service left on SQLite (its PostgreSQL runs are audited by the tests) */
+	rc = w->schema[0] ? 0 : fixture_audit_db(w->db);
+	if (!getenv("ONLINE_KEEP"))
+		rc |= fixture_rm(w->dir);
 	free(w);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Wait (at most ms) until every person has a table message. */

@@ -48,6 +48,7 @@
 #include "bot/metrics.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 #define TOKEN "123456:TEST-token_xyz"
 #define CHATS 30
@@ -112,7 +113,7 @@ static void wait_for(atomic_int *counter, int at_least, int timeout_ms)
 
 static void test_platform_down_one_probe_then_in_order(void **state)
 {
-	char dir[64] = "/tmp/gamebot-outage-XXXXXX", db[128], cmd[128];
+	char dir[64], db[128];
 	struct fake_tg *f = NULL;
 	struct config cfg;
 	struct adapter_env env = { 0 };
@@ -125,7 +126,7 @@ static void test_platform_down_one_probe_then_in_order(void **state)
 	int64_t t0;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "outage"), 0);
 	snprintf(db, sizeof(db), "%s/o.db", dir);
 	assert_int_equal(fake_tg_start(&f, TOKEN, "gb_test_bot"), 0);
 	config_init(&cfg);
@@ -213,8 +214,7 @@ static void test_platform_down_one_probe_then_in_order(void **state)
 	telegram_adapter.stop(self);
 	store_free(s);
 	fake_tg_free(f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 }
 
 /* ---- outages through the outbox's policy, on a virtual clock ---- */
@@ -263,8 +263,7 @@ static void world_start(struct world *w, enum plat p, bool polling)
 	log_restore();
 	memset(w, 0, sizeof(*w));
 	w->p = p;
-	snprintf(w->dir, sizeof(w->dir), "/tmp/gamebot-outage-XXXXXX");
-	assert_non_null(mkdtemp(w->dir));
+	assert_int_equal(fixture_dir(w->dir, sizeof(w->dir), "outage"), 0);
 	snprintf(w->db, sizeof(w->db), "%s/o.db", w->dir);
 	snprintf(w->logpath, sizeof(w->logpath), "%s/log", w->dir);
 	assert_int_equal(store_open(&w->b.store, w->db), GB_OK);
@@ -311,16 +310,13 @@ static void world_start(struct world *w, enum plat p, bool polling)
 
 static void world_free(struct world *w)
 {
-	char cmd[128];
-
 	w->a->stop(w->self);
 	adapter_bot_release();
 	outbox_gate_destroy(&w->gate);
 	store_free(w->b.store);
 	fake_tg_free(w->tg);
 	fake_dc_free(w->dc);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(w->dir), 0);
 }
 
 static void outage(struct world *w, enum out kind)

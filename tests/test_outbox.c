@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "adapters/outbox.h"
+#include "tests/fixture.h"
 
 #define MAX_CALLS 512
 
@@ -128,8 +129,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-outbox-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (!f || fixture_dir(f->dir, sizeof(f->dir), "outbox"))
 		return -1;
 	snprintf(f->db, sizeof(f->db), "%s/out.db", f->dir);
 	if (store_open(&f->s, f->db))
@@ -146,13 +146,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc;
 
 	store_free(f->s);
 	pthread_mutex_destroy(&f->sc.lock);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	rc = fixture_rm(f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 static void add(struct fixture *f, const char *chat, const char *payload, int64_t due)

@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "tests/fixture.h"
 
 #define CHATS 20000
 
@@ -133,8 +134,7 @@ static int setup_sqlite(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct store *s = NULL;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-plans-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_dir(f->dir, sizeof(f->dir), "plans"))
 		return -1;
 	snprintf(f->target, sizeof(f->target), "%s/p.db", f->dir);
 	if (store_open(&s, f->target))
@@ -178,8 +178,7 @@ static int teardown(void **state)
 		snprintf(cmd, sizeof(cmd), "DROP SCHEMA %s CASCADE", f->schema);
 		exec_on(pg_base, cmd);
 	} else {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-		assert_int_equal(system(cmd), 0);
+		assert_int_equal(fixture_rm(f->dir), 0);
 	}
 	free(f);
 	return 0;

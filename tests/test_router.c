@@ -29,6 +29,7 @@
 #include "bot/i18n.h"
 #include "bot/limit.h"
 #include "bot/metrics.h"
+#include "tests/fixture.h"
 
 struct fixture {
 	char dir[64];
@@ -40,13 +41,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-router-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/bot.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 7;
-	if (store_open(&f->b.store, f->db))
+	if (!f || FIXTURE_BOT_OPEN(f, "router", 7))
 		return -1;
 	*state = f;
 	return 0;
@@ -55,12 +50,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 
-	store_free(f->b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Run SQL on the file through a connection of the test's own. */

@@ -20,6 +20,7 @@
 #include "bot/bot.h"
 #include "bot/limit.h"
 #include "bot/metrics.h"
+#include "tests/fixture.h"
 
 struct fixture {
 	char dir[64];
@@ -31,13 +32,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-scale-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/bot.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 5;
-	if (store_open(&f->b.store, f->db))
+	if (!f || FIXTURE_BOT_OPEN(f, "scale", 5))
 		return -1;
 	bot_state_cache_size(BOT_STATE_CACHE_DEFAULT);
 	*state = f;
@@ -47,13 +42,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc;
 
 	bot_state_cache_size(BOT_STATE_CACHE_DEFAULT);
-	store_free(f->b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* A connection of its own to the file, as another program would have. */

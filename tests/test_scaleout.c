@@ -49,6 +49,7 @@
 #include "tests/fake_telegram.h"
 #include "tests/pgadmin.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "123456:TEST-token_xyz"
 #define SECRET "s3cret"
@@ -406,8 +407,7 @@ static void instances_share_the_load_and_survive_kills(void **state)
 	for (int k = 0; k < 3000; k++)
 		fake_tg_fault(run.f, NULL, 4 * k, 1, FAKE_TG_SLOW, 60);
 	/* the first migrates the empty schema; the others find it current */
-	snprintf(run.dir, sizeof(run.dir), "/tmp/gamebot-scaleout-XXXXXX");
-	assert_non_null(mkdtemp(run.dir));
+	assert_int_equal(fixture_dir(run.dir, sizeof(run.dir), "scaleout"), 0);
 	for (int i = 0; i < INSTANCES; i++) {
 		run.in[i].port = free_port();
 		snprintf(run.in[i].log, sizeof(run.in[i].log), "%s/instance-%d.log", run.dir, i);
@@ -501,8 +501,7 @@ static void instances_share_the_load_and_survive_kills(void **state)
 	fake_tg_free(run.f);
 	snprintf(sql, sizeof(sql), "DROP SCHEMA %s CASCADE", run.schema);
 	pg_admin(base, sql);
-	snprintf(sql, sizeof(sql), "rm -rf '%s'", run.dir);
-	assert_int_equal(system(sql), 0);
+	assert_int_equal(fixture_rm(run.dir), 0);
 	pthread_mutex_destroy(&run.lock);
 }
 

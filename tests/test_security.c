@@ -48,6 +48,7 @@
 #include "tests/fake_telegram.h"
 #include "tests/pgadmin.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define PG_PASSWORD "Pg-pass-7f3c9e"
 #define TG_TOKEN "6161:tg-token-a8b2c4d6e8"
@@ -249,20 +250,16 @@ static void svc_init(struct svc *x)
 	memset(x, 0, sizeof(*x));
 	assert_true(sodium_init() >= 0);
 	crypto_sign_keypair(x->pk, x->sk);
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gamebot-security-XXXXXX");
-	assert_non_null(mkdtemp(x->dir));
+	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "security"), 0);
 	snprintf(x->log, sizeof(x->log), "%s/serve.log", x->dir);
 	x->next_update = 700000;
 }
 
 static void svc_cleanup(struct svc *x)
 {
-	char cmd[128];
-
 	fake_tg_free(x->tg);
 	fake_dc_free(x->dc);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(x->dir), 0);
 }
 
 /* Wait (bounded) for pid to end; its exit status, or -1 if it had to be killed. */
@@ -494,11 +491,11 @@ static unsigned mode_of(const char *path)
 /* Under the given umask, a new database, its log, index and folder are private. */
 static void private_under(mode_t mask)
 {
-	char dir[] = "/tmp/gamebot-security-db-XXXXXX", sub[128], db[160], side[176], cmd[200];
+	char dir[64], sub[128], db[160], side[176];
 	struct store *s = NULL;
 	mode_t old;
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "security-db"), 0);
 	snprintf(sub, sizeof(sub), "%s/var", dir);
 	snprintf(db, sizeof(db), "%s/gamebot.db", sub);
 	old = umask(mask);
@@ -513,8 +510,7 @@ static void private_under(mode_t mask)
 	snprintf(side, sizeof(side), "%s-shm", db);
 	assert_int_equal(mode_of(side), 0600);
 	store_free(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 }
 
 static void test_sqlite_files_private(void **state)
@@ -537,12 +533,12 @@ static void count_warning(const char *message)
 /* An existing file others may read: one warning line, then none; a private one: none. */
 static void test_sqlite_wide_file_warned_once(void **state)
 {
-	char dir[] = "/tmp/gamebot-security-db-XXXXXX", db[96], wide[96], cmd[128];
+	char dir[64], db[96], wide[96];
 	struct store *s = NULL;
 	int fd;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "security-db"), 0);
 	snprintf(db, sizeof(db), "%s/private.db", dir);
 	snprintf(wide, sizeof(wide), "%s/wide.db", dir);
 	store_set_warn(count_warning);
@@ -565,8 +561,7 @@ static void test_sqlite_wide_file_warned_once(void **state)
 	/* the operator's choice stands: warned about, not changed */
 	assert_int_equal(mode_of(wide), 0644);
 	store_set_warn(NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 }
 
 /* ---- memory ---- */

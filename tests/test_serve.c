@@ -22,6 +22,7 @@
 
 #include "tests/pgproxy.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 static const char *bin(void)
 {
@@ -55,8 +56,7 @@ static void start_with(struct service *s, int port, const char *db, const char *
 
 	for (int i = 0; extra && extra[i] && i < 4; i++)
 		env[n++] = extra[i];
-	snprintf(s->dir, sizeof(s->dir), "/tmp/gamebot-serve-XXXXXX");
-	assert_non_null(mkdtemp(s->dir));
+	assert_int_equal(fixture_dir(s->dir, sizeof(s->dir), "serve"), 0);
 	snprintf(file, sizeof(file), "%s/g.db", s->dir);
 	snprintf(s->log, sizeof(s->log), "%s/log", s->dir);
 	s->port = port;
@@ -183,10 +183,7 @@ static int stop(struct service *s, int sig)
 
 static void cleanup(struct service *s)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", s->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(s->dir), 0);
 }
 
 static void check_serving_until(int sig)

@@ -5,16 +5,14 @@
  * all, unwritable paths, migrations from old schemas, WAL, two handles on
  * a new file. What every backend promises is in test_store_contract.c.
  *
- * Every test gets a fresh folder made with mkdtemp(3) under /tmp, opens its
+ * Every test gets a fresh folder (tests/fixture.c) under $TMPDIR, opens its
  * own handles on a file inside it and removes the folder afterwards. Where a
  * guarantee is about the file rather than one handle (compare-and-swap,
  * schema version, a write seen by another connection) the test opens a
  * second store handle or a raw sqlite3 connection on the same file.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -34,6 +32,7 @@
 #include <cmocka.h>
 
 #include "store/store.h"
+#include "tests/fixture.h"
 
 struct fixture {
 	char dir[64];     /* the test's temporary folder */
@@ -41,21 +40,12 @@ struct fixture {
 	struct store *s;  /* open on path; owned, freed by teardown */
 };
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
 
 	assert_non_null(f);
-	snprintf(f->dir, sizeof f->dir, "/tmp/gamebot-store-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(fixture_dir(f->dir, sizeof f->dir, "store"), 0);
 	snprintf(f->path, sizeof f->path, "%s/db/game.db", f->dir);
 	assert_int_equal(store_open(&f->s, f->path), GB_OK);
 	*state = f;
@@ -65,11 +55,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
+	int rc;
 
 	store_free(f->s);
-	nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rc = fixture_rm(f->dir);
 	free(f);
-	return 0;
+	return rc;
 }
 
 /* Run one SQL text on a raw connection to path (test-side inspection only). */

@@ -2,7 +2,7 @@
  * test_store_contract.c - what store.h promises, checked on every backend.
  *
  * The same tests run twice: on SQLite (a fresh file in a folder made with
- * mkdtemp(3) under /tmp for every test) and on PostgreSQL (a fresh schema
+ * tests/fixture.c under $TMPDIR for every test) and on PostgreSQL (a fresh schema
  * for every test in the database GAMEBOT_TEST_PG names, reached through
  * search_path in the URL, dropped afterwards). `make test` starts a
  * throwaway server and sets GAMEBOT_TEST_PG (tests/pg.sh); without it the
@@ -16,9 +16,7 @@
  * URLs, servers, migrations from old schemas) are in test_store.c and
  * test_store_pg.c.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
-#include <ftw.h>
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <sched.h>
@@ -38,6 +36,7 @@
 
 #include "bot/audit.h"
 #include "store/store.h"
+#include "tests/fixture.h"
 
 #define RAW_OK 0
 
@@ -55,14 +54,6 @@ struct fixture {
 static int is_pg(const struct fixture *f)
 {
 	return f->schema[0] != '\0';
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static void quiet(void *arg, const char *message)
@@ -108,8 +99,7 @@ static int setup(void **state)
 		snprintf(f->path, sizeof f->path, "%s%soptions=-csearch_path%%3D%s", pg_base,
 			 strchr(pg_base, '?') ? "&" : "?", f->schema);
 	} else {
-		snprintf(f->dir, sizeof f->dir, "/tmp/gamebot-store-XXXXXX");
-		assert_non_null(mkdtemp(f->dir));
+		assert_int_equal(fixture_dir(f->dir, sizeof f->dir, "store"), 0);
 		snprintf(f->path, sizeof f->path, "%s/db/game.db", f->dir);
 	}
 	{
@@ -127,16 +117,17 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	char sql[256];
+	int rc = 0;
 
 	store_free(f->s);
 	if (is_pg(f)) {
 		snprintf(sql, sizeof sql, "DROP SCHEMA %s CASCADE", f->schema);
 		pg_admin(sql);
 	} else {
-		nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rc = fixture_rm(f->dir);
 	}
 	free(f);
-	return 0;
+	return rc;
 }
 
 /* The PostgreSQL group needs a server: without one it fails, never skips. */

@@ -40,6 +40,7 @@
 #include "tests/fake_telegram.h"
 #include "tests/rawhttp.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "123456:TEST-token_xyz"
 
@@ -865,7 +866,7 @@ static void config_spellings(void **state)
 
 static void store_tables_of_a_user(void **state)
 {
-	char dir[] = "/tmp/gb-tg-store-XXXXXX", path[128];
+	char dir[64], path[128];
 	struct store *s;
 	struct store_chat a = { 0 }, b = { 0 }, d = { 0 };
 	struct store_table t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
@@ -875,7 +876,7 @@ static void store_tables_of_a_user(void **state)
 	int n;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "tg-store"), 0);
 	snprintf(path, sizeof(path), "%s/t.db", dir);
 	assert_int_equal(store_open(&s, path), GB_OK);
 	assert_int_equal(store_chat_get(s, "telegram", "-1", "en", &a), GB_OK);
@@ -952,14 +953,14 @@ static int cb_turn(struct bot *b, const char *chat, struct callbreak *st)
 
 static void choices_are_the_legal_actions(void **state)
 {
-	char dir[] = "/tmp/gb-tg-choice-XXXXXX", path[128], user[16], cmd[600];
+	char dir[64], path[128], user[16], cmd[600];
 	struct bot b = { 0 };
 	struct bot_choice ch[64];
 	struct callbreak st;
 	int n, turn;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_dir(dir, sizeof(dir), "tg-choice"), 0);
 	snprintf(path, sizeof(path), "%s/c.db", dir);
 	bot_config_init(&b.cfg);
 	b.cfg.seed = 7;
@@ -1017,8 +1018,7 @@ static void choices_are_the_legal_actions(void **state)
 	assert_int_equal(bot_user_choices(&b, "telegram", "99", ch, 64, &n), GB_OK);
 	assert_int_equal(n, 0);
 	store_free(b.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fixture_rm(dir), 0);
 }
 
 /* ---- delivery against the fake server ---- */
@@ -1042,20 +1042,10 @@ static int dfix_setup(void **state, bool pacing)
 	struct store_seat seats[2] = { { 0, "77", "Asha", -1 }, { 1, "78", "Bina", -1 } };
 
 	assert_non_null(x);
-	snprintf(x->dir, sizeof(x->dir), "/tmp/gb-tg-deliver-XXXXXX");
-	assert_non_null(mkdtemp(x->dir));
+	assert_int_equal(fixture_dir(x->dir, sizeof(x->dir), "tg-deliver"), 0);
 	snprintf(x->db, sizeof(x->db), "%s/d.db", x->dir);
 	assert_int_equal(fake_tg_start(&x->f, TOKEN, "gb_test_bot"), 0);
-	config_init(&x->cfg);
-	snprintf(x->cfg.telegram_token, sizeof(x->cfg.telegram_token), "%s", TOKEN);
-	snprintf(x->cfg.telegram_api, sizeof(x->cfg.telegram_api), "%s/", fake_tg_url(x->f));
-	snprintf(x->cfg.telegram_mode, sizeof(x->cfg.telegram_mode), "webhook");
-	snprintf(x->cfg.telegram_secret, sizeof(x->cfg.telegram_secret), "s3cret");
-	snprintf(x->cfg.telegram_pacing, sizeof(x->cfg.telegram_pacing), "%s", pacing ? "on" : "off");
-	snprintf(x->cfg.db, sizeof(x->cfg.db), "%s", x->db);
-	x->env.cfg = &x->cfg;
-	bot_config_init(&x->env.bot);
-	x->env.db = x->db;
+	fixture_tg_env(&x->cfg, &x->env, x->f, TOKEN, "webhook", pacing, x->db);
 	assert_int_equal(store_open(&x->s, x->db), GB_OK);
 	assert_int_equal(store_chat_get(x->s, "telegram", "-1001", "en", &c), GB_OK);
 	x->chat_id = c.id;
@@ -1088,14 +1078,14 @@ static int dfix_setup_paced(void **state)
 static int dfix_teardown(void **state)
 {
 	struct dfix *x = *state;
-	char cmd[128];
+	int rc;
 
 	telegram_adapter.stop(x->self);
 	store_free(x->s);
 	fake_tg_free(x->f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+	rc = fixture_rm(x->dir);
 	free(x);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Queue one row for chat -1001 and deliver it at once. */

@@ -23,6 +23,7 @@
 #include "bot/bot.h"
 #include "bot/verify.h"
 #include "games/strbuf.h"
+#include "tests/fixture.h"
 
 struct fixture {
 	char dir[64];
@@ -37,15 +38,9 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/gamebot-verify-XXXXXX");
-	if (!mkdtemp(f->dir) || sodium_init() < 0)
+	if (!f || sodium_init() < 0 || FIXTURE_BOT_OPEN(f, "verify", 5))
 		return -1;
-	snprintf(f->db, sizeof(f->db), "%s/verify.db", f->dir);
-	bot_config_init(&f->b.cfg);
-	f->b.cfg.seed = 5;
 	f->now = 1700000000000;
-	if (store_open(&f->b.store, f->db))
-		return -1;
 	*state = f;
 	return 0;
 }
@@ -53,14 +48,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[200];
+	int rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 
-	store_free(f->b.store);
 	free(f->out);
 	free(f->priv);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	free(f);
-	return system(cmd) == 0 ? 0 : -1;
+	return rc;
 }
 
 static void drain(struct fixture *f)

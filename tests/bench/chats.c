@@ -27,6 +27,7 @@
 #include "tests/bench/bench.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "4242:bench-token"
 #define SECRET "bench-secret"
@@ -181,8 +182,8 @@ int main(int argc, char **argv)
 {
 	const char *bin = getenv("GAMEBOT_BIN") ? getenv("GAMEBOT_BIN") : "bin/gamebot";
 	int chats = 20000, threads = 16, port = free_port(), done = 0;
-	char dir[64] = "/tmp/gamebot-bench-chats-XXXXXX", e_db[128], e_listen[64], e_api[128], hook[96],
-	     health[64], cmd[128];
+	char dir[64], e_db[128], e_listen[64], e_api[128], hook[96],
+	     health[64];
 	struct fake_tg *f = NULL;
 	atomic_llong id;
 	long errors = 0;
@@ -194,8 +195,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--threads"))
 			threads = (int)strtol(argv[i + 1], NULL, 10);
 	}
-	if (chats < 1 || threads < 1 || threads > MAX_THREADS || !port || !mkdtemp(dir) ||
-	    fake_tg_start(&f, TOKEN, "gb_bench_bot"))
+	if (chats < 1 || threads < 1 || threads > MAX_THREADS || !port ||
+	    fixture_dir(dir, sizeof(dir), "bench-chats") || fake_tg_start(&f, TOKEN, "gb_bench_bot"))
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -228,6 +229,5 @@ int main(int argc, char **argv)
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	fake_tg_free(f);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? 1 : 0;
+	return fixture_rm(dir) ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 
 #include "store/store.h"
 #include "tests/bench/bench.h"
+#include "tests/fixture.h"
 
 #define TARGET_MS 5.0
 
@@ -153,12 +154,12 @@ int main(void)
 	const char *env = getenv("GAMEBOT_STORE_BENCH");
 	const char *base = getenv("GAMEBOT_TEST_PG");
 	long runs = env ? strtol(env, NULL, 10) : 2000;
-	char dir[64] = "/tmp/gamebot-bench-command-XXXXXX", target[1100];
+	char dir[64], target[1100];
 	double ms;
 
 	if (runs <= 0)
 		runs = 2000;
-	if (!mkdtemp(dir)) {
+	if (fixture_dir(dir, sizeof(dir), "bench-command")) {
 		fprintf(stderr, "command: cannot make a folder\n");
 		return 1;
 	}

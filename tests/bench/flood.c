@@ -31,6 +31,7 @@
 #include "tests/fake_discord.h"
 #include "tests/rawhttp.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define APP "1000"
 #define TOKEN "bench-bot-token"
@@ -153,7 +154,7 @@ int main(void)
 	struct run x = { 0 };
 	struct fake_dc *f = NULL;
 	struct rlimit rl;
-	char dir[64] = "/tmp/gamebot-bench-flood-XXXXXX", cmd[128];
+	char dir[64];
 	int port = free_port(), open_all = 0, status;
 	double calm = -1, worst = -1;
 	long sent = 0;
@@ -167,7 +168,7 @@ int main(void)
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	x.c = curl_easy_init();
-	if (!x.c || sodium_init() < 0 || !mkdtemp(dir) || fake_dc_start(&f, TOKEN)) {
+	if (!x.c || sodium_init() < 0 || fixture_dir(dir, sizeof(dir), "bench-flood") || fake_dc_start(&f, TOKEN)) {
 		printf("flood      cannot set up: target NOT MET\n");
 		return 0;
 	}
@@ -190,8 +191,7 @@ int main(void)
 	}
 	fake_dc_free(f);
 	curl_easy_cleanup(x.c);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
+	if (fixture_rm(dir))
 		fprintf(stderr, "flood: %s not removed\n", dir);
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bot/bot.h"
+#include "tests/fixture.h"
 
 struct opts {
 	int seconds, rate, threads, chats;
@@ -246,7 +247,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .seconds = 5, .rate = 250, .threads = 4, .chats = 50 };
 	struct run alone = { .o = &o, .computers = false }, busy = { .o = &o, .computers = true };
-	char dir[] = "/tmp/gamebot-bench-XXXXXX", cmd[128];
+	char dir[64];
 	struct store_checkpointer *cp = NULL;
 	double p99a, p99b;
 	int met;
@@ -263,7 +264,7 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--chats") == 0)
 			o.chats = v;
 	}
-	if (!mkdtemp(dir))
+	if (fixture_dir(dir, sizeof(dir), "bench"))
 		return 1;
 	snprintf(o.db, sizeof(o.db), "%s/bench.db", dir);
 	pthread_mutex_init(&alone.lock, NULL);
@@ -297,8 +298,7 @@ int main(int argc, char **argv)
 	       met ? "met" : "NOT MET");
 	free(alone.lat);
 	free(busy.lat);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
+	if (fixture_rm(dir))
 		return 1;
 	return met ? 0 : 2;
 }

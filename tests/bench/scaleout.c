@@ -42,6 +42,7 @@
 #include "tests/bench/bench.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TOKEN "4242:bench-token"
 #define SECRET "bench-secret"
@@ -298,7 +299,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .seconds = 5, .chats = 256, .threads = 16 };
 	const char *base = getenv("GAMEBOT_TEST_PG");
-	char dir[64] = "/tmp/gamebot-bench-scale-XXXXXX", db[1024], sql[256], label[64];
+	char dir[64], db[1024], sql[256], label[64];
 	struct fake_tg *f = NULL;
 	double worst = 0, p;
 	bool ok = true;
@@ -320,7 +321,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	ludo = gb_game_find("ludo");
-	if (!mkdtemp(dir) || fake_tg_start(&f, TOKEN, "bench_bot")) {
+	if (fixture_dir(dir, sizeof(dir), "bench-scale") || fake_tg_start(&f, TOKEN, "bench_bot")) {
 		fprintf(stderr, "scaleout: cannot set up\n");
 		return 1;
 	}

@@ -66,6 +66,7 @@
 #include "tests/bench/aged.h"
 #include "tests/bench/bench.h"
 #include "tests/fake_telegram.h"
+#include "tests/fixture.h"
 
 #define TOKEN "4242:bench-token"
 #define SECRET "bench-secret"
@@ -705,7 +706,6 @@ int main(int argc, char **argv)
 	struct bot view = { 0 };
 	struct rows r = { 0 };
 	struct chat *chats;
-	char cmd[160];
 
 	if (!parse_opts(argc, argv, &o)) {
 		fprintf(stderr, "telegram: bad options\n");
@@ -716,8 +716,7 @@ int main(int argc, char **argv)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	ludo = gb_game_find("ludo");
 	memset(state_2k, 'x', 2048);
-	snprintf(o.dir, sizeof(o.dir), "/tmp/gamebot-bench-tg-XXXXXX");
-	if (!mkdtemp(o.dir))
+	if (fixture_dir(o.dir, sizeof(o.dir), "bench-tg"))
 		return 1;
 	snprintf(o.db, sizeof(o.db), "%s/gamebot.db", o.dir);
 	snprintf(o.probe_db, sizeof(o.probe_db), "%s/probe.db", o.dir);
@@ -754,6 +753,5 @@ int main(int argc, char **argv)
 		printf("telegram   database kept: %s\n", o.db);
 		return 0;
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o.dir);
-	return system(cmd) ? 1 : 0;
+	return fixture_rm(o.dir) ? 1 : 0;
 }

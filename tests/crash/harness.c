@@ -60,6 +60,7 @@
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
 #include "tests/spawn.h"
+#include "tests/fixture.h"
 
 #define TG_TOKEN "5151:crash-token"
 #define TG_SECRET "crash-secret"
@@ -1057,7 +1058,6 @@ int main(int argc, char **argv)
 	int64_t t0, tk, tf;
 	int status = 0, repeats = 0, tg_checked, dc_checked, moves_checked, replays, finished, open, pending,
 	    aside;
-	char cmd[256];
 
 	parse_opts(argc, argv);
 	rs = opt.seed * 2 + 1;
@@ -1067,8 +1067,7 @@ int main(int argc, char **argv)
 	if (sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT))
 		return 2;
 	crypto_sign_keypair(pk, sk);
-	snprintf(dir, sizeof(dir), "/tmp/gamebot-crash-XXXXXX");
-	if (!mkdtemp(dir))
+	if (fixture_dir(dir, sizeof(dir), "crash"))
 		return 2;
 	snprintf(db, sizeof(db), "%s/crash.db", dir);
 	snprintf(logpath, sizeof(logpath), "%s/serve.log", dir);
@@ -1259,8 +1258,7 @@ out:
 	fake_dc_free(fdc);
 	curl_easy_cleanup(c);
 	if (!failures && !opt.keep) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
+		if (fixture_rm(dir))
 			fprintf(stderr, "crashtest: could not remove %s\n", dir);
 	}
 	free(chats);
