@@ -49,7 +49,7 @@ LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 
-LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c bot/*.c))
+LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c adapters/*/*.c bot/*.c))
 LIB_SRC := $(filter-out adapters/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/adapters/main.o
@@ -138,11 +138,13 @@ crashtest: $(BIN) $(CRASH_BIN)
 	$(CRASH_BIN) --bin $(BIN) $(CRASHTEST_ARGS)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
-# is the composition root). games/ also does no I/O.
+# is the composition root). games/ also does no I/O. A platform's folder
+# (adapters/NAME/) keeps its internal.h to itself (and its fuzz target).
 check:
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
+	@for d in adapters/*/; do p=$${d%/}; ! grep -rlE "#include *\"$$p/internal\.h\"" bot games store adapters tests | grep -vE "^$$p/|^tests/fuzz/$${p#adapters/}\.c$$" || { echo "$$p/internal.h is for the files of $$p/ alone"; exit 1; }; done
 	@! grep -rnE '\b(fopen|printf|fprintf|puts|curl_|sqlite3_|MHD_)\w*\(' games --include='*.c' || { echo "games/ must do no I/O"; exit 1; }
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }
@@ -162,9 +164,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_BUILD := build/fuzz
 FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(filter-out -O2 -MMD -MP,$(CFLAGS)) $(FUZZ_FLAGS) -MMD -MP
-# The Discord target reads the adapter's own file, so it exists only with it.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
-FUZZ_SRC := $(if $(wildcard adapters/discord.c),$(FUZZ_SRC),$(filter-out tests/fuzz/discord.c,$(FUZZ_SRC)))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
