@@ -139,12 +139,14 @@ crashtest: $(BIN) $(CRASH_BIN)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
 # is the composition root). games/ also does no I/O. A platform's folder
-# (adapters/NAME/) keeps its internal.h to itself (and its fuzz target).
+# (adapters/NAME/) keeps its internal.h to itself (and its fuzz target),
+# and the delivery policy above the platforms includes none of them.
 check:
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
 	@for d in adapters/*/; do p=$${d%/}; ! grep -rlE "#include *\"$$p/internal\.h\"" bot games store adapters tests | grep -vE "^$$p/|^tests/fuzz/$${p#adapters/}\.c$$" || { echo "$$p/internal.h is for the files of $$p/ alone"; exit 1; }; done
+	@for d in adapters/*/; do p=$$(basename $$d); ! grep -nE "#include *\"(adapters/)?$$p(\.h\"|/)" adapters/deliver.[ch] adapters/outbox.[ch] || { echo "the shared delivery (adapters/deliver.c, outbox.c) names no platform"; exit 1; }; done
 	@! grep -rnE '\b(fopen|printf|fprintf|puts|curl_|sqlite3_|MHD_)\w*\(' games --include='*.c' || { echo "games/ must do no I/O"; exit 1; }
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }

@@ -86,59 +86,6 @@ static int find_kind(struct taken *t, int n, const char *kind, const char *user)
 	return -1;
 }
 
-
-/*
- * The table message of a table in channel: the table's own, or, for a
- * view marked "seat" (an online table's seat, shown in that person's
- * direct messages), the seat's own message there; for a view marked
- * "queue", the person's queue message there (no table).
- */
-int dc_message_get(struct store *s, int64_t table, const char *channel, enum view_of of,
-		   struct store_table *t)
-{
-	int found = 0, rc;
-
-	if (of == VIEW_QUEUE) {
-		memset(t, 0, sizeof(*t));
-		rc = store_queue_message(s, "discord", channel, t->message, sizeof(t->message), &found);
-		return rc ? rc : found ? GB_OK : GB_ENOTFOUND;
-	}
-	rc = store_table_get(s, table, t);
-	if (!rc && of == VIEW_SEAT)
-		rc = store_view_message(s, table, "discord", channel, t->message, sizeof(t->message), &found);
-	return rc;
-}
-
-/* Record id as the message of the view (in_tx: in the caller's transaction). */
-int dc_message_set(struct store *s, int64_t table, const char *channel, enum view_of of, const char *id,
-		   bool in_tx)
-{
-	if (of == VIEW_QUEUE)
-		return adapter_queue_message(s, "discord", channel, id, in_tx);
-	if (of == VIEW_SEAT)
-		return store_view_set_message(s, table, "discord", channel, id, NULL);
-	return store_table_set_message(s, table, id);
-}
-
-/* A queue message whose entry is gone, pressed: edited in place, never posted afresh nor recorded. */
-bool dc_stale_view(const json_t *view)
-{
-	return json_is_true(json_object_get(view, "queue")) && json_is_true(json_object_get(view, "stale"));
-}
-
-enum view_of dc_view_of(const json_t *view)
-{
-	if (json_is_true(json_object_get(view, "queue")))
-		return VIEW_QUEUE;
-	return json_is_true(json_object_get(view, "seat")) ? VIEW_SEAT : VIEW_TABLE;
-}
-
-/* Has the view a message of its own to record (a table's, or a queue message)? */
-bool dc_view_kept(int64_t table, enum view_of of)
-{
-	return table || of == VIEW_QUEUE;
-}
-
 /*
  * A typed command's answer becomes the table message (a repost at the
  * bottom of the channel, /board's or any command's that shows the table):
@@ -155,7 +102,7 @@ static int queue_unbutton(struct store *s, const char *channel, int64_t table, e
 	const char *colon;
 	json_t *view = NULL;
 	char *text = NULL;
-	int rc = dc_message_get(s, table, channel, of, &t);
+	int rc = deliver_message_get(s, "discord", table, channel, of, &t);
 
 	if (rc) {
 		rc = rc == GB_ENOTFOUND ? GB_OK : rc;
@@ -237,12 +184,12 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 			t[i].used = true; /* the answer is the ack */
 	if (ia->type == IT_COMPONENT && !ia->message_ephemeral && table >= 0) {
 		/* a press on the table message: updated in place, and now known by its id */
-		p->answer = dc_answer(7, dc_message_data(t[table].view, dc_view_of(t[table].view) != VIEW_QUEUE, false));
+		p->answer = dc_answer(7, dc_message_data(t[table].view, deliver_view_of(t[table].view) != VIEW_QUEUE, false));
 		t[table].used = true;
 		p->table = json_integer_value(json_object_get(t[table].view, "table"));
-		p->of = dc_view_of(t[table].view);
+		p->of = deliver_view_of(t[table].view);
 		snprintf(p->message, sizeof(p->message), "%s", ia->message_id ? ia->message_id : "");
-		if (!dc_id_ok(p->message) || dc_stale_view(t[table].view)) {
+		if (!dc_id_ok(p->message) || deliver_stale_view(t[table].view)) {
 			p->table = 0;
 			p->of = VIEW_TABLE;
 		}
@@ -266,10 +213,10 @@ static void plan_answer(const struct interaction *ia, struct taken *t, int n, in
 		free(content);
 	} else if (ia->type == IT_COMMAND && table >= 0) {
 		/* a typed command showing the table: the answer is the table message now */
-		p->answer = dc_answer(4, dc_message_data(t[table].view, dc_view_of(t[table].view) != VIEW_QUEUE, false));
+		p->answer = dc_answer(4, dc_message_data(t[table].view, deliver_view_of(t[table].view) != VIEW_QUEUE, false));
 		t[table].used = true;
 		p->table = json_integer_value(json_object_get(t[table].view, "table"));
-		p->of = dc_view_of(t[table].view);
+		p->of = deliver_view_of(t[table].view);
 		snprintf(p->message, sizeof(p->message), "@%s", ia->id);
 	} else if (pub >= 0) {
 		p->answer = dc_answer(4, joined_data(t, n, "public", false));
@@ -377,16 +324,16 @@ static int take_answer(struct bot *b, const struct interaction *ia, const struct
 	for (int i = 0; i < nt && !rc; i++)
 		if (t[i].used)
 			rc = store_out_done(s, t[i].id);
-	if (!rc && dc_view_kept(p.table, p.of) && p.message[0] == '@')
+	if (!rc && deliver_view_kept(p.table, p.of) && p.message[0] == '@')
 		rc = queue_unbutton(s, ia->channel, p.table, p.of, p.message);
-	if (!rc && dc_view_kept(p.table, p.of)) {
-		rc = dc_message_set(s, p.table, ia->channel, p.of, p.message, true);
+	if (!rc && deliver_view_kept(p.table, p.of)) {
+		rc = deliver_message_set(s, "discord", p.table, ia->channel, p.of, p.message, true);
 		if (rc == GB_ENOTFOUND)
 			rc = GB_OK;
 	}
 	if (!rc && p.of == VIEW_QUEUE && p.message[0] == '@')
 		rc = queue_learn(s, ia->channel, p.message, handle);
-	if (!rc && dc_view_kept(p.table, p.of) && p.message[0] == '@') {
+	if (!rc && deliver_view_kept(p.table, p.of) && p.message[0] == '@') {
 		snprintf(meta_key, sizeof(meta_key), "discord.orig.%s", ia->channel);
 		snprintf(meta_val, sizeof(meta_val), "%s:%s", ia->id, ia->token);
 		rc = store_meta_set(s, meta_key, meta_val);

@@ -183,37 +183,46 @@ bool dc_platform_failure(const struct dc_result *res)
 	return res->transport || res->status >= 500 || (res->status == 401 && res->as_bot);
 }
 
-/* The outcome of a finished call into d. */
-void dc_settle(const char *what, const struct dc_result *res, struct delivery *d)
+/* Discord's answer res (a struct dc_result) as the shared delivery policy classes it. */
+static void classify(const void *r, struct deliver_failure *f)
 {
-	memset(d, 0, sizeof(*d));
+	const struct dc_result *res = r;
+
+	memset(f, 0, sizeof(*f));
 	if (dc_ok_status(res)) {
-		d->result = DELIVERY_OK;
-		return;
-	}
-	dc_describe(what, res, d->why, sizeof(d->why));
-	if (res->in_doubt) {
+		f->kind = DELIVER_SENT;
+	} else if (res->in_doubt) {
 		/*
 		 * A follow-up whose answer never came may be in the channel: a
 		 * webhook takes no nonce, so it is not posted again blindly but
 		 * set aside (at most once; a channel post's nonce makes its
 		 * repeat harmless, and it is tried again as any failure).
 		 */
-		char why[sizeof(d->why)];
-
-		snprintf(why, sizeof(why), "in doubt, not sent again: %.120s", d->why);
-		snprintf(d->why, sizeof(d->why), "%s", why);
-		d->result = DELIVERY_GIVE_UP;
-		d->platform_down = true; /* unless Discord is down as a whole (adapter.h) */
+		f->kind = DELIVER_IN_DOUBT;
 	} else if (dc_platform_failure(res)) {
-		/* Discord's state, not the row's: the outbox asks before it counts a try */
-		d->result = DELIVERY_RETRY;
-		d->platform_down = true;
-		d->unauthorized = res->status == 401;
+		f->kind = DELIVER_PLATFORM_DOWN;
+		f->unauthorized = res->status == 401;
 	} else if (res->status == 429) {
-		d->result = DELIVERY_WAIT;
-		d->retry_ms = res->retry_ms;
-		d->global = res->global;
-	} else
-		d->result = DELIVERY_GIVE_UP;
+		f->kind = DELIVER_RATE_LIMITED;
+		f->retry_ms = res->retry_ms;
+		f->global = res->global;
+	} else {
+		f->kind = DELIVER_ROW_FAILED;
+	}
+}
+
+const struct deliver_platform dc_deliver_platform = {
+	.name = "discord",
+	.classify = classify,
+};
+
+/* The outcome of a finished call into d. */
+void dc_settle(const char *what, const struct dc_result *res, struct delivery *d)
+{
+	char why[sizeof(d->why)] = "";
+
+	memset(d, 0, sizeof(*d));
+	if (!dc_ok_status(res))
+		dc_describe(what, res, why, sizeof(why));
+	deliver_settle(&dc_deliver_platform, NULL, NULL, res, why, d);
 }

@@ -24,9 +24,9 @@ static void record_posted(struct store *s, int64_t table, const char *channel, c
 	const char *id = json_string_value(json_object_get(res->body, "id"));
 	int rc;
 
-	if (!dc_view_kept(table, dc_view_of(view)) || !dc_ok_status(res) || !dc_id_ok(id))
+	if (!deliver_view_kept(table, deliver_view_of(view)) || !dc_ok_status(res) || !dc_id_ok(id))
 		return;
-	rc = dc_message_set(s, table, channel, dc_view_of(view), id, false);
+	rc = deliver_message_set(s, "discord", table, channel, deliver_view_of(view), id, false);
 	if (rc && rc != GB_ENOTFOUND)
 		/* posted all the same: sending it again would show the table twice */
 		gb_log("discord: table %lld: message %s posted but not recorded: %s", (long long)table, id,
@@ -92,19 +92,20 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 {
 	struct store_table t = { 0 };
 	struct strbuf path = { 0 };
-	bool code = dc_view_of(view) != VIEW_QUEUE; /* a table in a code block; a queue message is prose */
+	enum view_of of = deliver_view_of(view);
+	bool code = of != VIEW_QUEUE; /* a table in a code block; a queue message is prose */
 	json_t *body = channel_body(view, code, true);
 	char key[96], val[CMD_REPLY_LEN];
 	bool as_bot = false;
-	int rc = dc_view_kept(row->table, dc_view_of(view)) ? dc_message_get(s, row->table, row->chat, dc_view_of(view), &t)
-						    : GB_ENOTFOUND;
+	int rc = deliver_view_kept(row->table, of) ? deliver_message_get(s, "discord", row->table, row->chat, of, &t)
+						   : GB_ENOTFOUND;
 
 	memset(res, 0, sizeof(*res));
 	if (rc && rc != GB_ENOTFOUND)
 		goto out;
 	rc = GB_OK;
 	/* a queue message whose entry is gone (the person was seated): its id came with the view */
-	if ((!t.message[0] && dc_view_of(view) == VIEW_QUEUE) || dc_stale_view(view))
+	if ((!t.message[0] && of == VIEW_QUEUE) || deliver_stale_view(view))
 		snprintf(t.message, sizeof(t.message), "%s", dc_str_or(json_object_get(view, "message"), ""));
 	snprintf(key, sizeof(key), "discord.orig.%s", row->chat);
 	val[0] = '\0';
@@ -122,13 +123,13 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		sb_addf(&path, "/channels/%s/messages/%s", row->chat, t.message);
 		as_bot = true;
 	}
-	if (dc_stale_view(view) && !path.len) {
+	if (deliver_stale_view(view) && !path.len) {
 		res->status = 204; /* nothing to edit: nothing is posted, and that is all */
 		goto out;
 	}
 	if (path.len) {
 		dc_api(d, "PATCH", sb_str(&path), body, as_bot, res);
-		if (dc_stale_view(view) && !dc_platform_failure(res) && res->status >= 400 && res->status < 500 &&
+		if (deliver_stale_view(view) && !dc_platform_failure(res) && res->status >= 400 && res->status < 500 &&
 		    res->status != 429) {
 			/* gone, or not ours to edit: nothing left to press on it */
 			dc_result_release(res);
@@ -139,7 +140,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		if (dc_ok_status(res) && t.message[0] == '@') {
 			const char *id = json_string_value(json_object_get(res->body, "id"));
 
-			if (dc_id_ok(id) && dc_message_set(s, row->table, row->chat, dc_view_of(view), id, false))
+			if (dc_id_ok(id) && deliver_message_set(s, "discord", row->table, row->chat, deliver_view_of(view), id, false))
 				gb_log("discord: table %lld: message id %s not recorded", (long long)row->table, id);
 		}
 		if (res->transport ||
@@ -529,9 +530,11 @@ void dc_deliver(void *self, struct store *s, const struct store_out *row, struct
 	}
 	if (res.as_bot && !res.transport && res.status == 404 && res.code == DC_UNKNOWN_CHANNEL) {
 		/* the channel is gone: its tables stop (stakes back), and no board is sent there again */
-		dc_describe(what, &res, dl->why, sizeof(dl->why));
-		dl->result = DELIVERY_GIVE_UP;
-		adapter_chat_gone(&d->env, "discord", row->chat, dl->why);
+		char why[sizeof(dl->why)];
+
+		dc_describe(what, &res, why, sizeof(why));
+		deliver_judge(&dc_deliver_platform, &d->env, row, &(struct deliver_failure){ DELIVER_CHAT_GONE },
+			      why, dl);
 		goto out;
 	}
 	if (hooks && res.as_bot && dc_ok_status(&res))

@@ -39,6 +39,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "adapters/deliver.h"
 #include "adapters/discord.h"
 #include "adapters/discord/pace.h"
 #include "bot/choices.h"
@@ -171,9 +172,6 @@ struct handle {
 	const char *token;              /* points into the handle text */
 };
 
-/* Whose message a view edits in place: a table's, an online seat's, a person's queue message. */
-enum view_of { VIEW_TABLE, VIEW_SEAT, VIEW_QUEUE };
-
 /* ---- the API over HTTP (api.c) ---- */
 
 /* What one API call came back with. */
@@ -222,13 +220,6 @@ bool dc_fresh(const char *iid, int64_t now_ms);
 const char *dc_origin_of(const json_t *view);
 json_t *dc_message_data(const json_t *view, bool code, bool ephemeral);
 json_t *dc_answer(int type, json_t *data);
-int dc_message_get(struct store *s, int64_t table, const char *channel, enum view_of of,
-		   struct store_table *t);
-int dc_message_set(struct store *s, int64_t table, const char *channel, enum view_of of, const char *id,
-		   bool in_tx);
-bool dc_stale_view(const json_t *view);
-enum view_of dc_view_of(const json_t *view);
-bool dc_view_kept(int64_t table, enum view_of of);
 int dc_chat_lang(struct bot *b, const char *channel);
 int dc_run_interaction(struct discord *d, struct bot *b, const struct interaction *ia,
 		       json_t **out);
@@ -244,6 +235,8 @@ void dc_api(struct discord *d, const char *method, const char *path,
 void dc_describe(const char *what, const struct dc_result *res, char *buf, size_t n);
 bool dc_ok_status(const struct dc_result *res);
 bool dc_platform_failure(const struct dc_result *res);
+/* What the shared delivery policy (adapters/deliver.h) is told of Discord. */
+extern const struct deliver_platform dc_deliver_platform;
 void dc_settle(const char *what, const struct dc_result *res, struct delivery *d);
 
 /* deliver.c */

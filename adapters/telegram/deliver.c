@@ -205,53 +205,6 @@ out:
 	sb_release(&link);
 }
 
-/*
- * Record message as the table's message in the row's chat: the table's
- * own, or an online seat's in its private chat (a view marked "seat").
- */
-/* A view marked "queue": a person's queue message, edited in place as the queue changes (no table). */
-static bool queue_view(const json_t *view)
-{
-	return json_is_true(json_object_get(view, "queue"));
-}
-
-/*
- * A view marked "stale" too: a press on a queue message whose entry is
- * gone edits that message (the view brings its id) to say so; it is never
- * posted afresh nor recorded.
- */
-static bool stale_view(const json_t *view)
-{
-	return queue_view(view) && json_is_true(json_object_get(view, "stale"));
-}
-
-static int set_message(struct store *s, const struct store_out *row, const json_t *view, const char *message)
-{
-	if (queue_view(view))
-		return adapter_queue_message(s, "telegram", row->chat, message, false);
-	if (json_is_true(json_object_get(view, "seat")))
-		return store_view_set_message(s, row->table, "telegram", row->chat, message, NULL);
-	return store_table_set_message(s, row->table, message);
-}
-
-/*
- * The table of a table row and its moves so far; its message the one in
- * the row's chat (an online seat's own, in its private chat, for a view
- * marked "seat").
- */
-static int table_of_row(struct store *s, const struct store_out *row, const json_t *view,
-			struct store_table *table, int *moves)
-{
-	int rc = store_table_get(s, row->table, table);
-
-	if (!rc)
-		rc = store_move_last(s, row->table, moves);
-	if (!rc && json_is_true(json_object_get(view, "seat")))
-		rc = store_view_message(s, row->table, "telegram", row->chat, table->message,
-					sizeof(table->message), &(int){ 0 });
-	return rc;
-}
-
 /* Did the table's message go (sendMessage): record its id, without bumping the version. */
 static void record_message(struct store *s, const struct store_out *row, const json_t *view,
 			   const struct tg_result *res)
@@ -259,9 +212,10 @@ static void record_message(struct store *s, const struct store_out *row, const j
 	char id[32];
 	int rc;
 
-	if ((!row->table && !queue_view(view)) || !tg_id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
+	if (!deliver_view_kept(row->table, deliver_view_of(view)) ||
+	    !tg_id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
 		return;
-	rc = set_message(s, row, view, id);
+	rc = deliver_message_set(s, "telegram", row->table, row->chat, deliver_view_of(view), id, false);
 	if (rc && rc != GB_ENOTFOUND)
 		/* posted all the same: sending it again would show the table twice */
 		tg_log("table %lld: message %s posted but not recorded: %s", (long long)row->table, id,
@@ -305,11 +259,11 @@ static bool superseded(struct telegram *t, struct store *s, const struct store_o
 {
 	int rc;
 
-	if (json_integer_value(json_object_get(view, "turn")) >= moves)
+	if (!deliver_superseded(view, moves))
 		return false;
 	if (json_is_true(json_object_get(view, "repost")) && message[0]) {
 		strip_buttons(t, row->chat, message);
-		rc = set_message(s, row, view, "");
+		rc = deliver_message_set(s, "telegram", row->table, row->chat, deliver_view_of(view), "", false);
 		if (rc && rc != GB_ENOTFOUND)
 			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 	}
@@ -336,6 +290,32 @@ static bool removed(const struct tg_result *res)
 {
 	return says(res, "bot was kicked") || says(res, "bot is not a member");
 }
+
+/* Telegram's answer res (a struct tg_result) as the shared delivery policy classes it. */
+static void classify(const void *r, struct deliver_failure *f)
+{
+	const struct tg_result *res = r;
+
+	memset(f, 0, sizeof(*f));
+	if (res->ok) {
+		f->kind = DELIVER_SENT;
+	} else if (tg_platform_failure(res)) {
+		f->kind = DELIVER_PLATFORM_DOWN;
+		f->unauthorized = res->status == 401;
+	} else if (res->status == 429) {
+		f->kind = DELIVER_RATE_LIMITED;
+		f->retry_ms = (res->retry_after > 0 ? res->retry_after : 1) * 1000;
+	} else if (res->status == 403 && removed(res)) {
+		f->kind = DELIVER_CHAT_GONE;
+	} else {
+		f->kind = DELIVER_ROW_FAILED;
+	}
+}
+
+static const struct deliver_platform platform = {
+	.name = "telegram",
+	.classify = classify,
+};
 
 #define TG_PACE_SLEEP_MS 250   /* an overall wait this short is waited out with the row in hand */
 #define TG_PACE_TRIES 8
@@ -396,7 +376,10 @@ static bool message_to_edit(struct telegram *t, struct store *s, const struct st
 	if (row->table) {
 		int moves = 0;
 
-		rc = table_of_row(s, row, view, table, &moves);
+		/* the table's message, or an online seat's own in its private chat */
+		rc = deliver_message_get(s, "telegram", row->table, row->chat, deliver_view_of(view), table);
+		if (!rc)
+			rc = store_move_last(s, row->table, &moves);
 		if (rc && rc != GB_ENOTFOUND) {
 			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 			return false;
@@ -408,15 +391,15 @@ static bool message_to_edit(struct telegram *t, struct store *s, const struct st
 		 */
 		return !superseded(t, s, row, view, moves, table->message, d);
 	}
-	if (!queue_view(view))
+	if (deliver_view_of(view) != VIEW_QUEUE)
 		return true;
 	given = json_string_value(json_object_get(view, "message"));
-	if (stale_view(view)) {
+	if (deliver_stale_view(view)) {
 		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
 		return table->message[0] != '\0';
 	}
-	rc = store_queue_message(s, "telegram", row->chat, table->message, sizeof(table->message), &(int){ 0 });
-	if (rc) {
+	rc = deliver_message_get(s, "telegram", 0, row->chat, VIEW_QUEUE, table);
+	if (rc && rc != GB_ENOTFOUND) {
 		set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
 		return false;
 	}
@@ -469,7 +452,7 @@ void tg_deliver(void *self, struct store *s, const struct store_out *row, struct
 		tg_pace_sent(t->pace, call.chat, taken, bot_now_ms());
 	if (unsettled(call.method, &res, d))
 		goto out;
-	if (!res.ok && res.status == 400 && stale_view(view))
+	if (!res.ok && res.status == 400 && deliver_stale_view(view))
 		goto out; /* deleted, or too old to edit: nothing left to press on it */
 	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
 	    (says(&res, "message to edit not found") || says(&res, "message can't be edited"))) {
@@ -501,26 +484,20 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 	const char *kind = json_string_value(json_object_get(view, "kind"));
 	bool is_table = strcmp(kind, "table") == 0;
 	bool repost = is_table && json_is_true(json_object_get(view, "repost"));
+	struct deliver_failure f;
 	char why[200];
 	int rc;
 
 	tg_describe(call->method, res, why, sizeof(why));
-	if (res->ok) {
+	classify(res, &f);
+	if (f.kind == DELIVER_SENT) {
 		if (is_table && strcmp(call->method, "sendMessage") == 0)
 			record_message(s, row, view, res);
 		if (repost)
 			strip_buttons(t, row->chat, message);
-	} else if (tg_platform_failure(res)) {
-		/* the Bot API's state, not the row's: the outbox asks getMe before it counts a try */
-		set_result(d, DELIVERY_RETRY, 0, why);
-		d->platform_down = true;
-		d->unauthorized = res->status == 401;
-	} else if (res->status == 429) {
-		set_result(d, DELIVERY_WAIT, (res->retry_after > 0 ? res->retry_after : 1) * 1000, why);
-	} else if (res->status == 403 && removed(res)) {
-		/* the bot is out of the group: its tables stop, its rows go nowhere */
-		set_result(d, DELIVERY_GIVE_UP, 0, why);
-		adapter_chat_gone(&t->env, "telegram", row->chat, why);
+	} else if (f.kind != DELIVER_ROW_FAILED) {
+		/* the platform down, a rate limit, or the bot out of the group (deliver.h) */
+		deliver_judge(&platform, &t->env, row, &f, why, d);
 	} else if (res->status == 400 && says(res, "message is not modified")) {
 		/* the same board again (a repeat after a lost lease): already shown */
 	} else if (res->migrate_to[0]) {
@@ -538,6 +515,6 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 	} else if (strcmp(call->method, "answerCallbackQuery") == 0 && res->status == 400) {
 		/* too old, or answered already: the press is over, nothing left to tell */
 	} else {
-		set_result(d, DELIVERY_GIVE_UP, 0, why);
+		deliver_judge(&platform, &t->env, row, &f, why, d);
 	}
 }

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "adapters/adapter.h"
+#include "adapters/deliver.h"
 #include "adapters/telegram.h"
 #include "bot/choices.h"
 #include "bot/commands.h"
