@@ -61,7 +61,10 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # included) link into every suite like the helpers; they exist for a suite
 # that registers them.
 TEST_GAME_SRC := $(sort $(filter-out tests/games/service.c,$(wildcard tests/games/*.c)))
-TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c))) $(TEST_GAME_SRC)
+# Platforms only the tests know (tests/platforms/: each file a whole
+# adapter) link into every suite the same way.
+TEST_PLATFORM_SRC := $(sort $(wildcard tests/platforms/*.c))
+TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c))) $(TEST_GAME_SRC) $(TEST_PLATFORM_SRC)
 TEST_HELP_OBJ := $(TEST_HELP_SRC:%.c=$(BUILD)/%.o)
 # The service with those games added (tests/games/service.c), for the
 # suites that play them through the real binary.
