@@ -1,13 +1,16 @@
 /*
  * deliver.c - see deliver.h. The policy of a delivery that does not
  * depend on the platform: which message a view edits, whether a board is
- * superseded, and the verdict on a failure the platform has classed.
+ * superseded, the verdict on a failure the platform has classed, and the
+ * whole delivery of a row over a platform's calls (deliver_view()).
  */
 #include "deliver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bot/log.h"
 #include "games/utf8.h"
 
 enum view_of deliver_view_of(const json_t *view)
@@ -114,4 +117,102 @@ void deliver_settle(const struct deliver_platform *p, const struct adapter_env *
 
 	p->classify(res, &f);
 	deliver_judge(p, env, row, &f, why, d);
+}
+
+/*
+ * A table view through p's calls: its message edited, or posted anew
+ * (none yet, lost, a repost) and recorded; nothing sent when superseded.
+ * False when the row is settled here (d), no call made.
+ */
+static bool send_table(const struct deliver_platform *p, void *self, struct store *s,
+		       const struct store_out *row, const json_t *view, void *res, struct delivery *d)
+{
+	enum view_of of = deliver_view_of(view);
+	struct store_table t = { 0 };
+	const char *text = json_string_value(json_object_get(view, "text"));
+	bool repost = json_is_true(json_object_get(view, "repost"));
+	char id[STORE_ID_LEN] = "";
+	int moves = 0, rc = deliver_message_get(s, p->name, row->table, row->chat, of, &t);
+	bool sent = false;
+
+	if (!rc && row->table)
+		rc = store_move_last(s, row->table, &moves);
+	if (rc && rc != GB_ENOTFOUND) {
+		verdict(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+		goto out;
+	}
+	if (row->table && deliver_superseded(view, moves))
+		goto out; /* a later move's board is on its way, or went */
+	sent = true;
+	if (t.message[0] && !repost) {
+		p->edit(self, row->chat, t.message, view, res);
+		if (!p->lost(res))
+			goto out;
+		/* deleted, or too old to edit: the table is posted afresh */
+		p->release(res);
+		memset(res, 0, p->res_size);
+	}
+	p->post(self, row->chat, view, text ? text : "", res, id, sizeof(id));
+	if (!id[0] || !deliver_view_kept(row->table, of))
+		goto out;
+	rc = deliver_message_set(s, p->name, row->table, row->chat, of, id, false);
+	if (rc && rc != GB_ENOTFOUND)
+		/* posted all the same: sending it again would show the table twice */
+		gb_log("%s: table %lld: message %s posted but not recorded: %s", p->name, (long long)row->table,
+		       id, gb_strerror(rc));
+	if (repost && t.message[0])
+		p->strip(self, row->chat, t.message);
+out:
+	store_table_release(&t);
+	return sent;
+}
+
+void deliver_view(const struct deliver_platform *p, void *self, const struct adapter_env *env,
+		  struct store *s, const struct store_out *row, struct delivery *d)
+{
+	json_error_t jerr;
+	json_t *view = json_loads(row->payload ? row->payload : "", 0, &jerr);
+	const char *kind = json_string_value(json_object_get(view, "kind"));
+	const char *user = json_string_value(json_object_get(view, "user"));
+	const char *text = json_string_value(json_object_get(view, "text"));
+	void *res = calloc(1, p->res_size);
+	struct deliver_failure f = { 0 };
+	char why[sizeof(d->why)] = "";
+
+	memset(d, 0, sizeof(*d));
+	d->result = DELIVERY_OK;
+	if (!json_is_object(view) || !kind) {
+		verdict(d, DELIVERY_GIVE_UP, 0, "unreadable reply view");
+		goto out;
+	}
+	if (!res) {
+		verdict(d, DELIVERY_RETRY, 0, gb_strerror(GB_ENOMEM));
+		goto out;
+	}
+	if (strcmp(kind, "ack") == 0)
+		goto out; /* nothing to say */
+	if (strcmp(kind, "table") == 0) {
+		if (!send_table(p, self, s, row, view, res, d))
+			goto out;
+	} else if (strcmp(kind, "private") == 0 && user) {
+		p->post(self, user, view, text ? text : "", res, NULL, 0);
+		if (p->closed(res)) {
+			p->release(res);
+			memset(res, 0, p->res_size);
+			if (!p->tell_closed)
+				goto out;
+			p->tell_closed(self, row->chat, user, view, res);
+		}
+	} else {
+		p->post(self, row->chat, view, text ? text : "", res, NULL, 0);
+	}
+	p->classify(res, &f);
+	if (f.kind != DELIVER_SENT)
+		p->describe(kind, res, why, sizeof(why));
+	deliver_judge(p, env, row, &f, why, d);
+out:
+	if (res)
+		p->release(res);
+	free(res);
+	json_decref(view);
 }

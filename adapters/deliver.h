@@ -20,14 +20,16 @@
  *     that into the outbox's verdict (struct delivery), deliver_settle()
  *     both at once.
  *
- * Everything here but deliver_judge()'s chat-gone call is pure or a
- * single store call; the platform's calls stay in its own folder.
+ * deliver_view() is the whole delivery of a row, written once over the
+ * platform's calls (post, edit, strip buttons, tell a closed private
+ * chat) for a platform that needs nothing else.
  */
 #ifndef GB_ADAPTERS_DELIVER_H
 #define GB_ADAPTERS_DELIVER_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "adapters/adapter.h"
@@ -94,21 +96,77 @@ struct deliver_failure {
 };
 
 /*
- * What a platform supplies to the shared policy, one table per platform;
- * the platform's calls themselves (post, edit, strip a message's buttons,
- * answer a press, a private message) and the outbox's probe() stay its
- * adapter's (adapter.h).
+ * What a platform supplies to the shared policy, one table per platform.
+ * name and classify are every platform's; the calls below them are for
+ * deliver_view(), the whole delivery of a row written once, for a
+ * platform whose messages are posted, edited and stripped of their
+ * buttons by id (Telegram and Discord keep their own deliver(), built
+ * from the functions above, for what they alone have: Telegram's pacing
+ * and supergroup moves, Discord's interactions). res is always the
+ * platform's own result type, res_size bytes, zeroed before each call.
  */
 struct deliver_platform {
 	/* Platform name: the `platform` of its chats and rows (adapter.h's name). */
 	const char *name;
 
-	/*
-	 * Class the answer res (the platform's own result type) of one call
-	 * into f. Pure: no call, no log line.
-	 */
+	/* Class the answer res of one call into f. Pure: no call, no log line. */
 	void (*classify)(const void *res, struct deliver_failure *f);
+
+	/* The size of the platform's result type, for deliver_view(). */
+	size_t res_size;
+
+	/*
+	 * Post text (with the view's buttons; view may be NULL for a line of
+	 * the policy's own) as a new message in chat; its answer into res,
+	 * and the new message's id into id (cap bytes; "" when none came;
+	 * id is NULL when it is not wanted).
+	 */
+	void (*post)(void *self, const char *chat, const json_t *view, const char *text, void *res,
+		     char *id, size_t cap);
+
+	/* Edit message in chat to show the view's text and buttons; the answer into res. */
+	void (*edit)(void *self, const char *chat, const char *message, const json_t *view, void *res);
+
+	/*
+	 * Take the buttons off message in chat: the table moved to a new
+	 * message. Done once, not retried, its failure only logged (a
+	 * message gone has nothing to press).
+	 */
+	void (*strip)(void *self, const char *chat, const char *message);
+
+	/* Does res say the message is gone (deleted, too old to edit)? The table is then posted anew. */
+	bool (*lost)(const void *res);
+
+	/* Does res say the person's private chat is closed to the bot (never opened, blocked)? */
+	bool (*closed)(const void *res);
+
+	/*
+	 * Tell chat, in the view's language, how user opens their private
+	 * chat with the bot, their private view having found it closed; the
+	 * answer into res. NULL: such a view is dropped.
+	 */
+	void (*tell_closed)(void *self, const char *chat, const char *user, const json_t *view, void *res);
+
+	/* A short account of a failed call (what: the kind of row) for logs and set-aside rows; no secrets. */
+	void (*describe)(const char *what, const void *res, char *buf, size_t n);
+
+	/* Release what res holds (not res itself); a no-op on a zeroed res. */
+	void (*release)(void *res);
 };
+
+/*
+ * Deliver row as the policy says, through p's calls (all of them set but
+ * tell_closed): a table view edits its message (deliver_message_get())
+ * or, when it has none, it was lost or the view is a repost, is posted
+ * anew and recorded, the old message stripped of its buttons on a repost;
+ * a superseded board is not sent; a private view goes to the person's own
+ * chat, or when that is closed p->tell_closed() tells the group; an ack is
+ * not sent (no press to answer); anything else is a post in the row's
+ * chat. The verdict goes into d as deliver_judge() makes it; self and env
+ * are the adapter's.
+ */
+void deliver_view(const struct deliver_platform *p, void *self, const struct adapter_env *env,
+		  struct store *s, const struct store_out *row, struct delivery *d);
 
 /*
  * The outbox's verdict on a delivery from failure f (why: the platform's

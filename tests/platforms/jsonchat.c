@@ -1,12 +1,13 @@
 /*
  * jsonchat.c - see jsonchat.h. A whole platform in one file because it is
- * small: its API client (jc_call()), its classification of an answer
- * (classify(), the slot of struct deliver_platform), its delivery (the
- * table message edited in place or re-posted when lost, a superseded
- * board dropped, a private view's fallback to the group) and its probe.
- * Which message a view edits, whether a board is superseded and what a
- * failure makes of the row are adapters/deliver.h's; the pause behind the
- * probe is the outbox's.
+ * small: its API client (jc_call()), the slots of its struct
+ * deliver_platform (classify, post, edit, strip, lost, closed,
+ * tell_closed, describe, release) and of its struct adapter (deliver is
+ * deliver_view() over those, probe is GET /ping). Everything a delivery
+ * decides - which message a view edits, a lost table posted again, a
+ * superseded board dropped, a closed private chat told in the group, what
+ * a failure makes of the row - is adapters/deliver.c's; the pause behind
+ * the probe is the outbox's.
  */
 #include "tests/platforms/jsonchat.h"
 
@@ -84,8 +85,10 @@ static const char *error_of(const struct jc_result *res)
 }
 
 /* A short account of a failed call, for logs and set-aside rows. */
-static void describe(const char *what, const struct jc_result *res, char *buf, size_t n)
+static void describe(const char *what, const void *r, char *buf, size_t n)
 {
+	const struct jc_result *res = r;
+
 	if (res->transport)
 		snprintf(buf, n, "%s: %s", what, curl_easy_strerror((CURLcode)res->transport));
 	else
@@ -113,11 +116,6 @@ static void classify(const void *r, struct deliver_failure *f)
 	}
 }
 
-static const struct deliver_platform platform = {
-	.name = "jsonchat",
-	.classify = classify,
-};
-
 /* The labels of a view's buttons, in order (caller owns the result). */
 static json_t *labels(const json_t *view)
 {
@@ -130,117 +128,87 @@ static json_t *labels(const json_t *view)
 	return out;
 }
 
-/* Send text (and the view's buttons) to chat, or edit message there when message is not NULL. */
-static void post(struct jsonchat *j, const char *chat, const char *message, const json_t *view,
-		 const char *text, struct jc_result *res)
+static void post(void *self, const char *chat, const json_t *view, const char *text, void *res,
+		 char *id, size_t cap)
 {
 	json_t *body = json_pack("{ss ss so}", "chat", chat, "text", text, "buttons", labels(view));
+	const struct jc_result *r = res;
+	const char *got;
 
-	if (message)
-		json_object_set_new(body, "id", json_string(message));
-	jc_call(j, "POST", message ? "/edit" : "/send", body, res);
+	jc_call(self, "POST", "/send", body, res);
+	got = r->status == 200 ? json_string_value(json_object_get(r->body, "id")) : NULL;
+	if (id)
+		snprintf(id, cap, "%s", got ? got : "");
 	json_decref(body);
 }
 
-/* The old table message loses its buttons (a repost moved the table); not retried. */
-static void strip(struct jsonchat *j, const char *chat, const char *message)
+static void edit(void *self, const char *chat, const char *message, const json_t *view, void *res)
+{
+	const char *text = json_string_value(json_object_get(view, "text"));
+	json_t *body = json_pack("{ss ss so ss}", "chat", chat, "text", text ? text : "", "buttons",
+				 labels(view), "id", message);
+
+	jc_call(self, "POST", "/edit", body, res);
+	json_decref(body);
+}
+
+static void strip(void *self, const char *chat, const char *message)
 {
 	json_t *body = json_pack("{ss ss}", "chat", chat, "id", message);
 	struct jc_result res;
 
-	jc_call(j, "POST", "/strip", body, &res);
+	jc_call(self, "POST", "/strip", body, &res);
 	jc_result_release(&res);
 	json_decref(body);
 }
 
-/*
- * A table view: its message edited in place, posted anew when it has
- * none, when it was lost (404) or on a repost; not sent at all when a
- * later move superseded it. False when the row is settled here (d).
- */
-static bool deliver_table(struct jsonchat *j, struct store *s, const struct store_out *row,
-			  const json_t *view, struct jc_result *res, struct delivery *d)
+static bool lost(const void *res)
 {
-	enum view_of of = deliver_view_of(view);
-	struct store_table t = { 0 };
-	const char *text = json_string_value(json_object_get(view, "text"));
-	bool repost = json_is_true(json_object_get(view, "repost"));
-	const char *id;
-	int moves = 0, rc = deliver_message_get(s, platform.name, row->table, row->chat, of, &t);
-	bool go = true;
+	const struct jc_result *r = res;
 
-	if (!rc && row->table)
-		rc = store_move_last(s, row->table, &moves);
-	if (rc && rc != GB_ENOTFOUND) {
-		d->result = DELIVERY_RETRY;
-		snprintf(d->why, sizeof(d->why), "table message: %s", gb_strerror(rc));
-		go = false;
-		goto out;
-	}
-	if (row->table && deliver_superseded(view, moves)) {
-		go = false; /* a later move's board is on its way */
-		goto out;
-	}
-	if (t.message[0] && !repost) {
-		post(j, row->chat, t.message, view, text ? text : "", res);
-		if (res->transport || res->status != 404)
-			goto out;
-		jc_result_release(res); /* lost: the table is posted afresh */
-	}
-	post(j, row->chat, NULL, view, text ? text : "", res);
-	id = json_string_value(json_object_get(res->body, "id"));
-	if (res->status != 200 || !id || !deliver_view_kept(row->table, of))
-		goto out;
-	rc = deliver_message_set(s, platform.name, row->table, row->chat, of, id, false);
-	if (rc && rc != GB_ENOTFOUND)
-		fprintf(stderr, "jsonchat: table %lld: message %s not recorded\n", (long long)row->table, id);
-	if (repost && t.message[0])
-		strip(j, row->chat, t.message);
-out:
-	store_table_release(&t);
-	return go;
+	return !r->transport && r->status == 404;
 }
+
+static bool closed(const void *res)
+{
+	const struct jc_result *r = res;
+
+	return !r->transport && r->status == 403 && strcmp(error_of(r), "closed") == 0;
+}
+
+static void tell_closed(void *self, const char *chat, const char *user, const json_t *view, void *res)
+{
+	char line[256];
+
+	(void)view;
+	snprintf(line, sizeof(line), "%s: open a private chat with the bot to see your view", user);
+	post(self, chat, NULL, line, res, NULL, 0);
+}
+
+static void release(void *res)
+{
+	jc_result_release(res);
+}
+
+static const struct deliver_platform platform = {
+	.name = "jsonchat",
+	.classify = classify,
+	.res_size = sizeof(struct jc_result),
+	.post = post,
+	.edit = edit,
+	.strip = strip,
+	.lost = lost,
+	.closed = closed,
+	.tell_closed = tell_closed,
+	.describe = describe,
+	.release = release,
+};
 
 static void jc_deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d)
 {
 	struct jsonchat *j = self;
-	struct jc_result res = { 0 };
-	json_error_t jerr;
-	json_t *view = json_loads(row->payload ? row->payload : "", 0, &jerr);
-	const char *kind = json_string_value(json_object_get(view, "kind"));
-	const char *user = json_string_value(json_object_get(view, "user"));
-	const char *text = json_string_value(json_object_get(view, "text"));
-	char why[sizeof(d->why)] = "", line[256];
 
-	memset(d, 0, sizeof(*d));
-	d->result = DELIVERY_OK;
-	if (!json_is_object(view) || !kind) {
-		d->result = DELIVERY_GIVE_UP;
-		snprintf(d->why, sizeof(d->why), "unreadable reply view");
-		goto out;
-	}
-	if (strcmp(kind, "ack") == 0)
-		goto out; /* nothing to say: no press to answer on this platform */
-	if (strcmp(kind, "table") == 0) {
-		if (!deliver_table(j, s, row, view, &res, d))
-			goto out;
-	} else if (strcmp(kind, "private") == 0 && user) {
-		post(j, user, NULL, view, text ? text : "", &res);
-		if (res.status == 403 && strcmp(error_of(&res), "closed") == 0) {
-			/* their private chat is closed: the group is told how to open it */
-			jc_result_release(&res);
-			snprintf(line, sizeof(line), "%s: open a private chat with the bot to see your view", user);
-			post(j, row->chat, NULL, NULL, line, &res);
-		}
-	} else {
-		post(j, row->chat, NULL, view, text ? text : "", &res);
-	}
-	if (res.transport || res.status < 200 || res.status >= 300)
-		describe(kind, &res, why, sizeof(why));
-	deliver_settle(&platform, &j->env, row, &res, why, d);
-out:
-	jc_result_release(&res);
-	json_decref(view);
+	deliver_view(&platform, self, &j->env, s, row, d);
 }
 
 static int jc_probe(void *self)
