@@ -55,7 +55,7 @@ LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 
-LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c bot/*.c))
+LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c adapters/*/*.c bot/*.c))
 LIB_SRC := $(filter-out adapters/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/adapters/main.o
@@ -67,7 +67,10 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # included) link into every suite like the helpers; they exist for a suite
 # that registers them.
 TEST_GAME_SRC := $(sort $(filter-out tests/games/service.c,$(wildcard tests/games/*.c)))
-TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c))) $(TEST_GAME_SRC)
+# Platforms only the tests know (tests/platforms/: each file a whole
+# adapter) link into every suite the same way.
+TEST_PLATFORM_SRC := $(sort $(wildcard tests/platforms/*.c))
+TEST_HELP_SRC := $(sort $(filter-out tests/test_%,$(wildcard tests/*.c))) $(TEST_GAME_SRC) $(TEST_PLATFORM_SRC)
 TEST_HELP_OBJ := $(TEST_HELP_SRC:%.c=$(BUILD)/%.o)
 # The service with those games added (tests/games/service.c), for the
 # suites that play them through the real binary.
@@ -157,11 +160,15 @@ crashtest: $(BIN) $(CRASH_BIN)
 # arguments fit its key: msg_fmt.h, made first, refuses translations that
 # take other arguments; the compiler checks the calls, which must be the
 # checked forms of bot/i18n.h; tests/msgcheck/run.sh shows it refusing
-# wrong ones, and finds a text with arguments used as it is.
+# wrong ones, and finds a text with arguments used as it is. A platform's
+# folder (adapters/NAME/) keeps its internal.h to itself (and its fuzz
+# target), and the delivery policy above the platforms includes none of them.
 check: $(MSG_FMT)
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
+	@for d in adapters/*/; do p=$${d%/}; ! grep -rlE "#include *\"$$p/internal\.h\"" bot games store adapters tests | grep -vE "^$$p/|^tests/fuzz/$${p#adapters/}\.c$$" || { echo "$$p/internal.h is for the files of $$p/ alone"; exit 1; }; done
+	@for d in adapters/*/; do p=$$(basename $$d); ! grep -nE "#include *\"(adapters/)?$$p(\.h\"|/)" adapters/deliver.[ch] adapters/outbox.[ch] || { echo "the shared delivery (adapters/deliver.c, outbox.c) names no platform"; exit 1; }; done
 	@! grep -rnE '\b(fopen|printf|fprintf|puts|curl_|sqlite3_|MHD_)\w*\(' games --include='*.c' || { echo "games/ must do no I/O"; exit 1; }
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }
@@ -184,9 +191,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_BUILD := build/fuzz
 FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(filter-out -O2 -MMD -MP,$(CFLAGS)) $(FUZZ_FLAGS) -MMD -MP
-# The Discord target reads the adapter's own file, so it exists only with it.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
-FUZZ_SRC := $(if $(wildcard adapters/discord.c),$(FUZZ_SRC),$(filter-out tests/fuzz/discord.c,$(FUZZ_SRC)))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

@@ -1,6 +1,6 @@
 /*
  * test_dc_pace.c - Discord's rate limits as the adapter keeps them
- * (adapters/dc_pace.c), on a clock the test drives: the headers read, a
+ * (adapters/discord/pace.c), on a clock the test drives: the headers read, a
  * bucket spent as a short burst then evenly, a 429 stopping only what it
  * names, routes of one bucket counted together, and the bot's global 50 a
  * second.
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "adapters/dc_pace.h"
+#include "adapters/discord/pace.h"
 
 #define EDIT "/channels/10/messages/77"
 #define POST "/channels/10/messages"

@@ -35,7 +35,7 @@
 
 #include <cmocka.h>
 
-#include "adapters/dc_pace.h"
+#include "adapters/discord/pace.h"
 #include "adapters/discord.h"
 #include "adapters/outbox.h"
 #include "bot/choices.h"

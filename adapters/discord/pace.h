@@ -1,5 +1,5 @@
 /*
- * dc_pace.h - Discord's rate limits, kept by the Discord adapter so that a
+ * pace.h - Discord's rate limits, kept by the Discord adapter so that a
  * 429 is a rare event rather than the way it learns to slow down.
  *
  * Discord limits every route per bucket: the answer to each call says, in

@@ -1,5 +1,5 @@
 /*
- * dc_pace.c - see dc_pace.h. Buckets live in a fixed table of slots found
+ * pace.c - see pace.h. Buckets live in a fixed table of slots found
  * by a hash of their key (the bucket's hash or, until Discord named it,
  * the route's template, with the major parameter); a full table reuses
  * the slot idle longest, which forgets only a bucket nobody used lately
@@ -8,7 +8,7 @@
  * count. Keys are kept as 64-bit hashes: an interaction's token (in a
  * webhook's path) is never held.
  */
-#include "adapters/dc_pace.h"
+#include "adapters/discord/pace.h"
 
 #include <math.h>
 #include <pthread.h>
