@@ -24,6 +24,7 @@
 #include "bot/bot.h"
 #include "bot/config.h"
 #include "store/store.h"
+#include "tests/fixture.h"
 #include "tests/platforms/jsonchat.h"
 
 #define STEP_MS 250
@@ -174,8 +175,7 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(&w, 0, sizeof(w));
-	snprintf(w.dir, sizeof(w.dir), "/tmp/gamebot-jsonchat-XXXXXX");
-	if (!mkdtemp(w.dir))
+	if (fixture_dir(w.dir, sizeof(w.dir), "jsonchat"))
 		return -1;
 	snprintf(w.db, sizeof(w.db), "%s/j.db", w.dir);
 	fake_start(&w.fake);
@@ -203,8 +203,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	jsonchat_adapter.stop(w.self);
 	adapter_bot_release();
@@ -213,8 +211,7 @@ static int teardown(void **state)
 	http_stop(w.fake.h);
 	pthread_mutex_destroy(&w.fake.lock);
 	unsetenv("GAMEBOT_JSONCHAT_API");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w.dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return fixture_rm(w.dir);
 }
 
 static void say(const char *user, const char *text)
