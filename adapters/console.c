@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bot/config.h"
-#include "bot/i18n.h"
-#include "bot/name.h"
+#include "bot/base/config.h"
+#include "bot/lang/i18n.h"
+#include "bot/render/name.h"
 #include "games/game.h"
 #include "games/strbuf.h"
 

@@ -17,12 +17,12 @@
 #include <time.h>
 
 #include "adapters/adapter.h"
-#include "bot/choices.h"
+#include "bot/commands/choices.h"
 #include "bot/commands.h"
-#include "bot/i18n.h"
-#include "bot/limit.h"
-#include "bot/log.h"
-#include "bot/metrics.h"
+#include "bot/lang/i18n.h"
+#include "bot/base/limit.h"
+#include "bot/base/log.h"
+#include "bot/base/metrics.h"
 #include "games/strbuf.h"
 #include "games/utf8.h"
 

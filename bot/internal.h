@@ -12,9 +12,9 @@
 
 #include "bot.h"
 #include "games/game.h"
-#include "i18n.h"
-#include "jsontext.h"
-#include "render.h"
+#include "bot/lang/i18n.h"
+#include "bot/base/jsontext.h"
+#include "bot/render/render.h"
 #include "games/strbuf.h"
 
 #define LOG_LINES 6

@@ -36,7 +36,7 @@
 
 #include <cmocka.h>
 
-#include "bot/audit.h"
+#include "bot/tools/audit.h"
 #include "store/store.h"
 
 #define RAW_OK 0
