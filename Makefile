@@ -138,11 +138,24 @@ crashtest: $(BIN) $(CRASH_BIN)
 	$(CRASH_BIN) --bin $(BIN) $(CRASHTEST_ARGS)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
-# is the composition root). games/ also does no I/O.
+# is the composition root). games/ also does no I/O. Inside bot/ the rooms
+# do the same: lang/ < render/ < the shared headers (bot.h, commands.h,
+# internal.h) < base/ < commands/ < core/, each including only what stands
+# below it (by its path from the top, never ../); tools/ stands on games/
+# and store/ alone. Only core/ (the scheduler, the matcher) hands commands
+# to bot_handle(): no command calls back up into the router.
 check:
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
+	@! grep -rnE '#include *"\.\./' bot || { echo "bot/ includes by the path from the top, never ../"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/lang || { echo "bot/lang/ must include nothing else of bot/"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/render | grep -vE '"bot/lang/' || { echo "bot/render/ stands on bot/lang/ alone"; exit 1; }
+	@! grep -nE '#include *"bot/' bot/*.h | grep -vE '"bot/(lang|render)/' || { echo "bot/'s shared headers stand on bot/lang/ and bot/render/ alone"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/base | grep -vE '"bot/(lang/|render/|bot\.h|internal\.h)' || { echo "bot/base/ must not include bot/commands/, bot/core/ or bot/tools/"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/commands | grep -vE '"bot/(lang/|render/|base/|tools/|bot\.h|commands\.h|internal\.h)' || { echo "bot/commands/ must not include bot/core/"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/tools | grep -vE '"bot/tools/' || { echo "bot/tools/ stands on games/ and store/ alone"; exit 1; }
+	@! grep -rnE '\bbot_handle\(' bot --include='*.c' | grep -v '^bot/core/' || { echo "only bot/core/ hands commands to bot_handle()"; exit 1; }
 	@! grep -rnE '\b(fopen|printf|fprintf|puts|curl_|sqlite3_|MHD_)\w*\(' games --include='*.c' || { echo "games/ must do no I/O"; exit 1; }
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }

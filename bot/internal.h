@@ -13,7 +13,6 @@
 #include "bot.h"
 #include "games/game.h"
 #include "bot/lang/i18n.h"
-#include "bot/base/jsontext.h"
 #include "bot/render/render.h"
 #include "games/strbuf.h"
 

@@ -1,9 +1,10 @@
 /*
  * context.c - the context a command's handler works in, and the helpers it
  * works with: the chat's settings and language, the table loaded with its
- * game, seats and log strip, the replies it queues, the timers it asks for,
- * the names of games and seats. Handlers describe what should happen here;
- * commit.c writes it.
+ * game, seats, log strip and terms (seed and stake), an online table's
+ * seats in their people's private chats, the replies it queues, the
+ * timers it asks for, the names of games and seats. Handlers describe
+ * what should happen here; commit.c writes it.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -629,6 +630,92 @@ int ctx_load_finished(struct ctx *c)
 	/* nothing of it is written back: only the reply names the table */
 	c->has_table = true;
 	return GB_OK;
+}
+
+/* The table's terms, read once (the coins and the sealed seed both need them). */
+int ctx_terms(struct ctx *c)
+{
+	int rc = GB_OK;
+
+	if (!c->has_table || c->terms_loaded)
+		return GB_OK;
+	rc = store_terms_get(c->ws ? c->ws : c->b->store, c->table.id, &c->terms);
+	if (rc == GB_ENOTFOUND) {
+		/* a table opened before seeds were sealed: no seal, no stake */
+		memset(&c->terms, 0, sizeof(c->terms));
+		rc = GB_OK;
+	}
+	if (!rc)
+		c->terms_loaded = true;
+	return rc;
+}
+
+/* ---- the context of an online table ---- */
+
+bool ctx_is_online(const struct ctx *c)
+{
+	return strcmp(c->chat.platform, "online") == 0;
+}
+
+void online_ctx_load(struct ctx *c)
+{
+	c->online = ctx_is_online(c);
+	c->viewer = -1;
+	if (!c->online)
+		return;
+	/* the operator's settings, whatever the world chat has saved */
+	json_object_set_new(c->settings, "autoplay_after", json_integer(c->b->cfg.online_autoplay_s));
+	json_object_set_new(c->settings, "starting_coins", json_integer(c->b->cfg.online_coins));
+}
+
+int online_load_seats(struct ctx *c)
+{
+	int rc;
+
+	if (!c->online || !c->has_table)
+		return GB_OK;
+	rc = store_oseats_get(c->b->store, c->table.id, c->oseats, GB_MAX_SEATS, &c->noseats);
+	for (int i = 0; !rc && i < c->noseats; i++) {
+		struct store_oseat *o = &c->oseats[i];
+
+		if (!c->cmd->from_platform[0] || strcmp(o->platform, c->cmd->from_platform) ||
+		    strcmp(o->user, c->cmd->from_user))
+			continue;
+		/* who typed or pressed it reads the answers in their own language, the words in them too */
+		if (lang_parse(o->lang) >= 0)
+			c->lang = lang_parse(o->lang);
+		/* and is back: their seat is theirs again (online_commit() writes it) */
+		o->away = 0;
+	}
+	return rc;
+}
+
+/* The online seat of the table's seat, or NULL. */
+static struct store_oseat *oseat_at(struct ctx *c, int seat)
+{
+	for (int i = 0; i < c->noseats; i++)
+		if (c->oseats[i].seat == seat)
+			return &c->oseats[i];
+	return NULL;
+}
+
+bool online_seat_away(const struct ctx *c, int seat)
+{
+	for (int i = 0; c->online && i < c->noseats; i++)
+		if (c->oseats[i].seat == seat)
+			return c->oseats[i].away != 0;
+	return false;
+}
+
+bool online_mark_away(struct ctx *c, int seat)
+{
+	struct store_oseat *o = c->online ? oseat_at(c, seat) : NULL;
+
+	if (!o || o->away || c->ow.naway >= GB_MAX_SEATS)
+		return false;
+	o->away = 1;
+	c->ow.away[c->ow.naway++] = seat;
+	return true;
 }
 
 /* Monotonic microseconds (how long the write lock is held). */

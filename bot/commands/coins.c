@@ -107,23 +107,6 @@ static const char *coins_num(struct ctx *c, int64_t v, char buf[24])
 	return ctx_num(c, (int)(v > MAX_AMOUNT * 1000LL ? MAX_AMOUNT * 1000LL : v), buf);
 }
 
-int ctx_terms(struct ctx *c)
-{
-	int rc = GB_OK;
-
-	if (!c->has_table || c->terms_loaded)
-		return GB_OK;
-	rc = store_terms_get(c->ws ? c->ws : c->b->store, c->table.id, &c->terms);
-	if (rc == GB_ENOTFOUND) {
-		/* a table opened before seeds were sealed: no seal, no stake */
-		memset(&c->terms, 0, sizeof(c->terms));
-		rc = GB_OK;
-	}
-	if (!rc)
-		c->terms_loaded = true;
-	return rc;
-}
-
 /*
  * Is this a private chat whose coins are the person's online wallet? A
  * private chat has no wallets of its own to speak of: what a person

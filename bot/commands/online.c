@@ -126,73 +126,7 @@ static int seats_default(const struct gb_game *g)
 	return seats_allowed(g, 2) ? 2 : 4;
 }
 
-/* ---- the context of an online table ---- */
-
-bool ctx_is_online(const struct ctx *c)
-{
-	return strcmp(c->chat.platform, "online") == 0;
-}
-
-void online_ctx_load(struct ctx *c)
-{
-	c->online = ctx_is_online(c);
-	c->viewer = -1;
-	if (!c->online)
-		return;
-	/* the operator's settings, whatever the world chat has saved */
-	json_object_set_new(c->settings, "autoplay_after", json_integer(c->b->cfg.online_autoplay_s));
-	json_object_set_new(c->settings, "starting_coins", json_integer(c->b->cfg.online_coins));
-}
-
-int online_load_seats(struct ctx *c)
-{
-	int rc;
-
-	if (!c->online || !c->has_table)
-		return GB_OK;
-	rc = store_oseats_get(c->b->store, c->table.id, c->oseats, GB_MAX_SEATS, &c->noseats);
-	for (int i = 0; !rc && i < c->noseats; i++) {
-		struct store_oseat *o = &c->oseats[i];
-
-		if (!c->cmd->from_platform[0] || strcmp(o->platform, c->cmd->from_platform) ||
-		    strcmp(o->user, c->cmd->from_user))
-			continue;
-		/* who typed or pressed it reads the answers in their own language, the words in them too */
-		if (lang_parse(o->lang) >= 0)
-			c->lang = lang_parse(o->lang);
-		/* and is back: their seat is theirs again (online_commit() writes it) */
-		o->away = 0;
-	}
-	return rc;
-}
-
-/* The online seat of the table's seat, or NULL. */
-static struct store_oseat *oseat_at(struct ctx *c, int seat)
-{
-	for (int i = 0; i < c->noseats; i++)
-		if (c->oseats[i].seat == seat)
-			return &c->oseats[i];
-	return NULL;
-}
-
-bool online_seat_away(const struct ctx *c, int seat)
-{
-	for (int i = 0; c->online && i < c->noseats; i++)
-		if (c->oseats[i].seat == seat)
-			return c->oseats[i].away != 0;
-	return false;
-}
-
-bool online_mark_away(struct ctx *c, int seat)
-{
-	struct store_oseat *o = c->online ? oseat_at(c, seat) : NULL;
-
-	if (!o || o->away || c->ow.naway >= GB_MAX_SEATS)
-		return false;
-	o->away = 1;
-	c->ow.away[c->ow.naway++] = seat;
-	return true;
-}
+/* ---- the seats of an online table and their people ---- */
 
 /* The online seat of person key, or NULL. */
 static const struct store_oseat *oseat_of(const struct ctx *c, const char *key)
@@ -331,6 +265,9 @@ void online_views(struct ctx *c)
 		json_object_set_new(r, "seat", json_true());
 		if (c->repost_table)
 			json_object_set_new(r, "repost", json_true());
+		/* under a game's board (not the lobby's), the row of reactions comes last */
+		if (c->table.status != STORE_LOBBY && c->st)
+			online_reaction_buttons(c, json_object_get(r, "buttons"));
 	}
 	c->viewer = -1;
 	c->lang = lang;

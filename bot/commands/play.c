@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/base/jsontext.h"
 #include "bot/internal.h"
 #include "bot/render/games.h"
 #include "choices.h"
@@ -760,8 +761,6 @@ void table_message(struct ctx *c)
 		if (c->table.status == STORE_PLAYING && (turn < 0 || c->seats[turn].level < 0) &&
 		    (c->viewer < 0 || turn < 0 || turn == c->viewer))
 			table_buttons(c, &rc, acts, n, buttons);
-		if (c->viewer >= 0)
-			online_reaction_buttons(c, buttons);
 	}
 	fair_table_lines(c, &sb);
 	r = reply_push(c, "table", NULL, sb_str(&sb));

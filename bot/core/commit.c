@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bot/base/jsontext.h"
 #include "bot/base/log.h"
 #include "bot/internal.h"
 #include "games/game.h"
