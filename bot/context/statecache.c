@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/base/limit.h"
+#include "bot/base/metrics.h"
 #include "bot/internal.h"
-#include "limit.h"
-#include "metrics.h"
 
 struct decoded {
 	int64_t table;

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bot/base/log.h"
 #include "bot/internal.h"
 #include "bot/render/games.h"
 #include "games/ai/ai.h"
 #include "games/game.h"
 #include "games/utf8.h"
-#include "log.h"
 
 int count_words(const char *s)
 {
