@@ -43,7 +43,7 @@ BIN := $(BUILD)/gamebot
 endif
 
 # The compile-time shape of every message key, written by bot/gen/msgfmt.c
-# from the catalogues (bot/i18n.h tells how calls are checked against it);
+# from the catalogues (bot/lang/i18n.h tells how calls are checked against it);
 # one copy for every build, sanitized or not. The generator refuses
 # catalogues whose translations take other arguments than English.
 MSG_GEN := build/gen/msgfmt
@@ -55,7 +55,10 @@ LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 
-LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c adapters/*/*.c bot/*.c))
+# bot/'s rooms, from the ground up (make check holds them to this order);
+# tools/ stands apart on games/ and store/.
+BOT_ROOMS := base lang render context commands core tools
+LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c adapters/*/*.c bot/*.c $(BOT_ROOMS:%=bot/%/*.c)))
 LIB_SRC := $(filter-out adapters/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/adapters/main.o
@@ -92,9 +95,9 @@ $(BUILD)/%.o: %.c | $(MSG_FMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(MSG_GEN): bot/gen/msgfmt.c bot/msg_en.c bot/msg_ne.c bot/i18n.h
+$(MSG_GEN): bot/gen/msgfmt.c bot/lang/msg_en.c bot/lang/msg_ne.c bot/lang/i18n.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -Wall -Wextra -Werror -DGB_MSG_GEN -I. -o $@ bot/gen/msgfmt.c bot/msg_en.c bot/msg_ne.c
+	$(CC) -std=c11 -Wall -Wextra -Werror -DGB_MSG_GEN -I. -o $@ bot/gen/msgfmt.c bot/lang/msg_en.c bot/lang/msg_ne.c
 
 # Replaced only when it changes: a new wording recompiles nothing else.
 $(MSG_FMT): $(MSG_GEN)
@@ -156,24 +159,39 @@ crashtest: $(BIN) $(CRASH_BIN)
 	$(CRASH_BIN) --bin $(BIN) $(CRASHTEST_ARGS)
 
 # Layers only look down: games/ < store/ < bot/ < adapters/ (adapters/main.c
-# is the composition root). games/ also does no I/O. Every message call's
-# arguments fit its key: msg_fmt.h, made first, refuses translations that
-# take other arguments; the compiler checks the calls, which must be the
-# checked forms of bot/i18n.h; tests/msgcheck/run.sh shows it refusing
-# wrong ones, and finds a text with arguments used as it is. A platform's
-# folder (adapters/NAME/) keeps its internal.h to itself (and its fuzz
-# target), and the delivery policy above the platforms includes none of them.
+# is the composition root). games/ also does no I/O. Inside bot/ the rooms
+# do the same: base/ < lang/ < render/ < the shared headers (bot.h,
+# commands.h, internal.h) < context/ < commands/ < core/, each including
+# only what stands below it (by its path from the top, never ../); tools/
+# stands on games/ and store/ alone. Only core/ (the scheduler, the
+# matcher) hands commands to bot_handle(): no command calls back up into
+# the router. Every message call's arguments fit its key: msg_fmt.h, made
+# first, refuses translations that take other arguments; the compiler
+# checks the calls, which must be the checked forms of bot/lang/i18n.h;
+# tests/msgcheck/run.sh shows it refusing wrong ones, and finds a text
+# with arguments used as it is. A platform's folder (adapters/NAME/) keeps
+# its internal.h to itself (and its fuzz target), and the delivery policy
+# above the platforms includes none of them.
 check: $(MSG_FMT)
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters|store)/' games || { echo "games/ must not include higher layers"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*(bot|adapters)/' store || { echo "store/ must not include bot/ or adapters/"; exit 1; }
 	@! grep -rnE '#include *"(\.\./)*adapters/' bot || { echo "bot/ must not include adapters/"; exit 1; }
+	@! grep -rnE '#include *"\.\./' bot || { echo "bot/ includes by the path from the top, never ../"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/base || { echo "bot/base/ must include nothing else of bot/"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/lang | grep -vE '"bot/base/' || { echo "bot/lang/ stands on bot/base/ alone"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/render | grep -vE '"bot/(base|lang)/' || { echo "bot/render/ stands on bot/base/ and bot/lang/ alone"; exit 1; }
+	@! grep -nE '#include *"bot/' bot/*.h | grep -vE '"bot/(base|lang|render)/' || { echo "bot/'s shared headers stand on bot/base/, bot/lang/ and bot/render/ alone"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/context | grep -vE '"bot/(base/|lang/|render/|bot\.h|internal\.h)' || { echo "bot/context/ must not include bot/commands/, bot/core/ or bot/tools/"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/commands | grep -vE '"bot/(base/|lang/|render/|context/|tools/|bot\.h|commands\.h|internal\.h)' || { echo "bot/commands/ must not include bot/core/"; exit 1; }
+	@! grep -rnE '#include *"bot/' bot/tools | grep -vE '"bot/tools/' || { echo "bot/tools/ stands on games/ and store/ alone"; exit 1; }
+	@! grep -rnE '\bbot_handle\(' bot --include='*.c' | grep -v '^bot/core/' || { echo "only bot/core/ hands commands to bot_handle()"; exit 1; }
 	@for d in adapters/*/; do p=$${d%/}; ! grep -rlE "#include *\"$$p/internal\.h\"" bot games store adapters tests | grep -vE "^$$p/|^tests/fuzz/$${p#adapters/}\.c$$" || { echo "$$p/internal.h is for the files of $$p/ alone"; exit 1; }; done
 	@for d in adapters/*/; do p=$$(basename $$d); ! grep -nE "#include *\"(adapters/)?$$p(\.h\"|/)" adapters/deliver.[ch] adapters/outbox.[ch] || { echo "the shared delivery (adapters/deliver.c, outbox.c) names no platform"; exit 1; }; done
 	@! grep -rnE '\b(fopen|printf|fprintf|puts|curl_|sqlite3_|MHD_)\w*\(' games --include='*.c' || { echo "games/ must do no I/O"; exit 1; }
 	@! grep -rnE '\b(strcpy|strcat|sprintf|strtok|atoi|atol|sscanf|gets)\(' bot games adapters store --include='*.c' --include='*.h' || { echo "banned call"; exit 1; }
 	@! grep -nE 'struct callbreak([^_[:alnum:]]|$$)|callbreak_turn\(' games/ai/*.c games/ai/*.h || { echo "the Call Break players read the view, never the state"; exit 1; }
 	@! grep -rlE '#include *"(.*/)?callbreak_oracle\.h"' bot games adapters store tests | grep -vxE 'games/ai/callbreak_ai\.c|tests/bench/cbparts\.c|tests/test_callbreak_search\.c' || { echo "callbreak_oracle.h is for the measurements alone"; exit 1; }
-	@! grep -rnE '(sb_addtr|sb_vaddf|printf|i18n_v?format)\([^"]*\btr\(' bot adapters --include='*.c' --include='*.h' | grep -vE 'tr\([^()]*, key\), ap\)|tr\(\(lang\), \(key\)\)' || { echo "a catalogue text is formatted through the checked forms of bot/i18n.h"; exit 1; }
+	@! grep -rnE '(sb_addtr|sb_vaddf|printf|i18n_v?format)\([^"]*\btr\(' bot adapters --include='*.c' --include='*.h' | grep -vE 'tr\([^()]*, key\), ap\)|tr\(\(lang\), \(key\)\)' || { echo "a catalogue text is formatted through the checked forms of bot/lang/i18n.h"; exit 1; }
 	@sh tests/msgcheck/run.sh $(dir $(MSG_FMT)) $(CC) $(filter-out -MMD -MP,$(CFLAGS))
 	@! grep -rnE 'rm -r[f]* .%s' tests --include='*.c' || { echo "tests remove their folders with fixture_rm() (tests/fixture.c), never a shell"; exit 1; }
 	@echo "check: ok"

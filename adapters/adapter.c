@@ -20,7 +20,7 @@
 #include "adapters/console.h"
 #include "adapters/telegram.h"
 #include "adapters/discord.h"
-#include "bot/log.h"
+#include "bot/base/log.h"
 #include "games/strbuf.h"
 #include "games/utf8.h"
 

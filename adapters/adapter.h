@@ -23,7 +23,7 @@
 
 #include "adapters/http.h"
 #include "bot/bot.h"
-#include "bot/config.h"
+#include "bot/base/config.h"
 #include "games/strbuf.h"
 #include "store/store.h"
 

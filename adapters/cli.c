@@ -2,7 +2,7 @@
  * cli.c - the gamebot command line: one subcommand per job, what
  * adapters/main.c runs. It sits above every layer (the composition root):
  * bot/ and store/ never include adapters/, only this file and the adapters
- * wire them together. A program that adds games of its own (bot/games.h)
+ * wire them together. A program that adds games of its own (bot/render/games.h)
  * registers them and then calls gamebot_main() the same way.
  *
  *   gamebot serve               the service: HTTP listener, scheduler, and
@@ -28,14 +28,14 @@
 #include "adapters/discord.h"
 #include "adapters/serve.h"
 #include "adapters/telegram.h"
-#include "bot/arena.h"
-#include "bot/audit.h"
+#include "bot/tools/arena.h"
+#include "bot/tools/audit.h"
 #include "bot/bot.h"
-#include "bot/config.h"
-#include "bot/i18n.h"
-#include "bot/log.h"
-#include "bot/script.h"
-#include "bot/verify.h"
+#include "bot/base/config.h"
+#include "bot/lang/i18n.h"
+#include "bot/base/log.h"
+#include "bot/tools/script.h"
+#include "bot/tools/verify.h"
 
 static void usage(FILE *f)
 {

@@ -3,7 +3,7 @@
  * (serve, console, script, arena, verify, audit, telegram-setup,
  * discord-register). adapters/main.c is nothing but a call to it; a
  * program built with games of its own registers them first
- * (bot_game_register(), bot/games.h) and then calls it.
+ * (bot_game_register(), bot/render/games.h) and then calls it.
  */
 #ifndef GB_ADAPTERS_CLI_H
 #define GB_ADAPTERS_CLI_H

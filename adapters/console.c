@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bot/config.h"
-#include "bot/i18n.h"
-#include "bot/name.h"
+#include "bot/base/config.h"
+#include "bot/lang/i18n.h"
+#include "bot/render/name.h"
 #include "games/game.h"
 #include "games/strbuf.h"
 
@@ -276,7 +276,7 @@ static void console_say(struct console *c, const char *user, int key, ...)
 	fflush(c->out);
 	sb_release(&sb);
 }
-/* (calls checked against key when compiled: MSG_ARGS_OK, bot/i18n.h) */
+/* (calls checked against key when compiled: MSG_ARGS_OK, bot/lang/i18n.h) */
 #define console_say(c, user, key, ...) \
 	(MSG_ARGS_OK(key, ##__VA_ARGS__), console_say((c), (user), (key), ##__VA_ARGS__))
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/log.h"
+#include "bot/base/log.h"
 #include "games/utf8.h"
 
 enum view_of deliver_view_of(const json_t *view)

@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bot/log.h"
+#include "bot/base/log.h"
 #include "games/error.h"
 
 #define DEFAULT_MAX_CONNECTIONS 10000u

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "bot/log.h"
-#include "bot/metrics.h"
+#include "bot/base/log.h"
+#include "bot/base/metrics.h"
 
 #define MAX_WORKERS 8
 #define MAX_BATCH 64

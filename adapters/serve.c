@@ -16,9 +16,9 @@
 #include "adapters/adapter.h"
 #include "adapters/http.h"
 #include "adapters/outbox.h"
-#include "bot/limit.h"
-#include "bot/log.h"
-#include "bot/metrics.h"
+#include "bot/base/limit.h"
+#include "bot/base/log.h"
+#include "bot/base/metrics.h"
 #include "games/strbuf.h"
 
 #define MAX_ADAPTERS 8

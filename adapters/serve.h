@@ -14,7 +14,7 @@
 #define GB_SERVE_H
 
 #include "bot/bot.h"
-#include "bot/config.h"
+#include "bot/base/config.h"
 
 /* Run the service until asked to stop. Returns 0, or 1 when it cannot start. */
 int serve_main(const struct config *cfg);

@@ -33,7 +33,7 @@
 #include <stdio.h>
 
 #include "bot/bot.h"
-#include "bot/config.h"
+#include "bot/base/config.h"
 
 #define TG_TEXT_MAX 4096      /* characters (UTF-16 units) of a message after entities */
 #define TG_ALERT_MAX 200      /* characters of an answerCallbackQuery text */

@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bot/lang/i18n.h"
 #include "games/strbuf.h"
-#include "i18n.h"
 
 /* Preconditions the router checks before the handler runs, and how menus show a command. */
 #define CMD_NEEDS_TABLE 1    /* an open table (lobby or playing) in this chat */

@@ -12,9 +12,8 @@
 
 #include "bot.h"
 #include "games/game.h"
-#include "i18n.h"
-#include "jsontext.h"
-#include "render.h"
+#include "bot/lang/i18n.h"
+#include "bot/render/render.h"
 #include "games/strbuf.h"
 
 #define LOG_LINES 6
@@ -149,7 +148,7 @@ void ctx_log_keep(struct ctx *c, const struct gb_event *e);
 /*
  * Reply helpers (format from the catalogue of the chat's language). The
  * macros of the same names check the arguments against key when compiled
- * (MSG_ARGS_OK, bot/i18n.h): key is an M_ name as written, or msg_any().
+ * (MSG_ARGS_OK, bot/lang/i18n.h): key is an M_ name as written, or msg_any().
  */
 void reply_public(struct ctx *c, int key, ...);
 void reply_alert(struct ctx *c, int key, ...);

@@ -50,7 +50,7 @@
 #include "adapters/adapter.h"
 #include "adapters/http.h"
 #include "bot/bot.h"
-#include "bot/config.h"
+#include "bot/base/config.h"
 
 struct fake_tg;
 

@@ -1,5 +1,5 @@
 /*
- * test_arena.c - `gamebot arena` as bot/arena.md states it,
+ * test_arena.c - `gamebot arena` as bot/tools/arena.md states it,
  * through the real binary (path in $GAMEBOT_BIN, default bin/gamebot):
  * the JSON it prints, the same numbers for the same seed whatever
  * --threads, other games for another seed, and a clean refusal (exit 2, a

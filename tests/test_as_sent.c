@@ -26,9 +26,9 @@
 
 #include "adapters/adapter.h"
 #include "adapters/telegram.h"
+#include "bot/base/config.h"
 #include "bot/bot.h"
-#include "bot/config.h"
-#include "bot/i18n.h"
+#include "bot/lang/i18n.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
 #include "tests/fixture.h"

@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 #include "bot/bot.h"
-#include "bot/i18n.h"
+#include "bot/lang/i18n.h"
 #include "tests/fixture.h"
 
 struct fixture {

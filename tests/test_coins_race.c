@@ -31,8 +31,8 @@
 
 #include <cmocka.h>
 
-#include "bot/audit.h"
 #include "bot/bot.h"
+#include "bot/tools/audit.h"
 #include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/pgadmin.h"

@@ -33,7 +33,7 @@
 
 #include <cmocka.h>
 
-#include "bot/render.h"
+#include "bot/render/render.h"
 #include "games/utf8.h"
 #include "tests/spawn.h"
 #include "tests/fixture.h"

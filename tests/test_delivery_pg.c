@@ -39,7 +39,7 @@
 
 #include "adapters/outbox.h"
 #include "adapters/telegram.h"
-#include "bot/metrics.h"
+#include "bot/base/metrics.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
 #include "tests/pgadmin.h"

@@ -33,7 +33,7 @@
 #include <cmocka.h>
 
 #include "adapters/telegram.h"
-#include "bot/audit.h"
+#include "bot/tools/audit.h"
 #include "bot/bot.h"
 #include "games/game.h"
 #include "games/strbuf.h"

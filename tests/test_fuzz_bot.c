@@ -68,7 +68,7 @@
 
 #include "adapters/console.h"
 #include "bot/bot.h"
-#include "bot/i18n.h"
+#include "bot/lang/i18n.h"
 #include "games/ai/ai.h"
 #include "games/game.h"
 #include "tests/fixture.h"

@@ -43,7 +43,7 @@
 
 #include <cmocka.h>
 
-#include "bot/log.h"
+#include "bot/base/log.h"
 #include "games/game.h"
 #include "games/strbuf.h"
 #include "games/utf8.h"

@@ -1,6 +1,6 @@
 /*
  * test_i18n.c - cmocka suite for the message catalogues (bot/i18n.c,
- * bot/msg_en.c, bot/msg_ne.c).
+ * bot/lang/msg_en.c, bot/lang/msg_ne.c).
  *
  * What it proves: every key has a name and a non-empty text in both
  * catalogues; the printf conversions of every key match between English and
@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "bot/games.h"
-#include "bot/i18n.h"
+#include "bot/lang/i18n.h"
+#include "bot/render/games.h"
 #include "games/strbuf.h"
 
 /*

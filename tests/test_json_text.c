@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "bot/jsontext.h"
+#include "bot/base/jsontext.h"
 #include "games/game.h"
 #include "games/strbuf.h"
 

@@ -22,7 +22,7 @@
 #include "adapters/http.h"
 #include "adapters/outbox.h"
 #include "bot/bot.h"
-#include "bot/config.h"
+#include "bot/base/config.h"
 #include "store/store.h"
 #include "tests/fixture.h"
 #include "tests/platforms/jsonchat.h"

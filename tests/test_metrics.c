@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
+#include "bot/base/metrics.h"
 #include "bot/bot.h"
-#include "bot/metrics.h"
 #include "games/strbuf.h"
 #include "tests/fixture.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_names.c - display names as people write them (bot/name.c): bidi
+ * test_names.c - display names as people write them (bot/render/name.c): bidi
  * controls removed, blank names (spaces, Hangul fillers, zero-width
  * characters) given a stable "Player NNNN", emoji sequences and scripts
  * kept as written; and the same through the whole bot, where the router
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "bot/name.h"
+#include "bot/render/name.h"
 #include "games/utf8.h"
 
 /* name_clean() of in (for the Telegram user id "42") equals want. */

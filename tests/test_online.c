@@ -22,9 +22,9 @@
 #include <pthread.h>
 
 #include "adapters/serve.h"
+#include "bot/base/config.h"
+#include "bot/base/metrics.h"
 #include "bot/bot.h"
-#include "bot/config.h"
-#include "bot/metrics.h"
 #include "games/strbuf.h"
 #include "tests/pgadmin.h"
 #include "tests/fixture.h"

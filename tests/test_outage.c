@@ -45,7 +45,7 @@
 #include "adapters/discord.h"
 #include "adapters/outbox.h"
 #include "adapters/telegram.h"
-#include "bot/metrics.h"
+#include "bot/base/metrics.h"
 #include "tests/fake_discord.h"
 #include "tests/fake_telegram.h"
 #include "tests/fixture.h"

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "bot/rating.h"
+#include "bot/commands/rating.h"
 
 /*
  * "Example of the Glicko-2 system": r 1500, RD 200, sigma 0.06 beats

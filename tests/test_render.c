@@ -36,8 +36,8 @@
 
 #include <cmocka.h>
 
-#include "bot/i18n.h"
-#include "bot/render.h"
+#include "bot/lang/i18n.h"
+#include "bot/render/render.h"
 #include "games/baghchal.h"
 #include "games/callbreak.h"
 #include "games/game.h"
@@ -383,7 +383,7 @@ static void check_state(const struct gb_game *g, const void *st, const struct lo
 		else
 			free(line);
 	}
-	/* the table message as bot/play.c builds it */
+	/* the table message as bot/commands/play.c builds it */
 	sb_add(&msg, board);
 	sb_add(&msg, "\n");
 	for (int i = nlines > LOG_LINES ? nlines - LOG_LINES : 0; i < nlines; i++) {

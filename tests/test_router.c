@@ -24,11 +24,11 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "bot/base/limit.h"
+#include "bot/base/metrics.h"
 #include "bot/bot.h"
-#include "bot/choices.h"
-#include "bot/i18n.h"
-#include "bot/limit.h"
-#include "bot/metrics.h"
+#include "bot/commands/choices.h"
+#include "bot/lang/i18n.h"
 #include "tests/fixture.h"
 
 struct fixture {

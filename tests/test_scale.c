@@ -17,9 +17,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "bot/base/limit.h"
+#include "bot/base/metrics.h"
 #include "bot/bot.h"
-#include "bot/limit.h"
-#include "bot/metrics.h"
 #include "tests/fixture.h"
 
 struct fixture {

@@ -40,8 +40,8 @@
 #include <cmocka.h>
 
 #include "adapters/adapter.h"
-#include "bot/config.h"
-#include "bot/log.h"
+#include "bot/base/config.h"
+#include "bot/base/log.h"
 #include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/fake_discord.h"

@@ -34,7 +34,7 @@
 
 #include <cmocka.h>
 
-#include "bot/audit.h"
+#include "bot/tools/audit.h"
 #include "store/store.h"
 #include "tests/fixture.h"
 

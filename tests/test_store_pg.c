@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "bot/audit.h"
+#include "bot/tools/audit.h"
 #include "store/store.h"
 
 struct fixture {

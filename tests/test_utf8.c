@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "bot/log.h"
+#include "bot/base/log.h"
 #include "games/strbuf.h"
 #include "games/utf8.h"
 

@@ -21,7 +21,7 @@
 #include <sqlite3.h>
 
 #include "bot/bot.h"
-#include "bot/verify.h"
+#include "bot/tools/verify.h"
 #include "games/strbuf.h"
 #include "tests/fixture.h"
 

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bot/base/config.h"
 #include "bot/bot.h"
-#include "bot/config.h"
 #include "tests/bench/bench.h"
 
 #define AGED_YEAR_MS (365LL * 24 * 3600 * 1000)

@@ -61,7 +61,7 @@
 #include "adapters/http.h"
 #include "adapters/outbox.h"
 #include "adapters/telegram.h"
-#include "bot/metrics.h"
+#include "bot/base/metrics.h"
 #include "games/game.h"
 #include "tests/bench/aged.h"
 #include "tests/bench/bench.h"

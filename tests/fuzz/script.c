@@ -1,5 +1,5 @@
 /*
- * script.c - fuzz target: `gamebot script` (bot/script.c), options and input.
+ * script.c - fuzz target: `gamebot script` (bot/tools/script.c), options and input.
  *
  * The input's first line is the command line after "script", split at
  * spaces ("ludo --seed 3 --dice 6,6"); the rest is what the script reads
@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "bot/script.h"
+#include "bot/tools/script.h"
 
 #define MAX_ARGS 32
 #define MAX_BOT_LINES 16

@@ -19,8 +19,8 @@
 
 #include <jansson.h>
 
-#include "bot/i18n.h"
-#include "bot/render.h"
+#include "bot/lang/i18n.h"
+#include "bot/render/render.h"
 #include "games/ai/ai.h"
 #include "games/error.h"
 #include "games/game.h"

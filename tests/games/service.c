@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "adapters/cli.h"
-#include "bot/games.h"
+#include "bot/render/games.h"
 #include "games/error.h"
 #include "tests/games/tictactoe.h"
 

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "bot/games.h"
+#include "bot/render/games.h"
 #include "games/game.h"
 
 #define TTT_CELLS 9

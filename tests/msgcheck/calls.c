@@ -1,7 +1,7 @@
 /*
  * calls.c - calls of the message functions that `make check` compiles to
  * show that the compile-time check of their arguments (MSG_ARGS_OK,
- * bot/i18n.h) refuses what it should (tests/msgcheck/run.sh).
+ * bot/lang/i18n.h) refuses what it should (tests/msgcheck/run.sh).
  *
  * With CASE 0 every call is right and the file must compile, so a refusal
  * of the other cases is the check's and not a broken include. Each other
@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "bot/internal.h"
-#include "bot/render_text.h"
+#include "bot/render/render_text.h"
 
 void msgcheck_calls(struct ctx *c, const struct render_ctx *rc, struct strbuf *sb, int key);
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh - `make check`'s checks of message arguments beyond the compiler's,
-# and its proof that the compiler's have teeth (bot/i18n.h,
+# and its proof that the compiler's have teeth (bot/lang/i18n.h,
 # bot/gen/msgfmt.c). Usage: run.sh DIR CC CFLAGS...
 #
 # 1. tests/msgcheck/calls.c compiles with CASE=0 (every call right) and is
@@ -42,18 +42,18 @@ for n in 1 2 3 4 5 6; do
 	fi
 done
 
-"$@" -DGB_MSG_GEN -o "$dir/msgfmt-bad" bot/gen/msgfmt.c bot/msg_en.c tests/msgcheck/bad_ne.c ||
+"$@" -DGB_MSG_GEN -o "$dir/msgfmt-bad" bot/gen/msgfmt.c bot/lang/msg_en.c tests/msgcheck/bad_ne.c ||
 	fail "the generator does not build on tests/msgcheck/bad_ne.c"
 if "$dir/msgfmt-bad" >/dev/null 2>"$dir/msgfmt-bad.log"; then
 	fail "the generator accepted tests/msgcheck/bad_ne.c"
 fi
 for key in M_JOINED M_CONSOLE_NAME M_WINNER; do
-	grep -q "bot/msg_ne.c: $key" "$dir/msgfmt-bad.log" || fail "the generator did not name $key of tests/msgcheck/bad_ne.c"
+	grep -q "bot/lang/msg_ne.c: $key" "$dir/msgfmt-bad.log" || fail "the generator did not name $key of tests/msgcheck/bad_ne.c"
 done
 ! grep -q "M_LEFT" "$dir/msgfmt-bad.log" || fail "the generator refused the right M_LEFT of tests/msgcheck/bad_ne.c"
 
 [ "$(plain_keys_with_args tests/msgcheck/plain.txt)" = "M_JOINED" ] ||
 	fail "tests/msgcheck/plain.txt: its M_JOINED, text with arguments used as it is, went unseen"
 bad=$(plain_keys_with_args $(find bot adapters -name '*.[ch]'))
-[ -z "$bad" ] || fail "used as text as it is, but takes arguments (format it with a checked form of bot/i18n.h):" $bad
+[ -z "$bad" ] || fail "used as text as it is, but takes arguments (format it with a checked form of bot/lang/i18n.h):" $bad
 exit 0
