@@ -55,7 +55,7 @@ LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 LDLIBS := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 
-LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c bot/*.c))
+LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c games/rows/*.c store/*.c adapters/*.c bot/*.c))
 LIB_SRC := $(filter-out adapters/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/adapters/main.o
