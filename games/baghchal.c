@@ -8,7 +8,7 @@
  * from_json produce canonical states (see baghchal.h); nothing here
  * allocates except the JSON objects it returns. Used through baghchal_game
  * (game.h; its row is games/rows/baghchal.c) and, by computer players,
- * through the helpers of baghchal.h and bc_legal().
+ * through the helpers of baghchal.h and baghchal_legal().
  *
  * The Nepali original (at the end of games/rules/bagh-chal.md) and the English rules agree on every
  * rule; where the code settles a question neither text answers (which end
@@ -570,7 +570,7 @@ static void bc_reset(struct baghchal *s, const struct gb_rules *rules)
 	s->hist[0] = baghchal_key(s);
 }
 
-int bc_init(void *st, const struct gb_setup *su)
+int baghchal_init(void *st, const struct gb_setup *su)
 {
 	if (su->players != 2)
 		return GB_EPLAYERS;
@@ -578,14 +578,14 @@ int bc_init(void *st, const struct gb_setup *su)
 	return GB_OK;
 }
 
-int bc_turn(const void *st)
+int baghchal_turn(const void *st)
 {
 	const struct baghchal *s = st;
 
 	return baghchal_over(s) ? -1 : s->to_move;
 }
 
-int bc_legal(const void *st, struct gb_action *out)
+int baghchal_legal(const void *st, struct gb_action *out)
 {
 	struct baghchal_move mv[BAGHCHAL_MAX_MOVES];
 	int n = baghchal_moves(st, mv);
@@ -595,7 +595,7 @@ int bc_legal(const void *st, struct gb_action *out)
 	return n;
 }
 
-int bc_apply(void *st, const struct gb_action *act, struct gb_events *ev)
+int baghchal_apply(void *st, const struct gb_action *act, struct gb_events *ev)
 {
 	struct baghchal *s = st;
 	struct baghchal_move m;
@@ -649,7 +649,7 @@ static size_t separator(const char *p)
  * Chat syntax: `place c3`, bare `c3` (a placement), `move b2 c3`, `b2c3`,
  * `b2-c3`, `move b2-c3`, any case, extra blanks, Devanagari rank digits.
  */
-int bc_parse(const void *st, const char *text, struct gb_action *out)
+int baghchal_parse(const void *st, const char *text, struct gb_action *out)
 {
 	char word[16];
 	const char *p = gb_next_word(text, word, sizeof(word));
@@ -692,7 +692,7 @@ int bc_parse(const void *st, const char *text, struct gb_action *out)
 	return GB_OK;
 }
 
-void bc_format(const void *st, const struct gb_action *act, char *buf, size_t n)
+void baghchal_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)st;
 	if (act->kind == GB_ACT_PLACE)
@@ -703,7 +703,7 @@ void bc_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 		snprintf(buf, n, "?");
 }
 
-void bc_format_event(const struct gb_event *ev, char *buf, size_t n)
+void baghchal_format_event(const struct gb_event *ev, char *buf, size_t n)
 {
 	switch (ev->type) {
 	case BAGHCHAL_EV_PLACE:
@@ -768,7 +768,7 @@ static json_t *name_or_null(const char *const *names, int n, int i)
 }
 
 /* Caller owns the result (json_decref). */
-json_t *bc_to_json(const void *st)
+json_t *baghchal_to_json(const void *st)
 {
 	const struct baghchal *s = st;
 	char board[BAGHCHAL_POINTS + 2];
@@ -832,7 +832,7 @@ static int get_name(const json_t *j, const char *key, const char *const *names, 
 	return -1;
 }
 
-int bc_from_json(void *st, const json_t *j)
+int baghchal_from_json(void *st, const json_t *j)
 {
 	struct baghchal *s = st;
 	const json_t *v, *hist, *rules;
@@ -888,7 +888,7 @@ int bc_from_json(void *st, const json_t *j)
 			     (uint64_t)(t[BAGHCHAL_POINTS] == 't') << 50 | (uint64_t)hand << 51;
 	}
 	/* everything else (counts, turn order, history, the result) is check()'s job */
-	rc = bc_check(s) ? GB_ESTATE : GB_OK;
+	rc = baghchal_check(s) ? GB_ESTATE : GB_OK;
 out:
 	if (rc)
 		memset(s, 0, sizeof(*s));
@@ -914,7 +914,7 @@ static bool history_step(uint64_t prev, uint64_t next)
 	return (baghchal_adj_mask[bit_index(from)] & to) != 0;
 }
 
-int bc_check(const void *st)
+int baghchal_check(const void *st)
 {
 	const struct baghchal *s = st;
 	int placed = BAGHCHAL_GOAT_COUNT - s->goats_in_hand;
@@ -972,7 +972,7 @@ int bc_check(const void *st)
 	return GB_OK;
 }
 
-void bc_outcome(const void *st, struct gb_outcome *out)
+void baghchal_outcome(const void *st, struct gb_outcome *out)
 {
 	const struct baghchal *s = st;
 

@@ -767,7 +767,7 @@ static int rebuild(const struct callbreak *in, struct callbreak *out)
 
 /* ---- the gb_game operations ----------------------------------------------- */
 
-int cb_init(void *vst, const struct gb_setup *su)
+int callbreak_init(void *vst, const struct gb_setup *su)
 {
 	struct callbreak *st = vst;
 	int rc = GB_OK;
@@ -803,12 +803,7 @@ out:
 	return rc;
 }
 
-int cb_turn(const void *st)
-{
-	return callbreak_turn(st);
-}
-
-int cb_legal(const void *vst, struct gb_action *out)
+int callbreak_legal(const void *vst, struct gb_action *out)
 {
 	const struct callbreak *st = vst;
 	int n = 0, seat = callbreak_turn(st), t[CB_SEATS], nt;
@@ -835,7 +830,7 @@ int cb_legal(const void *vst, struct gb_action *out)
 	return n;
 }
 
-int cb_apply(void *vst, const struct gb_action *act, struct gb_events *ev)
+int callbreak_apply(void *vst, const struct gb_action *act, struct gb_events *ev)
 {
 	struct callbreak *st = vst;
 	int seat = callbreak_turn(st);
@@ -878,7 +873,7 @@ static int rest_joined(const char *p, char *buf, size_t n)
 	return used ? GB_OK : GB_EPARSE;
 }
 
-int cb_parse(const void *st, const char *text, struct gb_action *out)
+int callbreak_parse(const void *st, const char *text, struct gb_action *out)
 {
 	char verb[16], arg[GB_ACTION_TEXT], extra[8];
 	const char *p = gb_next_word(text, verb, sizeof(verb));
@@ -910,7 +905,7 @@ out:
 	return rc;
 }
 
-void cb_format(const void *st, const struct gb_action *act, char *buf, size_t n)
+void callbreak_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)st;
 	if (!n)
@@ -939,7 +934,7 @@ static void tenths_text(int t, bool plus, char *buf, size_t n)
 	snprintf(buf, n, "%s%d.%d", t < 0 ? "-" : (plus ? "+" : ""), a / 10, a % 10);
 }
 
-void cb_format_event(const struct gb_event *e, char *buf, size_t n)
+void callbreak_format_event(const struct gb_event *e, char *buf, size_t n)
 {
 	char pts[16];
 	int len;
@@ -1015,7 +1010,7 @@ static json_t *points_json(int tenths)
 	return json_real(tenths / 10.0);
 }
 
-json_t *cb_to_json(const void *vst)
+json_t *callbreak_to_json(const void *vst)
 {
 	const struct callbreak *st = vst;
 	json_t *o = json_object(), *a;
@@ -1270,7 +1265,7 @@ static int same_derived(const json_t *j, const struct callbreak *st)
 	return GB_OK;
 }
 
-int cb_from_json(void *vst, const json_t *j)
+int callbreak_from_json(void *vst, const json_t *j)
 {
 	struct callbreak in, out;
 	json_t *a, *row, *cell;
@@ -1359,7 +1354,7 @@ out:
 	return rc;
 }
 
-int cb_check(const void *vst)
+int callbreak_check(const void *vst)
 {
 	const struct callbreak *st = vst;
 	struct callbreak again;
@@ -1376,7 +1371,7 @@ int cb_check(const void *vst)
 	return GB_OK;
 }
 
-void cb_outcome(const void *vst, struct gb_outcome *out)
+void callbreak_outcome(const void *vst, struct gb_outcome *out)
 {
 	const struct callbreak *st = vst;
 

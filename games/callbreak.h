@@ -211,21 +211,21 @@ int callbreak_refusal(const struct callbreak *st, int seat, const struct gb_acti
 
 /*
  * The parts of callbreak_game that its rules define, for its row
- * (games/rows/callbreak.c) to name, beside its computer players.
+ * (games/rows/callbreak.c) to name, beside its computer players (its
+ * turn() is callbreak_turn() above).
  * Everyone else calls the operations through callbreak_game (struct gb_game
  * says what each does).
  */
 extern const struct gb_rule_def callbreak_rules[CB_NRULES];
-int cb_init(void *st, const struct gb_setup *su);
-int cb_turn(const void *st);
-int cb_legal(const void *st, struct gb_action *out);
-int cb_apply(void *st, const struct gb_action *act, struct gb_events *ev);
-int cb_parse(const void *st, const char *text, struct gb_action *out);
-void cb_format(const void *st, const struct gb_action *act, char *buf, size_t n);
-void cb_format_event(const struct gb_event *e, char *buf, size_t n);
-json_t *cb_to_json(const void *st);
-int cb_from_json(void *st, const json_t *j);
-int cb_check(const void *st);
-void cb_outcome(const void *st, struct gb_outcome *out);
+int callbreak_init(void *st, const struct gb_setup *su);
+int callbreak_legal(const void *st, struct gb_action *out);
+int callbreak_apply(void *st, const struct gb_action *act, struct gb_events *ev);
+int callbreak_parse(const void *st, const char *text, struct gb_action *out);
+void callbreak_format(const void *st, const struct gb_action *act, char *buf, size_t n);
+void callbreak_format_event(const struct gb_event *e, char *buf, size_t n);
+json_t *callbreak_to_json(const void *st);
+int callbreak_from_json(void *st, const json_t *j);
+int callbreak_check(const void *st);
+void callbreak_outcome(const void *st, struct gb_outcome *out);
 
 #endif

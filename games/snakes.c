@@ -278,7 +278,7 @@ void snakes_square_xy(int square, int *col, int *row)
 
 /* ---- the game ---- */
 
-int sn_init(void *st, const struct gb_setup *su)
+int snakes_init(void *st, const struct gb_setup *su)
 {
 	struct snakes *s = st;
 	struct gb_rng board_rng;
@@ -313,14 +313,14 @@ out:
 	return rc;
 }
 
-int sn_turn(const void *st)
+int snakes_turn(const void *st)
 {
 	const struct snakes *s = st;
 
 	return s->winner >= 0 ? -1 : s->to_move;
 }
 
-int sn_legal(const void *st, struct gb_action *out)
+int snakes_legal(const void *st, struct gb_action *out)
 {
 	const struct snakes *s = st;
 
@@ -355,7 +355,7 @@ static void finish_game(struct snakes *s, int seat, struct gb_events *ev)
  * or snake (SL-3, SL-21), then whether the die comes back (SL-10, SL-13,
  * SL-14, SL-19).
  */
-int sn_apply(void *st, const struct gb_action *act, struct gb_events *ev)
+int snakes_apply(void *st, const struct gb_action *act, struct gb_events *ev)
 {
 	struct snakes *s = st;
 	int rc = GB_OK, seat, from, die, to;
@@ -436,7 +436,7 @@ out:
 	return rc;
 }
 
-int sn_parse(const void *st, const char *text, struct gb_action *out)
+int snakes_parse(const void *st, const char *text, struct gb_action *out)
 {
 	char word[16];
 	const char *rest;
@@ -458,7 +458,7 @@ out:
 	return rc;
 }
 
-void sn_format(const void *st, const struct gb_action *act, char *buf, size_t n)
+void snakes_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)st;
 	if (n == 0)
@@ -466,7 +466,7 @@ void sn_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 	snprintf(buf, n, "%s", act->kind == GB_ACT_ROLL ? "roll" : "");
 }
 
-void sn_format_event(const struct gb_event *e, char *buf, size_t n)
+void snakes_format_event(const struct gb_event *e, char *buf, size_t n)
 {
 	if (n == 0)
 		return;
@@ -521,7 +521,7 @@ static json_t *pieces_json(const struct snakes *s, int kind)
 }
 
 /* Caller owns the result (json_decref). */
-json_t *sn_to_json(const void *st)
+json_t *snakes_to_json(const void *st)
 {
 	const struct snakes *s = st;
 	json_t *o = json_object(), *pos = json_array(), *board = json_object();
@@ -587,7 +587,7 @@ static int pieces_from_json(const json_t *arr, bool ladders, unsigned char jump[
 }
 
 
-int sn_from_json(void *st, const json_t *j)
+int snakes_from_json(void *st, const json_t *j)
 {
 	struct snakes *s = st;
 	const json_t *pos, *board, *w, *v;
@@ -663,7 +663,7 @@ int sn_from_json(void *st, const json_t *j)
 	if (v && !(s->winner >= 0 ? json_is_null(v)
 				  : json_is_integer(v) && json_integer_value(v) == s->to_move))
 		rc = GB_ESTATE;
-	if (!rc && sn_check(s))
+	if (!rc && snakes_check(s))
 		rc = GB_ESTATE;
 out:
 	if (rc)
@@ -712,7 +712,7 @@ static bool board_ok(const struct snakes *s)
 	return true;
 }
 
-int sn_check(const void *st)
+int snakes_check(const void *st)
 {
 	const struct snakes *s = st;
 	const bool entry_six = s->rules.v[SNAKES_RULE_ENTRY] == SNAKES_ENTRY_SIX;
@@ -765,7 +765,7 @@ out:
 	return rc;
 }
 
-void sn_outcome(const void *st, struct gb_outcome *out)
+void snakes_outcome(const void *st, struct gb_outcome *out)
 {
 	const struct snakes *s = st;
 

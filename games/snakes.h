@@ -163,16 +163,16 @@ void snakes_board_generate(struct gb_rng *r, int max_tries, unsigned char jump[S
  * says what each does).
  */
 extern const struct gb_rule_def snakes_rules[SNAKES_NRULES];
-int sn_init(void *st, const struct gb_setup *su);
-int sn_turn(const void *st);
-int sn_legal(const void *st, struct gb_action *out);
-int sn_apply(void *st, const struct gb_action *act, struct gb_events *ev);
-int sn_parse(const void *st, const char *text, struct gb_action *out);
-void sn_format(const void *st, const struct gb_action *act, char *buf, size_t n);
-void sn_format_event(const struct gb_event *e, char *buf, size_t n);
-json_t *sn_to_json(const void *st);
-int sn_from_json(void *st, const json_t *j);
-int sn_check(const void *st);
-void sn_outcome(const void *st, struct gb_outcome *out);
+int snakes_init(void *st, const struct gb_setup *su);
+int snakes_turn(const void *st);
+int snakes_legal(const void *st, struct gb_action *out);
+int snakes_apply(void *st, const struct gb_action *act, struct gb_events *ev);
+int snakes_parse(const void *st, const char *text, struct gb_action *out);
+void snakes_format(const void *st, const struct gb_action *act, char *buf, size_t n);
+void snakes_format_event(const struct gb_event *e, char *buf, size_t n);
+json_t *snakes_to_json(const void *st);
+int snakes_from_json(void *st, const json_t *j);
+int snakes_check(const void *st);
+void snakes_outcome(const void *st, struct gb_outcome *out);
 
 #endif

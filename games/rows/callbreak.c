@@ -43,6 +43,12 @@ static const struct gb_ai callbreak_players = {
 	.reference_budget_max = CB_ISMCTS_MAX_BUDGET,
 };
 
+/* The seat to act, as struct gb_game's turn() asks it. */
+static int cb_turn(const void *st)
+{
+	return callbreak_turn(st);
+}
+
 static const char *const callbreak_verbs[] = { "bid", "play", "next", NULL };
 
 const struct gb_game callbreak_game = {
@@ -53,17 +59,17 @@ const struct gb_game callbreak_game = {
 	.rules = callbreak_rules,
 	.nrules = CB_NRULES,
 	.state_size = sizeof(struct callbreak),
-	.init = cb_init,
+	.init = callbreak_init,
 	.turn = cb_turn,
-	.legal = cb_legal,
-	.apply = cb_apply,
-	.parse = cb_parse,
-	.format = cb_format,
-	.format_event = cb_format_event,
-	.to_json = cb_to_json,
-	.from_json = cb_from_json,
-	.check = cb_check,
-	.outcome = cb_outcome,
+	.legal = callbreak_legal,
+	.apply = callbreak_apply,
+	.parse = callbreak_parse,
+	.format = callbreak_format,
+	.format_event = callbreak_format_event,
+	.to_json = callbreak_to_json,
+	.from_json = callbreak_from_json,
+	.check = callbreak_check,
+	.outcome = callbreak_outcome,
 	.flags = GB_PRIVATE_HANDS | GB_POINTS,
 	.verbs = callbreak_verbs,
 	.deal_event = CB_EV_DEAL,
