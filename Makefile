@@ -58,7 +58,7 @@ TEST_LDLIBS := $(shell pkg-config --libs cmocka)
 # bot/'s rooms, from the ground up (make check holds them to this order);
 # tools/ stands apart on games/ and store/.
 BOT_ROOMS := base lang render context commands core tools
-LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c store/*.c adapters/*.c adapters/*/*.c bot/*.c $(BOT_ROOMS:%=bot/%/*.c)))
+LIB_SRC := $(sort $(wildcard games/*.c games/ai/*.c games/rows/*.c store/*.c adapters/*.c adapters/*/*.c bot/*.c $(BOT_ROOMS:%=bot/%/*.c)))
 LIB_SRC := $(filter-out adapters/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/adapters/main.o

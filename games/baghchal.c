@@ -7,15 +7,14 @@
  * refused action leaves the state byte for byte as it was; init, apply and
  * from_json produce canonical states (see baghchal.h); nothing here
  * allocates except the JSON objects it returns. Used through baghchal_game
- * (game.h) and, by computer players, through the helpers of baghchal.h.
+ * (game.h; its row is games/rows/baghchal.c) and, by computer players,
+ * through the helpers of baghchal.h and baghchal_legal().
  *
  * The Nepali original (at the end of games/rules/bagh-chal.md) and the English rules agree on every
  * rule; where the code settles a question neither text answers (which end
  * wins when two happen at once), the comment at end_of_move() says why.
  */
 #include "baghchal.h"
-
-#include "ai/ai.h"
 
 #include <assert.h>
 #include <stdbool.h>
@@ -571,7 +570,7 @@ static void bc_reset(struct baghchal *s, const struct gb_rules *rules)
 	s->hist[0] = baghchal_key(s);
 }
 
-static int bc_init(void *st, const struct gb_setup *su)
+int baghchal_init(void *st, const struct gb_setup *su)
 {
 	if (su->players != 2)
 		return GB_EPLAYERS;
@@ -579,14 +578,14 @@ static int bc_init(void *st, const struct gb_setup *su)
 	return GB_OK;
 }
 
-static int bc_turn(const void *st)
+int baghchal_turn(const void *st)
 {
 	const struct baghchal *s = st;
 
 	return baghchal_over(s) ? -1 : s->to_move;
 }
 
-static int bc_legal(const void *st, struct gb_action *out)
+int baghchal_legal(const void *st, struct gb_action *out)
 {
 	struct baghchal_move mv[BAGHCHAL_MAX_MOVES];
 	int n = baghchal_moves(st, mv);
@@ -596,7 +595,7 @@ static int bc_legal(const void *st, struct gb_action *out)
 	return n;
 }
 
-static int bc_apply(void *st, const struct gb_action *act, struct gb_events *ev)
+int baghchal_apply(void *st, const struct gb_action *act, struct gb_events *ev)
 {
 	struct baghchal *s = st;
 	struct baghchal_move m;
@@ -650,7 +649,7 @@ static size_t separator(const char *p)
  * Chat syntax: `place c3`, bare `c3` (a placement), `move b2 c3`, `b2c3`,
  * `b2-c3`, `move b2-c3`, any case, extra blanks, Devanagari rank digits.
  */
-static int bc_parse(const void *st, const char *text, struct gb_action *out)
+int baghchal_parse(const void *st, const char *text, struct gb_action *out)
 {
 	char word[16];
 	const char *p = gb_next_word(text, word, sizeof(word));
@@ -693,7 +692,7 @@ static int bc_parse(const void *st, const char *text, struct gb_action *out)
 	return GB_OK;
 }
 
-static void bc_format(const void *st, const struct gb_action *act, char *buf, size_t n)
+void baghchal_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)st;
 	if (act->kind == GB_ACT_PLACE)
@@ -704,7 +703,7 @@ static void bc_format(const void *st, const struct gb_action *act, char *buf, si
 		snprintf(buf, n, "?");
 }
 
-static void bc_format_event(const struct gb_event *ev, char *buf, size_t n)
+void baghchal_format_event(const struct gb_event *ev, char *buf, size_t n)
 {
 	switch (ev->type) {
 	case BAGHCHAL_EV_PLACE:
@@ -769,7 +768,7 @@ static json_t *name_or_null(const char *const *names, int n, int i)
 }
 
 /* Caller owns the result (json_decref). */
-static json_t *bc_to_json(const void *st)
+json_t *baghchal_to_json(const void *st)
 {
 	const struct baghchal *s = st;
 	char board[BAGHCHAL_POINTS + 2];
@@ -800,7 +799,7 @@ static json_t *bc_to_json(const void *st)
 		json_array_append_new(hist, json_string(board));
 	}
 	set_new(o, "history", hist);
-	set_new(o, "rules", gb_rules_to_json(&baghchal_game, &s->rules));
+	set_new(o, "rules", gb_rule_defs_json(NULL, 0, &s->rules));
 	return o;
 }
 
@@ -833,7 +832,7 @@ static int get_name(const json_t *j, const char *key, const char *const *names, 
 	return -1;
 }
 
-static int bc_from_json(void *st, const json_t *j)
+int baghchal_from_json(void *st, const json_t *j)
 {
 	struct baghchal *s = st;
 	const json_t *v, *hist, *rules;
@@ -862,7 +861,7 @@ static int bc_from_json(void *st, const json_t *j)
 	if (result < 0 || reason < 0)
 		goto out;
 	rules = json_object_get(j, "rules");
-	if (rules && gb_rules_from_json(&baghchal_game, &s->rules, rules))
+	if (rules && gb_rule_defs_from_json(NULL, 0, &s->rules, rules))
 		goto out;
 	s->goats = goats;
 	s->tigers = tigers;
@@ -889,7 +888,7 @@ static int bc_from_json(void *st, const json_t *j)
 			     (uint64_t)(t[BAGHCHAL_POINTS] == 't') << 50 | (uint64_t)hand << 51;
 	}
 	/* everything else (counts, turn order, history, the result) is check()'s job */
-	rc = baghchal_game.check(s) ? GB_ESTATE : GB_OK;
+	rc = baghchal_check(s) ? GB_ESTATE : GB_OK;
 out:
 	if (rc)
 		memset(s, 0, sizeof(*s));
@@ -915,7 +914,7 @@ static bool history_step(uint64_t prev, uint64_t next)
 	return (baghchal_adj_mask[bit_index(from)] & to) != 0;
 }
 
-static int bc_check(const void *st)
+int baghchal_check(const void *st)
 {
 	const struct baghchal *s = st;
 	int placed = BAGHCHAL_GOAT_COUNT - s->goats_in_hand;
@@ -973,7 +972,7 @@ static int bc_check(const void *st)
 	return GB_OK;
 }
 
-static void bc_outcome(const void *st, struct gb_outcome *out)
+void baghchal_outcome(const void *st, struct gb_outcome *out)
 {
 	const struct baghchal *s = st;
 
@@ -985,35 +984,6 @@ static void bc_outcome(const void *st, struct gb_outcome *out)
 							 : -1;
 	out->turns = s->turns;
 }
-
-static const char *const baghchal_verbs[] = { "place", "move", NULL };
-
-/* Its computer players: games/ai/baghchal_ai.c. */
-static const struct gb_ai baghchal_players = { .choose = baghchal_ai_choose };
-
-const struct gb_game baghchal_game = {
-	.name = "baghchal",
-	.min_players = 2,
-	.max_players = 2,
-	.default_players = 2,
-	.rules = NULL, /* Bagh Chal has no house rules (rules/bagh-chal.md) */
-	.nrules = 0,
-	.state_size = sizeof(struct baghchal),
-	.init = bc_init,
-	.turn = bc_turn,
-	.legal = bc_legal,
-	.apply = bc_apply,
-	.parse = bc_parse,
-	.format = bc_format,
-	.format_event = bc_format_event,
-	.to_json = bc_to_json,
-	.from_json = bc_from_json,
-	.check = bc_check,
-	.outcome = bc_outcome,
-	.flags = GB_FIXED_SIDES,
-	.verbs = baghchal_verbs,
-	.ai = &baghchal_players,
-};
 
 _Static_assert(BAGHCHAL_MAX_MOVES <= GB_MAX_LEGAL, "legal() must fit GB_MAX_LEGAL");
 

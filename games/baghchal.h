@@ -235,4 +235,23 @@ struct gb_action baghchal_move_action(struct baghchal_move m);
 /* Short result text for humans: "tigers win: 5 goats captured", "" while playing. */
 const char *baghchal_end_text(int result, int reason);
 
+/*
+ * The parts of baghchal_game that its rules define, for its row
+ * (games/rows/baghchal.c) to name, beside its computer players (who draw at random
+ * among baghchal_legal()).
+ * Everyone else calls the operations through baghchal_game (struct gb_game
+ * says what each does).
+ */
+int baghchal_init(void *st, const struct gb_setup *su);
+int baghchal_turn(const void *st);
+int baghchal_legal(const void *st, struct gb_action *out);
+int baghchal_apply(void *st, const struct gb_action *act, struct gb_events *ev);
+int baghchal_parse(const void *st, const char *text, struct gb_action *out);
+void baghchal_format(const void *st, const struct gb_action *act, char *buf, size_t n);
+void baghchal_format_event(const struct gb_event *ev, char *buf, size_t n);
+json_t *baghchal_to_json(const void *st);
+int baghchal_from_json(void *st, const json_t *j);
+int baghchal_check(const void *st);
+void baghchal_outcome(const void *st, struct gb_outcome *out);
+
 #endif

@@ -27,14 +27,11 @@
  * return at the first failure: with nothing to release, a single exit would
  * only add a goto per check.
  *
- * Usage: through callbreak_game (game.h). Renderers and computer players use
- * callbreak_view() (callbreak.h), never the state itself.
+ * Usage: through callbreak_game (game.h), the row that games/rows/callbreak.c
+ * makes of the operations below and of the computer players. Renderers and
+ * computer players use callbreak_view() (callbreak.h), never the state itself.
  */
 #include "callbreak.h"
-
-#include "ai/ai.h"
-#include "ai/callbreak_ai.h"
-#include "ai/callbreak_ismcts.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -57,10 +54,9 @@ _Static_assert(sizeof(struct callbreak_view) ==
  * House rules, keys and values exactly as in the rules document (CB-20:
  * `rounds=5|3|1`, 5 the standard game and the default).
  */
-static const struct gb_rule_def callbreak_rules[] = {
+const struct gb_rule_def callbreak_rules[CB_NRULES] = {
 	{ "rounds", { "5", "3", "1", NULL }, NULL, "rounds (deals) in a game: 5, 3 or 1" },
 };
-#define NRULES ((int)(sizeof(callbreak_rules) / sizeof(callbreak_rules[0])))
 static const int rounds_values[] = { 5, 3, 1 };
 
 /* ---- cards ------------------------------------------------------------ */
@@ -749,7 +745,7 @@ static int rebuild(const struct callbreak *in, struct callbreak *out)
 	memset(out, 0, sizeof(*out));
 	if (in->rules.v[0] >= (unsigned)(sizeof(rounds_values) / sizeof(rounds_values[0])))
 		return GB_ESTATE;
-	for (int i = NRULES; i < GB_MAX_RULES; i++)
+	for (int i = CB_NRULES; i < GB_MAX_RULES; i++)
 		if (in->rules.v[i])
 			return GB_ESTATE;
 	out->rules = in->rules;
@@ -771,7 +767,7 @@ static int rebuild(const struct callbreak *in, struct callbreak *out)
 
 /* ---- the gb_game operations ----------------------------------------------- */
 
-static int cb_init(void *vst, const struct gb_setup *su)
+int callbreak_init(void *vst, const struct gb_setup *su)
 {
 	struct callbreak *st = vst;
 	int rc = GB_OK;
@@ -807,12 +803,7 @@ out:
 	return rc;
 }
 
-static int cb_turn(const void *st)
-{
-	return callbreak_turn(st);
-}
-
-static int cb_legal(const void *vst, struct gb_action *out)
+int callbreak_legal(const void *vst, struct gb_action *out)
 {
 	const struct callbreak *st = vst;
 	int n = 0, seat = callbreak_turn(st), t[CB_SEATS], nt;
@@ -839,7 +830,7 @@ static int cb_legal(const void *vst, struct gb_action *out)
 	return n;
 }
 
-static int cb_apply(void *vst, const struct gb_action *act, struct gb_events *ev)
+int callbreak_apply(void *vst, const struct gb_action *act, struct gb_events *ev)
 {
 	struct callbreak *st = vst;
 	int seat = callbreak_turn(st);
@@ -882,7 +873,7 @@ static int rest_joined(const char *p, char *buf, size_t n)
 	return used ? GB_OK : GB_EPARSE;
 }
 
-static int cb_parse(const void *st, const char *text, struct gb_action *out)
+int callbreak_parse(const void *st, const char *text, struct gb_action *out)
 {
 	char verb[16], arg[GB_ACTION_TEXT], extra[8];
 	const char *p = gb_next_word(text, verb, sizeof(verb));
@@ -914,7 +905,7 @@ out:
 	return rc;
 }
 
-static void cb_format(const void *st, const struct gb_action *act, char *buf, size_t n)
+void callbreak_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)st;
 	if (!n)
@@ -943,7 +934,7 @@ static void tenths_text(int t, bool plus, char *buf, size_t n)
 	snprintf(buf, n, "%s%d.%d", t < 0 ? "-" : (plus ? "+" : ""), a / 10, a % 10);
 }
 
-static void cb_format_event(const struct gb_event *e, char *buf, size_t n)
+void callbreak_format_event(const struct gb_event *e, char *buf, size_t n)
 {
 	char pts[16];
 	int len;
@@ -1019,7 +1010,7 @@ static json_t *points_json(int tenths)
 	return json_real(tenths / 10.0);
 }
 
-static json_t *cb_to_json(const void *vst)
+json_t *callbreak_to_json(const void *vst)
 {
 	const struct callbreak *st = vst;
 	json_t *o = json_object(), *a;
@@ -1029,7 +1020,7 @@ static json_t *cb_to_json(const void *vst)
 	if (!o)
 		return NULL;
 	gb_rng_to_hex(&st->rng, hex);
-	json_object_set_new(o, "rules", gb_rules_to_json(&callbreak_game, &st->rules));
+	json_object_set_new(o, "rules", gb_rule_defs_json(callbreak_rules, CB_NRULES, &st->rules));
 	json_object_set_new(o, "rng", json_string(hex));
 	json_object_set_new(o, "round", json_integer(st->round));
 	json_object_set_new(o, "rounds", json_integer(st->rounds));
@@ -1274,7 +1265,7 @@ static int same_derived(const json_t *j, const struct callbreak *st)
 	return GB_OK;
 }
 
-static int cb_from_json(void *vst, const json_t *j)
+int callbreak_from_json(void *vst, const json_t *j)
 {
 	struct callbreak in, out;
 	json_t *a, *row, *cell;
@@ -1284,7 +1275,7 @@ static int cb_from_json(void *vst, const json_t *j)
 	memset(&in, 0, sizeof(in));
 	if (!json_is_object(j))
 		goto out;
-	if (gb_rules_from_json(&callbreak_game, &in.rules, json_object_get(j, "rules")))
+	if (gb_rule_defs_from_json(callbreak_rules, CB_NRULES, &in.rules, json_object_get(j, "rules")))
 		goto out;
 	if (!json_is_string(json_object_get(j, "rng")) ||
 	    gb_rng_from_hex(&in.rng, json_string_value(json_object_get(j, "rng"))))
@@ -1363,7 +1354,7 @@ out:
 	return rc;
 }
 
-static int cb_check(const void *vst)
+int callbreak_check(const void *vst)
 {
 	const struct callbreak *st = vst;
 	struct callbreak again;
@@ -1380,7 +1371,7 @@ static int cb_check(const void *vst)
 	return GB_OK;
 }
 
-static void cb_outcome(const void *vst, struct gb_outcome *out)
+void callbreak_outcome(const void *vst, struct gb_outcome *out)
 {
 	const struct callbreak *st = vst;
 
@@ -1442,62 +1433,3 @@ void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view 
 			v->legal = callbreak_legal_cards(st->hand[seat], t, nt);
 	}
 }
-
-static const char *const callbreak_verbs[] = { "bid", "play", "next", NULL };
-
-/*
- * Its computer players (games/ai/callbreak_ai.c), and the reference
- * opponent the arena measures them against (games/ai/callbreak_ismcts.c):
- * gb_ai_choose() hands them the view of the seat to move that cb_ai_view()
- * makes, and nothing else; they take it as a struct callbreak_view.
- */
-_Static_assert(sizeof(struct callbreak_view) <= GB_AI_VIEW_MAX, "the view must fit gb_ai_choose()'s room");
-
-static void cb_ai_view(const void *st, void *view)
-{
-	callbreak_view(st, callbreak_turn(st), view);
-}
-
-static int cb_ai_choose(const void *view, int level, uint64_t seed, int budget_ms, struct gb_action *out)
-{
-	return callbreak_ai_choose(view, level, seed, budget_ms, out);
-}
-
-static int cb_ai_reference(const void *view, int budget, uint64_t seed, struct gb_action *out)
-{
-	return callbreak_ismcts_choose(view, budget, seed, out);
-}
-
-static const struct gb_ai callbreak_players = {
-	.view = cb_ai_view,
-	.view_size = sizeof(struct callbreak_view),
-	.choose = cb_ai_choose,
-	.reference = "ismcts",
-	.reference_choose = cb_ai_reference,
-	.reference_budget_max = CB_ISMCTS_MAX_BUDGET,
-};
-
-const struct gb_game callbreak_game = {
-	.name = "callbreak",
-	.min_players = CB_SEATS,
-	.max_players = CB_SEATS,
-	.default_players = CB_SEATS,
-	.rules = callbreak_rules,
-	.nrules = NRULES,
-	.state_size = sizeof(struct callbreak),
-	.init = cb_init,
-	.turn = cb_turn,
-	.legal = cb_legal,
-	.apply = cb_apply,
-	.parse = cb_parse,
-	.format = cb_format,
-	.format_event = cb_format_event,
-	.to_json = cb_to_json,
-	.from_json = cb_from_json,
-	.check = cb_check,
-	.outcome = cb_outcome,
-	.flags = GB_PRIVATE_HANDS | GB_POINTS,
-	.verbs = callbreak_verbs,
-	.deal_event = CB_EV_DEAL,
-	.ai = &callbreak_players,
-};

@@ -40,6 +40,12 @@
 #define CB_MAX_BID 8             /* CB-5: the cap although there are 13 tricks */
 #define CB_DECK ((UINT64_C(1) << CB_CARDS) - 1)
 
+/* House rules: indexes into callbreak_rules and struct gb_rules.v. */
+enum cb_rule {
+	CB_RULE_ROUNDS = 0, /* "5"/"3"/"1": rounds (deals) in a game (CB-20) */
+	CB_NRULES
+};
+
 enum cb_suit { CB_SPADES = 0, CB_HEARTS, CB_DIAMONDS, CB_CLUBS };
 
 #define CB_SUIT(card) ((card) / CB_RANKS)
@@ -202,5 +208,24 @@ void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view 
  */
 int callbreak_refusal(const struct callbreak *st, int seat, const struct gb_action *act,
 		      char *buf, size_t n);
+
+/*
+ * The parts of callbreak_game that its rules define, for its row
+ * (games/rows/callbreak.c) to name, beside its computer players (its
+ * turn() is callbreak_turn() above).
+ * Everyone else calls the operations through callbreak_game (struct gb_game
+ * says what each does).
+ */
+extern const struct gb_rule_def callbreak_rules[CB_NRULES];
+int callbreak_init(void *st, const struct gb_setup *su);
+int callbreak_legal(const void *st, struct gb_action *out);
+int callbreak_apply(void *st, const struct gb_action *act, struct gb_events *ev);
+int callbreak_parse(const void *st, const char *text, struct gb_action *out);
+void callbreak_format(const void *st, const struct gb_action *act, char *buf, size_t n);
+void callbreak_format_event(const struct gb_event *e, char *buf, size_t n);
+json_t *callbreak_to_json(const void *st);
+int callbreak_from_json(void *st, const json_t *j);
+int callbreak_check(const void *st);
+void callbreak_outcome(const void *st, struct gb_outcome *out);
 
 #endif

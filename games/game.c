@@ -1,77 +1,13 @@
 /*
- * game.c - the registry of games and the helpers every game shares: house
- * rule tables, the contract's state JSON with its sorted "legal" list, and
- * forgiving readers for action words and numbers.
+ * game.c - the helpers every game shares: house rule tables, the
+ * contract's state JSON with its sorted "legal" list, and forgiving readers
+ * for action words and numbers. It names no game: the games stand above it,
+ * and the registry of them (games/rows/registry.c) above their rows.
  */
 #include "game.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "baghchal.h"
-#include "callbreak.h"
-#include "ludo.h"
-#include "snakes.h"
-
-/* The games built in; gb_game_register() adds to the end. */
-const struct gb_game *gb_games[GB_MAX_GAMES + 1] = {
-	&snakes_game,
-	&ludo_game,
-	&baghchal_game,
-	&callbreak_game,
-	NULL,
-};
-
-/* A name as typed after /new and stored with each table: 1..15 of a-z. */
-static bool name_ok(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	if (n == 0 || n >= GB_GAME_NAME_LEN)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (name[i] < 'a' || name[i] > 'z')
-			return false;
-	return true;
-}
-
-/* Does g hold everything a table, the arena and the script mode call? */
-static bool descriptor_ok(const struct gb_game *g)
-{
-	return name_ok(g->name) && g->min_players >= 1 && g->min_players <= g->max_players &&
-	       g->max_players <= GB_MAX_SEATS && g->default_players >= g->min_players &&
-	       g->default_players <= g->max_players && g->nrules >= 0 && g->nrules <= GB_MAX_RULES &&
-	       (g->nrules == 0 || g->rules) && g->state_size > 0 && g->init && g->turn && g->legal &&
-	       g->apply && g->parse && g->format && g->format_event && g->to_json && g->from_json &&
-	       g->check && g->outcome;
-}
-
-int gb_game_register(const struct gb_game *g)
-{
-	int n = 0;
-
-	if (!g || !descriptor_ok(g))
-		return GB_EGAME;
-	if (gb_game_find(g->name))
-		return GB_EEXISTS;
-	while (gb_games[n])
-		n++;
-	if (n >= GB_MAX_GAMES)
-		return GB_EFULL;
-	gb_games[n] = g;
-	gb_games[n + 1] = NULL;
-	return GB_OK;
-}
-
-const struct gb_game *gb_game_find(const char *name)
-{
-	if (!name)
-		return NULL;
-	for (int i = 0; gb_games[i]; i++)
-		if (strcmp(gb_games[i]->name, name) == 0)
-			return gb_games[i];
-	return NULL;
-}
 
 void gb_events_push(struct gb_events *ev, int type, int seat, int a, int b, int c)
 {
@@ -90,27 +26,40 @@ void gb_setup_init(struct gb_setup *su, const struct gb_game *g)
 	su->players = g ? g->default_players : 2;
 }
 
-int gb_rule_index(const struct gb_game *g, const char *key)
+/* Index of key among the n house rules of defs, or -1. */
+static int def_index(const struct gb_rule_def *defs, int n, const char *key)
 {
-	for (int i = 0; i < g->nrules; i++)
-		if (strcmp(g->rules[i].key, key) == 0)
+	for (int i = 0; i < n; i++)
+		if (strcmp(defs[i].key, key) == 0)
 			return i;
 	return -1;
 }
 
-int gb_rules_set(const struct gb_game *g, struct gb_rules *r, const char *key, const char *value)
+/* gb_rules_set() over the n house rules of defs. */
+static int defs_set(const struct gb_rule_def *defs, int n, struct gb_rules *r, const char *key,
+		    const char *value)
 {
-	int i = gb_rule_index(g, key);
+	int i = def_index(defs, n, key);
 
 	if (i < 0)
 		return GB_ERULE_KEY;
-	for (int v = 0; g->rules[i].values[v]; v++) {
-		if (strcmp(g->rules[i].values[v], value) == 0) {
+	for (int v = 0; defs[i].values[v]; v++) {
+		if (strcmp(defs[i].values[v], value) == 0) {
 			r->v[i] = (unsigned char)v;
 			return GB_OK;
 		}
 	}
 	return GB_ERULE_VALUE;
+}
+
+int gb_rule_index(const struct gb_game *g, const char *key)
+{
+	return def_index(g->rules, g->nrules, key);
+}
+
+int gb_rules_set(const struct gb_game *g, struct gb_rules *r, const char *key, const char *value)
+{
+	return defs_set(g->rules, g->nrules, r, key, value);
 }
 
 int gb_rules_set_kv(const struct gb_game *g, struct gb_rules *r, const char *kv)
@@ -134,29 +83,39 @@ const char *gb_rule_value(const struct gb_game *g, const struct gb_rules *r, int
 	return g->rules[i].values[r->v[i]];
 }
 
-json_t *gb_rules_to_json(const struct gb_game *g, const struct gb_rules *r)
+json_t *gb_rule_defs_json(const struct gb_rule_def *defs, int n, const struct gb_rules *r)
 {
 	json_t *o = json_object();
 
-	for (int i = 0; o && i < g->nrules; i++)
-		json_object_set_new(o, g->rules[i].key, json_string(gb_rule_value(g, r, i)));
+	for (int i = 0; o && i < n; i++)
+		json_object_set_new(o, defs[i].key, json_string(defs[i].values[r->v[i]]));
 	return o;
 }
 
-int gb_rules_from_json(const struct gb_game *g, struct gb_rules *r, const json_t *j)
+json_t *gb_rules_to_json(const struct gb_game *g, const struct gb_rules *r)
+{
+	return gb_rule_defs_json(g->rules, g->nrules, r);
+}
+
+int gb_rule_defs_from_json(const struct gb_rule_def *defs, int n, struct gb_rules *r, const json_t *j)
 {
 	memset(r, 0, sizeof(*r));
 	if (!json_is_object(j))
 		return GB_ESTATE;
-	for (int i = 0; i < g->nrules; i++) {
-		json_t *v = json_object_get(j, g->rules[i].key);
+	for (int i = 0; i < n; i++) {
+		json_t *v = json_object_get(j, defs[i].key);
 
 		if (!v)
 			continue;
-		if (!json_is_string(v) || gb_rules_set(g, r, g->rules[i].key, json_string_value(v)))
+		if (!json_is_string(v) || defs_set(defs, n, r, defs[i].key, json_string_value(v)))
 			return GB_ESTATE;
 	}
 	return GB_OK;
+}
+
+int gb_rules_from_json(const struct gb_game *g, struct gb_rules *r, const json_t *j)
+{
+	return gb_rule_defs_from_json(g->rules, g->nrules, r, j);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -219,20 +178,25 @@ void gb_text_int(struct strbuf *sb, long long v)
 	sb_addn(sb, p, (size_t)(digits + sizeof(digits) - p));
 }
 
-bool gb_rules_text(const struct gb_game *g, const struct gb_rules *r, struct strbuf *sb)
+bool gb_rule_defs_text(const struct gb_rule_def *defs, int n, const struct gb_rules *r, struct strbuf *sb)
 {
 	bool ok = true;
 
 	sb_addn(sb, "{", 1);
-	for (int i = 0; ok && i < g->nrules; i++) {
+	for (int i = 0; ok && i < n; i++) {
 		if (i)
 			sb_addn(sb, ",", 1);
-		ok = gb_text_str(sb, g->rules[i].key);
+		ok = gb_text_str(sb, defs[i].key);
 		sb_addn(sb, ":", 1);
-		ok = ok && gb_text_str(sb, gb_rule_value(g, r, i));
+		ok = ok && gb_text_str(sb, defs[i].values[r->v[i]]);
 	}
 	sb_addn(sb, "}", 1);
 	return ok;
+}
+
+bool gb_rules_text(const struct gb_game *g, const struct gb_rules *r, struct strbuf *sb)
+{
+	return gb_rule_defs_text(g->rules, g->nrules, r, sb);
 }
 
 bool gb_state_text(const struct gb_game *g, const void *st, struct strbuf *sb)

@@ -184,6 +184,11 @@ struct gb_game {
 #define GB_MAX_GAMES 16
 #define GB_GAME_NAME_LEN 16 /* a name's bytes with its NUL, at most (stored with each table) */
 
+/*
+ * The registry (games/rows/registry.c, above every game's row): the four
+ * games built in, then those added.
+ */
+
 /* The game called `name`, or NULL. */
 const struct gb_game *gb_game_find(const char *name);
 
@@ -219,6 +224,16 @@ json_t *gb_rules_to_json(const struct gb_game *g, const struct gb_rules *r);
 
 /* Rules from such an object; missing keys keep their default. */
 int gb_rules_from_json(const struct gb_game *g, struct gb_rules *r, const json_t *j);
+
+/*
+ * The same three over a table of n house rules (gb_rules_text() below
+ * being the third), for a game's own to_json(), to_text() and from_json():
+ * a rules module names its table, never its row, which stands above it
+ * with its computer players (games/rows/).
+ */
+json_t *gb_rule_defs_json(const struct gb_rule_def *defs, int n, const struct gb_rules *r);
+int gb_rule_defs_from_json(const struct gb_rule_def *defs, int n, struct gb_rules *r, const json_t *j);
+bool gb_rule_defs_text(const struct gb_rule_def *defs, int n, const struct gb_rules *r, struct strbuf *sb);
 
 /*
  * The full state object of the script contract: "game", "over", "turn",

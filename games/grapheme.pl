@@ -1,10 +1,10 @@
 #!/usr/bin/perl
 # grapheme.pl - writes games/grapheme_table.h, the Unicode properties the
-# grapheme cluster rules of UAX #29 need (games/grapheme.c), from the
+# grapheme cluster rules of UAX #29 need (games/utf8.c), from the
 # Unicode database of the perl that runs it:
 #     perl games/grapheme.pl > games/grapheme_table.h
 # Per code point: Grapheme_Cluster_Break (Hangul syllables are left out:
-# grapheme.c computes LV and LVT), Extended_Pictographic, and the
+# utf8.c computes LV and LVT), Extended_Pictographic, and the
 # Indic_Conjunct_Break of Unicode 15.1 (GB9c), derived as that version
 # defines it: Linker = Indic_Syllabic_Category Virama and Consonant = ISC
 # Consonant in Bengali, Devanagari, Gujarati, Oriya, Telugu and Malayalam;
@@ -57,7 +57,7 @@ for my $c (0x80 .. 0x110000) {
 }
 print "/*\n * grapheme_table.h - written by games/grapheme.pl from Unicode " . Unicode::UCD::UnicodeVersion() .
       " (see there):\n * code points from U+0080 up whose grapheme cluster properties are not\n" .
-      " * Other, in ranges, sorted. Included by games/grapheme.c only.\n */\n";
+      " * Other, in ranges, sorted. Included by games/utf8.c only.\n */\n";
 print "static const struct gb_range gb_ranges[] = {\n";
 for my $r (@out) {
 	my ($g, $f) = split /,/, $r->[2];

@@ -1,7 +1,7 @@
 /*
  * grapheme_table.h - written by games/grapheme.pl from Unicode 14.0.0 (see there):
  * code points from U+0080 up whose grapheme cluster properties are not
- * Other, in ranges, sorted. Included by games/grapheme.c only.
+ * Other, in ranges, sorted. Included by games/utf8.c only.
  */
 static const struct gb_range gb_ranges[] = {
 	{ 0x0080, 0x009f, GB_CONTROL, 0 },

@@ -14,8 +14,6 @@
  */
 #include "ludo.h"
 
-#include "ai/ai.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +21,7 @@
  * House rules, default first (rules/ludo.md, "House rules"). The order is
  * enum ludo_rule.
  */
-static const struct gb_rule_def ludo_rules[LUDO_NRULES] = {
+const struct gb_rule_def ludo_rules[LUDO_NRULES] = {
 	{ "one_releases", { "off", "on", NULL }, NULL,
 	  "a one also brings a token out of base, without another roll" },
 	{ "six_bonus", { "on", "off", NULL }, NULL, "a six gives another roll" },
@@ -286,7 +284,7 @@ static void do_roll(struct ludo *st, int die, struct gb_events *ev)
 	}
 }
 
-static int ludo_apply(void *vst, const struct gb_action *act, struct gb_events *ev)
+int ludo_apply(void *vst, const struct gb_action *act, struct gb_events *ev)
 {
 	struct ludo *st = vst;
 	int rc = GB_OK;
@@ -329,13 +327,13 @@ out:
 
 /* ---- the common interface ------------------------------------------------ */
 
-static int ludo_init(void *vst, const struct gb_setup *su)
+int ludo_init(void *vst, const struct gb_setup *su)
 {
 	struct ludo *st = vst;
 	int rc = GB_OK;
 
 	memset(st, 0, sizeof(*st));
-	if (su->players < ludo_game.min_players || su->players > ludo_game.max_players) {
+	if (su->players < LUDO_MIN_PLAYERS || su->players > LUDO_MAX_PLAYERS) {
 		rc = GB_EPLAYERS;
 		goto out;
 	}
@@ -362,14 +360,14 @@ out:
 	return rc;
 }
 
-static int ludo_turn(const void *vst)
+int ludo_turn(const void *vst)
 {
 	const struct ludo *st = vst;
 
 	return st->winner >= 0 ? -1 : st->seat;
 }
 
-static int ludo_legal(const void *vst, struct gb_action *out)
+int ludo_legal(const void *vst, struct gb_action *out)
 {
 	const struct ludo *st = vst;
 	int n = 0;
@@ -390,7 +388,7 @@ out:
 	return n;
 }
 
-static int ludo_parse(const void *vst, const char *text, struct gb_action *out)
+int ludo_parse(const void *vst, const char *text, struct gb_action *out)
 {
 	char word[32], num[32];
 	const char *rest;
@@ -430,7 +428,7 @@ out:
 	return rc;
 }
 
-static void ludo_format(const void *vst, const struct gb_action *act, char *buf, size_t n)
+void ludo_format(const void *vst, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)vst;
 	if (!buf || n == 0)
@@ -443,7 +441,7 @@ static void ludo_format(const void *vst, const struct gb_action *act, char *buf,
 		buf[0] = '\0';
 }
 
-static void ludo_format_event(const struct gb_event *e, char *buf, size_t n)
+void ludo_format_event(const struct gb_event *e, char *buf, size_t n)
 {
 	static const char *const extra[] = { "capture", "centre", "six" };
 
@@ -493,7 +491,7 @@ static json_t *int_or_null(int v, bool null)
  * to act; "turn" belongs to gb_state_json), sixes, turns, rules, rng. A
  * finished game keeps phase "roll" with dice null. Caller owns the result.
  */
-static json_t *ludo_to_json(const void *vst)
+json_t *ludo_to_json(const void *vst)
 {
 	const struct ludo *st = vst;
 	json_t *o = json_object(), *tokens = json_array(), *corners = json_array();
@@ -523,13 +521,13 @@ static json_t *ludo_to_json(const void *vst)
 	json_object_set_new(o, "seat", json_integer(st->seat));
 	json_object_set_new(o, "sixes", json_integer(st->sixes));
 	json_object_set_new(o, "turns", json_integer(st->turns));
-	json_object_set_new(o, "rules", gb_rules_to_json(&ludo_game, &st->rules));
+	json_object_set_new(o, "rules", gb_rule_defs_json(ludo_rules, LUDO_NRULES, &st->rules));
 	json_object_set_new(o, "rng", json_string(hex));
 	return o;
 }
 
 /* ludo_to_json()'s fields as text, in its order (struct gb_game's to_text). */
-static bool ludo_to_text(const void *vst, struct strbuf *sb)
+bool ludo_to_text(const void *vst, struct strbuf *sb)
 {
 	const struct ludo *st = vst;
 	char hex[65];
@@ -570,7 +568,7 @@ static bool ludo_to_text(const void *vst, struct strbuf *sb)
 	sb_add(sb, ",\"turns\":");
 	gb_text_int(sb, st->turns);
 	sb_add(sb, ",\"rules\":");
-	if (!gb_rules_text(&ludo_game, &st->rules, sb))
+	if (!gb_rule_defs_text(ludo_rules, LUDO_NRULES, &st->rules, sb))
 		return false;
 	gb_rng_to_hex(&st->rng, hex);
 	sb_add(sb, ",\"rng\":");
@@ -595,9 +593,8 @@ static int get_int(const json_t *j, const char *key, long long min, long long ma
 	return rc;
 }
 
-static int ludo_check(const void *vst);
 
-static int ludo_from_json(void *vst, const json_t *j)
+int ludo_from_json(void *vst, const json_t *j)
 {
 	struct ludo *st = vst;
 	const json_t *tokens, *corners, *game, *v;
@@ -608,9 +605,9 @@ static int ludo_from_json(void *vst, const json_t *j)
 	if (!json_is_object(j))
 		goto out;
 	game = json_object_get(j, "game");
-	if (game && (!json_is_string(game) || strcmp(json_string_value(game), ludo_game.name)))
+	if (game && (!json_is_string(game) || strcmp(json_string_value(game), "ludo")))
 		goto out;
-	if (get_int(j, "players", ludo_game.min_players, ludo_game.max_players, false, &players) ||
+	if (get_int(j, "players", LUDO_MIN_PLAYERS, LUDO_MAX_PLAYERS, false, &players) ||
 	    get_int(j, "seat", 0, players - 1, false, &seat) ||
 	    get_int(j, "sixes", 0, LUDO_MAX_SIXES - 1, false, &sixes) ||
 	    get_int(j, "turns", 0, INT32_MAX, false, &turns) ||
@@ -666,7 +663,7 @@ static int ludo_from_json(void *vst, const json_t *j)
 	}
 
 	v = json_object_get(j, "rules");
-	if (v && gb_rules_from_json(&ludo_game, &st->rules, v))
+	if (v && gb_rule_defs_from_json(ludo_rules, LUDO_NRULES, &st->rules, v))
 		goto out;
 	v = json_object_get(j, "rng");
 	if (!json_is_string(v) || gb_rng_from_hex(&st->rng, json_string_value(v)))
@@ -680,7 +677,7 @@ out:
 	return rc;
 }
 
-static int ludo_check(const void *vst)
+int ludo_check(const void *vst)
 {
 	const struct ludo *st = vst;
 	int rc = GB_EINVARIANT, finished = -1, choice[LUDO_TOKENS];
@@ -759,7 +756,7 @@ out:
 	return rc;
 }
 
-static void ludo_outcome(const void *vst, struct gb_outcome *out)
+void ludo_outcome(const void *vst, struct gb_outcome *out)
 {
 	const struct ludo *st = vst;
 
@@ -769,32 +766,3 @@ static void ludo_outcome(const void *vst, struct gb_outcome *out)
 	out->draw = false;
 	out->turns = st->turns;
 }
-
-static const char *const ludo_verbs[] = { "roll", "move", NULL };
-
-/* Its computer players: games/ai/ludo_ai.c. */
-static const struct gb_ai ludo_players = { .choose = ludo_ai_choose };
-
-const struct gb_game ludo_game = {
-	.name = "ludo",
-	.min_players = 2,
-	.max_players = 4,
-	.default_players = 4,
-	.rules = ludo_rules,
-	.nrules = LUDO_NRULES,
-	.state_size = sizeof(struct ludo),
-	.init = ludo_init,
-	.turn = ludo_turn,
-	.legal = ludo_legal,
-	.apply = ludo_apply,
-	.parse = ludo_parse,
-	.format = ludo_format,
-	.format_event = ludo_format_event,
-	.to_json = ludo_to_json,
-	.to_text = ludo_to_text,
-	.from_json = ludo_from_json,
-	.check = ludo_check,
-	.outcome = ludo_outcome,
-	.verbs = ludo_verbs,
-	.ai = &ludo_players,
-};

@@ -37,6 +37,8 @@
 
 #include "game.h"
 
+#define LUDO_MIN_PLAYERS 2  /* LU-4 */
+#define LUDO_MAX_PLAYERS 4
 #define LUDO_TOKENS 4       /* tokens per seat */
 #define LUDO_RING 52        /* squares of the shared ring */
 #define LUDO_SIDE 13        /* ring squares from one start square to the next */
@@ -156,5 +158,26 @@ int ludo_choices(const struct ludo *st, int die, int out[LUDO_TOKENS]);
 
 /* Tokens of `seat` in the centre, 0..4. */
 int ludo_home_count(const struct ludo *st, int seat);
+
+/*
+ * The parts of ludo_game that its rules define, for its row
+ * (games/rows/ludo.c) to name, beside its computer players (who search with
+ * ludo_apply() and draw at random among ludo_legal()).
+ * Everyone else calls the operations through ludo_game (struct gb_game
+ * says what each does).
+ */
+extern const struct gb_rule_def ludo_rules[LUDO_NRULES];
+int ludo_init(void *st, const struct gb_setup *su);
+int ludo_turn(const void *st);
+int ludo_legal(const void *st, struct gb_action *out);
+int ludo_apply(void *st, const struct gb_action *act, struct gb_events *ev);
+int ludo_parse(const void *st, const char *text, struct gb_action *out);
+void ludo_format(const void *st, const struct gb_action *act, char *buf, size_t n);
+void ludo_format_event(const struct gb_event *e, char *buf, size_t n);
+json_t *ludo_to_json(const void *st);
+bool ludo_to_text(const void *st, struct strbuf *sb);
+int ludo_from_json(void *st, const json_t *j);
+int ludo_check(const void *st);
+void ludo_outcome(const void *st, struct gb_outcome *out);
 
 #endif

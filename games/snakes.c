@@ -1,7 +1,8 @@
 /*
  * snakes.c - rules core for Snakes and Ladders.
  *
- * Implements snakes_game (game.h) over struct snakes (snakes.h) from
+ * Implements the operations of snakes_game (game.h; its row is
+ * games/rows/snakes.c) over struct snakes (snakes.h) from
  * games/rules/snakes-and-ladders.md; comments cite its rule numbers (SL-n)
  * and the Nepali original where it decides. The only action is `roll`;
  * one apply() is one roll, and a turn is every roll a player makes before
@@ -23,7 +24,7 @@
  * first. three_sixes only means something while six_bonus=on (SL-14): the
  * settings page shows it greyed out otherwise.
  */
-static const struct gb_rule_def snakes_rules[SNAKES_NRULES] = {
+const struct gb_rule_def snakes_rules[SNAKES_NRULES] = {
 	[SNAKES_RULE_ENTRY] = { "entry", { "six", "any", NULL }, NULL,
 				"a six is needed to come onto the board, or any roll moves from 0" },
 	[SNAKES_RULE_SIX_BONUS] = { "six_bonus", { "on", "off", NULL }, NULL,
@@ -277,7 +278,7 @@ void snakes_square_xy(int square, int *col, int *row)
 
 /* ---- the game ---- */
 
-static int sn_init(void *st, const struct gb_setup *su)
+int snakes_init(void *st, const struct gb_setup *su)
 {
 	struct snakes *s = st;
 	struct gb_rng board_rng;
@@ -285,7 +286,7 @@ static int sn_init(void *st, const struct gb_setup *su)
 
 	memset(s, 0, sizeof(*s));
 	/* one seat is allowed for analysis (arena: a lone token's race length); tables need two */
-	if (su->players < 1 || su->players > snakes_game.max_players) {
+	if (su->players < 1 || su->players > SNAKES_MAX_PLAYERS) {
 		rc = GB_EPLAYERS;
 		goto out;
 	}
@@ -312,14 +313,14 @@ out:
 	return rc;
 }
 
-static int sn_turn(const void *st)
+int snakes_turn(const void *st)
 {
 	const struct snakes *s = st;
 
 	return s->winner >= 0 ? -1 : s->to_move;
 }
 
-static int sn_legal(const void *st, struct gb_action *out)
+int snakes_legal(const void *st, struct gb_action *out)
 {
 	const struct snakes *s = st;
 
@@ -354,7 +355,7 @@ static void finish_game(struct snakes *s, int seat, struct gb_events *ev)
  * or snake (SL-3, SL-21), then whether the die comes back (SL-10, SL-13,
  * SL-14, SL-19).
  */
-static int sn_apply(void *st, const struct gb_action *act, struct gb_events *ev)
+int snakes_apply(void *st, const struct gb_action *act, struct gb_events *ev)
 {
 	struct snakes *s = st;
 	int rc = GB_OK, seat, from, die, to;
@@ -435,7 +436,7 @@ out:
 	return rc;
 }
 
-static int sn_parse(const void *st, const char *text, struct gb_action *out)
+int snakes_parse(const void *st, const char *text, struct gb_action *out)
 {
 	char word[16];
 	const char *rest;
@@ -457,7 +458,7 @@ out:
 	return rc;
 }
 
-static void sn_format(const void *st, const struct gb_action *act, char *buf, size_t n)
+void snakes_format(const void *st, const struct gb_action *act, char *buf, size_t n)
 {
 	(void)st;
 	if (n == 0)
@@ -465,7 +466,7 @@ static void sn_format(const void *st, const struct gb_action *act, char *buf, si
 	snprintf(buf, n, "%s", act->kind == GB_ACT_ROLL ? "roll" : "");
 }
 
-static void sn_format_event(const struct gb_event *e, char *buf, size_t n)
+void snakes_format_event(const struct gb_event *e, char *buf, size_t n)
 {
 	if (n == 0)
 		return;
@@ -520,7 +521,7 @@ static json_t *pieces_json(const struct snakes *s, int kind)
 }
 
 /* Caller owns the result (json_decref). */
-static json_t *sn_to_json(const void *st)
+json_t *snakes_to_json(const void *st)
 {
 	const struct snakes *s = st;
 	json_t *o = json_object(), *pos = json_array(), *board = json_object();
@@ -544,7 +545,7 @@ static json_t *sn_to_json(const void *st)
 	json_object_set_new(o, "sixes", json_integer(s->sixes));
 	json_object_set_new(o, "turn_start", json_integer(s->turn_start));
 	json_object_set_new(o, "turns", json_integer(s->turns));
-	json_object_set_new(o, "rules", gb_rules_to_json(&snakes_game, &s->rules));
+	json_object_set_new(o, "rules", gb_rule_defs_json(snakes_rules, SNAKES_NRULES, &s->rules));
 	json_object_set_new(o, "rng", json_string(hex));
 	return o;
 }
@@ -585,9 +586,8 @@ static int pieces_from_json(const json_t *arr, bool ladders, unsigned char jump[
 	return GB_OK;
 }
 
-static int sn_check(const void *st);
 
-static int sn_from_json(void *st, const json_t *j)
+int snakes_from_json(void *st, const json_t *j)
 {
 	struct snakes *s = st;
 	const json_t *pos, *board, *w, *v;
@@ -638,7 +638,7 @@ static int sn_from_json(void *st, const json_t *j)
 		goto out;
 	s->turns = (int32_t)x;
 	v = json_object_get(j, "rules");
-	if (!v || gb_rules_from_json(&snakes_game, &s->rules, v)) {
+	if (!v || gb_rule_defs_from_json(snakes_rules, SNAKES_NRULES, &s->rules, v)) {
 		rc = GB_ESTATE;
 		goto out;
 	}
@@ -654,7 +654,7 @@ static int sn_from_json(void *st, const json_t *j)
 		goto out;
 	/* The fields gb_state_json() adds are derived: when present they must agree. */
 	v = json_object_get(j, "game");
-	if (v && (!json_is_string(v) || strcmp(json_string_value(v), snakes_game.name) != 0))
+	if (v && (!json_is_string(v) || strcmp(json_string_value(v), "snakes") != 0))
 		rc = GB_ESTATE;
 	v = json_object_get(j, "over");
 	if (v && (!json_is_boolean(v) || json_is_true(v) != (s->winner >= 0)))
@@ -663,7 +663,7 @@ static int sn_from_json(void *st, const json_t *j)
 	if (v && !(s->winner >= 0 ? json_is_null(v)
 				  : json_is_integer(v) && json_integer_value(v) == s->to_move))
 		rc = GB_ESTATE;
-	if (!rc && sn_check(s))
+	if (!rc && snakes_check(s))
 		rc = GB_ESTATE;
 out:
 	if (rc)
@@ -712,7 +712,7 @@ static bool board_ok(const struct snakes *s)
 	return true;
 }
 
-static int sn_check(const void *st)
+int snakes_check(const void *st)
 {
 	const struct snakes *s = st;
 	const bool entry_six = s->rules.v[SNAKES_RULE_ENTRY] == SNAKES_ENTRY_SIX;
@@ -765,7 +765,7 @@ out:
 	return rc;
 }
 
-static void sn_outcome(const void *st, struct gb_outcome *out)
+void snakes_outcome(const void *st, struct gb_outcome *out)
 {
 	const struct snakes *s = st;
 
@@ -775,28 +775,3 @@ static void sn_outcome(const void *st, struct gb_outcome *out)
 	out->draw = false;
 	out->turns = s->turns;
 }
-
-static const char *const snakes_verbs[] = { "roll", NULL };
-
-const struct gb_game snakes_game = {
-	.name = "snakes",
-	.min_players = 2,
-	.max_players = 4,
-	.default_players = 2,
-	.rules = snakes_rules,
-	.nrules = SNAKES_NRULES,
-	.state_size = sizeof(struct snakes),
-	.init = sn_init,
-	.turn = sn_turn,
-	.legal = sn_legal,
-	.apply = sn_apply,
-	.parse = sn_parse,
-	.format = sn_format,
-	.format_event = sn_format_event,
-	.to_json = sn_to_json,
-	.from_json = sn_from_json,
-	.check = sn_check,
-	.outcome = sn_outcome,
-	.flags = GB_NO_CHOICES,
-	.verbs = snakes_verbs,
-};

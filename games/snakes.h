@@ -29,6 +29,7 @@
 
 #include "game.h"
 
+#define SNAKES_MAX_PLAYERS 4 /* SL-1 (a seat alone plays too: the arena's analysis) */
 #define SNAKES_SQUARES 100  /* the path 1..100; 0 is the waiting row off the board */
 #define SNAKES_LADDERS 9    /* SL-6, SL-7 */
 #define SNAKES_SNAKES 10
@@ -153,5 +154,25 @@ void snakes_square_xy(int square, int *col, int *row);
  * SNAKES_BOARD_TRIES; 0 always enumerates). Deterministic in r and jump[].
  */
 void snakes_board_generate(struct gb_rng *r, int max_tries, unsigned char jump[SNAKES_SQUARES + 1]);
+
+/*
+ * The parts of snakes_game that its rules define, for its row
+ * (games/rows/snakes.c) to name, beside its computer players (it has none: there is
+ * nothing to choose).
+ * Everyone else calls the operations through snakes_game (struct gb_game
+ * says what each does).
+ */
+extern const struct gb_rule_def snakes_rules[SNAKES_NRULES];
+int snakes_init(void *st, const struct gb_setup *su);
+int snakes_turn(const void *st);
+int snakes_legal(const void *st, struct gb_action *out);
+int snakes_apply(void *st, const struct gb_action *act, struct gb_events *ev);
+int snakes_parse(const void *st, const char *text, struct gb_action *out);
+void snakes_format(const void *st, const struct gb_action *act, char *buf, size_t n);
+void snakes_format_event(const struct gb_event *e, char *buf, size_t n);
+json_t *snakes_to_json(const void *st);
+int snakes_from_json(void *st, const json_t *j);
+int snakes_check(const void *st);
+void snakes_outcome(const void *st, struct gb_outcome *out);
 
 #endif

@@ -38,7 +38,7 @@ size_t utf8_decode(const char *s, uint32_t *cp);
  * what a person sees as one character - a letter with its marks, an
  * emoji ZWJ sequence, a flag, a skin tone, a Hangul syllable, a
  * Devanagari conjunct with its vowel signs. At least 1 while len > 0 and
- * s[0] is not NUL. See games/grapheme.c.
+ * s[0] is not NUL.
  */
 size_t utf8_grapheme_len(const char *s, size_t len);
 

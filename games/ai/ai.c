@@ -31,9 +31,15 @@ const char *gb_level_name(int level)
 
 int gb_ai_random(const struct gb_game *g, const void *st, uint64_t seed, struct gb_action *out)
 {
+	return gb_ai_random_legal(g->legal, st, seed, out);
+}
+
+int gb_ai_random_legal(int (*legal)(const void *st, struct gb_action *out), const void *st, uint64_t seed,
+		       struct gb_action *out)
+{
 	struct gb_action acts[GB_MAX_LEGAL];
 	struct gb_rng rng;
-	int n = g->legal(st, acts);
+	int n = legal(st, acts);
 
 	if (n <= 0)
 		return GB_EOVER;

@@ -31,7 +31,7 @@ enum gb_level {
 #define GB_AI_VIEW_MAX 2048
 
 /*
- * A game's computer players, named by its descriptor (struct gb_game's
+ * A game's computer players, named by its row (struct gb_game's
  * `ai`). choose() plays the levels for the seat whose turn it is, with the
  * same contract as gb_ai_choose(), from what `view` made of the state (the
  * state itself when the game has no view). A game may add a reference
@@ -84,7 +84,7 @@ int gb_ai_reference(const struct gb_game *g, const void *st, int budget, uint64_
 
 /*
  * The players of the games that hide nothing (games/ai/<game>_ai.c), same
- * contract as gb_ai_choose, named by their games' descriptors: they read
+ * contract as gb_ai_choose, named by their games' rows (games/rows/): they read
  * the state. Levels a game does not implement fall back to gb_ai_random().
  * Call Break's players read its view: callbreak_ai_choose() and
  * callbreak_ismcts_choose() (callbreak_ai.h, callbreak_ismcts.h).
@@ -94,5 +94,10 @@ int baghchal_ai_choose(const void *st, int level, uint64_t seed, int budget_ms, 
 
 /* A uniformly random legal action (the `random` level). */
 int gb_ai_random(const struct gb_game *g, const void *st, uint64_t seed, struct gb_action *out);
+
+/* The same from a game's own legal(): its players' (they stand below the
+ * row that names them, and so never name the row). */
+int gb_ai_random_legal(int (*legal)(const void *st, struct gb_action *out), const void *st, uint64_t seed,
+		       struct gb_action *out);
 
 #endif

@@ -750,7 +750,7 @@ int baghchal_ai_choose(const void *st, int level, uint64_t seed, int budget_ms,
 	int rc;
 
 	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT)
-		return gb_ai_random(&baghchal_game, st, seed, out);
+		return gb_ai_random_legal(baghchal_legal, st, seed, out);
 	memcpy(&s, st, sizeof(s));
 	if (baghchal_over(&s))
 		return GB_EOVER;

@@ -1,6 +1,6 @@
 /*
  * callbreak_ai.h - the Call Break computer players. The game's row
- * (games/callbreak.c) hands callbreak_ai_choose() the view of the seat to
+ * (games/rows/callbreak.c) hands callbreak_ai_choose() the view of the seat to
  * move; the rest is the inside, for their tests and for tuning runs.
  *
  * Every level is a struct callbreak_ai_params: which card and bid rules it

@@ -265,7 +265,7 @@ double ludo_ai_eval(const struct ludo *st, int seat, const struct ludo_ai_params
 static void apply_move(struct ludo *st, int token)
 {
 	struct gb_action act = { GB_ACT_MOVE, token, 0, 0 };
-	int rc = ludo_game.apply(st, &act, NULL);
+	int rc = ludo_apply(st, &act, NULL);
 
 	(void)rc;  /* tokens come from ludo_choices(): always legal */
 }
@@ -273,7 +273,7 @@ static void apply_move(struct ludo *st, int token)
 static void apply_roll(struct ludo *st, int die)
 {
 	struct gb_action act = { GB_ACT_ROLL, 0, 0, die };
-	int rc = ludo_game.apply(st, &act, NULL);
+	int rc = ludo_apply(st, &act, NULL);
 
 	(void)rc;
 }
@@ -468,7 +468,7 @@ int ludo_ai_choose_with(const struct ludo *st, int level, uint64_t seed, int bud
 		goto out;
 	}
 	if (level <= GB_LEVEL_RANDOM || level >= GB_LEVEL_COUNT) {
-		rc = gb_ai_random(&ludo_game, st, seed, out);
+		rc = gb_ai_random_legal(ludo_legal, st, seed, out);
 		goto out;
 	}
 	if (!p)

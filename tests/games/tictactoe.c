@@ -1,9 +1,11 @@
 /*
  * tictactoe.c - Tic-tac-toe, the game the tests add to show that a game
  * is one rules module and one row (tictactoe.h). Everything it needs is
- * here: the rules (struct gb_game), its computer players (struct gb_ai),
- * its renderer (struct render_game) with its own words in both languages,
- * and its row (struct bot_game). No file outside tests/ names it.
+ * here, in the order the layers stand: the rules, its computer players
+ * (struct gb_ai), the game that ties them (struct gb_game, as
+ * games/rows/<game>.c is for the four built in), its renderer (struct
+ * render_game) with its own words in both languages, and its row (struct
+ * bot_game). No file outside tests/ names it.
  */
 #include "tictactoe.h"
 
@@ -288,6 +290,8 @@ static int ttt_ai_choose(const void *st, int level, uint64_t seed, int budget_ms
 			 : acts[gb_rng_below(&rng, (uint32_t)n)];
 	return GB_OK;
 }
+
+/* ---- the game: its rules and its players tied, above both (as games/rows/ ties each built in) ---- */
 
 static const struct gb_ai tictactoe_players = { .choose = ttt_ai_choose };
 static const char *const tictactoe_verbs[] = { "place", NULL };

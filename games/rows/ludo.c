@@ -1,0 +1,37 @@
+/*
+ * ludo.c - Ludo's row: ludo_game, which ties the rules (games/ludo.c) to
+ * the computer players (games/ai/ludo_ai.c). It stands above both, so the
+ * rules never name their players; games/rows/registry.c names the row.
+ */
+#include "../ludo.h"
+
+#include "../ai/ai.h"
+
+static const char *const ludo_verbs[] = { "roll", "move", NULL };
+
+/* Its computer players: they read the state itself (Ludo hides nothing). */
+static const struct gb_ai ludo_players = { .choose = ludo_ai_choose };
+
+const struct gb_game ludo_game = {
+	.name = "ludo",
+	.min_players = LUDO_MIN_PLAYERS,
+	.max_players = LUDO_MAX_PLAYERS,
+	.default_players = 4,
+	.rules = ludo_rules,
+	.nrules = LUDO_NRULES,
+	.state_size = sizeof(struct ludo),
+	.init = ludo_init,
+	.turn = ludo_turn,
+	.legal = ludo_legal,
+	.apply = ludo_apply,
+	.parse = ludo_parse,
+	.format = ludo_format,
+	.format_event = ludo_format_event,
+	.to_json = ludo_to_json,
+	.to_text = ludo_to_text,
+	.from_json = ludo_from_json,
+	.check = ludo_check,
+	.outcome = ludo_outcome,
+	.verbs = ludo_verbs,
+	.ai = &ludo_players,
+};
