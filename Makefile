@@ -12,6 +12,7 @@
 #   make check           layering and banned-call checks
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
 #   make fuzz-smoke      the same for FUZZ_SMOKE_SECONDS (20) each (CI)
+#                        (FUZZ_JOBS targets at once, default 1; CI runs 2)
 #
 # Missing Debian packages are installed by config/deps.sh before anything is
 # compiled. Objects live under build/ (build/san-<list> for sanitized builds),
@@ -169,7 +170,7 @@ check:
 # checked-in seeds stay small and readable), joined by the inputs of the
 # suites' corpus files (tests/data/NAME/*.json) when there are any; a
 # crash stops the run with the input saved as build/fuzz/run/NAME/crash-*
-# and `make` failing.
+# and `make` failing. FUZZ_JOBS targets run at once (each on one core).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_BUILD := build/fuzz
