@@ -32,9 +32,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "tests/size.h"
 
 #include "store/store.h"
-#include "tests/size.h"
 
 struct fixture {
 	char dir[64];     /* the test's temporary folder */
