@@ -8,7 +8,8 @@
 # busy), so two at a time roughly halves the run and more halve it again
 # (CI runs four). The suites known to take longest start first, so the
 # run does not end on one of them alone; the few that measure time run
-# alone at the end. A line is printed as each suite ends, with its wall
+# alone at the end (a test of theirs that waits on the wall clock beside
+# the others runs in a process of its own, at the same time). A line is printed as each suite ends, with its wall
 # time and the processor time it and its children took. Then each suite's
 # own output follows in the order given, the failing ones last, so the
 # end of the output is the end of a failing suite's.
@@ -24,14 +25,20 @@ case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
 # clock (a group's longest wait between boards): run by themselves once
 # the others have ended, so that no other suite shares the cores then
 alone="test_pace"
+# tests of those suites that run in a process of their own, at the same
+# time as the suite's others (SUITE:PATTERN, a cmocka pattern passed as
+# TEST_FILTER to one process and TEST_SKIP to the other): they take next
+# to no processor time, wait on the wall clock, and would only add up
+apart="test_pace:people_pace_two_topics"
 # the suites that take longest, longest first
 slow="test_telegram test_outage test_discord test_hidden_hands test_fifth_game test_store test_plans test_callbreak_ai test_faults test_serve test_online_serve test_forum test_console test_arena test_callbreak_search test_callbreak test_ludo test_render test_scaleout"
 
 if [ "${1:-}" = "--one" ]; then
 	# one suite (called by the run below): its output and exit status
 	# into $dir, one line when it ends; none once a suite has failed
-	# under TEST_FAIL_FAST
-	name=$(basename "$2")
+	# under TEST_FAIL_FAST. A third argument names a part of the suite
+	# (its tests chosen by TEST_FILTER or TEST_SKIP), kept as NAME.PART.
+	name=$(basename "$2")${3:+.$3}
 	[ ! -e "$dir/stop" ] || exit 0
 	start=$(date +%s)
 	"$2" >"$dir/$name.out" 2>&1
@@ -43,7 +50,7 @@ if [ "${1:-}" = "--one" ]; then
 	cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); n += a[1] * 60 + a[2] } printf "%.1f", n }' "$dir/$name.times")
 	if [ "$rc" -eq 0 ]; then word=ok; else word=FAILED; fi
 	[ "$rc" -eq 0 ] || [ "${TEST_FAIL_FAST:-0}" = 0 ] || : >"$dir/stop"
-	echo "suite $name: $word ($(($(date +%s) - start)) s, cpu ${cpu} s)"
+	echo "suite $(basename "$2")${3:+ (${4:-$3})}: $word ($(($(date +%s) - start)) s, cpu ${cpu} s)"
 	exit 0
 fi
 
@@ -68,7 +75,26 @@ done
 # xargs runs the suites jobs at a time, each through --one above
 [ -z "$order" ] || printf '%s\n' $order | xargs -P "$jobs" -n 1 env dir="$dir" sh "$0" --one
 for t in $last; do
-	dir="$dir" sh "$0" --one "$t"
+	name=$(basename "$t")
+	pat=""
+	for a in $apart; do
+		[ "${a%%:*}" != "$name" ] || pat=${a#*:}
+	done
+	if [ -z "$pat" ]; then
+		dir="$dir" sh "$0" --one "$t"
+		continue
+	fi
+	# its two parts at once, then one output and status as for any suite
+	env -u TEST_SKIP dir="$dir" TEST_FILTER="$pat" sh "$0" --one "$t" 1 "$pat" &
+	env -u TEST_FILTER dir="$dir" TEST_SKIP="$pat" sh "$0" --one "$t" 2 "the others" &
+	wait
+	[ -e "$dir/$name.1.rc" ] || [ -e "$dir/$name.2.rc" ] || continue
+	cat "$dir/$name.1.out" "$dir/$name.2.out" >"$dir/$name.out" 2>/dev/null
+	rc=0
+	for part in 1 2; do
+		[ "$(cat "$dir/$name.$part.rc" 2>/dev/null || echo 1)" -eq 0 ] || rc=1
+	done
+	echo "$rc" >"$dir/$name.rc"
 done
 
 passed=0
