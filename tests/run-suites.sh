@@ -9,10 +9,11 @@
 # (CI runs four). The suites known to take longest start first, so the
 # run does not end on one of them alone; the few that measure time run
 # alone at the end (a test of theirs that waits on the wall clock beside
-# the others runs in a process of its own, at the same time). A line is printed as each suite ends, with its wall
-# time and the processor time it and its children took. Then each suite's
-# own output follows in the order given, the failing ones last, so the
-# end of the output is the end of a failing suite's.
+# the others runs in a process of its own, at the same time). A line is
+# printed as each suite ends, with its wall time and the processor time
+# it and its children took. Then each suite's own output follows in the
+# order given, the failing ones last, so the end of the output is the
+# end of a failing suite's.
 # TEST_JOBS=1 runs them one after another.
 #
 # TEST_OUTPUT=summary shows only cmocka's summary lines of a suite that
