@@ -4,12 +4,15 @@
 #   make run             build and run the service (console chat without tokens)
 #   make test            build and run every cmocka suite (tests/pg.sh starts a
 #                        throwaway PostgreSQL server unless GAMEBOT_TEST_PG names one)
+#   make test-long       the same with the slow suites at their full sizes
+#   make test-build      build the suites without running them
 #   make SANITIZE=address,undefined test   the same under ASan and UBSan
 #   make SANITIZE=thread test-threads      the suites with threads under ThreadSanitizer
 #   make bench           the computer players' arena rows
 #   make check           layering, banned-call and message-argument checks
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
-#   make fuzz-smoke      the same for 60 s each (CI)
+#   make fuzz-smoke      the same for FUZZ_SMOKE_SECONDS (20) each (CI)
+#                        (FUZZ_JOBS targets at once, default 1; CI runs 2)
 #
 # Missing Debian packages are installed by config/deps.sh before anything is
 # compiled. Objects live under build/ (build/san-<list> for sanitized builds),
@@ -87,7 +90,7 @@ CRASH_BIN := $(BUILD)/crash/harness
 # `make crashtest` runs it at full size; CI passes a short size here.
 CRASHTEST_ARGS ?=
 
-.PHONY: all run test test-threads bench arena crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
+.PHONY: all run test test-build test-long test-threads test-threads-build bench arena crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
 .SECONDARY:
 all: $(BIN)
 
@@ -132,8 +135,16 @@ run: $(BIN)
 
 # GAMEBOT_CACHE_CHECK: every command also reads from the store what its
 # decoded-state cache handed it, and the process stops at a difference.
-test: $(BIN) $(TEST_BIN) $(GAMES_BIN)
+# GAMEBOT_TEST_SIZE: the slow suites play fewer games (or rounds) than
+# their full size unless it is "full" (make test-long); every assertion
+# is made at either size.
+test-build: $(BIN) $(TEST_BIN) $(GAMES_BIN)
+
+test: test-build
 	@GAMEBOT_CACHE_CHECK=1 GAMEBOT_BIN=$(BIN) GAMEBOT_GAMES_BIN=$(GAMES_BIN) GAMEBOT_SRC=$(CURDIR) sh tests/pg.sh sh tests/run-suites.sh $(TEST_BIN)
+
+test-long:
+	@GAMEBOT_TEST_SIZE=full $(MAKE) --no-print-directory test
 
 # The suites whose code runs on several threads (the listener's workers,
 # the outbox workers, the adapters' pollers, the store's checkpointer),
@@ -142,6 +153,9 @@ test: $(BIN) $(TEST_BIN) $(GAMES_BIN)
 # $(BUILD)/tsan/: any report there fails the run, shown in full.
 # tests/tsan.supp lists only libraries' own known false positives.
 THREAD_SUITES ?= test_router test_outbox test_http test_telegram test_discord test_store_contract
+test-threads-build:
+	@$(MAKE) --no-print-directory SUITES="$(THREAD_SUITES)" test-build
+
 test-threads:
 	@rm -rf $(BUILD)/tsan && mkdir -p $(BUILD)/tsan
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp log_path=$(CURDIR)/$(BUILD)/tsan/report $${TSAN_OPTIONS:-}" \
@@ -203,7 +217,7 @@ check: $(MSG_FMT)
 # checked-in seeds stay small and readable), joined by the inputs of the
 # suites' corpus files (tests/data/NAME/*.json) when there are any; a
 # crash stops the run with the input saved as build/fuzz/run/NAME/crash-*
-# and `make` failing.
+# and `make` failing. FUZZ_JOBS targets run at once (each on one core).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_BUILD := build/fuzz
@@ -240,8 +254,9 @@ fuzz-build: $(FUZZ_BIN) $(FUZZ_SEEDS)
 fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
 
+FUZZ_SMOKE_SECONDS ?= 20
 fuzz-smoke: $(FUZZ_BIN) $(FUZZ_SEEDS)
-	@FUZZ_SECONDS=60 FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
+	@FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_NAMES)
 
 clean:
 	rm -rf build bin

@@ -6,8 +6,9 @@
  * nothing else (the game's row makes it; a decision from a copy of the view
  * alone is the decision at the table, at every level and for `ismcts`);
  * every level only ever bids and plays what the rules allow,
- * over thousands of games of every `rounds` value with check() after each
- * action; the same state, level and seed give the same action; no level can
+ * over 1,200 games of every `rounds` value with check() after each
+ * action (300 at `make test`'s size, tests/size.h); the same state, level
+ * and seed give the same action; no level can
  * peek: in many situations the other seats' hidden cards are dealt again
  * (consistently with the hand sizes, the cards gone and everything play
  * proved each seat lacks, by random swaps between the other hands, so that
@@ -42,6 +43,7 @@
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
+#include "tests/size.h"
 
 static const struct gb_game *G = &callbreak_game;
 
@@ -155,11 +157,12 @@ static void test_levels_play_legally(void **state)
 	struct gb_rng r;
 	struct gb_action a;
 	long games = 0, actions = 0;
+	const int mixed = test_size(1200, 300);
 
 	(void)state;
 	gb_rng_seed(&r, 2024);
 	/* easy, medium, cheap hard and random seats mixed, every rounds value */
-	for (int g = 0; g < 1200; g++) {
+	for (int g = 0; g < mixed; g++) {
 		struct player pl[CB_SEATS];
 
 		for (int s = 0; s < CB_SEATS; s++) {
@@ -187,7 +190,7 @@ static void test_levels_play_legally(void **state)
 	for (int l = GB_LEVEL_RANDOM; l < GB_LEVEL_COUNT; l++)
 		assert_int_equal(gb_ai_choose(G, &st, l, 1, 0, &a), GB_EOVER);
 	printf("legal play: %ld games, %ld actions\n", games, actions);
-	assert_true(actions > 180000);
+	assert_true(actions > 150L * mixed); /* 180,000 at the full size */
 }
 
 /* ---- determinism ------------------------------------------------------------ */
@@ -197,10 +200,11 @@ static void test_same_seed_same_action(void **state)
 	struct callbreak st, copy;
 	struct gb_rng r;
 	long compared = 0;
+	const int games = test_size(40, 10);
 
 	(void)state;
 	gb_rng_seed(&r, 5);
-	for (int g = 0; g < 40; g++) {
+	for (int g = 0; g < games; g++) {
 		start(&st, gb_rng_next(&r), 2, NULL, g % 4);
 		while (st.phase == CB_PHASE_BID || st.phase == CB_PHASE_PLAY) {
 			struct gb_action a, b;
@@ -221,7 +225,7 @@ static void test_same_seed_same_action(void **state)
 		}
 	}
 	printf("determinism: %ld decisions compared\n", compared);
-	assert_true(compared > 5000);
+	assert_true(compared > 125L * games); /* 5,000 at the full size */
 }
 
 /*
@@ -308,10 +312,11 @@ static void test_no_level_peeks(void **state)
 	struct callbreak st, other;
 	struct gb_rng r;
 	long situations = 0, changed = 0, full_hard = 0;
+	const int games = test_size(80, 20);
 
 	(void)state;
 	gb_rng_seed(&r, 31337);
-	for (int g = 0; g < 80; g++) {
+	for (int g = 0; g < games; g++) {
 		start(&st, gb_rng_next(&r), g % 3, NULL, g % 4);
 		for (;;) {
 			struct gb_action a;
@@ -348,9 +353,10 @@ static void test_no_level_peeks(void **state)
 	}
 	printf("no peeking: %ld situations (%ld hidden hands changed, %ld with the full hard search)\n",
 	       situations, changed, full_hard);
-	assert_true(situations > 1500);
+	/* 1,500 and 50 at the full size */
+	assert_true(situations > games * 75L / 4);
 	assert_true(changed > situations * 3 / 4);
-	assert_true(full_hard >= 50);
+	assert_true(full_hard >= games * 5L / 8);
 }
 
 /*

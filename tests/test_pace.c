@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -147,5 +148,10 @@ int main(void)
 		cmocka_unit_test(people_pace_two_topics),
 	};
 
+	/* tests/run-suites.sh runs some of the tests in a process of their own */
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	if (getenv("TEST_SKIP"))
+		cmocka_set_skip_filter(getenv("TEST_SKIP"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "tests/size.h"
 
 #include "store/store.h"
 #include "tests/fixture.h"
@@ -832,7 +833,8 @@ static void *read_on(void *arg)
  * still starts the log over: round after round the file stays the size
  * of one round's writes (about 26 MB here: each commit writes its row's
  * page and the indexes' pages) instead of growing by every round (to
- * about 100 MB after four).
+ * about 52 MB after two, `make test`'s size, or 100 MB after four, the
+ * full size: tests/size.h).
  */
 static void test_checkpoint_restarts_busy_log(void **state)
 {
@@ -860,7 +862,7 @@ static void test_checkpoint_restarts_busy_log(void **state)
 	/* two readers, so that one is nearly always inside the log */
 	assert_int_equal(pthread_create(&th, NULL, read_on, &r), 0);
 	assert_int_equal(pthread_create(&th2, NULL, read_on, &r2), 0);
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < test_size(4, 2); round++) {
 		int log = -1, tries = 0;
 
 		add_pages(s, 1000);
