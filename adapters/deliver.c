@@ -119,6 +119,22 @@ void deliver_settle(const struct deliver_platform *p, const struct adapter_env *
 	deliver_judge(p, env, row, &f, why, d);
 }
 
+void deliver_posted(const struct deliver_platform *p, void *self, struct store *s,
+		    const struct store_out *row, enum view_of of, const char *id, const char *old, bool repost)
+{
+	int rc;
+
+	if (id[0] && deliver_view_kept(row->table, of)) {
+		rc = deliver_message_set(s, p->name, row->table, row->chat, of, id, false);
+		if (rc && rc != GB_ENOTFOUND)
+			/* posted all the same: sending it again would show the table twice */
+			gb_log("%s: table %lld: message %s posted but not recorded: %s", p->name,
+			       (long long)row->table, id, gb_strerror(rc));
+	}
+	if (repost && old[0])
+		p->strip(self, row->chat, old);
+}
+
 /*
  * A table view through p's calls: its message edited, or posted anew
  * (none yet, lost, a repost) and recorded; nothing sent when superseded.
@@ -153,15 +169,8 @@ static bool send_table(const struct deliver_platform *p, void *self, struct stor
 		memset(res, 0, p->res_size);
 	}
 	p->post(self, row->chat, view, text ? text : "", res, id, sizeof(id));
-	if (!id[0] || !deliver_view_kept(row->table, of))
-		goto out;
-	rc = deliver_message_set(s, p->name, row->table, row->chat, of, id, false);
-	if (rc && rc != GB_ENOTFOUND)
-		/* posted all the same: sending it again would show the table twice */
-		gb_log("%s: table %lld: message %s posted but not recorded: %s", p->name, (long long)row->table,
-		       id, gb_strerror(rc));
-	if (repost && t.message[0])
-		p->strip(self, row->chat, t.message);
+	if (id[0] && deliver_view_kept(row->table, of))
+		deliver_posted(p, self, s, row, of, id, t.message, repost);
 out:
 	store_table_release(&t);
 	return sent;

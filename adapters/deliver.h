@@ -155,6 +155,17 @@ struct deliver_platform {
 };
 
 /*
+ * A table view of row (whose message of) just posted: the new message id
+ * recorded as the view's message (deliver_message_set(); nothing when id
+ * is "" or the view keeps none), and on a repost the old message (""
+ * none) stripped of its buttons (p->strip), so only the newest can be
+ * pressed. A failure to record is only logged: the table was posted all
+ * the same, and posting it again would show it twice.
+ */
+void deliver_posted(const struct deliver_platform *p, void *self, struct store *s,
+		    const struct store_out *row, enum view_of of, const char *id, const char *old, bool repost);
+
+/*
  * Deliver row as the policy says, through p's calls (all of them set but
  * tell_closed): a table view edits its message (deliver_message_get())
  * or, when it has none, it was lost or the view is a repost, is posted

@@ -205,30 +205,14 @@ out:
 	sb_release(&link);
 }
 
-/* Did the table's message go (sendMessage): record its id, without bumping the version. */
-static void record_message(struct store *s, const struct store_out *row, const json_t *view,
-			   const struct tg_result *res)
-{
-	char id[32];
-	int rc;
-
-	if (!deliver_view_kept(row->table, deliver_view_of(view)) ||
-	    !tg_id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
-		return;
-	rc = deliver_message_set(s, "telegram", row->table, row->chat, deliver_view_of(view), id, false);
-	if (rc && rc != GB_ENOTFOUND)
-		/* posted all the same: sending it again would show the table twice */
-		tg_log("table %lld: message %s posted but not recorded: %s", (long long)row->table, id,
-		       gb_strerror(rc));
-}
-
 /*
  * The table moved to a new message (a repost): the old one loses its
  * buttons, so only the newest table message can be pressed. Done once,
  * not retried: a message deleted or too old to edit has nothing to press.
  */
-static void strip_buttons(struct telegram *t, const char *chat, const char *message)
+static void strip_buttons(void *self, const char *chat, const char *message)
 {
+	struct telegram *t = self;
 	struct tg_result res;
 	json_t *body;
 	char why[200];
@@ -246,6 +230,20 @@ static void strip_buttons(struct telegram *t, const char *chat, const char *mess
 	}
 	tg_result_release(&res);
 	json_decref(body);
+}
+
+static bool says(const struct tg_result *res, const char *what)
+{
+	return strstr(res->description, what) != NULL;
+}
+
+/* Does res (to editMessageText) say the message is gone: deleted, or too old to edit? */
+static bool lost(const void *r)
+{
+	const struct tg_result *res = r;
+
+	return !res->ok && res->status == 400 &&
+	       (says(res, "message to edit not found") || says(res, "message can't be edited"));
 }
 
 /*
@@ -270,10 +268,6 @@ static bool superseded(struct telegram *t, struct store *s, const struct store_o
 	return true;
 }
 
-static bool says(const struct tg_result *res, const char *what)
-{
-	return strstr(res->description, what) != NULL;
-}
 
 /*
  * A failure of the Bot API as a whole rather than of the call: no answer
@@ -315,6 +309,8 @@ static void classify(const void *r, struct deliver_failure *f)
 static const struct deliver_platform platform = {
 	.name = "telegram",
 	.classify = classify,
+	.strip = strip_buttons,
+	.lost = lost,
 };
 
 #define TG_PACE_SLEEP_MS 250   /* an overall wait this short is waited out with the row in hand */
@@ -454,8 +450,7 @@ void tg_deliver(void *self, struct store *s, const struct store_out *row, struct
 		goto out;
 	if (!res.ok && res.status == 400 && deliver_stale_view(view))
 		goto out; /* deleted, or too old to edit: nothing left to press on it */
-	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
-	    (says(&res, "message to edit not found") || says(&res, "message can't be edited"))) {
+	if (strcmp(call.method, "editMessageText") == 0 && platform.lost(&res)) {
 		/* deleted, or too old to edit: post the table afresh and keep the new id */
 		tg_call_release(&call);
 		tg_result_release(&res);
@@ -485,16 +480,17 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 	bool is_table = strcmp(kind, "table") == 0;
 	bool repost = is_table && json_is_true(json_object_get(view, "repost"));
 	struct deliver_failure f;
-	char why[200];
+	char why[200], id[32];
 	int rc;
 
 	tg_describe(call->method, res, why, sizeof(why));
 	classify(res, &f);
 	if (f.kind == DELIVER_SENT) {
-		if (is_table && strcmp(call->method, "sendMessage") == 0)
-			record_message(s, row, view, res);
-		if (repost)
-			strip_buttons(t, row->chat, message);
+		/* a table posted (sendMessage): its id recorded, and on a repost the old one stripped */
+		if (!is_table || strcmp(call->method, "sendMessage") ||
+		    !tg_id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
+			id[0] = '\0';
+		deliver_posted(&platform, t, s, row, deliver_view_of(view), id, message, repost);
 	} else if (f.kind != DELIVER_ROW_FAILED) {
 		/* the platform down, a rate limit, or the bot out of the group (deliver.h) */
 		deliver_judge(&platform, &t->env, row, &f, why, d);
