@@ -135,6 +135,55 @@ void deliver_posted(const struct deliver_platform *p, void *self, struct store *
 		p->strip(self, row->chat, old);
 }
 
+bool deliver_message_to_edit(const struct deliver_platform *p, void *self, struct store *s,
+			     const struct store_out *row, const json_t *view, struct store_table *t,
+			     struct delivery *d)
+{
+	enum view_of of = deliver_view_of(view);
+	const char *given = json_string_value(json_object_get(view, "message"));
+	int moves = 0, rc;
+
+	if (row->table) {
+		/* the table's message, or an online seat's own in its private chat */
+		rc = deliver_message_get(s, p->name, row->table, row->chat, of, t);
+		if (!rc)
+			rc = store_move_last(s, row->table, &moves);
+		if (rc && rc != GB_ENOTFOUND) {
+			verdict(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+			return false;
+		}
+		if (!deliver_superseded(view, moves))
+			return true;
+		/*
+		 * A repost so overtaken leaves the move's newer board to be
+		 * posted afresh: the old message loses its buttons and is
+		 * forgotten, so that board is a new message, not edited in.
+		 */
+		if (json_is_true(json_object_get(view, "repost")) && t->message[0]) {
+			p->strip(self, row->chat, t->message);
+			rc = deliver_message_set(s, p->name, row->table, row->chat, of, "", false);
+			if (rc && rc != GB_ENOTFOUND)
+				verdict(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+		}
+		return false;
+	}
+	if (of != VIEW_QUEUE)
+		return true;
+	if (deliver_stale_view(view)) {
+		snprintf(t->message, sizeof(t->message), "%s", given ? given : "");
+		return t->message[0] != '\0';
+	}
+	rc = deliver_message_get(s, p->name, 0, row->chat, VIEW_QUEUE, t);
+	if (rc && rc != GB_ENOTFOUND) {
+		verdict(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+		return false;
+	}
+	/* the entry gone once its person was seated: the message as the view brings it */
+	if (!t->message[0])
+		snprintf(t->message, sizeof(t->message), "%s", given ? given : "");
+	return true;
+}
+
 /*
  * A table view through p's calls: its message edited, or posted anew
  * (none yet, lost, a repost) and recorded; nothing sent when superseded.
@@ -148,18 +197,10 @@ static bool send_table(const struct deliver_platform *p, void *self, struct stor
 	const char *text = json_string_value(json_object_get(view, "text"));
 	bool repost = json_is_true(json_object_get(view, "repost"));
 	char id[STORE_ID_LEN] = "";
-	int moves = 0, rc = deliver_message_get(s, p->name, row->table, row->chat, of, &t);
-	bool sent = false;
+	bool sent = deliver_message_to_edit(p, self, s, row, view, &t, d);
 
-	if (!rc && row->table)
-		rc = store_move_last(s, row->table, &moves);
-	if (rc && rc != GB_ENOTFOUND) {
-		verdict(d, DELIVERY_RETRY, 0, gb_strerror(rc));
+	if (!sent)
 		goto out;
-	}
-	if (row->table && deliver_superseded(view, moves))
-		goto out; /* a later move's board is on its way, or went */
-	sent = true;
 	if (t.message[0] && !repost) {
 		p->edit(self, row->chat, t.message, view, res);
 		if (!p->lost(res))

@@ -155,7 +155,23 @@ struct deliver_platform {
 };
 
 /*
- * A table view of row (whose message of) just posted: the new message id
+ * The message a table view of row edits, into t->message ("" posts a new
+ * one; release t with store_table_release()): with a table, its own or
+ * the online seat's (deliver_message_get()); a queue message as recorded
+ * with the queue entry, or as the view brings it ("message") once the
+ * entry is gone, and a stale one's always as the view brings it. False
+ * when the row is settled here, nothing to send: the store failed (d: try
+ * again), the board was superseded by a later move's (deliver_superseded();
+ * d left as it is; on a repost the old message is stripped of its buttons
+ * and forgotten, so the newer board is posted afresh), or a stale queue
+ * view has no message to edit.
+ */
+bool deliver_message_to_edit(const struct deliver_platform *p, void *self, struct store *s,
+			     const struct store_out *row, const json_t *view, struct store_table *t,
+			     struct delivery *d);
+
+/*
+ * A table view of row (a view of which message, of) just posted: the new message id
  * recorded as the view's message (deliver_message_set(); nothing when id
  * is "" or the view keeps none), and on a repost the old message (""
  * none) stripped of its buttons (p->strip), so only the newest can be

@@ -247,29 +247,6 @@ static bool lost(const void *r)
 }
 
 /*
- * Was the table row drawn before the table's last move (it is then not
- * sent)? A repost so overtaken leaves the move's newer board to be posted
- * afresh: the old message loses its buttons and is forgotten, so that
- * board is sent as a new message, not edited in.
- */
-static bool superseded(struct telegram *t, struct store *s, const struct store_out *row,
-		       const json_t *view, int moves, const char *message, struct delivery *d)
-{
-	int rc;
-
-	if (!deliver_superseded(view, moves))
-		return false;
-	if (json_is_true(json_object_get(view, "repost")) && message[0]) {
-		strip_buttons(t, row->chat, message);
-		rc = deliver_message_set(s, "telegram", row->table, row->chat, deliver_view_of(view), "", false);
-		if (rc && rc != GB_ENOTFOUND)
-			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-	}
-	return true;
-}
-
-
-/*
  * A failure of the Bot API as a whole rather than of the call: no answer
  * (refused, timed out, cut off), 5xx, or 401 (the token revoked: every
  * call gets it).
@@ -355,55 +332,6 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 		   const char *message, const struct tg_call *call, const struct tg_result *res,
 		   struct delivery *d);
 
-/*
- * The message a table view edits, into table->message ("" posts a new
- * one): a board's as recorded with its table, the queue message's as
- * recorded with the queue entry (or, the entry gone once seated, as the
- * view brings it; an outdated one's as the view brings it, always). False
- * when the row is settled here (d): the store failed, the board was
- * superseded by a later move's, or an outdated message has no id to edit.
- */
-static bool message_to_edit(struct telegram *t, struct store *s, const struct store_out *row, json_t *view,
-			    struct store_table *table, struct delivery *d)
-{
-	const char *given;
-	int rc;
-
-	if (row->table) {
-		int moves = 0;
-
-		/* the table's message, or an online seat's own in its private chat */
-		rc = deliver_message_get(s, "telegram", row->table, row->chat, deliver_view_of(view), table);
-		if (!rc)
-			rc = store_move_last(s, row->table, &moves);
-		if (rc && rc != GB_ENOTFOUND) {
-			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-			return false;
-		}
-		/*
-		 * Every move queues a new board: one drawn before the last
-		 * move (a row re-claimed after a crash, or one claimed just
-		 * before the next move) is superseded, and is not sent.
-		 */
-		return !superseded(t, s, row, view, moves, table->message, d);
-	}
-	if (deliver_view_of(view) != VIEW_QUEUE)
-		return true;
-	given = json_string_value(json_object_get(view, "message"));
-	if (deliver_stale_view(view)) {
-		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
-		return table->message[0] != '\0';
-	}
-	rc = deliver_message_get(s, "telegram", 0, row->chat, VIEW_QUEUE, table);
-	if (rc && rc != GB_ENOTFOUND) {
-		set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-		return false;
-	}
-	if (!table->message[0])
-		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
-	return true;
-}
-
 /* The time limit of a delivery's call of method: a new message waits longer (TG_SEND_TIMEOUT_S). */
 static long send_limit(const char *method)
 {
@@ -431,7 +359,7 @@ void tg_deliver(void *self, struct store *s, const struct store_out *row, struct
 		set_result(d, DELIVERY_GIVE_UP, 0, "unreadable reply view");
 		goto out;
 	}
-	if (is_table && !message_to_edit(t, s, row, view, &table, d))
+	if (is_table && !deliver_message_to_edit(&platform, t, s, row, view, &table, d))
 		goto out;
 	rc = tg_render_mode(view, row->chat, repost ? "" : table.message, tg_inline_on(t), &call);
 	if (rc) {
