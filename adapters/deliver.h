@@ -22,7 +22,11 @@
  *
  * deliver_view() is the whole delivery of a row, written once over the
  * platform's calls (post, edit, strip buttons, tell a closed private
- * chat) for a platform that needs nothing else.
+ * chat) for a platform that needs nothing else; it is made of
+ * deliver_message_to_edit() (the message to edit, a superseded board
+ * dropped), deliver_posted() (a posted table recorded, the old message
+ * stripped) and deliver_judge(), which a platform with its own deliver()
+ * calls too.
  */
 #ifndef GB_ADAPTERS_DELIVER_H
 #define GB_ADAPTERS_DELIVER_H
@@ -100,9 +104,12 @@ struct deliver_failure {
  * name and classify are every platform's; the calls below them are for
  * deliver_view(), the whole delivery of a row written once, for a
  * platform whose messages are posted, edited and stripped of their
- * buttons by id (Telegram and Discord keep their own deliver(), built
- * from the functions above, for what they alone have: Telegram's pacing
- * and supergroup moves, Discord's interactions). res is always the
+ * buttons by id. A platform that keeps its own deliver() for what it
+ * alone has (Telegram's pacing, sends in doubt, supergroup moves and
+ * inline mode; Discord's interactions, webhooks and nonce) builds it from
+ * the pieces deliver_view() is made of and sets the slots they use:
+ * strip for deliver_message_to_edit() and deliver_posted(), and lost and
+ * closed where it asks them (Telegram sets all three). res is always the
  * platform's own result type, res_size bytes, zeroed before each call.
  */
 struct deliver_platform {

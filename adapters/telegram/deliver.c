@@ -5,6 +5,11 @@
  * a board that a newer one superseded is not sent; a private view that
  * cannot reach a person goes to their group as a fallback; a failure is
  * classed as the row's (set aside) or Telegram's (wait and retry).
+ * The policy it shares with every platform is adapters/deliver.c's
+ * (deliver_message_to_edit(), deliver_posted(), deliver_judge(), over the
+ * slots strip, lost, closed and classify of its struct deliver_platform);
+ * what is kept here is Telegram's own: pacing, sends in doubt, supergroup
+ * moves, inline mode, and the group told once per person and table.
  */
 #include "adapters/telegram/internal.h"
 
@@ -262,6 +267,14 @@ static bool removed(const struct tg_result *res)
 	return says(res, "bot was kicked") || says(res, "bot is not a member");
 }
 
+/* Does res (to a private view) say the person's private chat is closed: never started, or the bot blocked? */
+static bool closed(const void *r)
+{
+	const struct tg_result *res = r;
+
+	return !res->ok && res->status == 403;
+}
+
 /* Telegram's answer res (a struct tg_result) as the shared delivery policy classes it. */
 static void classify(const void *r, struct deliver_failure *f)
 {
@@ -288,6 +301,7 @@ static const struct deliver_platform platform = {
 	.classify = classify,
 	.strip = strip_buttons,
 	.lost = lost,
+	.closed = closed,
 };
 
 #define TG_PACE_SLEEP_MS 250   /* an overall wait this short is waited out with the row in hand */
@@ -431,7 +445,7 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 			set_result(d, DELIVERY_GIVE_UP, 0, why);
 		else
 			set_result(d, DELIVERY_WAIT, 0, "chat moved to a supergroup");
-	} else if (res->status == 403 && strcmp(kind, "private") == 0) {
+	} else if (strcmp(kind, "private") == 0 && platform.closed(res)) {
 		private_fallback(t, s, row, view, d);
 	} else if ((res->status == 403 || res->status == 400) && strcmp(kind, "alert") == 0 &&
 		   json_is_true(json_object_get(view, "secret"))) {
