@@ -109,7 +109,8 @@ struct deliver_failure {
  * inline mode; Discord's interactions, webhooks and nonce) builds it from
  * the pieces deliver_view() is made of and sets the slots they use:
  * strip for deliver_message_to_edit() and deliver_posted(), and lost and
- * closed where it asks them (Telegram sets all three). res is always the
+ * closed where it asks them (Telegram sets all three; Discord, which
+ * calls deliver_posted() with no repost, none). res is always the
  * platform's own result type, res_size bytes, zeroed before each call.
  */
 struct deliver_platform {
