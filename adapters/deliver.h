@@ -82,6 +82,35 @@ int deliver_message_set(struct store *s, const char *platform, int64_t table, co
  */
 bool deliver_superseded(const json_t *view, int moves);
 
+/*
+ * A person whose private chat is closed to the bot hears how to open it
+ * in the group once per table, not at every deal and every /hand (each
+ * told copy costs the group's budget of messages); kept in the store's
+ * meta ("PLATFORM.closed.USER": the newest DELIVER_CLOSED_MAX tables told,
+ * "12,15") so it outlives a restart. A list buffer is DELIVER_CLOSED_LEN.
+ */
+#define DELIVER_CLOSED_MAX 8
+#define DELIVER_CLOSED_LEN (DELIVER_CLOSED_MAX * 21 + 24)
+
+/* The tables user's group was told about into buf ("" none, or not known). */
+void deliver_closed_get(struct store *s, const char *platform, const char *user, char *buf, size_t n);
+
+/*
+ * Is row's group to be told how user opens their private chat, about
+ * table (their private view having found it closed)? Not in that private
+ * chat itself, nor where told already at table. The list as it stands
+ * goes into list (n bytes, DELIVER_CLOSED_LEN) for deliver_closed_told().
+ */
+bool deliver_closed_due(struct store *s, const char *platform, const struct store_out *row, const char *user,
+			int64_t table, char *list, size_t n);
+
+/* The group was told (or never is to be told here) at table: not again (the oldest dropped); a failure logged. */
+void deliver_closed_told(struct store *s, const char *platform, const struct store_out *row, const char *user,
+			 const char *list, int64_t table);
+
+/* A message of user in their private chat: it is open, the list cleared. */
+void deliver_closed_clear(struct store *s, const char *platform, const char *user);
+
 /* What a platform's answer to one call of a delivery was, as the platform classes it. */
 enum deliver_failure_kind {
 	DELIVER_SENT = 0,       /* no failure: it went */
@@ -195,7 +224,8 @@ void deliver_posted(const struct deliver_platform *p, void *self, struct store *
  * or, when it has none, it was lost or the view is a repost, is posted
  * anew and recorded, the old message stripped of its buttons on a repost;
  * a superseded board is not sent; a private view goes to the person's own
- * chat, or when that is closed p->tell_closed() tells the group; an ack is
+ * chat, or when that is closed p->tell_closed() tells the group, once per
+ * person and table (deliver_closed_due(), deliver_closed_told()); an ack is
  * not sent (no press to answer); anything else is a post in the row's
  * chat. The verdict goes into d as deliver_judge() makes it; self and env
  * are the adapter's.

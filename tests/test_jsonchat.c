@@ -365,6 +365,13 @@ static void test_jsonchat_plays_snakes(void **state)
 	assert_null(newest(&w.fake, GROUP, "for 8 alone"));
 	assert_non_null(newest(&w.fake, GROUP, "8: open a private chat"));
 	pthread_mutex_unlock(&w.fake.lock);
+	/* the group is told once per person and table: the next view for 8 is only tried in their chat */
+	calls = w.fake.calls;
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
+				       "{\"kind\":\"private\",\"user\":\"8\",\"text\":\"for 8 again\"}", w.now),
+			 GB_OK);
+	run_until_sent();
+	assert_int_equal(w.fake.calls, calls + 1);
 
 	/* and on to the end of the game */
 	for (int i = 0; i < 1000 && open_table(&t) == GB_OK; i++) {

@@ -6,12 +6,15 @@
  * cannot reach a person goes to their group as a fallback; a failure is
  * classed as the row's (set aside) or Telegram's (wait and retry).
  * The policy it shares with every platform is adapters/deliver.c's
- * (deliver_message_to_edit(), deliver_posted(), deliver_judge(), over the
- * slots strip, lost, closed and classify of its struct deliver_platform);
- * what is kept here is Telegram's own: pacing, sends in doubt, supergroup
- * moves, inline mode, and the group told once per person and table.
+ * (deliver_message_to_edit(), deliver_posted(), deliver_closed_due() and
+ * deliver_closed_told(), deliver_judge(), over the slots strip, lost,
+ * closed and classify of its struct deliver_platform); what is kept here
+ * is Telegram's own: pacing, sends in doubt, supergroup moves, inline
+ * mode (the fallback's words and link to the bot).
  */
 #include "adapters/telegram/internal.h"
+
+static const struct deliver_platform platform;
 
 static void set_result(struct delivery *d, enum delivery_result r, int64_t retry_ms, const char *why)
 {
@@ -65,75 +68,6 @@ static void seat_name_of(struct store *s, int64_t table, const char *user, char 
 }
 
 /*
- * Whose private chat is closed, kept in the store (meta) so that it
- * outlives a restart: per user, the tables ("12,15") whose group has been
- * told once how to open it - each told copy costs the group's budget of
- * messages, so a person hears it once per table, not at every deal and
- * every /hand. "" (or none) when the chat is open, as far as is known: a
- * message of theirs in it clears the list.
- */
-
-static void closed_key(const char *user, char *key, size_t n)
-{
-	snprintf(key, n, "%s%.47s", CLOSED_KEY, user);
-}
-
-/* The tables user's group was told about into buf ("" none or not known). */
-void tg_closed_get(struct store *s, const char *user, char *buf, size_t n)
-{
-	char key[STORE_ID_LEN];
-
-	closed_key(user, key, sizeof(key));
-	if (store_meta_get(s, key, buf, n))
-		buf[0] = '\0';
-}
-
-/* Is table in the list? */
-static bool closed_has(const char *list, int64_t table)
-{
-	for (const char *p = list; *p;) {
-		char *end;
-
-		if (strtoll(p, &end, 10) == table && end != p)
-			return true;
-		p = *end == ',' ? end + 1 : end + strlen(end);
-	}
-	return false;
-}
-
-/* Add table to user's list (the oldest dropped past CLOSED_MAX). */
-static int closed_add(struct store *s, const char *user, const char *list, int64_t table)
-{
-	char key[STORE_ID_LEN], value[2 * CLOSED_LEN];
-	const char *p = list;
-	int n = 0;
-
-	for (const char *q = list; *q; q++)
-		n += *q == ',';
-	/* the list holds n + 1 tables: keep the newest CLOSED_MAX - 1 of them */
-	while (*p && n + 1 >= CLOSED_MAX) {
-		p = strchr(p, ',');
-		p = p ? p + 1 : "";
-		n--;
-	}
-	/* the seven kept (at most 7 * 21 bytes) and the new one always fit */
-	snprintf(value, sizeof(value), "%.*s%s%lld", CLOSED_LEN, p, *p ? "," : "", (long long)table);
-	closed_key(user, key, sizeof(key));
-	return store_meta_set(s, key, value);
-}
-
-/* A message of user in their private chat: it is open. */
-void tg_closed_clear(struct store *s, const char *user)
-{
-	char list[CLOSED_LEN + 24], key[STORE_ID_LEN];
-
-	tg_closed_get(s, user, list, sizeof(list));
-	closed_key(user, key, sizeof(key));
-	if (list[0] && store_meta_set(s, key, ""))
-		tg_log("private chat of %s opened, not recorded", user);
-}
-
-/*
  * A private view could not reach the user (403: they never started the
  * bot): tell them in the group how to get it, in the chat's language,
  * with a link that opens the private chat ready to press Start - once
@@ -145,7 +79,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	const char *user = json_string_value(json_object_get(view, "user"));
 	int lang = lang_parse(json_string_value(json_object_get(view, "lang")));
 	int64_t table = json_integer_value(json_object_get(view, "table"));
-	char name[STORE_NAME_LEN], bot[64], why[200], list[CLOSED_LEN + 24], group[STORE_ID_LEN];
+	char name[STORE_NAME_LEN], bot[64], why[200], list[DELIVER_CLOSED_LEN];
 	struct strbuf text = { 0 }, link = { 0 };
 	struct tg_result res = { 0 };
 	json_t *body = NULL;
@@ -155,10 +89,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	if (!table)
 		table = row->table;
 	/* nobody else to tell in a private chat itself; a group told already is not told again */
-	if (!user || !user[0] || strcmp(place_chat(row->chat, group, sizeof(group)), user) == 0)
-		goto out;
-	tg_closed_get(s, user, list, sizeof(list));
-	if (closed_has(list, table))
+	if (!deliver_closed_due(s, platform.name, row, user, table, list, sizeof(list)))
 		goto out;
 	tg_ensure_username(t);
 	tg_username_copy(t, bot, sizeof(bot));
@@ -201,8 +132,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 		set_result(d, DELIVERY_GIVE_UP, 0, why);
 	}
 	/* told (or never to be told here): not again at this table */
-	if (closed_add(s, user, list, table))
-		tg_log("group %s told how to open a private chat, not recorded", row->chat);
+	deliver_closed_told(s, platform.name, row, user, list, table);
 out:
 	tg_result_release(&res);
 	json_decref(body);
