@@ -22,7 +22,11 @@
  *
  * deliver_view() is the whole delivery of a row, written once over the
  * platform's calls (post, edit, strip buttons, tell a closed private
- * chat) for a platform that needs nothing else.
+ * chat) for a platform that needs nothing else; it is made of
+ * deliver_message_to_edit() (the message to edit, a superseded board
+ * dropped), deliver_posted() (a posted table recorded, the old message
+ * stripped) and deliver_judge(), which a platform with its own deliver()
+ * calls too.
  */
 #ifndef GB_ADAPTERS_DELIVER_H
 #define GB_ADAPTERS_DELIVER_H
@@ -78,6 +82,35 @@ int deliver_message_set(struct store *s, const char *platform, int64_t table, co
  */
 bool deliver_superseded(const json_t *view, int moves);
 
+/*
+ * A person whose private chat is closed to the bot hears how to open it
+ * in the group once per table, not at every deal and every /hand (each
+ * told copy costs the group's budget of messages); kept in the store's
+ * meta ("PLATFORM.closed.USER": the newest DELIVER_CLOSED_MAX tables told,
+ * "12,15") so it outlives a restart. A list buffer is DELIVER_CLOSED_LEN.
+ */
+#define DELIVER_CLOSED_MAX 8
+#define DELIVER_CLOSED_LEN (DELIVER_CLOSED_MAX * 21 + 24)
+
+/* The tables user's group was told about into buf ("" none, or not known). */
+void deliver_closed_get(struct store *s, const char *platform, const char *user, char *buf, size_t n);
+
+/*
+ * Is row's group to be told how user opens their private chat, about
+ * table (their private view having found it closed)? Not in that private
+ * chat itself, nor where told already at table. The list as it stands
+ * goes into list (n bytes, DELIVER_CLOSED_LEN) for deliver_closed_told().
+ */
+bool deliver_closed_due(struct store *s, const char *platform, const struct store_out *row, const char *user,
+			int64_t table, char *list, size_t n);
+
+/* The group was told (or never is to be told here) at table: not again (the oldest dropped); a failure logged. */
+void deliver_closed_told(struct store *s, const char *platform, const struct store_out *row, const char *user,
+			 const char *list, int64_t table);
+
+/* A message of user in their private chat: it is open, the list cleared. */
+void deliver_closed_clear(struct store *s, const char *platform, const char *user);
+
 /* What a platform's answer to one call of a delivery was, as the platform classes it. */
 enum deliver_failure_kind {
 	DELIVER_SENT = 0,       /* no failure: it went */
@@ -100,9 +133,13 @@ struct deliver_failure {
  * name and classify are every platform's; the calls below them are for
  * deliver_view(), the whole delivery of a row written once, for a
  * platform whose messages are posted, edited and stripped of their
- * buttons by id (Telegram and Discord keep their own deliver(), built
- * from the functions above, for what they alone have: Telegram's pacing
- * and supergroup moves, Discord's interactions). res is always the
+ * buttons by id. A platform that keeps its own deliver() for what it
+ * alone has (Telegram's pacing, sends in doubt, supergroup moves and
+ * inline mode; Discord's interactions, webhooks and nonce) builds it from
+ * the pieces deliver_view() is made of and sets the slots they use:
+ * strip for deliver_message_to_edit() and deliver_posted(), and lost and
+ * closed where it asks them (Telegram sets all three; Discord, which
+ * calls deliver_posted() with no repost, none). res is always the
  * platform's own result type, res_size bytes, zeroed before each call.
  */
 struct deliver_platform {
@@ -155,12 +192,40 @@ struct deliver_platform {
 };
 
 /*
+ * The message a table view of row edits, into t->message ("" posts a new
+ * one; release t with store_table_release()): with a table, its own or
+ * the online seat's (deliver_message_get()); a queue message as recorded
+ * with the queue entry, or as the view brings it ("message") once the
+ * entry is gone, and a stale one's always as the view brings it. False
+ * when the row is settled here, nothing to send: the store failed (d: try
+ * again), the board was superseded by a later move's (deliver_superseded();
+ * d left as it is; on a repost the old message is stripped of its buttons
+ * and forgotten, so the newer board is posted afresh), or a stale queue
+ * view has no message to edit.
+ */
+bool deliver_message_to_edit(const struct deliver_platform *p, void *self, struct store *s,
+			     const struct store_out *row, const json_t *view, struct store_table *t,
+			     struct delivery *d);
+
+/*
+ * A table view of row (a view of which message, of) just posted: the new message id
+ * recorded as the view's message (deliver_message_set(); nothing when id
+ * is "" or the view keeps none), and on a repost the old message (""
+ * none) stripped of its buttons (p->strip), so only the newest can be
+ * pressed. A failure to record is only logged: the table was posted all
+ * the same, and posting it again would show it twice.
+ */
+void deliver_posted(const struct deliver_platform *p, void *self, struct store *s,
+		    const struct store_out *row, enum view_of of, const char *id, const char *old, bool repost);
+
+/*
  * Deliver row as the policy says, through p's calls (all of them set but
  * tell_closed): a table view edits its message (deliver_message_get())
  * or, when it has none, it was lost or the view is a repost, is posted
  * anew and recorded, the old message stripped of its buttons on a repost;
  * a superseded board is not sent; a private view goes to the person's own
- * chat, or when that is closed p->tell_closed() tells the group; an ack is
+ * chat, or when that is closed p->tell_closed() tells the group, once per
+ * person and table (deliver_closed_due(), deliver_closed_told()); an ack is
  * not sent (no press to answer); anything else is a post in the row's
  * chat. The verdict goes into d as deliver_judge() makes it; self and env
  * are the adapter's.

@@ -332,6 +332,24 @@ static void test_jsonchat_plays_snakes(void **state)
 	run_until_sent();
 	assert_int_equal(w.fake.calls, calls);
 
+	/* a repost so overtaken: the old message loses its buttons and is forgotten, nothing posted */
+	assert_int_equal(open_table(&t), GB_OK);
+	snprintf(first, sizeof(first), "%s", t.message);
+	store_table_release(&t);
+	snprintf(payload, sizeof(payload),
+		 "{\"kind\":\"table\",\"table\":%lld,\"turn\":%d,\"repost\":true,\"text\":\"old board\"}",
+		 (long long)table, moves - 1);
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, table, "", payload, w.now), GB_OK);
+	run_until_sent();
+	assert_int_equal(w.fake.calls, calls + 1);
+	assert_int_equal(open_table(&t), GB_OK);
+	assert_string_equal(t.message, "");
+	store_table_release(&t);
+	pthread_mutex_lock(&w.fake.lock);
+	assert_true(find(&w.fake, GROUP, first)->stripped);
+	assert_null(newest(&w.fake, GROUP, "old board"));
+	pthread_mutex_unlock(&w.fake.lock);
+
 	/* a private view: to the person's own chat, or, that closed, a line in the group */
 	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
 				       "{\"kind\":\"private\",\"user\":\"7\",\"text\":\"for 7 alone\"}", w.now),
@@ -347,6 +365,13 @@ static void test_jsonchat_plays_snakes(void **state)
 	assert_null(newest(&w.fake, GROUP, "for 8 alone"));
 	assert_non_null(newest(&w.fake, GROUP, "8: open a private chat"));
 	pthread_mutex_unlock(&w.fake.lock);
+	/* the group is told once per person and table: the next view for 8 is only tried in their chat */
+	calls = w.fake.calls;
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
+				       "{\"kind\":\"private\",\"user\":\"8\",\"text\":\"for 8 again\"}", w.now),
+			 GB_OK);
+	run_until_sent();
+	assert_int_equal(w.fake.calls, calls + 1);
 
 	/* and on to the end of the game */
 	for (int i = 0; i < 1000 && open_table(&t) == GB_OK; i++) {

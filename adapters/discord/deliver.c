@@ -17,20 +17,20 @@ static json_t *channel_body(const json_t *view, bool code, bool edit)
 	return data;
 }
 
-/* A message just posted (res) is table's message now, when table and it went. */
-static void record_posted(struct store *s, int64_t table, const char *channel, const json_t *view,
-			  const struct dc_result *res)
+/*
+ * A message just posted (res) is table's message now, when table and it
+ * went (recorded as the shared policy records a posted table; a table
+ * asked for again is edited in place on Discord, so nothing is stripped).
+ */
+static void record_posted(struct discord *d, struct store *s, const struct store_out *row, int64_t table,
+			  const json_t *view, const struct dc_result *res)
 {
 	const char *id = json_string_value(json_object_get(res->body, "id"));
-	int rc;
+	enum view_of of = deliver_view_of(view);
 
-	if (!deliver_view_kept(table, deliver_view_of(view)) || !dc_ok_status(res) || !dc_id_ok(id))
+	if (!deliver_view_kept(table, of) || !dc_ok_status(res) || !dc_id_ok(id))
 		return;
-	rc = deliver_message_set(s, "discord", table, channel, deliver_view_of(view), id, false);
-	if (rc && rc != GB_ENOTFOUND)
-		/* posted all the same: sending it again would show the table twice */
-		gb_log("discord: table %lld: message %s posted but not recorded: %s", (long long)table, id,
-		       gb_strerror(rc));
+	deliver_posted(&dc_deliver_platform, d, s, row, of, id, "", false);
 }
 
 /* POST a message to the channel as the bot; record it as the table's when table. */
@@ -54,7 +54,7 @@ static void post_channel(struct discord *d, struct store *s, const struct store_
 	}
 	sb_addf(&path, "/channels/%s/messages", row->chat);
 	dc_api(d, "POST", sb_str(&path), body, true, res);
-	record_posted(s, table, row->chat, view, res);
+	record_posted(d, s, row, table, view, res);
 	json_decref(body);
 	sb_release(&path);
 }
@@ -73,11 +73,11 @@ static void post_followup(struct discord *d, const struct handle *h, const json_
 }
 
 /* A follow-up seen by everyone in the channel; recorded as the table's message when table. */
-static void post_hook(struct discord *d, struct store *s, const struct handle *h, const char *channel,
+static void post_hook(struct discord *d, struct store *s, const struct handle *h, const struct store_out *row,
 		      const json_t *view, bool code, int64_t table, struct dc_result *res)
 {
 	post_followup(d, h, view, code, false, res);
-	record_posted(s, table, channel, view, res);
+	record_posted(d, s, row, table, view, res);
 }
 
 /*
@@ -151,7 +151,7 @@ static int send_table(struct discord *d, struct store *s, const struct store_out
 		dc_result_release(res);
 	}
 	if (hook && !dc_hook_dead(d, hook->token))
-		post_hook(d, s, hook, row->chat, view, code, row->table, res);
+		post_hook(d, s, hook, row, view, code, row->table, res);
 	else
 		post_channel(d, s, row, view, code, row->table, res);
 out:

@@ -5,8 +5,16 @@
  * a board that a newer one superseded is not sent; a private view that
  * cannot reach a person goes to their group as a fallback; a failure is
  * classed as the row's (set aside) or Telegram's (wait and retry).
+ * The policy it shares with every platform is adapters/deliver.c's
+ * (deliver_message_to_edit(), deliver_posted(), deliver_closed_due() and
+ * deliver_closed_told(), deliver_judge(), over the slots strip, lost,
+ * closed and classify of its struct deliver_platform); what is kept here
+ * is Telegram's own: pacing, sends in doubt, supergroup moves, inline
+ * mode (the fallback's words and link to the bot).
  */
 #include "adapters/telegram/internal.h"
+
+static const struct deliver_platform platform;
 
 static void set_result(struct delivery *d, enum delivery_result r, int64_t retry_ms, const char *why)
 {
@@ -60,75 +68,6 @@ static void seat_name_of(struct store *s, int64_t table, const char *user, char 
 }
 
 /*
- * Whose private chat is closed, kept in the store (meta) so that it
- * outlives a restart: per user, the tables ("12,15") whose group has been
- * told once how to open it - each told copy costs the group's budget of
- * messages, so a person hears it once per table, not at every deal and
- * every /hand. "" (or none) when the chat is open, as far as is known: a
- * message of theirs in it clears the list.
- */
-
-static void closed_key(const char *user, char *key, size_t n)
-{
-	snprintf(key, n, "%s%.47s", CLOSED_KEY, user);
-}
-
-/* The tables user's group was told about into buf ("" none or not known). */
-void tg_closed_get(struct store *s, const char *user, char *buf, size_t n)
-{
-	char key[STORE_ID_LEN];
-
-	closed_key(user, key, sizeof(key));
-	if (store_meta_get(s, key, buf, n))
-		buf[0] = '\0';
-}
-
-/* Is table in the list? */
-static bool closed_has(const char *list, int64_t table)
-{
-	for (const char *p = list; *p;) {
-		char *end;
-
-		if (strtoll(p, &end, 10) == table && end != p)
-			return true;
-		p = *end == ',' ? end + 1 : end + strlen(end);
-	}
-	return false;
-}
-
-/* Add table to user's list (the oldest dropped past CLOSED_MAX). */
-static int closed_add(struct store *s, const char *user, const char *list, int64_t table)
-{
-	char key[STORE_ID_LEN], value[2 * CLOSED_LEN];
-	const char *p = list;
-	int n = 0;
-
-	for (const char *q = list; *q; q++)
-		n += *q == ',';
-	/* the list holds n + 1 tables: keep the newest CLOSED_MAX - 1 of them */
-	while (*p && n + 1 >= CLOSED_MAX) {
-		p = strchr(p, ',');
-		p = p ? p + 1 : "";
-		n--;
-	}
-	/* the seven kept (at most 7 * 21 bytes) and the new one always fit */
-	snprintf(value, sizeof(value), "%.*s%s%lld", CLOSED_LEN, p, *p ? "," : "", (long long)table);
-	closed_key(user, key, sizeof(key));
-	return store_meta_set(s, key, value);
-}
-
-/* A message of user in their private chat: it is open. */
-void tg_closed_clear(struct store *s, const char *user)
-{
-	char list[CLOSED_LEN + 24], key[STORE_ID_LEN];
-
-	tg_closed_get(s, user, list, sizeof(list));
-	closed_key(user, key, sizeof(key));
-	if (list[0] && store_meta_set(s, key, ""))
-		tg_log("private chat of %s opened, not recorded", user);
-}
-
-/*
  * A private view could not reach the user (403: they never started the
  * bot): tell them in the group how to get it, in the chat's language,
  * with a link that opens the private chat ready to press Start - once
@@ -140,7 +79,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	const char *user = json_string_value(json_object_get(view, "user"));
 	int lang = lang_parse(json_string_value(json_object_get(view, "lang")));
 	int64_t table = json_integer_value(json_object_get(view, "table"));
-	char name[STORE_NAME_LEN], bot[64], why[200], list[CLOSED_LEN + 24], group[STORE_ID_LEN];
+	char name[STORE_NAME_LEN], bot[64], why[200], list[DELIVER_CLOSED_LEN];
 	struct strbuf text = { 0 }, link = { 0 };
 	struct tg_result res = { 0 };
 	json_t *body = NULL;
@@ -150,10 +89,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 	if (!table)
 		table = row->table;
 	/* nobody else to tell in a private chat itself; a group told already is not told again */
-	if (!user || !user[0] || strcmp(place_chat(row->chat, group, sizeof(group)), user) == 0)
-		goto out;
-	tg_closed_get(s, user, list, sizeof(list));
-	if (closed_has(list, table))
+	if (!deliver_closed_due(s, platform.name, row, user, table, list, sizeof(list)))
 		goto out;
 	tg_ensure_username(t);
 	tg_username_copy(t, bot, sizeof(bot));
@@ -196,8 +132,7 @@ static void private_fallback(struct telegram *t, struct store *s, const struct s
 		set_result(d, DELIVERY_GIVE_UP, 0, why);
 	}
 	/* told (or never to be told here): not again at this table */
-	if (closed_add(s, user, list, table))
-		tg_log("group %s told how to open a private chat, not recorded", row->chat);
+	deliver_closed_told(s, platform.name, row, user, list, table);
 out:
 	tg_result_release(&res);
 	json_decref(body);
@@ -205,30 +140,14 @@ out:
 	sb_release(&link);
 }
 
-/* Did the table's message go (sendMessage): record its id, without bumping the version. */
-static void record_message(struct store *s, const struct store_out *row, const json_t *view,
-			   const struct tg_result *res)
-{
-	char id[32];
-	int rc;
-
-	if (!deliver_view_kept(row->table, deliver_view_of(view)) ||
-	    !tg_id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
-		return;
-	rc = deliver_message_set(s, "telegram", row->table, row->chat, deliver_view_of(view), id, false);
-	if (rc && rc != GB_ENOTFOUND)
-		/* posted all the same: sending it again would show the table twice */
-		tg_log("table %lld: message %s posted but not recorded: %s", (long long)row->table, id,
-		       gb_strerror(rc));
-}
-
 /*
  * The table moved to a new message (a repost): the old one loses its
  * buttons, so only the newest table message can be pressed. Done once,
  * not retried: a message deleted or too old to edit has nothing to press.
  */
-static void strip_buttons(struct telegram *t, const char *chat, const char *message)
+static void strip_buttons(void *self, const char *chat, const char *message)
 {
+	struct telegram *t = self;
 	struct tg_result res;
 	json_t *body;
 	char why[200];
@@ -248,31 +167,18 @@ static void strip_buttons(struct telegram *t, const char *chat, const char *mess
 	json_decref(body);
 }
 
-/*
- * Was the table row drawn before the table's last move (it is then not
- * sent)? A repost so overtaken leaves the move's newer board to be posted
- * afresh: the old message loses its buttons and is forgotten, so that
- * board is sent as a new message, not edited in.
- */
-static bool superseded(struct telegram *t, struct store *s, const struct store_out *row,
-		       const json_t *view, int moves, const char *message, struct delivery *d)
-{
-	int rc;
-
-	if (!deliver_superseded(view, moves))
-		return false;
-	if (json_is_true(json_object_get(view, "repost")) && message[0]) {
-		strip_buttons(t, row->chat, message);
-		rc = deliver_message_set(s, "telegram", row->table, row->chat, deliver_view_of(view), "", false);
-		if (rc && rc != GB_ENOTFOUND)
-			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-	}
-	return true;
-}
-
 static bool says(const struct tg_result *res, const char *what)
 {
 	return strstr(res->description, what) != NULL;
+}
+
+/* Does res (to editMessageText) say the message is gone: deleted, or too old to edit? */
+static bool lost(const void *r)
+{
+	const struct tg_result *res = r;
+
+	return !res->ok && res->status == 400 &&
+	       (says(res, "message to edit not found") || says(res, "message can't be edited"));
 }
 
 /*
@@ -289,6 +195,14 @@ bool tg_platform_failure(const struct tg_result *res)
 static bool removed(const struct tg_result *res)
 {
 	return says(res, "bot was kicked") || says(res, "bot is not a member");
+}
+
+/* Does res (to a private view) say the person's private chat is closed: never started, or the bot blocked? */
+static bool closed(const void *r)
+{
+	const struct tg_result *res = r;
+
+	return !res->ok && res->status == 403;
 }
 
 /* Telegram's answer res (a struct tg_result) as the shared delivery policy classes it. */
@@ -315,6 +229,9 @@ static void classify(const void *r, struct deliver_failure *f)
 static const struct deliver_platform platform = {
 	.name = "telegram",
 	.classify = classify,
+	.strip = strip_buttons,
+	.lost = lost,
+	.closed = closed,
 };
 
 #define TG_PACE_SLEEP_MS 250   /* an overall wait this short is waited out with the row in hand */
@@ -359,55 +276,6 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 		   const char *message, const struct tg_call *call, const struct tg_result *res,
 		   struct delivery *d);
 
-/*
- * The message a table view edits, into table->message ("" posts a new
- * one): a board's as recorded with its table, the queue message's as
- * recorded with the queue entry (or, the entry gone once seated, as the
- * view brings it; an outdated one's as the view brings it, always). False
- * when the row is settled here (d): the store failed, the board was
- * superseded by a later move's, or an outdated message has no id to edit.
- */
-static bool message_to_edit(struct telegram *t, struct store *s, const struct store_out *row, json_t *view,
-			    struct store_table *table, struct delivery *d)
-{
-	const char *given;
-	int rc;
-
-	if (row->table) {
-		int moves = 0;
-
-		/* the table's message, or an online seat's own in its private chat */
-		rc = deliver_message_get(s, "telegram", row->table, row->chat, deliver_view_of(view), table);
-		if (!rc)
-			rc = store_move_last(s, row->table, &moves);
-		if (rc && rc != GB_ENOTFOUND) {
-			set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-			return false;
-		}
-		/*
-		 * Every move queues a new board: one drawn before the last
-		 * move (a row re-claimed after a crash, or one claimed just
-		 * before the next move) is superseded, and is not sent.
-		 */
-		return !superseded(t, s, row, view, moves, table->message, d);
-	}
-	if (deliver_view_of(view) != VIEW_QUEUE)
-		return true;
-	given = json_string_value(json_object_get(view, "message"));
-	if (deliver_stale_view(view)) {
-		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
-		return table->message[0] != '\0';
-	}
-	rc = deliver_message_get(s, "telegram", 0, row->chat, VIEW_QUEUE, table);
-	if (rc && rc != GB_ENOTFOUND) {
-		set_result(d, DELIVERY_RETRY, 0, gb_strerror(rc));
-		return false;
-	}
-	if (!table->message[0])
-		snprintf(table->message, sizeof(table->message), "%s", given ? given : "");
-	return true;
-}
-
 /* The time limit of a delivery's call of method: a new message waits longer (TG_SEND_TIMEOUT_S). */
 static long send_limit(const char *method)
 {
@@ -435,7 +303,7 @@ void tg_deliver(void *self, struct store *s, const struct store_out *row, struct
 		set_result(d, DELIVERY_GIVE_UP, 0, "unreadable reply view");
 		goto out;
 	}
-	if (is_table && !message_to_edit(t, s, row, view, &table, d))
+	if (is_table && !deliver_message_to_edit(&platform, t, s, row, view, &table, d))
 		goto out;
 	rc = tg_render_mode(view, row->chat, repost ? "" : table.message, tg_inline_on(t), &call);
 	if (rc) {
@@ -454,8 +322,7 @@ void tg_deliver(void *self, struct store *s, const struct store_out *row, struct
 		goto out;
 	if (!res.ok && res.status == 400 && deliver_stale_view(view))
 		goto out; /* deleted, or too old to edit: nothing left to press on it */
-	if (!res.ok && res.status == 400 && strcmp(call.method, "editMessageText") == 0 &&
-	    (says(&res, "message to edit not found") || says(&res, "message can't be edited"))) {
+	if (strcmp(call.method, "editMessageText") == 0 && platform.lost(&res)) {
 		/* deleted, or too old to edit: post the table afresh and keep the new id */
 		tg_call_release(&call);
 		tg_result_release(&res);
@@ -485,16 +352,17 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 	bool is_table = strcmp(kind, "table") == 0;
 	bool repost = is_table && json_is_true(json_object_get(view, "repost"));
 	struct deliver_failure f;
-	char why[200];
+	char why[200], id[32];
 	int rc;
 
 	tg_describe(call->method, res, why, sizeof(why));
 	classify(res, &f);
 	if (f.kind == DELIVER_SENT) {
-		if (is_table && strcmp(call->method, "sendMessage") == 0)
-			record_message(s, row, view, res);
-		if (repost)
-			strip_buttons(t, row->chat, message);
+		/* a table posted (sendMessage): its id recorded, and on a repost the old one stripped */
+		if (!is_table || strcmp(call->method, "sendMessage") ||
+		    !tg_id_text(json_object_get(res->result, "message_id"), id, sizeof(id)))
+			id[0] = '\0';
+		deliver_posted(&platform, t, s, row, deliver_view_of(view), id, message, repost);
 	} else if (f.kind != DELIVER_ROW_FAILED) {
 		/* the platform down, a rate limit, or the bot out of the group (deliver.h) */
 		deliver_judge(&platform, &t->env, row, &f, why, d);
@@ -507,7 +375,7 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 			set_result(d, DELIVERY_GIVE_UP, 0, why);
 		else
 			set_result(d, DELIVERY_WAIT, 0, "chat moved to a supergroup");
-	} else if (res->status == 403 && strcmp(kind, "private") == 0) {
+	} else if (strcmp(kind, "private") == 0 && platform.closed(res)) {
 		private_fallback(t, s, row, view, d);
 	} else if ((res->status == 403 || res->status == 400) && strcmp(kind, "alert") == 0 &&
 		   json_is_true(json_object_get(view, "secret"))) {

@@ -109,11 +109,6 @@ struct tg_result {
 /* A press's answer is sent at once or not at all (answer.c, receive.c). */
 #define TG_ANSWER_TIMEOUT_S 5L  /* Telegram refuses an answer older than a few seconds anyway */
 
-/* Whose private chat is closed (deliver.c): the key in the store's meta, per user. */
-#define CLOSED_KEY "telegram.closed."
-#define CLOSED_MAX 8            /* tables remembered per person (the newest) */
-#define CLOSED_LEN (CLOSED_MAX * 21)
-
 /* ---- what one file offers the others (each described where it is defined) ---- */
 
 /* parse.c */
@@ -136,8 +131,6 @@ void tg_username_copy(struct telegram *t, char *buf, size_t n);
 bool tg_inline_on(struct telegram *t);
 
 /* deliver.c */
-void tg_closed_get(struct store *s, const char *user, char *buf, size_t n);
-void tg_closed_clear(struct store *s, const char *user);
 bool tg_platform_failure(const struct tg_result *res);
 void tg_deliver(void *self, struct store *s, const struct store_out *row, struct delivery *d);
 

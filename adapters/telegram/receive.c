@@ -247,12 +247,12 @@ static void to_command(const struct tg_update *u, struct command *cmd)
  */
 static bool my_cards_press(struct store *s, struct command *cmd)
 {
-	char list[CLOSED_LEN + 24];
+	char list[DELIVER_CLOSED_LEN];
 
 	if (!cmd->reply[0] || strcmp(cmd->verb, "hand") || strcmp(cmd->args, TG_MY_CARDS))
 		return false;
 	cmd->args[0] = '\0';
-	tg_closed_get(s, cmd->user, list, sizeof(list));
+	deliver_closed_get(s, "telegram", cmd->user, list, sizeof(list));
 	if (list[0])
 		return false;
 	cmd->reply[0] = '\0';
@@ -286,7 +286,7 @@ static int run_command(struct telegram *t, struct bot *b, struct tg_update *u, c
 	cmd.private_chat = strcmp(u->chat_type, "private") == 0;
 	cmd.private_presses = true; /* the router takes a press of their own seat to its table (press.c) */
 	if (cmd.private_chat && !u->button)
-		tg_closed_clear(b->store, cmd.user); /* they wrote here: the chat is open */
+		deliver_closed_clear(b->store, "telegram", cmd.user); /* they wrote here: the chat is open */
 	my_cards = my_cards_press(b->store, &cmd);
 	if (strcmp(u->chat_type, "private") == 0 && !u->button)
 		cmd.is_admin = true; /* their own chat with the bot */
