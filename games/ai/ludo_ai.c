@@ -12,7 +12,9 @@
  *   hard    expectimax on top of medium: each move is followed by every die
  *           of every opponent (opponents answer with the medium policy) and
  *           by its own extra rolls, until the path is less likely than
- *           params.cut; leaves are judged by the evaluation.
+ *           params.cut; leaves are judged by the learned evaluation
+ *           (ludo_net.h) at a table of four with the default rules, else,
+ *           and with params.eval 0, by the hand-written one below.
  *
  * The evaluation (ludo_ai_eval) gives each seat a remaining distance: the
  * steps its tokens still walk, a price for tokens in base, and for every
@@ -53,7 +55,7 @@ static const struct ludo_ai_params level_params[GB_LEVEL_COUNT] = {
 			      .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 0 },
 	[GB_LEVEL_HARD] = { .base_cost = 11.0, .idle_cost = 6.0, .danger = 1.0, .later = 0.15, .home_cost = 0.5,
 			    .tau = 25.0, .cut = 1.0 / 200.0, .my_extra = 1, .rounds = 2, .max_nodes = 40000,
-			    .easy_noise = 0 },
+			    .easy_noise = 0, .eval = 1 },
 };
 
 const struct ludo_ai_params *ludo_ai_defaults(int level)
