@@ -7,7 +7,9 @@
  * loss of tokens that opponents can hit next round) turned into a share of
  * the winning chances by a softmax over seats. The weights live in
  * struct ludo_ai_params so that tests and tuning runs can vary them;
- * ludo_ai_defaults() gives the ones the levels play with.
+ * ludo_ai_defaults() gives the ones the levels play with. Hard judges the
+ * leaves of its search by a learned evaluation instead (ludo_net.h) where
+ * it applies, fed by ludo_ai_features().
  */
 #ifndef GB_LUDO_AI_H
 #define GB_LUDO_AI_H
