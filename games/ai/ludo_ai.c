@@ -336,12 +336,11 @@ static double net_eval(const struct ludo *st, int seat, const struct ludo_net *n
 /* Does the learned evaluation apply to this game (four seats, default rules)? */
 static bool net_fits(const struct ludo *st)
 {
-	if (st->players != 4)
-		return false;
+	bool fits = st->players == 4;
+
 	for (int r = 0; r < LUDO_NRULES; r++)
-		if (st->rules.v[r] != 0)
-			return false;
-	return true;
+		fits = fits && st->rules.v[r] == 0;
+	return fits;
 }
 
 /* ---- moves -------------------------------------------------------------- */
