@@ -317,9 +317,8 @@ void ludo_ai_features(const struct ludo *st, struct ludo_feat *f)
 }
 
 /*
- * The learned evaluation for `seat`, or -1 where it does not apply: no
- * valid compiled-in weights, another table size than four, or house rules
- * other than the defaults it was trained on.
+ * The learned evaluation for `seat`: its chance of winning as the network
+ * net sees it (only where net_fits(st): four seats, the default rules).
  */
 static double net_eval(const struct ludo *st, int seat, const struct ludo_net *net)
 {
