@@ -9,6 +9,7 @@
 #   make SANITIZE=address,undefined test   the same under ASan and UBSan
 #   make SANITIZE=thread test-threads      the suites with threads under ThreadSanitizer
 #   make bench           the computer players' arena rows
+#   make train-ludo      retrain the learned Ludo evaluation (games/ai/ludo_weights.h)
 #   make check           layering, banned-call and message-argument checks
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
 #   make fuzz-smoke      the same for FUZZ_SMOKE_SECONDS (20) each (CI)
@@ -90,7 +91,7 @@ CRASH_BIN := $(BUILD)/crash/harness
 # `make crashtest` runs it at full size; CI passes a short size here.
 CRASHTEST_ARGS ?=
 
-.PHONY: all run test test-build test-long test-threads test-threads-build bench arena crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
+.PHONY: all run test test-build test-long test-threads test-threads-build bench arena train-ludo crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
 .SECONDARY:
 all: $(BIN)
 
@@ -166,6 +167,13 @@ test-threads:
 
 bench arena: $(BIN) $(BENCH_BIN)
 	BENCH_BIN_DIR=$(BUILD)/bench sh tests/bench.sh $(BIN)
+
+# The learned Ludo evaluation, trained by self-play from a fixed seed
+# (tests/bench/ludotrain.c); at low priority, it says how long it took.
+LUDO_TRAIN_GAMES ?= 200000
+LUDO_TRAIN_SEED ?= 1
+train-ludo: $(BUILD)/bench/ludotrain
+	nice -n 19 $(BUILD)/bench/ludotrain $(LUDO_TRAIN_GAMES) $(LUDO_TRAIN_SEED) games/ai/ludo_weights.h
 
 # The service SIGKILLed at random while 200 chats play, then every promise
 # checked (tests/crash/harness.c); prints its seed and counts.

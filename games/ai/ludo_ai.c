@@ -12,7 +12,9 @@
  *   hard    expectimax on top of medium: each move is followed by every die
  *           of every opponent (opponents answer with the medium policy) and
  *           by its own extra rolls, until the path is less likely than
- *           params.cut; leaves are judged by the evaluation.
+ *           params.cut; leaves are judged by the learned evaluation
+ *           (ludo_net.h) at a table of four with the default rules, else,
+ *           and with params.eval 0, by the hand-written one below.
  *
  * The evaluation (ludo_ai_eval) gives each seat a remaining distance: the
  * steps its tokens still walk, a price for tokens in base, and for every
@@ -36,6 +38,7 @@
 #include <string.h>
 
 #include "ai.h"
+#include "ludo_net.h"
 
 /*
  * The weights of each level, indexed by enum gb_level (random plays
@@ -52,7 +55,7 @@ static const struct ludo_ai_params level_params[GB_LEVEL_COUNT] = {
 			      .tau = 25.0, .cut = 1.0, .my_extra = 0, .max_nodes = 0, .easy_noise = 0 },
 	[GB_LEVEL_HARD] = { .base_cost = 11.0, .idle_cost = 6.0, .danger = 1.0, .later = 0.15, .home_cost = 0.5,
 			    .tau = 25.0, .cut = 1.0 / 200.0, .my_extra = 1, .rounds = 2, .max_nodes = 40000,
-			    .easy_noise = 0 },
+			    .easy_noise = 0, .eval = 1 },
 };
 
 const struct ludo_ai_params *ludo_ai_defaults(int level)
@@ -191,7 +194,8 @@ double ludo_ai_threat(const struct ludo *st, int seat, int p)
  * Expected remaining distance of every seat (see the file comment) into
  * dist[0..players-1].
  */
-static void distances(const struct ludo *st, const struct ludo_ai_params *pr, double *dist)
+static void distances(const struct ludo *st, const struct ludo_ai_params *pr, double *dist, double *loss,
+		      int *hit)
 {
 	struct board b;
 	int n = st->players, rank[GB_MAX_SEATS];
@@ -220,8 +224,15 @@ static void distances(const struct ludo *st, const struct ludo_ai_params *pr, do
 				active++;
 				if (q >= LUDO_HOME_FIRST)
 					d += pr->home_cost;
-				else if (!star_route[q])
-					d += pr->danger * board_threat(&b, st, s, q, w) * (q + pr->base_cost);
+				else if (!star_route[q]) {
+					double th = board_threat(&b, st, s, q, w);
+
+					d += pr->danger * th * (q + pr->base_cost);
+					if (loss) {
+						loss[s] += th * (q + pr->base_cost);
+						hit[s] += th > 0.0;
+					}
+				}
 			}
 		}
 		if (based && !active)
@@ -256,8 +267,79 @@ double ludo_ai_eval(const struct ludo *st, int seat, const struct ludo_ai_params
 
 	if (st->winner >= 0)
 		return st->winner == seat ? 1.0 : 0.0;
-	distances(st, p, dist);
+	distances(st, p, dist, NULL, NULL);
 	return share(st, dist, seat, p->tau);
+}
+
+void ludo_ai_features(const struct ludo *st, struct ludo_feat *f)
+{
+	double dist[GB_MAX_SEATS], loss[GB_MAX_SEATS] = { 0 };
+	int hit[GB_MAX_SEATS] = { 0 }, n = st->players;
+
+	distances(st, &level_params[GB_LEVEL_HARD], dist, loss, hit);
+	f->n = 0;
+	for (int r = 0; r < n && r < 4; r++) {
+		int s = (st->seat + r) % n, base = 0, home = 0, at[LUDO_CENTRE + 1] = { 0 };
+		int off = r * LUDO_NET_SEAT_IN;
+
+		for (int t = 0; t < LUDO_TOKENS; t++) {
+			int q = st->pos[s][t];
+
+			if (q == 0)
+				base++;
+			else if (q == LUDO_CENTRE)
+				home++;
+			else if (at[q]++ == 0)
+				f->idx[f->n++] = (uint16_t)(off + 3 + q);
+		}
+		/* the counts of the squares listed above, in the order listed */
+		for (int i = 0; i < f->n; i++)
+			if (f->idx[i] >= off)
+				f->val[i] = (float)at[f->idx[i] - off - 3];
+		for (int k = 0; k < base; k++) {
+			f->idx[f->n] = (uint16_t)(off + k);
+			f->val[f->n++] = 1.0f;
+		}
+		for (int k = 0; k < home; k++) {
+			f->idx[f->n] = (uint16_t)(off + 60 + k);
+			f->val[f->n++] = 1.0f;
+		}
+	}
+	for (int r = 0; r < n && r < 4; r++) {
+		int s = (st->seat + r) % n, off = 4 * LUDO_NET_SEAT_IN + r * LUDO_NET_DENSE;
+		float v[LUDO_NET_DENSE] = { (float)(dist[s] / 100.0), (float)(loss[s] / 50.0), (float)hit[s] / 4.0f };
+
+		for (int k = 0; k < LUDO_NET_DENSE; k++) {
+			f->idx[f->n] = (uint16_t)(off + k);
+			f->val[f->n++] = v[k];
+		}
+	}
+}
+
+/*
+ * The learned evaluation for `seat`: its chance of winning as the network
+ * net sees it (only where net_fits(st): four seats, the default rules).
+ */
+static double net_eval(const struct ludo *st, int seat, const struct ludo_net *net)
+{
+	struct ludo_feat f;
+	struct ludo_net_act a;
+
+	if (st->winner >= 0)
+		return st->winner == seat ? 1.0 : 0.0;
+	ludo_ai_features(st, &f);
+	ludo_net_forward(net, &f, &a);
+	return a.out[(seat - st->seat + 4) % 4];
+}
+
+/* Does the learned evaluation apply to this game (four seats, default rules)? */
+static bool net_fits(const struct ludo *st)
+{
+	bool fits = st->players == 4;
+
+	for (int r = 0; r < LUDO_NRULES; r++)
+		fits = fits && st->rules.v[r] == 0;
+	return fits;
 }
 
 /* ---- moves -------------------------------------------------------------- */
@@ -303,9 +385,16 @@ static int greedy(const struct ludo *st, const int *choice, int n, const struct 
 struct search {
 	const struct ludo_ai_params *p;    /* my evaluation */
 	const struct ludo_ai_params *opp;  /* the opponents' policy: medium */
+	const struct ludo_net *net;        /* the learned evaluation at the leaves, or NULL */
 	int me;
 	long nodes, limit;  /* nodes so far and the cap of this root move */
 };
+
+/* The value of a leaf of the search for s->me. */
+static double leaf(const struct search *s, const struct ludo *st)
+{
+	return s->net ? net_eval(st, s->me, s->net) : ludo_ai_eval(st, s->me, s->p);
+}
 
 /* Where a path of the search stands. */
 struct path {
@@ -380,10 +469,10 @@ static double value(struct search *s, const struct ludo *st, struct path pa)
 
 			return chance(s, st, next);
 		}
-		return ludo_ai_eval(st, s->me, s->p);
+		return leaf(s, st);
 	}
 	if (!open || (st->seat == s->me && pa.extra <= 0))
-		return ludo_ai_eval(st, s->me, s->p);
+		return leaf(s, st);
 	if (st->seat == s->me)
 		pa.extra--;
 	return chance(s, st, pa);
@@ -425,6 +514,23 @@ static int hard_pick(const struct ludo *st, const int *choice, int n, const stru
 	double bestv = -1.0;
 	int best = choice[0];
 
+	if (p->eval > 0 && net_fits(st))
+		s.net = ludo_net_builtin();
+	if (s.net && p->eval == 2) {
+		/* one move deep, every move judged by the learned evaluation */
+		for (int i = 0; i < n; i++) {
+			struct ludo c = *st;
+			double v;
+
+			apply_move(&c, choice[i]);
+			v = net_eval(&c, s.me, s.net);
+			if (v > bestv) {
+				bestv = v;
+				best = choice[i];
+			}
+		}
+		return best;
+	}
 	if (budget_ms > 0) {
 		/* a smaller budget than the default cuts more (deterministic for
 		 * a given budget_ms; the clock is never read) */

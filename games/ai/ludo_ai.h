@@ -7,7 +7,9 @@
  * loss of tokens that opponents can hit next round) turned into a share of
  * the winning chances by a softmax over seats. The weights live in
  * struct ludo_ai_params so that tests and tuning runs can vary them;
- * ludo_ai_defaults() gives the ones the levels play with.
+ * ludo_ai_defaults() gives the ones the levels play with. Hard judges the
+ * leaves of its search by a learned evaluation instead (ludo_net.h) where
+ * it applies, fed by ludo_ai_features().
  */
 #ifndef GB_LUDO_AI_H
 #define GB_LUDO_AI_H
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "../ludo.h"
+#include "ludo_net.h"
 
 struct ludo_ai_params {
 	double base_cost;   /* extra distance of a token in base: the wait for a six */
@@ -28,6 +31,8 @@ struct ludo_ai_params {
 	int rounds;         /* hard: my turns the search looks at, this one included */
 	long max_nodes;     /* hard: node cap (deterministic), then static evaluation */
 	int easy_noise;     /* easy: percent of decisions taken at random */
+	int eval;           /* hard: 0 the hand-written evaluation at the leaves, 1 the learned
+			       one (ludo_net.h), 2 the learned one a single move deep */
 };
 
 /* The weights level `level` (enum gb_level) plays with. Never NULL. */
@@ -38,6 +43,13 @@ const struct ludo_ai_params *ludo_ai_defaults(int level);
  * once the game is over). The chances of all seats sum to 1.
  */
 double ludo_ai_eval(const struct ludo *st, int seat, const struct ludo_ai_params *p);
+
+/*
+ * The inputs of the learned evaluation for st, seen from the seat to roll
+ * (ludo_net.h). Up to four seats; the dense inputs come from the
+ * evaluation above with the hard level's weights.
+ */
+void ludo_ai_features(const struct ludo *st, struct ludo_feat *f);
 
 /*
  * Chance 0..1 that a token of `seat` standing on route position `p` is sent

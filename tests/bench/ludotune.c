@@ -5,8 +5,11 @@
  *   build/bench/ludotune GAMES [SEED [WEIGHT=VALUE]...]
  *
  * WEIGHT is a field of struct ludo_ai_params (base_cost, idle_cost, danger,
- * later, home_cost, tau, cut, my_extra, rounds, max_nodes), set on top of
- * the hard level's defaults. The hard seat sits at each of the four places
+ * later, home_cost, tau, cut, my_extra, rounds, max_nodes, eval), set on top of
+ * the hard level's defaults; eval=0 is the hand-written evaluation at the
+ * search's leaves (hard as it played before the learned one), eval=1 the
+ * learned one (games/ai/ludo_net.h, hard's default), eval=2 the learned
+ * one a single move deep. The hard seat sits at each of the four places
  * in turn; games come from the seed, so two runs with the same seed start
  * alike. Prints the win share of the hard seat with its 95% Wilson
  * interval and its decision p99 (CPU time of the deciding thread).
@@ -65,6 +68,7 @@ static int set_weight(struct ludo_ai_params *p, const char *kv)
 	W(my_extra, int)
 	W(rounds, int)
 	W(max_nodes, long)
+	W(eval, int)
 #undef W
 	return -1;
 }
