@@ -359,25 +359,11 @@ static int load_chat(struct bot *b, const struct command *cmd, struct ctx *c)
 	return rc;
 }
 
-/*
- * Run one command on what the store holds now, outside any transaction:
- * its writes come later, in commit(), where the table's version check and
- * chat_unchanged() catch anything that changed in between.
- */
-static int run_once(struct bot *b, const struct command *cmd, const struct bot_command *bc,
-		    bool refused, struct ctx *c)
+/* The chat's language (English for one it cannot read) and its settings. */
+static void chat_speech(struct ctx *c)
 {
 	json_error_t jerr;
-	int rc, nargs;
-	bool hands, arity;
 
-	ctx_init(c, b, cmd);
-	c->replies = json_array();
-	if (!c->replies)
-		return GB_ENOMEM;
-	rc = load_chat(b, cmd, c);
-	if (rc)
-		return rc;
 	snprintf(c->lang_loaded, sizeof(c->lang_loaded), "%s", c->chat.lang);
 	c->lang = lang_parse(c->chat.lang);
 	if (c->lang < 0) {
@@ -390,6 +376,62 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		json_decref(c->settings);
 		c->settings = json_object();
 	}
+}
+
+/*
+ * The place's open table, if any, with its state and seats (and an online
+ * seat's context). A saved state that cannot be read leaves the table
+ * broken (c->broken): play on it is refused, the chat stays usable.
+ */
+static int load_open_table(struct bot *b, struct ctx *c)
+{
+	int rc;
+
+	online_ctx_load(c);
+	rc = store_table_open_get(b->store, c->place, &c->table);
+	if (rc && rc != GB_ENOTFOUND)
+		return rc;
+	c->has_table = rc == GB_OK;
+	rc = GB_OK;
+	if (c->has_table) {
+		rc = ctx_load_table(c);
+		if (rc == GB_ESTATE) {
+			/*
+			 * A saved state that cannot be read: refuse play on it
+			 * (below) but keep the chat usable - /stop, /help, /settings.
+			 */
+			free(c->st);
+			c->st = NULL;
+			c->broken = true;
+			if (!c->game)
+				c->game = gb_games[0]; /* a game this instance does not know */
+			rc = GB_OK;
+		}
+		if (!rc)
+			rc = ctx_load_seats(c);
+	}
+	return rc;
+}
+
+/*
+ * Run one command on what the store holds now, outside any transaction:
+ * its writes come later, in commit(), where the table's version check and
+ * chat_unchanged() catch anything that changed in between.
+ */
+static int run_once(struct bot *b, const struct command *cmd, const struct bot_command *bc,
+		    bool refused, struct ctx *c)
+{
+	int rc, nargs;
+	bool hands, arity;
+
+	ctx_init(c, b, cmd);
+	c->replies = json_array();
+	if (!c->replies)
+		return GB_ENOMEM;
+	rc = load_chat(b, cmd, c);
+	if (rc)
+		return rc;
+	chat_speech(c);
 	if (!bc || (bc->flags & CMD_INTERNAL) != (cmd->internal ? CMD_INTERNAL : 0)) {
 		reply_alert(c, M_UNKNOWN_COMMAND, cmd->verb);
 		return GB_OK;
@@ -408,30 +450,9 @@ static int run_once(struct bot *b, const struct command *cmd, const struct bot_c
 		reply_usage(c, bc->usage);
 		return GB_OK;
 	}
-	online_ctx_load(c);
-	rc = store_table_open_get(b->store, c->place, &c->table);
-	if (rc && rc != GB_ENOTFOUND)
+	rc = load_open_table(b, c);
+	if (rc)
 		return rc;
-	c->has_table = rc == GB_OK;
-	if (c->has_table) {
-		rc = ctx_load_table(c);
-		if (rc == GB_ESTATE) {
-			/*
-			 * A saved state that cannot be read: refuse play on it
-			 * (below) but keep the chat usable - /stop, /help, /settings.
-			 */
-			free(c->st);
-			c->st = NULL;
-			c->broken = true;
-			if (!c->game)
-				c->game = gb_games[0]; /* a game this instance does not know */
-			rc = GB_OK;
-		}
-		if (!rc)
-			rc = ctx_load_seats(c);
-		if (rc)
-			return rc;
-	}
 	if (hands && !c->has_table)
 		return cmd_private_hands(c);
 	if (!arity) {
