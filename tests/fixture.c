@@ -7,6 +7,7 @@
 /* nftw()'s FTW_PHYS and FTW_MOUNT are X/Open's */
 #define _XOPEN_SOURCE 700
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
 #include "tests/fixture.h"
@@ -185,4 +187,67 @@ int fixture_bot_close(struct bot *b, const char *dir, int flags)
 	b->store = NULL;
 	rc |= fixture_rm(dir);
 	return rc ? -1 : 0;
+}
+
+/* ---- a platform's side of the service ---- */
+
+static size_t fixture_sink(char *p, size_t size, size_t n, void *arg)
+{
+	sb_addn(arg, p, size * n);
+	return size * n;
+}
+
+long fixture_post_json(const char *url, const char *header, const char *body)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	struct strbuf in = { 0 };
+	long code = 0;
+
+	if (header)
+		h = curl_slist_append(h, header);
+	if (c && h) {
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, fixture_sink);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+		if (curl_easy_perform(c) == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	}
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	sb_release(&in);
+	return code;
+}
+
+int fixture_deliver_all(struct store *s, const struct adapter *a, void *self, const char *platform)
+{
+	int rc = 0;
+
+	for (int round = 0; round < 100 && !rc; round++) {
+		struct store_out rows[32];
+		int n = 0;
+
+		if (store_out_claim(s, platform, INT64_MAX / 2, 30000, rows, 32, &n))
+			return -1;
+		if (!n)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct delivery d;
+
+			if (!rc) {
+				a->deliver(self, s, &rows[i], &d);
+				if (d.result != DELIVERY_OK) {
+					fprintf(stderr, "row not delivered: %s: %s\n", d.why, rows[i].payload);
+					rc = -1;
+				} else if (store_out_done(s, rows[i].id)) {
+					rc = -1;
+				}
+			}
+			store_out_release(&rows[i]);
+		}
+	}
+	return rc;
 }

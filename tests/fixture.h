@@ -139,4 +139,18 @@ int fixture_bot_close(struct bot *b, const char *dir, int flags);
 	fixture_bot_open(&(f)->b, (f)->dir, sizeof((f)->dir), (f)->db, sizeof((f)->db), (name), (seed))
 #define FIXTURE_BOT_CLOSE(f, flags) fixture_bot_close(&(f)->b, (f)->dir, (flags))
 
+/*
+ * POST body (JSON) to url, with one extra header line ("Name: value", or
+ * NULL), as a platform's webhook call: the answer's HTTP status, 0 when
+ * no answer came within 10 s.
+ */
+long fixture_post_json(const char *url, const char *header, const char *body);
+
+/*
+ * Deliver every row of platform queued in s now, in order, through
+ * adapter a (self its instance), each marked done: 0, or -1 (with the
+ * row's reason on stderr) when a row was not delivered.
+ */
+int fixture_deliver_all(struct store *s, const struct adapter *a, void *self, const char *platform);
+
 #endif

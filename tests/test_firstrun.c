@@ -57,12 +57,6 @@ struct fx {
 	long long id;          /* next update_id */
 };
 
-static size_t sink(char *p, size_t size, size_t n, void *arg)
-{
-	sb_addn(arg, p, size * n);
-	return size * n;
-}
-
 /* The adapter and its webhook listener, started (again) on the fixture's database. */
 static void service_start(struct fx *x)
 {
@@ -135,53 +129,24 @@ static int teardown(void **state)
 /* Deliver every queued reply now, in order, through the adapter. */
 static void drain(struct fx *x)
 {
-	for (int round = 0; round < 100; round++) {
-		struct store_out rows[32];
-		int n = 0;
-
-		assert_int_equal(store_out_claim(x->s, "telegram", INT64_MAX / 2, 30000, rows, 32, &n), GB_OK);
-		if (!n)
-			break;
-		for (int i = 0; i < n; i++) {
-			struct delivery d;
-
-			telegram_adapter.deliver(x->self, x->s, &rows[i], &d);
-			if (d.result != DELIVERY_OK)
-				fail_msg("row not delivered: %s: %s", d.why, rows[i].payload);
-			assert_int_equal(store_out_done(x->s, rows[i].id), GB_OK);
-			store_out_release(&rows[i]);
-		}
-	}
+	assert_int_equal(fixture_deliver_all(x->s, &telegram_adapter, x->self, "telegram"), 0);
 }
 
 /* POST one update (printf format) to the webhook, then deliver what it queued. */
 static void update(struct fx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void update(struct fx *x, const char *fmt, ...)
 {
-	CURL *c = curl_easy_init();
-	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-	struct strbuf body = { 0 }, in = { 0 };
-	long code = 0;
+	struct strbuf body = { 0 };
+	long code;
 	va_list ap;
 
 	va_start(ap, fmt);
 	sb_vaddf(&body, fmt, ap);
 	va_end(ap);
-	h = curl_slist_append(h, "X-Telegram-Bot-Api-Secret-Token: s3cret");
-	curl_easy_setopt(c, CURLOPT_URL, x->url);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, sb_str(&body));
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
-	if (curl_easy_perform(c) == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
+	code = fixture_post_json(x->url, "X-Telegram-Bot-Api-Secret-Token: s3cret", sb_str(&body));
 	if (code != 200)
 		fail_msg("update answered %ld: %s", code, sb_str(&body));
 	sb_release(&body);
-	sb_release(&in);
 	x->id++;
 	drain(x);
 }
