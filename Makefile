@@ -10,6 +10,7 @@
 #   make SANITIZE=thread test-threads      the suites with threads under ThreadSanitizer
 #   make bench           the computer players' arena rows
 #   make train-ludo      retrain the learned Ludo evaluation (games/ai/ludo_weights.h)
+#   make train-callbreak retrain the learned Call Break networks (games/ai/callbreak_weights.h)
 #   make check           layering, banned-call and message-argument checks
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (300) each
 #   make fuzz-smoke      the same for FUZZ_SMOKE_SECONDS (20) each (CI)
@@ -91,7 +92,7 @@ CRASH_BIN := $(BUILD)/crash/harness
 # `make crashtest` runs it at full size; CI passes a short size here.
 CRASHTEST_ARGS ?=
 
-.PHONY: all run test test-build test-long test-threads test-threads-build bench arena train-ludo crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
+.PHONY: all run test test-build test-long test-threads test-threads-build bench arena train-ludo train-callbreak crashtest check clean fuzz fuzz-smoke fuzz-build fuzz-cc
 .SECONDARY:
 all: $(BIN)
 
@@ -174,6 +175,11 @@ LUDO_TRAIN_GAMES ?= 200000
 LUDO_TRAIN_SEED ?= 1
 train-ludo: $(BUILD)/bench/ludotrain
 	nice -n 19 $(BUILD)/bench/ludotrain $(LUDO_TRAIN_GAMES) $(LUDO_TRAIN_SEED) games/ai/ludo_weights.h
+
+# The learned Call Break networks: self-play data of the current players,
+# then training (tests/bench/cbtrain.sh says how, and how long each step took).
+train-callbreak: $(BUILD)/bench/cbdata
+	sh tests/bench/cbtrain.sh $(BUILD)/bench/cbdata games/ai/callbreak_weights.h
 
 # The service SIGKILLed at random while 200 chats play, then every promise
 # checked (tests/crash/harness.c); prints its seed and counts.

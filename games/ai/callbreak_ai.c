@@ -483,6 +483,90 @@ static int policy_card(const struct sim *s, const struct callbreak_ai_params *p)
 	return medium_card(s, p, legal);
 }
 
+/* ---- the learned play network ------------------------------------------ */
+
+/*
+ * The play network's inputs for the seat to play at s (callbreak_net.h):
+ * what that seat knows, its own hand and the table; the game totals and
+ * rounds come from the view the decision is made in.
+ */
+static void play_features(const struct sim *s, const struct callbreak_view *v, struct cbn_feat *f)
+{
+	int me = sim_turn(s);
+	uint64_t hand = s->hand[me], unseen = CB_DECK & ~hand & ~s->gone & ~s->table;
+
+	f->n = 0;
+	for (uint64_t x = hand; x; x &= x - 1)
+		cbn_put(f, lowest(x), 1.0f);
+	for (uint64_t x = unseen; x; x &= x - 1)
+		cbn_put(f, 52 + lowest(x), 1.0f);
+	for (int i = 0; i < s->n; i++) {
+		int r = ((s->leader + i) % CB_SEATS - me + CB_SEATS) % CB_SEATS;
+
+		if (r > 0)
+			cbn_put(f, 104 + (r - 1) * CB_CARDS + s->trick[i], 1.0f);
+	}
+	for (int r = 1; r < CB_SEATS; r++) {
+		int q = (me + r) % CB_SEATS;
+
+		for (int u = 0; u < 4; u++)
+			if (!(unseen & CB_SUIT_MASK(u) & ~s->lacks[q]))
+				cbn_put(f, 260 + (r - 1) * 4 + u, 1.0f);
+	}
+	for (int r = 0; r < CB_SEATS; r++) {
+		int q = (me + r) % CB_SEATS, need = s->bid[q] - s->tricks[q];
+
+		cbn_put(f, 272 + r * 4, (float)s->bid[q] / 8.0f);
+		cbn_put(f, 273 + r * 4, (float)s->tricks[q] / 8.0f);
+		cbn_put(f, 274 + r * 4, need > 0 ? (float)need / 8.0f : 0.0f);
+		cbn_put(f, 275 + r * 4, s->bid[q] && need <= 0 ? 1.0f : 0.0f);
+	}
+	cbn_put(f, 288, (float)popcount(hand) / 13.0f);
+	cbn_put(f, 289 + s->n, 1.0f);
+	for (int r = 1; r < CB_SEATS; r++)
+		cbn_put(f, 293 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
+	cbn_put(f, 296, (float)(v->rounds - v->round) / 4.0f);
+}
+
+/* The card play network `net` chooses at s among `legal`. */
+static int net_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net,
+		    uint64_t legal)
+{
+	struct cbn_feat f;
+	float hid[CBN_PLAY_HID];
+
+	play_features(s, v, &f);
+	callbreak_net_hidden(net, &f, hid);
+	return callbreak_net_card(net, hid, legal);
+}
+
+void callbreak_ai_features(const struct callbreak_view *v, struct cbn_feat *f)
+{
+	struct sim s;
+
+	sim_from_view(v, &s);
+	play_features(&s, v, f);
+}
+
+void callbreak_ai_bid_features(const struct callbreak_view *v, struct cbn_feat *f)
+{
+	int me = v->seat, first = (v->dealer + 1) % CB_SEATS;
+
+	f->n = 0;
+	for (uint64_t x = v->hand; x; x &= x - 1)
+		cbn_put(f, lowest(x), 1.0f);
+	cbn_put(f, 52 + (me - first + CB_SEATS) % CB_SEATS, 1.0f);
+	for (int r = 1; r < CB_SEATS; r++) {
+		int b = v->bid[(me + r) % CB_SEATS];
+
+		if (b >= CB_MIN_BID && b <= CB_MAX_BID)
+			cbn_put(f, 56 + (r - 1) * 8 + b - 1, 1.0f);
+	}
+	for (int r = 1; r < CB_SEATS; r++)
+		cbn_put(f, 80 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
+	cbn_put(f, 83, (float)(v->rounds - v->round) / 4.0f);
+}
+
 /* ---- the last tricks, solved exactly ------------------------------------ */
 
 static double outcome_value(const struct sim *s, const struct callbreak_view *v,
@@ -550,13 +634,22 @@ static void solve(struct sim *s, const struct callbreak_view *v, const struct ca
 static void rollout(struct sim *s, const struct callbreak_view *v, const struct callbreak_ai_params *p,
 		    int exact)
 {
+	const struct callbreak_net *net = p->net ? callbreak_net_builtin() : NULL;
+
 	while (s->hand[sim_turn(s)]) {
+		int q = sim_turn(s);
+		uint64_t legal;
+
 		if (exact > 0 && popcount(s->hand[0]) <= exact && popcount(s->hand[1]) <= exact &&
 		    popcount(s->hand[2]) <= exact && popcount(s->hand[3]) <= exact) {
 			solve(s, v, p);
 			break;
 		}
-		sim_play(s, medium_card(s, p, callbreak_legal_cards(s->hand[sim_turn(s)], s->trick, s->n)));
+		legal = callbreak_legal_cards(s->hand[q], s->trick, s->n);
+		if (net && popcount(legal) > 1 && (p->net & (q == v->seat ? 1 : 2)))
+			sim_play(s, net_card(s, v, q == v->seat ? &net->own : &net->field, legal));
+		else
+			sim_play(s, medium_card(s, p, legal));
 	}
 }
 
@@ -1018,10 +1111,20 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 	double val[CB_MAX_BID + 1] = { 0 }, wsum = 0, bestv = -1e30;
 	struct round_memory m;
 
+	const struct callbreak_net *net = p->net_bid ? callbreak_net_builtin() : NULL;
+	double pt[CBN_BID_OUT];
+
 	round_memory(v, &m);
 	/* candidate bids around the count; each is played out on the same deals */
 	lo = clamp_bid(b0 - 2);
 	hi = clamp_bid(b0 + 2);
+	/* with the bid network, the own tricks are its distribution */
+	if (net) {
+		struct cbn_feat f;
+
+		callbreak_ai_bid_features(v, &f);
+		callbreak_net_bid(net, &f, pt);
+	}
 	for (int d = 0, deals = truth ? 1 : p->bid_deals; d < deals; d++) {
 		uint64_t hand[CB_SEATS];
 		struct sim s0, s;
@@ -1045,9 +1148,18 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 			s = s0;
 			s.bid[me] = b;
 			rollout(&s, v, p, p->dd_cards);
-			u = outcome_value(&s, v, p);
-			if (s.tricks[me] < b)
-				u -= p->bid_risk / 10.0;
+			if (net) {
+				/* the other seats as played out, the own tricks as learned */
+				u = 0.0;
+				for (int t = 0; t < CBN_BID_OUT; t++) {
+					s.tricks[me] = t;
+					u += pt[t] * (outcome_value(&s, v, p) - (t < b ? p->bid_risk / 10.0 : 0.0));
+				}
+			} else {
+				u = outcome_value(&s, v, p);
+				if (s.tricks[me] < b)
+					u -= p->bid_risk / 10.0;
+			}
 			val[b] += w * u;
 		}
 	}
@@ -1058,6 +1170,32 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 			bestv = val[b];
 			best = b;
 		}
+	return best;
+}
+
+/*
+ * The bid network alone, without play-outs: the bid with the best expected
+ * round score under its distribution of the tricks, less bid_risk tenths of
+ * a point for each chance of failing it.
+ */
+static int net_bid_alone(const struct callbreak_view *v, const struct callbreak_ai_params *p)
+{
+	int best = CB_MIN_BID;
+	double bestv = -1e300, pt[CBN_BID_OUT];
+	struct cbn_feat f;
+
+	callbreak_ai_bid_features(v, &f);
+	callbreak_net_bid(callbreak_net_builtin(), &f, pt);
+	for (int b = CB_MIN_BID; b <= CB_MAX_BID; b++) {
+		double u = 0.0;
+
+		for (int t = 0; t < CBN_BID_OUT; t++)
+			u += pt[t] * (callbreak_score(b, t) - (t < b ? p->bid_risk : 0)) / 10.0;
+		if (u > bestv) {
+			bestv = u;
+			best = b;
+		}
+	}
 	return best;
 }
 
@@ -1104,6 +1242,8 @@ static int play(const struct callbreak_view *v, const struct callbreak_ai_params
 		out->kind = GB_ACT_BID;
 		if (p->bid_deals > 0)
 			out->a = hard_bid(v, p, &r, hand && (oracle & CB_ORACLE_BIDS) ? hand : NULL);
+		else if (p->net_bid && callbreak_net_builtin())
+			out->a = net_bid_alone(v, p);
 		else
 			out->a = count_bid(v->hand, p->policy, p->bid_shift);
 		break;
@@ -1114,8 +1254,10 @@ static int play(const struct callbreak_view *v, const struct callbreak_ai_params
 					   hand && (oracle & (CB_ORACLE_CARDS | CB_ORACLE_CHAIN)) ? hand : NULL,
 					   oracle & CB_ORACLE_CHAIN);
 		} else {
+			const struct callbreak_net *net = (p->net & 4) ? callbreak_net_builtin() : NULL;
+
 			sim_from_view(v, &s);
-			out->a = policy_card(&s, p);
+			out->a = net && popcount(v->legal) > 1 ? net_card(&s, v, &net->own, v->legal) : policy_card(&s, p);
 		}
 		break;
 	default:

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../callbreak.h"
+#include "callbreak_net.h"
 
 enum cb_ai_policy {
 	CB_AI_EASY = 0, /* count aces and kings; win cheaply or throw the lowest card */
@@ -59,6 +60,16 @@ struct callbreak_ai_params {
 	                    cards (0: medium's rules to the end) */
 	int dd_root;     /* hard: with no hand holding more than this many cards, each
 	                    candidate card is followed by the exact solution at once */
+	int net;         /* hard: in play-outs the learned play networks
+	                    (callbreak_net.h) choose the cards of the seat deciding
+	                    (bit 1: `own`) and of the other seats (bit 2: `field`) in
+	                    place of medium's rules (0: never); without a search
+	                    (dets 0), bit 4 plays `own`'s card */
+	int net_bid;     /* hard: each candidate bid is judged by the learned bid
+	                    network's distribution of the tricks the hand takes, not
+	                    by the play-outs' count of the own tricks (0: by the
+	                    play-outs); without play-outs (bid_deals 0), the bid with
+	                    the best expected round score under it */
 };
 
 /* The weights level `level` (enum gb_level, easy..hard) plays with. Never NULL. */
@@ -112,5 +123,16 @@ double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int s
  * of a policy (enum cb_ai_policy). The bid itself is derived from it.
  */
 int callbreak_ai_count(uint64_t hand, int policy);
+
+/*
+ * The inputs of the learned play network (callbreak_net.h) for the seat
+ * to play in view v (v->phase must be CB_PHASE_PLAY): what the search's
+ * play-outs compute for every seat, here from a view, for the training
+ * data.
+ */
+void callbreak_ai_features(const struct callbreak_view *v, struct cbn_feat *f);
+
+/* The inputs of the learned bid network for v's hand (v->phase CB_PHASE_BID). */
+void callbreak_ai_bid_features(const struct callbreak_view *v, struct cbn_feat *f);
 
 #endif

@@ -112,6 +112,8 @@ static const struct {
 	{ "play_sigma", offsetof(struct callbreak_ai_params, play_sigma) },
 	{ "game_sigma", offsetof(struct callbreak_ai_params, game_sigma) },
 	{ "game_aware", offsetof(struct callbreak_ai_params, game_aware) },
+	{ "net", offsetof(struct callbreak_ai_params, net) },
+	{ "net_bid", offsetof(struct callbreak_ai_params, net_bid) },
 };
 
 /* Apply one WEIGHT=VALUE, or oracle=N to *oracle; -1 when it names neither. */

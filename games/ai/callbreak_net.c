@@ -1,0 +1,121 @@
+/*
+ * callbreak_net.c - the learned Call Break networks (see callbreak_net.h):
+ * a sparse input layer, rectified hidden units, card scores read only for
+ * the legal cards, and the checksum that guards the compiled-in weights of
+ * callbreak_weights.h.
+ *
+ * The play network adds up the rows of the nonzero inputs only (a position
+ * has about 60 of CBN_PLAY_IN), so a card choice costs about
+ * 60 * CBN_PLAY_HID multiply-adds plus CBN_PLAY_HID a legal card. Sums run
+ * in float in a fixed order; the result is deterministic on a given build.
+ */
+#include "callbreak_net.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "callbreak_weights.h"
+
+void callbreak_net_hidden(const struct cbn_play *net, const struct cbn_feat *f, float *hid)
+{
+	float h[CBN_PLAY_HID];
+
+	memcpy(h, net->b1, sizeof(h));
+	for (int i = 0; i < f->n; i++) {
+		const float *row = net->w1[f->idx[i]];
+		float v = f->val[i];
+
+		for (int j = 0; j < CBN_PLAY_HID; j++)
+			h[j] += v * row[j];
+	}
+	for (int j = 0; j < CBN_PLAY_HID; j++)
+		hid[j] = h[j] > 0.0f ? h[j] : 0.0f;
+}
+
+static float card_score(const struct cbn_play *net, const float *hid, int c)
+{
+	const float *row = net->w2[c];
+	float s = 0.0f;
+
+	for (int j = 0; j < CBN_PLAY_HID; j++)
+		s += row[j] * hid[j];
+	return s + net->b2[c];
+}
+
+int callbreak_net_card(const struct cbn_play *net, const float *hid, uint64_t legal)
+{
+	int best = -1;
+	float top = 0.0f;
+
+	for (uint64_t x = legal; x; x &= x - 1) {
+		int c = __builtin_ctzll(x);
+		float s = card_score(net, hid, c);
+
+		if (best < 0 || s > top) {
+			best = c;
+			top = s;
+		}
+	}
+	return best;
+}
+
+void callbreak_net_bid(const struct callbreak_net *net, const struct cbn_feat *f, double p[CBN_BID_OUT])
+{
+	float h[CBN_BID_HID];
+	double top = -1e300, sum = 0.0;
+
+	memcpy(h, net->bb1, sizeof(h));
+	for (int i = 0; i < f->n; i++) {
+		const float *row = net->bw1[f->idx[i]];
+		float v = f->val[i];
+
+		for (int j = 0; j < CBN_BID_HID; j++)
+			h[j] += v * row[j];
+	}
+	for (int j = 0; j < CBN_BID_HID; j++)
+		h[j] = h[j] > 0.0f ? h[j] : 0.0f;
+	for (int k = 0; k < CBN_BID_OUT; k++) {
+		float s = net->bb2[k];
+
+		for (int j = 0; j < CBN_BID_HID; j++)
+			s += net->bw2[k][j] * h[j];
+		p[k] = s;
+		if (p[k] > top)
+			top = p[k];
+	}
+	for (int k = 0; k < CBN_BID_OUT; k++) {
+		p[k] = exp(p[k] - top);
+		sum += p[k];
+	}
+	for (int k = 0; k < CBN_BID_OUT; k++)
+		p[k] /= sum;
+}
+
+uint32_t callbreak_net_checksum(const struct callbreak_net *net, uint32_t version)
+{
+	const unsigned char *p = (const unsigned char *)net;
+	uint32_t h = 2166136261u ^ version;
+
+	for (size_t i = 0; i < sizeof(*net); i++) {
+		h ^= p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+const struct callbreak_net *callbreak_net_builtin(void)
+{
+	/* 0 not yet checked, 1 good, -1 refused: the same answer every time,
+	 * whichever thread asks first */
+	static int checked;
+	int c = __atomic_load_n(&checked, __ATOMIC_RELAXED);
+
+	if (!c) {
+		c = CALLBREAK_WEIGHTS_VERSION == CBN_VERSION &&
+				    callbreak_net_checksum(&callbreak_weights, CBN_VERSION) == CALLBREAK_WEIGHTS_SUM
+			    ? 1
+			    : -1;
+		__atomic_store_n(&checked, c, __ATOMIC_RELAXED);
+	}
+	return c > 0 ? &callbreak_weights : NULL;
+}

@@ -1,0 +1,205 @@
+/*
+ * cbdata.c - training data for the learned Call Break networks
+ * (games/ai/callbreak_net.h): whole games of the current players, every
+ * decision written with what the deciding seat could know and what it
+ * chose, and every bid with the tricks the hand then took.
+ *
+ *   build/bench/cbdata GAMES SEED PREFIX [HARD=full|net]
+ *
+ * Writes PREFIX.play and PREFIX.bid (fixed-size little-endian records,
+ * read by tests/bench/cbtrain.py) and prints how many of each and how
+ * long it took. Deterministic from SEED.
+ *
+ * The tables, by game number g: g % 10 < 4, four hard seats (self-play);
+ * 4..6, two hard seats (at random places) and two medium; 7..9, two hard
+ * and two `ismcts` (1,000 iterations a decision). Each game has five
+ * rounds. The hard seats play the hard level without its learned parts
+ * (HARD=full, the default) or with them (HARD=net: the next round of
+ * data, from the player the last one trained).
+ *
+ * A play record (1,204 bytes): kind 1, who decided (3 hard, 2 medium,
+ * 5 ismcts), the card, the tricks the seat took from then to the end of
+ * the round, the tricks it had taken in the round at the end, its bid, the
+ * card medium would have played there plus one, a byte of zero, the legal
+ * cards (u64), then the CBN_PLAY_IN inputs as
+ * float32. Only positions with more than one legal card are written.
+ *
+ * A bid record (344 bytes): kind 2, who decided, the bid, the tricks the
+ * hand took in the round, four bytes of zero, then the CBN_BID_IN inputs as
+ * float32.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "games/ai/ai.h"
+#include "games/ai/callbreak_ai.h"
+#include "games/ai/callbreak_ismcts.h"
+#include "games/callbreak.h"
+#include "games/game.h"
+#include "games/rng.h"
+
+enum { WHO_MEDIUM = 2, WHO_HARD = 3, WHO_ISMCTS = 5 };
+
+#define PLAY_REC (16 + 4 * CBN_PLAY_IN)
+#define BID_REC (8 + 4 * CBN_BID_IN)
+
+struct pending {
+	unsigned char rec[PLAY_REC];
+	int seat, tricks_then;
+};
+
+static void put_floats(unsigned char *out, const struct cbn_feat *f, int n)
+{
+	float x[CBN_PLAY_IN];
+
+	memset(x, 0, sizeof(x));
+	for (int i = 0; i < f->n; i++)
+		x[f->idx[i]] = f->val[i];
+	memcpy(out, x, (size_t)n * sizeof(float));
+}
+
+int main(int argc, char **argv)
+{
+	long games = argc > 3 ? strtol(argv[1], NULL, 10) : 0, nplay = 0, nbid = 0;
+	uint64_t seed = argc > 3 ? strtoull(argv[2], NULL, 10) : 0;
+	struct callbreak_ai_params hard = *callbreak_ai_defaults(GB_LEVEL_HARD);
+	static struct pending pend[CB_CARDS];
+	unsigned char bidrec[CB_SEATS][BID_REC];
+	char path[4096];
+	FILE *fp = NULL, *fb = NULL;
+	struct timespec t0, t1;
+	int status = 0;
+
+	if (games <= 0 || (argc > 4 && strcmp(argv[4], "HARD=net") && strcmp(argv[4], "HARD=full"))) {
+		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net]\n");
+		return 2;
+	}
+	hard.net = 0; /* HARD=full: the hard level without its learned parts */
+	hard.net_bid = 0;
+	if (argc > 4 && strcmp(argv[4], "HARD=net") == 0) {
+		hard.net = 1;
+		hard.net_bid = 1;
+		if (!callbreak_net_builtin()) {
+			fprintf(stderr, "cbdata: HARD=net without valid compiled-in weights\n");
+			return 2;
+		}
+	}
+	snprintf(path, sizeof(path), "%s.play", argv[3]);
+	fp = fopen(path, "wb");
+	snprintf(path, sizeof(path), "%s.bid", argv[3]);
+	fb = fopen(path, "wb");
+	if (!fp || !fb) {
+		perror("cbdata");
+		status = 1;
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long g = 0; g < games; g++) {
+		uint64_t gseed = gb_seed_derive(seed, (uint64_t)g);
+		int who[CB_SEATS], mode = (int)(g % 10), np = 0;
+		struct gb_setup su;
+		struct callbreak st;
+		struct gb_rng r;
+
+		gb_rng_seed(&r, gseed ^ 0xda7a);
+		for (int q = 0; q < CB_SEATS; q++)
+			who[q] = mode < 4 ? WHO_HARD : mode < 7 ? WHO_MEDIUM : WHO_ISMCTS;
+		if (mode >= 4) {
+			int a = (int)gb_rng_below(&r, CB_SEATS), b = (a + 1 + (int)gb_rng_below(&r, 3)) % CB_SEATS;
+
+			who[a] = who[b] = WHO_HARD;
+		}
+		gb_setup_init(&su, &callbreak_game);
+		su.seed = gseed;
+		su.dealer = (int)(gseed % CB_SEATS);
+		callbreak_game.init(&st, &su);
+		for (long k = 0;; k++) {
+			struct gb_action a;
+			struct callbreak_view v;
+			struct cbn_feat f;
+			int turn = callbreak_game.turn(&st), phase = st.phase;
+			uint64_t s = gb_seed_derive(gseed ^ 0x5eed, (uint64_t)k);
+			struct gb_outcome oc;
+
+			callbreak_game.outcome(&st, &oc);
+			if (oc.over)
+				break;
+			if (turn < 0) {
+				a = (struct gb_action){ GB_ACT_NEXT, 0, 0, 0 };
+			} else {
+				callbreak_view(&st, turn, &v);
+				if (who[turn] == WHO_HARD)
+					callbreak_ai_play(&v, &hard, s, 0, &a);
+				else if (who[turn] == WHO_ISMCTS)
+					callbreak_ismcts_choose(&v, CB_ISMCTS_BUDGET, s, &a);
+				else
+					callbreak_ai_choose(&v, GB_LEVEL_MEDIUM, s, 0, &a);
+				if (phase == CB_PHASE_PLAY && __builtin_popcountll(v.legal) > 1 && np < CB_CARDS) {
+					struct pending *pd = &pend[np++];
+
+					memset(pd->rec, 0, sizeof(pd->rec));
+					pd->rec[0] = 1;
+					pd->rec[1] = (unsigned char)who[turn];
+					pd->rec[2] = (unsigned char)a.a;
+					pd->rec[5] = (unsigned char)v.bid[turn];
+					{
+						struct gb_action m;
+
+						callbreak_ai_choose(&v, GB_LEVEL_MEDIUM, s, 0, &m);
+						pd->rec[6] = (unsigned char)(m.a + 1);
+					}
+					memcpy(pd->rec + 8, &v.legal, 8);
+					callbreak_ai_features(&v, &f);
+					put_floats(pd->rec + 16, &f, CBN_PLAY_IN);
+					pd->seat = turn;
+					pd->tricks_then = v.tricks[turn];
+				} else if (phase == CB_PHASE_BID) {
+					memset(bidrec[turn], 0, BID_REC);
+					bidrec[turn][0] = 2;
+					bidrec[turn][1] = (unsigned char)who[turn];
+					bidrec[turn][2] = (unsigned char)a.a;
+					callbreak_ai_bid_features(&v, &f);
+					put_floats(bidrec[turn] + 8, &f, CBN_BID_IN);
+				}
+			}
+			if (callbreak_game.apply(&st, &a, NULL)) {
+				fprintf(stderr, "cbdata: an illegal action in game %ld\n", g);
+				status = 1;
+				goto out;
+			}
+			if (phase == CB_PHASE_PLAY && st.phase != CB_PHASE_PLAY) {
+				const struct cb_line *line = st.hist[st.nhist - 1];
+
+				for (int i = 0; i < np; i++) {
+					pend[i].rec[3] = (unsigned char)(line[pend[i].seat].tricks - pend[i].tricks_then);
+					pend[i].rec[4] = (unsigned char)line[pend[i].seat].tricks;
+					if (fwrite(pend[i].rec, PLAY_REC, 1, fp) != 1)
+						status = 1;
+				}
+				nplay += np;
+				np = 0;
+				for (int q = 0; q < CB_SEATS; q++) {
+					bidrec[q][3] = (unsigned char)line[q].tricks;
+					if (fwrite(bidrec[q], BID_REC, 1, fb) != 1)
+						status = 1;
+				}
+				nbid += CB_SEATS;
+			}
+		}
+		if (status) {
+			fprintf(stderr, "cbdata: cannot write\n");
+			goto out;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("cbdata: %ld games, %ld play and %ld bid records in %.0f s\n", games, nplay, nbid,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+out:
+	if (fp && fclose(fp))
+		status = 1;
+	if (fb && fclose(fb))
+		status = 1;
+	return status;
+}
