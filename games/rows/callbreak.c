@@ -49,6 +49,7 @@ static const struct gb_ai_seat callbreak_seats[] = {
 	{ "hard-classic", cb_ai_hard_classic, 0 },
 	{ NULL, NULL, 0 },
 };
+_Static_assert(sizeof(callbreak_seats) / sizeof(callbreak_seats[0]) <= GB_AI_SEATS_MAX + 1, "at most GB_AI_SEATS_MAX seats");
 
 static const struct gb_ai callbreak_players = {
 	.view = cb_ai_view,

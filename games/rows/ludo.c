@@ -26,6 +26,7 @@ static const struct gb_ai_seat ludo_seats[] = {
 	{ "hard-classic", ludo_ai_hard_classic, 0 },
 	{ NULL, NULL, 0 },
 };
+_Static_assert(sizeof(ludo_seats) / sizeof(ludo_seats[0]) <= GB_AI_SEATS_MAX + 1, "at most GB_AI_SEATS_MAX seats");
 
 /* Its computer players: they read the state itself (Ludo hides nothing). */
 static const struct gb_ai ludo_players = { .choose = ludo_ai_choose, .seats = ludo_seats };
