@@ -3,7 +3,9 @@
  * through the real binary (path in $GAMEBOT_BIN, default bin/gamebot):
  * the JSON it prints, the same numbers for the same seed whatever
  * --threads, other games for another seed, and a clean refusal (exit 2, a
- * line on stderr, nothing on stdout) for every kind of bad argument.
+ * line on stderr, nothing on stdout) for every kind of bad argument. The
+ * arena's own seats (`hard-classic`) are also checked in process: their
+ * decisions are those of the players they stand for.
  *
  * Runs are small (a few games of the cheaper levels): the strength and
  * speed of the players are measured by `make bench`, not here.
@@ -20,6 +22,13 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "games/ai/ai.h"
+#include "games/ai/callbreak_ai.h"
+#include "games/ai/ludo_ai.h"
+#include "games/callbreak.h"
+#include "games/game.h"
+#include "games/ludo.h"
 
 struct run {
 	int status;
@@ -262,6 +271,133 @@ static void test_ismcts_seats_and_budget(void **state)
 	run_free(&c);
 }
 
+/* The seats of a run as printed, joined by commas, are `want`; each is timed under its name. */
+static void assert_seats(json_t *j, const char *want)
+{
+	char got[128] = "";
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "seats"), i, v) {
+		size_t len = strlen(got);
+
+		snprintf(got + len, sizeof(got) - len, "%s%s", i ? "," : "", json_string_value(v));
+		assert_non_null(json_object_get(json_object_get(j, "ms_per_move"), json_string_value(v)));
+	}
+	assert_string_equal(got, want);
+}
+
+/*
+ * `hard-classic` seats hard as it played before its learned parts, beside
+ * hard and the other seats, in Ludo and Call Break: the run succeeds, names
+ * and times it apart from hard, and --budget (the ismcts seat's) leaves it
+ * be. Another game, or a name no game has, is refused saying what there is.
+ */
+static void test_hard_classic_seats(void **state)
+{
+	struct run r;
+	json_t *j;
+
+	(void)state;
+	r = arena("ludo", "--seats", "hard,hard-classic,medium,medium", "--games", "2", "--seed", "5", NULL);
+	j = result(&r, "ludo", 2, 4);
+	assert_seats(j, "hard,hard-classic,medium,medium");
+	json_decref(j);
+	run_free(&r);
+
+	r = arena("callbreak", "--seats", "hard,hard-classic,ismcts,ismcts", "--games", "1", "--seed", "5", "--rule",
+		  "rounds=1", "--budget", "30", NULL);
+	j = result(&r, "callbreak", 1, 4);
+	assert_seats(j, "hard,hard-classic,ismcts,ismcts");
+	json_decref(j);
+	run_free(&r);
+
+	r = arena("baghchal", "--seats", "hard-classic,medium", NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "hard-classic seats play ludo, callbreak only\n");
+	run_free(&r);
+
+	r = arena("ludo", "--seats", "hard,hard-classical", NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	if (!strstr(r.err, "bad seat list 'hard,hard-classical'") || !strstr(r.err, "hard-classic in ludo") ||
+	    !strstr(r.err, "ismcts, hard-classic in callbreak"))
+		fail_msg("unclear refusal: %s", r.err);
+	run_free(&r);
+}
+
+/*
+ * Ludo's hard-classic decides as hard with the hand-written evaluation
+ * (eval 0) at every decision of a game of medium players, roll and move.
+ */
+static void test_ludo_hard_classic_is_hard_eval0(void **state)
+{
+	const struct gb_ai_seat *seat = gb_ai_seat_find(&ludo_game, "hard-classic");
+	struct ludo_ai_params p = *ludo_ai_defaults(GB_LEVEL_HARD);
+	struct gb_setup su;
+	struct ludo st;
+	int moves = 0;
+
+	(void)state;
+	p.eval = 0;
+	assert_non_null(seat);
+	assert_int_equal(seat->budget_max, 0);
+	gb_setup_init(&su, &ludo_game);
+	su.players = 4;
+	su.seed = 77;
+	assert_int_equal(ludo_game.init(&st, &su), GB_OK);
+	for (uint64_t k = 0; k < 400 && st.winner < 0 && moves < 24; k++) {
+		struct gb_action a = { 0 }, b = { 0 };
+
+		assert_int_equal(gb_ai_seat_choose(&ludo_game, seat, &st, 0, k, &a), GB_OK);
+		assert_int_equal(ludo_ai_choose_with(&st, GB_LEVEL_HARD, k, 0, &p, &b), GB_OK);
+		assert_memory_equal(&a, &b, sizeof(a));
+		moves += a.kind == GB_ACT_MOVE;
+		assert_int_equal(gb_ai_choose(&ludo_game, &st, GB_LEVEL_MEDIUM, k, 0, &a), GB_OK);
+		assert_int_equal(ludo_game.apply(&st, &a, NULL), GB_OK);
+	}
+	assert_true(moves > 0);
+}
+
+/*
+ * Call Break's hard-classic decides as hard's weights with the learned
+ * parts off, from the view of the seat to move, at bids and cards of a
+ * round of medium players.
+ */
+static void test_callbreak_hard_classic_is_old_hard(void **state)
+{
+	const struct gb_ai_seat *seat = gb_ai_seat_find(&callbreak_game, "hard-classic");
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+	struct gb_setup su;
+	struct callbreak st;
+	int compared = 0;
+
+	(void)state;
+	/* the learned parts off */
+	assert_non_null(seat);
+	assert_int_equal(seat->budget_max, 0);
+	gb_setup_init(&su, &callbreak_game);
+	su.seed = 78;
+	assert_int_equal(callbreak_game.init(&st, &su), GB_OK);
+	for (uint64_t k = 0; k < 60 && callbreak_turn(&st) >= 0; k++) {
+		struct gb_action a = { 0 }, b = { 0 };
+		struct callbreak_view v;
+
+		/* every bid, then every fourth card (a hard card costs some milliseconds) */
+		if (k < CB_SEATS || k % 4 == 0) {
+			callbreak_view(&st, callbreak_turn(&st), &v);
+			assert_int_equal(gb_ai_seat_choose(&callbreak_game, seat, &st, 0, k, &a), GB_OK);
+			assert_int_equal(callbreak_ai_play(&v, &p, k, 0, &b), GB_OK);
+			assert_memory_equal(&a, &b, sizeof(a));
+			compared++;
+		}
+		assert_int_equal(gb_ai_choose(&callbreak_game, &st, GB_LEVEL_MEDIUM, k, 0, &a), GB_OK);
+		assert_int_equal(callbreak_game.apply(&st, &a, NULL), GB_OK);
+	}
+	assert_true(compared > CB_SEATS);
+}
+
 /* Snakes runs one seat alone for analysis; its seat range names one. */
 static void test_snakes_one_seat(void **state)
 {
@@ -302,6 +438,8 @@ static void test_bad_arguments_are_refused(void **state)
 		{ "ludo", "--seats", "random,random", "--games" },
 		{ "ludo", "--seats", "random,random", "--verbose" },
 		{ "ludo", "--seats", "ismcts,random" },
+		{ "baghchal", "--seats", "hard-classic,random" },
+		{ "ludo", "--seats", "hard-classical,random" },
 		{ "callbreak", "--seats", "ismcts,random,random,random", "--budget", "0" },
 		{ "callbreak", "--seats", "ismcts,random,random,random", "--budget", "lots" },
 		{ "callbreak", "--seats", "ismcts,random,random,random", "--budget", "1000001" },
@@ -327,6 +465,9 @@ int main(void)
 		cmocka_unit_test(test_levels_and_rules_reach_the_games),
 		cmocka_unit_test(test_snakes_one_seat),
 		cmocka_unit_test(test_ismcts_seats_and_budget),
+		cmocka_unit_test(test_hard_classic_seats),
+		cmocka_unit_test(test_ludo_hard_classic_is_hard_eval0),
+		cmocka_unit_test(test_callbreak_hard_classic_is_old_hard),
 		cmocka_unit_test(test_bad_arguments_are_refused),
 	};
 

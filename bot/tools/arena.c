@@ -3,10 +3,13 @@
  * summary. Each game gets its own seed derived from --seed and its index;
  * the seat order is rotated game by game (except in a game of fixed sides,
  * Bagh Chal) and results are added up in game order, so the numbers are
- * the same whatever --threads is. Timings are per decision, by level.
+ * the same whatever --threads is. Timings are per decision, by level (an
+ * arena seat of the game, struct gb_ai_seat, counting as a level of its
+ * own).
  */
 #include "arena.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -23,12 +26,15 @@
 
 #define MAX_ACTIONS 200000  /* a game longer than this is stopped and counted a draw */
 /*
- * Seat levels beyond the ones people play against (ai.h): a game's
- * reference opponent (struct gb_ai's `reference`: Call Break's `ismcts`)
- * exists only here, as a yardstick for the others.
+ * Seat levels beyond the ones people play against (ai.h): the game's
+ * arena seats (struct gb_ai's `seats`: Call Break's `ismcts`, Ludo's and
+ * Call Break's `hard-classic`) exist only here, as yardsticks for the
+ * others; LEVEL_SEATS + i is the game's seats[i]. LEVEL_FOREIGN is another
+ * game's seat, named in --seats only to be refused.
  */
-#define LEVEL_REFERENCE GB_LEVEL_COUNT
-#define ARENA_LEVELS (GB_LEVEL_COUNT + 1)
+#define LEVEL_SEATS GB_LEVEL_COUNT
+#define ARENA_LEVELS (GB_LEVEL_COUNT + GB_AI_SEATS_MAX)
+#define LEVEL_FOREIGN ARENA_LEVELS
 
 struct arena {
 	const struct gb_game *game;
@@ -38,8 +44,8 @@ struct arena {
 	long games;
 	uint64_t seed;
 	int threads;
-	int budget;                  /* the reference opponent's budget a decision, 0: its default */
-	const char *reference;       /* the reference opponent named in --seats, or NULL */
+	int budget;                  /* a budgeted arena seat's budget a decision, 0: its default */
+	const char *foreign;         /* another game's arena seat named in --seats, or NULL */
 	bool rotate;
 	/* per game results, filled by the workers */
 	int *winner_entry;           /* entry index, -1 none */
@@ -64,45 +70,71 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The reference opponent's name in game g, or NULL when it has none. */
-static const char *reference_of(const struct gb_game *g)
+/* Arena seat i of game g (struct gb_ai's `seats`), or NULL past its last. */
+static const struct gb_ai_seat *seat_at(const struct gb_game *g, int i)
 {
-	return g && g->ai && g->ai->reference && g->ai->reference_choose ? g->ai->reference : NULL;
+	const struct gb_ai_seat *s = g && g->ai && g->ai->seats && i < GB_AI_SEATS_MAX ? &g->ai->seats[i] : NULL;
+
+	return s && s->name && s->choose ? s : NULL;
+}
+
+/* The arena seat that level stands for in a's game (level >= LEVEL_SEATS). */
+static const struct gb_ai_seat *seat_of(const struct arena *a, int level)
+{
+	const struct gb_ai_seat *s = seat_at(a->game, level - LEVEL_SEATS);
+
+	assert(s);
+	return s;
 }
 
 /*
- * A level's name, or a reference opponent's of any game (LEVEL_REFERENCE,
- * its name kept in a->reference); -1 when neither.
+ * A level's name, one of the game's arena seats (LEVEL_SEATS + its
+ * index), or another game's (LEVEL_FOREIGN, its name kept in a->foreign);
+ * -1 when none.
  */
 static int level_parse(struct arena *a, const char *name)
 {
-	for (int i = 0; gb_games[i]; i++)
-		if (reference_of(gb_games[i]) && strcmp(name, reference_of(gb_games[i])) == 0) {
-			a->reference = reference_of(gb_games[i]);
-			return LEVEL_REFERENCE;
-		}
-	return gb_level_parse(name);
+	int level = gb_level_parse(name);
+
+	for (int i = 0; level < 0 && seat_at(a->game, i); i++)
+		if (strcmp(name, seat_at(a->game, i)->name) == 0)
+			level = LEVEL_SEATS + i;
+	for (int g = 0; level < 0 && gb_games[g]; g++)
+		for (int i = 0; level < 0 && seat_at(gb_games[g], i); i++)
+			if (strcmp(name, seat_at(gb_games[g], i)->name) == 0) {
+				a->foreign = seat_at(gb_games[g], i)->name;
+				level = LEVEL_FOREIGN;
+			}
+	return level;
 }
 
 static const char *level_name(const struct arena *a, int level)
 {
-	return level == LEVEL_REFERENCE ? reference_of(a->game) : gb_level_name(level);
+	return level >= LEVEL_SEATS ? seat_of(a, level)->name : gb_level_name(level);
 }
 
-/* One decision of a seat of `level`. */
+/* One decision of a seat of `level`; only a seat that takes a budget is given --budget. */
 static int choose(const struct arena *a, const void *st, int level, uint64_t seed, struct gb_action *act)
 {
-	if (level == LEVEL_REFERENCE)
-		return gb_ai_reference(a->game, st, a->budget, seed, act);
-	return gb_ai_choose(a->game, st, level, seed, 0, act);
+	const struct gb_ai_seat *s;
+	int budget;
+
+	if (level < LEVEL_SEATS)
+		return gb_ai_choose(a->game, st, level, seed, 0, act);
+	s = seat_of(a, level);
+	budget = a->budget < s->budget_max ? a->budget : s->budget_max;
+	return gb_ai_seat_choose(a->game, s, st, budget, seed, act);
 }
 
-/* "; ismcts in callbreak": each game's reference opponent, for the usage lines. */
-static void references_hint(struct strbuf *sb)
+/* "; ismcts, hard-classic in callbreak": each game's arena seats, for the usage lines. */
+static void seats_hint(struct strbuf *sb)
 {
-	for (int i = 0; gb_games[i]; i++)
-		if (reference_of(gb_games[i]))
-			sb_addf(sb, "; %s in %s", reference_of(gb_games[i]), gb_games[i]->name);
+	for (int g = 0; gb_games[g]; g++) {
+		for (int i = 0; seat_at(gb_games[g], i); i++)
+			sb_addf(sb, "%s%s", i ? ", " : "; ", seat_at(gb_games[g], i)->name);
+		if (seat_at(gb_games[g], 0))
+			sb_addf(sb, " in %s", gb_games[g]->name);
+	}
 }
 
 static void add_times(struct arena *a, const double *t, const int *lv, size_t n)
@@ -265,26 +297,27 @@ static void print_unknown_game(const char *name, FILE *err)
 	sb_release(&names);
 }
 
-/* "ismcts seats play callbreak only": the games whose reference opponent is called name. */
-static void print_reference_games(const char *name, FILE *err)
+/* "ismcts seats play callbreak only": the games that have an arena seat called name. */
+static void print_seat_games(const char *name, FILE *err)
 {
 	struct strbuf names = { 0 };
 
-	for (int i = 0; gb_games[i]; i++)
-		if (reference_of(gb_games[i]) && strcmp(reference_of(gb_games[i]), name) == 0)
-			sb_addf(&names, "%s%s", names.len ? ", " : "", gb_games[i]->name);
+	for (int g = 0; gb_games[g]; g++)
+		if (gb_ai_seat_find(gb_games[g], name))
+			sb_addf(&names, "%s%s", names.len ? ", " : "", gb_games[g]->name);
 	fprintf(err, "%s seats play %s only\n", name, sb_str(&names));
 	sb_release(&names);
 }
 
-/* The largest budget --budget takes: the largest any reference opponent takes. */
+/* The largest budget --budget takes: the largest any arena seat takes. */
 static int budget_max(void)
 {
 	int max = 1;
 
-	for (int i = 0; gb_games[i]; i++)
-		if (reference_of(gb_games[i]) && gb_games[i]->ai->reference_budget_max > max)
-			max = gb_games[i]->ai->reference_budget_max;
+	for (int g = 0; gb_games[g]; g++)
+		for (int i = 0; seat_at(gb_games[g], i); i++)
+			if (seat_at(gb_games[g], i)->budget_max > max)
+				max = seat_at(gb_games[g], i)->budget_max;
 	return max;
 }
 
@@ -306,7 +339,7 @@ static int parse_seats(struct arena *a, const char *list, FILE *err)
 		if (l < 0 || a->nseats >= GB_MAX_SEATS) {
 			struct strbuf refs = { 0 };
 
-			references_hint(&refs);
+			seats_hint(&refs);
 			fprintf(err, "bad seat list '%s' (levels: random, easy, medium, hard%s)\n", list,
 				sb_str(&refs));
 			sb_release(&refs);
@@ -390,7 +423,7 @@ static int parse_options(struct arena *a, int argc, char **argv, const char **se
 	return 0;
 }
 
-/* Do the seats suit the game (how many; random only where there is nothing to choose; its reference)? */
+/* Do the seats suit the game (how many; random only where there is nothing to choose; its own arena seats)? */
 static int check_seats(struct arena *a, FILE *err)
 {
 	/* a game of chance also runs one seat alone, for analysis (the arena contract) */
@@ -407,9 +440,8 @@ static int check_seats(struct arena *a, FILE *err)
 			return 2;
 		}
 	for (int i = 0; i < a->nseats; i++)
-		if (a->levels[i] == LEVEL_REFERENCE &&
-		    (!reference_of(a->game) || strcmp(reference_of(a->game), a->reference) != 0)) {
-			print_reference_games(a->reference, err);
+		if (a->levels[i] == LEVEL_FOREIGN) {
+			print_seat_games(a->foreign, err);
 			return 2;
 		}
 	return 0;

@@ -2,8 +2,9 @@
  * ai.c - the computer players' entry point: the level names, the random
  * level every game has, and the hand-over to the players a game's
  * descriptor names (a game without any - Snakes and Ladders has no choices
- * to make - plays every level at random). Where the game's row has a view,
- * the hand-over is of the view alone: the players never see the state.
+ * to make - plays every level at random), and to the seats only the arena
+ * offers. Where the game's row has a view, the hand-over is of the view
+ * alone: the players never see the state.
  */
 #include "ai.h"
 
@@ -75,11 +76,28 @@ int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t se
 	return g->ai->choose(players_input(g, st, &buf), level, seed, budget_ms, out);
 }
 
-int gb_ai_reference(const struct gb_game *g, const void *st, int budget, uint64_t seed,
-		    struct gb_action *out)
+const struct gb_ai_seat *gb_ai_seat_find(const struct gb_game *g, const char *name)
+{
+	const struct gb_ai_seat *found = NULL;
+
+	for (int i = 0; name && g && g->ai && g->ai->seats && g->ai->seats[i].name && !found; i++)
+		if (strcmp(g->ai->seats[i].name, name) == 0)
+			found = &g->ai->seats[i];
+	return found;
+}
+
+int gb_ai_seat_choose(const struct gb_game *g, const struct gb_ai_seat *s, const void *st, int budget,
+		      uint64_t seed, struct gb_action *out)
 {
 	struct view_buf buf;
 
-	assert(g->ai && g->ai->reference_choose);
-	return g->ai->reference_choose(players_input(g, st, &buf), budget, seed, out);
+	assert(g->ai && s && s->choose);
+	return s->choose(players_input(g, st, &buf), budget, seed, out);
+}
+
+int gb_ai_reference(const struct gb_game *g, const void *st, int budget, uint64_t seed,
+		    struct gb_action *out)
+{
+	assert(g->ai && g->ai->seats && g->ai->seats[0].name);
+	return gb_ai_seat_choose(g, &g->ai->seats[0], st, budget, seed, out);
 }

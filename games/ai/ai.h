@@ -31,13 +31,29 @@ enum gb_level {
 #define GB_AI_VIEW_MAX 2048
 
 /*
+ * A seat that only the arena offers (`gamebot arena callbreak --seats
+ * ismcts,...`), never people: a reference opponent, as a yardstick for the
+ * levels, or a level as it played before a change (`hard-classic`), to
+ * measure the change. It reads what the game's levels read (the view, or
+ * the state where the game has none).
+ */
+struct gb_ai_seat {
+	const char *name;    /* its name in --seats: not a level's, and the same seat wherever two games share it */
+	/* its choice, budget being 1..budget_max, or 0 for its default */
+	int (*choose)(const void *view, int budget, uint64_t seed, struct gb_action *out);
+	int budget_max;      /* the largest budget it takes; 0: it takes none (and ignores one given) */
+};
+
+/* The most arena seats a game may name. */
+#define GB_AI_SEATS_MAX 4
+
+/*
  * A game's computer players, named by its row (struct gb_game's
  * `ai`). choose() plays the levels for the seat whose turn it is, with the
  * same contract as gb_ai_choose(), from what `view` made of the state (the
- * state itself when the game has no view). A game may add a reference
- * opponent that people never meet: a level of its own name that only the
- * arena seats (`gamebot arena callbreak --seats ismcts,...`), as a
- * yardstick for the others; it reads the same view.
+ * state itself when the game has no view). A game may add seats that only
+ * the arena offers (struct gb_ai_seat); its reference opponent, if it has
+ * one, comes first.
  */
 struct gb_ai {
 	/*
@@ -51,10 +67,8 @@ struct gb_ai {
 	/* The levels easy to hard, and for a game with a view the random
 	   level too: gb_ai_random() reads the state, which its players never get. */
 	int (*choose)(const void *view, int level, uint64_t seed, int budget_ms, struct gb_action *out);
-	const char *reference;       /* the reference opponent's level name, or NULL */
-	/* its choice with a budget of 1..reference_budget_max (0: its default) */
-	int (*reference_choose)(const void *view, int budget, uint64_t seed, struct gb_action *out);
-	int reference_budget_max;
+	/* the arena's seats, up to GB_AI_SEATS_MAX, ended by one with a NULL name; NULL: none */
+	const struct gb_ai_seat *seats;
 };
 
 /* "random", "easy", "medium", "hard" -> level, or -1. */
@@ -74,11 +88,18 @@ const char *gb_level_name(int level);
 int gb_ai_choose(const struct gb_game *g, const void *st, int level, uint64_t seed,
 		 int budget_ms, struct gb_action *out);
 
+/* Game g's arena seat called name (struct gb_ai's `seats`), or NULL when it has none of that name. */
+const struct gb_ai_seat *gb_ai_seat_find(const struct gb_game *g, const char *name);
+
 /*
- * The reference opponent of game g (struct gb_ai's `reference`, which it
- * must have) for the seat whose turn it is in st, with a budget of
- * 0..reference_budget_max; otherwise as gb_ai_choose().
+ * The arena seat s of game g (one of its `seats`) for the seat whose turn
+ * it is in st, with a budget of 0..s->budget_max; otherwise as
+ * gb_ai_choose().
  */
+int gb_ai_seat_choose(const struct gb_game *g, const struct gb_ai_seat *s, const void *st, int budget,
+		      uint64_t seed, struct gb_action *out);
+
+/* The reference opponent of game g (its first arena seat, which it must have): gb_ai_seat_choose(). */
 int gb_ai_reference(const struct gb_game *g, const void *st, int budget, uint64_t seed,
 		    struct gb_action *out);
 

@@ -1,9 +1,10 @@
 /*
  * callbreak.c - Call Break's row: callbreak_game, which ties the rules
  * (games/callbreak.c) to the computer players (games/ai/callbreak_ai.c) and
- * to the reference opponent the arena measures them against
- * (games/ai/callbreak_ismcts.c). It stands above both, so the rules never
- * name their players; games/rows/registry.c names the row.
+ * to the seats the arena measures them against: the reference opponent
+ * (games/ai/callbreak_ismcts.c) and hard as it played before its learned
+ * parts. It stands above both, so the rules never name their players;
+ * games/rows/registry.c names the row.
  */
 #include "../callbreak.h"
 
@@ -12,8 +13,7 @@
 #include "../ai/callbreak_ismcts.h"
 
 /*
- * Its computer players, and the reference opponent the arena measures them
- * against: gb_ai_choose() hands them the view of the seat to move that
+ * Its computer players, and the arena's seats: gb_ai_choose() hands them the view of the seat to move that
  * cb_ai_view() makes, and nothing else; they take it as a struct
  * callbreak_view.
  */
@@ -34,13 +34,28 @@ static int cb_ai_reference(const void *view, int budget, uint64_t seed, struct g
 	return callbreak_ismcts_choose(view, budget, seed, out);
 }
 
+/* hard as it played before its learned parts: its weights with those parts off (no budget) */
+static int cb_ai_hard_classic(const void *view, int budget, uint64_t seed, struct gb_action *out)
+{
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+
+	(void)budget;
+	/* the learned parts off */
+	return callbreak_ai_play(view, &p, seed, 0, out);
+}
+
+static const struct gb_ai_seat callbreak_seats[] = {
+	{ "ismcts", cb_ai_reference, CB_ISMCTS_MAX_BUDGET }, /* the reference opponent, first */
+	{ "hard-classic", cb_ai_hard_classic, 0 },
+	{ NULL, NULL, 0 },
+};
+_Static_assert(sizeof(callbreak_seats) / sizeof(callbreak_seats[0]) <= GB_AI_SEATS_MAX + 1, "at most GB_AI_SEATS_MAX seats");
+
 static const struct gb_ai callbreak_players = {
 	.view = cb_ai_view,
 	.view_size = sizeof(struct callbreak_view),
 	.choose = cb_ai_choose,
-	.reference = "ismcts",
-	.reference_choose = cb_ai_reference,
-	.reference_budget_max = CB_ISMCTS_MAX_BUDGET,
+	.seats = callbreak_seats,
 };
 
 /* The seat to act, as struct gb_game's turn() asks it. */
