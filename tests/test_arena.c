@@ -374,7 +374,8 @@ static void test_callbreak_hard_classic_is_old_hard(void **state)
 	int compared = 0;
 
 	(void)state;
-	/* the learned parts off */
+	p.net = 0; /* the learned parts off */
+	p.net_bid = 0;
 	assert_non_null(seat);
 	assert_int_equal(seat->budget_max, 0);
 	gb_setup_init(&su, &callbreak_game);

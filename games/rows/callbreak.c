@@ -40,7 +40,8 @@ static int cb_ai_hard_classic(const void *view, int budget, uint64_t seed, struc
 	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
 
 	(void)budget;
-	/* the learned parts off */
+	p.net = 0; /* the learned parts off */
+	p.net_bid = 0;
 	return callbreak_ai_play(view, &p, seed, 0, out);
 }
 
