@@ -19,9 +19,12 @@
  *           bids and every card the other seats played this round, were
  *           they playing medium's rules (a Metropolis chain over card
  *           swaps finds those deals however rare they are); each candidate
- *           card is played out to the end of the round on every deal with
- *           all four seats playing medium's rules, and the card with the
- *           best expected result wins (the bid is what counts, overtricks
+ *           card is played out to the end of the round on every deal, its
+ *           own later cards chosen by a network that learned the hard
+ *           level's choices (callbreak_net.h; medium's rules when the
+ *           compiled-in weights fail their checksum) and the other seats'
+ *           by medium's rules, and the card with the best expected result
+ *           wins (the bid is what counts, overtricks
  *           only a tenth, and the scores so far turn round results into
  *           chances of winning the game). It bids the same way: deals
  *           weighted by how well they explain the bids already made are
@@ -71,7 +74,8 @@ static const struct callbreak_ai_params level_params[GB_LEVEL_COUNT] = {
 	[GB_LEVEL_HARD] = { .policy = CB_AI_MEDIUM, .bid_shift = MEDIUM_SHIFT, .void_guess = 1,
 			    .draw_len = 5, .dets = 600, .rollouts = 5000, .min_dets = 150,
 			    .bid_deals = 800, .bid_sigma = 12, .play_sigma = 15, .model_eps = 25, .mcmc = 10,
-			    .bid_risk = 300, .game_aware = 1, .game_sigma = 18, .dd_cards = 2, .dd_root = 3 },
+			    .bid_risk = 300, .game_aware = 1, .game_sigma = 18, .dd_cards = 2, .dd_root = 3,
+			    .net = 1 },
 };
 
 const struct callbreak_ai_params *callbreak_ai_defaults(int level)

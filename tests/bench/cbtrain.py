@@ -253,7 +253,7 @@ def main():
     start = time.time()
     path, seed, prefixes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     torch.manual_seed(seed)
-    torch.set_num_threads(int(os.environ.get("CB_TRAIN_THREADS", "2")))
+    torch.set_num_threads(int(os.environ.get("CB_TRAIN_THREADS", "1")))
     rng = np.random.default_rng(seed)
     play, field, bid = load(prefixes)
     print(f"{len(play)} hard card decisions, {len(field)} of its opponents, {len(bid)} hard bids", flush=True)

@@ -18,7 +18,7 @@ set -eu
 CBDATA=$1
 OUT=$2
 JOBS=${CB_TRAIN_JOBS:-2}
-CHUNKS=${CB_TRAIN_CHUNKS:-7}
+CHUNKS=${CB_TRAIN_CHUNKS:-4}
 SEED=${CB_TRAIN_SEED:-1}
 DIR=${CB_TRAIN_DIR:-build/cbtrain}
 PY=/usr/bin/python3
