@@ -18,8 +18,12 @@
  *
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
- * mcmc, bid_sigma, play_sigma, game_sigma, game_aware) on top of the
- * variant, for tuning runs.
+ * mcmc, bid_sigma, play_sigma, game_sigma, game_aware, net, net_bid) on
+ * top of the variant, for tuning runs: net=0 is the hard level before its
+ * learned play-outs (the arena's hard-classic), net=3 adds the learned
+ * model of the other seats, net_bid=1 the learned bid network; with
+ * dets=0 bid_deals=0, net=4 plays the learned network's cards without a
+ * search.
  *
  * The hard seat sits at each of the four places in turn and the deals come
  * from the seed, so two variants meet the same deals. Prints one line: the
