@@ -35,15 +35,19 @@ mkdir -p "$DIR"
 start=$(date +%s)
 j=0
 prefixes=
+pids=
 while [ "$j" -lt "$JOBS" ]; do
 	(
 		i=0
 		while [ "$i" -lt "$CHUNKS" ]; do
 			s=$(( (j + 1) * 1000 * SEED + i ))
-			[ -s "$DIR/g_$s.bid" ] || nice -n 19 "$CBDATA" 200 "$s" "$DIR/g_$s" >"$DIR/g_$s.log"
+			# a chunk is done once its log says how long it took
+			grep -q '^cbdata:' "$DIR/g_$s.log" 2>/dev/null ||
+				nice -n 19 "$CBDATA" 200 "$s" "$DIR/g_$s" >"$DIR/g_$s.log"
 			i=$((i + 1))
 		done
 	) &
+	pids="$pids $!"
 	i=0
 	while [ "$i" -lt "$CHUNKS" ]; do
 		prefixes="$prefixes $DIR/g_$(( (j + 1) * 1000 * SEED + i ))"
@@ -51,7 +55,9 @@ while [ "$j" -lt "$JOBS" ]; do
 	done
 	j=$((j + 1))
 done
-wait
+for p in $pids; do
+	wait "$p" || { echo "train-callbreak: a data job failed (see $DIR/g_*.log)" >&2; exit 1; }
+done
 mid=$(date +%s)
 echo "train-callbreak: $((JOBS * CHUNKS * 200)) games of data in $((mid - start)) s"
 # shellcheck disable=SC2086
