@@ -59,7 +59,6 @@
 #include "ai.h"
 #include "callbreak_oracle.h"
 
-#define SPADES_MASK CB_SUIT_MASK(CB_SPADES)
 #define DEFAULT_BUDGET_MS 450 /* the budget the default search sizes are for: under 500 ms a decision */
 #define MEDIUM_SHIFT 5        /* medium's bid_shift: how play-outs guess the bids to come */
 
@@ -85,125 +84,7 @@ const struct callbreak_ai_params *callbreak_ai_defaults(int level)
 	return &level_params[level];
 }
 
-/* ---- cards as bits --------------------------------------------------------- */
-
-static int popcount(uint64_t m)
-{
-	return __builtin_popcountll(m);
-}
-
-static int lowest(uint64_t m)
-{
-	return __builtin_ctzll(m);
-}
-
-static int highest(uint64_t m)
-{
-	return 63 - __builtin_clzll(m);
-}
-
-/* The cards of c's suit ranked above c. */
-static uint64_t above(int c)
-{
-	return CB_SUIT_MASK(CB_SUIT(c)) & ~((UINT64_C(2) << c) - 1);
-}
-
-/* ---- the round as the players see it ------------------------------------ */
-
-/*
- * One round in progress. In a play-out every hand is filled in (one deal of
- * the unseen cards); for a decision at the table only the hand of the seat to
- * move is, and the card rules below read no other hand.
- */
-struct sim {
-	uint64_t hand[CB_SEATS];
-	uint64_t gone;             /* cards of completed tricks */
-	uint64_t table;            /* cards of the trick in progress */
-	uint64_t lacks[CB_SEATS];  /* cards play proved each seat does not hold */
-	int bid[CB_SEATS], tricks[CB_SEATS];
-	int leader, n;             /* who led the trick in progress, its cards so far */
-	int trick[CB_SEATS];
-};
-
-static void sim_from_view(const struct callbreak_view *v, struct sim *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->hand[v->seat] = v->hand;
-	s->gone = v->gone;
-	for (int q = 0; q < CB_SEATS; q++) {
-		s->lacks[q] = v->lacks[q];
-		s->bid[q] = v->bid[q];
-		s->tricks[q] = v->tricks[q];
-	}
-	s->leader = v->leader;
-	s->n = v->phase == CB_PHASE_PLAY ? v->ntrick : 0;
-	for (int i = 0; i < s->n; i++) {
-		s->trick[i] = v->trick[i];
-		s->table |= CB_BIT(v->trick[i]);
-	}
-}
-
-static int sim_turn(const struct sim *s)
-{
-	return (s->leader + s->n) % CB_SEATS;
-}
-
-/*
- * What a card proves about the hand it came from: the same inference as the
- * rules core's, from the same four play rules (CB-9), so that play-outs know
- * what the table would know.
- */
-static void sim_infer(struct sim *s, int seat, int c)
-{
-	int led, high = -1, trump = -1;
-
-	if (s->n == 0)
-		return;
-	led = CB_SUIT(s->trick[0]);
-	for (int i = 0; i < s->n; i++) {
-		int t = s->trick[i];
-
-		if (CB_SUIT(t) == led) {
-			if (CB_RANK(t) > high)
-				high = CB_RANK(t);
-		} else if (CB_SUIT(t) == CB_SPADES && CB_RANK(t) > trump) {
-			trump = CB_RANK(t);
-		}
-	}
-	if (CB_SUIT(c) == led) {
-		if (trump < 0 && CB_RANK(c) < high)
-			s->lacks[seat] |= above(CB_CARD(led, high));
-		return;
-	}
-	s->lacks[seat] |= CB_SUIT_MASK(led);
-	if (CB_SUIT(c) == CB_SPADES) {
-		if (trump >= 0 && CB_RANK(c) < trump)
-			s->lacks[seat] |= above(CB_CARD(CB_SPADES, trump));
-	} else if (trump < 0) {
-		s->lacks[seat] |= SPADES_MASK;
-	} else {
-		s->lacks[seat] |= above(CB_CARD(CB_SPADES, trump));
-	}
-}
-
-static void sim_play(struct sim *s, int c)
-{
-	int seat = sim_turn(s);
-
-	sim_infer(s, seat, c);
-	s->hand[seat] &= ~CB_BIT(c);
-	s->table |= CB_BIT(c);
-	s->trick[s->n++] = c;
-	if (s->n == CB_SEATS) {
-		int w = (s->leader + callbreak_trick_winner(s->trick, CB_SEATS)) % CB_SEATS;
-
-		s->tricks[w]++;
-		s->gone |= s->table;
-		s->table = 0;
-		s->leader = w;
-		s->n = 0;
-	}
-}
+#include "callbreak_sim.h"
 
 /* ---- counting a hand ------------------------------------------------------ */
 
@@ -487,90 +368,6 @@ static int policy_card(const struct sim *s, const struct callbreak_ai_params *p)
 	return medium_card(s, p, legal);
 }
 
-/* ---- the learned play network ------------------------------------------ */
-
-/*
- * The play network's inputs for the seat to play at s (callbreak_net.h):
- * what that seat knows, its own hand and the table; the game totals and
- * rounds come from the view the decision is made in.
- */
-static void play_features(const struct sim *s, const struct callbreak_view *v, struct cbn_feat *f)
-{
-	int me = sim_turn(s);
-	uint64_t hand = s->hand[me], unseen = CB_DECK & ~hand & ~s->gone & ~s->table;
-
-	f->n = 0;
-	for (uint64_t x = hand; x; x &= x - 1)
-		cbn_put(f, lowest(x), 1.0f);
-	for (uint64_t x = unseen; x; x &= x - 1)
-		cbn_put(f, 52 + lowest(x), 1.0f);
-	for (int i = 0; i < s->n; i++) {
-		int r = ((s->leader + i) % CB_SEATS - me + CB_SEATS) % CB_SEATS;
-
-		if (r > 0)
-			cbn_put(f, 104 + (r - 1) * CB_CARDS + s->trick[i], 1.0f);
-	}
-	for (int r = 1; r < CB_SEATS; r++) {
-		int q = (me + r) % CB_SEATS;
-
-		for (int u = 0; u < 4; u++)
-			if (!(unseen & CB_SUIT_MASK(u) & ~s->lacks[q]))
-				cbn_put(f, 260 + (r - 1) * 4 + u, 1.0f);
-	}
-	for (int r = 0; r < CB_SEATS; r++) {
-		int q = (me + r) % CB_SEATS, need = s->bid[q] - s->tricks[q];
-
-		cbn_put(f, 272 + r * 4, (float)s->bid[q] / 8.0f);
-		cbn_put(f, 273 + r * 4, (float)s->tricks[q] / 8.0f);
-		cbn_put(f, 274 + r * 4, need > 0 ? (float)need / 8.0f : 0.0f);
-		cbn_put(f, 275 + r * 4, s->bid[q] && need <= 0 ? 1.0f : 0.0f);
-	}
-	cbn_put(f, 288, (float)popcount(hand) / 13.0f);
-	cbn_put(f, 289 + s->n, 1.0f);
-	for (int r = 1; r < CB_SEATS; r++)
-		cbn_put(f, 293 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
-	cbn_put(f, 296, (float)(v->rounds - v->round) / 4.0f);
-}
-
-/* The card play network `net` chooses at s among `legal`. */
-static int net_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net,
-		    uint64_t legal)
-{
-	struct cbn_feat f;
-	float hid[CBN_PLAY_HID];
-
-	play_features(s, v, &f);
-	callbreak_net_hidden(net, &f, hid);
-	return callbreak_net_card(net, hid, legal);
-}
-
-void callbreak_ai_features(const struct callbreak_view *v, struct cbn_feat *f)
-{
-	struct sim s;
-
-	sim_from_view(v, &s);
-	play_features(&s, v, f);
-}
-
-void callbreak_ai_bid_features(const struct callbreak_view *v, struct cbn_feat *f)
-{
-	int me = v->seat, first = (v->dealer + 1) % CB_SEATS;
-
-	f->n = 0;
-	for (uint64_t x = v->hand; x; x &= x - 1)
-		cbn_put(f, lowest(x), 1.0f);
-	cbn_put(f, 52 + (me - first + CB_SEATS) % CB_SEATS, 1.0f);
-	for (int r = 1; r < CB_SEATS; r++) {
-		int b = v->bid[(me + r) % CB_SEATS];
-
-		if (b >= CB_MIN_BID && b <= CB_MAX_BID)
-			cbn_put(f, 56 + (r - 1) * 8 + b - 1, 1.0f);
-	}
-	for (int r = 1; r < CB_SEATS; r++)
-		cbn_put(f, 80 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
-	cbn_put(f, 83, (float)(v->rounds - v->round) / 4.0f);
-}
-
 /* ---- the last tricks, solved exactly ------------------------------------ */
 
 static double outcome_value(const struct sim *s, const struct callbreak_view *v,
@@ -651,107 +448,10 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 		}
 		legal = callbreak_legal_cards(s->hand[q], s->trick, s->n);
 		if (net && popcount(legal) > 1 && (p->net & (q == v->seat ? 1 : 2)))
-			sim_play(s, net_card(s, v, q == v->seat ? &net->own : &net->field, legal));
+			sim_play(s, cb_net_card(s, v, q == v->seat ? &net->own : &net->field, legal));
 		else
 			sim_play(s, medium_card(s, p, legal));
 	}
-}
-
-/* ---- dealing the unseen cards --------------------------------------------- */
-
-/*
- * Can the cards still to place go out? n[t] cards may go only to the seats in
- * the set t (bits over the three other seats), cap[j] places are left in
- * seat j: Hall's condition for every set of seats.
- */
-static bool dealable(const int n[8], const int cap[3])
-{
-	for (int set = 1; set < 8; set++) {
-		int need = 0, room = 0;
-
-		for (int t = 1; t < 8; t++)
-			if ((t & set) == t)
-				need += n[t];
-		for (int j = 0; j < 3; j++)
-			if (set & (1 << j))
-				room += cap[j];
-		if (need > room)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Deal the unseen cards: in random order, each to a seat that may hold it,
- * chosen with chances in proportion to the room left, never to a seat that
- * would leave the rest impossible to place.
- */
-static int deal_unseen(const struct callbreak_view *v, struct gb_rng *r, uint64_t hand[CB_SEATS])
-{
-	uint64_t unseen = CB_DECK & ~v->hand & ~v->gone;
-	int cards[CB_CARDS], type[CB_CARDS], n[8] = { 0 }, cap[3], seat[3], nc = 0, total = 0;
-
-	for (int i = 0; i < v->ntrick && v->phase == CB_PHASE_PLAY; i++)
-		unseen &= ~CB_BIT(v->trick[i]);
-	for (int j = 0; j < 3; j++) {
-		seat[j] = (v->seat + 1 + j) % CB_SEATS;
-		cap[j] = v->held[seat[j]];
-		total += cap[j];
-		hand[seat[j]] = 0;
-	}
-	hand[v->seat] = v->hand;
-	if (total != popcount(unseen))
-		return GB_ESTATE;
-	for (uint64_t x = unseen; x; x &= x - 1)
-		cards[nc++] = lowest(x);
-	gb_rng_shuffle(r, cards, (size_t)nc);
-	for (int i = 0; i < nc; i++) {
-		type[i] = 0;
-		for (int j = 0; j < 3; j++)
-			if (!(v->lacks[seat[j]] & CB_BIT(cards[i])))
-				type[i] |= 1 << j;
-		n[type[i]]++;
-	}
-	if (n[0] || !dealable(n, cap))
-		return GB_ESTATE;
-	for (int i = 0; i < nc; i++) {
-		int t = type[i], tried = 0;
-
-		n[t]--;
-		for (;;) {
-			int room = 0, pick, j;
-
-			for (j = 0; j < 3; j++)
-				if ((t & ~tried & (1 << j)) && cap[j] > 0)
-					room += cap[j];
-			if (room == 0)
-				return GB_ESTATE; /* cannot happen once dealable() held */
-			pick = (int)gb_rng_below(r, (uint32_t)room);
-			for (j = 0; j < 3; j++) {
-				if (!(t & ~tried & (1 << j)) || cap[j] <= 0)
-					continue;
-				if (pick < cap[j])
-					break;
-				pick -= cap[j];
-			}
-			cap[j]--;
-			if (dealable(n, cap)) {
-				hand[seat[j]] |= CB_BIT(cards[i]);
-				break;
-			}
-			cap[j]++;
-			tried |= 1 << j;
-		}
-	}
-	return GB_OK;
-}
-
-int callbreak_ai_deal(const struct callbreak_view *v, uint64_t seed, uint64_t hand[CB_SEATS])
-{
-	struct gb_rng r;
-
-	gb_rng_seed(&r, seed);
-	return deal_unseen(v, &r, hand);
 }
 
 /* ---- the hard level ------------------------------------------------------- */
@@ -929,7 +629,7 @@ static double deal_fit(const struct callbreak_view *v, const struct callbreak_ai
 static double draw_deal(const struct callbreak_view *v, const struct callbreak_ai_params *p,
 			const struct round_memory *m, struct gb_rng *r, uint64_t hand[CB_SEATS])
 {
-	if (deal_unseen(v, r, hand))
+	if (cb_deal_unseen(v, r, hand))
 		return -1.0;
 	return deal_fit(v, p, m, hand);
 }
@@ -993,7 +693,7 @@ static int chain_start(const struct callbreak_view *v, const struct callbreak_ai
 
 	if (from)
 		memcpy(c->hand, from, sizeof(c->hand));
-	else if (deal_unseen(v, r, c->hand))
+	else if (cb_deal_unseen(v, r, c->hand))
 		return -1;
 	for (int q = 0; q < CB_SEATS; q++)
 		if (q != v->seat)
@@ -1016,7 +716,7 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 		return GB_ESTATE;
 	for (int d = 0; d < n; d++) {
 		if (p->mcmc <= 0) {
-			if (deal_unseen(v, &r, hands[d]))
+			if (cb_deal_unseen(v, &r, hands[d]))
 				return GB_ESTATE;
 			continue;
 		}
@@ -1177,32 +877,6 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 	return best;
 }
 
-/*
- * The bid network alone, without play-outs: the bid with the best expected
- * round score under its distribution of the tricks, less bid_risk tenths of
- * a point for each chance of failing it.
- */
-static int net_bid_alone(const struct callbreak_view *v, const struct callbreak_ai_params *p)
-{
-	int best = CB_MIN_BID;
-	double bestv = -1e300, pt[CBN_BID_OUT];
-	struct cbn_feat f;
-
-	callbreak_ai_bid_features(v, &f);
-	callbreak_net_bid(callbreak_net_builtin(), &f, pt);
-	for (int b = CB_MIN_BID; b <= CB_MAX_BID; b++) {
-		double u = 0.0;
-
-		for (int t = 0; t < CBN_BID_OUT; t++)
-			u += pt[t] * (callbreak_score(b, t) - (t < b ? p->bid_risk : 0)) / 10.0;
-		if (u > bestv) {
-			bestv = u;
-			best = b;
-		}
-	}
-	return best;
-}
-
 /* ---- entry points ------------------------------------------------------------ */
 
 /* A search size n cut to a budget of budget_ms out of the default's (never below 1 when n is not 0). */
@@ -1247,7 +921,7 @@ static int play(const struct callbreak_view *v, const struct callbreak_ai_params
 		if (p->bid_deals > 0)
 			out->a = hard_bid(v, p, &r, hand && (oracle & CB_ORACLE_BIDS) ? hand : NULL);
 		else if (p->net_bid && callbreak_net_builtin())
-			out->a = net_bid_alone(v, p);
+			out->a = cb_net_bid_alone(v, p);
 		else
 			out->a = count_bid(v->hand, p->policy, p->bid_shift);
 		break;
@@ -1261,7 +935,7 @@ static int play(const struct callbreak_view *v, const struct callbreak_ai_params
 			const struct callbreak_net *net = (p->net & 4) ? callbreak_net_builtin() : NULL;
 
 			sim_from_view(v, &s);
-			out->a = net && popcount(v->legal) > 1 ? net_card(&s, v, &net->own, v->legal) : policy_card(&s, p);
+			out->a = net && popcount(v->legal) > 1 ? cb_net_card(&s, v, &net->own, v->legal) : policy_card(&s, p);
 		}
 		break;
 	default:

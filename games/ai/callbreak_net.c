@@ -20,9 +20,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "../callbreak.h"
 #include "callbreak_weights.h"
+#include "netsum.h"
 
-#define CB_DECK_MASK ((UINT64_C(1) << 52) - 1) /* the 52 cards */
+
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__clang__)
 #define HOT __attribute__((no_sanitize("address")))
@@ -67,7 +69,7 @@ int callbreak_net_card(const struct cbn_play *net, const float *hid, uint64_t le
 	int best = -1;
 	float top = 0.0f;
 
-	for (uint64_t x = legal & CB_DECK_MASK; x; x &= x - 1) {
+	for (uint64_t x = legal & CB_DECK; x; x &= x - 1) {
 		int c = __builtin_ctzll(x);
 		float s = card_score(net, hid, c);
 
@@ -113,14 +115,7 @@ void callbreak_net_bid(const struct callbreak_net *net, const struct cbn_feat *f
 
 uint32_t callbreak_net_checksum(const struct callbreak_net *net, uint32_t version)
 {
-	const unsigned char *p = (const unsigned char *)net;
-	uint32_t h = 2166136261u ^ version;
-
-	for (size_t i = 0; i < sizeof(*net); i++) {
-		h ^= p[i];
-		h *= 16777619u;
-	}
-	return h;
+	return gb_netsum(net, sizeof(*net), version);
 }
 
 const struct callbreak_net *callbreak_net_builtin(void)

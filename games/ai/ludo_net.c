@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "netsum.h"
 #include "ludo_weights.h"
 
 void ludo_net_forward(const struct ludo_net *net, const struct ludo_feat *f, struct ludo_net_act *a)
@@ -52,14 +53,7 @@ void ludo_net_forward(const struct ludo_net *net, const struct ludo_feat *f, str
 
 uint32_t ludo_net_checksum(const struct ludo_net *net, uint32_t version)
 {
-	const unsigned char *p = (const unsigned char *)net;
-	uint32_t h = 2166136261u ^ version;
-
-	for (size_t i = 0; i < sizeof(*net); i++) {
-		h ^= p[i];
-		h *= 16777619u;
-	}
-	return h;
+	return gb_netsum(net, sizeof(*net), version);
 }
 
 int ludo_net_check(const struct ludo_net *net, uint32_t version, uint32_t sum)

@@ -1,0 +1,109 @@
+/*
+ * callbreak_learned.c - the Call Break hard level's side of the learned
+ * networks (callbreak_net.h): the inputs of a position, from the view of a
+ * decision or from a play-out's round for any seat (one function for
+ * both, so the training data and the play-outs cannot differ), the card
+ * a play network chooses, and the bid the bid network alone would make.
+ */
+#include "callbreak_sim.h"
+
+/*
+ * The play network's inputs for the seat to play at s (callbreak_net.h):
+ * what that seat knows, its own hand and the table; the game totals and
+ * rounds come from the view the decision is made in.
+ */
+static void play_features(const struct sim *s, const struct callbreak_view *v, struct cbn_feat *f)
+{
+	int me = sim_turn(s);
+	uint64_t hand = s->hand[me], unseen = CB_DECK & ~hand & ~s->gone & ~s->table;
+
+	f->n = 0;
+	for (uint64_t x = hand; x; x &= x - 1)
+		cbn_put(f, lowest(x), 1.0f);
+	for (uint64_t x = unseen; x; x &= x - 1)
+		cbn_put(f, 52 + lowest(x), 1.0f);
+	for (int i = 0; i < s->n; i++) {
+		int r = ((s->leader + i) % CB_SEATS - me + CB_SEATS) % CB_SEATS;
+
+		if (r > 0)
+			cbn_put(f, 104 + (r - 1) * CB_CARDS + s->trick[i], 1.0f);
+	}
+	for (int r = 1; r < CB_SEATS; r++) {
+		int q = (me + r) % CB_SEATS;
+
+		for (int u = 0; u < 4; u++)
+			if (!(unseen & CB_SUIT_MASK(u) & ~s->lacks[q]))
+				cbn_put(f, 260 + (r - 1) * 4 + u, 1.0f);
+	}
+	for (int r = 0; r < CB_SEATS; r++) {
+		int q = (me + r) % CB_SEATS, need = s->bid[q] - s->tricks[q];
+
+		cbn_put(f, 272 + r * 4, (float)s->bid[q] / 8.0f);
+		cbn_put(f, 273 + r * 4, (float)s->tricks[q] / 8.0f);
+		cbn_put(f, 274 + r * 4, need > 0 ? (float)need / 8.0f : 0.0f);
+		cbn_put(f, 275 + r * 4, s->bid[q] && need <= 0 ? 1.0f : 0.0f);
+	}
+	cbn_put(f, 288, (float)popcount(hand) / 13.0f);
+	cbn_put(f, 289 + s->n, 1.0f);
+	for (int r = 1; r < CB_SEATS; r++)
+		cbn_put(f, 293 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
+	cbn_put(f, 296, (float)(v->rounds - v->round) / 4.0f);
+}
+
+int cb_net_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal)
+{
+	struct cbn_feat f;
+	float hid[CBN_PLAY_HID];
+
+	play_features(s, v, &f);
+	callbreak_net_hidden(net, &f, hid);
+	return callbreak_net_card(net, hid, legal);
+}
+
+void callbreak_ai_features(const struct callbreak_view *v, struct cbn_feat *f)
+{
+	struct sim s;
+
+	sim_from_view(v, &s);
+	play_features(&s, v, f);
+}
+
+void callbreak_ai_bid_features(const struct callbreak_view *v, struct cbn_feat *f)
+{
+	int me = v->seat, first = (v->dealer + 1) % CB_SEATS;
+
+	f->n = 0;
+	for (uint64_t x = v->hand; x; x &= x - 1)
+		cbn_put(f, lowest(x), 1.0f);
+	cbn_put(f, 52 + (me - first + CB_SEATS) % CB_SEATS, 1.0f);
+	for (int r = 1; r < CB_SEATS; r++) {
+		int b = v->bid[(me + r) % CB_SEATS];
+
+		if (b >= CB_MIN_BID && b <= CB_MAX_BID)
+			cbn_put(f, 56 + (r - 1) * 8 + b - 1, 1.0f);
+	}
+	for (int r = 1; r < CB_SEATS; r++)
+		cbn_put(f, 80 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
+	cbn_put(f, 83, (float)(v->rounds - v->round) / 4.0f);
+}
+
+int cb_net_bid_alone(const struct callbreak_view *v, const struct callbreak_ai_params *p)
+{
+	int best = CB_MIN_BID;
+	double bestv = -1e300, pt[CBN_BID_OUT];
+	struct cbn_feat f;
+
+	callbreak_ai_bid_features(v, &f);
+	callbreak_net_bid(callbreak_net_builtin(), &f, pt);
+	for (int b = CB_MIN_BID; b <= CB_MAX_BID; b++) {
+		double u = 0.0;
+
+		for (int t = 0; t < CBN_BID_OUT; t++)
+			u += pt[t] * (callbreak_score(b, t) - (t < b ? p->bid_risk : 0)) / 10.0;
+		if (u > bestv) {
+			bestv = u;
+			best = b;
+		}
+	}
+	return best;
+}
