@@ -24,8 +24,6 @@
 #include "callbreak_weights.h"
 #include "netsum.h"
 
-
-
 #if defined(__SANITIZE_ADDRESS__) || defined(__clang__)
 #define HOT __attribute__((no_sanitize("address")))
 #else
