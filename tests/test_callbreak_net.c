@@ -13,7 +13,9 @@
  * of top spades takes eight tricks or more, a hand of low side cards most
  * likely none); and the hard level with its learned parts makes the same
  * decision for the same view and seed, and another one when they are off
- * somewhere.
+ * somewhere; the network's chances over the legal cards sum to one, and
+ * the search narrowed to the network's likeliest card (prune=1) or swayed
+ * by an overwhelming prior plays that card.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -276,6 +278,84 @@ static void test_same_view_same_decision(void **state)
 	assert_true(differ > 0);
 }
 
+/*
+ * The chance `pol` gives card c and the cards of the hand equal to it: the
+ * same suit with no card still out between them.
+ */
+static float class_chance(const struct callbreak_view *v, const float *pol, int c)
+{
+	uint64_t live = CB_DECK & ~v->hand & ~v->gone;
+	float sum = 0.0f;
+
+	for (int d = 0; d < CB_CARDS; d++) {
+		int lo = d < c ? d : c, hi = d < c ? c : d;
+		bool between = false;
+
+		if (!(v->legal & CB_BIT(d)) || CB_SUIT(d) != CB_SUIT(c))
+			continue;
+		for (int x = lo + 1; x < hi; x++)
+			between |= (live & CB_BIT(x)) != 0;
+		if (!between)
+			sum += pol[d];
+	}
+	return sum;
+}
+
+/*
+ * The policy prior: with prune=1 only the card `own` gives the most chance
+ * (with the cards equal to it) is played out, so hard plays it; with a
+ * prior too strong for any play-out to outweigh, the same card.
+ */
+static void test_policy_prior(void **state)
+{
+	const struct callbreak_net *net = callbreak_net_builtin();
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD), strong;
+	struct callbreak st;
+	struct gb_rng r;
+	int decisions = 0;
+
+	(void)state;
+	p.dets = p.min_dets = 12;
+	p.rollouts = 60;
+	p.bid_deals = 12;
+	strong = p;
+	p.prune = 1;
+	strong.prior = 1000000;
+	gb_rng_seed(&r, 7);
+	start(&st, 515, 1);
+	while (st.phase != CB_PHASE_ROUND_OVER && st.phase != CB_PHASE_GAME_OVER) {
+		struct callbreak_view v;
+		struct gb_action a, b;
+		uint64_t seed = gb_rng_next(&r);
+
+		callbreak_view(&st, G->turn(&st), &v);
+		assert_int_equal(callbreak_ai_play(&v, &p, seed, 0, &a), GB_OK);
+		if (v.phase == CB_PHASE_PLAY && __builtin_popcountll(v.legal) > 1) {
+			struct cbn_feat f;
+			float hid[CBN_PLAY_HID], pol[52], sum = 0.0f;
+			int top;
+
+			callbreak_ai_features(&v, &f);
+			callbreak_net_hidden(&net->own, &f, hid);
+			top = callbreak_net_card(&net->own, hid, v.legal);
+			callbreak_net_policy(&net->own, hid, v.legal, pol);
+			for (int c = 0; c < CB_CARDS; c++) {
+				assert_true(pol[c] >= 0.0f && (pol[c] == 0.0f || (v.legal & CB_BIT(c))));
+				sum += pol[c];
+			}
+			assert_true(sum > 0.999f && sum < 1.001f);
+			assert_true(v.legal & CB_BIT(a.a));
+			assert_true(class_chance(&v, pol, a.a) >= class_chance(&v, pol, top) - 1e-6f);
+			assert_int_equal(callbreak_ai_play(&v, &strong, seed, 0, &b), GB_OK);
+			assert_int_equal(b.a, a.a);
+			decisions++;
+		}
+		assert_int_equal(G->apply(&st, &a, NULL), GB_OK);
+	}
+	printf("policy prior: %d card decisions with a choice\n", decisions);
+	assert_true(decisions > 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_play_inputs),
 		cmocka_unit_test(test_bid_distribution),
 		cmocka_unit_test(test_same_view_same_decision),
+		cmocka_unit_test(test_policy_prior),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -436,6 +436,7 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 		    int exact)
 {
 	const struct callbreak_net *net = p->net ? callbreak_net_builtin() : NULL;
+	int bits = p->net | (v->phase == CB_PHASE_BID && (p->net & 8) ? 2 : 0);
 
 	while (s->hand[sim_turn(s)]) {
 		int q = sim_turn(s);
@@ -447,7 +448,7 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 			break;
 		}
 		legal = callbreak_legal_cards(s->hand[q], s->trick, s->n);
-		if (net && popcount(legal) > 1 && (p->net & (q == v->seat ? 1 : 2)))
+		if (net && popcount(legal) > 1 && (bits & (q == v->seat ? 1 : 2)))
 			sim_play(s, cb_net_card(s, v, q == v->seat ? &net->own : &net->field, legal));
 		else
 			sim_play(s, medium_card(s, p, legal));
@@ -728,6 +729,27 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 }
 
 /*
+ * Keep the k candidates with the highest chances under `own` (prior[]), in
+ * their order; the number kept.
+ */
+static int prune_cards(int *cand, double *prior, int nc, int k)
+{
+	int n = 0;
+
+	for (int i = 0; i < nc; i++) {
+		int above_me = 0;
+
+		for (int j = 0; j < nc; j++)
+			above_me += prior[j] > prior[i] || (prior[j] == prior[i] && j < i);
+		if (above_me < k) {
+			cand[n] = cand[i];
+			prior[n++] = prior[i];
+		}
+	}
+	return n;
+}
+
+/*
  * The hard level's card. truth (a measurement, callbreak_oracle.h; NULL at
  * every level) is the true hands: searched alone, or with `chain` only as
  * the start of the chain of deals.
@@ -738,7 +760,9 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 	struct sim base, s0, s;
 	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
 	int cand[CB_RANKS], nc = 0, dets, prev = -1, exact = p->dd_cards, most = 0;
-	double sum[CB_RANKS] = { 0 }, w;
+	double sum[CB_RANKS] = { 0 }, prior[CB_RANKS] = { 0 }, w, wsum = 0.0;
+	const struct callbreak_net *net = (p->prior || p->prune) ? callbreak_net_builtin() : NULL;
+	float pol[52];
 	struct chain ch;
 
 	/* few cards left: the rest is solved exactly from this card on */
@@ -754,11 +778,23 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		if (prev >= 0 && CB_SUIT(prev) == CB_SUIT(c) &&
 		    !(live & above(prev) & ~above(c) & ~CB_BIT(c))) {
 			prev = c;
+			if (net)
+				prior[nc - 1] += pol[c];
 			continue;
 		}
+		if (nc == 0 && net) {
+			sim_from_view(v, &base);
+			cb_net_policy(&base, v, &net->own, v->legal, pol);
+		}
+		if (net)
+			prior[nc] = pol[c];
 		cand[nc++] = c;
 		prev = c;
 	}
+	if (nc == 1)
+		return cand[0];
+	if (net && p->prune > 0 && nc > p->prune)
+		nc = prune_cards(cand, prior, nc, p->prune);
 	if (nc == 1)
 		return cand[0];
 	sim_from_view(v, &base);
@@ -799,7 +835,11 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 			rollout(&s, v, p, exact);
 			sum[i] += w * outcome_value(&s, v, p);
 		}
+		wsum += w;
 	}
+	if (net && p->prior && wsum > 0)
+		for (int i = 0; i < nc; i++)
+			sum[i] += wsum * p->prior / 10.0 * log(prior[i] > 1e-6 ? prior[i] : 1e-6);
 	prev = 0;
 	for (int i = 1; i < nc; i++)
 		if (sum[i] > sum[prev])

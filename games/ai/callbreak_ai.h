@@ -64,7 +64,14 @@ struct callbreak_ai_params {
 	                    (callbreak_net.h) choose the cards of the seat deciding
 	                    (bit 1: `own`) and of the other seats (bit 2: `field`) in
 	                    place of medium's rules (0: never); without a search
-	                    (dets 0), bit 4 plays `own`'s card */
+	                    (dets 0), bit 4 plays `own`'s card; bit 8: `field`
+	                    plays the other seats in the bids' play-outs only */
+	int prior;       /* hard: each candidate card's mean play-out value gets
+	                    this many tenths of its value unit (a thousandth of a
+	                    game won) times the log of the chance `own` gives it
+	                    (0: the play-outs alone) */
+	int prune;       /* hard: only the cards `own` ranks this high or higher
+	                    are played out (0: every card) */
 	int net_bid;     /* hard: each candidate bid is judged by the learned bid
 	                    network's distribution of the tricks the hand takes, not
 	                    by the play-outs' count of the own tricks (0: by the

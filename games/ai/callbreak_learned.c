@@ -60,6 +60,17 @@ int cb_net_card(const struct sim *s, const struct callbreak_view *v, const struc
 	return callbreak_net_card(net, hid, legal);
 }
 
+void cb_net_policy(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal,
+		   float p[52])
+{
+	struct cbn_feat f;
+	float hid[CBN_PLAY_HID];
+
+	play_features(s, v, &f);
+	callbreak_net_hidden(net, &f, hid);
+	callbreak_net_policy(net, hid, legal, p);
+}
+
 void callbreak_ai_features(const struct callbreak_view *v, struct cbn_feat *f)
 {
 	struct sim s;

@@ -79,6 +79,28 @@ int callbreak_net_card(const struct cbn_play *net, const float *hid, uint64_t le
 	return best;
 }
 
+void callbreak_net_policy(const struct cbn_play *net, const float *hid, uint64_t legal, float p[52])
+{
+	float top = -1e30f, sum = 0.0f;
+
+	for (int c = 0; c < 52; c++)
+		p[c] = 0.0f;
+	for (uint64_t x = legal & CB_DECK; x; x &= x - 1) {
+		int c = __builtin_ctzll(x);
+
+		p[c] = card_score(net, hid, c);
+		top = p[c] > top ? p[c] : top;
+	}
+	for (uint64_t x = legal & CB_DECK; x; x &= x - 1) {
+		int c = __builtin_ctzll(x);
+
+		p[c] = expf(p[c] - top);
+		sum += p[c];
+	}
+	for (uint64_t x = legal & CB_DECK; x; x &= x - 1)
+		p[__builtin_ctzll(x)] /= sum;
+}
+
 void callbreak_net_bid(const struct callbreak_net *net, const struct cbn_feat *f, double p[CBN_BID_OUT])
 {
 	float h[CBN_BID_HID];

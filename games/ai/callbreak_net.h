@@ -94,6 +94,9 @@ void callbreak_net_hidden(const struct cbn_play *net, const struct cbn_feat *f, 
 /* The best-scored card of `legal` (not empty) from the hidden layer. */
 int callbreak_net_card(const struct cbn_play *net, const float *hid, uint64_t legal);
 
+/* The chances the network gives each card of `legal` (not empty), p[c] for c in legal, 0 elsewhere. */
+void callbreak_net_policy(const struct cbn_play *net, const float *hid, uint64_t legal, float p[52]);
+
 /* The bid network: p[t], t = 0..13, the chance of taking t tricks. */
 void callbreak_net_bid(const struct callbreak_net *net, const struct cbn_feat *f, double p[CBN_BID_OUT]);
 

@@ -151,6 +151,10 @@ int cb_deal_unseen(const struct callbreak_view *v, struct gb_rng *r, uint64_t ha
 /* The card play network `net` chooses at s among `legal`. callbreak_learned.c. */
 int cb_net_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal);
 
+/* The chances `net` gives each card of `legal` at s (0 for the others). callbreak_learned.c. */
+void cb_net_policy(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal,
+		   float p[52]);
+
 /*
  * The bid network alone, without play-outs: the bid with the best expected
  * round score under its distribution of the tricks, less p->bid_risk

@@ -118,6 +118,8 @@ static const struct {
 	{ "game_aware", offsetof(struct callbreak_ai_params, game_aware) },
 	{ "net", offsetof(struct callbreak_ai_params, net) },
 	{ "net_bid", offsetof(struct callbreak_ai_params, net_bid) },
+	{ "prior", offsetof(struct callbreak_ai_params, prior) },
+	{ "prune", offsetof(struct callbreak_ai_params, prune) },
 };
 
 /* Apply one WEIGHT=VALUE, or oracle=N to *oracle; -1 when it names neither. */
