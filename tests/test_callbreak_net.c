@@ -64,9 +64,15 @@ static void test_weights_checked(void **state)
 	assert_int_equal(sum, callbreak_net_checksum(net, CBN_VERSION));
 	copy->field.w2[17][3] += 1.0f / 1024.0f;
 	assert_int_not_equal(callbreak_net_checksum(copy, CBN_VERSION), sum);
+	/* weights installed for the training tools: only with their checksum */
+	assert_int_equal(callbreak_net_install(copy, sum), -1);
+	assert_ptr_equal(callbreak_net_builtin(), net);
 	copy->field.w2[17][3] = net->field.w2[17][3];
 	assert_int_not_equal(callbreak_net_checksum(copy, CBN_VERSION + 1), sum);
-	free(copy);
+	assert_int_equal(callbreak_net_install(copy, sum), 0);
+	assert_ptr_equal(callbreak_net_builtin(), copy);
+	/* the same weights as the compiled-in ones: the later tests play alike;
+	 * copy is never freed, as an installed set must outlive its players */
 }
 
 /* The value of input i in f, 0 when absent; every index appears once. */

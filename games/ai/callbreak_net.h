@@ -103,7 +103,20 @@ void callbreak_net_bid(const struct callbreak_net *net, const struct cbn_feat *f
 /* FNV-1a over the bytes of the weights, mixed with the version. */
 uint32_t callbreak_net_checksum(const struct callbreak_net *net, uint32_t version);
 
-/* The compiled-in weights when version and checksum match, else NULL. */
+/*
+ * The weights the players use: those given to callbreak_net_install() if
+ * any, else the compiled-in ones when their version and checksum match,
+ * else NULL.
+ */
 const struct callbreak_net *callbreak_net_builtin(void);
+
+/*
+ * For the training tools only (tests/bench/cbdata.c), before any player
+ * runs: play with `net` (kept, not copied) in place of the compiled-in
+ * weights, so that a network just trained plays the next round of
+ * self-play games. Returns 0, or -1 (nothing changed) when `net`'s
+ * checksum is not `sum`.
+ */
+int callbreak_net_install(const struct callbreak_net *net, uint32_t sum);
 
 #endif

@@ -4,7 +4,7 @@
  * decision written with what the deciding seat could know and what it
  * chose, and every bid with the tricks the hand then took.
  *
- *   build/bench/cbdata GAMES SEED PREFIX [HARD=full|net]
+ *   build/bench/cbdata GAMES SEED PREFIX [HARD=full|net] [NET=FILE]
  *
  * Writes PREFIX.play and PREFIX.bid (fixed-size little-endian records,
  * read by tests/bench/cbtrain.py) and prints how many of each and how
@@ -15,7 +15,10 @@
  * and two `ismcts` (1,000 iterations a decision). Each game has five
  * rounds. The hard seats play the hard level without its learned parts
  * (HARD=full, the default) or with them (HARD=net: the next round of
- * data, from the player the last one trained).
+ * data, from the player the last one trained: its cards searched with
+ * the `own` network in the play-outs, its bids by the bid network). The
+ * networks are the compiled-in ones, or with NET=FILE those in FILE, as
+ * tests/bench/cbtrain.py writes them beside its header.
  *
  * A play record (1,204 bytes): kind 1, who decided (3 hard, 2 medium,
  * 5 ismcts), the card, the tricks the seat took from then to the end of
@@ -28,6 +31,8 @@
  * hand took in the round, four bytes of zero, then the CBN_BID_IN inputs as
  * float32.
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +65,28 @@ static void put_floats(unsigned char *out, const struct cbn_feat *f, int n)
 	memcpy(out, x, (size_t)n * sizeof(float));
 }
 
+/*
+ * NET=FILE: the weights tests/bench/cbtrain.py wrote beside its header
+ * (CB_TRAIN_BLOB): the version and the checksum (u32 each), then the
+ * floats of struct callbreak_net in order. Installed for every player of
+ * this run; nonzero (and said why) when the file is not such a set.
+ */
+static int install(const char *file)
+{
+	static struct callbreak_net net;
+	uint32_t head[2];
+	FILE *f = fopen(file, "rb");
+	int bad = !f || fread(head, sizeof(head), 1, f) != 1 || fread(&net, sizeof(net), 1, f) != 1 ||
+		  fgetc(f) != EOF || head[0] != CBN_VERSION || callbreak_net_install(&net, head[1]);
+
+	if (f)
+		fclose(f);
+	if (bad)
+		fprintf(stderr, "cbdata: %s is not a set of version %d weights with a matching checksum\n", file,
+			CBN_VERSION);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	long games = argc > 3 ? strtol(argv[1], NULL, 10) : 0, nplay = 0, nbid = 0;
@@ -72,17 +99,27 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	int status = 0;
 
-	if (games <= 0 || (argc > 4 && strcmp(argv[4], "HARD=net") && strcmp(argv[4], "HARD=full"))) {
-		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net]\n");
+	bool learned = false;
+
+	for (int i = 4; i < argc && games > 0; i++) {
+		if (strcmp(argv[i], "HARD=net") == 0)
+			learned = true;
+		else if (strncmp(argv[i], "NET=", 4) == 0 && install(argv[i] + 4))
+			return 2;
+		else if (strcmp(argv[i], "HARD=full") && strncmp(argv[i], "NET=", 4))
+			games = 0;
+	}
+	if (games <= 0) {
+		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net] [NET=FILE]\n");
 		return 2;
 	}
 	hard.net = 0; /* HARD=full: the hard level without its learned parts */
 	hard.net_bid = 0;
-	if (argc > 4 && strcmp(argv[4], "HARD=net") == 0) {
+	if (learned) {
 		hard.net = 1;
 		hard.net_bid = 1;
 		if (!callbreak_net_builtin()) {
-			fprintf(stderr, "cbdata: HARD=net without valid compiled-in weights\n");
+			fprintf(stderr, "cbdata: HARD=net without valid weights\n");
 			return 2;
 		}
 	}

@@ -13,8 +13,10 @@ layer, not kept). The bid network learns the distribution of the tricks a
 hard seat's hand took, given the bids before it. The three side suits play
 alike, so each batch is seen under one of their six orders. A twentieth of
 the records is held out and its loss and accuracy printed. Deterministic from
-SEED on one machine. A developer's tool: the product reads only the header it
-writes.
+SEED on one machine. With CB_TRAIN_BLOB=FILE the same weights are also
+written to FILE as build/bench/cbdata NET=FILE reads them (the next round
+of self-play from the network just trained). A developer's tool: the
+product reads only the header it writes.
 """
 import itertools
 import os
@@ -243,6 +245,10 @@ def write_header(path, own, field, bidnet, note):
     out.append("};")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
+    blob_path = os.environ.get("CB_TRAIN_BLOB")
+    if blob_path:  # the same weights for build/bench/cbdata NET=FILE
+        with open(blob_path, "wb") as f:
+            f.write(np.array([VERSION, sum_], dtype="<u4").tobytes() + blob)
     return sum_
 
 

@@ -8,10 +8,13 @@
 # core), each playing CB_TRAIN_CHUNKS chunks of 200 games with
 # build/bench/cbdata, chunk i of job j from seed
 # (j + 1) * 1000 * CB_TRAIN_SEED + i; then tests/bench/cbtrain.py trains
-# the three networks on it from seed CB_TRAIN_SEED and writes OUT.h. The
-# data goes to CB_TRAIN_DIR (default build/cbtrain) and is kept, so a
-# second run on the same data skips the games. Says how long each step
-# took.
+# the three networks on it from seed CB_TRAIN_SEED and writes OUT.h.
+# With CB_TRAIN_GEN2=K (default 0), a second generation comes between:
+# the networks trained on the first data play K chunks of 50 games (chunk
+# k from seed 5000 * CB_TRAIN_SEED + k, cbdata HARD=net), and the
+# networks are trained again on both. The data goes to CB_TRAIN_DIR
+# (default build/cbtrain) and is kept, so a second run on the same data
+# skips the games. Says how long each step took.
 # Needs Debian's python3-torch and python3-numpy (installed when missing
 # and run as root). A developer's tool: the service never runs it.
 set -eu
@@ -19,6 +22,7 @@ CBDATA=$1
 OUT=$2
 JOBS=${CB_TRAIN_JOBS:-2}
 CHUNKS=${CB_TRAIN_CHUNKS:-4}
+GEN2=${CB_TRAIN_GEN2:-0}
 SEED=${CB_TRAIN_SEED:-1}
 DIR=${CB_TRAIN_DIR:-build/cbtrain}
 PY=/usr/bin/python3
@@ -33,17 +37,33 @@ if ! $PY -c 'import torch, numpy' 2>/dev/null; then
 fi
 mkdir -p "$DIR"
 start=$(date +%s)
-j=0
 prefixes=
+
+# chunk KIND GAMES SEED [ARGS...]: one chunk of GAMES games from SEED,
+# written to $DIR/KIND_SEED; skipped once its log says how long it took
+chunk() {
+	kind=$1 games=$2 s=$3
+	shift 3
+	grep -q '^cbdata:' "$DIR/${kind}_$s.log" 2>/dev/null ||
+		nice -n 19 "$CBDATA" "$games" "$s" "$DIR/${kind}_$s" "$@" >"$DIR/${kind}_$s.log"
+}
+
+# wait for the jobs in $pids
+wait_all() {
+	for p in $pids; do
+		wait "$p" || { echo "train-callbreak: a data job failed (see $DIR/*.log)" >&2; exit 1; }
+	done
+}
+
+# first generation: the hard level without its learned parts; chunk i of
+# job j from seed (j + 1) * 1000 * SEED + i
+j=0
 pids=
 while [ "$j" -lt "$JOBS" ]; do
 	(
 		i=0
 		while [ "$i" -lt "$CHUNKS" ]; do
-			s=$(( (j + 1) * 1000 * SEED + i ))
-			# a chunk is done once its log says how long it took
-			grep -q '^cbdata:' "$DIR/g_$s.log" 2>/dev/null ||
-				nice -n 19 "$CBDATA" 200 "$s" "$DIR/g_$s" >"$DIR/g_$s.log"
+			chunk g 200 $(( (j + 1) * 1000 * SEED + i ))
 			i=$((i + 1))
 		done
 	) &
@@ -55,11 +75,38 @@ while [ "$j" -lt "$JOBS" ]; do
 	done
 	j=$((j + 1))
 done
-for p in $pids; do
-	wait "$p" || { echo "train-callbreak: a data job failed (see $DIR/g_*.log)" >&2; exit 1; }
-done
+wait_all
 mid=$(date +%s)
 echo "train-callbreak: $((JOBS * CHUNKS * 200)) games of data in $((mid - start)) s"
+if [ "$GEN2" -gt 0 ]; then
+	# second generation: the networks just trained play the next games
+	# shellcheck disable=SC2086
+	CB_TRAIN_BLOB="$DIR/gen1.bin" nice -n 19 $PY tests/bench/cbtrain.py "$DIR/gen1.h" "$SEED" $prefixes
+	t=$(date +%s)
+	echo "train-callbreak: first generation trained in $((t - mid)) s"
+	# chunk k of 50 games from seed 5000 * SEED + k, job j playing k = j, j + JOBS, ...
+	j=0
+	pids=
+	while [ "$j" -lt "$JOBS" ]; do
+		(
+			k=$j
+			while [ "$k" -lt "$GEN2" ]; do
+				chunk n 50 $((5000 * SEED + k)) HARD=net "NET=$DIR/gen1.bin"
+				k=$((k + JOBS))
+			done
+		) &
+		pids="$pids $!"
+		j=$((j + 1))
+	done
+	wait_all
+	k=0
+	while [ "$k" -lt "$GEN2" ]; do
+		prefixes="$prefixes $DIR/n_$((5000 * SEED + k))"
+		k=$((k + 1))
+	done
+	mid=$(date +%s)
+	echo "train-callbreak: $((GEN2 * 50)) games of the second generation in $((mid - t)) s"
+fi
 # shellcheck disable=SC2086
 nice -n 19 $PY tests/bench/cbtrain.py "$OUT" "$SEED" $prefixes
 echo "train-callbreak: trained in $(( $(date +%s) - mid )) s, $(( $(date +%s) - start )) s in all"
