@@ -18,10 +18,12 @@
  *
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
- * mcmc, bid_sigma, play_sigma, game_sigma, game_aware, net, net_bid) on
- * top of the variant, for tuning runs: net=0 is the hard level before its
- * learned play-outs (the arena's hard-classic), net=3 adds the learned
- * model of the other seats, net_bid=1 the learned bid network; with
+ * mcmc, bid_sigma, play_sigma, game_sigma, game_aware, net, net_bid,
+ * prior, prune) on top of the variant, for tuning runs: net=0 is the hard
+ * level before its learned play-outs (the arena's hard-classic), net=3
+ * adds the learned model of the other seats (net=9 in the bids' play-outs
+ * only, net=11 in both), net_bid=1 the learned bid network, prior=K and
+ * prune=K the play network steering the search; with
  * dets=0 bid_deals=0, net=4 plays the learned network's cards without a
  * search.
  *
