@@ -246,20 +246,28 @@ static void test_bid_distribution(void **state)
 	assert_true(p[0] > 0.4);
 }
 
+/* The hard level's weights with a search of `deals` deals a decision (and four times that many play-outs). */
+static struct callbreak_ai_params small_hard(int deals)
+{
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+
+	p.dets = p.min_dets = p.bid_deals = deals;
+	p.rollouts = 4 * deals;
+	return p;
+}
+
 /* The hard level with its learned parts: the same decision for the same view and seed. */
 static void test_same_view_same_decision(void **state)
 {
-	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD), off;
+	struct callbreak_ai_params p, off;
 	struct callbreak st;
 	struct gb_rng r;
 	int differ = 0, decisions = 0;
 
 	(void)state;
+	p = small_hard(20);
 	p.net = 3;
 	p.net_bid = 1;
-	p.dets = p.min_dets = 20;
-	p.rollouts = 80;
-	p.bid_deals = 20;
 	off = p;
 	off.net = 0;
 	off.net_bid = 0;
@@ -315,15 +323,13 @@ static float class_chance(const struct callbreak_view *v, const float *pol, int 
 static void test_policy_prior(void **state)
 {
 	const struct callbreak_net *net = callbreak_net_builtin();
-	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD), strong;
+	struct callbreak_ai_params p, strong;
 	struct callbreak st;
 	struct gb_rng r;
 	int decisions = 0;
 
 	(void)state;
-	p.dets = p.min_dets = 12;
-	p.rollouts = 60;
-	p.bid_deals = 12;
+	p = small_hard(12);
 	strong = p;
 	p.prune = 1;
 	strong.prior = 1000000;

@@ -457,42 +457,6 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 
 /* ---- the hard level ------------------------------------------------------- */
 
-double callbreak_ai_game_chance(const struct callbreak_ai_params *p, const int score[CB_SEATS], int me,
-				int left)
-{
-	/* over one's own sum to come, normal: Gauss-Hermite quadrature, 8 nodes */
-	static const double gx[4] = { 0.381186990207322, 1.157193712446780, 1.981656756695843,
-				      2.930637420257244 };
-	static const double gw[4] = { 0.661147012558241, 0.207802325814892, 0.017077983007413,
-				      0.000199604072211 };
-	double win = 1.0, sd;
-	int diffs[CB_SEATS], nd = 0;
-
-	if (left > 0 && p->game_sigma <= 0)
-		return 1.0 / CB_SEATS; /* no width: nothing told apart */
-	for (int q = 0; q < CB_SEATS; q++) {
-		int diff = score[me] - score[q];
-
-		if (q == me)
-			continue;
-		diffs[nd++] = diff;
-		if (left <= 0)
-			win *= diff > 0 ? 1.0 : diff == 0 ? 0.5 : 0.0;
-	}
-	if (left <= 0)
-		return win;
-	win = 0.0;
-	sd = p->game_sigma * sqrt((double)left);
-	for (int i = 0; i < 8; i++) {
-		double z = (i & 1 ? -1.0 : 1.0) * gx[i / 2] * M_SQRT2, pr = 1.0;
-
-		for (int k = 0; k < nd; k++)
-			pr *= 0.5 * erfc(-(diffs[k] + sd * z) / (sd * M_SQRT2));
-		win += gw[i / 2] * pr;
-	}
-	return win / sqrt(M_PI);
-}
-
 /*
  * What a finished play-out is worth to `me`. For a player that is not game
  * aware: the round score in points. For a game-aware one: its chance of
@@ -729,27 +693,6 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 }
 
 /*
- * Keep the k candidates with the highest chances under `own` (prior[]), in
- * their order; the number kept.
- */
-static int prune_cards(int *cand, double *prior, int nc, int k)
-{
-	int n = 0;
-
-	for (int i = 0; i < nc; i++) {
-		int above_me = 0;
-
-		for (int j = 0; j < nc; j++)
-			above_me += prior[j] > prior[i] || (prior[j] == prior[i] && j < i);
-		if (above_me < k) {
-			cand[n] = cand[i];
-			prior[n++] = prior[i];
-		}
-	}
-	return n;
-}
-
-/*
  * The hard level's card. truth (a measurement, callbreak_oracle.h; NULL at
  * every level) is the true hands: searched alone, or with `chain` only as
  * the start of the chain of deals.
@@ -762,7 +705,6 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 	int cand[CB_RANKS], nc = 0, dets, prev = -1, exact = p->dd_cards, most = 0;
 	double sum[CB_RANKS] = { 0 }, prior[CB_RANKS] = { 0 }, w, wsum = 0.0;
 	const struct callbreak_net *net = (p->prior || p->prune) ? callbreak_net_builtin() : NULL;
-	float pol[52];
 	struct chain ch;
 
 	/* few cards left: the rest is solved exactly from this card on */
@@ -778,26 +720,21 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 		if (prev >= 0 && CB_SUIT(prev) == CB_SUIT(c) &&
 		    !(live & above(prev) & ~above(c) & ~CB_BIT(c))) {
 			prev = c;
-			if (net)
-				prior[nc - 1] += pol[c];
 			continue;
 		}
-		if (nc == 0 && net) {
-			sim_from_view(v, &base);
-			cb_net_policy(&base, v, &net->own, v->legal, pol);
-		}
-		if (net)
-			prior[nc] = pol[c];
 		cand[nc++] = c;
 		prev = c;
 	}
 	if (nc == 1)
 		return cand[0];
-	if (net && p->prune > 0 && nc > p->prune)
-		nc = prune_cards(cand, prior, nc, p->prune);
-	if (nc == 1)
-		return cand[0];
 	sim_from_view(v, &base);
+	if (net) {
+		cb_net_prior(&base, v, &net->own, cand, nc, prior);
+		if (p->prune > 0 && nc > p->prune)
+			nc = cb_net_prune(cand, prior, nc, p->prune);
+		if (nc == 1)
+			return cand[0];
+	}
 	dets = p->rollouts / nc;
 	if (dets < p->min_dets)
 		dets = p->min_dets;

@@ -71,6 +71,46 @@ void cb_net_policy(const struct sim *s, const struct callbreak_view *v, const st
 	callbreak_net_policy(net, hid, legal, p);
 }
 
+void cb_net_prior(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, const int *cand,
+		  int nc, double *prior)
+{
+	float pol[52];
+	int i = -1;
+
+	cb_net_policy(s, v, net, v->legal, pol);
+	/* the candidates are the lowest of their classes, in order: each legal
+	 * card belongs to the last candidate at or below it */
+	for (uint64_t x = v->legal; x; x &= x - 1) {
+		int c = lowest(x);
+
+		while (i + 1 < nc && cand[i + 1] <= c)
+			i++;
+		if (i >= 0)
+			prior[i] += pol[c];
+	}
+}
+
+/*
+ * Keep the k candidates with the highest chances under `own` (prior[]), in
+ * their order; the number kept.
+ */
+int cb_net_prune(int *cand, double *prior, int nc, int k)
+{
+	int n = 0;
+
+	for (int i = 0; i < nc; i++) {
+		int above_me = 0;
+
+		for (int j = 0; j < nc; j++)
+			above_me += prior[j] > prior[i] || (prior[j] == prior[i] && j < i);
+		if (above_me < k) {
+			cand[n] = cand[i];
+			prior[n++] = prior[i];
+		}
+	}
+	return n;
+}
+
 void callbreak_ai_features(const struct callbreak_view *v, struct cbn_feat *f)
 {
 	struct sim s;

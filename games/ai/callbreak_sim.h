@@ -156,6 +156,17 @@ void cb_net_policy(const struct sim *s, const struct callbreak_view *v, const st
 		   float p[52]);
 
 /*
+ * The chance `net` gives each candidate card cand[0..nc) at s, with the
+ * cards equal to it (the legal cards from it up to the next candidate),
+ * added into prior[] (zeroed by the caller). callbreak_learned.c.
+ */
+void cb_net_prior(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, const int *cand,
+		  int nc, double *prior);
+
+/* Keep the k candidates with the highest prior[], in their order; the number kept. callbreak_learned.c. */
+int cb_net_prune(int *cand, double *prior, int nc, int k);
+
+/*
  * The bid network alone, without play-outs: the bid with the best expected
  * round score under its distribution of the tricks, less p->bid_risk
  * tenths of a point for each chance of failing it. callbreak_learned.c.
