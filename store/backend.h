@@ -11,9 +11,9 @@
  * schema's migrations, transactions and savepoints, the SQL text of every
  * statement of enum store_sql, binding parameters and reading columns,
  * and its own error classes (as gb_error codes). The operations on rows
- * (store/ops.c) are written once above the statement slots below: they
- * check their arguments, bind, step and shape rows the same way on every
- * database.
+ * (store/ops.c, outbox.c, coins.c, online.c) are written once above the
+ * statement slots below: they check their arguments, bind, step and shape
+ * rows the same way on every database.
  *
  * A slot that is a store_ function's takes the backend's own handle
  * (struct store_backend, which each backend defines for itself and nobody
@@ -152,7 +152,7 @@ enum store_sql {
  */
 extern const char *const store_sql_common[SQL_COUNT];
 
-/* The columns the row readers of ops.c read, in their order. */
+/* The columns the row readers of the operations read, in their order. */
 #define STORE_TABLE_COLS "id, chat_id, game, status, version, seed, creator, message," \
 	" turn_started_ms, rules, state, watch, created_ms"
 #define STORE_TIMER_COLS "table_id, kind, due_ms, version, attempts"
@@ -262,7 +262,7 @@ struct store_ops {
 		int64_t table, const char *key, const char *payload, int64_t due_ms, int prio);
 };
 
-/* store.c's handle, which the operations of ops.c run on. */
+/* store.c's handle, which the operations (ops.c and its siblings) run on. */
 struct store {
 	const struct store_ops *ops;   /* the backend's table */
 	struct store_backend *b;       /* the backend's handle; owned, closed by store_free() */

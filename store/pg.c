@@ -5,9 +5,9 @@
  * For several gamebot instances sharing one database: store_open() comes
  * here for a postgres:// or postgresql:// URL (libpq's connection URI, so
  * host, port, user, password, sslmode and options all go in it). The
- * operations on rows are store/ops.c's, run through the statement slots
- * here; the pg_ functions that are a store_ function's keep the contract
- * store.h states for it.
+ * operations on rows (store/ops.c and its siblings) run through the
+ * statement slots here; the pg_ functions that are a store_ function's
+ * keep the contract store.h states for it.
  *
  * One struct store_backend is one connection plus its prepared
  * statements. Every SQL text is a constant, this backend's own in

@@ -1,8 +1,9 @@
 /*
- * query.h - what the store's operations (ops.c, online.c) share: the
- * checks of their string arguments and the use of one statement through
- * the slots of the handle's backend (store/backend.h): binding, stepping,
- * reading columns, with the first failure kept.
+ * query.h - what the store's operations (ops.c, outbox.c, coins.c,
+ * online.c) share: the checks of their string arguments, the use of one
+ * statement through the slots of the handle's backend (store/backend.h):
+ * binding, stepping, reading columns, with the first failure kept, and
+ * the reading of its rows into arrays of row structs.
  */
 #ifndef GB_STORE_QUERY_H
 #define GB_STORE_QUERY_H
@@ -157,6 +158,73 @@ static inline void col_dup(struct q *q, int col, char **dst)
 	}
 	memcpy(*dst, text, len);
 	(*dst)[len] = '\0';
+}
+
+/* ---- reading rows ---- */
+
+/*
+ * Step q (bound) to its end, reading its rows, max at most, into rows
+ * (size bytes each, zeroed by the caller) with read(); *n = the rows
+ * read. On a failure the rows read are released with release (NULL:
+ * nothing of theirs to free), rows zeroed again and *n 0.
+ */
+static inline int q_rows(struct q *q, void *rows, size_t size, int max,
+				 void (*read)(struct q *, void *), void (*release)(void *), int *n)
+{
+	char *at = rows;
+	int count = 0;
+
+	while (q_row(q)) {
+		if (count >= max)
+			continue;
+		/* counted before it is read, so that a failure releases it too */
+		read(q, at + (size_t)count++ * size);
+	}
+	if (q->rc) {
+		for (int i = 0; release && i < count; i++)
+			release(at + (size_t)i * size);
+		if (max > 0)
+			memset(rows, 0, (size_t)max * size);
+		count = 0;
+	}
+	*n = count;
+	return q->rc;
+}
+
+/*
+ * How a read of up to max rows into rows (size bytes each) starts: *n = 0,
+ * then GB_EARGS when the handle, n or the rows are missing, max is
+ * negative or args_ok is 0; else the rows zeroed and GB_OK (max 0:
+ * nothing to read).
+ */
+static inline int rows_start(const struct store *s, int args_ok, void *rows, size_t size, int max, int *n)
+{
+	if (n)
+		*n = 0;
+	if (!s || !n || !args_ok || max < 0 || (max > 0 && !rows))
+		return GB_EARGS;
+	if (max > 0)
+		memset(rows, 0, (size_t)max * size);
+	return GB_OK;
+}
+
+/*
+ * Read up to max rows of statement id, bound to (key, max), with read()
+ * into rows (size bytes each, nothing of theirs to free); *n = how many.
+ */
+static inline int rows_by_key(struct store *s, enum store_sql id, int64_t key, void *rows,
+			      size_t size, int max, void (*read)(struct q *, void *), int *n)
+{
+	struct q q;
+	int rc = rows_start(s, 1, rows, size, max, n);
+
+	if (rc || max == 0)
+		return rc;
+	q = q_get(s, id);
+	q_i64(&q, 1, key);
+	q_i64(&q, 2, max);
+	q_rows(&q, rows, size, max, read, NULL, n);
+	return q_end(&q);
 }
 
 #endif

@@ -8,7 +8,8 @@
  * handle remembers its backend's struct store_ops; the functions here
  * that open, close, check and checkpoint a handle and run its
  * transactions are one call through it, so callers never know which
- * database they talk to. The operations on rows are store/ops.c's.
+ * database they talk to. The operations on rows are in store/ops.c and
+ * its siblings.
  */
 #include "store/backend.h"
 #include "store/store.h"
