@@ -8,12 +8,16 @@
  * several handles (threads or processes) can share one file: readers never
  * wait, writers queue.
  *
- * Schema: the version lives in PRAGMA user_version. migrations[] is the
- * ordered list of schema changes; sq_open() applies the missing ones in a
- * single BEGIN IMMEDIATE transaction, re-reading the version under the lock
+ * Schema: the version lives in PRAGMA user_version. The ordered list of
+ * schema changes is store_sqlite_migrations[] (store/sqlite_schema.c);
+ * sq_open() applies the missing ones in a single BEGIN IMMEDIATE
+ * transaction, re-reading the version under the lock
  * so two processes starting together migrate once. An up-to-date file is
  * only read. A file from a newer gamebot (a version we do not know) is
  * refused rather than guessed at.
+ *
+ * The database's file and its folders are made private before SQLite
+ * opens them (store/files.c).
  *
  * Statements: every SQL text is a constant, this backend's own in
  * sql_text[] (indexed by enum store_sql, then by the statements only this
@@ -48,6 +52,9 @@
  * transaction stays usable.
  */
 #include "store/backend.h"
+#include "store/files.h"
+#include "store/schema.h"
+#include "store/sqlite_wal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,354 +74,6 @@
 /* Writers' wait for another process's lock (store_busy_timeout_set()). */
 static int busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
 
-/*
- * The schema, one migration per element, applied in order. Never edit a
- * migration that has shipped: append a new one. Each ends by setting
- * user_version to its own number (a pragma cannot take a bound parameter,
- * and building the statement from a number would be SQL from formatting).
- * Tables use CREATE TABLE without IF NOT EXISTS on purpose: a migration that
- * ran twice would fail loudly instead of silently doing half its work.
- * Column names avoid words PostgreSQL reserves (user), so the schema ports.
- */
-static const char *const migrations[] = {
-	/* 1: everything */
-	"CREATE TABLE chats ("
-	"  id INTEGER PRIMARY KEY,"
-	"  platform TEXT NOT NULL,"
-	"  chat TEXT NOT NULL,"
-	"  lang TEXT NOT NULL DEFAULT 'en',"
-	"  settings TEXT NOT NULL DEFAULT '{}',"
-	"  UNIQUE (platform, chat)"
-	");"
-	"CREATE TABLE tables ("
-	"  id INTEGER PRIMARY KEY,"
-	"  chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,"
-	"  game TEXT NOT NULL,"
-	"  status INTEGER NOT NULL DEFAULT 0 CHECK (status IN (0, 1, 2)),"
-	"  version INTEGER NOT NULL DEFAULT 1,"
-	"  seed INTEGER NOT NULL DEFAULT 0,"
-	"  creator TEXT NOT NULL DEFAULT '',"
-	"  message TEXT NOT NULL DEFAULT '',"
-	"  turn_started_ms INTEGER NOT NULL DEFAULT 0,"
-	"  rules TEXT NOT NULL DEFAULT '{}',"
-	"  state TEXT"
-	");"
-	"CREATE INDEX tables_chat ON tables(chat_id);"
-	/* At most one open table per chat, even with two instances racing. */
-	"CREATE UNIQUE INDEX tables_open ON tables(chat_id) WHERE status < 2;"
-	"CREATE TABLE seats ("
-	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
-	"  seat INTEGER NOT NULL CHECK (seat >= 0),"
-	"  user_id TEXT NOT NULL DEFAULT '',"
-	"  name TEXT NOT NULL DEFAULT '',"
-	"  level INTEGER NOT NULL DEFAULT -1,"
-	"  PRIMARY KEY (table_id, seat)"
-	") WITHOUT ROWID;"
-	"CREATE TABLE moves ("
-	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
-	"  seq INTEGER NOT NULL CHECK (seq > 0),"
-	"  actor TEXT NOT NULL,"
-	"  action TEXT NOT NULL,"
-	"  events TEXT NOT NULL DEFAULT '[]',"
-	"  PRIMARY KEY (table_id, seq)"
-	") WITHOUT ROWID;"
-	/* The log is append only: a game replays from its seed and moves. */
-	"CREATE TRIGGER moves_append_only BEFORE UPDATE ON moves"
-	"  BEGIN SELECT RAISE(ABORT, 'the move log is append only'); END;"
-	/* at (epoch seconds) lets old keys be pruned later without a migration. */
-	"CREATE TABLE processed ("
-	"  platform TEXT NOT NULL,"
-	"  update_id TEXT NOT NULL,"
-	"  at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)),"
-	"  PRIMARY KEY (platform, update_id)"
-	") WITHOUT ROWID;"
-	"CREATE TABLE outbox ("
-	"  id INTEGER PRIMARY KEY,"
-	"  platform TEXT NOT NULL,"
-	"  chat TEXT NOT NULL,"
-	"  payload TEXT NOT NULL,"
-	"  attempts INTEGER NOT NULL DEFAULT 0,"
-	"  due_ms INTEGER NOT NULL"
-	");"
-	"CREATE INDEX outbox_due ON outbox(platform, due_ms, id);"
-	"CREATE TABLE timers ("
-	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
-	"  kind TEXT NOT NULL,"
-	"  due_ms INTEGER NOT NULL,"
-	"  version INTEGER NOT NULL,"
-	"  PRIMARY KEY (table_id, kind)"
-	") WITHOUT ROWID;"
-	"CREATE INDEX timers_due ON timers(due_ms, table_id, kind);"
-	"CREATE TABLE stats ("
-	"  chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,"
-	"  user_id TEXT NOT NULL,"
-	"  game TEXT NOT NULL,"
-	"  name TEXT NOT NULL DEFAULT '',"
-	"  games INTEGER NOT NULL DEFAULT 0,"
-	"  wins INTEGER NOT NULL DEFAULT 0,"
-	"  points INTEGER NOT NULL DEFAULT 0,"
-	"  PRIMARY KEY (chat_id, user_id, game)"
-	") WITHOUT ROWID;"
-	"PRAGMA user_version = 1;",
-
-	/* 2: the delivery contract (table, coalescing key, leases, setting
-	 * aside), pruning processed ids, table facts, timer attempts, meta */
-	"ALTER TABLE outbox ADD COLUMN table_id INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE outbox ADD COLUMN merge_key TEXT NOT NULL DEFAULT '';"
-	"ALTER TABLE outbox ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;"
-	/* NULL while pending; when given up, the time (epoch ms) and why. */
-	"ALTER TABLE outbox ADD COLUMN aside_ms INTEGER;"
-	"ALTER TABLE outbox ADD COLUMN aside_why TEXT;"
-	/* Only pending rows are ever looked for: partial indexes. outbox_chat
-	 * finds a chat's head (and its rows of a key) with one seek. */
-	"DROP INDEX outbox_due;"
-	"CREATE INDEX outbox_due ON outbox(platform, due_ms, id) WHERE aside_ms IS NULL;"
-	"CREATE INDEX outbox_chat ON outbox(platform, chat, id) WHERE aside_ms IS NULL;"
-	"CREATE INDEX processed_at ON processed(at);"
-	"ALTER TABLE tables ADD COLUMN watch INTEGER NOT NULL DEFAULT 0 CHECK (watch IN (0, 1));"
-	"ALTER TABLE tables ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;"
-	"CREATE INDEX tables_created ON tables(created_ms);"
-	"ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
-	"CREATE TABLE meta ("
-	"  name TEXT PRIMARY KEY,"
-	"  value TEXT NOT NULL"
-	") WITHOUT ROWID;"
-	"PRAGMA user_version = 2;",
-
-	/* 3: coins (a double-entry ledger per chat), a table's sealed seed and
-	 * its stake per seat */
-	"CREATE TABLE ledger ("
-	"  id INTEGER PRIMARY KEY,"
-	"  chat_id INTEGER NOT NULL REFERENCES chats(id),"
-	"  movement INTEGER NOT NULL,"
-	"  account TEXT NOT NULL,"
-	"  name TEXT NOT NULL DEFAULT '',"
-	"  amount INTEGER NOT NULL CHECK (amount <> 0),"
-	"  table_id INTEGER NOT NULL DEFAULT 0,"
-	"  reason TEXT NOT NULL,"
-	"  at_ms INTEGER NOT NULL"
-	");"
-	"CREATE INDEX ledger_account ON ledger(chat_id, account);"
-	"CREATE INDEX ledger_movement ON ledger(movement);"
-	/* Coins are never rewritten or taken away: a correction is a new movement. */
-	"CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger"
-	"  BEGIN SELECT RAISE(ABORT, 'the ledger is append only'); END;"
-	"CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger"
-	"  BEGIN SELECT RAISE(ABORT, 'the ledger is append only'); END;"
-	"CREATE TABLE table_terms ("
-	"  table_id INTEGER PRIMARY KEY REFERENCES tables(id) ON DELETE CASCADE,"
-	"  seed TEXT NOT NULL,"
-	"  stake INTEGER NOT NULL DEFAULT 0 CHECK (stake >= 0)"
-	");"
-	"PRAGMA user_version = 3;",
-
-	/* 4: a row's class (enum store_out_prio): a chat's turn-critical rows
-	 * go out before its informational ones */
-	"ALTER TABLE outbox ADD COLUMN prio INTEGER NOT NULL DEFAULT 0;"
-	/* a row's place in the queue when it replaced older ones: the oldest's (NULL: its id) */
-	"ALTER TABLE outbox ADD COLUMN place INTEGER;"
-	"PRAGMA user_version = 4;",
-
-	/* 5: what keeps a command's cost flat however many chats play and
-	 * however old the file: the outbox's queue order as an index (a claim
-	 * walks it and stops at its batch instead of sorting every row due),
-	 * rows set aside by age and a person's seats (pruning, inline mode) */
-	"CREATE INDEX outbox_queue ON outbox(platform, ifnull(place, id)) WHERE aside_ms IS NULL;"
-	"CREATE INDEX outbox_aside ON outbox(aside_ms) WHERE aside_ms IS NOT NULL;"
-	"CREATE INDEX seats_user ON seats(user_id) WHERE level < 0;"
-	"PRAGMA user_version = 5;",
-
-	/* 6: what /metrics and a wallet read without reading row after row:
-	 * the open tables of each game counted as tables open and close, each
-	 * account's balance kept beside the ledger by the same statement that
-	 * writes its rows (the ledger stays append only; store_coins_audit()
-	 * checks that the two agree), a platform's rows set aside by index */
-	/* counted in 16 stripes a game (by table id), summed when read, so
-	 * tables opening and closing at once seldom wait for one row */
-	"CREATE TABLE open_tables ("
-	"  game TEXT NOT NULL,"
-	"  stripe INTEGER NOT NULL,"
-	"  tables INTEGER NOT NULL DEFAULT 0,"
-	"  PRIMARY KEY (game, stripe)"
-	") WITHOUT ROWID;"
-	"INSERT INTO open_tables (game, stripe, tables) SELECT game, id % 16, count(*) FROM tables"
-	"  WHERE status < 2 GROUP BY game, id % 16;"
-	"CREATE TRIGGER open_tables_insert AFTER INSERT ON tables WHEN new.status < 2 BEGIN"
-	"  INSERT INTO open_tables (game, stripe, tables) VALUES (new.game, new.id % 16, 1)"
-	"  ON CONFLICT (game, stripe) DO UPDATE SET tables = tables + 1; END;"
-	/* a move rewrites status with the same value: only a table opening or closing counts */
-	"CREATE TRIGGER open_tables_status AFTER UPDATE OF status ON tables"
-	"  WHEN (old.status < 2) <> (new.status < 2) BEGIN"
-	"  INSERT INTO open_tables (game, stripe, tables) VALUES (new.game, new.id % 16, 0)"
-	"  ON CONFLICT (game, stripe) DO NOTHING;"
-	"  UPDATE open_tables SET tables = tables + CASE WHEN new.status < 2 THEN 1 ELSE -1 END"
-	"  WHERE game = new.game AND stripe = new.id % 16; END;"
-	"CREATE TRIGGER open_tables_delete AFTER DELETE ON tables WHEN old.status < 2 BEGIN"
-	"  UPDATE open_tables SET tables = tables - 1 WHERE game = old.game AND stripe = old.id % 16; END;"
-	"CREATE TABLE balances ("
-	"  chat_id INTEGER NOT NULL,"
-	"  account TEXT NOT NULL,"
-	"  name TEXT NOT NULL DEFAULT '',"
-	"  balance INTEGER NOT NULL,"
-	"  entries INTEGER NOT NULL,"
-	"  PRIMARY KEY (chat_id, account)"
-	") WITHOUT ROWID;"
-	"INSERT INTO balances (chat_id, account, name, balance, entries)"
-	"  SELECT chat_id, account, (SELECT n.name FROM ledger AS n WHERE n.chat_id = l.chat_id"
-	"  AND n.account = l.account ORDER BY n.id DESC LIMIT 1), sum(amount), count(*)"
-	"  FROM ledger AS l GROUP BY chat_id, account;"
-	"CREATE TRIGGER ledger_balance AFTER INSERT ON ledger BEGIN"
-	"  INSERT INTO balances (chat_id, account, name, balance, entries)"
-	"  VALUES (new.chat_id, new.account, new.name, new.amount, 1)"
-	"  ON CONFLICT (chat_id, account) DO UPDATE SET name = excluded.name,"
-	"  balance = balance + excluded.balance, entries = entries + 1; END;"
-	"CREATE INDEX outbox_aside_platform ON outbox(platform) WHERE aside_ms IS NOT NULL;"
-	"PRAGMA user_version = 6;",
-
-	/* 7: online tables - people queueing for a game from their private
-	 * chats, each seat of a table played from its own private chat (and
-	 * its own table message there), the names people chose for online
-	 * play, whom they never want to meet again, and their ratings */
-	/* ids never used twice (AUTOINCREMENT): an online table's place is named after one */
-	"CREATE TABLE online_queue ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  game TEXT NOT NULL,"
-	"  seats INTEGER NOT NULL,"
-	"  stake INTEGER NOT NULL DEFAULT 0 CHECK (stake >= 0),"
-	"  platform TEXT NOT NULL,"
-	"  user_id TEXT NOT NULL,"
-	"  chat TEXT NOT NULL,"
-	"  name TEXT NOT NULL,"
-	"  lang TEXT NOT NULL,"
-	"  fill INTEGER NOT NULL DEFAULT 0,"
-	"  rating INTEGER NOT NULL DEFAULT 1500000,"
-	"  since_ms INTEGER NOT NULL,"
-	"  UNIQUE (platform, user_id)"
-	");"
-	"CREATE INDEX online_queue_game ON online_queue(game, seats, stake, since_ms);"
-	"CREATE TABLE online_seats ("
-	"  table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,"
-	"  seat INTEGER NOT NULL,"
-	"  platform TEXT NOT NULL,"
-	"  user_id TEXT NOT NULL,"
-	"  chat TEXT NOT NULL,"
-	"  name TEXT NOT NULL,"
-	"  lang TEXT NOT NULL,"
-	"  message TEXT NOT NULL DEFAULT '',"
-	"  PRIMARY KEY (table_id, seat)"
-	") WITHOUT ROWID;"
-	"CREATE INDEX online_seats_user ON online_seats(platform, user_id, table_id);"
-	"CREATE INDEX online_seats_chat ON online_seats(table_id, platform, chat);"
-	"CREATE TABLE online_people ("
-	"  platform TEXT NOT NULL,"
-	"  user_id TEXT NOT NULL,"
-	"  name TEXT NOT NULL DEFAULT '',"
-	"  last_table INTEGER NOT NULL DEFAULT 0,"
-	"  PRIMARY KEY (platform, user_id)"
-	") WITHOUT ROWID;"
-	"CREATE TABLE online_blocks ("
-	"  platform TEXT NOT NULL,"
-	"  user_id TEXT NOT NULL,"
-	"  other_platform TEXT NOT NULL,"
-	"  other_user TEXT NOT NULL,"
-	"  PRIMARY KEY (platform, user_id, other_platform, other_user)"
-	") WITHOUT ROWID;"
-	/* Glicko-2 per person and game: rating, deviation and volatility in thousandths (sigma millionths) */
-	"CREATE TABLE ratings ("
-	"  platform TEXT NOT NULL,"
-	"  user_id TEXT NOT NULL,"
-	"  game TEXT NOT NULL,"
-	"  name TEXT NOT NULL DEFAULT '',"
-	"  r INTEGER NOT NULL,"
-	"  rd INTEGER NOT NULL,"
-	"  sigma INTEGER NOT NULL,"
-	"  games INTEGER NOT NULL DEFAULT 0,"
-	"  PRIMARY KEY (platform, user_id, game)"
-	") WITHOUT ROWID;"
-	"CREATE INDEX ratings_top ON ratings(game, r);"
-	"PRAGMA user_version = 7;",
-
-	/* 8: what online play reads without reading row after row: the queue
-	 * in the matcher's order to the last tie (a round reads its first
-	 * entries and stops), the people waiting counted per game as they
-	 * join and leave (in 16 stripes, as open tables are) with the longest
-	 * wait the first entry of a game's own index, and a game's ratings in
-	 * the order the best are listed */
-	"DROP INDEX online_queue_game;"
-	"CREATE INDEX online_queue_order ON online_queue(game, seats, stake, since_ms, id);"
-	"CREATE INDEX online_queue_since ON online_queue(game, since_ms);"
-	"CREATE TABLE online_waiting ("
-	"  game TEXT NOT NULL,"
-	"  stripe INTEGER NOT NULL,"
-	"  waiting INTEGER NOT NULL DEFAULT 0,"
-	"  PRIMARY KEY (game, stripe)"
-	") WITHOUT ROWID;"
-	"INSERT INTO online_waiting (game, stripe, waiting) SELECT game, id % 16, count(*)"
-	"  FROM online_queue GROUP BY game, id % 16;"
-	"CREATE TRIGGER online_waiting_insert AFTER INSERT ON online_queue BEGIN"
-	"  INSERT INTO online_waiting (game, stripe, waiting) VALUES (new.game, new.id % 16, 1)"
-	"  ON CONFLICT (game, stripe) DO UPDATE SET waiting = waiting + 1; END;"
-	"CREATE TRIGGER online_waiting_delete AFTER DELETE ON online_queue BEGIN"
-	"  UPDATE online_waiting SET waiting = waiting - 1 WHERE game = old.game AND stripe = old.id % 16; END;"
-	"DROP INDEX ratings_top;"
-	"CREATE INDEX ratings_best ON ratings(game, r DESC, games DESC, name);"
-	"PRAGMA user_version = 8;",
-
-	/* 9: the queue message each person waiting sees in their private chat,
-	 * edited as the queue changes: its id there (found by the chat), and
-	 * how many people it last said were waiting for that table */
-	"ALTER TABLE online_queue ADD COLUMN message TEXT NOT NULL DEFAULT '';"
-	"ALTER TABLE online_queue ADD COLUMN shown INTEGER NOT NULL DEFAULT 0;"
-	"CREATE INDEX online_queue_chat ON online_queue(platform, chat);"
-	"PRAGMA user_version = 9;",
-
-	/* 10: what the ledger itself refuses, whatever a command read before
-	 * it wrote: a second starting grant of an account (reason 'start', a
-	 * wallet's first coins, given once: a unique index), and a movement
-	 * that takes an account other than the bank below 0 (a check on the
-	 * balance kept beside the ledger, which SQLite adds only to a table
-	 * made anew). An account a file from before holds below 0 already
-	 * keeps that as its floor: it may receive coins, never fall lower. */
-	"CREATE UNIQUE INDEX ledger_start ON ledger(chat_id, account) WHERE reason = 'start' AND amount > 0;"
-	"DROP TRIGGER ledger_balance;"
-	"ALTER TABLE balances RENAME TO balances_before;"
-	"CREATE TABLE balances ("
-	"  chat_id INTEGER NOT NULL,"
-	"  account TEXT NOT NULL,"
-	"  name TEXT NOT NULL DEFAULT '',"
-	"  balance INTEGER NOT NULL,"
-	"  entries INTEGER NOT NULL,"
-	"  lowest INTEGER NOT NULL DEFAULT 0 CHECK (lowest <= 0),"
-	"  PRIMARY KEY (chat_id, account),"
-	"  CHECK (account = 'bank' OR balance >= lowest)"
-	") WITHOUT ROWID;"
-	"INSERT INTO balances (chat_id, account, name, balance, entries, lowest)"
-	"  SELECT chat_id, account, name, balance, entries, min(balance, 0) FROM balances_before;"
-	"DROP TABLE balances_before;"
-	/* an update, else a new row (an upsert would check its candidate row,
-	 * minus the debit, before finding the account's row) */
-	"CREATE TRIGGER ledger_balance AFTER INSERT ON ledger BEGIN"
-	"  UPDATE balances SET name = new.name, balance = balance + new.amount, entries = entries + 1"
-	"  WHERE chat_id = new.chat_id AND account = new.account;"
-	"  INSERT INTO balances (chat_id, account, name, balance, entries)"
-	"  SELECT new.chat_id, new.account, new.name, new.amount, 1 WHERE NOT EXISTS"
-	"  (SELECT 1 FROM balances WHERE chat_id = new.chat_id AND account = new.account); END;"
-	"PRAGMA user_version = 10;",
-
-	/* 11: an online seat a computer plays for at its own pace while its
-	 * person is away, until they press or type something (away); the name
-	 * each person plays under online, folded (case aside), unique among
-	 * people (name_key; '' for none: the names chosen before it are
-	 * folded where no one else shares them) */
-	"ALTER TABLE online_seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE online_people ADD COLUMN name_key TEXT NOT NULL DEFAULT '';"
-	"UPDATE online_people SET name_key = lower(name) WHERE name <> '' AND (SELECT count(*)"
-	"  FROM online_people AS o WHERE lower(o.name) = lower(online_people.name)) = 1;"
-	"CREATE UNIQUE INDEX online_people_name ON online_people(name_key) WHERE name_key <> '';"
-	"PRAGMA user_version = 11;",
-};
-
-#define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
 /* The statements only this backend runs, after the operations' (enum store_sql). */
 enum {
@@ -552,83 +211,9 @@ struct store_stmt {
 struct store_backend {
 	sqlite3 *db;                   /* owned; closed by sq_free() */
 	struct store_stmt stmt[SQ_COUNT];
-	int locked;                    /* holds the process's writer lock (see writer_lock) */
+	int locked;                    /* holds the process's writer lock (store/sqlite_wal.c) */
 	int reading;                   /* inside store_read_begin()'s snapshot */
 };
-
-/*
- * Writers of one process queue on a mutex before SQLite's own lock. SQLite
- * makes a writer that finds the database locked sleep and poll (1, 2, 5,
- * 10 ms ...), so threads of one process handing the write lock to each
- * other would spend most of their time asleep; a mutex wakes the next one
- * the moment the last one commits. Other processes still meet SQLite's
- * lock and its busy timeout. Recursive, so one thread holding a
- * transaction on one handle and trying another handle meets SQLite's
- * busy answer as before instead of waiting on itself.
- */
-static pthread_mutex_t writer_lock;
-
-/*
- * Checkpoints: by default SQLite copies the write-ahead log back into the
- * database inside whichever commit makes the log pass 1,000 pages, and
- * that commit (with every writer queued behind it) waits for the copy.
- * A service turns this off for the handles it opens from then on and
- * calls store_checkpoint() from a background thread instead.
- */
-static atomic_int background_checkpoints;
-static pthread_once_t writer_once = PTHREAD_ONCE_INIT;
-
-/*
- * The log is worth copying back once it holds this many pages (4 KiB
- * each): every commit of a handle with background checkpoints tells the
- * checkpointer (store_checkpointer_start()) when it is, so under load the
- * log is copied as often as it fills rather than on a fixed clock.
- */
-#define CHECKPOINT_PAGES 2000
-
-/*
- * How long a checkpoint that restarts the log waits for readers still in
- * its old part (this process's writers wait as long): a command's reads
- * take a few milliseconds. A reader that stays longer (a backup, a person
- * at the sqlite3 shell) makes it give up, and the checkpointer then
- * sleeps RESTART_PAUSE_MS before its next try, so writers are never held
- * up for long.
- */
-#define RESTART_WAIT_MS 20
-#define RESTART_PAUSE_MS 2000
-
-static pthread_mutex_t checkpoint_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t checkpoint_cond = PTHREAD_COND_INITIALIZER;
-static int checkpoint_wanted;
-static int restart_refused;      /* a reader made the last restart give up */
-static unsigned wake_calls;      /* sq_checkpoint_wake()s so far */
-
-static int log_grew(void *arg, sqlite3 *db, const char *name, int pages);
-
-static void writer_init(void)
-{
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&writer_lock, &a);
-	pthread_mutexattr_destroy(&a);
-}
-
-static void writer_acquire(struct store_backend *s)
-{
-	pthread_once(&writer_once, writer_init);
-	pthread_mutex_lock(&writer_lock);
-	s->locked++;
-}
-
-static void writer_release(struct store_backend *s)
-{
-	if (!s->locked)
-		return;
-	s->locked--;
-	pthread_mutex_unlock(&writer_lock);
-}
 
 static void sq_free(struct store_backend *s);
 static void sq_rollback(struct store_backend *s);
@@ -781,17 +366,17 @@ static int sp_begin(struct store_backend *s, int *outer)
 		 * fail at once (SQLITE_BUSY_SNAPSHOT) whenever another handle
 		 * committed in between.
 		 */
-		writer_acquire(s);
+		sq_writer_acquire(&s->locked);
 		rc = run(s, SQ_BEGIN);
 		if (rc) {
-			writer_release(s);
+			sq_writer_release(&s->locked);
 			return rc;
 		}
 	}
 	rc = run(s, SQ_SAVEPOINT);
 	if (rc && *outer) {
 		run(s, SQ_ROLLBACK);
-		writer_release(s);
+		sq_writer_release(&s->locked);
 	}
 	return rc;
 }
@@ -812,7 +397,7 @@ static int sp_end(struct store_backend *s, int outer, int rc)
 			if (!rc)
 				rc = GB_ESTORE;
 		}
-		writer_release(s);
+		sq_writer_release(&s->locked);
 	}
 	return rc;
 }
@@ -911,160 +496,6 @@ static int sq_explain(struct store_backend *s, enum store_sql id, const char *co
 
 /* ---- open, close, transactions ---- */
 
-/*
- * One folder, made 0700 whatever the umask (which may take bits away but
- * leave the owner unable to enter it); a folder already there is left as
- * it is (it may be /tmp or the operator's own).
- */
-static int make_dir(const char *dir)
-{
-	int rc = GB_OK;
-
-	if (mkdir(dir, 0700) == 0)
-		rc = chmod(dir, 0700) == 0 ? GB_OK : GB_EIO;
-	else if (errno != EEXIST)
-		rc = GB_EIO;
-	return rc;
-}
-
-/*
- * Create the folder that will hold path, with its parents (mkdir -p). The
- * folders are private (0700): the database holds hidden card hands.
- */
-static int make_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = NULL;
-	struct stat sb;
-	int rc = GB_OK;
-
-	if (!slash || slash == path)
-		goto out; /* the current folder or the root */
-	dir = strndup(path, (size_t)(slash - path));
-	if (!dir) {
-		rc = GB_ENOMEM;
-		goto out;
-	}
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		rc = make_dir(dir);
-		if (rc)
-			goto out;
-		*p = '/';
-	}
-	rc = make_dir(dir);
-	if (rc)
-		goto out;
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		rc = GB_EIO;
-out:
-	free(dir);
-	return rc;
-}
-
-/*
- * The database file itself, private: made here 0600 whatever the umask
- * before SQLite opens it (SQLite would make it 0644), and SQLite gives its
- * write-ahead log and shared-memory index the file's own mode. The file
- * holds unrevealed seeds, every hand and interaction tokens. A file
- * already there keeps its mode (the operator's choice), but one others
- * may read is named once per process in a warning line.
- */
-static atomic_flag wide_warned = ATOMIC_FLAG_INIT;
-
-static void make_private_file(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	if (stat(path, &st) == 0) {
-		if (S_ISREG(st.st_mode) && (st.st_mode & 077) && !atomic_flag_test_and_set(&wide_warned)) {
-			char message[STORE_WARNING_LEN];
-
-			snprintf(message, sizeof(message),
-				 "the database file %.300s is mode %04o: others on this machine may read its "
-				 "hands and seeds (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
-			store_warn(message);
-		}
-	} else if (errno == ENOENT) {
-		/* (anything else, SQLite's own open says what is wrong) */
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		/* the umask may have taken the owner's bits; it never adds others'. A
-		 * file made meanwhile by another process is that process's to make. */
-		if (fd >= 0) {
-			(void)fchmod(fd, 0600);
-			close(fd);
-		}
-	}
-}
-
-/* The value of hex digit c, or -1. */
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/*
- * The file on disk SQLite opens for name, into out (n bytes); false when
- * it opens none: ":memory:", or a URI ("file:...", which this SQLite
- * reads as one) of an in-memory database (mode=memory, an empty path,
- * ":memory:") or one out cannot hold. A URI's path is decoded as SQLite
- * decodes it (an authority of "" or "localhost", %XX escapes, the query
- * and fragment left off).
- */
-static bool file_of(const char *name, char *out, size_t n)
-{
-	const char *p = name + 5, *end;
-	size_t len = 0;
-
-	if (strcmp(name, ":memory:") == 0)
-		return false;
-	if (strncmp(name, "file:", 5) != 0) {
-		snprintf(out, n, "%s", name);
-		return strlen(name) < n;
-	}
-	end = p + strcspn(p, "?#");
-	if (*end == '?') {
-		const char *q = end + 1;
-
-		/* mode=memory among the parameters: no file */
-		while (*q && *q != '#') {
-			if (strncmp(q, "mode=memory", 11) == 0 && (!q[11] || q[11] == '&' || q[11] == '#'))
-				return false;
-			q += strcspn(q, "&#");
-			q += *q == '&';
-		}
-	}
-	if (strncmp(p, "//", 2) == 0) {
-		p += 2;
-		if (strncmp(p, "localhost/", 10) == 0)
-			p += 9;
-		else if (*p != '/')
-			return false; /* another host: SQLite refuses it */
-	}
-	for (; p < end && len + 1 < n; p++) {
-		int hi = *p == '%' && p + 2 < end ? hex_value(p[1]) : -1;
-		int lo = hi >= 0 ? hex_value(p[2]) : -1;
-
-		if (lo >= 0) {
-			out[len++] = (char)(hi * 16 + lo);
-			p += 2;
-		} else {
-			out[len++] = *p;
-		}
-	}
-	if (p < end || n == 0)
-		return false;
-	out[len] = '\0';
-	return len > 0 && strcmp(out, ":memory:") != 0;
-}
-
 static int user_version(struct store_backend *s, int *version)
 {
 	sqlite3_stmt *st = NULL;
@@ -1093,20 +524,21 @@ static int apply_migration(struct store_backend *s, const char *sql)
 	return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? GB_OK : GB_ESTORE;
 }
 
-/* Bring the schema to SCHEMA_VERSION under the write lock; an up-to-date file is only read. */
+/* Bring the schema to its latest version under the write lock; an up-to-date file is only read. */
 static int migrate(struct store_backend *s)
 {
 	int version = 0;
 	int in_tx = 0;
 	int rc = user_version(s, &version);
 
-	if (rc || version == SCHEMA_VERSION)
+	if (rc || version == store_sqlite_schema_version)
 		goto out;
 	rc = run(s, SQ_BEGIN);
 	if (rc)
 		goto out;
 	in_tx = 1;
-	rc = store_migrate(s, migrations, SCHEMA_VERSION, user_version, apply_migration);
+	rc = store_migrate(s, store_sqlite_migrations, store_sqlite_schema_version, user_version,
+			   apply_migration);
 	if (rc)
 		goto out;
 	rc = run(s, SQ_COMMIT);
@@ -1146,11 +578,11 @@ static int sq_open(struct store_backend **handle, const char *path)
 	}
 	*handle = NULL;
 	/* only a database on disk has a folder and a file to make (":memory:" has neither) */
-	if (file_of(path, file, sizeof(file))) {
-		rc = make_parent(file);
+	if (store_file_of(path, file, sizeof(file))) {
+		rc = store_make_parent(file);
 		if (rc)
 			goto out;
-		make_private_file(file);
+		store_make_private_file(file);
 	}
 	s = calloc(1, sizeof *s);
 	if (!s) {
@@ -1189,7 +621,7 @@ static int sq_open(struct store_backend **handle, const char *path)
 	 * Constant text: the first statement that reads the file, so a file
 	 * that is not a database fails here.
 	 */
-	writer_acquire(s);
+	sq_writer_acquire(&s->locked);
 	for (int tries = 0;; tries++) {
 		src = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
 				   " PRAGMA synchronous = NORMAL;"
@@ -1201,21 +633,21 @@ static int sq_open(struct store_backend **handle, const char *path)
 	}
 	if (src != SQLITE_OK) {
 		note_failure(s->db, src);
-		writer_release(s);
+		sq_writer_release(&s->locked);
 		rc = err_of(src);
 		goto out;
 	}
 	rc = migrate(s);
-	writer_release(s);
+	sq_writer_release(&s->locked);
 	if (rc)
 		goto out;
 	/* constant text; the checkpoints are then store_checkpoint()'s, off the command path */
-	if (atomic_load(&background_checkpoints)) {
+	if (sq_background_on()) {
 		if (sqlite3_exec(s->db, "PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL) != SQLITE_OK) {
 			rc = GB_ESTORE;
 			goto out;
 		}
-		sqlite3_wal_hook(s->db, log_grew, NULL);
+		sqlite3_wal_hook(s->db, sq_log_grew, NULL);
 	}
 	for (int i = 0; i < SQ_COUNT; i++) {
 		sqlite3_stmt *st = NULL;
@@ -1231,128 +663,11 @@ out:
 	return rc;
 }
 
-static void sq_background_checkpoints(int on)
-{
-	atomic_store(&background_checkpoints, on);
-}
-
-/* After each commit of a handle with background checkpoints: wake the checkpointer when the log is full. */
-static int log_grew(void *arg, sqlite3 *db, const char *name, int pages)
-{
-	(void)arg;
-	(void)db;
-	(void)name;
-	if (pages >= CHECKPOINT_PAGES && !__atomic_load_n(&checkpoint_wanted, __ATOMIC_RELAXED)) {
-		pthread_mutex_lock(&checkpoint_lock);
-		checkpoint_wanted = 1;
-		pthread_cond_signal(&checkpoint_cond);
-		pthread_mutex_unlock(&checkpoint_lock);
-	}
-	return SQLITE_OK;
-}
-
-/* *until = ms from now on the realtime clock, for pthread_cond_timedwait(). */
-static void deadline_in(struct timespec *until, int ms)
-{
-	clock_gettime(CLOCK_REALTIME, until);
-	until->tv_sec += ms / 1000;
-	until->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until->tv_nsec >= 1000000000L) {
-		until->tv_sec++;
-		until->tv_nsec -= 1000000000L;
-	}
-}
-
-/*
- * Until a commit has filled the log (1), timeout_ms passes or
- * sq_checkpoint_wake() is called (0); after a refused restart, until
- * RESTART_PAUSE_MS passes or a wake-up.
- */
-static int sq_checkpoint_wait(int timeout_ms)
-{
-	struct timespec until;
-	int wanted;
-
-	pthread_mutex_lock(&checkpoint_lock);
-	if (restart_refused) {
-		/* a long reader refused the last restart: leave the writers be for a while */
-		unsigned calls = wake_calls;
-
-		restart_refused = 0;
-		deadline_in(&until, RESTART_PAUSE_MS);
-		while (calls == wake_calls &&
-		       pthread_cond_timedwait(&checkpoint_cond, &checkpoint_lock, &until) == 0)
-			;
-	} else if (!checkpoint_wanted) {
-		deadline_in(&until, timeout_ms);
-		pthread_cond_timedwait(&checkpoint_cond, &checkpoint_lock, &until);
-	}
-	wanted = checkpoint_wanted;
-	checkpoint_wanted = 0;
-	pthread_mutex_unlock(&checkpoint_lock);
-	return wanted;
-}
-
-static void sq_checkpoint_wake(void)
-{
-	pthread_mutex_lock(&checkpoint_lock);
-	wake_calls++;
-	pthread_cond_broadcast(&checkpoint_cond);
-	pthread_mutex_unlock(&checkpoint_lock);
-}
-
-/*
- * The restart's wait for readers still in the log's old part. SQLite's
- * own busy handler sleeps 1, 2, 5, then 10 ms between its tries, so a
- * reader that ends within a millisecond still held every writer for 3 or
- * 8 ms; here the tries are RESTART_TRY_US apart, for RESTART_WAIT_MS in
- * all: the writers wait about as long as the last such reader reads.
- */
-#define RESTART_TRY_US 100
-
-static int restart_busy(void *arg, int tries)
-{
-	struct timespec gap = { 0, RESTART_TRY_US * 1000L };
-
-	(void)arg;
-	if (tries >= RESTART_WAIT_MS * 1000 / RESTART_TRY_US)
-		return 0;
-	nanosleep(&gap, NULL);
-	return 1;
-}
-
 static int sq_checkpoint(struct store_backend *s, int *log_pages, int *copied)
 {
-	int log = 0, done = 0, src;
+	int src = sq_checkpoint_log(s->db, &s->locked, busy_timeout_ms, log_pages, copied);
 
-	/* PASSIVE: copies what it can without waiting for (or blocking) readers and writers */
-	src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
-	/*
-	 * Only a writer that finds the whole log copied and no reader in it
-	 * starts the log again from its beginning; under steady load some
-	 * reader always is, and the log would grow without end (every page
-	 * written to new space in the file, every read searching more).
-	 * RESTART copies the rest and waits for those readers, while this
-	 * process's writers wait on their mutex: the next commit then writes
-	 * at the start of the file.
-	 */
-	if (src == SQLITE_OK && log >= CHECKPOINT_PAGES) {
-		writer_acquire(s);
-		sqlite3_busy_handler(s->db, restart_busy, NULL);
-		src = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &done);
-		sqlite3_busy_timeout(s->db, busy_timeout_ms);
-		writer_release(s);
-		if ((src & 0xff) == SQLITE_BUSY) {
-			pthread_mutex_lock(&checkpoint_lock);
-			restart_refused = 1;
-			pthread_mutex_unlock(&checkpoint_lock);
-		}
-	}
-	if (log_pages)
-		*log_pages = log;
-	if (copied)
-		*copied = done;
-	return src == SQLITE_OK || (src & 0xff) == SQLITE_BUSY ? GB_OK : err_of(src);
+	return src == SQLITE_OK ? GB_OK : err_of(src);
 }
 
 static void sq_free(struct store_backend *s)
@@ -1364,7 +679,7 @@ static void sq_free(struct store_backend *s)
 	/* Rolls back a transaction left open. */
 	sqlite3_close_v2(s->db);
 	while (s->locked)
-		writer_release(s);
+		sq_writer_release(&s->locked);
 	free(s);
 }
 
@@ -1394,10 +709,10 @@ static int sq_begin(struct store_backend *s)
 	int rc;
 
 	read_end(s);
-	writer_acquire(s);
+	sq_writer_acquire(&s->locked);
 	rc = run(s, SQ_BEGIN);
 	if (rc)
-		writer_release(s);
+		sq_writer_release(&s->locked);
 	return rc;
 }
 
@@ -1459,7 +774,7 @@ static int sq_commit(struct store_backend *s)
 
 	rc = run(s, SQ_COMMIT);
 	if (!rc || sqlite3_get_autocommit(s->db))
-		writer_release(s);
+		sq_writer_release(&s->locked);
 	count_pages(s);
 	return rc;
 }
@@ -1492,7 +807,7 @@ static void sq_rollback(struct store_backend *s)
 	s->reading = 0;
 	if (!sqlite3_get_autocommit(s->db))
 		run(s, SQ_ROLLBACK);
-	writer_release(s);
+	sq_writer_release(&s->locked);
 }
 
 /* ---- the outbox: a row queued in several statements ---- */
