@@ -12,7 +12,7 @@
  * to lack, the last trick, totals) so that views are cheap, but all of them
  * follow from a small set of primary facts: the hands, the bids and the
  * cards played this round in order, and the finished rounds' bids and
- * tricks. rebuild() recomputes a whole state from those facts by replaying
+ * tricks. callbreak_rebuild() recomputes a whole state from those facts by replaying
  * the round through the same legality tests and the same step functions;
  * check() compares a state with its rebuild, and from_json() is a rebuild
  * from the primary facts written by to_json(), so a saved state can never
@@ -27,11 +27,15 @@
  * return at the first failure: with nothing to release, a single exit would
  * only add a goto per check.
  *
+ * Cards as text are callbreak_cards.c's, the state as JSON
+ * callbreak_json.c's (through callbreak_state.h).
+ *
  * Usage: through callbreak_game (game.h), the row that games/rows/callbreak.c
  * makes of the operations below and of the computer players. Renderers and
  * computer players use callbreak_view() (callbreak.h), never the state itself.
  */
 #include "callbreak.h"
+#include "callbreak_state.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -58,150 +62,6 @@ const struct gb_rule_def callbreak_rules[CB_NRULES] = {
 	{ "rounds", { "5", "3", "1", NULL }, NULL, "rounds (deals) in a game: 5, 3 or 1" },
 };
 static const int rounds_values[] = { 5, 3, 1 };
-
-/* ---- cards ------------------------------------------------------------ */
-
-#define ROW(s)                                                                                  \
-	"2" s, "3" s, "4" s, "5" s, "6" s, "7" s, "8" s, "9" s, "10" s, "J" s, "Q" s, "K" s, "A" s
-static const char *const card_names[CB_CARDS] = { ROW("S"), ROW("H"), ROW("D"), ROW("C") };
-#undef ROW
-
-static const char *const suit_letters[4] = { "S", "H", "D", "C" };
-static const char *const suit_symbols[4] = { "\xe2\x99\xa0", "\xe2\x99\xa5", "\xe2\x99\xa6",
-					     "\xe2\x99\xa3" };
-static const char *const phase_names[4] = { "bid", "play", "round_over", "game_over" };
-
-const char *callbreak_card_name(int card)
-{
-	return card >= 0 && card < CB_CARDS ? card_names[card] : "?";
-}
-
-void callbreak_card_format(int card, char *buf, size_t n)
-{
-	if (n)
-		snprintf(buf, n, "%s", callbreak_card_name(card));
-}
-
-const char *callbreak_suit_letter(int suit)
-{
-	return suit >= 0 && suit < 4 ? suit_letters[suit] : "?";
-}
-
-const char *callbreak_suit_symbol(int suit)
-{
-	return suit >= 0 && suit < 4 ? suit_symbols[suit] : "?";
-}
-
-const char *callbreak_phase_name(int phase)
-{
-	return phase >= 0 && phase < 4 ? phase_names[phase] : "?";
-}
-
-static int lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-/* A Devanagari digit (U+0966..U+096F) at p: its value, or -1. */
-static int deva_digit(const unsigned char *p)
-{
-	return p[0] == 0xe0 && p[1] == 0xa5 && p[2] >= 0xa6 && p[2] <= 0xaf ? p[2] - 0xa6 : -1;
-}
-
-/* Read a rank at *pp and advance past it; -1 (and no advance) when none. */
-static int read_rank(const unsigned char **pp)
-{
-	const unsigned char *p = *pp;
-	int c = lower(p[0]), d;
-
-	switch (c) {
-	case 'a': *pp = p + 1; return 12;
-	case 'k': *pp = p + 1; return 11;
-	case 'q': *pp = p + 1; return 10;
-	case 'j': *pp = p + 1; return 9;
-	case 't': *pp = p + 1; return 8;
-	default: break;
-	}
-	if (c == '1' && p[1] == '0') {
-		*pp = p + 2;
-		return 8;
-	}
-	if (c >= '2' && c <= '9') {
-		*pp = p + 1;
-		return c - '2';
-	}
-	/* Devanagari numerals, as a Nepali keyboard types them: १० and २..९ */
-	d = deva_digit(p);
-	if (d == 1 && deva_digit(p + 3) == 0) {
-		*pp = p + 6;
-		return 8;
-	}
-	if (d >= 2) {
-		*pp = p + 3;
-		return d - 2;
-	}
-	return -1;
-}
-
-/* Read a suit at *pp and advance past it; -1 (and no advance) when none. */
-static int read_suit(const unsigned char **pp)
-{
-	/* U+2660..U+2667 = E2 99 A0..A7: ♠ ♡ ♢ ♣ ♤ ♥ ♦ ♧ */
-	static const int sym[8] = { CB_SPADES, CB_HEARTS, CB_DIAMONDS, CB_CLUBS,
-				    CB_SPADES, CB_HEARTS, CB_DIAMONDS, CB_CLUBS };
-	const unsigned char *p = *pp;
-	int s = -1;
-
-	switch (lower(p[0])) {
-	case 's': s = CB_SPADES; p += 1; break;
-	case 'h': s = CB_HEARTS; p += 1; break;
-	case 'd': s = CB_DIAMONDS; p += 1; break;
-	case 'c': s = CB_CLUBS; p += 1; break;
-	default:
-		if (p[0] == 0xe2 && p[1] == 0x99 && p[2] >= 0xa0 && p[2] <= 0xa7) {
-			s = sym[p[2] - 0xa0];
-			p += 3;
-		}
-		break;
-	}
-	if (s < 0)
-		return -1;
-	/* chat apps often send the emoji form: symbol + U+FE0F (EF B8 8F) */
-	if (p[0] == 0xef && p[1] == 0xb8 && (p[2] == 0x8f || p[2] == 0x8e))
-		p += 3;
-	*pp = p;
-	return s;
-}
-
-static const unsigned char *skip_blanks(const unsigned char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-		p++;
-	return p;
-}
-
-int callbreak_card_parse(const char *text, int *card)
-{
-	const unsigned char *start, *p;
-	int rank, suit;
-
-	if (!text)
-		return GB_EPARSE;
-	start = skip_blanks((const unsigned char *)text);
-	p = start;
-	rank = read_rank(&p);
-	suit = rank >= 0 ? read_suit(&p) : -1;
-	if (rank < 0 || suit < 0) {
-		/* the other order: suit first ("♠Q", "S10") */
-		p = start;
-		suit = read_suit(&p);
-		rank = suit >= 0 ? read_rank(&p) : -1;
-	}
-	if (rank < 0 || suit < 0 || *skip_blanks(p))
-		return GB_EPARSE;
-	*card = CB_CARD(suit, rank);
-	return GB_OK;
-}
 
 /* ---- the rules of play --------------------------------------------------- */
 
@@ -310,14 +170,14 @@ int callbreak_turn(const struct callbreak *st)
 	}
 }
 
-static int turns_taken(const struct callbreak *st)
+int callbreak_turns_taken(const struct callbreak *st)
 {
 	/* every bid and every card is one turn; a round is 4 + 52 of them */
 	return (st->round - 1) * (CB_SEATS + CB_CARDS) + nbids(st) + st->nplayed;
 }
 
 /* The trick in progress: how many cards, copied into t. */
-static int current_trick(const struct callbreak *st, int t[CB_SEATS])
+int callbreak_trick_now(const struct callbreak *st, int t[CB_SEATS])
 {
 	int n = st->phase == CB_PHASE_PLAY ? st->nplayed % CB_SEATS : 0;
 
@@ -418,7 +278,7 @@ static int refuse(char *buf, size_t n, int rc, const char *msg)
 /* Which of the four rules a card breaks (it is known not to be legal). */
 static int refuse_card(const struct callbreak *st, int seat, int card, char *buf, size_t n)
 {
-	int t[CB_SEATS], nt = current_trick(st, t);
+	int t[CB_SEATS], nt = callbreak_trick_now(st, t);
 	struct trick_facts f = trick_facts(t, nt);
 	char why[64];
 
@@ -426,13 +286,13 @@ static int refuse_card(const struct callbreak *st, int seat, int card, char *buf
 		snprintf(why, sizeof(why), "you must follow suit: play a %s", suit_word(f.led));
 	else if (CB_SUIT(card) == f.led)
 		snprintf(why, sizeof(why), "you must beat %s while you can",
-			 card_names[CB_CARD(f.led, f.high)]);
+			 callbreak_card_name(CB_CARD(f.led, f.high)));
 	else if (f.trump < 0)
 		snprintf(why, sizeof(why), "you have no %ss: you must trump with a spade",
 			 suit_word(f.led));
 	else
 		snprintf(why, sizeof(why), "you must over-trump %s while you can",
-			 card_names[CB_CARD(CB_SPADES, f.trump)]);
+			 callbreak_card_name(CB_CARD(CB_SPADES, f.trump)));
 	return refuse(buf, n, GB_EILLEGAL, why);
 }
 
@@ -487,10 +347,10 @@ int callbreak_refusal(const struct callbreak *st, int seat, const struct gb_acti
 		if (act->a < 0 || act->a >= CB_CARDS)
 			return refuse(buf, n, GB_EILLEGAL, "no such card");
 		if (!(st->hand[seat] & CB_BIT(act->a))) {
-			snprintf(why, sizeof(why), "you do not hold %s", card_names[act->a]);
+			snprintf(why, sizeof(why), "you do not hold %s", callbreak_card_name(act->a));
 			return refuse(buf, n, GB_EILLEGAL, why);
 		}
-		nt = current_trick(st, t);
+		nt = callbreak_trick_now(st, t);
 		if (!(callbreak_legal_cards(st->hand[seat], t, nt) & CB_BIT(act->a)))
 			return refuse_card(st, seat, act->a, buf, n);
 		return GB_OK;
@@ -579,7 +439,7 @@ static void end_round(struct callbreak *st, struct gb_events *ev)
 /*
  * Play `card` from `seat` onto the trick in progress, whose nt cards are in
  * t (room for four). The one step every played card goes through, whether
- * applied or replayed by rebuild().
+ * applied or replayed by callbreak_rebuild().
  */
 static void play_card(struct callbreak *st, int seat, int card, int t[CB_SEATS], int nt,
 		      struct gb_events *ev)
@@ -608,7 +468,7 @@ static void play_card(struct callbreak *st, int seat, int card, int t[CB_SEATS],
 
 static void do_play(struct callbreak *st, int card, struct gb_events *ev)
 {
-	int t[CB_SEATS], nt = current_trick(st, t);
+	int t[CB_SEATS], nt = callbreak_trick_now(st, t);
 
 	play_card(st, callbreak_turn(st), card, t, nt, ev);
 }
@@ -737,7 +597,7 @@ static int replay_round(const struct callbreak *in, struct callbreak *out, const
 	return GB_OK;
 }
 
-static int rebuild(const struct callbreak *in, struct callbreak *out)
+int callbreak_rebuild(const struct callbreak *in, struct callbreak *out)
 {
 	uint64_t dealt[CB_SEATS];
 	int rc;
@@ -815,7 +675,7 @@ int callbreak_legal(const void *vst, struct gb_action *out)
 			out[n++] = (struct gb_action){ GB_ACT_BID, b, 0, 0 };
 		break;
 	case CB_PHASE_PLAY:
-		nt = current_trick(st, t);
+		nt = callbreak_trick_now(st, t);
 		m = callbreak_legal_cards(st->hand[seat], t, nt);
 		for (int c = 0; c < CB_CARDS; c++)
 			if (m & CB_BIT(c))
@@ -926,8 +786,7 @@ void callbreak_format(const void *st, const struct gb_action *act, char *buf, si
 	}
 }
 
-/* Tenths as text with one decimal and an optional sign: 32 -> "3.2", -40 -> "-4.0". */
-static void tenths_text(int t, bool plus, char *buf, size_t n)
+void callbreak_tenths_text(int t, bool plus, char *buf, size_t n)
 {
 	int a = t < 0 ? -t : t;
 
@@ -957,7 +816,7 @@ void callbreak_format_event(const struct gb_event *e, char *buf, size_t n)
 		snprintf(buf, n, "round %d over", e->a);
 		break;
 	case CB_EV_SCORE:
-		tenths_text(e->c, true, pts, sizeof(pts));
+		callbreak_tenths_text(e->c, true, pts, sizeof(pts));
 		snprintf(buf, n, "seat %d bid %d won %d %s", e->seat, e->a, e->b, pts);
 		break;
 	case CB_EV_NEXT:
@@ -980,380 +839,6 @@ void callbreak_format_event(const struct gb_event *e, char *buf, size_t n)
 	}
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
-
-/* Cards of a set in the order people sort a hand: S H D C, high to low. */
-static json_t *cards_json(uint64_t m)
-{
-	json_t *a = json_array();
-
-	for (int s = 0; a && s < 4; s++)
-		for (int r = CB_RANKS - 1; r >= 0; r--)
-			if (m & CB_BIT(CB_CARD(s, r)))
-				json_array_append_new(a, json_string(card_names[CB_CARD(s, r)]));
-	return a;
-}
-
-static json_t *seat_or_null(int s)
-{
-	return s < 0 ? json_null() : json_integer(s);
-}
-
-/*
- * Points as a JSON number. jansson writes reals with %.17g, so 3.2 comes out
- * as 3.2000000000000002: that text reads back as exactly the double nearest
- * 3.2, i.e. the one-decimal value; "totals_text" carries the same numbers as
- * people write them ("3.2") for anyone who prints them.
- */
-static json_t *points_json(int tenths)
-{
-	return json_real(tenths / 10.0);
-}
-
-json_t *callbreak_to_json(const void *vst)
-{
-	const struct callbreak *st = vst;
-	json_t *o = json_object(), *a;
-	char hex[65], text[16];
-	int t[CB_SEATS], nt = current_trick(st, t);
-
-	if (!o)
-		return NULL;
-	gb_rng_to_hex(&st->rng, hex);
-	json_object_set_new(o, "rules", gb_rule_defs_json(callbreak_rules, CB_NRULES, &st->rules));
-	json_object_set_new(o, "rng", json_string(hex));
-	json_object_set_new(o, "round", json_integer(st->round));
-	json_object_set_new(o, "rounds", json_integer(st->rounds));
-	json_object_set_new(o, "dealer", json_integer(st->dealer));
-	json_object_set_new(o, "phase", json_string(callbreak_phase_name(st->phase)));
-
-	a = json_array();
-	for (int s = 0; s < CB_SEATS; s++)
-		json_array_append_new(a, cards_json(st->hand[s]));
-	json_object_set_new(o, "hands", a);
-	a = json_array();
-	for (int s = 0; s < CB_SEATS; s++)
-		json_array_append_new(a, st->bid[s] ? json_integer(st->bid[s]) : json_null());
-	json_object_set_new(o, "bids", a);
-	a = json_array();
-	for (int s = 0; s < CB_SEATS; s++)
-		json_array_append_new(a, json_integer(st->tricks[s]));
-	json_object_set_new(o, "tricks", a);
-	a = json_array();
-	for (int i = 0; i < nt; i++)
-		json_array_append_new(a, json_pack("{s:i,s:s}", "seat", (st->leader + i) % CB_SEATS,
-						   "card", card_names[t[i]]));
-	json_object_set_new(o, "trick", a);
-	json_object_set_new(o, "leader", json_integer(st->leader));
-	a = json_array();
-	for (int i = 0; i < st->nplayed; i++)
-		json_array_append_new(a, json_string(card_names[st->seq[i]]));
-	json_object_set_new(o, "played", a);
-	a = json_array();
-	for (int s = 0; s < CB_SEATS; s++) {
-		json_t *v = json_array();
-
-		for (int u = 0; u < 4; u++)
-			if ((st->lacks[s] & CB_SUIT_MASK(u)) == CB_SUIT_MASK(u))
-				json_array_append_new(v, json_string(suit_letters[u]));
-		json_array_append_new(a, v);
-	}
-	json_object_set_new(o, "voids", a);
-
-	a = json_array();
-	for (int s = 0; s < CB_SEATS; s++)
-		json_array_append_new(a, points_json(st->total[s]));
-	json_object_set_new(o, "totals", a);
-	a = json_array();
-	for (int s = 0; s < CB_SEATS; s++) {
-		tenths_text(st->total[s], false, text, sizeof(text));
-		json_array_append_new(a, json_string(text));
-	}
-	json_object_set_new(o, "totals_text", a);
-	a = json_array();
-	for (int r = 0; r < st->nhist; r++) {
-		json_t *row = json_array();
-
-		for (int s = 0; s < CB_SEATS; s++) {
-			const struct cb_line *l = &st->hist[r][s];
-
-			json_array_append_new(row, json_pack("[i,i,o]", l->bid, l->tricks,
-							     points_json(l->points)));
-		}
-		json_array_append_new(a, row);
-	}
-	json_object_set_new(o, "history", a);
-	json_object_set_new(o, "winner", seat_or_null(st->winner));
-	a = json_array();
-	for (int s = 0; s < CB_SEATS; s++)
-		if (st->tied & (1 << s))
-			json_array_append_new(a, json_integer(s));
-	json_object_set_new(o, "tied", a);
-	json_object_set_new(o, "turns", json_integer(turns_taken(st)));
-	return o;
-}
-
-static int get_int(const json_t *o, const char *key, int lo, int hi, int *out)
-{
-	json_t *v = json_object_get(o, key);
-	json_int_t x;
-
-	if (!json_is_integer(v))
-		return GB_ESTATE;
-	x = json_integer_value(v);
-	if (x < lo || x > hi)
-		return GB_ESTATE;
-	*out = (int)x;
-	return GB_OK;
-}
-
-/* A JSON array of card texts -> set (ordered list into seq when seq != NULL). */
-static int get_cards(const json_t *a, uint64_t *set, unsigned char *seq, int max, int *count)
-{
-	size_t i;
-	json_t *v;
-	int card;
-
-	*set = 0;
-	if (!json_is_array(a) || json_array_size(a) > (size_t)max)
-		return GB_ESTATE;
-	json_array_foreach(a, i, v) {
-		if (!json_is_string(v) || callbreak_card_parse(json_string_value(v), &card) ||
-		    (*set & CB_BIT(card)))
-			return GB_ESTATE;
-		*set |= CB_BIT(card);
-		if (seq)
-			seq[i] = (unsigned char)card;
-	}
-	if (count)
-		*count = (int)json_array_size(a);
-	return GB_OK;
-}
-
-/* Is JSON number v the value `tenths` / 10 (to well within a tenth)? */
-static bool is_tenths(const json_t *v, int tenths)
-{
-	double d;
-
-	if (!json_is_number(v))
-		return false;
-	d = json_number_value(v) * 10.0 - tenths;
-	return d > -1e-6 && d < 1e-6;
-}
-
-/* Four-seat arrays of integers that must equal want[]. Absent is fine. */
-static int same_ints(const json_t *o, const char *key, const int32_t want[CB_SEATS])
-{
-	json_t *a = json_object_get(o, key);
-
-	if (!a)
-		return GB_OK;
-	if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
-		return GB_ESTATE;
-	for (int s = 0; s < CB_SEATS; s++) {
-		json_t *v = json_array_get(a, (size_t)s);
-
-		if (!json_is_integer(v) || json_integer_value(v) != want[s])
-			return GB_ESTATE;
-	}
-	return GB_OK;
-}
-
-/* Is v, when present, the integer want (or null when want < 0 and nullable)? */
-static bool int_ok(const json_t *v, int want, bool nullable)
-{
-	if (!v)
-		return true;
-	if (nullable && want < 0)
-		return json_is_null(v);
-	return json_is_integer(v) && json_integer_value(v) == want;
-}
-
-/* Compare the derived fields to_json() writes with the rebuilt state. */
-static int same_derived(const json_t *j, const struct callbreak *st)
-{
-	json_t *v, *a;
-	int t[CB_SEATS], nt = current_trick(st, t), x;
-	size_t i;
-
-	v = json_object_get(j, "phase");
-	if (v && (!json_is_string(v) || strcmp(json_string_value(v), phase_names[st->phase])))
-		return GB_ESTATE;
-	if (!int_ok(json_object_get(j, "rounds"), st->rounds, false) ||
-	    !int_ok(json_object_get(j, "leader"), st->leader, false) ||
-	    !int_ok(json_object_get(j, "turns"), turns_taken(st), false) ||
-	    !int_ok(json_object_get(j, "winner"), st->winner, true))
-		return GB_ESTATE;
-	if (same_ints(j, "tricks", st->tricks))
-		return GB_ESTATE;
-	a = json_object_get(j, "trick");
-	if (a) {
-		if (!json_is_array(a) || json_array_size(a) != (size_t)nt)
-			return GB_ESTATE;
-		json_array_foreach(a, i, v) {
-			if (!json_is_object(v) || get_int(v, "seat", 0, CB_SEATS - 1, &x) ||
-			    x != (st->leader + (int)i) % CB_SEATS ||
-			    !json_is_string(json_object_get(v, "card")) ||
-			    callbreak_card_parse(json_string_value(json_object_get(v, "card")), &x) ||
-			    x != t[i])
-				return GB_ESTATE;
-		}
-	}
-	a = json_object_get(j, "totals");
-	if (a) {
-		if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
-			return GB_ESTATE;
-		for (int s = 0; s < CB_SEATS; s++)
-			if (!is_tenths(json_array_get(a, (size_t)s), st->total[s]))
-				return GB_ESTATE;
-	}
-	a = json_object_get(j, "totals_text");
-	if (a) {
-		char text[16];
-
-		if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
-			return GB_ESTATE;
-		for (int s = 0; s < CB_SEATS; s++) {
-			v = json_array_get(a, (size_t)s);
-			tenths_text(st->total[s], false, text, sizeof(text));
-			if (!json_is_string(v) || strcmp(json_string_value(v), text))
-				return GB_ESTATE;
-		}
-	}
-	a = json_object_get(j, "tied");
-	if (a) {
-		int mask = 0;
-
-		if (!json_is_array(a))
-			return GB_ESTATE;
-		json_array_foreach(a, i, v) {
-			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-			    json_integer_value(v) >= CB_SEATS)
-				return GB_ESTATE;
-			mask |= 1 << json_integer_value(v);
-		}
-		if (mask != st->tied)
-			return GB_ESTATE;
-	}
-	a = json_object_get(j, "voids");
-	if (a) {
-		if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
-			return GB_ESTATE;
-		for (int s = 0; s < CB_SEATS; s++) {
-			json_t *row = json_array_get(a, (size_t)s);
-			int mask = 0, want = 0;
-
-			if (!json_is_array(row))
-				return GB_ESTATE;
-			json_array_foreach(row, i, v) {
-				const char *u = json_is_string(v) ? json_string_value(v) : "";
-				int k;
-
-				for (k = 0; k < 4 && strcmp(u, suit_letters[k]); k++)
-					;
-				if (k == 4)
-					return GB_ESTATE;
-				mask |= 1 << k;
-			}
-			for (int u = 0; u < 4; u++)
-				if ((st->lacks[s] & CB_SUIT_MASK(u)) == CB_SUIT_MASK(u))
-					want |= 1 << u;
-			if (mask != want)
-				return GB_ESTATE;
-		}
-	}
-	return GB_OK;
-}
-
-int callbreak_from_json(void *vst, const json_t *j)
-{
-	struct callbreak in, out;
-	json_t *a, *row, *cell;
-	int rc = GB_ESTATE, n, finished;
-	size_t r;
-
-	memset(&in, 0, sizeof(in));
-	if (!json_is_object(j))
-		goto out;
-	if (gb_rule_defs_from_json(callbreak_rules, CB_NRULES, &in.rules, json_object_get(j, "rules")))
-		goto out;
-	if (!json_is_string(json_object_get(j, "rng")) ||
-	    gb_rng_from_hex(&in.rng, json_string_value(json_object_get(j, "rng"))))
-		goto out;
-	if (get_int(j, "round", 1, CB_MAX_ROUNDS, &in.round) ||
-	    get_int(j, "dealer", 0, CB_SEATS - 1, &in.dealer))
-		goto out;
-
-	a = json_object_get(j, "hands");
-	if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
-		goto out;
-	for (int s = 0; s < CB_SEATS; s++)
-		if (get_cards(json_array_get(a, (size_t)s), &in.hand[s], NULL, CB_RANKS, NULL))
-			goto out;
-	a = json_object_get(j, "bids");
-	if (!json_is_array(a) || json_array_size(a) != CB_SEATS)
-		goto out;
-	for (int s = 0; s < CB_SEATS; s++) {
-		json_t *b = json_array_get(a, (size_t)s);
-
-		if (json_is_null(b))
-			continue;
-		if (!json_is_integer(b) || json_integer_value(b) < CB_MIN_BID ||
-		    json_integer_value(b) > CB_MAX_BID)
-			goto out;
-		in.bid[s] = (int)json_integer_value(b);
-	}
-	{
-		uint64_t set;
-
-		if (get_cards(json_object_get(j, "played"), &set, in.seq, CB_CARDS, &in.nplayed))
-			goto out;
-	}
-
-	/* history: the rounds before this one are primary; a finished current
-	 * round's line is derived and must agree with the replay */
-	finished = in.nplayed == CB_CARDS;
-	a = json_object_get(j, "history");
-	n = in.round - 1 + finished;
-	if (!json_is_array(a) || json_array_size(a) != (size_t)n)
-		goto out;
-	json_array_foreach(a, r, row) {
-		if (!json_is_array(row) || json_array_size(row) != CB_SEATS)
-			goto out;
-		for (int s = 0; s < CB_SEATS; s++) {
-			json_t *b, *t;
-
-			cell = json_array_get(row, (size_t)s);
-			if (!json_is_array(cell) || json_array_size(cell) != 3)
-				goto out;
-			b = json_array_get(cell, 0);
-			t = json_array_get(cell, 1);
-			if (!json_is_integer(b) || !json_is_integer(t) ||
-			    json_integer_value(b) < CB_MIN_BID || json_integer_value(b) > CB_MAX_BID ||
-			    json_integer_value(t) < 0 || json_integer_value(t) > CB_TRICKS ||
-			    !is_tenths(json_array_get(cell, 2),
-				       callbreak_score((int)json_integer_value(b),
-						       (int)json_integer_value(t))))
-				goto out;
-			in.hist[r][s].bid = (int)json_integer_value(b);
-			in.hist[r][s].tricks = (int)json_integer_value(t);
-		}
-	}
-	if (rebuild(&in, &out))
-		goto out;
-	if (finished)
-		for (int s = 0; s < CB_SEATS; s++)
-			if (out.hist[n - 1][s].bid != in.hist[n - 1][s].bid ||
-			    out.hist[n - 1][s].tricks != in.hist[n - 1][s].tricks)
-				goto out;
-	if (same_derived(j, &out))
-		goto out;
-	memcpy(vst, &out, sizeof(out));
-	rc = GB_OK;
-out:
-	return rc;
-}
-
 int callbreak_check(const void *vst)
 {
 	const struct callbreak *st = vst;
@@ -1366,7 +851,7 @@ int callbreak_check(const void *vst)
 		if (st->lacks[s] & st->hand[s])
 			return GB_EINVARIANT;
 	/* every derived field equals its recomputation from the primary facts */
-	if (rebuild(st, &again) || memcmp(&again, st, sizeof(again)) != 0)
+	if (callbreak_rebuild(st, &again) || memcmp(&again, st, sizeof(again)) != 0)
 		return GB_EINVARIANT;
 	return GB_OK;
 }
@@ -1382,12 +867,12 @@ void callbreak_outcome(const void *vst, struct gb_outcome *out)
 	out->draw = false;
 	for (int s = 0; s < CB_SEATS; s++)
 		out->score[s] = st->total[s];
-	out->turns = turns_taken(st);
+	out->turns = callbreak_turns_taken(st);
 }
 
 void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view *v)
 {
-	int t[CB_SEATS], nt = current_trick(st, t);
+	int t[CB_SEATS], nt = callbreak_trick_now(st, t);
 
 	memset(v, 0, sizeof(*v));
 	v->seat = seat;
@@ -1396,7 +881,7 @@ void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view 
 	v->rounds = st->rounds;
 	v->dealer = st->dealer;
 	v->turn = callbreak_turn(st);
-	v->turns = turns_taken(st);
+	v->turns = callbreak_turns_taken(st);
 	for (int s = 0; s < CB_SEATS; s++) {
 		v->held[s] = popcount(st->hand[s]);
 		v->bid[s] = st->bid[s];

@@ -829,6 +829,8 @@ static int hard_bid(const struct callbreak_view *v, const struct callbreak_ai_pa
 			s = s0;
 			s.bid[me] = b;
 			rollout(&s, v, p, p->dd_cards);
+			if (d % 10 < p->bid_lift && s.tricks[me] < CB_RANKS)
+				s.tricks[me]++;
 			if (net) {
 				/* the other seats as played out, the own tricks as learned */
 				u = 0.0;
