@@ -17,6 +17,7 @@
  * the search narrowed to the network's likeliest card (prune=1) or swayed
  * by an overwhelming prior plays that card.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -368,6 +369,60 @@ static void test_policy_prior(void **state)
 	assert_true(decisions > 10);
 }
 
+/*
+ * What the search made of each card, for the training data: the card
+ * played as callbreak_ai_play() plays it for the same seed, and it has
+ * the best value; every legal card is valued whenever two or more differ
+ * (cards equal to each other share one value), nothing else is, and bids
+ * and forced cards are not valued at all.
+ */
+static void test_card_values(void **state)
+{
+	struct callbreak_ai_params p = small_hard(12);
+	struct callbreak st;
+	struct gb_rng r;
+	int valued = 0, shared = 0;
+
+	(void)state;
+	gb_rng_seed(&r, 31);
+	start(&st, 1717, 3);
+	while (st.phase != CB_PHASE_ROUND_OVER && st.phase != CB_PHASE_GAME_OVER) {
+		struct callbreak_view v;
+		struct gb_action a, b;
+		uint64_t seed = gb_rng_next(&r), live;
+		float value[CB_CARDS];
+		int finite = 0;
+
+		callbreak_view(&st, G->turn(&st), &v);
+		live = CB_DECK & ~v.hand & ~v.gone;
+		assert_int_equal(callbreak_ai_play_values(&v, &p, seed, 0, &a, value), GB_OK);
+		assert_int_equal(callbreak_ai_play(&v, &p, seed, 0, &b), GB_OK);
+		assert_memory_equal(&a, &b, sizeof(a));
+		for (int c = 0; c < CB_CARDS; c++) {
+			if (isnan(value[c]))
+				continue;
+			finite++;
+			assert_true(v.phase == CB_PHASE_PLAY && (v.legal & CB_BIT(c)));
+			assert_true(value[c] <= value[a.a]);
+			/* the next higher legal card with nothing live between shares the value */
+			for (int d = c + 1; d < CB_CARDS && CB_SUIT(d) == CB_SUIT(c) && !(live & CB_BIT(d)); d++)
+				if (v.legal & CB_BIT(d)) {
+					assert_true(value[d] == value[c]);
+					shared++;
+					break;
+				}
+		}
+		if (finite) {
+			assert_int_equal(finite, __builtin_popcountll(v.legal));
+			valued++;
+		}
+		assert_int_equal(G->apply(&st, &a, NULL), GB_OK);
+	}
+	printf("card values: %d decisions valued, %d pairs of equal cards sharing one\n", valued, shared);
+	assert_true(valued > 10);
+	assert_true(shared > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_bid_distribution),
 		cmocka_unit_test(test_same_view_same_decision),
 		cmocka_unit_test(test_policy_prior),
+		cmocka_unit_test(test_card_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

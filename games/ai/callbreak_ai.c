@@ -693,12 +693,29 @@ int callbreak_ai_deals(const struct callbreak_view *v, const struct callbreak_ai
 }
 
 /*
+ * value[] of callbreak_ai_play_values(): each candidate's mean sum[i] /
+ * wsum, for it and for the legal cards of its suit above it with no live
+ * card (live: the cards others may hold) between them.
+ */
+static void card_values(const struct callbreak_view *v, uint64_t live, const int *cand, const double *sum, int nc,
+			double wsum, float *value)
+{
+	for (int i = 0; i < nc; i++)
+		for (uint64_t x = v->legal & (CB_BIT(cand[i]) | above(cand[i])); x; x &= x - 1) {
+			int c = lowest(x);
+
+			if (CB_SUIT(c) == CB_SUIT(cand[i]) && !(live & above(cand[i]) & ~above(c) & ~CB_BIT(c)))
+				value[c] = (float)(sum[i] / wsum);
+		}
+}
+
+/*
  * The hard level's card. truth (a measurement, callbreak_oracle.h; NULL at
  * every level) is the true hands: searched alone, or with `chain` only as
  * the start of the chain of deals.
  */
 static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_params *p,
-		     struct gb_rng *r, const uint64_t *truth, bool chain)
+		     struct gb_rng *r, const uint64_t *truth, bool chain, float *value)
 {
 	struct sim base, s0, s;
 	uint64_t live = CB_DECK & ~v->hand & ~v->gone, hand[CB_SEATS];
@@ -777,6 +794,8 @@ static int hard_card(const struct callbreak_view *v, const struct callbreak_ai_p
 	if (net && p->prior && wsum > 0)
 		for (int i = 0; i < nc; i++)
 			sum[i] += wsum * p->prior / 10.0 * log(prior[i] > 1e-6 ? prior[i] : 1e-6);
+	if (value && wsum > 0)
+		card_values(v, live, cand, sum, nc, wsum, value);
 	prev = 0;
 	for (int i = 1; i < nc; i++)
 		if (sum[i] > sum[prev])
@@ -871,7 +890,7 @@ static int scale(int n, int budget_ms)
  * callbreak_ai_play_oracle().
  */
 static int play(const struct callbreak_view *v, const struct callbreak_ai_params *p, int oracle,
-		const uint64_t *hand, uint64_t seed, int budget_ms, struct gb_action *out)
+		const uint64_t *hand, uint64_t seed, int budget_ms, struct gb_action *out, float *value)
 {
 	struct gb_rng r;
 	struct sim s;
@@ -909,7 +928,7 @@ static int play(const struct callbreak_view *v, const struct callbreak_ai_params
 		if (p->dets > 0) {
 			out->a = hard_card(v, p, &r,
 					   hand && (oracle & (CB_ORACLE_CARDS | CB_ORACLE_CHAIN)) ? hand : NULL,
-					   oracle & CB_ORACLE_CHAIN);
+					   oracle & CB_ORACLE_CHAIN, value);
 		} else {
 			const struct callbreak_net *net = (p->net & 4) ? callbreak_net_builtin() : NULL;
 
@@ -927,13 +946,21 @@ static int play(const struct callbreak_view *v, const struct callbreak_ai_params
 int callbreak_ai_play(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
 		      int budget_ms, struct gb_action *out)
 {
-	return play(v, p, 0, NULL, seed, budget_ms, out);
+	return play(v, p, 0, NULL, seed, budget_ms, out, NULL);
+}
+
+int callbreak_ai_play_values(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
+			     int budget_ms, struct gb_action *out, float value[CB_CARDS])
+{
+	for (int c = 0; c < CB_CARDS; c++)
+		value[c] = NAN;
+	return play(v, p, 0, NULL, seed, budget_ms, out, value);
 }
 
 int callbreak_ai_play_oracle(const struct callbreak_view *v, const struct callbreak_ai_params *p, int oracle,
 			     const uint64_t hand[CB_SEATS], uint64_t seed, int budget_ms, struct gb_action *out)
 {
-	return play(v, p, oracle, hand, seed, budget_ms, out);
+	return play(v, p, oracle, hand, seed, budget_ms, out, NULL);
 }
 
 /*

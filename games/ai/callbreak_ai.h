@@ -101,6 +101,17 @@ int callbreak_ai_play(const struct callbreak_view *v, const struct callbreak_ai_
 		      int budget_ms, struct gb_action *out);
 
 /*
+ * callbreak_ai_play(), and for the training data what the hard search
+ * made of each card: value[c] is the mean play-out value of legal card c
+ * (the search's unit: a thousandth of a game won, or a tenth of a point)
+ * where the search played it out (a card with nothing live between it and
+ * a candidate shares that candidate's value), NAN elsewhere and everywhere
+ * when no search judged the cards (one candidate, a bid, no search).
+ */
+int callbreak_ai_play_values(const struct callbreak_view *v, const struct callbreak_ai_params *p, uint64_t seed,
+			     int budget_ms, struct gb_action *out, float value[CB_CARDS]);
+
+/*
  * Deal the cards `v` does not see to the other seats at random, consistently
  * with everything the view says: each seat gets exactly v->held cards and
  * none that v->lacks says it cannot hold; hand[v->seat] is the view's own

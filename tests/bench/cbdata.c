@@ -4,19 +4,20 @@
  * decision written with what the deciding seat could know and what it
  * chose, and every bid with the tricks the hand then took.
  *
- *   build/bench/cbdata GAMES SEED PREFIX [HARD=full|net] [NET=FILE]
+ *   build/bench/cbdata GAMES SEED PREFIX [HARD=full|net|level] [NET=FILE]
  *
- * Writes PREFIX.play and PREFIX.bid (fixed-size little-endian records,
- * read by tests/bench/cbtrain.py) and prints how many of each and how
- * long it took. Deterministic from SEED.
+ * Writes PREFIX.play, PREFIX.q and PREFIX.bid (fixed-size little-endian
+ * records, read by tests/bench/cbtrain.py) and prints how many of each
+ * and how long it took. Deterministic from SEED.
  *
  * The tables, by game number g: g % 10 < 4, four hard seats (self-play);
  * 4..6, two hard seats (at random places) and two medium; 7..9, two hard
  * and two `ismcts` (1,000 iterations a decision). Each game has five
  * rounds. The hard seats play the hard level without its learned parts
- * (HARD=full, the default) or with them (HARD=net: the next round of
+ * (HARD=full, the default), with all of them (HARD=net: the next round of
  * data, from the player the last one trained: its cards searched with
- * the `own` network in the play-outs, its bids by the bid network). The
+ * the `own` network in the play-outs, its bids by the bid network), or as
+ * the level plays (HARD=level: `own` in its play-outs, bids searched). The
  * networks are the compiled-in ones, or with NET=FILE those in FILE, as
  * tests/bench/cbtrain.py writes them beside its header.
  *
@@ -27,10 +28,16 @@
  * cards (u64), then the CBN_PLAY_IN inputs as
  * float32. Only positions with more than one legal card are written.
  *
+ * A q record (208 bytes) for each play record, in the same order: what the
+ * hard search made of each card (callbreak_ai_play_values()), 52 float32,
+ * NaN for the cards it did not play out and for every card of the other
+ * players' records.
+ *
  * A bid record (344 bytes): kind 2, who decided, the bid, the tricks the
  * hand took in the round, four bytes of zero, then the CBN_BID_IN inputs as
  * float32.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +59,7 @@ enum { WHO_MEDIUM = 2, WHO_HARD = 3, WHO_ISMCTS = 5 };
 
 struct pending {
 	unsigned char rec[PLAY_REC];
+	float q[CB_CARDS];
 	int seat, tricks_then;
 };
 
@@ -95,29 +103,33 @@ int main(int argc, char **argv)
 	static struct pending pend[CB_CARDS];
 	unsigned char bidrec[CB_SEATS][BID_REC];
 	char path[4096];
-	FILE *fp = NULL, *fb = NULL;
+	FILE *fp = NULL, *fb = NULL, *fq = NULL;
 	struct timespec t0, t1;
 	int status = 0;
 
-	bool learned = false;
+	bool learned = false, level = false;
 
 	for (int i = 4; i < argc && games > 0; i++) {
 		if (strcmp(argv[i], "HARD=net") == 0)
 			learned = true;
+		else if (strcmp(argv[i], "HARD=level") == 0)
+			level = true;
 		else if (strncmp(argv[i], "NET=", 4) == 0 && install(argv[i] + 4))
 			return 2;
 		else if (strcmp(argv[i], "HARD=full") && strncmp(argv[i], "NET=", 4))
 			games = 0;
 	}
 	if (games <= 0) {
-		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net] [NET=FILE]\n");
+		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net|level] [NET=FILE]\n");
 		return 2;
 	}
-	hard.net = 0; /* HARD=full: the hard level without its learned parts */
-	hard.net_bid = 0;
-	if (learned) {
+	if (!level) {
+		hard.net = 0; /* HARD=full: the hard level without its learned parts */
+		hard.net_bid = 0;
+	}
+	if (learned || level) {
 		hard.net = 1;
-		hard.net_bid = 1;
+		hard.net_bid = learned;
 		if (!callbreak_net_builtin()) {
 			fprintf(stderr, "cbdata: HARD=net without valid weights\n");
 			return 2;
@@ -127,7 +139,9 @@ int main(int argc, char **argv)
 	fp = fopen(path, "wb");
 	snprintf(path, sizeof(path), "%s.bid", argv[3]);
 	fb = fopen(path, "wb");
-	if (!fp || !fb) {
+	snprintf(path, sizeof(path), "%s.q", argv[3]);
+	fq = fopen(path, "wb");
+	if (!fp || !fb || !fq) {
 		perror("cbdata");
 		status = 1;
 		goto out;
@@ -159,6 +173,7 @@ int main(int argc, char **argv)
 			int turn = callbreak_game.turn(&st), phase = st.phase;
 			uint64_t s = gb_seed_derive(gseed ^ 0x5eed, (uint64_t)k);
 			struct gb_outcome oc;
+			float qv[CB_CARDS];
 
 			callbreak_game.outcome(&st, &oc);
 			if (oc.over)
@@ -167,8 +182,10 @@ int main(int argc, char **argv)
 				a = (struct gb_action){ GB_ACT_NEXT, 0, 0, 0 };
 			} else {
 				callbreak_view(&st, turn, &v);
+				for (int c = 0; c < CB_CARDS; c++)
+					qv[c] = NAN;
 				if (who[turn] == WHO_HARD)
-					callbreak_ai_play(&v, &hard, s, 0, &a);
+					callbreak_ai_play_values(&v, &hard, s, 0, &a, qv);
 				else if (who[turn] == WHO_ISMCTS)
 					callbreak_ismcts_choose(&v, CB_ISMCTS_BUDGET, s, &a);
 				else
@@ -192,6 +209,7 @@ int main(int argc, char **argv)
 					put_floats(pd->rec + 16, &f, CBN_PLAY_IN);
 					pd->seat = turn;
 					pd->tricks_then = v.tricks[turn];
+					memcpy(pd->q, qv, sizeof(qv));
 				} else if (phase == CB_PHASE_BID) {
 					memset(bidrec[turn], 0, BID_REC);
 					bidrec[turn][0] = 2;
@@ -212,7 +230,8 @@ int main(int argc, char **argv)
 				for (int i = 0; i < np; i++) {
 					pend[i].rec[3] = (unsigned char)(line[pend[i].seat].tricks - pend[i].tricks_then);
 					pend[i].rec[4] = (unsigned char)line[pend[i].seat].tricks;
-					if (fwrite(pend[i].rec, PLAY_REC, 1, fp) != 1)
+					if (fwrite(pend[i].rec, PLAY_REC, 1, fp) != 1 ||
+					    fwrite(pend[i].q, sizeof(pend[i].q), 1, fq) != 1)
 						status = 1;
 				}
 				nplay += np;
@@ -237,6 +256,8 @@ out:
 	if (fp && fclose(fp))
 		status = 1;
 	if (fb && fclose(fb))
+		status = 1;
+	if (fq && fclose(fq))
 		status = 1;
 	return status;
 }

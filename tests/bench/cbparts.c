@@ -19,11 +19,12 @@
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
  * mcmc, bid_sigma, play_sigma, game_sigma, game_aware, net, net_bid,
- * prior, prune) on top of the variant, for tuning runs: net=0 is the hard
+ * prior, prune, bid_lift) on top of the variant, for tuning runs: net=0 is the hard
  * level before its learned play-outs (the arena's hard-classic), net=3
  * adds the learned model of the other seats (net=9 in the bids' play-outs
  * only, net=11 in both), net_bid=1 the learned bid network, prior=K and
- * prune=K the play network steering the search; with
+ * prune=K the play network steering the search, bid_lift=K a trick more
+ * counted in K tenths of the bids' play-outs; with
  * dets=0 bid_deals=0, net=4 plays the learned network's cards without a
  * search.
  *
@@ -122,6 +123,7 @@ static const struct {
 	{ "net_bid", offsetof(struct callbreak_ai_params, net_bid) },
 	{ "prior", offsetof(struct callbreak_ai_params, prior) },
 	{ "prune", offsetof(struct callbreak_ai_params, prune) },
+	{ "bid_lift", offsetof(struct callbreak_ai_params, bid_lift) },
 };
 
 /* Apply one WEIGHT=VALUE, or oracle=N to *oracle; -1 when it names neither. */

@@ -69,11 +69,23 @@ def bid_perm(order):
 ORDERS = list(itertools.permutations([1, 2, 3]))
 
 
+def load_q(prefix, n):
+    """PREFIX.q, the search's value of each card of each play record (NaN: none), if written."""
+    if not os.path.exists(prefix + ".q"):
+        return np.full((n, 52), np.nan, dtype=np.float32)
+    q = np.fromfile(prefix + ".q", dtype="<f4").reshape(-1, 52)
+    assert len(q) == n, (prefix, len(q), n)
+    return q
+
+
 def load(prefixes):
-    play = np.concatenate([np.fromfile(p + ".play", dtype=PLAY_DT) for p in prefixes])
+    plays = [np.fromfile(p + ".play", dtype=PLAY_DT) for p in prefixes]
+    q = np.concatenate([load_q(p, len(a)) for p, a in zip(prefixes, plays)])
+    play = np.concatenate(plays)
     bid = np.concatenate([np.fromfile(p + ".bid", dtype=BID_DT) for p in prefixes])
+    hard = play["who"] == HARD
     field = (play["who"] == MEDIUM) | (play["who"] == ISMCTS)
-    return play[play["who"] == HARD], play[field], bid[bid["who"] == HARD]
+    return play[hard], q[hard], play[field], q[field], bid[bid["who"] == HARD]
 
 
 class PlayNet(nn.Module):
@@ -103,7 +115,29 @@ def legal_mask(legal):
     return bits.astype(bool)
 
 
-def train_play(play, rng, epochs, name):
+def soft_targets(qb, yb, tau):
+    """The search's values as chances over the cards (softmax of value / tau over
+    the cards it valued); a record it did not value keeps its card (one-hot)."""
+    fin = torch.isfinite(qb)
+    has = fin.sum(1) > 1
+    t = torch.softmax(torch.where(fin, qb / tau, torch.full_like(qb, -1e9)), 1)
+    one = nn.functional.one_hot(yb, 52).float()
+    return torch.where(has[:, None], t, one)
+
+
+def regret(logits, qh):
+    """Mean over the records the search valued: its best value less the value of the card played."""
+    fin = torch.isfinite(qh)
+    has = fin.sum(1) > 1
+    if not has.any():
+        return float("nan")
+    q = torch.where(fin, qh, torch.full_like(qh, -1e30))
+    pick = logits.argmax(1)
+    got = q.gather(1, pick[:, None]).squeeze(1)
+    return (q.max(1).values - got)[has].mean().item()
+
+
+def train_play(play, q, rng, epochs, name, tau=0.0):
     n = len(play)
     order = rng.permutation(n)
     hold = order[: n // 20]
@@ -112,6 +146,7 @@ def train_play(play, rng, epochs, name):
     y = torch.from_numpy(play["card"].astype(np.int64))
     after = torch.from_numpy(play["after"].astype(np.float32))
     mask = torch.from_numpy(legal_mask(play["legal"]))
+    qv = torch.from_numpy(q)
     perms = [tuple(torch.from_numpy(a) for a in play_perm(o)) for o in ORDERS]
     net = PlayNet()
     opt = torch.optim.Adam(net.parameters(), lr=2e-3)
@@ -132,7 +167,14 @@ def train_play(play, rng, epochs, name):
             yb = cp[y[b]]
             logits, v = net(xb)
             logits = logits.masked_fill(~mb, -1e9)
-            loss = nn.functional.cross_entropy(logits, yb) + 0.1 * nn.functional.mse_loss(v, after[b])
+            if tau > 0:
+                qb = torch.full((512, 52), float("nan"))
+                qb[:, cp] = qv[b]
+                tb = soft_targets(qb, yb, tau)
+                card_loss = -(tb * torch.log_softmax(logits, 1)).sum(1).mean()
+            else:
+                card_loss = nn.functional.cross_entropy(logits, yb)
+            loss = card_loss + 0.1 * nn.functional.mse_loss(v, after[b])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -147,8 +189,9 @@ def train_play(play, rng, epochs, name):
             acc = (logits.argmax(1) == y[hb]).float().mean().item()
             ce = nn.functional.cross_entropy(logits, y[hb]).item()
             mse = nn.functional.mse_loss(v, after[hb]).item()
+            reg = regret(logits, qv[hb])
         print(f"{name} epoch {ep + 1}: train loss {tot / max(1, len(sh) // 512):.4f}  held-out: card agreement "
-              f"{100 * acc:.1f}%  cross-entropy {ce:.4f}  tricks mse {mse:.3f}", flush=True)
+              f"{100 * acc:.1f}%  cross-entropy {ce:.4f}  tricks mse {mse:.3f}  regret {reg:.2f}", flush=True)
     return net
 
 
@@ -261,11 +304,14 @@ def main():
     torch.manual_seed(seed)
     torch.set_num_threads(int(os.environ.get("CB_TRAIN_THREADS", "1")))
     rng = np.random.default_rng(seed)
-    play, field, bid = load(prefixes)
-    print(f"{len(play)} hard card decisions, {len(field)} of its opponents, {len(bid)} hard bids", flush=True)
+    play, q, field, fq, bid = load(prefixes)
+    valued = int((np.isfinite(q).sum(1) > 1).sum())
+    print(f"{len(play)} hard card decisions ({valued} with the search's values), {len(field)} of its opponents, "
+          f"{len(bid)} hard bids", flush=True)
     epochs = int(os.environ.get("CB_PLAY_EPOCHS", "8"))
-    own = train_play(play, rng, epochs, "own")
-    fnet = train_play(field, rng, epochs, "field")
+    tau = float(os.environ.get("CB_TRAIN_TAU", "0"))
+    own = train_play(play, q, rng, epochs, "own", tau)
+    fnet = train_play(field, fq, rng, epochs, "field")
     bnet = train_bid(bid, rng, int(os.environ.get("CB_BID_EPOCHS", "30")))
     secs = time.time() - start
     note = (f"{len(play)} card decisions and {len(bid)} bids of the hard seats and {len(field)} card\n"
