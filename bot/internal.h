@@ -403,8 +403,16 @@ void online_queue_view(struct ctx *c, const struct store_queue *e, int waiting, 
  * the queue read in the matcher's order (store_queue_list()) has them together.
  */
 int online_group_end(const struct store_queue *q, int n, int i);
-/* /top online GAME: the best ratings of the game */
+/* /top online GAME: the best ratings of the game (online_people.c) */
 int online_top(struct ctx *c, const char *args);
+/*
+ * The name a person plays under at online tables (PLATFORM, USER): the one
+ * they chose, or "Player NNNN" made from their id (never their platform
+ * name, which could be their username).
+ */
+int online_person_name(struct store *s, const char *platform, const char *user, char *out, size_t cap);
+/* The refusals every online command asks first (online off, not a private chat); true when refused. */
+bool online_refused(struct ctx *c);
 /*
  * The person key's ("PLATFORM:USER") online wallet: *coins (the starting
  * grant when they have none yet, not written); online_wallets(): the

@@ -22,7 +22,9 @@
  * private chat that has no table of its own goes to the person's seat
  * (online_route()), and everything the table says is fanned out to the
  * seats' chats when the command commits (online_queue_replies()).
- * Strangers exchange no free text: only a fixed set of reactions.
+ * Strangers exchange no free text: only a fixed set of reactions. Names,
+ * blocks, reactions and ratings are online_people.c's; an online table's
+ * writes (opening it, committing the online commands) online_open.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +68,7 @@ bool online_key_split(const char *key, char *platform, size_t pcap, char *user, 
  * made from their id (their platform name could be their username, which
  * strangers must not see).
  */
-static int person_name(struct store *s, const char *platform, const char *user, char *out, size_t cap)
+int online_person_name(struct store *s, const char *platform, const char *user, char *out, size_t cap)
 {
 	int rc = store_person_get(s, platform, user, out, cap, NULL);
 	uint64_t h = 1469598103934665603ULL;
@@ -416,7 +418,7 @@ static int seated_at(struct ctx *c, const struct gb_game **game)
 }
 
 /* The refusals every /online asks first; true when refused. */
-static bool online_refused(struct ctx *c)
+bool online_refused(struct ctx *c)
 {
 	if (!c->b->cfg.online) {
 		reply_alert(c, M_ONLINE_OFF);
@@ -449,7 +451,7 @@ static int online_status(struct ctx *c)
 	if (!rc)
 		rc = online_coins(c, key, &coins);
 	if (!rc)
-		rc = person_name(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name));
+		rc = online_person_name(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name));
 	if (rc)
 		goto out;
 	sb_add(&sb, tr(c->lang, M_ONLINE_STATUS_HEAD));
@@ -644,7 +646,7 @@ static int online_join(struct ctx *c, const struct gb_game *g, const char *rest)
 	snprintf(e->user, sizeof(e->user), "%s", c->cmd->user);
 	snprintf(e->chat, sizeof(e->chat), "%s", c->cmd->chat);
 	snprintf(e->lang, sizeof(e->lang), "%s", lang_code(c->lang));
-	rc = person_name(c->b->store, c->cmd->platform, c->cmd->user, e->name, sizeof(e->name));
+	rc = online_person_name(c->b->store, c->cmd->platform, c->cmd->user, e->name, sizeof(e->name));
 	if (rc)
 		return rc;
 	e->rating = 1500000;
@@ -748,258 +750,4 @@ int cmd_online(struct ctx *c)
 		return GB_OK;
 	}
 	return online_join(c, g, rest);
-}
-
-int cmd_name(struct ctx *c)
-{
-	char name[STORE_NAME_LEN], key[STORE_NAME_LEN], platform[16], user[STORE_ID_LEN];
-	int bad, found = 0, rc;
-
-	if (online_refused(c))
-		return GB_OK;
-	if (!c->cmd->args[0]) {
-		rc = person_name(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name));
-		if (!rc)
-			reply_alert(c, M_NAME_SET, name);
-		return rc;
-	}
-	bad = online_name_check(c->cmd->args, name, sizeof(name), key, sizeof(key));
-	if (bad) {
-		reply_alert(c, msg_any(bad, "%s"), c->cmd->args);
-		return GB_OK;
-	}
-	/* a name is one person's, case aside (the store's unique index settles a race for it) */
-	rc = store_person_named(c->b->store, key, platform, sizeof(platform), user, sizeof(user), &found);
-	if (rc)
-		return rc;
-	if (found && (strcmp(platform, c->cmd->platform) || strcmp(user, c->cmd->user))) {
-		reply_alert(c, M_NAME_TAKEN, name);
-		return GB_OK;
-	}
-	snprintf(c->ow.name, sizeof(c->ow.name), "%s", name);
-	snprintf(c->ow.name_key, sizeof(c->ow.name_key), "%s", key);
-	c->ow.name_set = true;
-	reply_alert(c, M_NAME_SET, c->ow.name);
-	return GB_OK;
-}
-
-/*
- * /block: the people of the person's newest online table still kept
- * (their last one, unless old tables were pruned since) are never seated
- * with them again. When every table they sat at is gone, nobody is
- * blocked, and the answer says there is no recent table.
- */
-int cmd_block(struct ctx *c)
-{
-	struct store_oseat os[GB_MAX_SEATS];
-	struct strbuf names = { 0 };
-	char name[8];
-	int64_t last = 0, kept = 0;
-	int n = 0, rc;
-
-	if (online_refused(c))
-		return GB_OK;
-	rc = store_person_get(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name), &last);
-	if (!rc && last)
-		rc = store_oseat_last(c->b->store, c->cmd->platform, c->cmd->user, &kept);
-	if (rc == GB_ENOTFOUND)
-		rc = GB_OK;
-	if (!rc && kept)
-		rc = store_oseats_get(c->b->store, kept, os, GB_MAX_SEATS, &n);
-	if (rc)
-		return rc;
-	if (!last || !kept) {
-		if (last)
-			reply_alert(c, M_BLOCK_GONE);
-		else
-			reply_alert(c, M_BLOCK_NONE);
-		return GB_OK;
-	}
-	for (int i = 0; i < n && c->ow.nblock < GB_MAX_SEATS; i++) {
-		if (!strcmp(os[i].platform, c->cmd->platform) && !strcmp(os[i].user, c->cmd->user))
-			continue;
-		c->ow.block[c->ow.nblock++] = os[i];
-		sb_add(&names, names.len ? ", " : "");
-		sb_add(&names, os[i].name);
-	}
-	if (!c->ow.nblock)
-		reply_alert(c, M_BLOCK_NOBODY);
-	else
-		reply_alert(c, M_BLOCK_DONE, sb_str(&names));
-	sb_release(&names);
-	return GB_OK;
-}
-
-/* The reactions: the word typed, and its line in each language. */
-static const struct {
-	const char *word;
-	int key;
-} reactions[] = { { "gg", M_REACT_GG }, { "wp", M_REACT_WP }, { "hurry", M_REACT_HURRY } };
-
-#define NREACTIONS (sizeof(reactions) / sizeof(reactions[0]))
-
-void online_reaction_buttons(struct ctx *c, json_t *rows)
-{
-	json_t *row = json_array();
-
-	for (size_t i = 0; i < NREACTIONS; i++) {
-		char cmd[32];
-
-		snprintf(cmd, sizeof(cmd), "/react %s", reactions[i].word);
-		json_array_append_new(row, json_pack("{ssss}", "label", tr(c->lang, reactions[i].key), "cmd", cmd));
-	}
-	json_array_append_new(rows, row);
-}
-
-int cmd_react(struct ctx *c)
-{
-	char word[16] = "";
-	json_t *r, *texts;
-
-	if (!c->online) {
-		/* not taken to a table: the person has none */
-		reply_alert(c, M_REACT_NONE);
-		return GB_OK;
-	}
-	arg_word(c->cmd->args, word, sizeof(word));
-	for (size_t i = 0; i < NREACTIONS; i++) {
-		if (strcmp(word, reactions[i].word) != 0 && strcmp(c->cmd->args, tr(LANG_EN, reactions[i].key)) &&
-		    strcmp(c->cmd->args, tr(LANG_NE, reactions[i].key)))
-			continue;
-		if (!c->has_table) {
-			/* the game just ended: its seats are the last table's */
-			int64_t last = 0;
-			char name[8];
-			int rc = store_person_get(c->b->store, c->cmd->from_platform, c->cmd->from_user, name,
-						  sizeof(name), &last);
-
-			if (!rc && last)
-				rc = store_oseats_get(c->b->store, last, c->oseats, GB_MAX_SEATS, &c->noseats);
-			if (!rc && last)
-				rc = store_seats_get(c->b->store, last, c->seats, GB_MAX_SEATS, &c->nseats);
-			if (rc)
-				return rc;
-		}
-		r = reply_push(c, "public", NULL, "");
-		texts = json_array();
-		for (int l = 0; l < LANG_COUNT; l++) {
-			struct strbuf sb = { 0 };
-
-			sb_addmsg(&sb, l, M_REACT_LINE, c->cmd->user_name, tr(l, reactions[i].key));
-			json_array_append_new(texts, json_text(sb_str(&sb)));
-			if (l == c->lang)
-				json_object_set_new(r, "text", json_text(sb_str(&sb)));
-			sb_release(&sb);
-		}
-		json_object_set_new(r, "texts", texts);
-		return GB_OK;
-	}
-	{
-		struct strbuf list = { 0 };
-
-		for (size_t i = 0; i < NREACTIONS; i++) {
-			sb_addf(&list, "%s/react %s (%s)", i ? ", " : "", reactions[i].word,
-				tr(c->lang, reactions[i].key));
-		}
-		reply_alert(c, M_REACT_BAD, sb_str(&list));
-		sb_release(&list);
-	}
-	return GB_OK;
-}
-
-/* A rating as people read it: whole points, "?" after a provisional one. */
-static void rating_text(const struct store_rating *r, char *out, size_t cap, bool *provisional)
-{
-	struct glicko g = { (double)r->r / 1000.0, (double)r->rd / 1000.0, (double)r->sigma / 1e6, r->games };
-
-	*provisional = glicko_provisional(&g);
-	snprintf(out, cap, "%lld", (long long)((r->r + 500) / 1000));
-}
-
-int cmd_rating(struct ctx *c)
-{
-	struct strbuf sb = { 0 };
-	char name[STORE_NAME_LEN], num[24], games[24];
-	int shown = 0, rc;
-	bool any_prov = false;
-
-	if (c->online) {
-		reply_alert(c, M_REACT_NONE);
-		return GB_OK;
-	}
-	rc = person_name(c->b->store, c->cmd->platform, c->cmd->user, name, sizeof(name));
-	if (rc)
-		return rc;
-	sb_addmsg(&sb, c->lang, M_RATING_HEAD, name);
-	for (int i = 0; gb_games[i]; i++) {
-		struct store_rating r;
-		bool prov;
-
-		rc = store_rating_get(c->b->store, c->cmd->platform, c->cmd->user, gb_games[i]->name, &r);
-		if (rc == GB_ENOTFOUND)
-			continue;
-		if (rc)
-			break;
-		rating_text(&r, num, sizeof(num), &prov);
-		any_prov |= prov;
-		sb_add(&sb, "\n");
-		sb_addmsg(&sb, c->lang, M_RATING_ROW, game_title(c, gb_games[i]), num, prov ? "?" : "",
-			 ctx_num(c, r.games, games));
-		shown++;
-	}
-	if (rc && rc != GB_ENOTFOUND) {
-		sb_release(&sb);
-		return rc;
-	}
-	if (!shown)
-		reply_alert(c, M_RATING_NONE);
-	else {
-		if (any_prov) {
-			sb_add(&sb, "\n");
-			sb_add(&sb, tr(c->lang, M_RATING_PROV));
-		}
-		reply_push(c, "alert", c->cmd->user, sb_str(&sb));
-	}
-	sb_release(&sb);
-	return GB_OK;
-}
-
-int online_top(struct ctx *c, const char *args)
-{
-	struct store_rating rows[10];
-	struct strbuf sb = { 0 };
-	const char *rest;
-	const struct gb_game *g = game_lookup(args, &rest);
-	int n = 0, rc;
-	bool any_prov = false;
-
-	if (!g) {
-		reply_usage(c, "/top online %s");
-		return GB_OK;
-	}
-	rc = store_rating_top(c->b->store, g->name, rows, 10, &n);
-	if (rc)
-		return rc;
-	if (!n) {
-		reply_alert(c, M_TOP_ONLINE_EMPTY, game_title(c, g));
-		return GB_OK;
-	}
-	sb_addmsg(&sb, c->lang, M_TOP_ONLINE_HEAD, game_title(c, g));
-	for (int i = 0; i < n; i++) {
-		char rank[24], num[24];
-		bool prov;
-
-		rating_text(&rows[i], num, sizeof(num), &prov);
-		any_prov |= prov;
-		sb_add(&sb, "\n");
-		sb_addmsg(&sb, c->lang, M_TOP_ONLINE_ROW, ctx_num(c, i + 1, rank), rows[i].name, num,
-			 prov ? "?" : "");
-	}
-	if (any_prov) {
-		sb_add(&sb, "\n");
-		sb_add(&sb, tr(c->lang, M_RATING_PROV));
-	}
-	reply_push(c, "public", NULL, sb_str(&sb));
-	sb_release(&sb);
-	return GB_OK;
 }
