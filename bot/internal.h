@@ -408,7 +408,7 @@ int online_top(struct ctx *c, const char *args);
 /*
  * The name a person plays under at online tables (PLATFORM, USER): the one
  * they chose, or "Player NNNN" made from their id (never their platform
- * name, which could be their username).
+ * name, which could be their username). online_name.c.
  */
 int online_person_name(struct store *s, const char *platform, const char *user, char *out, size_t cap);
 /* The refusals every online command asks first (online off, not a private chat); true when refused. */

@@ -27,8 +27,8 @@
  * return at the first failure: with nothing to release, a single exit would
  * only add a goto per check.
  *
- * Cards as text are callbreak_cards.c's, the state as JSON
- * callbreak_json.c's (through callbreak_state.h).
+ * Cards and their text are callbreak_cards.c's (callbreak_cards.h), the
+ * state as JSON callbreak_json.c's (through callbreak_state.h).
  *
  * Usage: through callbreak_game (game.h), the row that games/rows/callbreak.c
  * makes of the operations below and of the computer players. Renderers and
@@ -63,10 +63,17 @@ const struct gb_rule_def callbreak_rules[CB_NRULES] = {
 };
 static const int rounds_values[] = { 5, 3, 1 };
 
+static const char *const phase_names[4] = { "bid", "play", "round_over", "game_over" };
+
+const char *callbreak_phase_name(int phase)
+{
+	return phase >= 0 && phase < 4 ? phase_names[phase] : "?";
+}
+
 /* ---- the rules of play --------------------------------------------------- */
 
 /* The cards of `suit` with a rank above `rank` (rank -1: the whole suit). */
-static uint64_t above(int suit, int rank)
+static uint64_t higher_in_suit(int suit, int rank)
 {
 	return CB_SUIT_MASK(suit) & ~((UINT64_C(2) << (suit * CB_RANKS + rank)) - 1);
 }
@@ -110,7 +117,7 @@ uint64_t callbreak_legal_cards(uint64_t hand, const int *trick, int ntrick)
 	if (follow) {
 		if (f.trump >= 0)
 			return follow;            /* CB-11: trumped, any card of the suit */
-		better = follow & above(f.led, f.high);
+		better = follow & higher_in_suit(f.led, f.high);
 		return better ? better : follow; /* CB-9.2 win if you can, else CB-13 */
 	}
 	spades = hand & CB_SUIT_MASK(CB_SPADES);
@@ -118,7 +125,7 @@ uint64_t callbreak_legal_cards(uint64_t hand, const int *trick, int ntrick)
 		return hand;                      /* CB-13: void in both, all cards */
 	if (f.trump < 0)
 		return spades;                    /* CB-9.3 and CB-12: trumping is compulsory */
-	better = spades & above(CB_SPADES, f.trump);
+	better = spades & higher_in_suit(CB_SPADES, f.trump);
 	return better ? better : hand;            /* CB-9.4 over-trump, else CB-13 */
 }
 
@@ -144,7 +151,7 @@ int callbreak_score(int bid, int tricks)
 
 /* ---- state helpers ------------------------------------------------------- */
 
-static int popcount(uint64_t m)
+static int card_count(uint64_t m)
 {
 	return __builtin_popcountll(m);
 }
@@ -232,7 +239,7 @@ static int parse_deal(const char *text, uint64_t hand[CB_SEATS])
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '|' || *p == '\0') {
-			if (popcount(hand[seat]) != CB_RANKS)
+			if (card_count(hand[seat]) != CB_RANKS)
 				return GB_EDEAL;
 			if (*p == '|' && seat == CB_SEATS - 1)
 				return GB_EDEAL; /* a fifth hand */
@@ -383,17 +390,17 @@ static void infer(struct callbreak *st, int seat, int card, const int *t, int nt
 	f = trick_facts(t, nt);
 	if (CB_SUIT(card) == f.led) {
 		if (f.trump < 0 && CB_RANK(card) < f.high)
-			st->lacks[seat] |= above(f.led, f.high);          /* CB-9.2 */
+			st->lacks[seat] |= higher_in_suit(f.led, f.high);          /* CB-9.2 */
 		return;
 	}
 	st->lacks[seat] |= CB_SUIT_MASK(f.led);                          /* CB-9.1 */
 	if (CB_SUIT(card) == CB_SPADES) {
 		if (f.trump >= 0 && CB_RANK(card) < f.trump)
-			st->lacks[seat] |= above(CB_SPADES, f.trump);     /* CB-9.4 */
+			st->lacks[seat] |= higher_in_suit(CB_SPADES, f.trump);     /* CB-9.4 */
 	} else if (f.trump < 0) {
 		st->lacks[seat] |= CB_SUIT_MASK(CB_SPADES);               /* CB-9.3 */
 	} else {
-		st->lacks[seat] |= above(CB_SPADES, f.trump);             /* CB-9.4 */
+		st->lacks[seat] |= higher_in_suit(CB_SPADES, f.trump);             /* CB-9.4 */
 	}
 }
 
@@ -431,7 +438,7 @@ static void end_round(struct callbreak *st, struct gb_events *ev)
 	for (int s = 0; s < CB_SEATS; s++)
 		if (st->total[s] == st->total[best])
 			st->tied |= 1 << s;
-	if (popcount((uint64_t)st->tied) < 2)
+	if (card_count((uint64_t)st->tied) < 2)
 		st->tied = 0;
 	gb_events_push(ev, CB_EV_GAME_OVER, best, st->tied, 0, 0);
 }
@@ -553,7 +560,7 @@ static int rebuild_deal(const struct callbreak *in, uint64_t dealt[CB_SEATS])
 	if (all != CB_DECK)
 		return GB_ESTATE;
 	for (int s = 0; s < CB_SEATS; s++)
-		if (popcount(dealt[s]) != CB_RANKS)
+		if (card_count(dealt[s]) != CB_RANKS)
 			return GB_ESTATE;
 	return GB_OK;
 }
@@ -883,7 +890,7 @@ void callbreak_view(const struct callbreak *st, int seat, struct callbreak_view 
 	v->turn = callbreak_turn(st);
 	v->turns = callbreak_turns_taken(st);
 	for (int s = 0; s < CB_SEATS; s++) {
-		v->held[s] = popcount(st->hand[s]);
+		v->held[s] = card_count(st->hand[s]);
 		v->bid[s] = st->bid[s];
 		v->tricks[s] = st->tricks[s];
 		v->total[s] = st->total[s];

@@ -1,11 +1,13 @@
 /*
- * callbreak_cards.c - Call Break's cards as text (games/callbreak.h): the
- * names of cards ("AS", "10H"), suits and phases, and a card read as
+ * callbreak_cards.c - Call Break's cards as text (games/callbreak_cards.h):
+ * the names of cards ("AS", "10H") and suits, and a card read as
  * people type it: rank and suit in either order, any case, Devanagari
  * digits as a Nepali keyboard types them, suit letters or symbols (the
  * emoji form too).
  */
-#include "callbreak.h"
+#include "callbreak_cards.h"
+
+#include "error.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +20,6 @@ static const char *const card_names[CB_CARDS] = { ROW("S"), ROW("H"), ROW("D"), 
 static const char *const suit_letters[4] = { "S", "H", "D", "C" };
 static const char *const suit_symbols[4] = { "\xe2\x99\xa0", "\xe2\x99\xa5", "\xe2\x99\xa6",
 					     "\xe2\x99\xa3" };
-static const char *const phase_names[4] = { "bid", "play", "round_over", "game_over" };
 
 const char *callbreak_card_name(int card)
 {
@@ -39,11 +40,6 @@ const char *callbreak_suit_letter(int suit)
 const char *callbreak_suit_symbol(int suit)
 {
 	return suit >= 0 && suit < 4 ? suit_symbols[suit] : "?";
-}
-
-const char *callbreak_phase_name(int phase)
-{
-	return phase >= 0 && phase < 4 ? phase_names[phase] : "?";
 }
 
 static int lower(int c)

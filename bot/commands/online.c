@@ -23,7 +23,7 @@
  * (online_route()), and everything the table says is fanned out to the
  * seats' chats when the command commits (online_queue_replies()).
  * Strangers exchange no free text: only a fixed set of reactions. Names,
- * blocks, reactions and ratings are online_people.c's; an online table's
+ * blocks and ratings are online_people.c's; an online table's
  * writes (opening it, committing the online commands) online_open.c's.
  */
 #include <stdlib.h>
@@ -61,26 +61,6 @@ bool online_key_split(const char *key, char *platform, size_t pcap, char *user, 
 	snprintf(platform, pcap, "%.*s", (int)(colon - key), key);
 	snprintf(user, ucap, "%s", colon + 1);
 	return true;
-}
-
-/*
- * The name a person plays under: the one they chose, else "Player NNNN"
- * made from their id (their platform name could be their username, which
- * strangers must not see).
- */
-int online_person_name(struct store *s, const char *platform, const char *user, char *out, size_t cap)
-{
-	int rc = store_person_get(s, platform, user, out, cap, NULL);
-	uint64_t h = 1469598103934665603ULL;
-
-	if (rc || out[0])
-		return rc;
-	for (const char *p = platform; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	for (const char *p = user; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	snprintf(out, cap, "Player %04u", (unsigned)(h % 10000));
-	return GB_OK;
 }
 
 /* The online world's chat row (its wallets). */
@@ -751,3 +731,82 @@ int cmd_online(struct ctx *c)
 	}
 	return online_join(c, g, rest);
 }
+
+/* The reactions strangers may send each other (no free text between them). */
+static const struct {
+	const char *word;
+	int key;
+} reactions[] = { { "gg", M_REACT_GG }, { "wp", M_REACT_WP }, { "hurry", M_REACT_HURRY } };
+
+#define NREACTIONS (sizeof(reactions) / sizeof(reactions[0]))
+
+void online_reaction_buttons(struct ctx *c, json_t *rows)
+{
+	json_t *row = json_array();
+
+	for (size_t i = 0; i < NREACTIONS; i++) {
+		char cmd[32];
+
+		snprintf(cmd, sizeof(cmd), "/react %s", reactions[i].word);
+		json_array_append_new(row, json_pack("{ssss}", "label", tr(c->lang, reactions[i].key), "cmd", cmd));
+	}
+	json_array_append_new(rows, row);
+}
+
+int cmd_react(struct ctx *c)
+{
+	char word[16] = "";
+	json_t *r, *texts;
+
+	if (!c->online) {
+		/* not taken to a table: the person has none */
+		reply_alert(c, M_REACT_NONE);
+		return GB_OK;
+	}
+	arg_word(c->cmd->args, word, sizeof(word));
+	for (size_t i = 0; i < NREACTIONS; i++) {
+		if (strcmp(word, reactions[i].word) != 0 && strcmp(c->cmd->args, tr(LANG_EN, reactions[i].key)) &&
+		    strcmp(c->cmd->args, tr(LANG_NE, reactions[i].key)))
+			continue;
+		if (!c->has_table) {
+			/* the game just ended: its seats are the last table's */
+			int64_t last = 0;
+			char name[8];
+			int rc = store_person_get(c->b->store, c->cmd->from_platform, c->cmd->from_user, name,
+						  sizeof(name), &last);
+
+			if (!rc && last)
+				rc = store_oseats_get(c->b->store, last, c->oseats, GB_MAX_SEATS, &c->noseats);
+			if (!rc && last)
+				rc = store_seats_get(c->b->store, last, c->seats, GB_MAX_SEATS, &c->nseats);
+			if (rc)
+				return rc;
+		}
+		r = reply_push(c, "public", NULL, "");
+		texts = json_array();
+		for (int l = 0; l < LANG_COUNT; l++) {
+			struct strbuf sb = { 0 };
+
+			sb_addmsg(&sb, l, M_REACT_LINE, c->cmd->user_name, tr(l, reactions[i].key));
+			json_array_append_new(texts, json_text(sb_str(&sb)));
+			if (l == c->lang)
+				json_object_set_new(r, "text", json_text(sb_str(&sb)));
+			sb_release(&sb);
+		}
+		json_object_set_new(r, "texts", texts);
+		return GB_OK;
+	}
+	{
+		struct strbuf list = { 0 };
+
+		for (size_t i = 0; i < NREACTIONS; i++) {
+			sb_addf(&list, "%s/react %s (%s)", i ? ", " : "", reactions[i].word,
+				tr(c->lang, reactions[i].key));
+		}
+		reply_alert(c, M_REACT_BAD, sb_str(&list));
+		sb_release(&list);
+	}
+	return GB_OK;
+}
+
+/* A rating as people read it: whole points, "?" after a provisional one. */

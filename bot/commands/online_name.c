@@ -1,6 +1,7 @@
 /*
  * online_name.c - the names people play under at online tables (/name):
- * what a name may be, and the key that makes two names one.
+ * what a name may be, the key that makes two names one, and the name of
+ * someone who chose none.
  *
  * A name is 2 to 20 letters (of any script, each letter with the marks
  * that combine with it: a Devanagari vowel sign, virama or candrabindu is
@@ -13,6 +14,7 @@
  * too. The key is the name folded (case aside, in the scripts that have
  * case), which the store keeps unique among people.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "bot/internal.h"
@@ -240,4 +242,24 @@ int online_name_check(const char *given, char *name, size_t cap, char *key, size
 	if (reads_as_computer(key))
 		return M_NAME_COMPUTER;
 	return 0;
+}
+
+/*
+ * The name a person plays under: the one they chose, else "Player NNNN"
+ * made from their id (their platform name could be their username, which
+ * strangers must not see).
+ */
+int online_person_name(struct store *s, const char *platform, const char *user, char *out, size_t cap)
+{
+	int rc = store_person_get(s, platform, user, out, cap, NULL);
+	uint64_t h = 1469598103934665603ULL;
+
+	if (rc || out[0])
+		return rc;
+	for (const char *p = platform; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (const char *p = user; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	snprintf(out, cap, "Player %04u", (unsigned)(h % 10000));
+	return GB_OK;
 }

@@ -1,9 +1,8 @@
 /*
- * online_people.c - what people do at online tables besides playing: the
- * name they play under (/name), the people they block (/block), the fixed
- * reactions strangers may send each other (no free text between them),
- * and their ratings (/rating, /top online GAME). How online tables work:
- * online.c.
+ * online_people.c - what people choose and see of themselves at online
+ * tables: the name they play under (/name), the people they block
+ * (/block), and their ratings (/rating, /top online GAME). How online
+ * tables work: online.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -97,83 +96,6 @@ int cmd_block(struct ctx *c)
 }
 
 /* The reactions: the word typed, and its line in each language. */
-static const struct {
-	const char *word;
-	int key;
-} reactions[] = { { "gg", M_REACT_GG }, { "wp", M_REACT_WP }, { "hurry", M_REACT_HURRY } };
-
-#define NREACTIONS (sizeof(reactions) / sizeof(reactions[0]))
-
-void online_reaction_buttons(struct ctx *c, json_t *rows)
-{
-	json_t *row = json_array();
-
-	for (size_t i = 0; i < NREACTIONS; i++) {
-		char cmd[32];
-
-		snprintf(cmd, sizeof(cmd), "/react %s", reactions[i].word);
-		json_array_append_new(row, json_pack("{ssss}", "label", tr(c->lang, reactions[i].key), "cmd", cmd));
-	}
-	json_array_append_new(rows, row);
-}
-
-int cmd_react(struct ctx *c)
-{
-	char word[16] = "";
-	json_t *r, *texts;
-
-	if (!c->online) {
-		/* not taken to a table: the person has none */
-		reply_alert(c, M_REACT_NONE);
-		return GB_OK;
-	}
-	arg_word(c->cmd->args, word, sizeof(word));
-	for (size_t i = 0; i < NREACTIONS; i++) {
-		if (strcmp(word, reactions[i].word) != 0 && strcmp(c->cmd->args, tr(LANG_EN, reactions[i].key)) &&
-		    strcmp(c->cmd->args, tr(LANG_NE, reactions[i].key)))
-			continue;
-		if (!c->has_table) {
-			/* the game just ended: its seats are the last table's */
-			int64_t last = 0;
-			char name[8];
-			int rc = store_person_get(c->b->store, c->cmd->from_platform, c->cmd->from_user, name,
-						  sizeof(name), &last);
-
-			if (!rc && last)
-				rc = store_oseats_get(c->b->store, last, c->oseats, GB_MAX_SEATS, &c->noseats);
-			if (!rc && last)
-				rc = store_seats_get(c->b->store, last, c->seats, GB_MAX_SEATS, &c->nseats);
-			if (rc)
-				return rc;
-		}
-		r = reply_push(c, "public", NULL, "");
-		texts = json_array();
-		for (int l = 0; l < LANG_COUNT; l++) {
-			struct strbuf sb = { 0 };
-
-			sb_addmsg(&sb, l, M_REACT_LINE, c->cmd->user_name, tr(l, reactions[i].key));
-			json_array_append_new(texts, json_text(sb_str(&sb)));
-			if (l == c->lang)
-				json_object_set_new(r, "text", json_text(sb_str(&sb)));
-			sb_release(&sb);
-		}
-		json_object_set_new(r, "texts", texts);
-		return GB_OK;
-	}
-	{
-		struct strbuf list = { 0 };
-
-		for (size_t i = 0; i < NREACTIONS; i++) {
-			sb_addf(&list, "%s/react %s (%s)", i ? ", " : "", reactions[i].word,
-				tr(c->lang, reactions[i].key));
-		}
-		reply_alert(c, M_REACT_BAD, sb_str(&list));
-		sb_release(&list);
-	}
-	return GB_OK;
-}
-
-/* A rating as people read it: whole points, "?" after a provisional one. */
 static void rating_text(const struct store_rating *r, char *out, size_t cap, bool *provisional)
 {
 	struct glicko g = { (double)r->r / 1000.0, (double)r->rd / 1000.0, (double)r->sigma / 1e6, r->games };
