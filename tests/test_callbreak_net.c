@@ -370,6 +370,77 @@ static void test_policy_prior(void **state)
 }
 
 /*
+ * The value of a position: at the start of every trick, what `own` says
+ * the seat to lead will take from there to the round's end follows what
+ * it then takes (medium players at every seat): the errors are smaller
+ * than guessing each seat's mean, and every value is a number of tricks
+ * there could be. A hard search ending its play-outs by the values
+ * (value=1 and value=3) plays legal cards, the same for the same seed.
+ */
+static void test_position_value(void **state)
+{
+	const struct callbreak_net *net = callbreak_net_builtin();
+	struct callbreak_ai_params p = small_hard(12), q;
+	double val[CB_TRICKS * 4], took[CB_TRICKS * 4], err = 0.0, spread = 0.0, mean = 0.0;
+	int seat[CB_TRICKS * 4], start_tricks[CB_TRICKS * 4], n = 0, searched = 0;
+	struct callbreak st;
+	struct gb_rng r;
+
+	(void)state;
+	gb_rng_seed(&r, 4711);
+	q = p;
+	p.value = 1;
+	q.value = 3;
+	for (int round = 0; round < 4; round++) {
+		int first = n;
+
+		start(&st, gb_rng_next(&r), round);
+		while (st.phase != CB_PHASE_ROUND_OVER && st.phase != CB_PHASE_GAME_OVER) {
+			struct callbreak_view v;
+			struct gb_action a, b;
+			uint64_t seed = gb_rng_next(&r);
+
+			callbreak_view(&st, G->turn(&st), &v);
+			if (v.phase == CB_PHASE_PLAY && v.ntrick == 0) {
+				struct cbn_feat f;
+				float hid[CBN_PLAY_HID];
+
+				callbreak_ai_features(&v, &f);
+				callbreak_net_hidden(&net->own, &f, hid);
+				val[n] = callbreak_net_value(&net->own, hid);
+				assert_true(val[n] > -1.0 && val[n] < CB_TRICKS + 1.0);
+				seat[n] = v.seat;
+				start_tricks[n++] = v.tricks[v.seat];
+			}
+			if (v.phase == CB_PHASE_PLAY && v.ntrick == 0 && (v.held[v.seat] % 4) == 1) {
+				assert_int_equal(callbreak_ai_play(&v, &p, seed, 0, &a), GB_OK);
+				assert_int_equal(callbreak_ai_play(&v, &p, seed, 0, &b), GB_OK);
+				assert_int_equal(a.a, b.a);
+				assert_true(v.legal & CB_BIT(a.a));
+				assert_int_equal(callbreak_ai_play(&v, &q, seed, 0, &b), GB_OK);
+				assert_true(v.legal & CB_BIT(b.a));
+				searched++;
+			}
+			assert_int_equal(gb_ai_choose(G, &st, GB_LEVEL_MEDIUM, seed, 0, &a), GB_OK);
+			assert_int_equal(G->apply(&st, &a, NULL), GB_OK);
+		}
+		for (int i = first; i < n; i++)
+			took[i] = st.hist[st.nhist - 1][seat[i]].tricks - start_tricks[i];
+	}
+	for (int i = 0; i < n; i++)
+		mean += took[i] / n;
+	for (int i = 0; i < n; i++) {
+		err += (val[i] - took[i]) * (val[i] - took[i]);
+		spread += (mean - took[i]) * (mean - took[i]);
+	}
+	printf("position values: %d leads, squared error %.2f a lead against %.2f for the mean; %d searches\n", n,
+	       err / n, spread / n, searched);
+	assert_int_equal(n, 4 * CB_TRICKS);
+	assert_true(err < 0.5 * spread);
+	assert_true(searched >= 4);
+}
+
+/*
  * What the search made of each card, for the training data: the card
  * played as callbreak_ai_play() plays it for the same seed, and it has
  * the best value; every legal card is valued whenever two or more differ
@@ -432,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_same_view_same_decision),
 		cmocka_unit_test(test_policy_prior),
 		cmocka_unit_test(test_card_values),
+		cmocka_unit_test(test_position_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

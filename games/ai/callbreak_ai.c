@@ -429,14 +429,19 @@ static void solve(struct sim *s, const struct callbreak_view *v, const struct ca
 }
 
 /*
- * Play the round out with the medium rules for every seat, and once no hand
- * holds more than `exact` cards, solve the rest exactly (0: never).
+ * Play the round out with the medium rules for every seat (or the play
+ * networks, p->net), and once no hand holds more than `exact` cards, solve
+ * the rest exactly (0: never); with p->value, in card play, end it early
+ * by the networks' values (cb_net_finish()).
  */
 static void rollout(struct sim *s, const struct callbreak_view *v, const struct callbreak_ai_params *p,
 		    int exact)
 {
-	const struct callbreak_net *net = p->net ? callbreak_net_builtin() : NULL;
+	const struct callbreak_net *net = p->net || p->value ? callbreak_net_builtin() : NULL;
 	int bits = p->net | (v->phase == CB_PHASE_BID && (p->net & 8) ? 2 : 0);
+	/* with a learned value: the round ends value - 1 tricks after this one */
+	int stop = p->value > 0 && net && v->phase == CB_PHASE_PLAY ? popcount(s->hand[v->seat]) - (p->value - 1)
+								    : -1;
 
 	while (s->hand[sim_turn(s)]) {
 		int q = sim_turn(s);
@@ -445,6 +450,10 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 		if (exact > 0 && popcount(s->hand[0]) <= exact && popcount(s->hand[1]) <= exact &&
 		    popcount(s->hand[2]) <= exact && popcount(s->hand[3]) <= exact) {
 			solve(s, v, p);
+			break;
+		}
+		if (s->n == 0 && popcount(s->hand[v->seat]) <= stop) {
+			cb_net_finish(s, v, net);
 			break;
 		}
 		legal = callbreak_legal_cards(s->hand[q], s->trick, s->n);

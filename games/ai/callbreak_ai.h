@@ -77,6 +77,10 @@ struct callbreak_ai_params {
 	                    by the play-outs' count of the own tricks (0: by the
 	                    play-outs); without play-outs (bid_deals 0), the bid with
 	                    the best expected round score under it */
+	int value;       /* hard, in card play: play-outs stop value - 1 tricks after
+	                    the candidate card's and the play networks' values of
+	                    the position share out the tricks left (0: played to
+	                    the end) */
 	int bid_lift;    /* hard: in this many tenths of a bid's play-outs the own
 	                    seat is counted one trick more than it took, for the
 	                    search's play being stronger than the play-outs' (0:

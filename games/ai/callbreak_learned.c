@@ -8,13 +8,13 @@
 #include "callbreak_sim.h"
 
 /*
- * The play network's inputs for the seat to play at s (callbreak_net.h):
- * what that seat knows, its own hand and the table; the game totals and
- * rounds come from the view the decision is made in.
+ * The play network's inputs for seat me at s (callbreak_net.h): what that
+ * seat knows, its own hand and the table; the game totals and rounds come
+ * from the view the decision is made in. me is the seat to play, or any
+ * seat between tricks.
  */
-static void play_features(const struct sim *s, const struct callbreak_view *v, struct cbn_feat *f)
+static void seat_features(const struct sim *s, const struct callbreak_view *v, int me, struct cbn_feat *f)
 {
-	int me = sim_turn(s);
 	uint64_t hand = s->hand[me], unseen = CB_DECK & ~hand & ~s->gone & ~s->table;
 
 	f->n = 0;
@@ -48,6 +48,49 @@ static void play_features(const struct sim *s, const struct callbreak_view *v, s
 	for (int r = 1; r < CB_SEATS; r++)
 		cbn_put(f, 293 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
 	cbn_put(f, 296, (float)(v->rounds - v->round) / 4.0f);
+}
+
+/* The inputs for the seat to play at s. */
+static void play_features(const struct sim *s, const struct callbreak_view *v, struct cbn_feat *f)
+{
+	seat_features(s, v, sim_turn(s), f);
+}
+
+void cb_net_finish(struct sim *s, const struct callbreak_view *v, const struct callbreak_net *net)
+{
+	int left = popcount(s->hand[s->leader]), given = 0;
+	double est[CB_SEATS], part[CB_SEATS], sum = 0.0;
+
+	for (int q = 0; q < CB_SEATS; q++) {
+		struct cbn_feat f;
+		float hid[CBN_PLAY_HID];
+		const struct cbn_play *pn = q == v->seat ? &net->own : &net->field;
+
+		seat_features(s, v, q, &f);
+		callbreak_net_hidden(pn, &f, hid);
+		est[q] = callbreak_net_value(pn, hid);
+		est[q] = est[q] > 0.0 ? est[q] : 0.0;
+		sum += est[q];
+	}
+	/* the values shared out as the tricks left: whole tricks, the rest to the largest parts */
+	for (int q = 0; q < CB_SEATS; q++) {
+		double x = sum > 0.0 ? est[q] * left / sum : (double)left / CB_SEATS;
+		int t = (int)x;
+
+		s->tricks[q] += t;
+		given += t;
+		part[q] = x - t;
+	}
+	for (; given < left; given++) {
+		int top = 0;
+
+		for (int q = 1; q < CB_SEATS; q++)
+			top = part[q] > part[top] ? q : top;
+		s->tricks[top]++;
+		part[top] = -1.0;
+	}
+	for (int q = 0; q < CB_SEATS; q++)
+		s->hand[q] = 0;
 }
 
 int cb_net_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal)

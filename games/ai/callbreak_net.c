@@ -62,6 +62,15 @@ static HOT float card_score(const struct cbn_play *net, const float *hid, int c)
 	return s + net->b2[c];
 }
 
+float callbreak_net_value(const struct cbn_play *net, const float *hid)
+{
+	float s = net->bv;
+
+	for (int j = 0; j < CBN_PLAY_HID; j++)
+		s += net->wv[j] * hid[j];
+	return s;
+}
+
 int callbreak_net_card(const struct cbn_play *net, const float *hid, uint64_t legal)
 {
 	int best = -1;

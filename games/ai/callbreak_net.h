@@ -9,7 +9,9 @@
  * of the 52 cards; only the legal ones are ever read, and the card it plays
  * is the best-scored legal one. `own` learned the cards the hard level
  * chose; `field` learned the cards its opponents chose (medium and the
- * `ismcts` yardstick), a model of the other seats.
+ * `ismcts` yardstick), a model of the other seats. Beside the cards, each
+ * gives a value of the position: the tricks the seat it reads from will
+ * take from there to the end of the round, as its players took them.
  *
  *   0..51     the seat's own hand
  *   52..103   the cards held by the other seats (not seen, not gone)
@@ -47,7 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CBN_VERSION 2
+#define CBN_VERSION 3
 #define CBN_PLAY_IN 297
 #define CBN_PLAY_HID 128
 #define CBN_PLAY_MAXACT 100 /* nonzero play inputs at most */
@@ -61,6 +63,8 @@ struct cbn_play {
 	float b1[CBN_PLAY_HID];
 	float w2[52][CBN_PLAY_HID];          /* hidden -> card scores, a row a card */
 	float b2[52];
+	float wv[CBN_PLAY_HID];              /* hidden -> the value of the position */
+	float bv;
 };
 
 /* The weights, one flat block of floats (checksummed as such). */
@@ -93,6 +97,9 @@ void callbreak_net_hidden(const struct cbn_play *net, const struct cbn_feat *f, 
 
 /* The best-scored card of `legal` (not empty) from the hidden layer. */
 int callbreak_net_card(const struct cbn_play *net, const float *hid, uint64_t legal);
+
+/* The value of the position from the hidden layer: the tricks the seat will take to the round's end. */
+float callbreak_net_value(const struct cbn_play *net, const float *hid);
 
 /* The chances the network gives each card of `legal` (not empty), p[c] for c in legal, 0 elsewhere. */
 void callbreak_net_policy(const struct cbn_play *net, const float *hid, uint64_t legal, float p[52]);

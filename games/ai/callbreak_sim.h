@@ -163,6 +163,15 @@ void cb_net_policy(const struct sim *s, const struct callbreak_view *v, const st
 void cb_net_prior(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, const int *cand,
 		  int nc, double *prior);
 
+/*
+ * End the round at s, between tricks, as the play networks value it: each
+ * seat's value (`own` for v->seat, `field` for the others) is the tricks
+ * it takes from here; the tricks left are shared out in proportion, in
+ * whole tricks (the remainders to the largest), and every hand emptied.
+ * callbreak_learned.c.
+ */
+void cb_net_finish(struct sim *s, const struct callbreak_view *v, const struct callbreak_net *net);
+
 /* Keep the k candidates with the highest prior[], in their order; the number kept. callbreak_learned.c. */
 int cb_net_prune(int *cand, double *prior, int nc, int k);
 

@@ -19,12 +19,13 @@
  * WEIGHT=VALUE sets one field of struct callbreak_ai_params (dets,
  * rollouts, min_dets, bid_deals, bid_risk, dd_cards, dd_root, model_eps,
  * mcmc, bid_sigma, play_sigma, game_sigma, game_aware, net, net_bid,
- * prior, prune, bid_lift) on top of the variant, for tuning runs: net=0 is the hard
+ * prior, prune, bid_lift, value) on top of the variant, for tuning runs: net=0 is the hard
  * level before its learned play-outs (the arena's hard-classic), net=3
  * adds the learned model of the other seats (net=9 in the bids' play-outs
  * only, net=11 in both), net_bid=1 the learned bid network, prior=K and
  * prune=K the play network steering the search, bid_lift=K a trick more
- * counted in K tenths of the bids' play-outs; with
+ * counted in K tenths of the bids' play-outs, value=K play-outs ended
+ * K - 1 tricks after the candidate's by the networks' values; with
  * dets=0 bid_deals=0, net=4 plays the learned network's cards without a
  * search.
  *
@@ -124,6 +125,7 @@ static const struct {
 	{ "prior", offsetof(struct callbreak_ai_params, prior) },
 	{ "prune", offsetof(struct callbreak_ai_params, prune) },
 	{ "bid_lift", offsetof(struct callbreak_ai_params, bid_lift) },
+	{ "value", offsetof(struct callbreak_ai_params, value) },
 };
 
 /* Apply one WEIGHT=VALUE, or oracle=N to *oracle; -1 when it names neither. */

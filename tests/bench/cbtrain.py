@@ -8,8 +8,8 @@ Every PREFIX.play and PREFIX.bid is read. The `own` play network learns the
 card the hard seats chose, the `field` play network the card their opponents
 (medium and ismcts) chose (cross-entropy over the legal cards); beside the
 cards, each learns the tricks the seat then took to the end of the round
-(squared error, a tenth of the weight: a second target that shapes the hidden
-layer, not kept). The bid network learns the distribution of the tricks a
+(squared error, a tenth of the weight): the value of the position, kept beside
+the card scores. The bid network learns the distribution of the tricks a
 hard seat's hand took, given the bids before it. The three side suits play
 alike, so each batch is seen under one of their six orders. A twentieth of
 the records is held out and its loss and accuracy printed. Deterministic from
@@ -28,7 +28,7 @@ import torch
 import torch.nn as nn
 
 PLAY_IN, PLAY_HID, BID_IN, BID_HID, BID_OUT = 297, 128, 84, 64, 14
-VERSION = 2
+VERSION = 3
 PLAY_REC = 16 + 4 * PLAY_IN
 BID_REC = 8 + 4 * BID_IN
 HARD, MEDIUM, ISMCTS = 3, 2, 5
@@ -245,6 +245,8 @@ def write_header(path, own, field, bidnet, note):
             (pre + "b1", net.l1.bias.detach().numpy()),
             (pre + "w2", net.pol.weight.detach().numpy()),
             (pre + "b2", net.pol.bias.detach().numpy()),
+            (pre + "wv", net.val.weight.detach().numpy()[0]),
+            (pre + "bv", net.val.bias.detach().numpy()),
         ]
     arrays += [
         ("bw1", bidnet.l1.weight.detach().numpy().T),
@@ -255,7 +257,7 @@ def write_header(path, own, field, bidnet, note):
     arrays = [(n, np.ascontiguousarray(a, dtype="<f4")) for n, a in arrays]
     blob = b"".join(a.tobytes() for _, a in arrays)
     total = sum(a.size for _, a in arrays)
-    expect = 2 * (PLAY_IN * PLAY_HID + PLAY_HID + 52 * PLAY_HID + 52) + BID_IN * BID_HID + BID_HID + \
+    expect = 2 * (PLAY_IN * PLAY_HID + PLAY_HID + 52 * PLAY_HID + 52 + PLAY_HID + 1) + BID_IN * BID_HID + BID_HID + \
         BID_OUT * BID_HID + BID_OUT
     assert total == expect, (total, expect)
     sum_ = fnv(blob, VERSION)
@@ -275,6 +277,9 @@ def write_header(path, own, field, bidnet, note):
            "",
            "static const struct callbreak_net callbreak_weights = {"]
     for name, a in arrays:
+        if a.size == 1:  # a scalar member
+            out.append(f".{name} = {hexf(a[0])},")
+            continue
         out.append(f".{name} = {{")
         rows = a if a.ndim == 2 else [a]
         for row in rows:
