@@ -4,12 +4,18 @@ from the records tests/bench/cbdata.c writes, and write games/ai/callbreak_weigh
 
     /usr/bin/python3 tests/bench/cbtrain.py OUT.h SEED PREFIX...
 
-Every PREFIX.play and PREFIX.bid is read. The `own` play network learns the
-card the hard seats chose, the `field` play network the card their opponents
+Every PREFIX.play and PREFIX.bid is read, and PREFIX.q where there is one. The
+`own` play network learns the card the hard seats chose, the `field` play network the card their opponents
 (medium and ismcts) chose (cross-entropy over the legal cards); beside the
 cards, each learns the tricks the seat then took to the end of the round
 (squared error, a tenth of the weight): the value of the position, kept beside
-the card scores. The bid network learns the distribution of the tricks a
+the card scores. With CB_TRAIN_TAU=T > 0, where the records carry the search's
+value of every card (PREFIX.q), `own` learns instead the chances softmax(value
+/ T) over the cards the search valued (soft targets: how much better a card is,
+not only which one was best). Beside the agreement, the held-out lines say the
+regret: the search's best value less the value of the card the network plays,
+a mean over the valued records (in the search's unit, a thousandth of a game
+won). The bid network learns the distribution of the tricks a
 hard seat's hand took, given the bids before it. The three side suits play
 alike, so each batch is seen under one of their six orders. A twentieth of
 the records is held out and its loss and accuracy printed. Deterministic from

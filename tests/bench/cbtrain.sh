@@ -12,7 +12,14 @@
 # With CB_TRAIN_GEN2=K (default 0), a second generation comes between:
 # the networks trained on the first data play K chunks of 50 games (chunk
 # k from seed 5000 * CB_TRAIN_SEED + k, cbdata HARD=net), and the
-# networks are trained again on both. The data goes to CB_TRAIN_DIR
+# networks are trained again on both. With CB_TRAIN_SOFT=K (default 0),
+# the networks trained on the first data play K chunks of 50 games as the
+# hard level plays (chunk k from seed 6000 * CB_TRAIN_SEED + k, cbdata
+# HARD=level), whose records carry the search's value of every card, and
+# the networks are trained again on all the data, `own` learning those
+# values as soft targets (a card's chance grows by e for each CB_TRAIN_TAU
+# of value, default 5: half a hundredth of a game won). The data goes to
+# CB_TRAIN_DIR
 # (default build/cbtrain) and is kept, so a second run on the same data
 # skips the games. Says how long each step took.
 # Needs Debian's python3-torch and python3-numpy (installed when missing
@@ -23,6 +30,8 @@ OUT=$2
 JOBS=${CB_TRAIN_JOBS:-2}
 CHUNKS=${CB_TRAIN_CHUNKS:-4}
 GEN2=${CB_TRAIN_GEN2:-0}
+SOFT=${CB_TRAIN_SOFT:-0}
+TAU=${CB_TRAIN_TAU:-5}
 SEED=${CB_TRAIN_SEED:-1}
 DIR=${CB_TRAIN_DIR:-build/cbtrain}
 PY=/usr/bin/python3
@@ -78,12 +87,17 @@ done
 wait_all
 mid=$(date +%s)
 echo "train-callbreak: $((JOBS * CHUNKS * 200)) games of data in $((mid - start)) s"
-if [ "$GEN2" -gt 0 ]; then
-	# second generation: the networks just trained play the next games
+if [ "$GEN2" -gt 0 ] || [ "$SOFT" -gt 0 ]; then
+	# the networks of the first data, to play the next games
 	# shellcheck disable=SC2086
 	CB_TRAIN_BLOB="$DIR/gen1.bin" nice -n 19 $PY tests/bench/cbtrain.py "$DIR/gen1.h" "$SEED" $prefixes
 	t=$(date +%s)
 	echo "train-callbreak: first generation trained in $((t - mid)) s"
+	mid=$t
+fi
+if [ "$GEN2" -gt 0 ]; then
+	# second generation: the networks just trained search with `own` and bid by the bid network
+	t=$(date +%s)
 	# chunk k of 50 games from seed 5000 * SEED + k, job j playing k = j, j + JOBS, ...
 	j=0
 	pids=
@@ -107,6 +121,33 @@ if [ "$GEN2" -gt 0 ]; then
 	mid=$(date +%s)
 	echo "train-callbreak: $((GEN2 * 50)) games of the second generation in $((mid - t)) s"
 fi
+if [ "$SOFT" -gt 0 ]; then
+	# the hard level as it plays, with the first networks: the search's values of every card
+	t=$(date +%s)
+	j=0
+	pids=
+	while [ "$j" -lt "$JOBS" ]; do
+		(
+			k=$j
+			while [ "$k" -lt "$SOFT" ]; do
+				chunk q 50 $((6000 * SEED + k)) HARD=level "NET=$DIR/gen1.bin"
+				k=$((k + JOBS))
+			done
+		) &
+		pids="$pids $!"
+		j=$((j + 1))
+	done
+	wait_all
+	k=0
+	while [ "$k" -lt "$SOFT" ]; do
+		prefixes="$prefixes $DIR/q_$((6000 * SEED + k))"
+		k=$((k + 1))
+	done
+	mid=$(date +%s)
+	echo "train-callbreak: $((SOFT * 50)) games with the search's values in $((mid - t)) s"
+else
+	TAU=0
+fi
 # shellcheck disable=SC2086
-nice -n 19 $PY tests/bench/cbtrain.py "$OUT" "$SEED" $prefixes
+CB_TRAIN_TAU=$TAU nice -n 19 $PY tests/bench/cbtrain.py "$OUT" "$SEED" $prefixes
 echo "train-callbreak: trained in $(( $(date +%s) - mid )) s, $(( $(date +%s) - start )) s in all"
