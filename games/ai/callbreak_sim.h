@@ -148,6 +148,18 @@ static inline void sim_play(struct sim *s, int c)
  */
 int cb_deal_unseen(const struct callbreak_view *v, struct gb_rng *r, uint64_t hand[CB_SEATS]);
 
+/* Keep a bid within CB_MIN_BID..CB_MAX_BID. callbreak_medium.c. */
+int cb_clamp_bid(int b);
+
+/* The bid a policy (enum cb_ai_policy) makes from its count, rounded with `shift` tenths added. callbreak_medium.c. */
+int cb_count_bid(uint64_t hand, int policy, int shift);
+
+/* The card medium's rules play at s among `legal` (the seat to move's legal cards). callbreak_medium.c. */
+int cb_medium_card(const struct sim *s, const struct callbreak_ai_params *p, uint64_t legal);
+
+/* The card p->policy (easy or medium) plays at s. callbreak_medium.c. */
+int cb_policy_card(const struct sim *s, const struct callbreak_ai_params *p);
+
 /* The card play network `net` chooses at s among `legal`. callbreak_learned.c. */
 int cb_net_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal);
 

@@ -28,10 +28,11 @@
  * cards (u64), then the CBN_PLAY_IN inputs as
  * float32. Only positions with more than one legal card are written.
  *
- * A q record (208 bytes) for each play record, in the same order: what the
- * hard search made of each card (callbreak_ai_play_values()), 52 float32,
- * NaN for the cards it did not play out and for every card of the other
- * players' records.
+ * A q record (208 bytes) for each play record, in the same order: with
+ * HARD=level, what the hard search made of each card
+ * (callbreak_ai_play_values()), 52 float32, NaN for the cards it did not
+ * play out; NaN everywhere in the other players' records and without
+ * HARD=level.
  *
  * A bid record (344 bytes): kind 2, who decided, the bid, the tricks the
  * hand took in the round, four bytes of zero, then the CBN_BID_IN inputs as
@@ -182,14 +183,19 @@ int main(int argc, char **argv)
 				a = (struct gb_action){ GB_ACT_NEXT, 0, 0, 0 };
 			} else {
 				callbreak_view(&st, turn, &v);
-				for (int c = 0; c < CB_CARDS; c++)
-					qv[c] = NAN;
-				if (who[turn] == WHO_HARD)
+				/* the search's values only as the level plays (HARD=level) */
+				if (who[turn] == WHO_HARD && level) {
 					callbreak_ai_play_values(&v, &hard, s, 0, &a, qv);
-				else if (who[turn] == WHO_ISMCTS)
-					callbreak_ismcts_choose(&v, CB_ISMCTS_BUDGET, s, &a);
-				else
-					callbreak_ai_choose(&v, GB_LEVEL_MEDIUM, s, 0, &a);
+				} else {
+					for (int c = 0; c < CB_CARDS; c++)
+						qv[c] = NAN;
+					if (who[turn] == WHO_HARD)
+						callbreak_ai_play(&v, &hard, s, 0, &a);
+					else if (who[turn] == WHO_ISMCTS)
+						callbreak_ismcts_choose(&v, CB_ISMCTS_BUDGET, s, &a);
+					else
+						callbreak_ai_choose(&v, GB_LEVEL_MEDIUM, s, 0, &a);
+				}
 				if (phase == CB_PHASE_PLAY && __builtin_popcountll(v.legal) > 1 && np < CB_CARDS) {
 					struct pending *pd = &pend[np++];
 

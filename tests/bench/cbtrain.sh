@@ -90,22 +90,23 @@ echo "train-callbreak: $((JOBS * CHUNKS * 200)) games of data in $((mid - start)
 if [ "$GEN2" -gt 0 ] || [ "$SOFT" -gt 0 ]; then
 	# the networks of the first data, to play the next games
 	# shellcheck disable=SC2086
-	CB_TRAIN_BLOB="$DIR/gen1.bin" nice -n 19 $PY tests/bench/cbtrain.py "$DIR/gen1.h" "$SEED" $prefixes
+	CB_TRAIN_BLOB="$DIR/gen1.bin" CB_TRAIN_TAU=0 nice -n 19 $PY tests/bench/cbtrain.py "$DIR/gen1.h" "$SEED" $prefixes
 	t=$(date +%s)
 	echo "train-callbreak: first generation trained in $((t - mid)) s"
 	mid=$t
 fi
-if [ "$GEN2" -gt 0 ]; then
-	# second generation: the networks just trained search with `own` and bid by the bid network
-	t=$(date +%s)
-	# chunk k of 50 games from seed 5000 * SEED + k, job j playing k = j, j + JOBS, ...
+# more KIND COUNT BASE HARD: COUNT chunks of 50 games played by the first
+# networks (hard seats as cbdata HARD=HARD), chunk k from seed BASE + k,
+# job j playing k = j, j + JOBS, ...; their prefixes added to the training
+more() {
+	kind=$1 count=$2 base=$3 hard=$4
 	j=0
 	pids=
 	while [ "$j" -lt "$JOBS" ]; do
 		(
 			k=$j
-			while [ "$k" -lt "$GEN2" ]; do
-				chunk n 50 $((5000 * SEED + k)) HARD=net "NET=$DIR/gen1.bin"
+			while [ "$k" -lt "$count" ]; do
+				chunk "$kind" 50 $((base + k)) "HARD=$hard" "NET=$DIR/gen1.bin"
 				k=$((k + JOBS))
 			done
 		) &
@@ -114,35 +115,23 @@ if [ "$GEN2" -gt 0 ]; then
 	done
 	wait_all
 	k=0
-	while [ "$k" -lt "$GEN2" ]; do
-		prefixes="$prefixes $DIR/n_$((5000 * SEED + k))"
+	while [ "$k" -lt "$count" ]; do
+		prefixes="$prefixes $DIR/${kind}_$((base + k))"
 		k=$((k + 1))
 	done
+}
+
+if [ "$GEN2" -gt 0 ]; then
+	# second generation: the networks just trained search with `own` and bid by the bid network
+	t=$(date +%s)
+	more n "$GEN2" $((5000 * SEED)) net
 	mid=$(date +%s)
 	echo "train-callbreak: $((GEN2 * 50)) games of the second generation in $((mid - t)) s"
 fi
 if [ "$SOFT" -gt 0 ]; then
 	# the hard level as it plays, with the first networks: the search's values of every card
 	t=$(date +%s)
-	j=0
-	pids=
-	while [ "$j" -lt "$JOBS" ]; do
-		(
-			k=$j
-			while [ "$k" -lt "$SOFT" ]; do
-				chunk q 50 $((6000 * SEED + k)) HARD=level "NET=$DIR/gen1.bin"
-				k=$((k + JOBS))
-			done
-		) &
-		pids="$pids $!"
-		j=$((j + 1))
-	done
-	wait_all
-	k=0
-	while [ "$k" -lt "$SOFT" ]; do
-		prefixes="$prefixes $DIR/q_$((6000 * SEED + k))"
-		k=$((k + 1))
-	done
+	more q "$SOFT" $((6000 * SEED)) level
 	mid=$(date +%s)
 	echo "train-callbreak: $((SOFT * 50)) games with the search's values in $((mid - t)) s"
 else
