@@ -2747,10 +2747,29 @@ static void assert_ludo_lines(const char *lines)
 {
 	/*
 	 * Nothing reached Telegram during the opening: of its seating lines
-	 * (opened, sits down, sits down, begins) only the newest was left to
+	 * (opened, sits down, sits down, begins) only the newest is left to
 	 * send - the board lists the seats - and no line is lost after that.
+	 * A row a worker was already sending when the next line came (its
+	 * try failing on the API that is down) is never replaced, so it may
+	 * go out too: once, and before the lines after it.
 	 */
-	assert_string_equal(lines, "The game of Ludo begins!|");
+	static const char *const seating[] = { "Asha opened a table of Ludo.", "Bina sits down in seat",
+					       "Chandra sits down in seat" };
+	const char *last = "The game of Ludo begins!|";
+	size_t k = 0, n = strlen(lines), tail = strlen(last);
+	const char *p = lines;
+
+	assert_true(n >= tail);
+	assert_string_equal(lines + n - tail, last);
+	while (p < lines + n - tail) {
+		while (k < sizeof(seating) / sizeof(seating[0]) && strncmp(p, seating[k], strlen(seating[k])))
+			k++;
+		assert_true(k < sizeof(seating) / sizeof(seating[0])); /* a seating line, in order, once */
+		k++;
+		p = strchr(p, '|');
+		assert_non_null(p);
+		p++;
+	}
 }
 
 static void outage_then_everything_in_order(void **state)
