@@ -14,6 +14,10 @@
  * `next`. That the check has teeth: the measurement that hands hard the
  * true hands (callbreak_ai_play_oracle(), which no level can reach)
  * changes its decisions when they are redealt.
+ * That a seer (a play network that reads every hand, callbreak_net.h)
+ * reads the hands of the play-outs' deals only: the hard search with one
+ * in its play-outs passes the same redealing check, while its inputs are
+ * the seat's own followed by the other hands.
  * And that in the last three tricks the hard level plays, on the
  * deal it searches, a card as good for itself as the best one a naive
  * double-dummy search through the rules core finds (every seat playing for
@@ -38,6 +42,7 @@
 #include "games/ai/callbreak_ai.h"
 #include "games/ai/callbreak_ismcts.h"
 #include "games/ai/callbreak_oracle.h"
+#include "games/ai/netsum.h"
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
@@ -220,6 +225,127 @@ static void test_oracle_reads_the_hands(void **state)
 	(void)state;
 	oracle_reads(ORACLE, "oracle=3");
 	oracle_reads(ORACLE_CHAIN, "oracle=4");
+}
+
+/* A number in [-0.05, 0.05) from a counter, for a seer's weights. */
+static float small_weight(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return (float)((*x >> 40) % 1000) / 10000.0f - 0.05f;
+}
+
+/*
+ * A seer's inputs, its hidden layer, its installation, and the hard search
+ * with it in the play-outs (net bits 16 and 32): decisions that depend on
+ * it and on nothing of the true deal.
+ */
+static void test_seer(void **state)
+{
+	static struct cbn_seer seer;
+	const struct callbreak_net *net = callbreak_net_builtin();
+	struct callbreak_ai_params p = *callbreak_ai_defaults(GB_LEVEL_HARD);
+	struct gb_rng r;
+	uint64_t x = 99;
+	long positions = 0, compared = 0, differ = 0;
+	uint32_t sum;
+
+	(void)state;
+	assert_non_null(net);
+	/* a seer that is `own` and does not look: own's hidden layer exactly */
+	seer.p = net->own;
+	memset(seer.wx, 0, sizeof(seer.wx));
+	sum = gb_netsum(&seer, sizeof(seer), CBN_VERSION);
+	assert_int_equal(callbreak_seer_install(&seer, sum ^ 1), -1);
+	assert_null(callbreak_seer());
+	gb_rng_seed(&r, 5150);
+	for (int g = 0; g < 3; g++) {
+		struct callbreak st;
+
+		start(&st, gb_rng_next(&r), 1, g);
+		for (long k = 0; st.phase != CB_PHASE_GAME_OVER; k++) {
+			struct callbreak_view v = view_of(&st);
+			struct gb_action a;
+
+			if (st.phase == CB_PHASE_PLAY) {
+				struct cbn_feat f, fs;
+				float h1[CBN_PLAY_HID], h2[CBN_PLAY_HID];
+				int extra = 0;
+
+				callbreak_ai_features(&v, &f);
+				callbreak_ai_seer_features(&v, st.hand, &fs);
+				assert_true(fs.n >= f.n);
+				assert_memory_equal(f.idx, fs.idx, (size_t)f.n * sizeof(f.idx[0]));
+				assert_memory_equal(f.val, fs.val, (size_t)f.n * sizeof(f.val[0]));
+				for (int q = 1; q < CB_SEATS; q++)
+					for (int c = 0; c < CB_CARDS; c++) {
+						bool held = st.hand[(v.seat + q) % CB_SEATS] & CB_BIT(c);
+						bool seen = false;
+
+						for (int i = f.n; i < fs.n; i++)
+							seen |= fs.idx[i] == CBN_PLAY_IN + (q - 1) * CB_CARDS + c &&
+								fs.val[i] == 1.0f;
+						assert_true(seen == held);
+						extra += held;
+					}
+				assert_int_equal(fs.n - f.n, extra);
+				callbreak_net_hidden(&net->own, &f, h1);
+				callbreak_seer_hidden(&seer, &fs, h2);
+				assert_memory_equal(h1, h2, sizeof(h1));
+				positions++;
+			}
+			assert_int_equal(choose(&st, MEDIUM, gb_seed_derive((uint64_t)g, (uint64_t)k), &a), GB_OK);
+			apply_ok(&st, &a);
+		}
+	}
+	assert_true(positions >= 100);
+
+	/* a seer that looks, in the small search's play-outs */
+	for (int i = 0; i < CBN_SEER_X; i++)
+		for (int j = 0; j < CBN_PLAY_HID; j++)
+			seer.wx[i][j] = small_weight(&x) * 20.0f;
+	sum = gb_netsum(&seer, sizeof(seer), CBN_VERSION);
+	assert_int_equal(callbreak_seer_install(&seer, sum), 0);
+	assert_ptr_equal(callbreak_seer(), &seer);
+	p.dets = 8;
+	p.rollouts = 30;
+	p.min_dets = 4;
+	p.bid_deals = 8;
+	for (int g = 0; g < 4; g++) {
+		struct callbreak st;
+
+		start(&st, gb_rng_next(&r), 1, g);
+		for (long k = 0; st.phase != CB_PHASE_GAME_OVER; k++) {
+			int seat = G->turn(&st);
+			uint64_t seed = gb_seed_derive((uint64_t)g + 50, (uint64_t)k);
+			struct gb_action a, b, c;
+			struct callbreak other;
+			struct callbreak_view v = view_of(&st), w;
+
+			if (seat != g % CB_SEATS) {
+				assert_int_equal(choose(&st, MEDIUM, seed, &a), GB_OK);
+				apply_ok(&st, &a);
+				continue;
+			}
+			p.net = 1 | 16 | 32;
+			assert_int_equal(callbreak_ai_play(&v, &p, seed, NO_CAP, &a), GB_OK);
+			hide(&st, seat, &r, &other);
+			w = view_of(&other);
+			assert_int_equal(callbreak_ai_play(&w, &p, seed, NO_CAP, &b), GB_OK);
+			assert_memory_equal(&a, &b, sizeof(a));
+			p.net = 1;
+			assert_int_equal(callbreak_ai_play(&v, &p, seed, NO_CAP, &c), GB_OK);
+			differ += memcmp(&a, &c, sizeof(a)) != 0;
+			compared++;
+			apply_ok(&st, &a);
+		}
+	}
+	assert_int_equal(callbreak_seer_install(NULL, 0), 0);
+	assert_null(callbreak_seer());
+	printf("seer: inputs checked at %ld positions; %ld of %ld decisions with it in the play-outs differ from "
+	       "without\n",
+	       positions, differ, compared);
+	assert_true(compared >= 40);
+	assert_true(differ >= 3);
 }
 
 /* ismcts bids and plays only what the rules allow, from any seat, any rounds value. */
@@ -408,6 +534,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_reads_another_hand),
 		cmocka_unit_test(test_oracle_reads_the_hands),
+		cmocka_unit_test(test_seer),
 		cmocka_unit_test(test_ismcts_plays_legally),
 		cmocka_unit_test(test_between_rounds_next),
 		cmocka_unit_test(test_last_tricks_solved_exactly),

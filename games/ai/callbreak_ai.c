@@ -159,6 +159,7 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 		    int exact)
 {
 	const struct callbreak_net *net = p->net || p->value ? callbreak_net_builtin() : NULL;
+	const struct cbn_seer *seer = p->net & (v->phase == CB_PHASE_BID ? 32 : 16) ? callbreak_seer() : NULL;
 	int bits = p->net | (v->phase == CB_PHASE_BID && (p->net & 8) ? 2 : 0);
 	/* with a learned value: the round ends value - 1 tricks after this one */
 	int stop = p->value > 0 && net && v->phase == CB_PHASE_PLAY ? popcount(s->hand[v->seat]) - (p->value - 1)
@@ -178,7 +179,9 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 			break;
 		}
 		legal = callbreak_legal_cards(s->hand[q], s->trick, s->n);
-		if (net && popcount(legal) > 1 && (bits & (q == v->seat ? 1 : 2)))
+		if (seer && q == v->seat && popcount(legal) > 1)
+			sim_play(s, cb_seer_card(s, v, seer, legal));
+		else if (net && popcount(legal) > 1 && (bits & (q == v->seat ? 1 : 2)))
 			sim_play(s, cb_net_card(s, v, q == v->seat ? &net->own : &net->field, legal));
 		else
 			sim_play(s, cb_medium_card(s, p, legal));

@@ -65,7 +65,10 @@ struct callbreak_ai_params {
 	                    (bit 1: `own`) and of the other seats (bit 2: `field`) in
 	                    place of medium's rules (0: never); without a search
 	                    (dets 0), bit 4 plays `own`'s card; bit 8: `field`
-	                    plays the other seats in the bids' play-outs only */
+	                    plays the other seats in the bids' play-outs only;
+	                    bit 16: the seer installed (callbreak_seer()), if
+	                    any, plays the deciding seat's later cards in the
+	                    cards' play-outs, bit 32 in the bids' */
 	int prior;       /* hard: each candidate card's mean play-out value gets
 	                    this many tenths of its value unit (a thousandth of a
 	                    game won) times the log of the chance `own` gives it

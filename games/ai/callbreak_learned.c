@@ -5,6 +5,7 @@
  * both, so the training data and the play-outs cannot differ), the card
  * a play network chooses, and the bid the bid network alone would make.
  */
+#include "callbreak_oracle.h"
 #include "callbreak_sim.h"
 
 /*
@@ -48,6 +49,34 @@ static void seat_features(const struct sim *s, const struct callbreak_view *v, i
 	for (int r = 1; r < CB_SEATS; r++)
 		cbn_put(f, 293 + r - 1, (float)(v->total[(me + r) % CB_SEATS] - v->total[me]) / 200.0f);
 	cbn_put(f, 296, (float)(v->rounds - v->round) / 4.0f);
+}
+
+/* A seer's inputs for seat me at s: the seat's own, then every other hand. */
+static void seer_features(const struct sim *s, const struct callbreak_view *v, int me, struct cbn_feat *f)
+{
+	seat_features(s, v, me, f);
+	for (int r = 1; r < CB_SEATS; r++)
+		for (uint64_t x = s->hand[(me + r) % CB_SEATS]; x; x &= x - 1)
+			cbn_put(f, CBN_PLAY_IN + (r - 1) * CB_CARDS + lowest(x), 1.0f);
+}
+
+int cb_seer_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_seer *net, uint64_t legal)
+{
+	struct cbn_feat f;
+	float hid[CBN_PLAY_HID];
+
+	seer_features(s, v, sim_turn(s), &f);
+	callbreak_seer_hidden(net, &f, hid);
+	return callbreak_net_card(&net->p, hid, legal);
+}
+
+void callbreak_ai_seer_features(const struct callbreak_view *v, const uint64_t hand[CB_SEATS], struct cbn_feat *f)
+{
+	struct sim s;
+
+	sim_from_view(v, &s);
+	memcpy(s.hand, hand, sizeof(s.hand));
+	seer_features(&s, v, v->seat, f);
 }
 
 /* The inputs for the seat to play at s. */

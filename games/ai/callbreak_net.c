@@ -30,7 +30,9 @@
 #define HOT
 #endif
 
-HOT void callbreak_net_hidden(const struct cbn_play *net, const struct cbn_feat *f, float *hid)
+/* The hidden layer: inputs below CBN_PLAY_IN by net's rows, the rest (a seer's) by wx's. */
+static HOT void hidden(const struct cbn_play *net, const float (*wx)[CBN_PLAY_HID], const struct cbn_feat *f,
+		       float *hid)
 {
 	float h[CBN_PLAY_HID];
 	int n = f->n < CBN_PLAY_MAXACT ? f->n : CBN_PLAY_MAXACT;
@@ -40,15 +42,28 @@ HOT void callbreak_net_hidden(const struct cbn_play *net, const struct cbn_feat 
 		const float *row;
 		float v = f->val[i];
 
-		if (f->idx[i] >= CBN_PLAY_IN)
+		if (f->idx[i] < CBN_PLAY_IN)
+			row = net->w1[f->idx[i]];
+		else if (wx && f->idx[i] < CBN_SEER_IN)
+			row = wx[f->idx[i] - CBN_PLAY_IN];
+		else
 			continue;
-		row = net->w1[f->idx[i]];
 
 		for (int j = 0; j < CBN_PLAY_HID; j++)
 			h[j] += v * row[j];
 	}
 	for (int j = 0; j < CBN_PLAY_HID; j++)
 		hid[j] = h[j] > 0.0f ? h[j] : 0.0f;
+}
+
+void callbreak_net_hidden(const struct cbn_play *net, const struct cbn_feat *f, float *hid)
+{
+	hidden(net, NULL, f, hid);
+}
+
+void callbreak_seer_hidden(const struct cbn_seer *net, const struct cbn_feat *f, float *hid)
+{
+	hidden(&net->p, net->wx, f, hid);
 }
 
 /* c is a card, 0..51: callers take it from a set of cards */
@@ -148,6 +163,20 @@ uint32_t callbreak_net_checksum(const struct callbreak_net *net, uint32_t versio
 }
 
 static const struct callbreak_net *installed;
+static const struct cbn_seer *seer;
+
+int callbreak_seer_install(const struct cbn_seer *net, uint32_t sum)
+{
+	if (net && gb_netsum(net, sizeof(*net), CBN_VERSION) != sum)
+		return -1;
+	__atomic_store_n(&seer, net, __ATOMIC_RELEASE);
+	return 0;
+}
+
+const struct cbn_seer *callbreak_seer(void)
+{
+	return __atomic_load_n(&seer, __ATOMIC_ACQUIRE);
+}
 
 int callbreak_net_install(const struct callbreak_net *net, uint32_t sum)
 {

@@ -52,7 +52,9 @@
 #define CBN_VERSION 3
 #define CBN_PLAY_IN 297
 #define CBN_PLAY_HID 128
-#define CBN_PLAY_MAXACT 100 /* nonzero play inputs at most */
+#define CBN_PLAY_MAXACT 160 /* nonzero play inputs at most (a seer's included) */
+#define CBN_SEER_X 156      /* a seer's inputs past CBN_PLAY_IN: the other hands */
+#define CBN_SEER_IN (CBN_PLAY_IN + CBN_SEER_X)
 #define CBN_BID_IN 84
 #define CBN_BID_HID 64
 #define CBN_BID_OUT 14      /* tricks 0..13 */
@@ -65,6 +67,18 @@ struct cbn_play {
 	float b2[52];
 	float wv[CBN_PLAY_HID];              /* hidden -> the value of the position */
 	float bv;
+};
+
+/*
+ * A seer: a play network that also reads the cards each other seat holds
+ * (inputs CBN_PLAY_IN.. : 52 for each of the seats after, opposite and
+ * before). It plays a seat's later cards inside the search's play-outs,
+ * where the deal is drawn and every hand is known; it learned the cards
+ * the hard search chose when handed the true deal. Never at a table.
+ */
+struct cbn_seer {
+	struct cbn_play p;
+	float wx[CBN_SEER_X][CBN_PLAY_HID];
 };
 
 /* The weights, one flat block of floats (checksummed as such). */
@@ -94,6 +108,9 @@ static inline void cbn_put(struct cbn_feat *f, int i, float x)
 
 /* A play network's hidden layer for f (CBN_PLAY_HID units). */
 void callbreak_net_hidden(const struct cbn_play *net, const struct cbn_feat *f, float *hid);
+
+/* A seer's hidden layer for f (inputs up to CBN_SEER_IN). */
+void callbreak_seer_hidden(const struct cbn_seer *net, const struct cbn_feat *f, float *hid);
 
 /* The best-scored card of `legal` (not empty) from the hidden layer. */
 int callbreak_net_card(const struct cbn_play *net, const float *hid, uint64_t legal);
@@ -125,5 +142,16 @@ const struct callbreak_net *callbreak_net_builtin(void);
  * checksum is not `sum`.
  */
 int callbreak_net_install(const struct callbreak_net *net, uint32_t sum);
+
+/*
+ * For the measuring tools only: a seer for the play-outs (p->net bit 16),
+ * kept, not copied (NULL: none again). Returns 0, or -1 (nothing changed)
+ * when its checksum (FNV-1a over its bytes, mixed with CBN_VERSION) is not
+ * `sum`.
+ */
+int callbreak_seer_install(const struct cbn_seer *net, uint32_t sum);
+
+/* The seer installed, or NULL. */
+const struct cbn_seer *callbreak_seer(void);
 
 #endif

@@ -34,4 +34,11 @@ enum cb_oracle {
 int callbreak_ai_play_oracle(const struct callbreak_view *v, const struct callbreak_ai_params *p, int oracle,
 			     const uint64_t hand[CB_SEATS], uint64_t seed, int budget_ms, struct gb_action *out);
 
+/*
+ * A seer's inputs (callbreak_net.h, struct cbn_seer) for the seat to play
+ * in v with the true hands hand[]: the training data of the seer, which
+ * learns from the search handed the true deal.
+ */
+void callbreak_ai_seer_features(const struct callbreak_view *v, const uint64_t hand[CB_SEATS], struct cbn_feat *f);
+
 #endif

@@ -163,6 +163,9 @@ int cb_policy_card(const struct sim *s, const struct callbreak_ai_params *p);
 /* The card play network `net` chooses at s among `legal`. callbreak_learned.c. */
 int cb_net_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal);
 
+/* The card the seer `net` chooses at s among `legal`, seeing every hand of s. callbreak_learned.c. */
+int cb_seer_card(const struct sim *s, const struct callbreak_view *v, const struct cbn_seer *net, uint64_t legal);
+
 /* The chances `net` gives each card of `legal` at s (0 for the others). callbreak_learned.c. */
 void cb_net_policy(const struct sim *s, const struct callbreak_view *v, const struct cbn_play *net, uint64_t legal,
 		   float p[52]);

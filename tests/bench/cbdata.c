@@ -4,7 +4,7 @@
  * decision written with what the deciding seat could know and what it
  * chose, and every bid with the tricks the hand then took.
  *
- *   build/bench/cbdata GAMES SEED PREFIX [HARD=full|net|level] [NET=FILE]
+ *   build/bench/cbdata GAMES SEED PREFIX [HARD=full|net|level|seer] [NET=FILE] [SEER=FILE]
  *
  * Writes PREFIX.play, PREFIX.q and PREFIX.bid (fixed-size little-endian
  * records, read by tests/bench/cbtrain.py) and prints how many of each
@@ -21,6 +21,16 @@
  * networks are the compiled-in ones, or with NET=FILE those in FILE, as
  * tests/bench/cbtrain.py writes them beside its header.
  *
+ * HARD=seer writes the data of a seer (callbreak_net.h, struct cbn_seer):
+ * the hard seats play their cards as the level would if handed the true
+ * deal (callbreak_ai_play_oracle(), CB_ORACLE_CARDS: each card played out
+ * on that deal alone) and bid as the level bids; the tables without four
+ * hard seats have two medium seats, never `ismcts`. Each hard card
+ * decision is also written to PREFIX.seer with a seer's inputs (the seat's
+ * own and every other hand). SEER=FILE (tests/bench/cbseer.h) puts the
+ * seer in FILE into the hard seats' play-outs (net bits 16 and 32): the
+ * next round of such data.
+ *
  * A play record (1,204 bytes): kind 1, who decided (3 hard, 2 medium,
  * 5 ismcts), the card, the tricks the seat took from then to the end of
  * the round, the tricks it had taken in the round at the end, its bid, the
@@ -33,6 +43,9 @@
  * (callbreak_ai_play_values()), 52 float32, NaN for the cards it did not
  * play out; NaN everywhere in the other players' records and without
  * HARD=level.
+ *
+ * A seer record (1,828 bytes): the play record's first 16 bytes (kind 3),
+ * then the CBN_SEER_IN inputs as float32.
  *
  * A bid record (344 bytes): kind 2, who decided, the bid, the tricks the
  * hand took in the round, four bytes of zero, then the CBN_BID_IN inputs as
@@ -49,24 +62,28 @@
 #include "games/ai/ai.h"
 #include "games/ai/callbreak_ai.h"
 #include "games/ai/callbreak_ismcts.h"
+#include "games/ai/callbreak_oracle.h"
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
+#include "cbseer.h"
 
 enum { WHO_MEDIUM = 2, WHO_HARD = 3, WHO_ISMCTS = 5 };
 
 #define PLAY_REC (16 + 4 * CBN_PLAY_IN)
 #define BID_REC (8 + 4 * CBN_BID_IN)
+#define SEER_REC (16 + 4 * CBN_SEER_IN)
 
 struct pending {
 	unsigned char rec[PLAY_REC];
+	unsigned char srec[SEER_REC];
 	float q[CB_CARDS];
 	int seat, tricks_then;
 };
 
 static void put_floats(unsigned char *out, const struct cbn_feat *f, int n)
 {
-	float x[CBN_PLAY_IN];
+	float x[CBN_SEER_IN];
 
 	memset(x, 0, sizeof(x));
 	for (int i = 0; i < f->n; i++)
@@ -104,24 +121,28 @@ int main(int argc, char **argv)
 	static struct pending pend[CB_CARDS];
 	unsigned char bidrec[CB_SEATS][BID_REC];
 	char path[4096];
-	FILE *fp = NULL, *fb = NULL, *fq = NULL;
+	FILE *fp = NULL, *fb = NULL, *fq = NULL, *fs = NULL;
 	struct timespec t0, t1;
 	int status = 0;
 
-	bool learned = false, level = false;
+	bool learned = false, level = false, seer = false, seer_net = false;
 
 	for (int i = 4; i < argc && games > 0; i++) {
 		if (strcmp(argv[i], "HARD=net") == 0)
 			learned = true;
 		else if (strcmp(argv[i], "HARD=level") == 0)
 			level = true;
+		else if (strcmp(argv[i], "HARD=seer") == 0)
+			seer = level = true;
+		else if (strncmp(argv[i], "SEER=", 5) == 0 && (seer_net = true) && cb_seer_load(argv[i] + 5))
+			return 2;
 		else if (strncmp(argv[i], "NET=", 4) == 0 && install(argv[i] + 4))
 			return 2;
-		else if (strcmp(argv[i], "HARD=full") && strncmp(argv[i], "NET=", 4))
+		else if (strcmp(argv[i], "HARD=full") && strncmp(argv[i], "NET=", 4) && strncmp(argv[i], "SEER=", 5))
 			games = 0;
 	}
 	if (games <= 0) {
-		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net|level] [NET=FILE]\n");
+		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net|level|seer] [NET=FILE] [SEER=FILE]\n");
 		return 2;
 	}
 	if (!level) {
@@ -129,7 +150,7 @@ int main(int argc, char **argv)
 		hard.net_bid = 0;
 	}
 	if (learned || level) {
-		hard.net = 1;
+		hard.net = seer_net ? 1 | 16 | 32 : 1;
 		hard.net_bid = learned;
 		if (!callbreak_net_builtin()) {
 			fprintf(stderr, "cbdata: HARD=net without valid weights\n");
@@ -142,7 +163,9 @@ int main(int argc, char **argv)
 	fb = fopen(path, "wb");
 	snprintf(path, sizeof(path), "%s.q", argv[3]);
 	fq = fopen(path, "wb");
-	if (!fp || !fb || !fq) {
+	snprintf(path, sizeof(path), "%s.seer", argv[3]);
+	fs = seer ? fopen(path, "wb") : NULL;
+	if (!fp || !fb || !fq || (seer && !fs)) {
 		perror("cbdata");
 		status = 1;
 		goto out;
@@ -157,7 +180,7 @@ int main(int argc, char **argv)
 
 		gb_rng_seed(&r, gseed ^ 0xda7a);
 		for (int q = 0; q < CB_SEATS; q++)
-			who[q] = mode < 4 ? WHO_HARD : mode < 7 ? WHO_MEDIUM : WHO_ISMCTS;
+			who[q] = mode < 4 ? WHO_HARD : mode < 7 || seer ? WHO_MEDIUM : WHO_ISMCTS;
 		if (mode >= 4) {
 			int a = (int)gb_rng_below(&r, CB_SEATS), b = (a + 1 + (int)gb_rng_below(&r, 3)) % CB_SEATS;
 
@@ -184,7 +207,11 @@ int main(int argc, char **argv)
 			} else {
 				callbreak_view(&st, turn, &v);
 				/* the search's values only as the level plays (HARD=level) */
-				if (who[turn] == WHO_HARD && level) {
+				if (who[turn] == WHO_HARD && seer) {
+					for (int c = 0; c < CB_CARDS; c++)
+						qv[c] = NAN;
+					callbreak_ai_play_oracle(&v, &hard, CB_ORACLE_CARDS, st.hand, s, 0, &a);
+				} else if (who[turn] == WHO_HARD && level) {
 					callbreak_ai_play_values(&v, &hard, s, 0, &a, qv);
 				} else {
 					for (int c = 0; c < CB_CARDS; c++)
@@ -216,6 +243,14 @@ int main(int argc, char **argv)
 					pd->seat = turn;
 					pd->tricks_then = v.tricks[turn];
 					memcpy(pd->q, qv, sizeof(qv));
+					if (seer && who[turn] == WHO_HARD) {
+						memcpy(pd->srec, pd->rec, 16);
+						pd->srec[0] = 3;
+						callbreak_ai_seer_features(&v, st.hand, &f);
+						put_floats(pd->srec + 16, &f, CBN_SEER_IN);
+					} else {
+						pd->srec[0] = 0;
+					}
 				} else if (phase == CB_PHASE_BID) {
 					memset(bidrec[turn], 0, BID_REC);
 					bidrec[turn][0] = 2;
@@ -238,6 +273,10 @@ int main(int argc, char **argv)
 					pend[i].rec[4] = (unsigned char)line[pend[i].seat].tricks;
 					if (fwrite(pend[i].rec, PLAY_REC, 1, fp) != 1 ||
 					    fwrite(pend[i].q, sizeof(pend[i].q), 1, fq) != 1)
+						status = 1;
+					pend[i].srec[3] = pend[i].rec[3];
+					pend[i].srec[4] = pend[i].rec[4];
+					if (fs && pend[i].srec[0] && fwrite(pend[i].srec, SEER_REC, 1, fs) != 1)
 						status = 1;
 				}
 				nplay += np;
@@ -264,6 +303,8 @@ out:
 	if (fb && fclose(fb))
 		status = 1;
 	if (fq && fclose(fq))
+		status = 1;
+	if (fs && fclose(fs))
 		status = 1;
 	return status;
 }

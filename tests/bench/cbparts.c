@@ -36,6 +36,10 @@
  * it makes it, and its points a round; then its mean bid and the
  * opponents' mean bid, tricks and share of bids made.
  *
+ * With CBPARTS_SEER=FILE the seer in FILE (tests/bench/cbseer.h) is
+ * installed: net bit 16 plays the hard seat's own later cards by it in the
+ * cards' play-outs (net=17 with `own` in the bids'), bit 32 in the bids'.
+ *
  * With CBPARTS_WINS=FILE it also writes one character a game to FILE, '1'
  * where the hard seat won; with CBPARTS_VS=FILE (such a file of an earlier
  * run on the same GAMES and SEED) it prints the difference from that run
@@ -71,6 +75,7 @@
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
+#include "cbseer.h"
 #include "tune.h"
 
 /* The hard level's weights with the part `name` turned off; -1 for an unknown name. */
@@ -179,6 +184,10 @@ int main(int argc, char **argv)
 	    !mine) {
 		fprintf(stderr, "usage: cbparts full|no-exact|count-bid|uniform|points|small medium|ismcts GAMES "
 				"[SEED [WEIGHT=VALUE]... [oracle=1|2|3|4]]\n");
+		status = 2;
+		goto out;
+	}
+	if (getenv("CBPARTS_SEER") && cb_seer_load(getenv("CBPARTS_SEER"))) {
 		status = 2;
 		goto out;
 	}

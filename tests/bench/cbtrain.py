@@ -34,6 +34,7 @@ import torch
 import torch.nn as nn
 
 PLAY_IN, PLAY_HID, BID_IN, BID_HID, BID_OUT = 297, 128, 84, 64, 14
+SEER_IN = PLAY_IN + 156
 VERSION = 3
 PLAY_REC = 16 + 4 * PLAY_IN
 BID_REC = 8 + 4 * BID_IN
@@ -43,6 +44,8 @@ PLAY_DT = np.dtype([("kind", "u1"), ("who", "u1"), ("card", "u1"), ("after", "u1
                     ("bid", "u1"), ("pad", "u2"), ("legal", "<u8"), ("x", "<f4", (PLAY_IN,))])
 BID_DT = np.dtype([("kind", "u1"), ("who", "u1"), ("bid", "u1"), ("tricks", "u1"), ("pad", "<u4"),
                    ("x", "<f4", (BID_IN,))])
+SEER_DT = np.dtype([("kind", "u1"), ("who", "u1"), ("card", "u1"), ("after", "u1"), ("final", "u1"),
+                    ("bid", "u1"), ("pad", "u2"), ("legal", "<u8"), ("x", "<f4", (SEER_IN,))])
 assert PLAY_DT.itemsize == PLAY_REC and BID_DT.itemsize == BID_REC
 
 
@@ -52,11 +55,13 @@ def card_perm(order):
     return np.array([suit[c // 13] * 13 + c % 13 for c in range(52)])
 
 
-def play_perm(order):
-    """Input index map of the play network under a side-suit order."""
+def play_perm(order, n_in=PLAY_IN):
+    """Input index map of the play network (or a seer, n_in = SEER_IN) under a side-suit order."""
     cp = card_perm(order)
     suit = [0] + list(order)
-    idx = np.arange(PLAY_IN)
+    idx = np.arange(n_in)
+    for block in range((n_in - PLAY_IN) // 52):  # a seer's other hands
+        idx[PLAY_IN + block * 52:PLAY_IN + (block + 1) * 52] = PLAY_IN + block * 52 + cp
     for block in range(5):  # hand, unseen, table x3
         idx[block * 52:(block + 1) * 52] = block * 52 + cp
     for r in range(3):
@@ -95,9 +100,9 @@ def load(prefixes):
 
 
 class PlayNet(nn.Module):
-    def __init__(self):
+    def __init__(self, n_in=PLAY_IN):
         super().__init__()
-        self.l1 = nn.Linear(PLAY_IN, PLAY_HID)
+        self.l1 = nn.Linear(n_in, PLAY_HID)
         self.pol = nn.Linear(PLAY_HID, 52)
         self.val = nn.Linear(PLAY_HID, 1)
 
@@ -144,6 +149,7 @@ def regret(logits, qh):
 
 
 def train_play(play, q, rng, epochs, name, tau=0.0):
+    n_in = play["x"].shape[1]
     n = len(play)
     order = rng.permutation(n)
     hold = order[: n // 20]
@@ -153,8 +159,8 @@ def train_play(play, q, rng, epochs, name, tau=0.0):
     after = torch.from_numpy(play["after"].astype(np.float32))
     mask = torch.from_numpy(legal_mask(play["legal"]))
     qv = torch.from_numpy(q)
-    perms = [tuple(torch.from_numpy(a) for a in play_perm(o)) for o in ORDERS]
-    net = PlayNet()
+    perms = [tuple(torch.from_numpy(a) for a in play_perm(o, n_in)) for o in ORDERS]
+    net = PlayNet(n_in)
     opt = torch.optim.Adam(net.parameters(), lr=2e-3)
     steps = epochs * (len(fit) // 512)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=max(steps, 1))
@@ -166,7 +172,7 @@ def train_play(play, q, rng, epochs, name, tau=0.0):
             b = torch.from_numpy(sh[i:i + 512])
             pi, cp = perms[rng.integers(6)]
             # under the suit order: input j moves to pi[j], card c to cp[c]
-            xb = torch.zeros(512, PLAY_IN)
+            xb = torch.zeros(512, n_in)
             xb[:, pi] = x[b]
             mb = torch.zeros(512, 52, dtype=torch.bool)
             mb[:, cp] = mask[b]
@@ -306,7 +312,32 @@ def write_header(path, own, field, bidnet, note):
     return sum_
 
 
+def train_seer(path, seed, prefixes):
+    """CB_TRAIN_SEER: a seer (struct cbn_seer) from PREFIX.seer, written to PATH as cbdata SEER=FILE reads it."""
+    start = time.time()
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    play = np.concatenate([np.fromfile(p + ".seer", dtype=SEER_DT) for p in prefixes])
+    print(f"{len(play)} card decisions of the hard search handed the true deal", flush=True)
+    net = train_play(play, np.full((len(play), 52), np.nan, dtype=np.float32), rng,
+                     int(os.environ.get("CB_PLAY_EPOCHS", "8")), "seer")
+    w1 = net.l1.weight.detach().numpy().T
+    arrays = [w1[:PLAY_IN], net.l1.bias.detach().numpy(), net.pol.weight.detach().numpy(),
+              net.pol.bias.detach().numpy(), net.val.weight.detach().numpy()[0], net.val.bias.detach().numpy(),
+              w1[PLAY_IN:]]
+    blob = b"".join(np.ascontiguousarray(a, dtype="<f4").tobytes() for a in arrays)
+    assert len(blob) == 4 * (SEER_IN * PLAY_HID + PLAY_HID + 52 * PLAY_HID + 52 + PLAY_HID + 1)
+    sum_ = fnv(blob, VERSION)
+    with open(path, "wb") as f:
+        f.write(np.array([VERSION, sum_], dtype="<u4").tobytes() + blob)
+    print(f"wrote {path} (checksum 0x{sum_:08x}) in {time.time() - start:.0f} s", flush=True)
+
+
 def main():
+    if os.environ.get("CB_TRAIN_SEER") and len(sys.argv) >= 4:
+        torch.set_num_threads(int(os.environ.get("CB_TRAIN_THREADS", "1")))
+        train_seer(sys.argv[1], int(sys.argv[2]), sys.argv[3:])
+        return
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
