@@ -182,7 +182,7 @@ static void rollout(struct sim *s, const struct callbreak_view *v, const struct 
 		if (seer && q == v->seat && popcount(legal) > 1)
 			sim_play(s, cb_seer_card(s, v, seer, legal));
 		else if (net && popcount(legal) > 1 && (bits & (q == v->seat ? 1 : 2)))
-			sim_play(s, cb_net_card(s, v, q == v->seat ? &net->own : &net->field, legal));
+			sim_play(s, cb_net_card(s, v, q == v->seat || (p->net & 64) ? &net->own : &net->field, legal));
 		else
 			sim_play(s, cb_medium_card(s, p, legal));
 	}

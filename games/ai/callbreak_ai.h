@@ -68,7 +68,9 @@ struct callbreak_ai_params {
 	                    plays the other seats in the bids' play-outs only;
 	                    bit 16: the seer installed (callbreak_seer()), if
 	                    any, plays the deciding seat's later cards in the
-	                    cards' play-outs, bit 32 in the bids' */
+	                    cards' play-outs, bit 32 in the bids'; bit 64: the
+	                    other seats' cards (bit 2 or 8) by `own` in place
+	                    of `field` */
 	int prior;       /* hard: each candidate card's mean play-out value gets
 	                    this many tenths of its value unit (a thousandth of a
 	                    game won) times the log of the chance `own` gives it

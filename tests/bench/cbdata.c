@@ -27,7 +27,7 @@
  * on that deal alone) and bid as the level bids; the tables without four
  * hard seats have two medium seats, never `ismcts`. Each hard card
  * decision is also written to PREFIX.seer with a seer's inputs (the seat's
- * own and every other hand). SEER=FILE (tests/bench/cbseer.h) puts the
+ * own and every other hand). SEER=FILE (tests/bench/cbblob.h) puts the
  * seer in FILE into the hard seats' play-outs (net bits 16 and 32): the
  * next round of such data.
  *
@@ -66,7 +66,7 @@
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
-#include "cbseer.h"
+#include "cbblob.h"
 
 enum { WHO_MEDIUM = 2, WHO_HARD = 3, WHO_ISMCTS = 5 };
 
@@ -89,28 +89,6 @@ static void put_floats(unsigned char *out, const struct cbn_feat *f, int n)
 	for (int i = 0; i < f->n; i++)
 		x[f->idx[i]] = f->val[i];
 	memcpy(out, x, (size_t)n * sizeof(float));
-}
-
-/*
- * NET=FILE: the weights tests/bench/cbtrain.py wrote beside its header
- * (CB_TRAIN_BLOB): the version and the checksum (u32 each), then the
- * floats of struct callbreak_net in order. Installed for every player of
- * this run; nonzero (and said why) when the file is not such a set.
- */
-static int install(const char *file)
-{
-	static struct callbreak_net net;
-	uint32_t head[2];
-	FILE *f = fopen(file, "rb");
-	int bad = !f || fread(head, sizeof(head), 1, f) != 1 || fread(&net, sizeof(net), 1, f) != 1 ||
-		  fgetc(f) != EOF || head[0] != CBN_VERSION || callbreak_net_install(&net, head[1]);
-
-	if (f)
-		fclose(f);
-	if (bad)
-		fprintf(stderr, "cbdata: %s is not a set of version %d weights with a matching checksum\n", file,
-			CBN_VERSION);
-	return bad;
 }
 
 int main(int argc, char **argv)
@@ -136,7 +114,7 @@ int main(int argc, char **argv)
 			seer = level = true;
 		else if (strncmp(argv[i], "SEER=", 5) == 0 && (seer_net = true) && cb_seer_load(argv[i] + 5))
 			return 2;
-		else if (strncmp(argv[i], "NET=", 4) == 0 && install(argv[i] + 4))
+		else if (strncmp(argv[i], "NET=", 4) == 0 && cb_blob_install(argv[i] + 4))
 			return 2;
 		else if (strcmp(argv[i], "HARD=full") && strncmp(argv[i], "NET=", 4) && strncmp(argv[i], "SEER=", 5))
 			games = 0;

@@ -36,7 +36,7 @@
  * it makes it, and its points a round; then its mean bid and the
  * opponents' mean bid, tricks and share of bids made.
  *
- * With CBPARTS_SEER=FILE the seer in FILE (tests/bench/cbseer.h) is
+ * With CBPARTS_SEER=FILE the seer in FILE (tests/bench/cbblob.h) is
  * installed: net bit 16 plays the hard seat's own later cards by it in the
  * cards' play-outs (net=17 with `own` in the bids'), bit 32 in the bids'.
  *
@@ -75,7 +75,7 @@
 #include "games/callbreak.h"
 #include "games/game.h"
 #include "games/rng.h"
-#include "cbseer.h"
+#include "cbblob.h"
 #include "tune.h"
 
 /* The hard level's weights with the part `name` turned off; -1 for an unknown name. */
