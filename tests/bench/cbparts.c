@@ -22,7 +22,7 @@
  * prior, prune, bid_lift, value) on top of the variant, for tuning runs: net=0 is the hard
  * level before its learned play-outs (the arena's hard-classic), net=3
  * adds the learned model of the other seats (net=9 in the bids' play-outs
- * only, net=11 in both), net_bid=1 the learned bid network, prior=K and
+ * only, net=11 in both; with bit 64 `own` in its place, net=67 and net=73), net_bid=1 the learned bid network, prior=K and
  * prune=K the play network steering the search, bid_lift=K a trick more
  * counted in K tenths of the bids' play-outs, value=K play-outs ended
  * K - 1 tricks after the candidate's by the networks' values; with
