@@ -5,9 +5,11 @@
  * suite's check that no player reads another hand would catch one that did
  * (tests/test_callbreak_search.c).
  *
- * Only those two include this header (`make check` refuses it anywhere
- * else): no level, and nothing that seats a computer player at a table,
- * can hand a player the hands. The levels reach the search through
+ * Only those two, the training data of a seer (tests/bench/cbdata.c) and
+ * the search that defines these calls (callbreak_ai.c, callbreak_learned.c)
+ * include this header (`make check` refuses it anywhere else): no level,
+ * and nothing that seats a computer player at a table, can hand a player
+ * the hands. The levels reach the search through
  * callbreak_ai_choose(), which has no place for them.
  */
 #ifndef GB_CALLBREAK_ORACLE_H
