@@ -36,19 +36,21 @@ static inline int cb_blob_read(const char *file, void *net, size_t size, uint32_
 	return bad;
 }
 
+/* rc, having said so when it is not 0: `file`'s weights did not match their checksum. */
+static inline int cb_blob_checked(const char *file, int rc)
+{
+	if (rc)
+		fprintf(stderr, "%s: the weights do not match their checksum\n", file);
+	return rc;
+}
+
 /* The whole set in file installed for every player (callbreak_net_install()); nonzero when it is not. */
 static inline int cb_blob_install(const char *file)
 {
 	static struct callbreak_net net;
 	uint32_t sum;
 
-	if (cb_blob_read(file, &net, sizeof(net), &sum))
-		return 1;
-	if (callbreak_net_install(&net, sum)) {
-		fprintf(stderr, "%s: the weights do not match their checksum\n", file);
-		return 1;
-	}
-	return 0;
+	return cb_blob_read(file, &net, sizeof(net), &sum) || cb_blob_checked(file, callbreak_net_install(&net, sum));
 }
 
 /* The seer in file installed for the play-outs (callbreak_seer_install()); nonzero when it is not. */
@@ -57,13 +59,7 @@ static inline int cb_seer_load(const char *file)
 	static struct cbn_seer net;
 	uint32_t sum;
 
-	if (cb_blob_read(file, &net, sizeof(net), &sum))
-		return 1;
-	if (callbreak_seer_install(&net, sum)) {
-		fprintf(stderr, "%s: the seer does not match its checksum\n", file);
-		return 1;
-	}
-	return 0;
+	return cb_blob_read(file, &net, sizeof(net), &sum) || cb_blob_checked(file, callbreak_seer_install(&net, sum));
 }
 
 #endif

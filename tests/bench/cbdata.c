@@ -76,9 +76,10 @@ enum { WHO_MEDIUM = 2, WHO_HARD = 3, WHO_ISMCTS = 5 };
 
 struct pending {
 	unsigned char rec[PLAY_REC];
-	unsigned char srec[SEER_REC];
+	unsigned char srec[SEER_REC]; /* its first 16 bytes filled when written */
 	float q[CB_CARDS];
 	int seat, tricks_then;
+	bool seer; /* a seer record too */
 };
 
 static void put_floats(unsigned char *out, const struct cbn_feat *f, int n)
@@ -112,12 +113,16 @@ int main(int argc, char **argv)
 			level = true;
 		else if (strcmp(argv[i], "HARD=seer") == 0)
 			seer = level = true;
-		else if (strncmp(argv[i], "SEER=", 5) == 0 && (seer_net = true) && cb_seer_load(argv[i] + 5))
-			return 2;
-		else if (strncmp(argv[i], "NET=", 4) == 0 && cb_blob_install(argv[i] + 4))
-			return 2;
-		else if (strcmp(argv[i], "HARD=full") && strncmp(argv[i], "NET=", 4) && strncmp(argv[i], "SEER=", 5))
+		else if (strncmp(argv[i], "SEER=", 5) == 0) {
+			if (cb_seer_load(argv[i] + 5))
+				return 2;
+			seer_net = true;
+		} else if (strncmp(argv[i], "NET=", 4) == 0) {
+			if (cb_blob_install(argv[i] + 4))
+				return 2;
+		} else if (strcmp(argv[i], "HARD=full") != 0) {
 			games = 0;
+		}
 	}
 	if (games <= 0) {
 		fprintf(stderr, "usage: cbdata GAMES SEED PREFIX [HARD=full|net|level|seer] [NET=FILE] [SEER=FILE]\n");
@@ -184,23 +189,19 @@ int main(int argc, char **argv)
 				a = (struct gb_action){ GB_ACT_NEXT, 0, 0, 0 };
 			} else {
 				callbreak_view(&st, turn, &v);
+				for (int c = 0; c < CB_CARDS; c++)
+					qv[c] = NAN;
 				/* the search's values only as the level plays (HARD=level) */
-				if (who[turn] == WHO_HARD && seer) {
-					for (int c = 0; c < CB_CARDS; c++)
-						qv[c] = NAN;
+				if (who[turn] == WHO_HARD && seer)
 					callbreak_ai_play_oracle(&v, &hard, CB_ORACLE_CARDS, st.hand, s, 0, &a);
-				} else if (who[turn] == WHO_HARD && level) {
+				else if (who[turn] == WHO_HARD && level)
 					callbreak_ai_play_values(&v, &hard, s, 0, &a, qv);
-				} else {
-					for (int c = 0; c < CB_CARDS; c++)
-						qv[c] = NAN;
-					if (who[turn] == WHO_HARD)
-						callbreak_ai_play(&v, &hard, s, 0, &a);
-					else if (who[turn] == WHO_ISMCTS)
-						callbreak_ismcts_choose(&v, CB_ISMCTS_BUDGET, s, &a);
-					else
-						callbreak_ai_choose(&v, GB_LEVEL_MEDIUM, s, 0, &a);
-				}
+				else if (who[turn] == WHO_HARD)
+					callbreak_ai_play(&v, &hard, s, 0, &a);
+				else if (who[turn] == WHO_ISMCTS)
+					callbreak_ismcts_choose(&v, CB_ISMCTS_BUDGET, s, &a);
+				else
+					callbreak_ai_choose(&v, GB_LEVEL_MEDIUM, s, 0, &a);
 				if (phase == CB_PHASE_PLAY && __builtin_popcountll(v.legal) > 1 && np < CB_CARDS) {
 					struct pending *pd = &pend[np++];
 
@@ -221,13 +222,10 @@ int main(int argc, char **argv)
 					pd->seat = turn;
 					pd->tricks_then = v.tricks[turn];
 					memcpy(pd->q, qv, sizeof(qv));
-					if (seer && who[turn] == WHO_HARD) {
-						memcpy(pd->srec, pd->rec, 16);
-						pd->srec[0] = 3;
+					pd->seer = seer && who[turn] == WHO_HARD;
+					if (pd->seer) {
 						callbreak_ai_seer_features(&v, st.hand, &f);
 						put_floats(pd->srec + 16, &f, CBN_SEER_IN);
-					} else {
-						pd->srec[0] = 0;
 					}
 				} else if (phase == CB_PHASE_BID) {
 					memset(bidrec[turn], 0, BID_REC);
@@ -252,9 +250,11 @@ int main(int argc, char **argv)
 					if (fwrite(pend[i].rec, PLAY_REC, 1, fp) != 1 ||
 					    fwrite(pend[i].q, sizeof(pend[i].q), 1, fq) != 1)
 						status = 1;
-					pend[i].srec[3] = pend[i].rec[3];
-					pend[i].srec[4] = pend[i].rec[4];
-					if (fs && pend[i].srec[0] && fwrite(pend[i].srec, SEER_REC, 1, fs) != 1)
+					if (!pend[i].seer)
+						continue;
+					memcpy(pend[i].srec, pend[i].rec, 16);
+					pend[i].srec[0] = 3;
+					if (fwrite(pend[i].srec, SEER_REC, 1, fs) != 1)
 						status = 1;
 				}
 				nplay += np;
