@@ -4,6 +4,7 @@
  * share, and a condition variable wakes tests waiting for a call.
  */
 #include "fake_discord.h"
+#include "fake_log.h"
 #include "fake_upload.h"
 
 #include <arpa/inet.h>
@@ -43,15 +44,6 @@ struct limits {
 /* The answer being made on this connection's thread (thread per connection). */
 static _Thread_local const struct limits *cur_limits;
 
-struct call {
-	char method[16];
-	char path[512];
-	char auth[256];
-	json_t *body;
-	int status;
-	long long at_ms;        /* when it arrived (monotonic) */
-};
-
 struct fault {
 	char method[16];        /* "" = any */
 	char prefix[256];       /* "" = any */
@@ -73,8 +65,7 @@ struct fake_dc {
 	char url[64];
 	char bot_auth[256];     /* "Bot <token>" */
 
-	struct call *calls;
-	int ncalls, capcalls;
+	struct fake_log log;
 	struct fault faults[FAKE_MAX_FAULTS];
 	int nfaults;
 	char expired[FAKE_MAX_TOKENS][256];
@@ -107,31 +98,12 @@ struct fake_dc {
 	bool stopping;              /* held calls go */
 };
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static long long wall_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void deadline_in(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
 }
 
 static enum MHD_Result respond(struct MHD_Connection *conn, int status, json_t *j)
@@ -226,24 +198,7 @@ static enum fake_dc_fault take_fault(struct fake_dc *f, const char *method, cons
 static void record(struct fake_dc *f, const char *method, const char *path, const char *auth,
 		   json_t *body, int status)
 {
-	if (f->ncalls == f->capcalls) {
-		int cap = f->capcalls ? f->capcalls * 2 : 64;
-		struct call *c = realloc(f->calls, (size_t)cap * sizeof(*c));
-
-		if (!c) {
-			json_decref(body);
-			return;
-		}
-		f->calls = c;
-		f->capcalls = cap;
-	}
-	snprintf(f->calls[f->ncalls].method, sizeof(f->calls[0].method), "%s", method);
-	snprintf(f->calls[f->ncalls].path, sizeof(f->calls[0].path), "%s", path);
-	snprintf(f->calls[f->ncalls].auth, sizeof(f->calls[0].auth), "%s", auth ? auth : "");
-	f->calls[f->ncalls].body = body;
-	f->calls[f->ncalls].status = status;
-	f->calls[f->ncalls].at_ms = mono_ms();
-	f->ncalls++;
+	fake_log_add(&f->log, method, path, auth, body, status);
 	pthread_cond_broadcast(&f->cond);
 }
 
@@ -473,7 +428,7 @@ static struct window *window_of(struct fake_dc *f, const char *key, long long no
 static void strict_verdict(struct fake_dc *f, const char *method, const char *path, bool as_bot,
 			   struct limits *l)
 {
-	long long now = mono_ms(), window_ms = 0, t = f->all[f->all_next];
+	long long now = fake_mono_ms(), window_ms = 0, t = f->all[f->all_next];
 	char key[300];
 	struct window *w = NULL;
 	int limit = 0;
@@ -585,9 +540,7 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	pthread_mutex_unlock(&f->lock);
 	if (kind == FAKE_DC_SLOW && arg > 0) {
 		/* recorded on arrival, answered late: a thread per connection, so only this call waits */
-		struct timespec nap = { arg / 1000, (arg % 1000) * 1000000L };
-
-		nanosleep(&nap, NULL);
+		fake_ms_sleep(arg);
 	}
 
 	cur_limits = &lim;
@@ -701,11 +654,9 @@ int fake_dc_outage(struct fake_dc *f, enum fake_dc_outage kind)
 		/* the port may linger a moment after the stop: try for a second */
 		rc = -1;
 		for (int i = 0; i < 100 && rc; i++) {
-			struct timespec nap = { 0, 10 * 1000000L };
-
 			rc = listen_on(f, f->port);
 			if (rc)
-				nanosleep(&nap, NULL);
+				fake_ms_sleep(10);
 		}
 	}
 	pthread_mutex_lock(&f->lock);
@@ -740,9 +691,7 @@ void fake_dc_free(struct fake_dc *f)
 	if (!f)
 		return;
 	stop_listening(f);
-	for (int i = 0; i < f->ncalls; i++)
-		json_decref(f->calls[i].body);
-	free(f->calls);
+	fake_log_free(&f->log);
 	free(f->windows);
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
@@ -821,46 +770,13 @@ void fake_dc_expire_token(struct fake_dc *f, const char *token)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static bool matches(const struct call *c, const char *method, const char *prefix)
-{
-	return (!method || strcmp(c->method, method) == 0) &&
-	       (!prefix || strncmp(c->path, prefix, strlen(prefix)) == 0);
-}
-
-static int count_locked(struct fake_dc *f, const char *method, const char *prefix)
-{
-	int n = 0;
-
-	for (int i = 0; i < f->ncalls; i++)
-		n += matches(&f->calls[i], method, prefix);
-	return n;
-}
 
 
-/*
- * Connections still open: with one connection per thread, a connection
- * closes only after its last request was read and handled (recorded), so
- * none open means every request a client that went away had sent is in.
- */
-static unsigned open_connections(struct MHD_Daemon *d)
-{
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 
-	return i ? i->num_connections : 0;
-}
 
 bool fake_dc_settle(struct fake_dc *f, int ms)
 {
-	struct timespec t0, now, nap = { 0, 5000000L };
-	long long waited = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (open_connections(f->d) && waited < ms) {
-		nanosleep(&nap, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		waited = (now.tv_sec - t0.tv_sec) * 1000LL + (now.tv_nsec - t0.tv_nsec) / 1000000;
-	}
-	return open_connections(f->d) == 0;
+	return fake_settle(f->d, ms);
 }
 
 int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix)
@@ -868,7 +784,7 @@ int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix)
 	int n;
 
 	pthread_mutex_lock(&f->lock);
-	n = count_locked(f, method, prefix);
+	n = fake_log_count(&f->log, method, prefix);
 	pthread_mutex_unlock(&f->lock);
 	return n;
 }
@@ -876,19 +792,20 @@ int fake_dc_count(struct fake_dc *f, const char *method, const char *prefix)
 json_t *fake_dc_call(struct fake_dc *f, int i, char *method, size_t nm, char *path, size_t np,
 		     char *auth, size_t na, int *status)
 {
+	const struct fake_call *c;
 	json_t *body = NULL;
 
 	pthread_mutex_lock(&f->lock);
-	if (i >= 0 && i < f->ncalls) {
-		body = json_incref(f->calls[i].body);
+	if ((c = fake_log_at(&f->log, i))) {
+		body = json_incref(c->body);
 		if (method)
-			snprintf(method, nm, "%s", f->calls[i].method);
+			snprintf(method, nm, "%s", c->method);
 		if (path)
-			snprintf(path, np, "%s", f->calls[i].path);
+			snprintf(path, np, "%s", c->path);
 		if (auth)
-			snprintf(auth, na, "%s", f->calls[i].auth);
+			snprintf(auth, na, "%s", c->auth);
 		if (status)
-			*status = f->calls[i].status;
+			*status = c->status;
 	}
 	pthread_mutex_unlock(&f->lock);
 	return body;
@@ -898,15 +815,13 @@ json_t *fake_dc_nth(struct fake_dc *f, const char *method, const char *prefix, i
 		    size_t np)
 {
 	json_t *body = NULL;
+	int k;
 
 	pthread_mutex_lock(&f->lock);
-	for (int k = 0; k < f->ncalls; k++) {
-		if (!matches(&f->calls[k], method, prefix) || i-- > 0)
-			continue;
-		body = json_incref(f->calls[k].body);
+	if ((k = fake_log_find(&f->log, method, prefix, i)) >= 0) {
+		body = json_incref(f->log.calls[k].body);
 		if (path)
-			snprintf(path, np, "%s", f->calls[k].path);
-		break;
+			snprintf(path, np, "%s", f->log.calls[k].path);
 	}
 	pthread_mutex_unlock(&f->lock);
 	return body;
@@ -923,29 +838,17 @@ json_t *fake_dc_last(struct fake_dc *f, const char *method, const char *prefix, 
 int fake_dc_wait(struct fake_dc *f, const char *method, const char *prefix, int count,
 		 int timeout_ms)
 {
-	struct timespec until;
-	int n;
-
-	deadline_in(&until, timeout_ms);
-	pthread_mutex_lock(&f->lock);
-	n = count_locked(f, method, prefix);
-	while (n < count) {
-		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
-			break;
-		n = count_locked(f, method, prefix);
-	}
-	n = count_locked(f, method, prefix);
-	pthread_mutex_unlock(&f->lock);
-	return n;
+	return fake_log_wait(&f->log, &f->lock, &f->cond, method, prefix, count, timeout_ms);
 }
 
 long long fake_dc_call_at(struct fake_dc *f, int i)
 {
+	const struct fake_call *c;
 	long long at = -1;
 
 	pthread_mutex_lock(&f->lock);
-	if (i >= 0 && i < f->ncalls)
-		at = f->calls[i].at_ms;
+	if ((c = fake_log_at(&f->log, i)))
+		at = c->ms;
 	pthread_mutex_unlock(&f->lock);
 	return at;
 }
@@ -953,21 +856,13 @@ long long fake_dc_call_at(struct fake_dc *f, int i)
 void fake_dc_clear(struct fake_dc *f)
 {
 	pthread_mutex_lock(&f->lock);
-	for (int i = 0; i < f->ncalls; i++)
-		json_decref(f->calls[i].body);
-	f->ncalls = 0;
+	fake_log_clear(&f->log);
 	pthread_mutex_unlock(&f->lock);
 }
 
 void fake_dc_dump(struct fake_dc *f)
 {
 	pthread_mutex_lock(&f->lock);
-	for (int i = 0; i < f->ncalls; i++) {
-		char *text = json_dumps(f->calls[i].body, JSON_COMPACT | JSON_ENCODE_ANY);
-
-		fprintf(stderr, "  [%d] %s %s %d %.300s\n", i, f->calls[i].method, f->calls[i].path,
-			f->calls[i].status, text ? text : "?");
-		free(text);
-	}
+	fake_log_dump(&f->log, true);
 	pthread_mutex_unlock(&f->lock);
 }

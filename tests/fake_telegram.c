@@ -6,6 +6,7 @@
  * new call).
  */
 #include "fake_telegram.h"
+#include "fake_log.h"
 #include "fake_upload.h"
 
 #include <arpa/inet.h>
@@ -29,13 +30,6 @@
 #define GROUP_N 20          /* Telegram: messages a minute in a group */
 #define ALL_N 30            /* messages a second overall */
 #define QUERY_TTL_MS 10000  /* a callback query older than this cannot be answered */
-
-struct call {
-	char method[64];
-	json_t *body;
-	int status;
-	long long ms;           /* when it arrived (monotonic) */
-};
 
 /* Strict mode: one chat's last sends. */
 struct sent {
@@ -81,8 +75,7 @@ struct fake_tg {
 	char username[64];
 	bool stopping;
 
-	struct call *calls;
-	int ncalls, capcalls;
+	struct fake_log log;
 	struct fault faults[FAKE_MAX_FAULTS];
 	int nfaults;
 	struct member members[FAKE_MAX_MEMBERS];
@@ -109,33 +102,6 @@ struct fake_tg {
 	struct query *queries;  /* STRICT_QUERIES, a ring */
 	int query_next;
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void ms_sleep(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static void deadline_in(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
 
 /* A chat_id or user_id as text, whether the body sent a number or a string. */
 static void id_text(const json_t *v, char *buf, size_t n)
@@ -228,22 +194,7 @@ static int fault_status(enum fake_tg_fault kind)
 
 static void record(struct fake_tg *f, const char *method, json_t *body, int status)
 {
-	if (f->ncalls == f->capcalls) {
-		int cap = f->capcalls ? f->capcalls * 2 : 64;
-		struct call *c = realloc(f->calls, (size_t)cap * sizeof(*c));
-
-		if (!c) {
-			json_decref(body);
-			return;
-		}
-		f->calls = c;
-		f->capcalls = cap;
-	}
-	snprintf(f->calls[f->ncalls].method, sizeof(f->calls[0].method), "%s", method);
-	f->calls[f->ncalls].body = body;
-	f->calls[f->ncalls].status = status;
-	f->calls[f->ncalls].ms = mono_ms();
-	f->ncalls++;
+	fake_log_add(&f->log, method, NULL, NULL, body, status);
 	pthread_cond_broadcast(&f->cond);
 }
 
@@ -334,7 +285,7 @@ static json_t *get_updates(struct fake_tg *f, const json_t *body)
 		limit = 100;
 	if (timeout > FAKE_POLL_CAP_S)
 		timeout = FAKE_POLL_CAP_S;
-	deadline_in(&until, (long)(timeout > 0 ? timeout : 0) * 1000);
+	fake_deadline_in(&until, (long)(timeout > 0 ? timeout : 0) * 1000);
 	pthread_mutex_lock(&f->lock);
 	for (;;) {
 		/* an offset confirms every update before it: they are gone for good */
@@ -490,7 +441,7 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 		return error_reply(conn, 403, "Forbidden: bot can't initiate conversation with a user", NULL);
 	}
 	kind = take_fault(f, method, &arg);
-	status = kind ? fault_status(kind) : strict_verdict(f, method, body, mono_ms(), &arg);
+	status = kind ? fault_status(kind) : strict_verdict(f, method, body, fake_mono_ms(), &arg);
 	if (!status)
 		status = 200;
 	else if (!kind && status == 429)
@@ -549,7 +500,7 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 				   p);
 	}
 	case FAKE_TG_SLOW:
-		ms_sleep(arg);
+		fake_ms_sleep(arg);
 		break;
 	default:
 		break;
@@ -669,7 +620,7 @@ int fake_tg_up(struct fake_tg *f)
 	for (int i = 0; i < 100; i++) {
 		if (listen_on(f, f->port) == 0)
 			return 0;
-		ms_sleep(10);
+		fake_ms_sleep(10);
 	}
 	return -1;
 }
@@ -682,9 +633,7 @@ void fake_tg_free(struct fake_tg *f)
 	f->outage = FAKE_TG_ANSWERING;
 	pthread_mutex_unlock(&f->lock);
 	fake_tg_down(f);
-	for (int i = 0; i < f->ncalls; i++)
-		json_decref(f->calls[i].body);
-	free(f->calls);
+	fake_log_free(&f->log);
 	for (int i = 0; i < f->nupdates; i++)
 		json_decref(f->updates[i].json);
 	free(f->updates);
@@ -820,7 +769,7 @@ long long fake_tg_push_update(struct fake_tg *f, const char *update)
 		f->capupdates = cap;
 	}
 	note_query(f, json_string_value(json_object_get(json_object_get(j, "callback_query"), "id")),
-		   mono_ms());
+		   fake_mono_ms());
 	f->updates[f->nupdates].id = id;
 	f->updates[f->nupdates].json = j;
 	f->nupdates++;
@@ -829,36 +778,12 @@ long long fake_tg_push_update(struct fake_tg *f, const char *update)
 	return id;
 }
 
-static int count_locked(struct fake_tg *f, const char *method)
-{
-	int n = 0;
-
-	for (int i = 0; i < f->ncalls; i++)
-		if (!method || strcmp(f->calls[i].method, method) == 0)
-			n++;
-	return n;
-}
 
 
-/*
- * Connections still open: with one connection per thread, a connection
- * closes only after its last request was read and handled (recorded), so
- * none open means every request a client that went away had sent is in.
- */
-static unsigned open_connections(struct MHD_Daemon *d)
-{
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-
-	return i ? i->num_connections : 0;
-}
 
 bool fake_tg_settle(struct fake_tg *f, int ms)
 {
-	long long until = mono_ms() + ms;
-
-	while (open_connections(f->d) && mono_ms() < until)
-		ms_sleep(5);
-	return open_connections(f->d) == 0;
+	return fake_settle(f->d, ms);
 }
 
 bool fake_tg_quiet(struct fake_tg *f, int ms)
@@ -866,7 +791,7 @@ bool fake_tg_quiet(struct fake_tg *f, int ms)
 	struct timespec until;
 	bool quiet;
 
-	deadline_in(&until, ms);
+	fake_deadline_in(&until, ms);
 	pthread_mutex_lock(&f->lock);
 	while (f->busy && pthread_cond_timedwait(&f->cond, &f->lock, &until) == 0)
 		;
@@ -888,22 +813,23 @@ int fake_tg_count(struct fake_tg *f, const char *method)
 	int n;
 
 	pthread_mutex_lock(&f->lock);
-	n = count_locked(f, method);
+	n = fake_log_count(&f->log, method, NULL);
 	pthread_mutex_unlock(&f->lock);
 	return n;
 }
 
 json_t *fake_tg_call(struct fake_tg *f, int i, char *method, size_t n, int *status)
 {
+	const struct fake_call *c;
 	json_t *body = NULL;
 
 	pthread_mutex_lock(&f->lock);
-	if (i >= 0 && i < f->ncalls) {
-		body = json_incref(f->calls[i].body);
+	if ((c = fake_log_at(&f->log, i))) {
+		body = json_incref(c->body);
 		if (method)
-			snprintf(method, n, "%s", f->calls[i].method);
+			snprintf(method, n, "%s", c->method);
 		if (status)
-			*status = f->calls[i].status;
+			*status = c->status;
 	}
 	pthread_mutex_unlock(&f->lock);
 	return body;
@@ -912,57 +838,31 @@ json_t *fake_tg_call(struct fake_tg *f, int i, char *method, size_t n, int *stat
 json_t *fake_tg_nth(struct fake_tg *f, const char *method, int i)
 {
 	json_t *body = NULL;
+	int k;
 
 	pthread_mutex_lock(&f->lock);
-	for (int k = 0; k < f->ncalls; k++) {
-		if (strcmp(f->calls[k].method, method))
-			continue;
-		if (i-- == 0) {
-			body = json_incref(f->calls[k].body);
-			break;
-		}
-	}
+	if ((k = fake_log_find(&f->log, method, NULL, i)) >= 0)
+		body = json_incref(f->log.calls[k].body);
 	pthread_mutex_unlock(&f->lock);
 	return body;
 }
 
 int fake_tg_wait(struct fake_tg *f, const char *method, int count, int timeout_ms)
 {
-	struct timespec until;
-	int n;
-
-	deadline_in(&until, timeout_ms);
-	pthread_mutex_lock(&f->lock);
-	n = count_locked(f, method);
-	while (n < count) {
-		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
-			break;
-		n = count_locked(f, method);
-	}
-	n = count_locked(f, method);
-	pthread_mutex_unlock(&f->lock);
-	return n;
+	return fake_log_wait(&f->log, &f->lock, &f->cond, method, NULL, count, timeout_ms);
 }
 
 void fake_tg_clear(struct fake_tg *f)
 {
 	pthread_mutex_lock(&f->lock);
-	for (int i = 0; i < f->ncalls; i++)
-		json_decref(f->calls[i].body);
-	f->ncalls = 0;
+	fake_log_clear(&f->log);
 	pthread_mutex_unlock(&f->lock);
 }
 
 void fake_tg_dump(struct fake_tg *f)
 {
 	pthread_mutex_lock(&f->lock);
-	for (int i = 0; i < f->ncalls; i++) {
-		char *text = json_dumps(f->calls[i].body, JSON_COMPACT);
-
-		fprintf(stderr, "  [%d] %lld %s %d %s\n", i, (long long)f->calls[i].ms,
-			f->calls[i].method, f->calls[i].status, text ? text : "?");
-		free(text);
-	}
+	fake_log_dump(&f->log, false);
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -976,24 +876,25 @@ void fake_tg_strict(struct fake_tg *f, bool on)
 void fake_tg_query(struct fake_tg *f, const char *id)
 {
 	pthread_mutex_lock(&f->lock);
-	note_query(f, id, mono_ms());
+	note_query(f, id, fake_mono_ms());
 	pthread_mutex_unlock(&f->lock);
 }
 
 long long fake_tg_call_ms(struct fake_tg *f, int i)
 {
+	const struct fake_call *c;
 	long long ms = -1;
 
 	pthread_mutex_lock(&f->lock);
-	if (i >= 0 && i < f->ncalls)
-		ms = f->calls[i].ms;
+	if ((c = fake_log_at(&f->log, i)))
+		ms = c->ms;
 	pthread_mutex_unlock(&f->lock);
 	return ms;
 }
 
 long long fake_tg_now_ms(void)
 {
-	return mono_ms();
+	return fake_mono_ms();
 }
 
 int fake_tg_count_status(struct fake_tg *f, const char *method, int status)
@@ -1001,8 +902,8 @@ int fake_tg_count_status(struct fake_tg *f, const char *method, int status)
 	int n = 0;
 
 	pthread_mutex_lock(&f->lock);
-	for (int i = 0; i < f->ncalls; i++)
-		if ((!method || !strcmp(f->calls[i].method, method)) && f->calls[i].status == status)
+	for (int i = 0; i < f->log.n; i++)
+		if (fake_log_matches(&f->log.calls[i], method, NULL) && f->log.calls[i].status == status)
 			n++;
 	pthread_mutex_unlock(&f->lock);
 	return n;
