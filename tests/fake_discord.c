@@ -4,7 +4,7 @@
  * share, and a condition variable wakes tests waiting for a call.
  */
 #include "fake_discord.h"
-#include "fake_log.h"
+#include "fake_server.h"
 #include "fake_upload.h"
 
 #include <arpa/inet.h>
@@ -18,7 +18,6 @@
 #include <time.h>
 
 #define FAKE_MAX_BODY (1024 * 1024)
-#define FAKE_MAX_FAULTS 64
 #define FAKE_MAX_TOKENS 64
 #define STRICT_BUCKETS 1024     /* (route, channel or webhook) windows strict mode keeps */
 #define STRICT_ALL_N 50         /* bot calls a second: the global limit */
@@ -44,14 +43,6 @@ struct limits {
 /* The answer being made on this connection's thread (thread per connection). */
 static _Thread_local const struct limits *cur_limits;
 
-struct fault {
-	char method[16];        /* "" = any */
-	char prefix[256];       /* "" = any */
-	int skip, count;
-	enum fake_dc_fault kind;
-	long arg;
-};
-
 struct original {
 	char token[256];
 	long long id;
@@ -66,8 +57,7 @@ struct fake_dc {
 	char bot_auth[256];     /* "Bot <token>" */
 
 	struct fake_log log;
-	struct fault faults[FAKE_MAX_FAULTS];
-	int nfaults;
+	struct fake_faults faults;
 	char expired[FAKE_MAX_TOKENS][256];
 	int nexpired;
 	struct original originals[FAKE_MAX_TOKENS];
@@ -178,21 +168,7 @@ static enum MHD_Result text_429(struct MHD_Connection *conn, long secs)
 static enum fake_dc_fault take_fault(struct fake_dc *f, const char *method, const char *path,
 				     long *arg)
 {
-	for (int i = 0; i < f->nfaults; i++) {
-		struct fault *ft = &f->faults[i];
-
-		if (ft->count <= 0 || (ft->method[0] && strcmp(ft->method, method)) ||
-		    (ft->prefix[0] && strncmp(path, ft->prefix, strlen(ft->prefix))))
-			continue;
-		if (ft->skip > 0) {
-			ft->skip--;
-			continue;
-		}
-		ft->count--;
-		*arg = ft->arg;
-		return ft->kind;
-	}
-	return 0;
+	return (enum fake_dc_fault)fake_faults_take(&f->faults, method, path, arg);
 }
 
 static void record(struct fake_dc *f, const char *method, const char *path, const char *auth,
@@ -732,23 +708,14 @@ void fake_dc_fault(struct fake_dc *f, const char *method, const char *prefix, in
 		   int count, enum fake_dc_fault kind, long arg)
 {
 	pthread_mutex_lock(&f->lock);
-	if (f->nfaults < FAKE_MAX_FAULTS) {
-		struct fault *ft = &f->faults[f->nfaults++];
-
-		snprintf(ft->method, sizeof(ft->method), "%s", method ? method : "");
-		snprintf(ft->prefix, sizeof(ft->prefix), "%s", prefix ? prefix : "");
-		ft->skip = skip;
-		ft->count = count;
-		ft->kind = kind;
-		ft->arg = arg;
-	}
+	fake_faults_add(&f->faults, method, prefix, skip, count, (int)kind, arg);
 	pthread_mutex_unlock(&f->lock);
 }
 
 void fake_dc_faults_clear(struct fake_dc *f)
 {
 	pthread_mutex_lock(&f->lock);
-	f->nfaults = 0;
+	f->faults.n = 0;
 	pthread_mutex_unlock(&f->lock);
 }
 

@@ -6,7 +6,7 @@
  * new call).
  */
 #include "fake_telegram.h"
-#include "fake_log.h"
+#include "fake_server.h"
 #include "fake_upload.h"
 
 #include <arpa/inet.h>
@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #define FAKE_MAX_BODY (1024 * 1024)
-#define FAKE_MAX_FAULTS 64
 #define FAKE_MAX_MEMBERS 64
 #define FAKE_MAX_TOPICS 64
 #define FAKE_POLL_CAP_S 5   /* a long poll never waits longer, whatever it asks */
@@ -41,13 +40,6 @@ struct sent {
 struct query {
 	char id[64];
 	long long born;
-};
-
-struct fault {
-	char method[64];        /* "" = any */
-	int skip, count;
-	enum fake_tg_fault kind;
-	long arg;
 };
 
 struct member {
@@ -76,8 +68,7 @@ struct fake_tg {
 	bool stopping;
 
 	struct fake_log log;
-	struct fault faults[FAKE_MAX_FAULTS];
-	int nfaults;
+	struct fake_faults faults;
 	struct member members[FAKE_MAX_MEMBERS];
 	int nmembers;
 	struct topic topics[FAKE_MAX_TOPICS];
@@ -159,20 +150,7 @@ static enum MHD_Result ok_reply(struct MHD_Connection *conn, json_t *result)
 /* The fault for this call of method, consuming it; 0 when none. Lock held. */
 static enum fake_tg_fault take_fault(struct fake_tg *f, const char *method, long *arg)
 {
-	for (int i = 0; i < f->nfaults; i++) {
-		struct fault *ft = &f->faults[i];
-
-		if (ft->count <= 0 || (ft->method[0] && strcmp(ft->method, method)))
-			continue;
-		if (ft->skip > 0) {
-			ft->skip--;
-			continue;
-		}
-		ft->count--;
-		*arg = ft->arg;
-		return ft->kind;
-	}
-	return 0;
+	return (enum fake_tg_fault)fake_faults_take(&f->faults, method, NULL, arg);
 }
 
 static int fault_status(enum fake_tg_fault kind)
@@ -658,22 +636,14 @@ void fake_tg_fault(struct fake_tg *f, const char *method, int skip, int count,
 		   enum fake_tg_fault kind, long arg)
 {
 	pthread_mutex_lock(&f->lock);
-	if (f->nfaults < FAKE_MAX_FAULTS) {
-		struct fault *ft = &f->faults[f->nfaults++];
-
-		snprintf(ft->method, sizeof(ft->method), "%s", method ? method : "");
-		ft->skip = skip;
-		ft->count = count;
-		ft->kind = kind;
-		ft->arg = arg;
-	}
+	fake_faults_add(&f->faults, method, NULL, skip, count, (int)kind, arg);
 	pthread_mutex_unlock(&f->lock);
 }
 
 void fake_tg_faults_clear(struct fake_tg *f)
 {
 	pthread_mutex_lock(&f->lock);
-	f->nfaults = 0;
+	f->faults.n = 0;
 	pthread_mutex_unlock(&f->lock);
 }
 

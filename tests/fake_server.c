@@ -1,7 +1,7 @@
 /*
- * fake_log.c - see fake_log.h.
+ * fake_server.c - see fake_server.h.
  */
-#include "fake_log.h"
+#include "fake_server.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -130,6 +130,43 @@ int fake_log_wait(const struct fake_log *l, pthread_mutex_t *lock, pthread_cond_
 		}
 	pthread_mutex_unlock(lock);
 	return n;
+}
+
+void fake_faults_add(struct fake_faults *ff, const char *method, const char *prefix, int skip,
+		     int count, int kind, long arg)
+{
+	struct fake_fault *ft;
+
+	if (ff->n >= FAKE_MAX_FAULTS)
+		return;
+	ft = &ff->v[ff->n++];
+	snprintf(ft->method, sizeof(ft->method), "%s", method ? method : "");
+	snprintf(ft->prefix, sizeof(ft->prefix), "%s", prefix ? prefix : "");
+	ft->skip = skip;
+	ft->count = count;
+	ft->kind = kind;
+	ft->arg = arg;
+}
+
+int fake_faults_take(struct fake_faults *ff, const char *method, const char *path, long *arg)
+{
+	if (!path)
+		path = "";
+	for (int i = 0; i < ff->n; i++) {
+		struct fake_fault *ft = &ff->v[i];
+
+		if (ft->count <= 0 || (ft->method[0] && strcmp(ft->method, method)) ||
+		    (ft->prefix[0] && strncmp(path, ft->prefix, strlen(ft->prefix))))
+			continue;
+		if (ft->skip > 0) {
+			ft->skip--;
+			continue;
+		}
+		ft->count--;
+		*arg = ft->arg;
+		return ft->kind;
+	}
+	return 0;
 }
 
 static unsigned open_connections(struct MHD_Daemon *d)

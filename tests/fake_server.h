@@ -1,16 +1,17 @@
 /*
- * fake_log.h - what a fake platform server (tests/fake_telegram.c,
- * tests/fake_discord.c) was asked and answered, in arrival order, and the
- * clocks both read.
+ * fake_server.h - what the fake platform servers (tests/fake_telegram.c,
+ * tests/fake_discord.c) share: the log of what they were asked and
+ * answered, in arrival order; the faults a test programs them to answer
+ * with; the clocks they read.
  *
- * The log has no lock of its own: each fake guards it with the one mutex
- * that guards the rest of its state, and the functions below that read or
- * change it are called with that mutex held (fake_log_wait() takes it
- * itself). A call matches a method and a path prefix when each is NULL or
+ * The log and the faults have no lock of their own: each fake guards them
+ * with the one mutex that guards the rest of its state, and the functions
+ * below that read or change them are called with that mutex held
+ * (fake_log_wait() takes it itself). A call matches a method and a path prefix when each is NULL or
  * equal (the method) or a prefix of the call's path.
  */
-#ifndef GB_FAKE_LOG_H
-#define GB_FAKE_LOG_H
+#ifndef GB_FAKE_SERVER_H
+#define GB_FAKE_SERVER_H
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -59,6 +60,35 @@ void fake_log_dump(const struct fake_log *l, bool paths);
  */
 int fake_log_wait(const struct fake_log *l, pthread_mutex_t *lock, pthread_cond_t *cond,
 		  const char *method, const char *prefix, int count, int timeout_ms);
+
+#define FAKE_MAX_FAULTS 64
+
+/*
+ * A programmed fault: the calls matching method and prefix ("" = any),
+ * after the next `skip` of them, `count` calls in all, are answered as
+ * kind (the fake's own enum), with arg.
+ */
+struct fake_fault {
+	char method[64];
+	char prefix[256];
+	int skip, count;
+	int kind;
+	long arg;
+};
+
+struct fake_faults {
+	struct fake_fault v[FAKE_MAX_FAULTS];
+	int n;
+};
+
+/* Add a fault (NULL method or prefix: any); those past FAKE_MAX_FAULTS are dropped. */
+void fake_faults_add(struct fake_faults *ff, const char *method, const char *prefix, int skip,
+		     int count, int kind, long arg);
+/*
+ * The kind of the first fault, in the order they were added, that takes a
+ * call of method to path (NULL path: ""), with its arg; 0 when none does.
+ */
+int fake_faults_take(struct fake_faults *ff, const char *method, const char *path, long *arg);
 
 /*
  * Wait up to ms for every connection to d to close. With a thread per
