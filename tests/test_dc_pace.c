@@ -172,6 +172,51 @@ static void test_global_second(void **state)
 	dc_pace_free(p);
 }
 
+/*
+ * A bot call counts against the global second from when it is over: it
+ * reached Discord at the latest then, however long the way there took. So
+ * fifty calls, the first one slow, hold the next back from the end of the
+ * slow one; and a call slower than the fifty made after it still counts
+ * once it is over.
+ */
+static void test_global_second_from_the_answer(void **state)
+{
+	struct dc_pace *p = dc_pace_new();
+	char path[64];
+	bool global;
+
+	(void)state;
+	for (int i = 0; i < DC_PACE_ALL_N; i++) {
+		snprintf(path, sizeof(path), "/channels/%d/messages", 100 + i);
+		assert_int_equal(dc_pace_take(p, "POST", path, true, 5000 + i, &global), 0);
+		if (i > 1) /* the first two are slow */
+			dc_pace_sent(p, true, 5000 + i, 5000 + i + 10);
+	}
+	dc_pace_sent(p, true, 5000, 5400); /* the first one over late */
+	assert_int_equal(dc_pace_take(p, "POST", "/channels/9/messages", true, 5000 + DC_PACE_ALL_MS,
+				      &global), 400);
+	assert_true(global);
+	assert_int_equal(dc_pace_take(p, "POST", "/channels/9/messages", true, 5400 + DC_PACE_ALL_MS,
+				      &global), 0);
+	/* a webhook call is not the bot's, over whenever it is */
+	dc_pace_sent(p, false, 5400 + DC_PACE_ALL_MS, 9000);
+	/* fifty more, each over at once; then the second of the first fifty is over, later still */
+	for (int i = 0; i < DC_PACE_ALL_N; i++) {
+		int64_t at = 8000 + i;
+
+		snprintf(path, sizeof(path), "/channels/%d/messages", 200 + i);
+		assert_int_equal(dc_pace_take(p, "POST", path, true, at, &global), 0);
+		dc_pace_sent(p, true, at, at + 1);
+	}
+	assert_int_equal(dc_pace_take(p, "POST", "/channels/9/messages", true, 9100, &global), 0);
+	dc_pace_sent(p, true, 9100, 9101);
+	dc_pace_sent(p, true, 5001, 9500); /* no longer in the ring of the last fifty */
+	assert_int_equal(dc_pace_take(p, "POST", "/channels/9/messages", true, 9600, &global),
+			 9500 + DC_PACE_ALL_MS - 9600);
+	assert_true(global);
+	dc_pace_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_429_stops_what_it_names),
 		cmocka_unit_test(test_shared_bucket),
 		cmocka_unit_test(test_global_second),
+		cmocka_unit_test(test_global_second_from_the_answer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

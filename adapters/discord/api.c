@@ -23,12 +23,13 @@ static size_t limits_sink(char *p, size_t size, size_t n, void *arg)
 
 /*
  * Not called now: the rate limits ask to wait (res then reads as a 429 of
- * our own, paced, with retry_ms and global). Else 0, the call counted.
+ * our own, paced, with retry_ms and global). Else 0, the call counted at
+ * taken_ms.
  */
 static bool paced(struct discord *d, const char *method, const char *path, bool auth,
-		  struct dc_result *res)
+		  struct dc_result *res, int64_t taken_ms)
 {
-	int64_t wait = dc_pace_take(d->pace, method, path, auth, bot_now_ms(), &res->global);
+	int64_t wait = dc_pace_take(d->pace, method, path, auth, taken_ms, &res->global);
 
 	if (wait <= 0)
 		return false;
@@ -82,6 +83,7 @@ void dc_api(struct discord *d, const char *method, const char *path,
 	char *text = NULL;
 	json_error_t jerr;
 	bool post = strcmp(method, "POST") == 0;
+	int64_t taken_ms = bot_now_ms();
 	long timeout_ms = adapter_call_ms((post ? DC_POST_TIMEOUT_S : DC_CALL_TIMEOUT_S) * 1000);
 
 	memset(res, 0, sizeof(*res));
@@ -93,7 +95,7 @@ void dc_api(struct discord *d, const char *method, const char *path,
 		res->body = json_pack("{ss}", "message", "no time left in the lease: handed back untried");
 		goto out;
 	}
-	if (paced(d, method, path, auth, res))
+	if (paced(d, method, path, auth, res, taken_ms))
 		goto out;
 	c = adapter_curl();
 	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
@@ -123,6 +125,8 @@ void dc_api(struct discord *d, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	res->transport = (int)curl_easy_perform(c);
+	/* counted from when it is over: it reached Discord at the latest then */
+	dc_pace_sent(d->pace, auth, taken_ms, bot_now_ms());
 	res->no_connection = res->transport && adapter_no_connection(res->transport, c);
 	res->in_doubt = post && !json_is_true(json_object_get(body, "enforce_nonce")) &&
 			adapter_request_sent(res->transport, c, text ? strlen(text) : 0);

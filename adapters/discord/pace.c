@@ -40,8 +40,9 @@ struct dc_pace {
 	struct dcp_bucket buckets[DCP_SLOTS];
 	struct dcp_route routes[DCP_ROUTES];
 	int nroutes;
-	int64_t all[DC_PACE_ALL_N]; /* ring of the last bot calls */
+	int64_t all[DC_PACE_ALL_N]; /* ring of the last bot calls: when each was over, or made */
 	int all_next;
+	int64_t all_floor;          /* the latest of the calls that left the ring */
 	int64_t global_until;       /* a global 429's end */
 };
 
@@ -276,7 +277,7 @@ int64_t dc_pace_take(struct dc_pace *p, const char *method, const char *path, bo
 	if (!p)
 		return 0;
 	pthread_mutex_lock(&p->lock);
-	oldest = p->all[p->all_next];
+	oldest = p->all[p->all_next] > p->all_floor ? p->all[p->all_next] : p->all_floor;
 	if (as_bot && p->global_until > now_ms) {
 		wait = p->global_until - now_ms;
 		*global = true;
@@ -295,12 +296,36 @@ int64_t dc_pace_take(struct dc_pace *p, const char *method, const char *path, bo
 		b->remaining--;
 	b->last = now_ms;
 	if (as_bot) {
+		if (p->all[p->all_next] > p->all_floor)
+			p->all_floor = p->all[p->all_next];
 		p->all[p->all_next] = now_ms;
 		p->all_next = (p->all_next + 1) % DC_PACE_ALL_N;
 	}
 out:
 	pthread_mutex_unlock(&p->lock);
 	return wait;
+}
+
+void dc_pace_sent(struct dc_pace *p, bool as_bot, int64_t taken_ms, int64_t done_ms)
+{
+	int k;
+
+	if (!p || !as_bot || done_ms <= taken_ms)
+		return;
+	pthread_mutex_lock(&p->lock);
+	/* the newest of the ring with that time (equal times are alike) */
+	for (k = 1; k <= DC_PACE_ALL_N; k++) {
+		int i = (p->all_next + DC_PACE_ALL_N - k) % DC_PACE_ALL_N;
+
+		if (p->all[i] == taken_ms) {
+			p->all[i] = done_ms;
+			break;
+		}
+	}
+	/* a call slower than the fifty made after it still counts */
+	if (k > DC_PACE_ALL_N && done_ms > p->all_floor)
+		p->all_floor = done_ms;
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* Remember that tmpl's bucket is named bucket. Lock held. */

@@ -13,7 +13,9 @@
  * are not counted against it.
  *
  * What pacing does with that: before each call dc_pace_take() says how
- * long to wait (0: go now, and the call is counted); after it,
+ * long to wait (0: go now, and the call is counted); when it is over,
+ * dc_pace_sent() counts a bot call from then (it reached Discord at the
+ * latest then, however long the way there took on a busy machine), and
  * dc_pace_learn() reads the headers. From a fresh window a bucket sends
  * DC_PACE_BURST calls at once, then spreads what is left evenly until the
  * window ends (a channel's 5 edits in 5 s go as 2 at once, then one every
@@ -35,7 +37,7 @@
 
 #define DC_PACE_BURST 2         /* calls at once from a fresh window */
 #define DC_PACE_ALL_N 50        /* bot calls a second: Discord's global limit */
-#define DC_PACE_ALL_MS 1050     /* the global second, with room for the way there */
+#define DC_PACE_ALL_MS 1050     /* the global second, with room */
 #define DC_PACE_ROOM_MS 60      /* added to every reset: our clock starts after Discord's */
 
 /* What one answer said about the limits (a response's headers and 429 body). */
@@ -76,6 +78,12 @@ void dc_limits_header(struct dc_limits *l, const char *line, size_t len);
  */
 int64_t dc_pace_take(struct dc_pace *p, const char *method, const char *path, bool as_bot,
 		     int64_t now_ms, bool *global);
+
+/*
+ * A call counted by dc_pace_take() at taken_ms is over at done_ms (answered
+ * or not): a bot call counts against the global limit from then.
+ */
+void dc_pace_sent(struct dc_pace *p, bool as_bot, int64_t taken_ms, int64_t done_ms);
 
 /* What the answer to a call of method on path, made at about now_ms, said. */
 void dc_pace_learn(struct dc_pace *p, const char *method, const char *path,
