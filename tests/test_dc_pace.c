@@ -152,18 +152,31 @@ static void test_shared_bucket(void **state)
 	dc_pace_free(p);
 }
 
+/*
+ * Fifty bot calls to as many channels, one a millisecond from at_ms, each
+ * over `took` ms later from the `slow`-th on (before it: not over yet).
+ */
+static void fifty_calls(struct dc_pace *p, int channel, int64_t at_ms, int slow, int64_t took)
+{
+	char path[64];
+	bool global;
+
+	for (int i = 0; i < DC_PACE_ALL_N; i++) {
+		snprintf(path, sizeof(path), "/channels/%d/messages", channel + i);
+		assert_int_equal(dc_pace_take(p, "POST", path, true, at_ms + i, &global), 0);
+		if (i >= slow && took > 0)
+			dc_pace_sent(p, true, at_ms + i, at_ms + i + took);
+	}
+}
+
 /* The bot's calls: 50 in any second (with room), then the next waits for the oldest. */
 static void test_global_second(void **state)
 {
 	struct dc_pace *p = dc_pace_new();
-	char path[64];
 	bool global;
 
 	(void)state;
-	for (int i = 0; i < DC_PACE_ALL_N; i++) {
-		snprintf(path, sizeof(path), "/channels/%d/messages", 100 + i);
-		assert_int_equal(dc_pace_take(p, "POST", path, true, 5000 + i, &global), 0);
-	}
+	fifty_calls(p, 100, 5000, 0, 0);
 	assert_int_equal(dc_pace_take(p, "POST", "/channels/9/messages", true, 5100, &global),
 			 DC_PACE_ALL_MS - 100);
 	assert_true(global);
@@ -182,16 +195,10 @@ static void test_global_second(void **state)
 static void test_global_second_from_the_answer(void **state)
 {
 	struct dc_pace *p = dc_pace_new();
-	char path[64];
 	bool global;
 
 	(void)state;
-	for (int i = 0; i < DC_PACE_ALL_N; i++) {
-		snprintf(path, sizeof(path), "/channels/%d/messages", 100 + i);
-		assert_int_equal(dc_pace_take(p, "POST", path, true, 5000 + i, &global), 0);
-		if (i > 1) /* the first two are slow */
-			dc_pace_sent(p, true, 5000 + i, 5000 + i + 10);
-	}
+	fifty_calls(p, 100, 5000, 2, 10); /* the first two are slow */
 	dc_pace_sent(p, true, 5000, 5400); /* the first one over late */
 	assert_int_equal(dc_pace_take(p, "POST", "/channels/9/messages", true, 5000 + DC_PACE_ALL_MS,
 				      &global), 400);
@@ -201,13 +208,7 @@ static void test_global_second_from_the_answer(void **state)
 	/* a webhook call is not the bot's, over whenever it is */
 	dc_pace_sent(p, false, 5400 + DC_PACE_ALL_MS, 9000);
 	/* fifty more, each over at once; then the second of the first fifty is over, later still */
-	for (int i = 0; i < DC_PACE_ALL_N; i++) {
-		int64_t at = 8000 + i;
-
-		snprintf(path, sizeof(path), "/channels/%d/messages", 200 + i);
-		assert_int_equal(dc_pace_take(p, "POST", path, true, at, &global), 0);
-		dc_pace_sent(p, true, at, at + 1);
-	}
+	fifty_calls(p, 200, 8000, 0, 1);
 	assert_int_equal(dc_pace_take(p, "POST", "/channels/9/messages", true, 9100, &global), 0);
 	dc_pace_sent(p, true, 9100, 9101);
 	dc_pace_sent(p, true, 5001, 9500); /* no longer in the ring of the last fifty */
