@@ -296,8 +296,7 @@ int64_t dc_pace_take(struct dc_pace *p, const char *method, const char *path, bo
 		b->remaining--;
 	b->last = now_ms;
 	if (as_bot) {
-		if (p->all[p->all_next] > p->all_floor)
-			p->all_floor = p->all[p->all_next];
+		p->all_floor = oldest; /* the call leaving the ring, or a later one that left before */
 		p->all[p->all_next] = now_ms;
 		p->all_next = (p->all_next + 1) % DC_PACE_ALL_N;
 	}
