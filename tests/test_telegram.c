@@ -656,6 +656,34 @@ static void pacing_counts_arrival(void **state)
 }
 
 /*
+ * A send slower than the thirty made after it still counts: its answer,
+ * come once it has left the ring of the last thirty, starts an overall
+ * second of its own.
+ */
+static void pacing_counts_slowest_arrival(void **state)
+{
+	struct tg_pace *p = tg_pace_new();
+	int64_t t = 1700000000000, now;
+	char chat[32];
+	bool global;
+
+	(void)state;
+	assert_int_equal(tg_pace_take(p, "-7", t, &global), 0);
+	for (int i = 0; i < 30; i++) { /* Telegram's thirty a second */
+		snprintf(chat, sizeof(chat), "-%d", 200 + i);
+		now = t + 100 + i * 40;
+		assert_int_equal(tg_pace_take(p, chat, now, &global), 0);
+		tg_pace_sent(p, chat, now, now + 1);
+	}
+	/* thirty sends after it, the first is answered, 2 s after it was made */
+	tg_pace_sent(p, "-7", t, t + 2000);
+	assert_int_equal(tg_pace_take(p, "-8", t + 2100, &global), 950);
+	assert_true(global);
+	assert_int_equal(tg_pace_take(p, "-8", t + 3050, &global), 0);
+	tg_pace_free(p);
+}
+
+/*
  * A group's lines go in the room its boards leave: a line between two
  * boards does not move the next board's step, while the minute has room;
  * a flood of lines spends the boards' steps. The overall second is spent
@@ -2929,6 +2957,7 @@ int main(void)
 		cmocka_unit_test(render_limits),
 		cmocka_unit_test(pacing),
 		cmocka_unit_test(pacing_counts_arrival),
+		cmocka_unit_test(pacing_counts_slowest_arrival),
 		cmocka_unit_test(pacing_lines_and_overall),
 		cmocka_unit_test(config_spellings),
 		cmocka_unit_test(store_tables_of_a_user),
@@ -2979,5 +3008,7 @@ int main(void)
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER")); /* one test while debugging */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,8 +73,9 @@ struct pace_chat {
 struct tg_pace {
 	pthread_mutex_t lock;
 	struct pace_chat chats[PACE_SLOTS];
-	int64_t all[PACE_ALL_N];
+	int64_t all[PACE_ALL_N];      /* ring of the last sends: when each was answered, or made */
 	int all_next;
+	int64_t all_floor;          /* the latest of the sends that left the ring */
 	int64_t all_due;            /* the overall rate's theoretical next send */
 };
 
@@ -181,7 +182,8 @@ static bool group_spare(const struct pace_chat *c, int64_t now_ms)
  */
 static int64_t all_wait(struct tg_pace *p, int64_t now_ms)
 {
-	int64_t oldest = p->all[p->all_next], wait = 0, room = (int64_t)(PACE_ALL_N - 1) * PACE_ALL_STEP_MS;
+	int64_t oldest = p->all[p->all_next] > p->all_floor ? p->all[p->all_next] : p->all_floor;
+	int64_t wait = 0, room = (int64_t)(PACE_ALL_N - 1) * PACE_ALL_STEP_MS;
 
 	if (oldest && now_ms - oldest < PACE_ALL_MS) {
 		wait = PACE_ALL_MS - (now_ms - oldest);
@@ -292,6 +294,8 @@ static int64_t pace_take(struct tg_pace *p, const char *chat, bool line, int64_t
 		topic->served = now_ms;
 		topic->until = 0;
 	}
+	if (p->all[p->all_next] > p->all_floor)
+		p->all_floor = p->all[p->all_next]; /* the send leaving the ring */
 	p->all[p->all_next] = now_ms;
 	p->all_next = (p->all_next + 1) % PACE_ALL_N;
 	p->all_due = (p->all_due > now_ms ? p->all_due : now_ms) + PACE_ALL_STEP_MS;
@@ -316,7 +320,7 @@ void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t
 {
 	struct pace_chat *c;
 	char key[PACE_KEY_LEN];
-	int i;
+	int i, k;
 
 	if (!p || done_ms <= taken_ms)
 		return;
@@ -329,12 +333,15 @@ void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t
 	if (c->last == taken_ms)
 		c->last = done_ms;
 	/* the newest of the overall ring with that time (equal times are alike) */
-	for (int k = 1; k <= PACE_ALL_N; k++) {
+	for (k = 1; k <= PACE_ALL_N; k++) {
 		i = (p->all_next + PACE_ALL_N - k) % PACE_ALL_N;
 		if (p->all[i] == taken_ms) {
 			p->all[i] = done_ms;
 			break;
 		}
 	}
+	/* a send slower than the thirty made after it still counts */
+	if (k > PACE_ALL_N && done_ms > p->all_floor)
+		p->all_floor = done_ms;
 	pthread_mutex_unlock(&p->lock);
 }
