@@ -450,8 +450,10 @@ static void play(struct run *x, pid_t pid)
 		act(x, now);
 		if (x->o->leave_at_s > 0 && !left && now - t0 >= x->o->leave_at_s * 1000LL) {
 			/* mid-game: the group is told, and the game goes on with a computer in the seat */
-			for (int i = 0; i < x->o->tables && x->o->persons > 1; i++)
+			for (int i = 0; i < x->o->tables && x->o->persons > 1; i++) {
 				say(x, i, 1, "/leave");
+				x->r->left++;
+			}
 			left = true;
 		}
 		if (now >= next_count) {

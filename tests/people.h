@@ -50,6 +50,7 @@ struct people_result {
 	long long answer_p50_ms, answer_p99_ms, answer_max_ms;  /* press to its answer, at the fake */
 	long long shown_p99_ms, shown_max_ms;   /* press to the first board that shows its move */
 	int over;               /* tables whose game ended */
+	int left;               /* tables where a person typed /leave (leave_at_s: still in play then) */
 	int left_shown;         /* tables whose group was told a person left (leave_at_s) */
 	int max_pending;        /* outbox rows at most (sampled twice a second) */
 	long rss_first_kb, rss_last_kb; /* the service's memory a minute in (or at start), and at the end */

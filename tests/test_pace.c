@@ -40,7 +40,17 @@ static void people_pace_snakes_strict(void **state)
 	o.game = "snakes";
 	o.seconds = 72; /* past the twenty messages of the group's first minute */
 	o.leave_at_s = 62; /* the table in full play: every step of the group has a board waiting */
-	assert_int_equal(people_play(&o, &r), 0);
+	/*
+	 * The dice are the table's own: a game that ends before the leave
+	 * (about 1 in 100: every seat has had only seven or eight turns)
+	 * never types it, and is played again.
+	 */
+	for (int tries = 0;; tries++) {
+		assert_int_equal(people_play(&o, &r), 0);
+		if (r.left || tries == 3)
+			break;
+		fprintf(stderr, "  the game ended in %.0f s, before the leave: played again\n", r.seconds);
+	}
 	fprintf(stderr, "  %.0f s: %d boards, %d presses (%d answered, %d too old), %d 429s, "
 		"longest gap %lld ms, answer p99 %lld ms, told of the leave: %d\n", r.seconds,
 		r.boards, r.presses, r.answered, r.too_old, r.refused_429, r.max_gap_ms,
@@ -53,6 +63,7 @@ static void people_pace_snakes_strict(void **state)
 	assert_int_equal(r.answered, r.presses);
 	assert_true(r.max_gap_ms <= 4000);
 	/* every line still reaches the group */
+	assert_int_equal(r.left, 1);
 	assert_int_equal(r.left_shown, 1);
 }
 

@@ -32,7 +32,10 @@
  *   harness [--chats N] [--kills K] [--threads T] [--seed S] [--keep]
  *
  * It prints its counts and its seed; a failure prints the seed again with
- * the command that reproduces it, and exits 1.
+ * the command that makes the same choices again (the same chats, games,
+ * presses and kill plan; the dice and deals are the service's own, drawn
+ * from the system at each table, and a kill lands where the service's
+ * timing puts it), and exits 1.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -1246,7 +1249,7 @@ out:
 	printf("crashtest: %.1f s, seed %llu: %s\n", (double)(now_ms() - t0) / 1000, (unsigned long long)opt.seed,
 	       failures ? "FAILED" : "ok");
 	if (failures)
-		printf("crashtest: reproduce with: %s --chats %d --kills %d --threads %d --seed %llu (service log %s)\n",
+		printf("crashtest: the same choices again (the dice are the service's own): %s --chats %d --kills %d --threads %d --seed %llu (service log %s)\n",
 		       argv[0], opt.chats, opt.kills, opt.threads, (unsigned long long)opt.seed, logpath);
 	if (h)
 		sqlite3_close(h);
