@@ -544,6 +544,30 @@ static void test_own_turn_presses_not_limited(void **state)
 	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
 	json_decref(out);
 	limit_reset();
+	/* the current turn's data carrying another command than a move counts: /board posts a table */
+	table_now(f, &id, &moves);
+	for (int i = 0, refused = 0; i < 12; i++) {
+		for (int k = 0; k < 2; k++) {
+			make(&cmd, who[k], "/roll", 4000 + i);
+			cmd.button_table = id;
+			cmd.button_turn = moves;
+			if (!bot_press_is_own_turn(&f->b, &cmd))
+				continue;
+			make(&cmd, who[k], "/board", 4000 + i);
+			cmd.button_table = id;
+			cmd.button_turn = moves;
+			rc = bot_handle(&f->b, &cmd);
+			assert_true(rc == GB_OK || rc == GB_ELIMIT);
+			refused += rc == GB_ELIMIT;
+			if (i == 11) /* the per-person five a minute, one polite answer, then nothing */
+				assert_int_equal(refused, 12 - 5 - 1);
+			break;
+		}
+	}
+	out = drain(f);
+	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
+	json_decref(out);
+	limit_reset();
 }
 
 /*

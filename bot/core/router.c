@@ -592,9 +592,11 @@ static bool setting_up(struct bot *b, const struct command *cmd, const struct bo
 
 /*
  * Is cmd over its rate limits? Then true, with what bot_handle() returns
- * in *rc. The player to move pressing the current table message's buttons
- * is playing, not flooding: those presses are not counted (stale or
- * foreign ones are). Nor is a table being set up counted as moves are: an
+ * in *rc. The player to move pressing a move on the current table
+ * message's buttons is playing, not flooding: those presses are not
+ * counted (stale or foreign ones are, and so is any other command carried
+ * by the current turn's data, /board or /help, which a forged press could
+ * repeat without end). Nor is a table being set up counted as moves are: an
  * admin opening a table, seating computers and choosing its rules sends a
  * command every second, and those count in a budget of their own,
  * SETUP_PER_MIN times the per-person one. Only with limits on.
@@ -606,7 +608,7 @@ static bool rate_limited(struct bot *b, const struct command *cmd, const struct 
 	char labels[32], key[STORE_ID_LEN + 8];
 
 	if (cmd->internal || (b->cfg.rate_user_per_min <= 0 && b->cfg.rate_chat_per_min <= 0) ||
-	    bot_press_is_own_turn(b, cmd))
+	    (bc && (bc->flags & CMD_PLAY) && bot_press_is_own_turn(b, cmd)))
 		return false;
 	if (setting_up(b, cmd, bc)) {
 		snprintf(key, sizeof(key), "%s%s", LIMIT_SETUP, cmd->chat);
