@@ -107,8 +107,9 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_OUT_RETRY] = "UPDATE outbox SET lease_until_ms = 0, due_ms = ?2,"
 		" attempts = attempts + CAST(?3 AS INTEGER) WHERE id = ?1 AND aside_ms IS NULL",
 	/* a row still under a lease (not handed back, not set aside) keeps it until ?2 */
-	[SQL_OUT_EXTEND] = "UPDATE outbox SET lease_until_ms = ?2 WHERE id = ?1 AND lease_until_ms > 0"
-		" AND aside_ms IS NULL",
+	/* only ever longer: the worker holding the row may be sending it until its lease's end */
+	[SQL_OUT_EXTEND] = "UPDATE outbox SET lease_until_ms = CASE WHEN lease_until_ms < ?2 THEN ?2"
+		" ELSE lease_until_ms END WHERE id = ?1 AND lease_until_ms > 0 AND aside_ms IS NULL",
 	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
 		" AND aside_ms IS NULL",
 	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"

@@ -500,8 +500,10 @@ int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attem
 
 /*
  * A claimed row kept longer: its lease runs until lease_until_ms (the
- * worker that holds it still decides about it). GB_ENOTFOUND if there is
- * no such row, or it is not under a lease, or it was set aside.
+ * worker that holds it still decides about it), or on to its end when
+ * that is later: a lease is never shortened, since the worker may still
+ * be sending the row until then. GB_ENOTFOUND if there is no such row, or
+ * it is not under a lease, or it was set aside.
  */
 int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms);
 

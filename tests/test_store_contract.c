@@ -1551,6 +1551,9 @@ static void test_outbox_extend(void **state)
 	release_outs(o, 1);
 	assert_int_equal(store_out_extend(f->s, id, 9000), GB_OK);
 	assert_int_equal(claim(f->s, 5000, 1000, o, 4), 0);
+	/* never shortened: the worker may be sending it until 9,000 */
+	assert_int_equal(store_out_extend(f->s, id, 6000), GB_OK);
+	assert_int_equal(claim(f->s, 7000, 1000, o, 4), 0);
 	assert_int_equal(claim(f->s, 9000, 1000, o, 4), 1);
 	release_outs(o, 1);
 	/* handed back: no lease to keep */
