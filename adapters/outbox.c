@@ -31,6 +31,7 @@ void outbox_opts_init(struct outbox_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->lease_ms = 30000;
 	o->max_attempts = 8;
+	o->platform_attempts = 18;
 	o->backoff_ms = 500;
 	o->backoff_max_ms = 60000;
 	o->poll_ms = 50;
@@ -76,18 +77,19 @@ static void count(const struct adapter *a, const char *result)
 static int settle(struct store *s, const struct adapter *a, const struct outbox_opts *o,
 		  const struct store_out *row, const struct delivery *d, int64_t now_ms)
 {
-	int rc = GB_OK;
+	int rc = GB_OK, cap = d->platform_down && o->platform_attempts > o->max_attempts ? o->platform_attempts
+										     : o->max_attempts;
 
 	count(a, d->result == DELIVERY_OK ? "ok" : d->result == DELIVERY_WAIT ? "wait"
-		 : d->result == DELIVERY_RETRY && row->attempts + 1 < o->max_attempts ? "retried"
-										    : "set_aside");
+		 : d->result == DELIVERY_RETRY && row->attempts + 1 < cap ? "retried"
+									  : "set_aside");
 
 	switch (d->result) {
 	case DELIVERY_OK:
 		rc = store_out_done(s, row->id);
 		break;
 	case DELIVERY_RETRY:
-		if (row->attempts + 1 >= o->max_attempts) {
+		if (row->attempts + 1 >= cap) {
 			rc = give_up(s, a, row, d->why[0] ? d->why : "too many failed attempts");
 			break;
 		}

@@ -7,7 +7,10 @@
  * acknowledges the outcome:
  *   - delivered: the row is removed;
  *   - a transient failure: retried after an exponential backoff, and after
- *     max_attempts set aside with one log line;
+ *     max_attempts set aside with one log line; one of the platform's own
+ *     (5xx, no answer, no connection) while its probe still answers (an
+ *     outage of the sending methods alone) after platform_attempts, some
+ *     eleven minutes of backoff;
  *   - the platform asks to wait (429 retry_after, or the adapter's own
  *     pacing): that chat (or, when global, the platform) waits; not an
  *     attempt;
@@ -89,6 +92,13 @@ struct outbox_opts {
 	 */
 	int64_t lease_ms;
 	int max_attempts;               /* transient failures before a row is set aside (default 8) */
+	/*
+	 * The same for failures of the platform (platform_down) its probe did
+	 * not confirm: a platform whose sends fail while it answers the probe
+	 * is having an outage of its own, not refusing the row. Default 18:
+	 * 63.5 s of doubling backoff, then ten more a minute apart.
+	 */
+	int platform_attempts;
 	int64_t backoff_ms;             /* first retry delay, doubled per attempt (default 500 ms) */
 	int64_t backoff_max_ms;         /* cap of the delay (default 60 s) */
 	int64_t poll_ms;                /* idle wait between claims when not woken (default 50 ms) */

@@ -610,6 +610,49 @@ static void test_platform_failure_probe_answers_is_the_rows(void **state)
 }
 
 /*
+ * Sends failing for the platform while its probe answers (an outage of
+ * the sending methods alone, ten minutes): the row is tried on past
+ * max_attempts, for platform_attempts (some eleven minutes of backoff),
+ * and goes out once sends work again; a send failing longer than that is
+ * set aside, after exactly platform_attempts calls.
+ */
+static void test_send_outage_probe_answers_outlasted(void **state)
+{
+	struct fixture *f = *state;
+	struct flaky fl = { .probe_result = PROBE_UP };
+	struct outbox_gate g;
+	int64_t t, end;
+	int calls;
+
+	outbox_opts_init(&f->o); /* the service's own budget and backoff */
+	outbox_gate_init(&g);
+	f->o.gate = &g;
+	pthread_mutex_init(&fl.sc.lock, NULL);
+	fl.sc.then = DELIVERY_RETRY;
+	add(f, "a", "a1", 1000);
+	for (t = 1000; t < 1000 + 600000; t += 250)
+		outbox_run_once(f->s, &fake_flaky, &fl, &f->o, t);
+	assert_false(g.down);
+	assert_true(attempts_of(f, "a") >= f->o.max_attempts);
+	pending(f, 1, 0);
+	/* sends work again: out at its next try, a minute later at most */
+	fl.sc.then = DELIVERY_OK;
+	for (end = t + 61000; t < end; t += 250)
+		outbox_run_once(f->s, &fake_flaky, &fl, &f->o, t);
+	pending(f, 0, 0);
+	/* failing for good: set aside once the budget is spent, within a quarter of an hour */
+	fl.sc.then = DELIVERY_RETRY;
+	calls = fl.sc.ncalls;
+	add(f, "b", "b1", t);
+	for (end = t + 15 * 60000; t < end; t += 250)
+		outbox_run_once(f->s, &fake_flaky, &fl, &f->o, t);
+	pending(f, 0, 1);
+	assert_int_equal(fl.sc.ncalls - calls, f->o.platform_attempts);
+	pthread_mutex_destroy(&fl.sc.lock);
+	outbox_gate_destroy(&g);
+}
+
+/*
  * Confirmed by the probe (or a 401, at once): the gate shuts and stays shut
  * however long - ten minutes here, far past the attempts' cap - with no
  * row tried or counted; probes back off to probe_max_ms; then in order.
@@ -678,6 +721,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table_edits_coalesced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_platform_failure_probe_answers_is_the_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_outage_probe_answers_outlasted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_platform_down_confirmed_pauses_without_attempts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_platform_401_pauses_at_once, setup, teardown),
 	};
