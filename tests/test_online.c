@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sqlite3.h>
 
 #include "adapters/serve.h"
 #include "bot/base/config.h"
@@ -80,6 +81,17 @@ static int teardown(void **state)
 	rc = FIXTURE_BOT_CLOSE(f, FIXTURE_AUDIT);
 	free(f);
 	return rc;
+}
+
+/* SQL run on the fixture's database file, beside the bot's own handle. */
+static void sql_exec(struct fixture *f, const char *text)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(sqlite3_exec(db, text, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
 }
 
 static void audit(struct fixture *f)
@@ -208,6 +220,8 @@ static void drain(struct fixture *f)
 
 /* The message a press is on ("" none): the next send_cmd()'s. */
 static const char *pressed_on = "";
+/* The platform's id of the next send_cmd()'s update ("" none). */
+static const char *update_id = "";
 
 static int send_cmd(struct fixture *f, struct person *p, const char *text, bool private_chat,
 		    int64_t table, int turn)
@@ -219,6 +233,8 @@ static int send_cmd(struct fixture *f, struct person *p, const char *text, bool 
 	snprintf(cmd.button_message, sizeof(cmd.button_message), "%s", pressed_on);
 	pressed_on = "";
 	assert_int_equal(command_parse_text(&cmd, text), GB_OK);
+	snprintf(cmd.update_id, sizeof(cmd.update_id), "%s", update_id);
+	update_id = "";
 	snprintf(cmd.platform, sizeof(cmd.platform), "%s", p->platform);
 	snprintf(cmd.chat, sizeof(cmd.chat), "%s", private_chat ? p->chat : "group-1");
 	snprintf(cmd.user, sizeof(cmd.user), "%s", p->user);
@@ -657,6 +673,41 @@ static void test_outdated_queue_message_pressed(void **state)
 	assert_null(a->stale);
 	assert_true(a->checked > 5);
 	assert_true(b->checked > 5);
+}
+
+/*
+ * The queue entry gone between the command's reading and its writing (the
+ * matcher seating the person, played here by a trigger in the command's
+ * own transaction, every time it is tried): /online leave and /online
+ * fill are never confirmed for an entry they did not change, and the
+ * entry is as it was.
+ */
+static void test_queue_entry_gone_before_the_write(void **state)
+{
+	struct fixture *f = *state;
+	struct person *a = add(f, "telegram", "9001", "Asha");
+	struct store_queue q;
+	const char *const words[] = { "/online leave", "/online nofill" };
+
+	say(f, a, "/online ludo");
+	assert_non_null(a->queue);
+	sql_exec(f, "CREATE TRIGGER matcher_between AFTER INSERT ON processed BEGIN"
+		    " DELETE FROM online_queue; END;");
+	for (int i = 0; i < 2; i++) {
+		update_id = i ? "u-2" : "u-1";
+		free(a->lines);
+		a->lines = NULL;
+		send_cmd(f, a, words[i], true, 0, 0);
+		assert_non_null(a->lines);
+		assert_null(strstr(a->lines, "You left the queue"));
+		assert_null(strstr(a->lines, "Only people will be seated"));
+		assert_non_null(strstr(a->lines, "The table changed while I was working"));
+		assert_int_equal(store_queue_of(f->b.store, "telegram", "9001", &q), GB_OK);
+	}
+	sql_exec(f, "DROP TRIGGER matcher_between;");
+	say(f, a, "/online leave");
+	assert_non_null(strstr(a->lines, "You left the queue for Ludo"));
+	assert_int_equal(store_queue_of(f->b.store, "telegram", "9001", &q), GB_ENOTFOUND);
 }
 
 /*
@@ -1170,6 +1221,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fill_with_computers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_message_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outdated_queue_message_pressed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_entry_gone_before_the_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_after_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_private_chat_coins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_away_keeps_pace, setup, teardown),

@@ -223,14 +223,19 @@ int online_commit(struct ctx *c)
 			rc = GB_ECONFLICT;
 	}
 	if (!rc && c->ow.queue_leave) {
-		rc = store_queue_leave(s, cmd->platform, cmd->user, NULL, messages[0], sizeof(messages[0]));
+		int left = 0;
+
+		rc = store_queue_leave(s, cmd->platform, cmd->user, &left, messages[0], sizeof(messages[0]));
+		/* seated meanwhile (the matcher claimed the entry): decide again, and say the table is ready */
+		if (!rc && !left)
+			rc = GB_ECONFLICT;
 		if (!rc)
 			rc = queue_view_edits(c, c->ow.queue_left, messages[0]);
 	}
 	if (!rc && c->ow.queue_fill) {
 		rc = store_queue_fill(s, cmd->platform, cmd->user, c->ow.queue_fill == 1);
 		if (rc == GB_ENOTFOUND)
-			rc = GB_OK; /* seated meanwhile */
+			rc = GB_ECONFLICT; /* seated meanwhile: decide again */
 	}
 	if (!rc && c->ow.name_set) {
 		rc = store_person_name(s, cmd->platform, cmd->user, c->ow.name, c->ow.name_key);
