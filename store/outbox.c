@@ -321,7 +321,7 @@ int store_timer_set(struct store *s, const struct store_timer *t)
 }
 
 /* The new count comes back with the write (RETURNING), stepped to its end. */
-int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t due_ms,
+int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t version, int64_t due_ms,
 		      int *attempts)
 {
 	int count = 0;
@@ -335,6 +335,7 @@ int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t 
 	q_i64(&q, 1, table);
 	q_text(&q, 2, kind);
 	q_i64(&q, 3, due_ms);
+	q_i64(&q, 4, version);
 	if (q_row(&q)) {
 		count = col_int(&q, 0);
 		if (!q_run(&q))
@@ -371,6 +372,22 @@ int store_timer_drop(struct store *s, int64_t table, const char *kind, int64_t v
 	q_text(&q, 2, kind);
 	q_i64(&q, 3, version);
 	q_run(&q);
+	return q_end(&q);
+}
+
+int store_timer_delay(struct store *s, int64_t table, const char *kind, int64_t version, int64_t due_ms)
+{
+	struct q q;
+
+	if (!s || !kind || !id_ok(kind, CAP(store_timer, kind)))
+		return GB_EARGS;
+	q = q_get(s, SQL_TIMER_DELAY);
+	q_i64(&q, 1, table);
+	q_text(&q, 2, kind);
+	q_i64(&q, 3, version);
+	q_i64(&q, 4, due_ms);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ENOTFOUND;
 	return q_end(&q);
 }
 

@@ -115,8 +115,9 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL",
 	[SQL_TIMER_RETRY] = "UPDATE timers SET attempts = attempts + 1, due_ms = ?3"
-		" WHERE table_id = ?1 AND kind = ?2 RETURNING attempts",
+		" WHERE table_id = ?1 AND kind = ?2 AND version = ?4 RETURNING attempts",
 	[SQL_TIMER_DROP] = "DELETE FROM timers WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
+	[SQL_TIMER_DELAY] = "UPDATE timers SET due_ms = ?4 WHERE table_id = ?1 AND kind = ?2 AND version = ?3",
 	[SQL_TIMER_DUE] = "SELECT " STORE_TIMER_COLS " FROM timers WHERE due_ms <= ?1"
 		" ORDER BY due_ms, table_id, kind LIMIT ?2",
 	[SQL_TIMER_NEXT] = "SELECT " STORE_TIMER_COLS " FROM timers"

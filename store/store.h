@@ -559,12 +559,21 @@ struct store_timer {
 int store_timer_set(struct store *s, const struct store_timer *t);
 
 /*
- * The timer kind of table failed: attempts += 1 and it is due again at
- * due_ms (version unchanged); *attempts = the new count. GB_ENOTFOUND if no
- * such timer.
+ * The timer kind of table, set for version, failed: attempts += 1 and it
+ * is due again at due_ms (version unchanged); *attempts = the new count.
+ * GB_ENOTFOUND if no such timer, or one set for another version since (a
+ * fresh timer is not delayed, nor counted, for its stale one's failure).
  */
-int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t due_ms,
+int store_timer_retry(struct store *s, int64_t table, const char *kind, int64_t version, int64_t due_ms,
 		      int *attempts);
+
+/*
+ * The timer kind of table, set for version, due at due_ms instead (an idle
+ * timer that found its wait lengthened). GB_ENOTFOUND if no such timer, or
+ * one set for another version since: a timer that fired late never
+ * replaces the one set by the move made meanwhile.
+ */
+int store_timer_delay(struct store *s, int64_t table, const char *kind, int64_t version, int64_t due_ms);
 
 /* Remove the timer kind of table (kind NULL: all of the table's timers). */
 int store_timer_clear(struct store *s, int64_t table, const char *kind);

@@ -551,7 +551,7 @@ static void test_migrate_from_version_1(void **state)
 	assert_int_equal(store_timer_next(s, &tm), GB_OK);
 	assert_int_equal(tm.version, 5);
 	assert_int_equal(tm.attempts, 0);
-	assert_int_equal(store_timer_retry(s, 3, "idle", 9500, &attempts), GB_OK);
+	assert_int_equal(store_timer_retry(s, 3, "idle", 5, 9500, &attempts), GB_OK);
 	assert_int_equal(attempts, 1);
 	/* the old queued message is pending and claimable, with no table or key */
 	assert_int_equal(store_out_claim(s, "telegram", 50, 100, o, 2, &n), GB_OK);

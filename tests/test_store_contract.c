@@ -1816,9 +1816,9 @@ static void test_timer_retry(void **state)
 	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
 	assert_int_equal(got.attempts, 0); /* t.attempts is not stored */
 
-	assert_int_equal(store_timer_retry(f->s, id, "bot", 800, &attempts), GB_OK);
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 3, 800, &attempts), GB_OK);
 	assert_int_equal(attempts, 1);
-	assert_int_equal(store_timer_retry(f->s, id, "bot", 900, &attempts), GB_OK);
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 3, 900, &attempts), GB_OK);
 	assert_int_equal(attempts, 2);
 	assert_int_equal(store_timer_due(f->s, 899, due, 4, &n), GB_OK);
 	assert_int_equal(n, 0);
@@ -1834,14 +1834,26 @@ static void test_timer_retry(void **state)
 	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
 	assert_int_equal(got.attempts, 0);
 	assert_int_equal(got.due_ms, 1000);
-	assert_int_equal(store_timer_retry(f->s, id, "bot", 1100, &attempts), GB_OK);
+	/* a failure of the timer of version 3 neither delays nor counts against version 4's */
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 3, 1500, &attempts), GB_ENOTFOUND);
+	assert_int_equal(store_timer_delay(f->s, id, "bot", 3, 1500), GB_ENOTFOUND);
+	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
+	assert_int_equal(got.due_ms, 1000);
+	assert_int_equal(got.attempts, 0);
+	/* its own version's wait lengthened: due later, attempts kept */
+	assert_int_equal(store_timer_delay(f->s, id, "bot", 4, 1050), GB_OK);
+	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
+	assert_int_equal(got.due_ms, 1050);
+	assert_int_equal(store_timer_delay(f->s, id, "idle", 4, 1050), GB_ENOTFOUND);
+	assert_int_equal(store_timer_delay(NULL, id, "bot", 4, 1050), GB_EARGS);
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 4, 1100, &attempts), GB_OK);
 	assert_int_equal(attempts, 1);
 
-	assert_int_equal(store_timer_retry(f->s, id, "idle", 1100, &attempts), GB_ENOTFOUND);
+	assert_int_equal(store_timer_retry(f->s, id, "idle", 4, 1100, &attempts), GB_ENOTFOUND);
 	assert_int_equal(attempts, 0);
-	assert_int_equal(store_timer_retry(f->s, id + 1, "bot", 1100, &attempts), GB_ENOTFOUND);
-	assert_int_equal(store_timer_retry(f->s, id, "bot", 1100, NULL), GB_EARGS);
-	assert_int_equal(store_timer_retry(f->s, id, "", 1100, &attempts), GB_EARGS);
+	assert_int_equal(store_timer_retry(f->s, id + 1, "bot", 4, 1100, &attempts), GB_ENOTFOUND);
+	assert_int_equal(store_timer_retry(f->s, id, "bot", 4, 1100, NULL), GB_EARGS);
+	assert_int_equal(store_timer_retry(f->s, id, "", 4, 1100, &attempts), GB_EARGS);
 	/* the failed calls changed nothing */
 	assert_int_equal(store_timer_next(f->s, &got), GB_OK);
 	assert_int_equal(got.attempts, 1);
@@ -2333,8 +2345,8 @@ static void test_null_and_empty_arguments(void **state)
 	assert_int_equal(store_timer_due(s, 0, &tm, 1, NULL), GB_EARGS);
 	assert_int_equal(store_timer_next(NULL, &tm), GB_EARGS);
 	assert_int_equal(store_timer_next(s, NULL), GB_EARGS);
-	assert_int_equal(store_timer_retry(NULL, 1, "bot", 0, &n), GB_EARGS);
-	assert_int_equal(store_timer_retry(s, 1, NULL, 0, &n), GB_EARGS);
+	assert_int_equal(store_timer_retry(NULL, 1, "bot", 0, 0, &n), GB_EARGS);
+	assert_int_equal(store_timer_retry(s, 1, NULL, 0, 0, &n), GB_EARGS);
 
 	assert_int_equal(store_stat_add(NULL, 1, "u", "U", "ludo", 1, 0), GB_EARGS);
 	assert_int_equal(store_stat_add(s, 1, NULL, "U", "ludo", 1, 0), GB_EARGS);

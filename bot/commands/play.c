@@ -452,12 +452,11 @@ int cmd_timer(struct ctx *c)
 
 		/* the chat may have switched autoplay off (or lengthened it) since */
 		if (idle <= 0)
-			return store_timer_clear(c->b->store, table, kind);
+			return store_timer_drop(c->b->store, table, kind, version);
 		if (c->cmd->now_ms < due) {
-			struct store_timer t = { .table = table, .version = version, .due_ms = due };
-
-			snprintf(t.kind, sizeof(t.kind), "idle");
-			return store_timer_set(c->b->store, &t);
+			/* the timer of this version only: a move made meanwhile has set its own */
+			rc = store_timer_delay(c->b->store, table, kind, version, due);
+			return rc == GB_ENOTFOUND ? GB_OK : rc;
 		}
 		if (turn < 0) {
 			reply_public(c, M_AUTOPLAYED_NEXT);
@@ -478,7 +477,7 @@ int cmd_timer(struct ctx *c)
 		act = (struct gb_action){ .kind = GB_ACT_NEXT };
 		return play_for_seat(c, turn, &act, true);
 	} else if (turn < 0 || turn >= c->nseats || level < 0 || strcmp(kind, "idle") == 0) {
-		return store_timer_clear(c->b->store, table, kind);
+		return store_timer_drop(c->b->store, table, kind, version);
 	}
 	if (c->cmd->has_choice) {
 		/* chosen before the transaction for this very version (bot_run_timers) */
@@ -487,7 +486,7 @@ int cmd_timer(struct ctx *c)
 		rc = gb_ai_choose(c->game, c->st, level,
 				  gb_seed_derive(c->table.seed, (uint64_t)c->seq + 1), 0, &act);
 		if (rc)
-			return store_timer_clear(c->b->store, table, kind);
+			return store_timer_drop(c->b->store, table, kind, version);
 	}
 	act.die = 0;
 	return play_for_seat(c, turn, &act, true);

@@ -75,11 +75,12 @@ static void timer_failed(struct bot *b, const struct store_timer *tm, const stru
 
 	if (store_fault && delay > TIMER_STORE_RETRY_MS)
 		delay = TIMER_STORE_RETRY_MS;
-	if (store_timer_retry(b->store, tm->table, tm->kind, now_ms + delay, &attempts))
-		return; /* the store itself is failing: the timer stays due and is tried again */
+	/* replaced meanwhile (the table moved on), or the store itself failing: it stays as it is */
+	if (store_timer_retry(b->store, tm->table, tm->kind, tm->version, now_ms + delay, &attempts))
+		return;
 	if (store_fault || attempts < TIMER_TRIES)
 		return;
-	store_timer_clear(b->store, tm->table, tm->kind);
+	store_timer_drop(b->store, tm->table, tm->kind, tm->version);
 	gb_log("timer %s of table %lld in chat %s:%s given up after %d tries: %s", tm->kind,
 	       (long long)tm->table, cmd->platform, cmd->chat, attempts, gb_strerror(err));
 }
@@ -112,7 +113,7 @@ int bot_run_timers(struct bot *b, int64_t now_ms, int kinds_mask)
 		if (!rc)
 			rc = store_chat_get_by_id(b->store, t.chat, &chat);
 		if (rc) {
-			store_timer_clear(b->store, due[i].table, due[i].kind);
+			store_timer_drop(b->store, due[i].table, due[i].kind, due[i].version);
 		} else {
 			memset(&cmd, 0, sizeof(cmd));
 			snprintf(cmd.platform, sizeof(cmd.platform), "%s", chat.platform);
