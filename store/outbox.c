@@ -211,6 +211,21 @@ int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms)
 	return out_change(s, SQL_OUT_EXTEND, id, &lease_until_ms, NULL);
 }
 
+int store_out_lease(struct store *s, int64_t id, int64_t now_ms, int64_t lease_until_ms)
+{
+	struct q q;
+
+	if (!s)
+		return GB_EARGS;
+	q = q_get(s, SQL_OUT_LEASE);
+	q_i64(&q, 1, id);
+	q_i64(&q, 2, lease_until_ms);
+	q_i64(&q, 3, now_ms);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ENOTFOUND;
+	return q_end(&q);
+}
+
 int store_out_set_payload(struct store *s, int64_t id, const char *payload)
 {
 	struct q q;

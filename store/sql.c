@@ -110,6 +110,9 @@ const char *const store_sql_common[SQL_COUNT] = {
 	/* only ever longer: the worker holding the row may be sending it until its lease's end */
 	[SQL_OUT_EXTEND] = "UPDATE outbox SET lease_until_ms = CASE WHEN lease_until_ms < ?2 THEN ?2"
 		" ELSE lease_until_ms END WHERE id = ?1 AND lease_until_ms > 0 AND aside_ms IS NULL",
+	/* a pending row taken out of the workers' reach until ?2, unless a worker holds it at ?3 */
+	[SQL_OUT_LEASE] = "UPDATE outbox SET lease_until_ms = ?2 WHERE id = ?1 AND lease_until_ms <= ?3"
+		" AND aside_ms IS NULL",
 	[SQL_OUT_UNLEASE] = "UPDATE outbox SET lease_until_ms = 0 WHERE lease_until_ms > ?1"
 		" AND aside_ms IS NULL",
 	[SQL_OUT_MOVE] = "UPDATE outbox SET chat = ?3 WHERE platform = ?1 AND chat = ?2"

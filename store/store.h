@@ -508,6 +508,17 @@ int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attem
 int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms);
 
 /*
+ * A pending row taken by a thread of its own until lease_until_ms, as a
+ * worker's claim takes it (no worker claims it, nor another row of its
+ * chat, until then), to send it itself: settled afterwards with
+ * store_out_done() or store_out_retry(). Its due time is left as it is,
+ * so the chat's rows queued meanwhile are placed as ever, not behind the
+ * lease. GB_ENOTFOUND if there is no such row, it was set aside, or a
+ * worker holds it at now_ms.
+ */
+int store_out_lease(struct store *s, int64_t id, int64_t now_ms, int64_t lease_until_ms);
+
+/*
  * A pending row's payload replaced (a view rewritten before it is sent,
  * inside a transaction that read it with store_out_chat()). GB_ENOTFOUND
  * if there is no such row, or it was set aside.

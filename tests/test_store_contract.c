@@ -1568,6 +1568,43 @@ static void test_outbox_extend(void **state)
 	assert_int_equal(store_out_extend(NULL, id, 20000), GB_EARGS);
 }
 
+/*
+ * A row taken by a thread of its own (a press's answer sent by the
+ * listener that received it): no worker claims it, nor its chat's next
+ * row, while the lease runs; a row queued meanwhile keeps its own due
+ * time, and goes out as soon as the taken one is settled.
+ */
+static void test_outbox_lease(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[4];
+	int64_t id = queue(f->s, "c1", NULL, "{\"answer\":1}", 1000), next;
+	int64_t due = 0;
+	int n = 0;
+
+	assert_int_equal(store_out_lease(f->s, id, 1000, 16000), GB_OK);
+	next = queue(f->s, "c1", NULL, "{\"board\":2}", 1100);
+	assert_int_equal(store_out_due(f->s, "telegram", INT64_MAX, o, 4, &n), GB_OK);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < n; i++) {
+		if (o[i].id == next)
+			due = o[i].due_ms;
+		store_out_release(&o[i]);
+	}
+	assert_int_equal(due, 1100); /* not placed behind the lease */
+	assert_int_equal(claim(f->s, 1200, 1000, o, 4), 0);
+	/* taken already, by itself or a worker */
+	assert_int_equal(store_out_lease(f->s, id, 1200, 16000), GB_ENOTFOUND);
+	assert_int_equal(store_out_done(f->s, id), GB_OK);
+	assert_int_equal(claim(f->s, 1300, 1000, o, 4), 1);
+	assert_int_equal(o[0].id, next);
+	release_outs(o, 1);
+	/* a worker's row is not taken from it */
+	assert_int_equal(store_out_lease(f->s, next, 1400, 16000), GB_ENOTFOUND);
+	assert_int_equal(store_out_lease(f->s, next + 100, 1400, 16000), GB_ENOTFOUND);
+	assert_int_equal(store_out_lease(NULL, next, 1400, 16000), GB_EARGS);
+}
+
 static void test_outbox_attempts(void **state)
 {
 	struct fixture *f = *state;
@@ -3115,6 +3152,7 @@ int main(void)
 		T(test_outbox_coalescing),
 		T(test_outbox_unlease),
 		T(test_outbox_extend),
+		T(test_outbox_lease),
 		T(test_outbox_attempts),
 		T(test_outbox_set_aside),
 		T(test_outbox_chat_rows),

@@ -39,8 +39,9 @@ static int find_answer(const struct store_out *rows, int n, const char *chat, co
  * that received the press, never behind the chat's boards waiting out the
  * group's budget (Telegram shows a press unanswered within seconds as
  * failed, and refuses the late answer). Its row was committed with the
- * command; here it is put out of the workers' reach (due later than this
- * call can last) in one transaction, sent, and removed. On a failure, or a
+ * command; here it is put out of the workers' reach (leased for longer
+ * than this call can last, as a worker's claim would) in one transaction,
+ * sent, and removed. On a failure, or a
  * crash in between, a worker sends it later: still delivered at least
  * once, and a repeat is refused by Telegram and ignored.
  */
@@ -93,8 +94,14 @@ void tg_answer_press(struct telegram *t, struct store *s, const char *chat, cons
 	rc = store_out_chat(s, "telegram", chat, rows, TG_TAKE_MAX, &n);
 	if (!rc)
 		i = find_answer(rows, n, chat, reply, now, &call);
-	if (!rc && i >= 0)
-		rc = store_out_retry(s, rows[i].id, now + TG_ANSWER_HOLD_MS, 0);
+	if (!rc && i >= 0) {
+		/* leased, not delayed: the chat's next board is not placed behind the hold */
+		rc = store_out_lease(s, rows[i].id, now, now + TG_ANSWER_HOLD_MS);
+		if (rc == GB_ENOTFOUND) {
+			i = -1; /* a worker has it */
+			rc = GB_OK;
+		}
+	}
 	if (!rc)
 		rc = store_commit(s);
 	else
