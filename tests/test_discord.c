@@ -2043,6 +2043,29 @@ static void test_direct_message_interactions(void **state)
 	assert_int_equal(store_chat_get(w->b.store, "discord", DM, "en", &chat), GB_OK);
 	assert_string_equal(chat.lang, "ne");
 	store_chat_release(&chat);
+	/*
+	 * A group DM (context 2: an app a person installed to their account),
+	 * with `user` and no `member` as in the bot's DM: others read it, so
+	 * it is no private chat and nobody is its admin.
+	 */
+	snowflake(w, id, sizeof(id));
+	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sss[{sssiss}]}si}", "type", 2, "id", id, "application_id",
+		       APP, "token", "tok-gdm", "channel_id", "6009", "channel", "id", "6009", "type", 3,
+		       "user", "id", ALICE, "username", "alice", "data", "name", "lang", "options", "name",
+		       "language", "type", 3, "value", "ne", "context", 2);
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_non_null(answer_content(a));
+	assert_non_null(strstr(answer_content(a), "Only chat admins can change that"));
+	json_decref(a);
+	snowflake(w, id, sizeof(id));
+	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sss[{sssiss}]}si}", "type", 2, "id", id, "application_id",
+		       APP, "token", "tok-gdm2", "channel_id", "6009", "channel", "id", "6009", "type", 3,
+		       "user", "id", ALICE, "username", "alice", "data", "name", "online", "options", "name",
+		       "game", "type", 3, "value", "callbreak", "context", 2);
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_non_null(answer_content(a));
+	assert_non_null(strstr(answer_content(a), "Online tables are joined in a private chat with me"));
+	json_decref(a);
 	drain(w, 5000);
 	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/"), 0);
 	check_calls(w);
@@ -2308,6 +2331,7 @@ static void test_register_commands(void **state)
 	char *argv_bad[] = { "discord-register", "--guild", "x", NULL };
 	char path[512];
 	json_t *body, *set = dc_command_set(), *c;
+	json_t *contexts = json_pack("[ii]", 0, 1), *installs = json_pack("[i]", 0);
 	size_t i;
 	int admin = 0;
 
@@ -2330,6 +2354,9 @@ static void test_register_commands(void **state)
 		bool is_admin = json_object_get(c, "default_member_permissions") != NULL;
 
 		admin += is_admin;
+		/* a server's install, used in servers and the bot's DMs: never offered in a group DM */
+		assert_true(json_equal(json_object_get(c, "contexts"), contexts));
+		assert_true(json_equal(json_object_get(c, "integration_types"), installs));
 		assert_int_equal(is_admin, !strcmp(name, "settings") || !strcmp(name, "speed") ||
 						   !strcmp(name, "lang") || !strcmp(name, "grant"));
 	}
@@ -2339,6 +2366,8 @@ static void test_register_commands(void **state)
 	assert_non_null(strstr(out_text, "/new game - Open a table"));
 	assert_non_null(strstr(out_text, "/settings [game] [key] [value] (admins) -"));
 	assert_non_null(strstr(err_text, "unknown option '--guild'"));
+	json_decref(contexts);
+	json_decref(installs);
 	json_decref(set);
 	free(out_text);
 	free(err_text);

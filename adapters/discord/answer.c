@@ -390,8 +390,8 @@ int dc_run_interaction(struct discord *d, struct bot *b, const struct interactio
 	snprintf(cmd.user_name, sizeof(cmd.user_name), "%s", ia->user_name);
 	snprintf(cmd.update_id, sizeof(cmd.update_id), "%s", ia->id);
 	cmd.is_admin = ia->is_admin;
-	/* a direct message: no server member behind it */
-	cmd.private_chat = !json_object_get(ia->root, "member") && !json_object_get(ia->root, "guild_id");
+	/* the bot's direct messages: no server member behind it, nobody else reading */
+	cmd.private_chat = ia->dm;
 	cmd.now_ms = bot_now_ms();
 	dc_handle_make(ia, handle, sizeof(handle));
 	snprintf(cmd.reply, sizeof(cmd.reply), "%s", handle);

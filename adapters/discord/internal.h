@@ -90,6 +90,13 @@ enum {
 	IT_MODAL_SUBMIT = 5,
 };
 
+/* An interaction's context: where it was used. */
+enum {
+	IC_GUILD = 0,
+	IC_BOT_DM = 1,
+	IC_PRIVATE_CHANNEL = 2,         /* a group DM, or a DM between two other people */
+};
+
 struct interaction {
 	json_t *root;                   /* the parsed body (owned); the pointers below point into it */
 	int type;
@@ -100,6 +107,7 @@ struct interaction {
 	const char *user;
 	char user_name[STORE_NAME_LEN];
 	bool is_admin;
+	bool dm;                        /* the bot's own direct messages with the person */
 	const json_t *data;
 	const char *message_id;         /* IT_COMPONENT: the message the component is on */
 	bool message_ephemeral;

@@ -204,10 +204,18 @@ int dc_interaction_parse(const char *body, size_t len, struct interaction *ia)
 	if (!name)
 		name = ia->user;
 	utf8_copy(ia->user_name, sizeof(ia->user_name), name, strlen(name));
-	/* in a guild the member's rights; a direct message is their own */
+	/*
+	 * Where: a server (a member), the bot's own direct messages, or
+	 * (context 2, an app a user installed) a group DM or a DM between
+	 * two other people, which others read: a chat like a group, with
+	 * nobody its admin.
+	 */
+	ia->dm = !member && !json_object_get(ia->root, "guild_id") &&
+		 json_integer_value(json_object_get(ia->root, "context")) != IC_PRIVATE_CHANNEL;
+	/* in a guild the member's rights; the bot's direct messages are the person's own */
 	ia->is_admin = member ? (permissions(json_object_get(member, "permissions")) &
 				 (PERM_ADMINISTRATOR | PERM_MANAGE_GUILD)) != 0
-			      : true;
+			      : ia->dm;
 	msg = json_object_get(ia->root, "message");
 	ia->message_id = json_string_value(json_object_get(msg, "id"));
 	ia->message_ephemeral = (json_integer_value(json_object_get(msg, "flags")) & DC_EPHEMERAL) != 0;

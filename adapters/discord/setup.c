@@ -72,6 +72,9 @@ json_t *dc_command_set(void)
 		bot_command_describe(c, LANG_EN, true, &desc);
 		json_object_set_new(cmd, "name", json_string(c->name));
 		json_object_set_new(cmd, "type", json_integer(1));
+		/* installed to servers; used in them and in the bot's own direct messages */
+		json_object_set_new(cmd, "integration_types", json_pack("[i]", 0));
+		json_object_set_new(cmd, "contexts", json_pack("[ii]", 0, 1));
 		json_object_set_new(cmd, "description", desc_text(sb_str(&desc)));
 		sb_release(&desc);
 		if (c->flags & (CMD_ADMIN_ONLY | CMD_ADMIN_MENU))
