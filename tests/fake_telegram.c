@@ -469,6 +469,12 @@ static enum MHD_Result answer(struct fake_tg *f, struct MHD_Connection *conn, co
 	case FAKE_TG_KICKED:
 		json_decref(body);
 		return error_reply(conn, 403, "Forbidden: bot was kicked from the group chat", NULL);
+	case FAKE_TG_DELETED:
+		json_decref(body);
+		return error_reply(conn, 403, "Forbidden: the group chat was deleted", NULL);
+	case FAKE_TG_BLOCKED:
+		json_decref(body);
+		return error_reply(conn, 403, "Forbidden: bot was blocked by the user", NULL);
 	case FAKE_TG_MIGRATE: {
 		json_t *p = json_object();
 

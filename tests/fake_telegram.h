@@ -64,6 +64,8 @@ enum fake_tg_fault {
 	FAKE_TG_SLOW,
 	FAKE_TG_MIGRATE,        /* 400 with parameters.migrate_to_chat_id = arg */
 	FAKE_TG_KICKED,         /* 403 "Forbidden: bot was kicked from the group chat" */
+	FAKE_TG_DELETED,        /* 403 "Forbidden: the group chat was deleted" */
+	FAKE_TG_BLOCKED,        /* 403 "Forbidden: bot was blocked by the user" */
 };
 
 /*

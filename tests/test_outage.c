@@ -837,6 +837,18 @@ static void test_telegram_kicked_403_stops_the_table(void **state)
 	world_free(&w);
 }
 
+/* A group deleted (403 "the group chat was deleted") is a removal too. */
+static void test_telegram_deleted_group_stops_the_table(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_start(&w, TG, false);
+	fake_tg_fault(w.tg, "sendMessage", 0, 1, FAKE_TG_DELETED, 0);
+	chat_gone_on_delivery(&w);
+	world_free(&w);
+}
+
 static void test_discord_unknown_channel_stops_the_table(void **state)
 {
 	struct world w;
@@ -978,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_polling_waits_out_retry_after),
 		cmocka_unit_test(test_telegram_kicked_update_stops_the_table),
 		cmocka_unit_test(test_telegram_kicked_403_stops_the_table),
+		cmocka_unit_test(test_telegram_deleted_group_stops_the_table),
 		cmocka_unit_test(test_discord_unknown_channel_stops_the_table),
 		cmocka_unit_test(test_discord_missing_access_is_the_channels),
 		cmocka_unit_test(test_discord_429_without_json_waits_retry_after),

@@ -1367,6 +1367,15 @@ static void deliver_private_and_callbacks(void **state)
 	b = fake_tg_nth(x->f, "sendMessage", 4);
 	assert_non_null(strstr(json_string_value(json_object_get(b, "text")), "Bina, म तपाईंलाई"));
 	json_decref(b);
+	/* blocked by the person: their private chat closed, not the group gone; the group is told */
+	fake_tg_fault(x->f, "sendMessage", 0, 1, FAKE_TG_BLOCKED, 0);
+	deliver_view(x, "{\"kind\":\"private\",\"user\":\"77\",\"text\":\"A♠\",\"table\":2,\"lang\":\"en\"}",
+		     &d);
+	assert_int_equal(d.result, DELIVERY_OK);
+	b = fake_tg_nth(x->f, "sendMessage", 6);
+	assert_int_equal(json_integer_value(json_object_get(b, "chat_id")), -1001);
+	assert_non_null(strstr(json_string_value(json_object_get(b, "text")), "@gb_test_bot"));
+	json_decref(b);
 
 	/* answers to a button press */
 	deliver_view(x, "{\"kind\":\"alert\",\"user\":\"77\",\"text\":\"Not your turn\",\"reply\":\"cq1\"}", &d);

@@ -197,6 +197,28 @@ static bool removed(const struct tg_result *res)
 	return says(res, "bot was kicked") || says(res, "bot is not a member");
 }
 
+/*
+ * Does res, to a message into the row's own chat, say that chat is gone
+ * for good: the group deleted, no such chat any more, or (a table in a
+ * private chat) the person blocked the bot or their account is gone?
+ * Said of a private view sent to a person about a group's table, the
+ * same words are that person's closed chat (closed()), never the group's.
+ */
+static bool chat_ended(const struct tg_result *res)
+{
+	return (res->status == 400 && says(res, "chat not found")) ||
+	       (res->status == 403 && (says(res, "group chat was deleted") || says(res, "bot was blocked by the user") ||
+				       says(res, "user is deactivated")));
+}
+
+/* Was call a message into the row's own chat (its group, or a topic of it)? */
+static bool to_own_chat(const struct store_out *row, const struct tg_call *call)
+{
+	size_t len = strlen(call->chat);
+
+	return len && strncmp(row->chat, call->chat, len) == 0 && (!row->chat[len] || row->chat[len] == PLACE_SEP);
+}
+
 /* Does res (to a private view) say the person's private chat is closed: never started, or the bot blocked? */
 static bool closed(const void *r)
 {
@@ -357,6 +379,8 @@ static void settle(struct telegram *t, struct store *s, const struct store_out *
 
 	tg_describe(call->method, res, why, sizeof(why));
 	classify(res, &f);
+	if (f.kind == DELIVER_ROW_FAILED && to_own_chat(row, call) && chat_ended(res))
+		f.kind = DELIVER_CHAT_GONE; /* as a removal: its tables stop, their stakes go back */
 	if (f.kind == DELIVER_SENT) {
 		/* a table posted (sendMessage): its id recorded, and on a repost the old one stripped */
 		if (!is_table || strcmp(call->method, "sendMessage") ||
