@@ -538,7 +538,7 @@ int store_rating_get(struct store *s, const char *platform, const char *user, co
 	return q_end(&q);
 }
 
-int store_rating_set(struct store *s, const char *game, const struct store_rating *r)
+int store_rating_set(struct store *s, const char *game, const struct store_rating *r, int was_games)
 {
 	struct q q;
 
@@ -553,7 +553,9 @@ int store_rating_set(struct store *s, const char *game, const struct store_ratin
 	q_i64(&q, 6, r->rd);
 	q_i64(&q, 7, r->sigma);
 	q_i64(&q, 8, r->games);
-	q_row(&q);
+	q_i64(&q, 9, was_games);
+	if (!q_run(&q) && q_changes(&q) == 0)
+		q.rc = GB_ECONFLICT;
 	return q_end(&q);
 }
 

@@ -268,7 +268,7 @@ const char *const store_sql_common[SQL_COUNT] = {
 	[SQL_RATING_SET] = "INSERT INTO ratings (platform, user_id, game, name, r, rd, sigma, games)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (platform, user_id, game) DO UPDATE"
 		" SET name = excluded.name, r = excluded.r, rd = excluded.rd, sigma = excluded.sigma,"
-		" games = excluded.games",
+		" games = excluded.games WHERE ratings.games = ?9",
 	[SQL_RATING_TOP] = "SELECT platform, user_id, name, r, rd, sigma, games FROM ratings WHERE game = ?1"
 		" ORDER BY r DESC, games DESC, name LIMIT ?2",
 	/* a computer plays for the seat at its own pace (away 1) until its person is back (0) */

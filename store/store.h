@@ -901,7 +901,13 @@ struct store_rating {
 /* GB_ENOTFOUND when the person has no rating in game yet. */
 int store_rating_get(struct store *s, const char *platform, const char *user, const char *game,
 		     struct store_rating *out);
-int store_rating_set(struct store *s, const char *game, const struct store_rating *r);
+/*
+ * Store r, worked out from the rating read with was_games games (-1: none
+ * was stored). GB_ECONFLICT when the stored one is no longer that (another
+ * game of the person's ended meanwhile and rated them first): the caller's
+ * transaction works it out again, so no game's change is lost.
+ */
+int store_rating_set(struct store *s, const char *game, const struct store_rating *r, int was_games);
 /* Up to max ratings of game, highest first. */
 int store_rating_top(struct store *s, const char *game, struct store_rating *out, int max, int *n);
 

@@ -2833,7 +2833,20 @@ static void test_queue_counted_and_ordered(void **state)
 
 		snprintf(r.user, sizeof r.user, "r%d", i);
 		snprintf(r.name, sizeof r.name, "%s", i == 0 ? "Bina" : "Asha");
-		assert_int_equal(store_rating_set(f->s, "ludo", &r), GB_OK);
+		assert_int_equal(store_rating_set(f->s, "ludo", &r, -1), GB_OK);
+	}
+	/* set from what was read: refused once another change came first */
+	{
+		struct store_rating r = { .platform = "telegram", .user = "r1", .name = "Asha", .r = 1650000,
+					  .rd = 300000, .sigma = 60000, .games = 4 };
+
+		assert_int_equal(store_rating_set(f->s, "ludo", &r, -1), GB_ECONFLICT);
+		assert_int_equal(store_rating_set(f->s, "ludo", &r, 2), GB_ECONFLICT);
+		assert_int_equal(store_rating_set(f->s, "ludo", &r, 3), GB_OK);
+		assert_int_equal(store_rating_set(f->s, "ludo", &r, 3), GB_ECONFLICT);
+		r.r = 1600000;
+		r.games = 3;
+		assert_int_equal(store_rating_set(f->s, "ludo", &r, 4), GB_OK);
 	}
 	assert_int_equal(store_rating_top(f->s, "ludo", top, 4, &n), GB_OK);
 	assert_int_equal(n, 4);

@@ -286,7 +286,7 @@ int online_rate(struct ctx *c)
 {
 	struct glicko g[GB_MAX_SEATS];
 	struct store_rating r[GB_MAX_SEATS];
-	int rank[GB_MAX_SEATS], rc = GB_OK;
+	int rank[GB_MAX_SEATS], was[GB_MAX_SEATS], rc = GB_OK;
 	bool person[GB_MAX_SEATS];
 
 	places(c, rank);
@@ -296,18 +296,20 @@ int online_rate(struct ctx *c)
 			    online_key_split(c->seats[i].user, r[i].platform, sizeof(r[i].platform), r[i].user,
 					     sizeof(r[i].user));
 		g[i] = GLICKO_NEW;
+		was[i] = -1;
 		if (!person[i])
 			continue;
 		{
-			struct store_rating was;
+			struct store_rating old;
 
-			rc = store_rating_get(c->ws, r[i].platform, r[i].user, c->game->name, &was);
+			rc = store_rating_get(c->ws, r[i].platform, r[i].user, c->game->name, &old);
 			if (rc == GB_ENOTFOUND) {
 				rc = GB_OK;
 				continue;
 			}
-			g[i] = (struct glicko){ (double)was.r / 1000.0, (double)was.rd / 1000.0,
-						(double)was.sigma / 1e6, was.games };
+			g[i] = (struct glicko){ (double)old.r / 1000.0, (double)old.rd / 1000.0,
+						(double)old.sigma / 1e6, old.games };
+			was[i] = old.games;
 		}
 	}
 	if (rc)
@@ -321,7 +323,8 @@ int online_rate(struct ctx *c)
 		r[i].rd = (int64_t)(g[i].rd * 1000.0 + 0.5);
 		r[i].sigma = (int64_t)(g[i].sigma * 1e6 + 0.5);
 		r[i].games = g[i].games;
-		rc = store_rating_set(c->ws, c->game->name, &r[i]);
+		/* rated meanwhile by another of their games (two instances): worked out again */
+		rc = store_rating_set(c->ws, c->game->name, &r[i], was[i]);
 	}
 	return rc;
 }
