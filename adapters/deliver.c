@@ -324,7 +324,18 @@ void deliver_view(const struct deliver_platform *p, void *self, const struct ada
 	}
 	if (strcmp(kind, "ack") == 0)
 		goto out; /* nothing to say */
-	if (strcmp(kind, "table") == 0) {
+	/*
+	 * What is the user's alone never goes to the whole chat: a private
+	 * view or a secret alert (a refused card) without its user goes
+	 * nowhere, and a secret alert goes to the user's private chat.
+	 */
+	if ((strcmp(kind, "private") == 0 || json_is_true(json_object_get(view, "secret"))) && !user)
+		goto out;
+	if (strcmp(kind, "alert") == 0 && json_is_true(json_object_get(view, "secret"))) {
+		p->post(self, user, view, text ? text : "", res, NULL, 0);
+		if (p->closed(res))
+			goto out; /* their private chat closed: the chat's cover line is all that is said */
+	} else if (strcmp(kind, "table") == 0) {
 		if (!send_table(p, self, s, row, view, res, d))
 			goto out;
 	} else if (strcmp(kind, "private") == 0 && user) {

@@ -373,6 +373,32 @@ static void test_jsonchat_plays_snakes(void **state)
 	run_until_sent();
 	assert_int_equal(w.fake.calls, calls + 1);
 
+	/*
+	 * A secret alert (a refused card tells of the hand) is never the
+	 * group's: to the person's own chat, or nowhere; nor is a private
+	 * view or a secret alert that names nobody.
+	 */
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
+				       "{\"kind\":\"alert\",\"secret\":true,\"user\":\"7\",\"text\":\"Q of 7\"}",
+				       w.now),
+			 GB_OK);
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
+				       "{\"kind\":\"alert\",\"secret\":true,\"user\":\"8\",\"text\":\"Q of 8\"}",
+				       w.now),
+			 GB_OK);
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
+				       "{\"kind\":\"alert\",\"secret\":true,\"text\":\"Q of nobody\"}", w.now),
+			 GB_OK);
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
+				       "{\"kind\":\"private\",\"text\":\"hand of nobody\"}", w.now),
+			 GB_OK);
+	run_until_sent();
+	pthread_mutex_lock(&w.fake.lock);
+	assert_non_null(newest(&w.fake, "7", "Q of 7"));
+	assert_null(newest(&w.fake, GROUP, "Q of"));
+	assert_null(newest(&w.fake, GROUP, "of nobody"));
+	pthread_mutex_unlock(&w.fake.lock);
+
 	/* and on to the end of the game */
 	for (int i = 0; i < 1000 && open_table(&t) == GB_OK; i++) {
 		store_table_release(&t);
