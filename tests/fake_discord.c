@@ -502,7 +502,7 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 	else if (denied)
 		status = 403;
 	else if (expired)
-		status = 404;
+		status = 401; /* as Discord answers a token past its fifteen minutes */
 	else if (kind == FAKE_DC_429 || kind == FAKE_DC_429_GLOBAL || kind == FAKE_DC_429_TEXT)
 		status = 429;
 	else if (kind == FAKE_DC_404 || kind == FAKE_DC_UNKNOWN_CHANNEL)
@@ -530,7 +530,8 @@ static enum MHD_Result answer(struct fake_dc *f, struct MHD_Connection *conn, co
 		break;
 	}
 	case 401:
-		ret = error_reply(conn, 401, "401: Unauthorized", 0);
+		ret = expired ? error_reply(conn, 401, "Invalid Webhook Token", 50027)
+			      : error_reply(conn, 401, "401: Unauthorized", 0);
 		break;
 	case 404:
 		ret = late ? error_reply(conn, 404, "Unknown interaction", 10062)

@@ -22,8 +22,10 @@
  *   - GET /users/@me answers the bot user (with the bot's token);
  *   - channels denied to the bot (fake_dc_deny_channel): 403 as Discord
  *     answers an app added without its bot user;
- *   - interaction tokens marked expired: their webhook calls answer 404
- *     "Unknown Webhook" (code 10015) as Discord does after 15 minutes;
+ *   - interaction tokens marked expired: their webhook calls answer 401
+ *     "Invalid Webhook Token" (code 50027) as Discord does after 15
+ *     minutes (an interaction answered too late is 404 Unknown
+ *     interaction, 10062);
  *   - posted messages get increasing ids from 900000000000000001; the
  *     original answer of an interaction has a stable id per token;
  *   - strict mode (off unless asked for, fake_dc_strict()): Discord's
@@ -124,7 +126,7 @@ int fake_dc_outage(struct fake_dc *f, enum fake_dc_outage kind);
  */
 void fake_dc_deny_channel(struct fake_dc *f, const char *channel, int code);
 
-/* From now on every webhook call with this interaction token answers 404 Unknown Webhook. */
+/* From now on every webhook call with this interaction token answers 401 Invalid Webhook Token. */
 void fake_dc_expire_token(struct fake_dc *f, const char *token);
 
 /* The message id of the original answer of the interaction with token (given it on first use). */

@@ -1439,7 +1439,7 @@ static void test_delivery_faults(void **state)
 	assert_string_equal(json_string_value(json_object_get(body, "content")), "alice \\*bid\\* 3");
 	json_decref(body);
 
-	/* the token expired (404 Unknown Webhook): posted in the channel as the bot */
+	/* the token expired (401 Invalid Webhook Token): posted in the channel as the bot */
 	snprintf(buf, sizeof(buf), "tok-%s", iid);
 	fake_dc_expire_token(w->fake, buf);
 	fake_dc_clear(w->fake);

@@ -137,6 +137,16 @@ void dc_api(struct discord *d, const char *method, const char *path,
 	res->code = (long)json_integer_value(json_object_get(res->body, "code"));
 	if (res->status == 429)
 		retry_of(res);
+	if (!auth && res->status == 401 && res->code == DC_INVALID_WEBHOOK_TOKEN && !strncmp(path, "/webhooks/", 10)) {
+		/*
+		 * An interaction's token past its fifteen minutes: Discord says
+		 * 401 Invalid Webhook Token, where an unknown one is 404 Unknown
+		 * Webhook. Both are the webhook gone for good, read as the
+		 * latter (never the bot's token refused: no pause, no probe).
+		 */
+		res->status = 404;
+		res->code = DC_UNKNOWN_WEBHOOK;
+	}
 	if (!auth && res->status == 404 && !strncmp(path, "/webhooks/", 10) &&
 	    (res->code == DC_UNKNOWN_WEBHOOK || res->code == DC_UNKNOWN_INTERACTION)) {
 		/* "/webhooks/APP/TOKEN[/...]": that interaction's webhook is gone for good */

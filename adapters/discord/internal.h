@@ -72,6 +72,7 @@
 #define DC_UNKNOWN_CHANNEL 10003
 #define DC_UNKNOWN_WEBHOOK 10015
 #define DC_UNKNOWN_INTERACTION 10062
+#define DC_INVALID_WEBHOOK_TOKEN 50027
 
 /* the slash command set (setup.c) and the permissions read from an interaction (parse.c) */
 #define OPT_STRING 3
