@@ -99,11 +99,13 @@ static int settle(struct store *s, const struct adapter *a, const struct outbox_
 		break;
 	case DELIVERY_WAIT: {
 		int64_t until = now_ms + (d->retry_ms > 0 ? d->retry_ms : o->backoff_ms);
+		char group[STORE_ID_LEN];
 
-		/* the platform's wait, not a failure: no attempt is counted */
+		/* the platform's wait, not a failure: no attempt is counted; a topic's wait is its group's */
 		rc = store_out_retry(s, row->id, until, 0);
 		if (!rc)
-			rc = store_out_delay(s, a->name, d->global ? NULL : row->chat, until);
+			rc = store_out_delay(s, a->name, d->global ? NULL : place_chat(row->chat, group, sizeof(group)),
+					     until);
 		break;
 	}
 	case DELIVERY_GIVE_UP:
