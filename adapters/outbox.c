@@ -25,6 +25,8 @@
  * and the chats waiting longest are picked afresh at every claim.
  */
 #define PASS_MS 250
+/* a platform's wait this long or longer is logged (its rows are not due, so no age shows it) */
+#define LONG_WAIT_MS 60000
 
 void outbox_opts_init(struct outbox_opts *o)
 {
@@ -102,6 +104,11 @@ static int settle(struct store *s, const struct adapter *a, const struct outbox_
 		char group[STORE_ID_LEN];
 
 		/* the platform's wait, not a failure: no attempt is counted; a topic's wait is its group's */
+		if (d->retry_ms >= LONG_WAIT_MS)
+			/* rows held that long show in no age: the log says so */
+			gb_log("%s asks %s to wait %lld s (row %lld): %s", a->name,
+			       d->global ? "every chat" : row->chat, (long long)(d->retry_ms / 1000),
+			       (long long)row->id, d->why[0] ? d->why : "rate limited");
 		rc = store_out_retry(s, row->id, until, 0);
 		if (!rc)
 			rc = store_out_delay(s, a->name, d->global ? NULL : place_chat(row->chat, group, sizeof(group)),
