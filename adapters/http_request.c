@@ -256,20 +256,35 @@ static unsigned admission(struct http_server *h, struct request *rq, const char 
 	return admitted ? 0 : refusal;
 }
 
-/* Room for the body in the budget (declared < 0: not declared, max_body). */
-static int reserve(struct http_server *h, struct request *rq, long long declared)
+/*
+ * Room in the budget for more bytes of a body, as they come: what a
+ * request holds is what it has sent (the memory it takes), never what its
+ * headers promise, so headers alone - a signature of the right form, a
+ * large Content-Length, no body - hold nothing.
+ */
+static int reserve(struct http_server *h, struct request *rq, size_t more)
 {
-	size_t want = declared >= 0 ? (size_t)declared : h->max_body;
 	int ok;
 
 	pthread_mutex_lock(&h->qlock);
-	ok = want <= h->body_budget - h->body_used;
+	ok = more <= h->body_budget - h->body_used;
 	if (ok) {
-		h->body_used += want;
-		rq->reserved = want;
+		h->body_used += more;
+		rq->reserved += more;
 	}
 	pthread_mutex_unlock(&h->qlock);
 	return ok;
+}
+
+/* Is the budget spent to the last byte (a new body is refused at once)? */
+static int budget_spent(struct http_server *h)
+{
+	int spent;
+
+	pthread_mutex_lock(&h->qlock);
+	spent = h->body_used >= h->body_budget;
+	pthread_mutex_unlock(&h->qlock);
+	return spent;
 }
 
 /* A refusal from an admission check, in the words of its status. */
@@ -320,7 +335,7 @@ static enum MHD_Result on_headers(struct http_server *h, struct MHD_Connection *
 		ret = queue(rq, MHD_HTTP_NOT_FOUND, text_response("not found\n"));
 	else if ((refusal = admission(h, rq, url, method)) != 0)
 		ret = refuse_admission(rq, refusal);
-	else if (!reserve(h, rq, declared))
+	else if (budget_spent(h))
 		/* the bodies in hand fill the budget: the platform sends it again later */
 		ret = refuse(rq, MHD_HTTP_SERVICE_UNAVAILABLE, "busy\n");
 	else
@@ -334,7 +349,9 @@ static enum MHD_Result on_body(struct http_server *h, struct request *rq, const 
 {
 	enum MHD_Result ret = MHD_YES;
 
-	if (rq->too_big || n > h->max_body - rq->len) {
+	if (rq->health || rq->busy) {
+		/* a health check's body is not read; one the budget could not hold is answered 503 */
+	} else if (rq->too_big || n > h->max_body - rq->len) {
 		rq->too_big = 1;
 	} else {
 		if (rq->len + n + 1 > rq->cap) {
@@ -345,6 +362,10 @@ static enum MHD_Result on_body(struct http_server *h, struct request *rq, const 
 				cap *= 2;
 			if (cap > h->max_body + 1)
 				cap = h->max_body + 1;
+			if (!reserve(h, rq, cap - rq->cap)) {
+				rq->busy = 1;
+				return MHD_YES;
+			}
 			p = realloc(rq->body, cap);
 			if (!p)
 				ret = MHD_NO;
@@ -436,10 +457,14 @@ static enum MHD_Result on_complete(struct http_server *h, struct request *rq, co
 	enum MHD_Result ret = MHD_NO;
 	int stopping;
 
-	/* the request is whole: from here on it is our time, not the client's */
-	http_watch_disarm(h, http_watch_of(rq->conn));
+	/* answered here at once (its deadline still runs while the answer is read), or queued */
 	if (rq->too_big) {
 		ret = too_large(rq);
+		goto out;
+	}
+	if (rq->busy) {
+		/* the bodies in hand fill the budget: the platform sends it again later */
+		ret = refuse(rq, MHD_HTTP_SERVICE_UNAVAILABLE, "busy\n");
 		goto out;
 	}
 	/* on this thread, never behind a handler: the callback is cheap */
@@ -449,6 +474,8 @@ static enum MHD_Result on_complete(struct http_server *h, struct request *rq, co
 	}
 	if (copy_request(rq, method, url))
 		goto out;
+	/* the request is whole: from here on it is our time, not the client's */
+	http_watch_disarm(h, http_watch_of(rq->conn));
 	pthread_mutex_lock(&h->qlock);
 	stopping = h->stopping;
 	if (!stopping) {
@@ -485,8 +512,14 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
 		ret = on_headers(h, conn, url, method, con_cls);
 	else if (rq->state == REQ_DONE)
 		*data_size = 0;         /* answered early: the rest is not ours to read */
-	else if (rq->state == REQ_ANSWERED)
+	else if (rq->state == REQ_ANSWERED) {
+		struct watch *w = http_watch_of(conn);
+
 		ret = answer_handled(rq);
+		/* the client's time again: an answer read a byte at a time is cut at the deadline */
+		if (w)
+			http_watch_arm(h, w);
+	}
 	else if (*data_size) {
 		ret = on_body(h, rq, data, *data_size);
 		*data_size = 0;

@@ -46,6 +46,7 @@ struct request {
 	int route;                      /* first route matching method and path */
 	int health;                     /* GET /healthz */
 	int too_big;
+	int busy;                       /* the body budget could not hold its body: answered 503 once read */
 	int queued;                     /* counted in the server's pending */
 	size_t reserved;                /* bytes of the body budget held */
 	char *body;

@@ -927,6 +927,13 @@ static void test_admission_before_body(void **state)
  * declared a body and are still sending it hold it all, and a third is
  * answered 503 at once; when one finishes, its room is free again.
  */
+/*
+ * The body budget holds what bodies have sent, not what their headers
+ * promise: connections that declare a body and send none hold nothing
+ * (a stranger's headers of the right form cannot fill it); bodies that
+ * have arrived fill it, and one that finds no room is answered 503 once
+ * read, while the others go on; a freed budget takes the next body whole.
+ */
 static void test_body_budget(void **state)
 {
 	static const char head[] = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n"
@@ -935,31 +942,39 @@ static void test_body_budget(void **state)
 	struct http_server *h;
 	struct reply r;
 	char body[1000];
-	int port, fd[3];
+	int port, fd[8];
 
 	(void)state;
 	memset(body, 'b', sizeof(body));
 	http_options_init(&o);
 	o.max_body = 1000;
-	o.body_budget = 2000;
+	o.body_budget = 2100; /* two bodies' room (each holds up to max_body + 1) */
 	h = start(&o);
 	port = http_port(h);
+	/* headers alone, a body promised and not sent: nothing held */
+	for (int i = 3; i < 8; i++) {
+		fd[i] = connect_to(port);
+		send_all(fd[i], head, sizeof(head) - 1);
+	}
+	/* two bodies in part: they hold the budget */
 	for (int i = 0; i < 2; i++) {
 		fd[i] = connect_to(port);
 		send_all(fd[i], head, sizeof(head) - 1);
 		send_all(fd[i], body, 10);
 	}
-	/* the third is refused at once while the two hold the budget */
+	/* a third body whole: no room for it once the two are read (answered 503, not held) */
 	for (int tries = 0; tries < 50; tries++) {
 		fd[2] = connect_to(port);
 		send_all(fd[2], head, sizeof(head) - 1);
-		read_reply(fd[2], 500, &r);
+		send_all(fd[2], body, sizeof(body));
+		read_reply(fd[2], 5000, &r);
 		close(fd[2]);
 		if (r.status == 503)
 			break;
-		/* the listener had not read the others' headers yet: it waited for this body */
+		/* the listener had not read the others' bodies yet: this one had the room */
 	}
 	assert_int_equal(r.status, 503);
+	/* the first ends: answered, and its room is the next one's */
 	send_all(fd[0], body, sizeof(body) - 10);
 	read_reply(fd[0], 5000, &r);
 	assert_int_equal(r.status, 200);
@@ -971,6 +986,8 @@ static void test_body_budget(void **state)
 	assert_int_equal(r.status, 200);
 	close(fd[2]);
 	close(fd[1]);
+	for (int i = 3; i < 8; i++)
+		close(fd[i]);
 	http_stop(h);
 }
 
