@@ -71,6 +71,18 @@ out:
 	return status;
 }
 
+int raw_head_open(int port, const char *head)
+{
+	size_t n = strlen(head);
+	int fd = open_to(port, 0);
+
+	if (fd >= 0 && send(fd, head, n, MSG_NOSIGNAL) != (ssize_t)n) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 struct conn {
 	int fd;
 	size_t sent;

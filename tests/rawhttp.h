@@ -23,6 +23,9 @@
  */
 int raw_head_answer(int port, const char *head, int wait_ms);
 
+/* Send head and no body, and keep the connection open: its socket (the caller closes it), or -1. */
+int raw_head_open(int port, const char *head);
+
 struct flood;
 
 /*

@@ -731,6 +731,38 @@ static void test_flood_of_unsigned_posts(void **state)
 }
 
 /*
+ * Headers of the right form - a signature of 128 hex digits, a fresh
+ * timestamp, 64 KiB promised - and no body, from 300 connections (more
+ * than the listener's 16 MiB of bodies would hold if promises counted):
+ * nothing is held for them, and signed interactions are answered.
+ */
+static void test_forged_headers_hold_no_budget(void **state)
+{
+	struct world *w = *state;
+	int port = http_port(w->http), fd[300];
+	char head[512], ts[32];
+
+	snprintf(ts, sizeof(ts), "%lld", (long long)(bot_now_ms() / 1000));
+	snprintf(head, sizeof(head), "POST /discord HTTP/1.1\r\nHost: t\r\nX-Signature-Ed25519: %0128d\r\n"
+		 "X-Signature-Timestamp: %s\r\nContent-Length: 65536\r\n\r\n", 0, ts);
+	for (int i = 0; i < 300; i++) {
+		fd[i] = raw_head_open(port, head);
+		assert_true(fd[i] >= 0);
+	}
+	/* one more, its body whole: read, and refused for its signature (not for want of room) */
+	{
+		char full[1024];
+
+		snprintf(full, sizeof(full), "POST /discord HTTP/1.1\r\nHost: t\r\nX-Signature-Ed25519: %0128d\r\n"
+			 "X-Signature-Timestamp: %s\r\nContent-Length: 2\r\n\r\n{}", 0, ts);
+		assert_int_equal(raw_head_answer(port, full, 5000), 401);
+	}
+	signed_round(w);
+	for (int i = 0; i < 300; i++)
+		close(fd[i]);
+}
+
+/*
  * Past the rate limit's one warning a command is answered from the
  * request itself, with no row (a slash command told to slow down, a press
  * acknowledged with nothing changed), and typing's lookups have a budget
@@ -2517,6 +2549,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forged_missing_stale_malformed_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsigned_refused_before_its_body, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_of_unsigned_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forged_headers_hold_no_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_over_limit_answered_without_rows, setup_limited, teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_interaction_answered_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_and_forged_buttons_refused_ephemerally, setup,
