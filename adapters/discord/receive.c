@@ -93,13 +93,14 @@ static json_t *autocomplete(struct bot *b, const struct interaction *ia)
 		if (bot_user_choices(b, "discord", ia->user, ch, GB_MAX_LEGAL, &n))
 			n = 0;
 		for (int k = 0; k < n; k++) {
-			const char *rest = ch[k].cmd + 1 + vlen;
+			const char *rest;
 			char name[DC_OPTION_MAX + 1];
 
+			/* the verb matched first: only then is rest within the command */
 			if (strcmp(ch[k].chat, ia->channel) || strncmp(ch[k].cmd + 1, verb, vlen) ||
-			    *rest != ' ')
+			    ch[k].cmd[1 + vlen] != ' ')
 				continue;
-			rest++;
+			rest = ch[k].cmd + 2 + vlen;
 			if (strcmp(ch[k].label, rest))
 				snprintf(name, sizeof(name), "%s · %s", ch[k].label, rest);
 			else

@@ -17,7 +17,7 @@ const char *place_chat(const char *place, char *buf, size_t cap)
 		return buf;
 	if (n >= cap)
 		n = cap - 1;
-	memcpy(buf, place, n);
+	memmove(buf, place, n); /* buf may be place itself: cut in place */
 	buf[n] = '\0';
 	return buf;
 }
