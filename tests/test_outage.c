@@ -933,6 +933,8 @@ static void test_discord_429_without_json_waits_retry_after(void **state)
 	deliver_one(&w, &d);
 	assert_int_equal(d.result, DELIVERY_WAIT);
 	assert_int_equal(d.retry_ms, 3000);
+	/* from in front of Discord, for the address: every channel waits */
+	assert_true(d.global);
 	world_free(&w);
 }
 

@@ -61,7 +61,13 @@ static void retry_of(struct dc_result *res)
 	else
 		ms = 1000;
 	res->retry_ms = ms < DC_RETRY_MAX_MS ? ms : DC_RETRY_MAX_MS;
-	res->global = json_is_true(json_object_get(res->body, "global")) || res->limits.global;
+	/*
+	 * A 429 that is not Discord's JSON comes from in front of Discord
+	 * (Cloudflare, for too many refused calls): it bars the address, so
+	 * every call waits, not the one channel's.
+	 */
+	res->global = json_is_true(json_object_get(res->body, "global")) || res->limits.global ||
+		      !json_is_object(res->body);
 }
 
 /*
