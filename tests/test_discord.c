@@ -2032,6 +2032,25 @@ static void test_commands_only_channel_plays_on(void **state)
 
 #define DM "6000"
 
+/* A slash command from a group DM (context 2, channel 6009) by Alice: its answer holds want. */
+static void group_dm_answers(struct world *w, const char *token, const char *name, const char *option,
+			     const char *value, const char *want)
+{
+	json_t *ia, *a = NULL;
+	char id[32];
+
+	snowflake(w, id, sizeof(id));
+	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sss[{sssiss}]}si}", "type", 2, "id", id, "application_id",
+		       APP, "token", token, "channel_id", "6009", "channel", "id", "6009", "type", 3, "user",
+		       "id", ALICE, "username", "alice", "data", "name", name, "options", "name", option, "type",
+		       3, "value", value, "context", 2);
+	assert_int_equal(send_json(w, ia, &a), 200);
+	assert_non_null(answer_content(a));
+	if (!strstr(answer_content(a), want))
+		fail_msg("/%s in a group DM answered: %s", name, answer_content(a));
+	json_decref(a);
+}
+
 static void test_direct_message_interactions(void **state)
 {
 	struct world *w = *state;
@@ -2080,24 +2099,9 @@ static void test_direct_message_interactions(void **state)
 	 * with `user` and no `member` as in the bot's DM: others read it, so
 	 * it is no private chat and nobody is its admin.
 	 */
-	snowflake(w, id, sizeof(id));
-	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sss[{sssiss}]}si}", "type", 2, "id", id, "application_id",
-		       APP, "token", "tok-gdm", "channel_id", "6009", "channel", "id", "6009", "type", 3,
-		       "user", "id", ALICE, "username", "alice", "data", "name", "lang", "options", "name",
-		       "language", "type", 3, "value", "ne", "context", 2);
-	assert_int_equal(send_json(w, ia, &a), 200);
-	assert_non_null(answer_content(a));
-	assert_non_null(strstr(answer_content(a), "Only chat admins can change that"));
-	json_decref(a);
-	snowflake(w, id, sizeof(id));
-	ia = json_pack("{sisssssssss{sssi}s{ssss}s{sss[{sssiss}]}si}", "type", 2, "id", id, "application_id",
-		       APP, "token", "tok-gdm2", "channel_id", "6009", "channel", "id", "6009", "type", 3,
-		       "user", "id", ALICE, "username", "alice", "data", "name", "online", "options", "name",
-		       "game", "type", 3, "value", "callbreak", "context", 2);
-	assert_int_equal(send_json(w, ia, &a), 200);
-	assert_non_null(answer_content(a));
-	assert_non_null(strstr(answer_content(a), "Online tables are joined in a private chat with me"));
-	json_decref(a);
+	group_dm_answers(w, "tok-gdm", "lang", "language", "ne", "Only chat admins can change that");
+	group_dm_answers(w, "tok-gdm2", "online", "game", "callbreak",
+			 "Online tables are joined in a private chat with me");
 	drain(w, 5000);
 	assert_int_equal(fake_dc_count(w->fake, "POST", "/channels/"), 0);
 	check_calls(w);
