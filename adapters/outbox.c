@@ -101,9 +101,8 @@ static int settle(struct store *s, const struct adapter *a, const struct outbox_
 		break;
 	case DELIVERY_WAIT: {
 		int64_t until = now_ms + (d->retry_ms > 0 ? d->retry_ms : o->backoff_ms);
-		char group[STORE_ID_LEN];
 
-		/* the platform's wait, not a failure: no attempt is counted; a topic's wait is its group's */
+		/* the platform's wait, not a failure: no attempt is counted */
 		if (d->retry_ms >= LONG_WAIT_MS)
 			/* rows held that long show in no age: the log says so */
 			gb_log("%s asks %s to wait %lld s (row %lld): %s", a->name,
@@ -111,8 +110,7 @@ static int settle(struct store *s, const struct adapter *a, const struct outbox_
 			       (long long)row->id, d->why[0] ? d->why : "rate limited");
 		rc = store_out_retry(s, row->id, until, 0);
 		if (!rc)
-			rc = store_out_delay(s, a->name, d->global ? NULL : place_chat(row->chat, group, sizeof(group)),
-					     until);
+			rc = store_out_delay(s, a->name, d->global ? NULL : row->chat, until);
 		break;
 	}
 	case DELIVERY_GIVE_UP:

@@ -105,8 +105,7 @@
 #define TABLES_COUNT_SQL "SELECT count(*) FROM tables WHERE ($1::bigint = 0 OR chat_id = $1)" \
 	" AND created_ms >= $2 AND ($3::int = 0 OR status < 2) AND ($4::int = 0 OR watch = 1)"
 #define OUT_DELAY_SQL "UPDATE outbox SET due_ms = $3 WHERE platform = $1" \
-	" AND ($2::text IS NULL OR chat = $2 OR substr(chat, 1, length($2) + 1) = $2 || '#')" \
-	" AND aside_ms IS NULL AND due_ms < $3"
+	" AND ($2::text IS NULL OR chat = $2) AND aside_ms IS NULL AND due_ms < $3"
 #define TIMER_CLEAR_SQL "DELETE FROM timers WHERE table_id = $1 AND ($2::text IS NULL OR kind = $2)"
 
 /*

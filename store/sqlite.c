@@ -175,8 +175,7 @@ static const char *const sql_text[SQ_COUNT] = {
 		" aside_ms = CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 		" WHERE id = ?1 AND aside_ms IS NULL",
 	/* +due_ms: through outbox_chat (one chat's rows), not outbox_due. */
-	[SQL_OUT_DELAY] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1"
-		" AND (chat = ?2 OR substr(chat, 1, length(?2) + 1) = ?2 || '#')"
+	[SQL_OUT_DELAY] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL AND +due_ms < ?3",
 	[SQL_OUT_DELAY_ALL] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1"
 		" AND aside_ms IS NULL AND due_ms < ?3",

@@ -534,9 +534,8 @@ int store_out_set_payload(struct store *s, int64_t id, const char *payload);
 int store_out_set_aside(struct store *s, int64_t id, const char *why);
 
 /*
- * Every pending row of chat of platform and of its forum topics
- * ("CHAT#THREAD"; chat NULL: of the whole platform) gets due_ms =
- * max(due_ms, until_ms): a group's limit is the group's, in every topic.
+ * Every pending row of chat of platform (chat NULL: of the whole platform)
+ * gets due_ms = max(due_ms, until_ms).
  */
 int store_out_delay(struct store *s, const char *platform, const char *chat, int64_t until_ms);
 
