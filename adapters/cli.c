@@ -12,6 +12,7 @@
  *   gamebot arena GAME --seats LEVEL,...   computer players measured
  *   gamebot verify SEED MOVELOG  a finished table replayed from its revealed seed
  *   gamebot audit [--db PATH]   the coins ledger checked against its rules
+ *   gamebot requeue [--db PATH]  replies set aside queued again
  *   gamebot discord-register [--guild ID]  Discord's slash commands registered
  */
 #include <curl/curl.h>
@@ -30,6 +31,7 @@
 #include "adapters/telegram.h"
 #include "bot/tools/arena.h"
 #include "bot/tools/audit.h"
+#include "bot/tools/requeue.h"
 #include "bot/bot.h"
 #include "bot/base/config.h"
 #include "bot/lang/i18n.h"
@@ -50,6 +52,8 @@ static void usage(FILE *f)
 		   "                               register the webhook (or polling) and the command menus\n"
 		   "  verify SEED MOVELOG          check a finished table's dice and deals from its seed\n"
 		   "  audit [--db PATH-or-URL]     check the coins ledger: exit 0 sound, 1 a breach (one line each)\n"
+		   "  requeue [--db PATH-or-URL] [--platform NAME] [--within MINUTES]\n"
+		   "                               replies set aside (last 60 minutes) queued again\n"
 		   "  discord-register [--guild ID] register Discord's slash commands (one guild: at once)\n");
 }
 
@@ -150,6 +154,7 @@ int gamebot_main(int argc, char **argv)
 	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
 	    (!strcmp(argv[1], "serve") || !strcmp(argv[1], "console") || !strcmp(argv[1], "script") ||
 	     !strcmp(argv[1], "arena") || !strcmp(argv[1], "telegram-setup") || !strcmp(argv[1], "audit") ||
+	     !strcmp(argv[1], "requeue") ||
 	     !strcmp(argv[1], "discord-register"))) {
 		usage(stdout);
 		return 0;
@@ -169,7 +174,7 @@ int gamebot_main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "serve") && strcmp(argv[1], "console") && strcmp(argv[1], "telegram-setup") &&
-	    strcmp(argv[1], "discord-register") && strcmp(argv[1], "audit")) {
+	    strcmp(argv[1], "discord-register") && strcmp(argv[1], "audit") && strcmp(argv[1], "requeue")) {
 		fprintf(stderr, "unknown command '%s'\n", argv[1]);
 		usage(stderr);
 		return 2;
@@ -187,6 +192,8 @@ int gamebot_main(int argc, char **argv)
 		return cmd_console(argc - 1, argv + 1, &cfg);
 	if (strcmp(argv[1], "audit") == 0)
 		return audit_main(argc - 1, argv + 1, cfg.db, stdout, stderr);
+	if (strcmp(argv[1], "requeue") == 0)
+		return requeue_main(argc - 1, argv + 1, cfg.db, stdout, stderr);
 	if (strcmp(argv[1], "telegram-setup") == 0)
 		return telegram_setup_main(argc - 1, argv + 1, &cfg, stdout, stderr);
 	if (strcmp(argv[1], "discord-register") == 0)

@@ -117,6 +117,7 @@ enum store_sql {
 	SQL_PROCESSED_PRUNE_SOME,
 	SQL_TABLES_PRUNE,
 	SQL_OUT_ASIDE_PRUNE,
+	SQL_OUT_REQUEUE,
 	/* online tables (store/online.c) */
 	SQL_QUEUE_ADD,
 	SQL_QUEUE_LEAVE,

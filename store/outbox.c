@@ -240,6 +240,24 @@ int store_out_set_payload(struct store *s, int64_t id, const char *payload)
 	return q_end(&q);
 }
 
+int store_out_requeue(struct store *s, const char *platform, int64_t within_ms, int64_t due_ms, int *n)
+{
+	struct q q;
+
+	if (n)
+		*n = 0;
+	if (!s || !n || within_ms < 0 || (platform && !id_ok(platform, CAP(store_out, platform))))
+		return GB_EARGS;
+	q = q_get(s, SQL_OUT_REQUEUE);
+	if (platform)
+		q_text(&q, 1, platform);
+	q_i64(&q, 2, within_ms);
+	q_i64(&q, 3, due_ms);
+	if (!q_run(&q))
+		*n = q_changes(&q);
+	return q_end(&q);
+}
+
 int store_out_set_aside(struct store *s, int64_t id, const char *why)
 {
 	struct q q;

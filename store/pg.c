@@ -171,6 +171,10 @@ static const char *const sql_text[SQL_COUNT] = {
 	[SQL_OUT_CHAT_LOCK] = "SELECT " STORE_OUT_COLS " FROM outbox WHERE id IN (SELECT id FROM outbox"
 		" WHERE platform = $1 AND chat = $2 AND aside_ms IS NULL ORDER BY id DESC LIMIT $3)"
 		" ORDER BY id FOR UPDATE",
+	/* set aside within the last $2 ms by the server's clock, of platform $1 (NULL: every one) */
+	[SQL_OUT_REQUEUE] = "UPDATE outbox SET aside_ms = NULL, aside_why = NULL, attempts = 0,"
+		" lease_until_ms = 0, due_ms = $3 WHERE aside_ms IS NOT NULL AND ($1::text IS NULL OR platform = $1)"
+		" AND aside_ms >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2",
 	/* Stamped with the server's clock in epoch milliseconds. */
 	[SQL_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = $2,"
 		" aside_ms = (extract(epoch FROM clock_timestamp()) * 1000)::bigint"

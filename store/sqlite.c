@@ -174,6 +174,10 @@ static const char *const sql_text[SQ_COUNT] = {
 	[SQL_OUT_ASIDE] = "UPDATE outbox SET lease_until_ms = 0, aside_why = ?2,"
 		" aside_ms = CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 		" WHERE id = ?1 AND aside_ms IS NULL",
+	/* set aside within the last ?2 ms by SQLite's clock, of platform ?1 (NULL: every one) */
+	[SQL_OUT_REQUEUE] = "UPDATE outbox SET aside_ms = NULL, aside_why = NULL, attempts = 0,"
+		" lease_until_ms = 0, due_ms = ?3 WHERE aside_ms IS NOT NULL AND (?1 IS NULL OR platform = ?1)"
+		" AND aside_ms >= CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) - ?2",
 	/* +due_ms: through outbox_chat (one chat's rows), not outbox_due. */
 	[SQL_OUT_DELAY] = "UPDATE outbox SET due_ms = ?3 WHERE platform = ?1 AND chat = ?2"
 		" AND aside_ms IS NULL AND +due_ms < ?3",

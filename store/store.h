@@ -534,6 +534,15 @@ int store_out_set_payload(struct store *s, int64_t id, const char *payload);
 int store_out_set_aside(struct store *s, int64_t id, const char *why);
 
 /*
+ * The rows of platform (NULL: every platform) set aside within the last
+ * within_ms by the store's clock, back in their queue, once their cause is
+ * mended (`gamebot requeue`): due at due_ms, no attempt counted, each in
+ * its old place among its chat's rows (a board overtaken since is not
+ * sent). *n gets how many.
+ */
+int store_out_requeue(struct store *s, const char *platform, int64_t within_ms, int64_t due_ms, int *n);
+
+/*
  * Every pending row of chat of platform (chat NULL: of the whole platform)
  * gets due_ms = max(due_ms, until_ms).
  */

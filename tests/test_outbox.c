@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "adapters/outbox.h"
+#include "bot/tools/requeue.h"
 #include "tests/fixture.h"
 
 #define MAX_CALLS 512
@@ -610,6 +611,44 @@ static void test_platform_failure_probe_answers_is_the_rows(void **state)
 }
 
 /*
+ * `gamebot requeue`: a row set aside goes out again once queued again
+ * (the operator mended its cause); it says how many, and refuses bad
+ * arguments with status 2.
+ */
+static void test_requeue_command(void **state)
+{
+	struct fixture *f = *state;
+	char *argv[] = { "requeue", "--db", f->db, "--platform", "fake", "--within", "30", NULL };
+	char *bad[] = { "requeue", "--db", f->db, "--within", "0", NULL };
+	char *none[] = { "requeue", "--db", "/nonexistent/gamebot.db", NULL };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	f->sc.then = DELIVERY_GIVE_UP;
+	add(f, "a", "m1", 1000);
+	assert_int_equal(run(f, 1000), 1);
+	pending(f, 0, 1);
+	assert_int_equal(requeue_main(7, argv, NULL, out, stderr), 0);
+	fflush(out);
+	assert_non_null(strstr(text, "1 reply set aside in the last 30 minutes queued again for fake"));
+	pending(f, 1, 0);
+	f->sc.then = DELIVERY_OK;
+	{
+		struct timespec ts;
+
+		/* due at once by the wall clock, as the command queued it */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		assert_int_equal(run(f, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1000), 1);
+	}
+	pending(f, 0, 0);
+	assert_int_equal(requeue_main(5, bad, NULL, out, stderr), 2);
+	assert_int_equal(requeue_main(3, none, NULL, out, stderr), 2);
+	fclose(out);
+	free(text);
+}
+
+/*
  * Sends failing for the platform while its probe answers (an outage of
  * the sending methods alone, ten minutes): the row is tried on past
  * max_attempts, for platform_attempts (some eleven minutes of backoff),
@@ -722,6 +761,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_workers_deliver_everything_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_platform_failure_probe_answers_is_the_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_outage_probe_answers_outlasted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requeue_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_platform_down_confirmed_pauses_without_attempts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_platform_401_pauses_at_once, setup, teardown),
 	};

@@ -1605,6 +1605,52 @@ static void test_outbox_lease(void **state)
 	assert_int_equal(store_out_lease(NULL, next, 1400, 16000), GB_EARGS);
 }
 
+/*
+ * Rows set aside, queued again by an operator (their cause mended): those
+ * of the platform named, set aside within the window, due at once with no
+ * attempt counted, each in its old place among its chat's rows.
+ */
+static void test_outbox_requeue(void **state)
+{
+	struct fixture *f = *state;
+	struct store_out o[4];
+	int64_t a = queue(f->s, "c1", NULL, "{\"a\":1}", 100);
+	int64_t b = queue(f->s, "c1", NULL, "{\"b\":1}", 100);
+	int n = -1;
+
+	assert_int_equal(store_out_add(f->s, "discord", "c9", 0, NULL, "{\"d\":1}", 100), GB_OK);
+	assert_int_equal(store_out_claim(f->s, "discord", 100, 10, o, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_out_set_aside(f->s, o[0].id, "refused"), GB_OK);
+	release_outs(o, n);
+	assert_int_equal(claim(f->s, 200, 10, o, 4), 1);
+	assert_int_equal(o[0].id, a);
+	release_outs(o, 1);
+	assert_int_equal(store_out_retry(f->s, a, 300, 1), GB_OK);
+	assert_int_equal(store_out_set_aside(f->s, a, "chat not found"), GB_OK);
+	/* only Telegram's: a, due at 5000, ahead of b (its place) and with no attempt */
+	assert_int_equal(store_out_requeue(f->s, "telegram", 60000, 5000, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(claim(f->s, 5000, 10, o, 4), 1);
+	assert_int_equal(o[0].id, a);
+	assert_int_equal(o[0].attempts, 0);
+	release_outs(o, 1);
+	assert_int_equal(store_out_done(f->s, a), GB_OK);
+	assert_int_equal(claim_one(f->s, 5000), b);
+	assert_int_equal(store_out_done(f->s, b), GB_OK);
+	/* none of Telegram's left aside; Discord's, with every platform */
+	assert_int_equal(store_out_requeue(f->s, "telegram", 60000, 6000, &n), GB_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_out_requeue(f->s, NULL, 60000, 6000, &n), GB_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(store_out_claim(f->s, "discord", 6000, 10, o, 4, &n), GB_OK);
+	assert_int_equal(n, 1);
+	release_outs(o, n);
+	assert_int_equal(store_out_requeue(f->s, "", 60000, 6000, &n), GB_EARGS);
+	assert_int_equal(store_out_requeue(f->s, NULL, -1, 6000, &n), GB_EARGS);
+	assert_int_equal(store_out_requeue(NULL, NULL, 60000, 6000, &n), GB_EARGS);
+}
+
 static void test_outbox_attempts(void **state)
 {
 	struct fixture *f = *state;
@@ -3166,6 +3212,7 @@ int main(void)
 		T(test_outbox_unlease),
 		T(test_outbox_extend),
 		T(test_outbox_lease),
+		T(test_outbox_requeue),
 		T(test_outbox_attempts),
 		T(test_outbox_set_aside),
 		T(test_outbox_chat_rows),

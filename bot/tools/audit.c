@@ -5,10 +5,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "audit.h"
-#include "store/store.h"
+#include "tool_store.h"
 
 #define BREACHES_PER_RULE 1000   /* lines a rule may print; the count says how many more */
 
@@ -45,24 +44,9 @@ int audit_main(int argc, char **argv, const char *db, FILE *out, FILE *err)
 			goto out;
 		}
 	}
-	if (!db || !db[0]) {
-		fprintf(err, "gamebot audit: no database (--db PATH, or db in the configuration)\n");
+	s = tool_store_open("audit", db, err);
+	if (!s)
 		goto out;
-	}
-	/* an audit reads: a file that is not there is a mistyped path, not one to make */
-	if (strncmp(db, "postgres://", 11) && strncmp(db, "postgresql://", 13)) {
-		struct stat st;
-
-		if (stat(db, &st) != 0) {
-			fprintf(err, "gamebot audit: no database at '%s'\n", db);
-			goto out;
-		}
-	}
-	rc = store_open(&s, db);
-	if (rc) {
-		fprintf(err, "gamebot audit: cannot open the store: %s\n", gb_strerror(rc));
-		goto out;
-	}
 	r.s = s;
 	rc = store_coins_audit_each(s, 0, BREACHES_PER_RULE, breach_line, &r, &found);
 	if (rc == GB_OK)
