@@ -308,6 +308,7 @@ void deliver_view(const struct deliver_platform *p, void *self, const struct ada
 	const char *text = json_string_value(json_object_get(view, "text"));
 	void *res = calloc(1, p->res_size);
 	int64_t table = json_integer_value(json_object_get(view, "table"));
+	bool secret = json_is_true(json_object_get(view, "secret"));
 	struct deliver_failure f = { 0 };
 	char why[sizeof(d->why)] = "", list[DELIVER_CLOSED_LEN] = "";
 	bool told = false;
@@ -329,9 +330,9 @@ void deliver_view(const struct deliver_platform *p, void *self, const struct ada
 	 * view or a secret alert (a refused card) without its user goes
 	 * nowhere, and a secret alert goes to the user's private chat.
 	 */
-	if ((strcmp(kind, "private") == 0 || json_is_true(json_object_get(view, "secret"))) && !user)
+	if ((strcmp(kind, "private") == 0 || secret) && !user)
 		goto out;
-	if (strcmp(kind, "alert") == 0 && json_is_true(json_object_get(view, "secret"))) {
+	if (strcmp(kind, "alert") == 0 && secret) {
 		p->post(self, user, view, text ? text : "", res, NULL, 0);
 		if (p->closed(res))
 			goto out; /* their private chat closed: the chat's cover line is all that is said */

@@ -76,11 +76,16 @@ static void count(const struct adapter *a, const char *result)
 	metrics_inc("gamebot_deliveries_total", labels, 1);
 }
 
+/* Failed tries a row may have: the platform's own failures its probe did not confirm get the longer budget. */
+static int attempts_allowed(const struct outbox_opts *o, const struct delivery *d)
+{
+	return d->platform_down && o->platform_attempts > o->max_attempts ? o->platform_attempts : o->max_attempts;
+}
+
 static int settle(struct store *s, const struct adapter *a, const struct outbox_opts *o,
 		  const struct store_out *row, const struct delivery *d, int64_t now_ms)
 {
-	int rc = GB_OK, cap = d->platform_down && o->platform_attempts > o->max_attempts ? o->platform_attempts
-										     : o->max_attempts;
+	int rc = GB_OK, cap = attempts_allowed(o, d);
 
 	count(a, d->result == DELIVERY_OK ? "ok" : d->result == DELIVERY_WAIT ? "wait"
 		 : d->result == DELIVERY_RETRY && row->attempts + 1 < cap ? "retried"

@@ -172,11 +172,11 @@ int store_out_chat(struct store *s, const char *platform, const char *chat,
 }
 
 /*
- * Run statement which bound to (id, then an int64 and an int when given,
- * as parameters 2 and 3); GB_ENOTFOUND when it changed no row.
+ * Run statement which bound to (id, then the numbers given, as parameters
+ * 2 and 3); GB_ENOTFOUND when it changed no row.
  */
 static int out_change(struct store *s, enum store_sql which, int64_t id, const int64_t *v2,
-		      const int *v3)
+		      const int64_t *v3)
 {
 	struct q q;
 
@@ -201,7 +201,7 @@ int store_out_done(struct store *s, int64_t id)
 
 int store_out_retry(struct store *s, int64_t id, int64_t due_ms, int count_attempt)
 {
-	int attempt = count_attempt != 0;
+	int64_t attempt = count_attempt != 0;
 
 	return out_change(s, SQL_OUT_RETRY, id, &due_ms, &attempt);
 }
@@ -213,17 +213,7 @@ int store_out_extend(struct store *s, int64_t id, int64_t lease_until_ms)
 
 int store_out_lease(struct store *s, int64_t id, int64_t now_ms, int64_t lease_until_ms)
 {
-	struct q q;
-
-	if (!s)
-		return GB_EARGS;
-	q = q_get(s, SQL_OUT_LEASE);
-	q_i64(&q, 1, id);
-	q_i64(&q, 2, lease_until_ms);
-	q_i64(&q, 3, now_ms);
-	if (!q_run(&q) && q_changes(&q) == 0)
-		q.rc = GB_ENOTFOUND;
-	return q_end(&q);
+	return out_change(s, SQL_OUT_LEASE, id, &lease_until_ms, &now_ms);
 }
 
 int store_out_set_payload(struct store *s, int64_t id, const char *payload)

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "games/strbuf.h"
 #include "store/store.h"
 #include "tests/fake_telegram.h"
@@ -249,5 +251,23 @@ int fixture_deliver_all(struct store *s, const struct adapter *a, void *self, co
 			store_out_release(&rows[i]);
 		}
 	}
+	return rc;
+}
+
+int fixture_sql(const char *db, const char *text)
+{
+	sqlite3 *h = NULL;
+	char *why = NULL;
+	int rc = -1;
+
+	if (sqlite3_open(db, &h) == SQLITE_OK) {
+		sqlite3_busy_timeout(h, 5000);
+		if (sqlite3_exec(h, text, NULL, NULL, &why) == SQLITE_OK)
+			rc = 0;
+		else
+			fprintf(stderr, "fixture_sql: %s: %s\n", text, why ? why : "?");
+	}
+	sqlite3_free(why);
+	sqlite3_close(h);
 	return rc;
 }

@@ -84,6 +84,13 @@ int fixture_dir(char *dir, size_t size, const char *name);
 int fixture_rm(const char *dir);
 
 /*
+ * Run the SQL text on the SQLite file db through a connection of the
+ * test's own (waiting up to 5 s on the service's lock): 0, or -1 (said on
+ * stderr).
+ */
+int fixture_sql(const char *db, const char *text);
+
+/*
  * The coins ledger of every chat in s audited as `gamebot audit` does
  * (store_coins_audit_each()): 0 when sound, else -1 with every breach on
  * stderr. s NULL is sound.

@@ -269,6 +269,12 @@ static void roll(void)
 	say("8", "/roll");
 }
 
+/* A reply view queued for the group now, of no table. */
+static void queue_view(const char *payload)
+{
+	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "", payload, w.now), GB_OK);
+}
+
 static void test_jsonchat_plays_snakes(void **state)
 {
 	struct store_table t;
@@ -351,13 +357,9 @@ static void test_jsonchat_plays_snakes(void **state)
 	pthread_mutex_unlock(&w.fake.lock);
 
 	/* a private view: to the person's own chat, or, that closed, a line in the group */
-	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
-				       "{\"kind\":\"private\",\"user\":\"7\",\"text\":\"for 7 alone\"}", w.now),
-			 GB_OK);
+	queue_view("{\"kind\":\"private\",\"user\":\"7\",\"text\":\"for 7 alone\"}");
 	snprintf(w.fake.closed, sizeof(w.fake.closed), "8");
-	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
-				       "{\"kind\":\"private\",\"user\":\"8\",\"text\":\"for 8 alone\"}", w.now),
-			 GB_OK);
+	queue_view("{\"kind\":\"private\",\"user\":\"8\",\"text\":\"for 8 alone\"}");
 	run_until_sent();
 	pthread_mutex_lock(&w.fake.lock);
 	assert_non_null(newest(&w.fake, "7", "for 7 alone"));
@@ -367,9 +369,7 @@ static void test_jsonchat_plays_snakes(void **state)
 	pthread_mutex_unlock(&w.fake.lock);
 	/* the group is told once per person and table: the next view for 8 is only tried in their chat */
 	calls = w.fake.calls;
-	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
-				       "{\"kind\":\"private\",\"user\":\"8\",\"text\":\"for 8 again\"}", w.now),
-			 GB_OK);
+	queue_view("{\"kind\":\"private\",\"user\":\"8\",\"text\":\"for 8 again\"}");
 	run_until_sent();
 	assert_int_equal(w.fake.calls, calls + 1);
 
@@ -378,20 +378,10 @@ static void test_jsonchat_plays_snakes(void **state)
 	 * group's: to the person's own chat, or nowhere; nor is a private
 	 * view or a secret alert that names nobody.
 	 */
-	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
-				       "{\"kind\":\"alert\",\"secret\":true,\"user\":\"7\",\"text\":\"Q of 7\"}",
-				       w.now),
-			 GB_OK);
-	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
-				       "{\"kind\":\"alert\",\"secret\":true,\"user\":\"8\",\"text\":\"Q of 8\"}",
-				       w.now),
-			 GB_OK);
-	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
-				       "{\"kind\":\"alert\",\"secret\":true,\"text\":\"Q of nobody\"}", w.now),
-			 GB_OK);
-	assert_int_equal(store_out_add(w.b.store, jsonchat_adapter.name, GROUP, 0, "",
-				       "{\"kind\":\"private\",\"text\":\"hand of nobody\"}", w.now),
-			 GB_OK);
+	queue_view("{\"kind\":\"alert\",\"secret\":true,\"user\":\"7\",\"text\":\"Q of 7\"}");
+	queue_view("{\"kind\":\"alert\",\"secret\":true,\"user\":\"8\",\"text\":\"Q of 8\"}");
+	queue_view("{\"kind\":\"alert\",\"secret\":true,\"text\":\"Q of nobody\"}");
+	queue_view("{\"kind\":\"private\",\"text\":\"hand of nobody\"}");
 	run_until_sent();
 	pthread_mutex_lock(&w.fake.lock);
 	assert_non_null(newest(&w.fake, "7", "Q of 7"));

@@ -20,7 +20,6 @@
 #include <cmocka.h>
 
 #include <pthread.h>
-#include <sqlite3.h>
 
 #include "adapters/serve.h"
 #include "bot/base/config.h"
@@ -86,12 +85,7 @@ static int teardown(void **state)
 /* SQL run on the fixture's database file, beside the bot's own handle. */
 static void sql_exec(struct fixture *f, const char *text)
 {
-	sqlite3 *db = NULL;
-
-	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	assert_int_equal(sqlite3_exec(db, text, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	assert_int_equal(fixture_sql(f->db, text), 0);
 }
 
 static void audit(struct fixture *f)

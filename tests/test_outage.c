@@ -826,27 +826,28 @@ static void chat_gone_on_delivery(struct world *w)
 	assert_int_equal(received_in(w, w->chats[1]), 1);
 }
 
-static void test_telegram_kicked_403_stops_the_table(void **state)
+/* Telegram answering the group's next message with fault: the group is gone. */
+static void telegram_gone_on(enum fake_tg_fault fault)
 {
 	struct world w;
 
-	(void)state;
 	world_start(&w, TG, false);
-	fake_tg_fault(w.tg, "sendMessage", 0, 1, FAKE_TG_KICKED, 0);
+	fake_tg_fault(w.tg, "sendMessage", 0, 1, fault, 0);
 	chat_gone_on_delivery(&w);
 	world_free(&w);
+}
+
+static void test_telegram_kicked_403_stops_the_table(void **state)
+{
+	(void)state;
+	telegram_gone_on(FAKE_TG_KICKED);
 }
 
 /* A group deleted (403 "the group chat was deleted") is a removal too. */
 static void test_telegram_deleted_group_stops_the_table(void **state)
 {
-	struct world w;
-
 	(void)state;
-	world_start(&w, TG, false);
-	fake_tg_fault(w.tg, "sendMessage", 0, 1, FAKE_TG_DELETED, 0);
-	chat_gone_on_delivery(&w);
-	world_free(&w);
+	telegram_gone_on(FAKE_TG_DELETED);
 }
 
 static void test_discord_unknown_channel_stops_the_table(void **state)

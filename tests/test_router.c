@@ -59,12 +59,7 @@ static int teardown(void **state)
 /* Run SQL on the file through a connection of the test's own. */
 static void sql(struct fixture *f, const char *text)
 {
-	sqlite3 *db = NULL;
-
-	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	assert_int_equal(sqlite3_exec(db, text, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	assert_int_equal(fixture_sql(f->db, text), 0);
 }
 
 static void make(struct command *cmd, const char *user, const char *text, int64_t now)
@@ -76,6 +71,29 @@ static void make(struct command *cmd, const char *user, const char *text, int64_
 	snprintf(cmd->user, sizeof(cmd->user), "%s", user);
 	snprintf(cmd->user_name, sizeof(cmd->user_name), "%s", user);
 	cmd->now_ms = now;
+}
+
+/* cmd: user's press of text on the buttons of table drawn at turn. */
+static void press_make(struct command *cmd, const char *user, const char *text, int64_t now, int64_t table,
+		       int turn)
+{
+	make(cmd, user, text, now);
+	cmd->button_table = table;
+	cmd->button_turn = turn;
+}
+
+/* Which of who[0..1] is to move at table's turn (a /roll pressed on its buttons is theirs). */
+static int whose_turn(struct fixture *f, const char *const who[2], int64_t table, int turn)
+{
+	struct command cmd;
+
+	for (int k = 0; k < 2; k++) {
+		press_make(&cmd, who[k], "/roll", 0, table, turn);
+		if (bot_press_is_own_turn(&f->b, &cmd))
+			return k;
+	}
+	fail_msg("nobody is to move at table %lld, turn %d", (long long)table, turn);
+	return -1;
 }
 
 static int say(struct fixture *f, const char *user, const char *text)
@@ -226,17 +244,13 @@ static void test_stale_and_forged_buttons_refused(void **state)
 	store_table_release(&t);
 
 	/* alice's Roll button, shown at turn 0 */
-	make(&cmd, "alice", "/roll", 2000);
-	cmd.button_table = id;
-	cmd.button_turn = 0;
+	press_make(&cmd, "alice", "/roll", 2000, id, 0);
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
 	assert_int_equal(moves(f), 1);
 	json_decref(drain(f));
 
 	/* the same button again (its turn has passed): refused, nothing changes */
-	make(&cmd, "bob", "/roll", 3000);
-	cmd.button_table = id;
-	cmd.button_turn = 0;
+	press_make(&cmd, "bob", "/roll", 3000, id, 0);
 	snprintf(cmd.reply, sizeof(cmd.reply), "cb-stale");
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
 	assert_int_equal(moves(f), 1);
@@ -246,9 +260,7 @@ static void test_stale_and_forged_buttons_refused(void **state)
 	json_decref(out);
 
 	/* a forged press naming another table */
-	make(&cmd, "bob", "/roll", 3000);
-	cmd.button_table = id + 1000;
-	cmd.button_turn = 1;
+	press_make(&cmd, "bob", "/roll", 3000, id + 1000, 1);
 	snprintf(cmd.reply, sizeof(cmd.reply), "cb-forged");
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
 	assert_int_equal(moves(f), 1);
@@ -257,9 +269,7 @@ static void test_stale_and_forged_buttons_refused(void **state)
 	json_decref(out);
 
 	/* a stale pick with no handle to answer in place (an inline result): nothing said */
-	make(&cmd, "bob", "/roll", 3000);
-	cmd.button_table = id;
-	cmd.button_turn = 0;
+	press_make(&cmd, "bob", "/roll", 3000, id, 0);
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
 	assert_int_equal(moves(f), 1);
 	out = drain(f);
@@ -267,9 +277,7 @@ static void test_stale_and_forged_buttons_refused(void **state)
 	json_decref(out);
 
 	/* bob's button of this turn works */
-	make(&cmd, "bob", "/roll", 3000);
-	cmd.button_table = id;
-	cmd.button_turn = 1;
+	press_make(&cmd, "bob", "/roll", 3000, id, 1);
 	assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
 	assert_int_equal(moves(f), 2);
 	json_decref(drain(f));
@@ -503,7 +511,7 @@ static void test_own_turn_presses_not_limited(void **state)
 	struct command cmd;
 	json_t *out;
 	int64_t id;
-	int moves = 0, before, pressed = 0, rc;
+	int moves = 0, before, pressed = 0, refused = 0, mover, rc;
 
 	limit_reset();
 	f->b.cfg.rate_user_per_min = 5;
@@ -515,16 +523,9 @@ static void test_own_turn_presses_not_limited(void **state)
 	table_now(f, &id, &before);
 	for (int i = 0; i < 40; i++) {
 		table_now(f, &id, &moves);
-		for (int k = 0; k < 2; k++) {
-			make(&cmd, who[k], "/roll", 2000 + i);
-			cmd.button_table = id;
-			cmd.button_turn = moves;
-			if (!bot_press_is_own_turn(&f->b, &cmd))
-				continue;
-			assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
-			pressed++;
-			break;
-		}
+		press_make(&cmd, who[whose_turn(f, who, id, moves)], "/roll", 2000 + i, id, moves);
+		assert_int_equal(bot_handle(&f->b, &cmd), GB_OK);
+		pressed++;
 	}
 	assert_int_equal(pressed, 40);
 	table_now(f, &id, &moves);
@@ -534,9 +535,7 @@ static void test_own_turn_presses_not_limited(void **state)
 	json_decref(out);
 	/* stale presses (an earlier turn) count: the sixth in the minute is refused */
 	for (int i = 0; i < 10; i++) {
-		make(&cmd, "alice", "/roll", 3000 + i);
-		cmd.button_table = id;
-		cmd.button_turn = before;
+		press_make(&cmd, "alice", "/roll", 3000 + i, id, before);
 		rc = bot_handle(&f->b, &cmd);
 		assert_true(rc == GB_OK || rc == GB_ELIMIT);
 	}
@@ -546,24 +545,15 @@ static void test_own_turn_presses_not_limited(void **state)
 	limit_reset();
 	/* the current turn's data carrying another command than a move counts: /board posts a table */
 	table_now(f, &id, &moves);
-	for (int i = 0, refused = 0; i < 12; i++) {
-		for (int k = 0; k < 2; k++) {
-			make(&cmd, who[k], "/roll", 4000 + i);
-			cmd.button_table = id;
-			cmd.button_turn = moves;
-			if (!bot_press_is_own_turn(&f->b, &cmd))
-				continue;
-			make(&cmd, who[k], "/board", 4000 + i);
-			cmd.button_table = id;
-			cmd.button_turn = moves;
-			rc = bot_handle(&f->b, &cmd);
-			assert_true(rc == GB_OK || rc == GB_ELIMIT);
-			refused += rc == GB_ELIMIT;
-			if (i == 11) /* the per-person five a minute, one polite answer, then nothing */
-				assert_int_equal(refused, 12 - 5 - 1);
-			break;
-		}
+	mover = whose_turn(f, who, id, moves);
+	for (int i = 0; i < 12; i++) {
+		press_make(&cmd, who[mover], "/board", 4000 + i, id, moves);
+		rc = bot_handle(&f->b, &cmd);
+		assert_true(rc == GB_OK || rc == GB_ELIMIT);
+		refused += rc == GB_ELIMIT;
 	}
+	/* the per-person five a minute, one polite answer, then nothing */
+	assert_int_equal(refused, 12 - 5 - 1);
 	out = drain(f);
 	assert_int_equal(count_kind(out, "alert", tr(LANG_EN, M_SLOW_DOWN)), 1);
 	json_decref(out);
@@ -590,9 +580,7 @@ static void test_own_turn_press_reads_decoded_state(void **state)
 	json_decref(drain(f));
 	table_now(f, &id, &moves);
 	for (int k = 0; k < 2; k++) {
-		make(&cmd, who[k], "/roll", 2000);
-		cmd.button_table = id;
-		cmd.button_turn = moves;
+		press_make(&cmd, who[k], "/roll", 2000, id, moves);
 		bot_state_cache_stats(&before);
 		own += bot_press_is_own_turn(&f->b, &cmd);
 		bot_state_cache_stats(&after);

@@ -393,12 +393,7 @@ static long long rows_of(struct fixture *f, const char *table, int64_t id)
 /* Run SQL on the file through a connection of the test's own. */
 static void sql(struct fixture *f, const char *text)
 {
-	sqlite3 *db = NULL;
-
-	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	assert_int_equal(sqlite3_exec(db, text, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	assert_int_equal(fixture_sql(f->db, text), 0);
 }
 
 /*

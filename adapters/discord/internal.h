@@ -73,6 +73,7 @@
 #define DC_UNKNOWN_WEBHOOK 10015
 #define DC_UNKNOWN_INTERACTION 10062
 #define DC_INVALID_WEBHOOK_TOKEN 50027
+#define DC_CONTEXT_PRIVATE_CHANNEL 2   /* an interaction's context: a group DM, or a DM between two others */
 
 /* the slash command set (setup.c) and the permissions read from an interaction (parse.c) */
 #define OPT_STRING 3
@@ -89,13 +90,6 @@ enum {
 	IT_COMPONENT = 3,
 	IT_AUTOCOMPLETE = 4,
 	IT_MODAL_SUBMIT = 5,
-};
-
-/* An interaction's context: where it was used. */
-enum {
-	IC_GUILD = 0,
-	IC_BOT_DM = 1,
-	IC_PRIVATE_CHANNEL = 2,         /* a group DM, or a DM between two other people */
 };
 
 struct interaction {

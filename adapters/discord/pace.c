@@ -17,6 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "adapters/call_ring.h"
+
 #define DCP_SLOTS 2048
 #define DCP_PROBE 16
 #define DCP_ROUTES 32
@@ -40,9 +42,7 @@ struct dc_pace {
 	struct dcp_bucket buckets[DCP_SLOTS];
 	struct dcp_route routes[DCP_ROUTES];
 	int nroutes;
-	int64_t all[DC_PACE_ALL_N]; /* ring of the last bot calls: when each was over, or made */
-	int all_next;
-	int64_t all_floor;          /* the latest of the calls that left the ring */
+	struct call_ring all;       /* the last bot calls, against the global limit */
 	int64_t global_until;       /* a global 429's end */
 };
 
@@ -50,8 +50,10 @@ struct dc_pace *dc_pace_new(void)
 {
 	struct dc_pace *p = calloc(1, sizeof(*p));
 
-	if (p)
+	if (p) {
 		pthread_mutex_init(&p->lock, NULL);
+		call_ring_init(&p->all, DC_PACE_ALL_N);
+	}
 	return p;
 }
 
@@ -277,7 +279,7 @@ int64_t dc_pace_take(struct dc_pace *p, const char *method, const char *path, bo
 	if (!p)
 		return 0;
 	pthread_mutex_lock(&p->lock);
-	oldest = p->all[p->all_next] > p->all_floor ? p->all[p->all_next] : p->all_floor;
+	oldest = call_ring_oldest(&p->all);
 	if (as_bot && p->global_until > now_ms) {
 		wait = p->global_until - now_ms;
 		*global = true;
@@ -295,11 +297,8 @@ int64_t dc_pace_take(struct dc_pace *p, const char *method, const char *path, bo
 	if (b->reset_at && b->remaining > 0)
 		b->remaining--;
 	b->last = now_ms;
-	if (as_bot) {
-		p->all_floor = oldest; /* the call leaving the ring, or a later one that left before */
-		p->all[p->all_next] = now_ms;
-		p->all_next = (p->all_next + 1) % DC_PACE_ALL_N;
-	}
+	if (as_bot)
+		call_ring_push(&p->all, now_ms);
 out:
 	pthread_mutex_unlock(&p->lock);
 	return wait;
@@ -307,23 +306,10 @@ out:
 
 void dc_pace_sent(struct dc_pace *p, bool as_bot, int64_t taken_ms, int64_t done_ms)
 {
-	int k;
-
-	if (!p || !as_bot || done_ms <= taken_ms)
+	if (!p || !as_bot)
 		return;
 	pthread_mutex_lock(&p->lock);
-	/* the newest of the ring with that time (equal times are alike) */
-	for (k = 1; k <= DC_PACE_ALL_N; k++) {
-		int i = (p->all_next + DC_PACE_ALL_N - k) % DC_PACE_ALL_N;
-
-		if (p->all[i] == taken_ms) {
-			p->all[i] = done_ms;
-			break;
-		}
-	}
-	/* a call slower than the fifty made after it still counts */
-	if (k > DC_PACE_ALL_N && done_ms > p->all_floor)
-		p->all_floor = done_ms;
+	call_ring_answered(&p->all, taken_ms, done_ms);
 	pthread_mutex_unlock(&p->lock);
 }
 

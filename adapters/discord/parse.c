@@ -211,7 +211,7 @@ int dc_interaction_parse(const char *body, size_t len, struct interaction *ia)
 	 * nobody its admin.
 	 */
 	ia->dm = !member && !json_object_get(ia->root, "guild_id") &&
-		 json_integer_value(json_object_get(ia->root, "context")) != IC_PRIVATE_CHANNEL;
+		 json_integer_value(json_object_get(ia->root, "context")) != DC_CONTEXT_PRIVATE_CHANNEL;
 	/* in a guild the member's rights; the bot's direct messages are the person's own */
 	ia->is_admin = member ? (permissions(json_object_get(member, "permissions")) &
 				 (PERM_ADMINISTRATOR | PERM_MANAGE_GUILD)) != 0

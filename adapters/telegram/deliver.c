@@ -269,10 +269,8 @@ static const struct deliver_platform platform = {
 static bool paced(struct telegram *t, const struct store_out *row, const struct tg_call *call, bool line,
 		  struct delivery *d, int64_t *taken)
 {
-	size_t len = strlen(call->chat);
 	/* a message to the row's own group keeps its topic: the group's steps go round its tables */
-	const char *key = strncmp(row->chat, call->chat, len) == 0 && row->chat[len] == PLACE_SEP
-				  ? row->chat : call->chat;
+	const char *key = to_own_chat(row, call) ? row->chat : call->chat;
 	int64_t wait = 0;
 
 	*taken = 0;

@@ -5,6 +5,8 @@
  */
 #include "adapters/telegram/internal.h"
 
+#include "adapters/call_ring.h"
+
 /*
  * The budget of a group is spent as a rate, not as a window: a burst of
  * PACE_GROUP_BURST, then one message every PACE_GROUP_MS (a generic cell
@@ -73,9 +75,7 @@ struct pace_chat {
 struct tg_pace {
 	pthread_mutex_t lock;
 	struct pace_chat chats[PACE_SLOTS];
-	int64_t all[PACE_ALL_N];      /* ring of the last sends: when each was answered, or made */
-	int all_next;
-	int64_t all_floor;          /* the latest of the sends that left the ring */
+	struct call_ring all;       /* the last sends, against the thirty a second */
 	int64_t all_due;            /* the overall rate's theoretical next send */
 };
 
@@ -83,8 +83,10 @@ struct tg_pace *tg_pace_new(void)
 {
 	struct tg_pace *p = calloc(1, sizeof(*p));
 
-	if (p)
+	if (p) {
 		pthread_mutex_init(&p->lock, NULL);
+		call_ring_init(&p->all, PACE_ALL_N);
+	}
 	return p;
 }
 
@@ -182,8 +184,7 @@ static bool group_spare(const struct pace_chat *c, int64_t now_ms)
  */
 static int64_t all_wait(struct tg_pace *p, int64_t now_ms)
 {
-	int64_t oldest = p->all[p->all_next] > p->all_floor ? p->all[p->all_next] : p->all_floor;
-	int64_t wait = 0, room = (int64_t)(PACE_ALL_N - 1) * PACE_ALL_STEP_MS;
+	int64_t oldest = call_ring_oldest(&p->all), wait = 0, room = (int64_t)(PACE_ALL_N - 1) * PACE_ALL_STEP_MS;
 
 	if (oldest && now_ms - oldest < PACE_ALL_MS) {
 		wait = PACE_ALL_MS - (now_ms - oldest);
@@ -294,10 +295,7 @@ static int64_t pace_take(struct tg_pace *p, const char *chat, bool line, int64_t
 		topic->served = now_ms;
 		topic->until = 0;
 	}
-	if (p->all[p->all_next] > p->all_floor)
-		p->all_floor = p->all[p->all_next]; /* the send leaving the ring */
-	p->all[p->all_next] = now_ms;
-	p->all_next = (p->all_next + 1) % PACE_ALL_N;
+	call_ring_push(&p->all, now_ms);
 	p->all_due = (p->all_due > now_ms ? p->all_due : now_ms) + PACE_ALL_STEP_MS;
 out:
 	if (topic && wait > 0 && topic->until < now_ms + wait + PACE_BACK_MS)
@@ -320,7 +318,7 @@ void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t
 {
 	struct pace_chat *c;
 	char key[PACE_KEY_LEN];
-	int i, k;
+	int i;
 
 	if (!p || done_ms <= taken_ms)
 		return;
@@ -332,16 +330,6 @@ void tg_pace_sent(struct tg_pace *p, const char *chat, int64_t taken_ms, int64_t
 		c->sent[i] = done_ms;
 	if (c->last == taken_ms)
 		c->last = done_ms;
-	/* the newest of the overall ring with that time (equal times are alike) */
-	for (k = 1; k <= PACE_ALL_N; k++) {
-		i = (p->all_next + PACE_ALL_N - k) % PACE_ALL_N;
-		if (p->all[i] == taken_ms) {
-			p->all[i] = done_ms;
-			break;
-		}
-	}
-	/* a send slower than the thirty made after it still counts */
-	if (k > PACE_ALL_N && done_ms > p->all_floor)
-		p->all_floor = done_ms;
+	call_ring_answered(&p->all, taken_ms, done_ms);
 	pthread_mutex_unlock(&p->lock);
 }
